@@ -1,0 +1,107 @@
+/**
+ * The one source of time. Live and paper use the system clock; backtests and tests use a manual
+ * clock that advances only when told, firing due timers in time order.
+ */
+import type { UnixMs } from './units.js';
+
+export interface TimerHandle {
+  readonly id: number;
+}
+
+export interface Clock {
+  /** Current time in Unix milliseconds. */
+  now(): UnixMs;
+  /** Calls `fn` once after `delayMs` of this clock's time. */
+  setTimeout(fn: () => void, delayMs: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** The wall clock. */
+export function systemClock(): Clock {
+  const handles = new Map<number, NodeJS.Timeout>();
+  let next = 1;
+  return {
+    now: () => Date.now() as UnixMs,
+    setTimeout(fn, delayMs) {
+      const id = next++;
+      const t = setTimeout(() => {
+        handles.delete(id);
+        fn();
+      }, Math.max(0, delayMs));
+      handles.set(id, t);
+      return { id };
+    },
+    clearTimeout(handle) {
+      const t = handles.get(handle.id);
+      if (t !== undefined) {
+        clearTimeout(t);
+        handles.delete(handle.id);
+      }
+    },
+  };
+}
+
+export interface ManualClock extends Clock {
+  /** Sets the time forward to `to`, firing every timer due at or before it, in order. */
+  advanceTo(to: UnixMs): void;
+  /** Advances by `ms`, firing due timers in order. */
+  advance(ms: number): void;
+  /** Time of the earliest pending timer, if any. */
+  nextTimerAt(): UnixMs | undefined;
+  /** Number of pending timers. */
+  pending(): number;
+}
+
+interface PendingTimer {
+  id: number;
+  at: number;
+  seq: number;
+  fn: () => void;
+}
+
+/** A clock that only moves when told to: for backtests and tests (no sleeping). */
+export function manualClock(start: UnixMs | number = 0): ManualClock {
+  let now = start;
+  let next = 1;
+  let seq = 0;
+  const timers = new Map<number, PendingTimer>();
+
+  const earliest = (): PendingTimer | undefined => {
+    let best: PendingTimer | undefined;
+    for (const t of timers.values()) {
+      if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+    }
+    return best;
+  };
+
+  const clock: ManualClock = {
+    now: () => now as UnixMs,
+    setTimeout(fn, delayMs) {
+      const id = next++;
+      timers.set(id, { id, at: now + Math.max(0, delayMs), seq: seq++, fn });
+      return { id };
+    },
+    clearTimeout(handle) {
+      timers.delete(handle.id);
+    },
+    advanceTo(to) {
+      if (to < now) return;
+      for (;;) {
+        const t = earliest();
+        if (!t || t.at > to) break;
+        timers.delete(t.id);
+        now = t.at;
+        t.fn();
+      }
+      now = to;
+    },
+    advance(ms) {
+      clock.advanceTo((now + ms) as UnixMs);
+    },
+    nextTimerAt() {
+      return earliest()?.at as UnixMs | undefined;
+    },
+    pending: () => timers.size,
+  };
+  return clock;
+}

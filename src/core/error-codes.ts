@@ -1,0 +1,29 @@
+/**
+ * Every error code of chainpilot, with a one-line meaning. Codes are stable and never reused.
+ * docs/errors.md documents each one; test/core/error-codes.test.ts checks the two agree.
+ *
+ * Each area owns one section below; add codes to your own section only.
+ */
+export const ERROR_CODES = {
+  // --- core ---
+  CORE_INVALID_UNIT: 'a unit value (lamports, raw amount, bps, time) was out of range or not an integer',
+  CORE_INVALID_DECIMAL: 'a decimal amount was not a finite number or had too many decimal places',
+  CORE_ABORTED: 'the operation was aborted by its AbortSignal',
+  CORE_TIMEOUT: 'the operation did not finish within its timeout',
+
+  // --- client: http, data api, prediction, rpc, swap ---
+
+  // --- client: datastream ---
+
+  // --- engine and strategies ---
+
+  // --- config ---
+
+  // --- executors: paper, live, journal ---
+
+  // --- simulator ---
+
+  // --- runtime and cli ---
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

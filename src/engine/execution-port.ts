@@ -1,0 +1,80 @@
+/**
+ * The port between the engine and every executor (paper, live, queued). The engine hands over
+ * intents that passed the risk gate; outcomes come back as reports through one sink. Executors
+ * implement this interface; the engine never imports an executor.
+ */
+import type { Bps, Lamports, RawAmount, UnixMs } from '../core/index.js';
+
+export type IntentSide = 'buy' | 'sell';
+
+/**
+ * A decision to trade, as the risk gate passed it. Immutable. Its `id` is the idempotency key
+ * everywhere: the journal's primary key and the queue's job id.
+ */
+export interface OrderIntent {
+  readonly id: string;
+  readonly strategyId: string;
+  readonly side: IntentSide;
+  /** Token mint traded against SOL. */
+  readonly mint: string;
+  /** Token decimals, to convert raw amounts. */
+  readonly decimals: number;
+  /** buy: lamports of SOL to spend. sell: raw token units to sell. */
+  readonly amountIn: bigint;
+  /** Maximum slippage accepted against the reference price. */
+  readonly slippageBps: Bps;
+  /** Priority fee budget for the whole transaction, in lamports (an executor may use less). */
+  readonly priorityFeeLamports: Lamports;
+  /** SOL per whole token observed when the decision was made (exact decimal string), if known. */
+  readonly referencePrice: string | undefined;
+  readonly createdAt: UnixMs;
+  /** Why the strategy decided this (free text for the decision log, e.g. "take-profit 2x"). */
+  readonly reason: string;
+}
+
+/** What actually happened in a landed (or paper-filled) trade. Exact amounts only. */
+export interface Fill {
+  readonly intentId: string;
+  readonly side: IntentSide;
+  readonly mint: string;
+  readonly decimals: number;
+  /** SOL spent (buy) or received (sell), excluding network and priority fees. */
+  readonly solAmount: Lamports;
+  /** Tokens received (buy) or sold (sell). */
+  readonly tokenAmount: RawAmount;
+  /** Network base fee plus priority fee actually paid. */
+  readonly feeLamports: Lamports;
+  /** SOL per whole token of this fill (exact decimal string). */
+  readonly price: string;
+  readonly filledAt: UnixMs;
+  /** Transaction signature (live), absent for paper fills. */
+  readonly signature?: string;
+  /** Pool the trade executed in, when known. */
+  readonly pool?: string;
+}
+
+export type ExecutionReport =
+  /** The intent is durably accepted (journaled or queued). */
+  | { readonly type: 'accepted'; readonly intentId: string; readonly at: UnixMs }
+  /** The trade landed (or paper-filled). Delivered exactly once per signature. */
+  | { readonly type: 'filled'; readonly intentId: string; readonly at: UnixMs; readonly fill: Fill }
+  /** The executor refused before anything was sent (inspection failed, spend cap, bad quote). */
+  | { readonly type: 'rejected'; readonly intentId: string; readonly at: UnixMs; readonly code: string; readonly reason: string }
+  /** The transaction landed and failed on chain; the fee was still paid. */
+  | { readonly type: 'failed'; readonly intentId: string; readonly at: UnixMs; readonly code: string; readonly reason: string; readonly feeLamports: Lamports }
+  /** The transaction's blockhash expired and the chain does not know it: nothing happened. */
+  | { readonly type: 'expired'; readonly intentId: string; readonly at: UnixMs };
+
+export type ExecutionSink = (report: ExecutionReport) => void;
+
+export interface Executor {
+  /**
+   * Starts the executor. Resolves only after every unresolved intent left by a previous run has
+   * been reconciled with the venue and its outcome reported to `sink`; no intent is accepted before.
+   */
+  start(sink: ExecutionSink): Promise<void>;
+  /** Hands over an intent. Resolves once it is durably accepted; outcomes arrive at the sink. */
+  submit(intent: OrderIntent): Promise<void>;
+  /** Stops accepting intents, lets in-flight work settle (until `signal` aborts) and releases resources. */
+  stop(signal?: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { applyBps, bps, lamports, msToSeconds, mulDivCeil, rawAmount, unixMs } from '../../src/core/units.js';
+import { fromRaw, toRaw } from '../../src/core/decimal.js';
+import { isChainpilotError } from '../../src/core/errors.js';
+
+describe('units', () => {
+  it('accepts integer strings and bigints for lamports and rejects floats and negatives', () => {
+    expect(lamports('1500000000')).toBe(1_500_000_000n);
+    expect(rawAmount(42)).toBe(42n);
+    expect(() => lamports(1.5)).toThrow(/lamports/);
+    expect(() => lamports(-1n)).toThrow(/>= 0/);
+    expect(() => rawAmount('1.0')).toThrow(/integer string/);
+  });
+
+  it('rejects bps outside 0..10000 with a coded error naming the unit', () => {
+    try {
+      bps(10_001);
+      expect.unreachable();
+    } catch (e) {
+      expect(isChainpilotError(e, 'CORE_INVALID_UNIT')).toBe(true);
+      expect((e as Error).message).toMatch(/bps/);
+    }
+    expect(bps(10_001, true)).toBe(10_001);
+  });
+
+  it('applies bps rounding down and mulDivCeil rounding up', () => {
+    expect(applyBps(1_000_003n, bps(25))).toBe(2_500n);
+    expect(mulDivCeil(10n, 1n, 3n)).toBe(4n);
+    expect(mulDivCeil(9n, 1n, 3n)).toBe(3n);
+  });
+
+  it('converts milliseconds to seconds by flooring', () => {
+    expect(msToSeconds(unixMs(1_700_000_000_999))).toBe(1_700_000_000);
+  });
+});
+
+describe('decimal conversions', () => {
+  it('round-trips decimal strings and raw amounts exactly', () => {
+    expect(toRaw('1.5', 6)).toBe(1_500_000n);
+    expect(toRaw('0.000000001', 9)).toBe(1n);
+    expect(fromRaw(1_500_000n, 6)).toBe('1.5');
+    expect(fromRaw(123_456_789_012_345_678_901n, 9)).toBe('123456789012.345678901');
+  });
+
+  it('refuses excess precision unless a rounding direction is given', () => {
+    expect(() => toRaw('1.0000001', 6)).toThrow(/more than 6 decimal places/);
+    expect(toRaw('1.0000009', 6, 'down')).toBe(1_000_000n);
+    expect(toRaw('1.0000001', 6, 'up')).toBe(1_000_001n);
+  });
+});
