@@ -3,7 +3,7 @@
  * service (part 2). The model owns prices and the trade tape; the ledger owns balances. A swap that
  * lands on the ledger is applied to the model with exactly the amounts it moved.
  */
-import type { UnixMs } from '../core/index.js';
+import type { Clock, Logger, Random, UnixMs } from '../core/index.js';
 
 export type SimPoolKind = 'curve' | 'amm';
 
@@ -64,3 +64,29 @@ export interface SimMarketPort {
   /** Called for each token launched from now on. Returns an unsubscribe function. */
   onTokenLaunched(listener: (token: SimTokenInfo) => void): () => void;
 }
+
+/**
+ * Everything an additional simulator service (JSON-RPC, swap, ...) gets from the running simulator.
+ * `startSimulator({ services: [...] })` starts each factory after the market model and REST and
+ * Datastream servers are up, and stops them first on `stop()`.
+ */
+export interface SimServiceContext {
+  readonly market: SimMarketPort;
+  /** The simulator's clock (real time, scaled, or as fast as possible). */
+  readonly clock: Clock;
+  /** A random source forked for this service from the simulator's seed. */
+  readonly random: Random;
+  /** The key clients must present (`x-api-key`, `api_key`, Datastream path). */
+  readonly apiKey: string;
+  /** Interface to listen on (127.0.0.1 by default); services pick an ephemeral port unless told. */
+  readonly host: string;
+  readonly log: Logger;
+}
+
+export interface SimService {
+  /** URLs this service serves, e.g. `{ rpc: 'http://127.0.0.1:40123/', swap: 'http://127.0.0.1:40124' }`. */
+  readonly urls: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+export type SimServiceFactory = (ctx: SimServiceContext) => Promise<SimService>;
