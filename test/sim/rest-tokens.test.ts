@@ -10,7 +10,7 @@ let base: string;
 beforeAll(async () => {
   t = await startTestSim();
   base = t.sim.urls.base;
-  t.clock.advance(40 * 60_000);
+  t.clock.advance(25 * 60_000);
 });
 afterAll(async () => {
   await t.sim.stop();
