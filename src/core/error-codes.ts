@@ -22,6 +22,11 @@ export const ERROR_CODES = {
   // --- executors: paper, live, journal ---
 
   // --- simulator ---
+  SIM_INVALID_SETTINGS: 'a simulator option or market setting is out of range or unknown',
+  SIM_UNKNOWN_TOKEN: 'a landed swap or quote named a mint the simulator does not know',
+  SIM_POOL_NOT_TRADABLE: 'the token is migrating from its curve to its AMM pool; swaps are refused until it graduates',
+  SIM_UNKNOWN_FAULT_PROFILE: 'the faults option names a profile that does not exist',
+  SIM_LISTEN_FAILED: 'the simulator could not listen on the requested host and port',
 
   // --- runtime and cli ---
 } as const;
