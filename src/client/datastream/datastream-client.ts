@@ -272,7 +272,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       return conn.state;
     },
     rooms: () => [...router.rooms.keys()],
-    stats: () => book.snapshot(),
+    stats: () => ({ ...book.snapshot(), liveSockets: conn.liveSockets }),
     async backfillsIdle() {
       while (backfills.size > 0) await Promise.allSettled([...backfills]);
     },

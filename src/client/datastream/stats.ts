@@ -35,6 +35,8 @@ export interface DatastreamStats {
   gapMsMax: number;
   backfilledRows: number;
   backfillFailures: number;
+  /** Sockets created and not yet released: never more than 1. */
+  liveSockets: number;
   perRoom: Record<string, RoomStats>;
 }
 
@@ -67,6 +69,7 @@ export function createStats(): StatsBook {
     gapMsMax: 0,
     backfilledRows: 0,
     backfillFailures: 0,
+    liveSockets: 0,
     perRoom: {},
   };
   const perRoom = new Map<string, RoomStats>();
