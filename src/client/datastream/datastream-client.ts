@@ -146,6 +146,10 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   const runBackfill = async (entry: RoomEntry, since: UnixMs): Promise<void> => {
     const source = o.backfill;
     if (!source) return;
+    // one child signal per run: listeners that fetch adds to it die with it, never pile up on the client's signal
+    const run = new AbortController();
+    const onAbort = (): void => run.abort();
+    abort.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const r = await backfillRoom(
         { source, clock, random: o.random, overlapMs: o.backfillOverlapMs, pageLimit: o.backfillPageLimit, maxPages: o.backfillMaxPages, retries: o.backfillRetries, backoffBaseMs: o.backoffBaseMs, backoffCapMs: o.backoffCapMs },
@@ -160,7 +164,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
           current.stats.backfilled += n;
           return n;
         },
-        abort.signal,
+        run.signal,
       );
       emit({ kind: 'backfill-done', room: entry.spec.room, rows: r.rows, pages: r.pages });
     } catch (e) {
@@ -168,6 +172,8 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       s.backfillFailures++;
       const err = e instanceof ChainpilotError ? e : new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.spec.room} failed`, { retry: 'retryable', cause: e });
       emit({ kind: 'backfill-failed', room: entry.spec.room, error: err });
+    } finally {
+      abort.signal.removeEventListener('abort', onAbort);
     }
   };
 
