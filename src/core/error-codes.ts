@@ -14,6 +14,11 @@ export const ERROR_CODES = {
   // --- client: http, data api, prediction, rpc, swap ---
 
   // --- client: datastream ---
+  STREAM_INVALID_OPTIONS: 'a Datastream client option was missing or out of range',
+  STREAM_INVALID_ROOM: 'a room name or room builder argument was not valid',
+  STREAM_CLOSED: 'the Datastream client was closed; closing is final, create a new client',
+  STREAM_AUTH_REFUSED: 'the Datastream server refused the API key repeatedly; the circuit breaker stopped reconnecting',
+  STREAM_BACKFILL_FAILED: 'REST backfill of a room after a gap failed after its retries; events of the gap may be missing',
 
   // --- engine and strategies ---
 
