@@ -5,3 +5,5 @@
 export * from './core/index.js';
 export type * from './engine/execution-port.js';
 export type * from './engine/feed-port.js';
+export { ledgerServices, createLedger, WRAPPED_SOL_MINT } from './sim/ledger/index.js';
+export type { LedgerServicesOptions, Ledger, LedgerOptions, FaultRates, FaultPlan, LandingFault, RpcFault } from './sim/ledger/index.js';

@@ -262,15 +262,18 @@ export function createLedger(options: LedgerOptions): Ledger {
     return undefined;
   };
 
-  const tokenBalances = (tx: ParsedTx): TokenBalanceJson[] => {
-    const out: TokenBalanceJson[] = [];
+  /** Lamports and token balances of every account of `tx`, in one read per account. */
+  const snapshot = (tx: ParsedTx): { lamports: bigint[]; tokens: TokenBalanceJson[] } => {
+    const lamports: bigint[] = [];
+    const tokens: TokenBalanceJson[] = [];
     tx.keyStrings.forEach((k, accountIndex) => {
       const a = getAccount(k);
+      lamports.push(a?.lamports ?? 0n);
       const t = a && readTokenAccount(a.owner, a.data);
       if (!t) return;
       const decimals = mintDecimals.get(t.mint) ?? 0;
       const ui = fromRaw(t.amountRaw, decimals);
-      out.push({
+      tokens.push({
         accountIndex,
         mint: t.mint,
         owner: t.owner,
@@ -278,9 +281,8 @@ export function createLedger(options: LedgerOptions): Ledger {
         uiTokenAmount: { amount: t.amountRaw.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
       });
     });
-    return out;
+    return { lamports, tokens };
   };
-  const lamportBalances = (tx: ParsedTx): bigint[] => tx.keyStrings.map((k) => svm.getBalance(k as Address) ?? 0n);
 
   /** Executes a transaction in the current slot and records it as landed (or dropped). */
   const land = (tx: ParsedTx, fault: LandingFault | undefined): void => {
@@ -290,8 +292,8 @@ export function createLedger(options: LedgerOptions): Ledger {
     }
     const budget = readComputeBudget(tx.keys, tx.instructions);
     const fee = transactionFeeLamports(tx.numSigners, budget);
-    const preBalances = lamportBalances(tx);
-    const preTokenBalances = tokenBalances(tx);
+    const pre = snapshot(tx);
+    const preBalances = pre.lamports;
     const swap = swapTermsOf(tx);
     let failure = fault?.kind === 'fail' ? { code: INJECTED_FAILURE_ERROR, log: 'injected on-chain failure' } : undefined;
     if (!failure && swap) failure = swapCheck(swap);
@@ -327,6 +329,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       }
     }
     const slot = window.slot();
+    const post = snapshot(tx);
     const writable = tx.keyStrings.filter((_, i) => tx.isWritable(i));
     for (const w of writable) lastWrite.set(w, slot);
     records.set(tx.signature, {
@@ -343,9 +346,9 @@ export function createLedger(options: LedgerOptions): Ledger {
         fee,
         err,
         preBalances,
-        postBalances: lamportBalances(tx),
-        preTokenBalances,
-        postTokenBalances: tokenBalances(tx),
+        postBalances: post.lamports,
+        preTokenBalances: pre.tokens,
+        postTokenBalances: post.tokens,
         logMessages: logs,
         computeUnitsConsumed: units,
       },
