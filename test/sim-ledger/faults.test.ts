@@ -128,6 +128,24 @@ describe('faults injected on demand', () => {
   });
 });
 
+describe('fault rates configured on the services', () => {
+  it('apply to every transaction at the configured rate, drawn from the seed', async () => {
+    const h = await startHarness({ faults: { failRate: 1 } });
+    try {
+      const mint = h.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
+      const wallet = await h.wallet(5);
+      for (const amount of [0.1, 0.2]) {
+        const tx = await h.buildSigned(wallet, { from: SOL, to: mint, amount, slippage: 5, priorityFee: 0 });
+        const sig = await h.connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+        expect((await h.status(sig))?.err).toMatchObject({ InstructionError: [expect.any(Number), { Custom: 6002 }] });
+      }
+      expect(h.market.landed).toHaveLength(0);
+    } finally {
+      await h.stop();
+    }
+  });
+});
+
 function bs58Sig(tx: Transaction): string {
   return getBase58Decoder().decode(tx.signature!);
 }

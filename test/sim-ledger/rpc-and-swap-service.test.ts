@@ -64,6 +64,12 @@ describe('the JSON-RPC server', () => {
     const v2 = await h.rpc('getTokenAccountsByOwnerV2', [a.publicKey.toBase58(), { mint }, { encoding: 'base64', limit: 1 }]);
     expect(v2.json['result']).toMatchObject({ value: { totalCount: 1, cursor: null, accounts: [{ pubkey: ata }] } });
 
+    const landedSlot = h.ledger.slot();
+    const since = async (slot: number) =>
+      ((await h.rpc('getTokenAccountsByOwnerV2', [a.publicKey.toBase58(), { mint }, { changedSince: slot }])).json['result'] as { value: { totalCount: number } }).value.totalCount;
+    expect(await since(landedSlot)).toBe(1);
+    expect(await since(landedSlot + 1)).toBe(0);
+
     const owners = await h.rpc('getTokenAccountsByOwners', [[a.publicKey.toBase58(), b.publicKey.toBase58()], mint]);
     const value = (owners.json['result'] as { value: { owner: string; accounts: { pubkey: string | null; amount: string; slot: number | null }[] }[] }).value;
     expect(value[0]!.accounts[0]).toMatchObject({ pubkey: ata, slot: expect.any(Number) });

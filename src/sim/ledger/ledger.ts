@@ -107,6 +107,8 @@ export interface Ledger {
   /** Token accounts owned by `owner`, optionally of one mint. */
   tokenAccountsByOwner(owner: string, mint?: string): LedgerAccount[];
   programAccounts(programId: string): LedgerAccount[];
+  /** Lamports an account of `dataLength` bytes needs to be rent-exempt. */
+  rentExemptLamports(dataLength: number): bigint;
   /** Decimals of a mint the ledger created (0 when unknown). */
   decimalsOf(mint: string): number;
   /** Slot of the last write to an account, when the ledger saw one. */
@@ -457,7 +459,12 @@ export function createLedger(options: LedgerOptions): Ledger {
       if (amount <= 0n) {
         throw new ChainpilotError('LEDGER_INVALID_AIRDROP', `airdrop lamports must be > 0, got ${amount}`, { retry: 'not_retryable' });
       }
-      const key = new PublicKey(address).toBase58();
+      let key: string;
+      try {
+        key = new PublicKey(address).toBase58();
+      } catch {
+        throw new ChainpilotError('LEDGER_INVALID_AIRDROP', `airdrop address ${address} is not a valid base58 address`, { retry: 'not_retryable' });
+      }
       const pre = svm.getBalance(key as Address) ?? 0n;
       setLamports(key, pre + amount);
       const signature = base58.decode(keyRandom.bytes(64));
@@ -559,6 +566,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       return [...bySlot].map(([slot, fee]) => ({ slot, prioritizationFee: Number(fee) }));
     },
     poolAccounts,
+    rentExemptLamports: (len) => svm.minimumBalanceForRentExemption(BigInt(len)),
     decimalsOf: (mint) => mintDecimals.get(mint) ?? 0,
     lastWriteSlot: (a) => lastWrite.get(a),
     stop() {

@@ -159,7 +159,7 @@ export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
     },
     getMinimumBalanceForRentExemption: (p) => {
       if (typeof p[0] !== 'number' || !Number.isInteger(p[0]) || p[0] < 0) invalidParams('data length must be a non-negative integer');
-      return Number(6_960n * BigInt(p[0]) + 890_880n);
+      return Number(ledger.rentExemptLamports(p[0]));
     },
     requestAirdrop: (p) => {
       const address = addressParam(p[0], 'address');

@@ -18,6 +18,8 @@ export interface RpcServerOptions {
   readonly apiKey: string;
   readonly methods: Readonly<Record<string, RpcMethod>>;
   readonly faults?: FaultPlan;
+  /** Wall-clock ms a timed-out request is held before its socket is destroyed (30 s). */
+  readonly timeoutHoldMs?: number;
   readonly log?: Logger;
 }
 
@@ -76,8 +78,10 @@ export async function startRpcServer(options: RpcServerOptions): Promise<Running
     }
     const replies = Array.isArray(body) ? body.map(one) : [one(body)];
     if (replies.includes(HANG)) {
-      // Hold the answer until the client gives up or the server stops.
-      req.socket.setTimeout(0);
+      // Hold the answer until the client gives up, the hold ends or the server stops.
+      const hold = setTimeout(() => req.socket.destroy(), options.timeoutHoldMs ?? 30_000);
+      hold.unref();
+      req.socket.once('close', () => clearTimeout(hold));
       return;
     }
     sendJson(res, 200, Array.isArray(body) ? replies : replies[0]);
