@@ -8,7 +8,8 @@ import { rpcMethods } from '../rpc/rpc-methods.js';
 import { createSwapBuilder } from '../swap/swap-builder.js';
 import { startSwapServer } from '../swap/swap-server.js';
 import type { FaultRates } from './faults.js';
-import { createLedger, type Ledger, type LedgerOptions } from './ledger.js';
+import { createLedger } from './ledger.js';
+import type { Ledger, LedgerOptions } from './ledger-types.js';
 
 export interface LedgerServicesOptions
   extends Pick<LedgerOptions, 'slotMs' | 'validBlocks' | 'confirmAfterSlots' | 'finalizeAfterSlots' | 'statusCacheSlots'> {
@@ -51,6 +52,6 @@ export function ledgerServices(options: LedgerServicesOptions = {}): SimServiceF
 }
 
 export { createLedger } from './ledger.js';
-export type { Ledger, LedgerOptions, LedgerAccount, PoolAccounts, SignatureStatusView } from './ledger.js';
+export type { Ledger, LedgerOptions, LedgerAccount, PoolAccounts, SignatureStatusView, SendResult, LedgerRefusal } from './ledger-types.js';
 export type { FaultPlan, FaultRates, LandingFault, RpcFault } from './faults.js';
 export { WRAPPED_SOL_MINT } from '../swap/swap-request.js';

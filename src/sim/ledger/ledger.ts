@@ -4,129 +4,30 @@
  * blockhashes, commitment progression, a signature store that never forgets, fee-only failures,
  * slippage checked against the market model at landing, and injected faults.
  */
-import { Keypair, PublicKey } from '@solana/web3.js';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { PublicKey } from '@solana/web3.js';
 import { LiteSVM } from 'litesvm';
-import { getBase58Decoder, getTransactionDecoder, type Address, type EncodedAccount, type Lamports as KitLamports } from '@solana/kit';
-import { ChainpilotError, fromRaw, type Clock, type Logger, type Random, type TimerHandle } from '../../core/index.js';
-import type { SimMarketPort, SimPool } from '../market-port.js';
-import { createBlockWindow, type IssuedBlockhash } from './block-window.js';
-import { createFaultPlan, type FaultPlan, type FaultRates, type LandingFault } from './faults.js';
+import { getBase58Decoder, getTransactionDecoder, type Address } from '@solana/kit';
+import { ChainpilotError, type TimerHandle } from '../../core/index.js';
+import { createBlockWindow } from './block-window.js';
+import { createFaultPlan, type LandingFault } from './faults.js';
 import { readComputeBudget, transactionFeeLamports } from './fees.js';
+import { createLedgerState, fromEncoded } from './ledger-state.js';
+import {
+  INJECTED_FAILURE_ERROR,
+  POOL_CHANGED_ERROR,
+  SLIPPAGE_EXCEEDED_ERROR,
+  type Ledger,
+  type LedgerOptions,
+  type LedgerRefusal,
+  type PoolAccounts,
+  type SignatureStatusView,
+  type SimulationResult,
+} from './ledger-types.js';
 import { parseTx, verifySignatures, type ParsedTx } from './parsed-tx.js';
-import { mintData, mintSupply, readTokenAccount, tokenAccountData, TOKEN_PROGRAM_ID, ACCOUNT_SIZE, MINT_SIZE } from './spl-accounts.js';
+import { readTokenAccount, TOKEN_PROGRAM_ID } from './spl-accounts.js';
 import { decodeSwapMemo, MEMO_PROGRAM, type SwapTerms } from './swap-memo.js';
 import { isRefusal, txErrorJson, type TxErrorJson } from './tx-error.js';
-import { commitmentReached, type ConfirmationStatus, type LandedMeta, type TokenBalanceJson, type TxRecord } from './tx-record.js';
-
-export interface LedgerOptions {
-  readonly market: SimMarketPort;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly log?: Logger;
-  /** Simulator-clock milliseconds per slot (400 like mainnet). */
-  readonly slotMs?: number;
-  /** Blocks a blockhash stays valid (150 like mainnet). */
-  readonly validBlocks?: number;
-  /** Slots after landing before `confirmed` (1). */
-  readonly confirmAfterSlots?: number;
-  /** Slots after landing before `finalized` (32). */
-  readonly finalizeAfterSlots?: number;
-  /** Slots a status stays visible to queries that do not search history (300). */
-  readonly statusCacheSlots?: number;
-  readonly faults?: FaultRates;
-}
-
-/** Custom program error codes of fee-only failures the ledger applies itself. */
-export const SLIPPAGE_EXCEEDED_ERROR = 6001;
-export const INJECTED_FAILURE_ERROR = 6002;
-export const POOL_CHANGED_ERROR = 6003;
-
-export interface LedgerAccount {
-  readonly address: string;
-  readonly lamports: bigint;
-  readonly owner: string;
-  readonly data: Uint8Array;
-  readonly executable: boolean;
-}
-
-/** A refusal of sendTransaction or simulateTransaction, in JSON-RPC terms. */
-export interface LedgerRefusal {
-  readonly ok: false;
-  readonly rpcCode: number;
-  readonly message: string;
-  readonly data?: unknown;
-}
-
-export type SendResult = { readonly ok: true; readonly signature: string } | LedgerRefusal;
-
-export interface SimulationResult {
-  readonly err: TxErrorJson | null;
-  readonly logs: readonly string[];
-  readonly unitsConsumed: bigint;
-  /** Post-state of the requested addresses (null when the account does not exist). */
-  readonly accounts: readonly (LedgerAccount | null)[];
-  readonly replacementBlockhash?: IssuedBlockhash;
-}
-
-export interface SignatureStatusView {
-  readonly slot: number;
-  readonly confirmations: number | null;
-  readonly err: TxErrorJson | null;
-  readonly confirmationStatus: ConfirmationStatus;
-}
-
-export interface LandedTransactionView {
-  readonly slot: number;
-  readonly blockTimeSec: number;
-  readonly bytes: Uint8Array;
-  readonly version: 'legacy' | 0;
-  readonly meta: LandedMeta;
-}
-
-/** The accounts of one pool on the ledger. */
-export interface PoolAccounts {
-  readonly poolId: string;
-  readonly mint: PublicKey;
-  readonly decimals: number;
-  /** Signs the vault side of swaps; its system account is the SOL vault. */
-  readonly authority: Keypair;
-  readonly tokenVault: PublicKey;
-}
-
-export interface Ledger {
-  readonly faults: FaultPlan;
-  slot(): number;
-  blockHeight(): number;
-  latestBlockhash(): IssuedBlockhash;
-  isBlockhashValid(blockhash: string): boolean;
-  /** Credits lamports (as a local validator's faucet would) and returns the airdrop's signature. */
-  airdrop(address: string, lamports: bigint): string;
-  account(address: string): LedgerAccount | undefined;
-  balance(address: string): bigint;
-  /** Token accounts owned by `owner`, optionally of one mint. */
-  tokenAccountsByOwner(owner: string, mint?: string): LedgerAccount[];
-  programAccounts(programId: string): LedgerAccount[];
-  /** Lamports an account of `dataLength` bytes needs to be rent-exempt. */
-  rentExemptLamports(dataLength: number): bigint;
-  /** Decimals of a mint the ledger created (0 when unknown). */
-  decimalsOf(mint: string): number;
-  /** Slot of the last write to an account, when the ledger saw one. */
-  lastWriteSlot(address: string): number | undefined;
-  send(bytes: Uint8Array, options?: { readonly skipPreflight?: boolean }): SendResult;
-  simulate(
-    bytes: Uint8Array,
-    options?: { readonly sigVerify?: boolean; readonly replaceRecentBlockhash?: boolean; readonly addresses?: readonly string[] },
-  ): SimulationResult | LedgerRefusal;
-  signatureStatus(signature: string, searchHistory: boolean): SignatureStatusView | null;
-  transaction(signature: string, commitment?: ConfirmationStatus): LandedTransactionView | undefined;
-  /** Per recent slot, the lowest priority fee paid by a landed transaction writing any of `accounts` (or all). */
-  recentPrioritizationFees(accounts?: readonly string[]): { slot: number; prioritizationFee: number }[];
-  /** The pool's accounts on the ledger, created on first use (mint, vault, authority). */
-  poolAccounts(pool: SimPool): PoolAccounts;
-  /** Stops producing slots. */
-  stop(): void;
-}
+import { commitmentReached, type ConfirmationStatus, type TxRecord } from './tx-record.js';
 
 const base58 = getBase58Decoder();
 const txDecoder = getTransactionDecoder();
@@ -144,93 +45,19 @@ export function createLedger(options: LedgerOptions): Ledger {
 
   const svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n);
   const window = createBlockWindow(svm.latestBlockhash(), { validBlocks: options.validBlocks ?? 150, firstSlot: 1 });
-  const mintAuthority = Keypair.fromSeed(keyRandom.bytes(32));
+  const state = createLedgerState(svm, () => window.slot(), keyRandom, options.log);
+  const { getAccount, setLamports, snapshot, ensureLiquidity } = state;
   const records = new Map<string, TxRecord>();
   const pending = new Map<number, ParsedTxWithFault[]>();
-  const pools = new Map<string, PoolAccounts>();
-  const mintDecimals = new Map<string, number>();
   const recentFees: { slot: number; fee: bigint; writable: readonly string[] }[] = [];
-  const rentToken = svm.minimumBalanceForRentExemption(BigInt(ACCOUNT_SIZE));
-  const rentMint = svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
-  const rentSystem = svm.minimumBalanceForRentExemption(0n);
 
   interface ParsedTxWithFault {
     readonly tx: ParsedTx;
     readonly fault: LandingFault | undefined;
   }
 
-  // --- accounts -------------------------------------------------------------------------------
-
-  const getAccount = (a: string): LedgerAccount | undefined => {
-    const acc = svm.getAccount(a as Address);
-    if (!acc.exists) return undefined;
-    return fromEncoded(acc);
-  };
-  const lastWrite = new Map<string, number>();
-  const setAccount = (a: LedgerAccount): void => {
-    lastWrite.set(a.address, window.slot());
-    svm.setAccount({
-      address: a.address as Address,
-      lamports: a.lamports as KitLamports,
-      programAddress: a.owner as Address,
-      data: a.data,
-      executable: a.executable,
-      space: BigInt(a.data.length),
-    });
-  };
-  const setLamports = (a: string, lamports: bigint): void => {
-    const acc = getAccount(a);
-    setAccount(acc ? { ...acc, lamports } : { address: a, lamports, owner: '11111111111111111111111111111111', data: new Uint8Array(), executable: false });
-  };
-
-  const ensureMint = (mint: string, decimals: number): PublicKey => {
-    const key = new PublicKey(mint);
-    if (!mintDecimals.has(mint)) {
-      if (!getAccount(mint)) {
-        setAccount({ address: mint, lamports: rentMint, owner: TOKEN_PROGRAM, data: mintData(mintAuthority.publicKey, 0n, decimals), executable: false });
-      }
-      mintDecimals.set(mint, decimals);
-    }
-    return key;
-  };
-
-  /** Mints `amountRaw` more into `tokenAccount` (keeps the mint's supply honest). */
-  const mintInto = (mint: string, tokenAccount: string, owner: PublicKey, amountRaw: bigint): void => {
-    const m = getAccount(mint);
-    const decimals = mintDecimals.get(mint) ?? 0;
-    if (m) setAccount({ ...m, data: mintData(mintAuthority.publicKey, mintSupply(m.data) + amountRaw, decimals) });
-    const existing = getAccount(tokenAccount);
-    const current = existing ? (readTokenAccount(existing.owner, existing.data)?.amountRaw ?? 0n) : 0n;
-    setAccount({
-      address: tokenAccount,
-      lamports: existing?.lamports ?? rentToken,
-      owner: TOKEN_PROGRAM,
-      data: tokenAccountData(new PublicKey(mint), owner, current + amountRaw),
-      executable: false,
-    });
-  };
-
-  const tokenAmount = (tokenAccount: string): bigint => {
-    const a = getAccount(tokenAccount);
-    return a ? (readTokenAccount(a.owner, a.data)?.amountRaw ?? 0n) : 0n;
-  };
-
-  const poolAccounts = (pool: SimPool): PoolAccounts => {
-    const known = pools.get(pool.poolId);
-    if (known) return known;
-    const mint = ensureMint(pool.mint, pool.decimals);
-    const authority = Keypair.fromSeed(keyRandom.bytes(32));
-    const tokenVault = getAssociatedTokenAddressSync(mint, authority.publicKey);
-    mintInto(pool.mint, tokenVault.toBase58(), authority.publicKey, pool.tokenReserveRaw);
-    setLamports(authority.publicKey.toBase58(), rentSystem + pool.solReserveLamports);
-    const accounts: PoolAccounts = { poolId: pool.poolId, mint, decimals: pool.decimals, authority, tokenVault };
-    pools.set(pool.poolId, accounts);
-    options.log?.debug({ poolId: pool.poolId, mint: pool.mint }, 'ledger pool created');
-    return accounts;
-  };
-
-  for (const t of market.tokens()) ensureMint(t.mint, t.decimals);
-  const unsubscribe = market.onTokenLaunched((t) => ensureMint(t.mint, t.decimals));
+  for (const t of market.tokens()) state.ensureMint(t.mint, t.decimals);
+  const unsubscribe = market.onTokenLaunched((t) => state.ensureMint(t.mint, t.decimals));
 
   // --- transactions ---------------------------------------------------------------------------
 
@@ -243,7 +70,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       const ix = tx.instructions[i];
       if (!ix || tx.keyStrings[ix.programIdIndex] !== MEMO_PROGRAM) continue;
       const terms = decodeSwapMemo(Buffer.from(ix.data).toString('utf8'));
-      const pool = terms && pools.get(terms.poolId);
+      const pool = terms && state.pool(terms.poolId);
       if (!terms || !pool) continue;
       const signerIndex = tx.keyStrings.indexOf(pool.authority.publicKey.toBase58());
       if (signerIndex >= 0 && signerIndex < tx.numSigners) return { terms, pool, memoIndex: i };
@@ -262,28 +89,6 @@ export function createLedger(options: LedgerOptions): Ledger {
       return { code: SLIPPAGE_EXCEEDED_ERROR, log: `slippage exceeded: the pool gives ${quote.amountOut}, the minimum is ${terms.minOut}` };
     }
     return undefined;
-  };
-
-  /** Lamports and token balances of every account of `tx`, in one read per account. */
-  const snapshot = (tx: ParsedTx): { lamports: bigint[]; tokens: TokenBalanceJson[] } => {
-    const lamports: bigint[] = [];
-    const tokens: TokenBalanceJson[] = [];
-    tx.keyStrings.forEach((k, accountIndex) => {
-      const a = getAccount(k);
-      lamports.push(a?.lamports ?? 0n);
-      const t = a && readTokenAccount(a.owner, a.data);
-      if (!t) return;
-      const decimals = mintDecimals.get(t.mint) ?? 0;
-      const ui = fromRaw(t.amountRaw, decimals);
-      tokens.push({
-        accountIndex,
-        mint: t.mint,
-        owner: t.owner,
-        programId: TOKEN_PROGRAM,
-        uiTokenAmount: { amount: t.amountRaw.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
-      });
-    });
-    return { lamports, tokens };
   };
 
   /** Executes a transaction in the current slot and records it as landed (or dropped). */
@@ -333,7 +138,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     const slot = window.slot();
     const post = snapshot(tx);
     const writable = tx.keyStrings.filter((_, i) => tx.isWritable(i));
-    for (const w of writable) lastWrite.set(w, slot);
+    for (const w of writable) state.markWritten(w, slot);
     records.set(tx.signature, {
       state: 'landed',
       signature: tx.signature,
@@ -369,19 +174,6 @@ export function createLedger(options: LedgerOptions): Ledger {
         slot,
         at: clock.now(),
       });
-    }
-  };
-
-  /** The vaults are a liquidity buffer: the model's reserves set prices; top up if a swap needs more. */
-  const ensureLiquidity = (terms: SwapTerms, pool: PoolAccounts): void => {
-    if (terms.side === 'buy') {
-      const vault = pool.tokenVault.toBase58();
-      const have = tokenAmount(vault);
-      if (have < terms.amountOut) mintInto(terms.mint, vault, pool.authority.publicKey, terms.amountOut - have);
-    } else {
-      const a = pool.authority.publicKey.toBase58();
-      const have = svm.getBalance(a as Address) ?? 0n;
-      if (have < terms.amountOut + rentSystem) setLamports(a, terms.amountOut + rentSystem);
     }
   };
 
@@ -565,21 +357,16 @@ export function createLedger(options: LedgerOptions): Ledger {
       }
       return [...bySlot].map(([slot, fee]) => ({ slot, prioritizationFee: Number(fee) }));
     },
-    poolAccounts,
+    poolAccounts: (pool) => state.poolAccounts(pool),
     rentExemptLamports: (len) => svm.minimumBalanceForRentExemption(BigInt(len)),
-    decimalsOf: (mint) => mintDecimals.get(mint) ?? 0,
-    lastWriteSlot: (a) => lastWrite.get(a),
+    decimalsOf: (mint) => state.decimalsOf(mint),
+    lastWriteSlot: (a) => state.lastWriteSlot(a),
     stop() {
       stopped = true;
       if (timer) clock.clearTimeout(timer);
       unsubscribe();
     },
   };
-}
-
-/** LiteSVM hands out plain Uint8Arrays typed read-only by kit; the ledger never mutates them. */
-function fromEncoded(a: EncodedAccount): LedgerAccount {
-  return { address: a.address, lamports: a.lamports, owner: a.programAddress, data: a.data as Uint8Array, executable: a.executable };
 }
 
 /** A short human description of a transaction error, like the validator's. */

@@ -5,7 +5,7 @@
 import { getBase58Decoder } from '@solana/kit';
 import { MintLayout } from '@solana/spl-token';
 import { fromRaw } from '../../core/index.js';
-import type { LedgerAccount } from '../ledger/ledger.js';
+import type { LedgerAccount } from '../ledger/ledger-types.js';
 import { MINT_SIZE, readTokenAccount, TOKEN_PROGRAM_ID } from '../ledger/spl-accounts.js';
 import { invalidParams } from './rpc-error.js';
 

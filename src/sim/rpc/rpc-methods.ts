@@ -5,7 +5,7 @@
  */
 import { PublicKey } from '@solana/web3.js';
 import { getBase58Encoder } from '@solana/kit';
-import type { Ledger, LedgerAccount } from '../ledger/ledger.js';
+import type { Ledger, LedgerAccount } from '../ledger/ledger-types.js';
 import { MINT_SIZE, TOKEN_PROGRAM_ID, mintSupply, readTokenAccount } from '../ledger/spl-accounts.js';
 import { fromRaw } from '../../core/index.js';
 import type { ConfirmationStatus } from '../ledger/tx-record.js';

@@ -9,7 +9,7 @@ import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, T
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
 import type { SimMarketPort } from '../market-port.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger-types.js';
 import { encodeSwapMemo, MEMO_PROGRAM } from '../ledger/swap-memo.js';
 import type { SwapRequest } from './swap-request.js';
 
