@@ -1,4 +1,4 @@
-import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { getBase58Decoder } from '@solana/kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WRAPPED_SOL_MINT } from '../../src/sim/ledger/index.js';
@@ -132,5 +132,30 @@ describe('the ledger behind JSON-RPC', () => {
     tx.sign(poor);
     const r = await sendRaw(tx.serialize(), { skipPreflight: true });
     expect(r.json['error']).toMatchObject({ code: -32002, data: { err: 'InsufficientFundsForFee' } });
+  });
+
+  it('lands a version 0 transaction and serves it only to clients that accept version 0', async () => {
+    const wallet = await h.wallet(1);
+    const { blockhash } = await h.connection.getLatestBlockhash();
+    const to = Keypair.generate().publicKey;
+    const message = new TransactionMessage({
+      payerKey: wallet.publicKey,
+      recentBlockhash: blockhash,
+      instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000 }), SystemProgram.transfer({ fromPubkey: wallet.publicKey, toPubkey: to, lamports: 1_000_000 })],
+    }).compileToV0Message();
+    const fee = await h.connection.getFeeForMessage(message);
+    // 5,000 per signature + 5e6 micro-lamports × 6,000 default CU (two builtin instructions × 3,000) / 1e6
+    expect(fee.value).toBe(5_000 + 30_000);
+    const tx = new VersionedTransaction(message);
+    tx.sign([wallet]);
+    const sig = await h.connection.sendTransaction(tx);
+    expect(await h.connection.getBalance(to)).toBe(1_000_000);
+    expect(await h.connection.getBalance(wallet.publicKey)).toBe(LAMPORTS_PER_SOL - 1_000_000 - fee.value!);
+    h.slots(1);
+    const legacyOnly = await h.rpc('getTransaction', [sig, { commitment: 'confirmed' }]);
+    expect(legacyOnly.json['error']).toMatchObject({ code: -32015 });
+    const got = await h.connection.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(got?.version).toBe(0);
+    expect(got?.meta?.fee).toBe(fee.value);
   });
 });

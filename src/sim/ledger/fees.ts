@@ -8,8 +8,22 @@ import type { MessageCompiledInstruction, PublicKey } from '@solana/web3.js';
 
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
-/** Default compute-unit limit per non-compute-budget instruction when none is set. */
+/** Default compute-unit limit per instruction when none is set: builtins get 3,000 (SIMD-0170), others 200,000. */
 export const DEFAULT_CU_PER_INSTRUCTION = 200_000n;
+export const DEFAULT_CU_PER_BUILTIN = 3_000n;
+const BUILTINS = new Set([
+  '11111111111111111111111111111111',
+  'ComputeBudget111111111111111111111111111111',
+  'Vote111111111111111111111111111111111111111',
+  'Stake11111111111111111111111111111111111111',
+  'Config1111111111111111111111111111111111111',
+  'BPFLoader1111111111111111111111111111111111',
+  'BPFLoader2111111111111111111111111111111111',
+  'BPFLoaderUpgradeab1e11111111111111111111111',
+  'LoaderV411111111111111111111111111111111111',
+  'AddressLookupTab1e1111111111111111111111111',
+]);
+
 export const MAX_CU_LIMIT = 1_400_000n;
 
 export interface ComputeBudget {
@@ -25,17 +39,16 @@ export function readComputeBudget(
 ): ComputeBudget {
   let limit: bigint | undefined;
   let price = 0n;
-  let others = 0n;
+  let defaultLimit = 0n;
   for (const ix of instructions) {
-    if (keys[ix.programIdIndex]?.toBase58() !== COMPUTE_BUDGET_PROGRAM) {
-      others++;
-      continue;
-    }
+    const program = keys[ix.programIdIndex]?.toBase58() ?? '';
+    defaultLimit += BUILTINS.has(program) ? DEFAULT_CU_PER_BUILTIN : DEFAULT_CU_PER_INSTRUCTION;
+    if (program !== COMPUTE_BUDGET_PROGRAM) continue;
     const data = Buffer.from(ix.data);
     if (data[0] === 2 && data.length >= 5) limit = BigInt(data.readUInt32LE(1));
     else if (data[0] === 3 && data.length >= 9) price = data.readBigUInt64LE(1);
   }
-  const cuLimit = limit ?? (others * DEFAULT_CU_PER_INSTRUCTION > MAX_CU_LIMIT ? MAX_CU_LIMIT : others * DEFAULT_CU_PER_INSTRUCTION);
+  const cuLimit = limit ?? (defaultLimit > MAX_CU_LIMIT ? MAX_CU_LIMIT : defaultLimit);
   return { cuLimit, cuPriceMicroLamports: price };
 }
 

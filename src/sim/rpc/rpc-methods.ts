@@ -3,7 +3,8 @@
  * lamports are JSON numbers as on a node (exact below 2^53 lamports, about 9 million SOL); token
  * amounts are strings.
  */
-import { PublicKey } from '@solana/web3.js';
+import { PublicKey, VersionedMessage } from '@solana/web3.js';
+import { readComputeBudget, transactionFeeLamports } from '../ledger/fees.js';
 import { getBase58Encoder } from '@solana/kit';
 import type { Ledger, LedgerAccount } from '../ledger/ledger-types.js';
 import { MINT_SIZE, TOKEN_PROGRAM_ID, mintSupply, readTokenAccount } from '../ledger/spl-accounts.js';
@@ -237,6 +238,19 @@ export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
           computeUnitsConsumed: Number(m.computeUnitsConsumed),
         },
       };
+    },
+    getFeeForMessage: (p) => {
+      if (typeof p[0] !== 'string') invalidParams('message must be a base64 string');
+      let message: VersionedMessage;
+      try {
+        message = VersionedMessage.deserialize(Buffer.from(p[0], 'base64'));
+      } catch {
+        return invalidParams('message is not a base64-encoded transaction message');
+      }
+      const value = ledger.isBlockhashValid(message.recentBlockhash)
+        ? Number(transactionFeeLamports(message.header.numRequiredSignatures, readComputeBudget(message.staticAccountKeys, message.compiledInstructions)))
+        : null;
+      return { context: context(), value };
     },
     getRecentPrioritizationFees: (p) => {
       const accounts = p[0] === undefined ? undefined : stringArray(p[0], 'accounts', 128);
