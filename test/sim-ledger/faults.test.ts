@@ -48,6 +48,15 @@ describe('faults injected on demand', () => {
     expect(h.market.landed).toHaveLength(1);
   });
 
+  it('drops a delayed transaction whose blockhash expires before its landing slot', async () => {
+    const { wallet, tx } = await buySigned();
+    h.ledger.faults.inject({ kind: 'delay', slots: 200 });
+    const sig = await h.connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    h.slots(210);
+    expect(await h.status(sig)).toBeNull();
+    expect(await h.connection.getBalance(wallet.publicKey)).toBe(5 * LAMPORTS_PER_SOL);
+  });
+
   it('lands late, in the last block the blockhash allows, after a client that gave up early stopped looking', async () => {
     const { tx } = await buySigned();
     h.ledger.faults.inject({ kind: 'late' });

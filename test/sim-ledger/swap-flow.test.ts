@@ -85,4 +85,21 @@ describe('a swap built by /swap, signed by the user and sent through JSON-RPC', 
     // The AMM pool (25 bps fee) gave more than the curve (100 bps) would have.
     expect(h.market.landed[0]!.tokenRaw).toBe(constantProductOut({ ...h.market.pool(mint)!, solReserveLamports: 30n * BigInt(LAMPORTS_PER_SOL), tokenReserveRaw: 1_000_000_000_000_000n }, 'buy', 100_000_000n));
   });
+
+  it('pays a sell from the pool even when other traders in the model pushed its price beyond what the vault held', async () => {
+    const small = h.market.launch(1n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000n, 6);
+    const wallet = await h.wallet(5);
+    const buy = await h.buildSigned(wallet, { from: SOL, to: small, amount: 0.5, slippage: 5, priorityFee: 0 });
+    await h.connection.sendRawTransaction(buy.serialize());
+    const held = h.market.landed[0]!.tokenRaw;
+    h.market.move(small, 'buy', 200n * BigInt(LAMPORTS_PER_SOL)); // the model's own traders, not on the ledger
+    const expectedSol = constantProductOut(h.market.pool(small)!, 'sell', held);
+    expect(expectedSol).toBeGreaterThan(2n * BigInt(LAMPORTS_PER_SOL)); // more than the vault ever held
+    const before = BigInt(await h.connection.getBalance(wallet.publicKey));
+    const sell = await h.buildSigned(wallet, { from: small, to: SOL, amount: (Number(held) / 1e6).toString(), slippage: 1, priorityFee: 0 });
+    const sig = await h.connection.sendRawTransaction(sell.serialize());
+    expect((await h.status(sig))?.err).toBeNull();
+    expect(BigInt(await h.connection.getBalance(wallet.publicKey))).toBe(before + expectedSol - 10_000n);
+  });
 });
+

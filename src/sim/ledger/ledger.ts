@@ -199,6 +199,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         accounts: addresses.map(() => null),
       };
     }
+    if (swap) ensureLiquidity(swap.terms, swap.pool); // the vault must look as it will at landing
     const r = svm.simulateTransaction(txDecoder.decode(tx.bytes));
     if ('err' in r) {
       return { err: txErrorJson(r.err()), logs: r.meta().logs(), unitsConsumed: r.meta().computeUnitsConsumed(), accounts: addresses.map(() => null) };
