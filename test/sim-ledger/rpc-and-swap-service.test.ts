@@ -1,5 +1,6 @@
 import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { address, createSolanaRpc, signature } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRAPPED_SOL_MINT } from '../../src/sim/ledger/index.js';
 import { API_KEY, startHarness, type Harness } from './harness.js';
@@ -38,6 +39,24 @@ describe('the JSON-RPC server', () => {
     const res = await fetch(h.rpcUrl, { method: 'POST', body: '{nope' });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ error: { code: -32700 } });
+  });
+
+  it('refuses undecodable transactions with -32602 and says why', async () => {
+    const r = await h.rpc('sendTransaction', [Buffer.from('not a transaction').toString('base64'), { encoding: 'base64' }]);
+    expect(r.json['error']).toMatchObject({ code: -32602, message: expect.stringContaining('deserialize') });
+    const enc = await h.rpc('sendTransaction', ['AAAA', { encoding: 'base32' }]);
+    expect(enc.json['error']).toMatchObject({ code: -32602, message: expect.stringContaining('encoding') });
+  });
+
+  it('answers @solana/kit\'s RPC client in shapes it accepts', async () => {
+    const rpc = createSolanaRpc(h.rpcUrl);
+    const w = await h.wallet(2);
+    const balance = await rpc.getBalance(address(w.publicKey.toBase58()), { commitment: 'confirmed' }).send();
+    expect(balance.value).toBe(2_000_000_000n);
+    const { value } = await rpc.getLatestBlockhash().send();
+    expect(value.lastValidBlockHeight).toBe(BigInt(h.ledger.blockHeight() + 150));
+    const statuses = await rpc.getSignatureStatuses([signature('1111111111111111111111111111111111111111111111111111111111111111')], { searchTransactionHistory: true }).send();
+    expect(statuses.value).toEqual([null]);
   });
 
   it('serves batches in order', async () => {
