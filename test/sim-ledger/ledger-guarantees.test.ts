@@ -87,6 +87,15 @@ describe('the ledger behind JSON-RPC', () => {
     expect(h.market.landed).toHaveLength(0);
   });
 
+  it('fails a swap at landing when its token graduated to another pool after it was built', async () => {
+    const wallet = await h.wallet(5);
+    const tx = await h.buildSigned(wallet, { from: SOL, to: mint, amount: 1, slippage: 50, priorityFee: 0 });
+    h.market.graduate(mint);
+    const sig = (await sendRaw(tx.serialize(), { skipPreflight: true })).json['result'] as string;
+    expect((await h.status(sig))?.err).toMatchObject({ InstructionError: [expect.any(Number), { Custom: 6003 }] });
+    expect(h.market.landed).toHaveLength(0);
+  });
+
   it('lands a swap when the pool moved but stays within the slippage bound', async () => {
     const wallet = await h.wallet(5);
     const tx = await h.buildSigned(wallet, { from: SOL, to: mint, amount: 1, slippage: 20, priorityFee: 0 });

@@ -44,6 +44,10 @@ describe('the JSON-RPC server', () => {
   it('refuses undecodable transactions with -32602 and says why', async () => {
     const r = await h.rpc('sendTransaction', [Buffer.from('not a transaction').toString('base64'), { encoding: 'base64' }]);
     expect(r.json['error']).toMatchObject({ code: -32602, message: expect.stringContaining('deserialize') });
+    const sim = await h.rpc('simulateTransaction', ['AAAA', { encoding: 'base64', accounts: { addresses: ['nope'] } }]);
+    expect(sim.json['error']).toMatchObject({ code: -32602, message: expect.stringContaining('accounts.addresses[0]') });
+    const memcmp = await h.rpc('getProgramAccountsV2', [TOKEN_PROGRAM_ID.toBase58(), { filters: [{ memcmp: { offset: 0, bytes: '0OIl' } }] }]);
+    expect(memcmp.json['error']).toMatchObject({ code: -32602 });
     const enc = await h.rpc('sendTransaction', ['AAAA', { encoding: 'base32' }]);
     expect(enc.json['error']).toMatchObject({ code: -32602, message: expect.stringContaining('encoding') });
   });

@@ -105,7 +105,12 @@ function memcmpMatches(data: Uint8Array, f: Config): boolean {
   const offset = f['offset'];
   const bytes = f['bytes'];
   if (typeof offset !== 'number' || typeof bytes !== 'string') invalidParams('memcmp needs a numeric offset and a bytes string');
-  const want = f['encoding'] === 'base64' ? Buffer.from(bytes, 'base64') : Buffer.from(base58.encode(bytes));
+  let want: Buffer;
+  try {
+    want = f['encoding'] === 'base64' ? Buffer.from(bytes, 'base64') : Buffer.from(base58.encode(bytes));
+  } catch {
+    return invalidParams('memcmp bytes are not valid base58');
+  }
   return Buffer.from(data.subarray(offset, offset + want.length)).equals(want);
 }
 
@@ -176,7 +181,9 @@ export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
     simulateTransaction: (p) => {
       const c = config(p, 1);
       const accountsCfg = c['accounts'] === undefined ? undefined : (c['accounts'] as Config);
-      const addresses = accountsCfg ? stringArray(accountsCfg['addresses'], 'accounts.addresses', MAX_MULTIPLE_ACCOUNTS) : [];
+      const addresses = accountsCfg
+        ? stringArray(accountsCfg['addresses'], 'accounts.addresses', MAX_MULTIPLE_ACCOUNTS).map((a, i) => addressParam(a, `accounts.addresses[${i}]`))
+        : [];
       const r = ledger.simulate(wireBytes(p[0], c['encoding']), {
         sigVerify: c['sigVerify'] === true,
         replaceRecentBlockhash: c['replaceRecentBlockhash'] === true,
