@@ -17,6 +17,11 @@ import type { TokenBalanceJson } from './tx-record.js';
 
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 
+export interface Snapshot {
+  readonly lamports: bigint[];
+  readonly tokens: TokenBalanceJson[];
+}
+
 export interface LedgerState {
   getAccount(address: string): LedgerAccount | undefined;
   setLamports(address: string, lamports: bigint): void;
@@ -27,7 +32,8 @@ export interface LedgerState {
   decimalsOf(mint: string): number;
   lastWriteSlot(address: string): number | undefined;
   markWritten(address: string, slot: number): void;
-  snapshot(tx: ParsedTx): { lamports: bigint[]; tokens: TokenBalanceJson[] };
+  /** Balances of every account of `tx`; with `before`, read-only accounts are taken from it (they cannot change). */
+  snapshot(tx: ParsedTx, before?: Snapshot): Snapshot;
   ensureLiquidity(terms: SwapTerms, pool: PoolAccounts): void;
 }
 
@@ -115,10 +121,16 @@ export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: R
 
 
   /** Lamports and token balances of every account of `tx`, in one read per account. */
-  const snapshot = (tx: ParsedTx): { lamports: bigint[]; tokens: TokenBalanceJson[] } => {
+  const snapshot = (tx: ParsedTx, before?: Snapshot): Snapshot => {
     const lamports: bigint[] = [];
     const tokens: TokenBalanceJson[] = [];
     tx.keyStrings.forEach((k, accountIndex) => {
+      if (before && !tx.isWritable(accountIndex)) {
+        lamports.push(before.lamports[accountIndex] ?? 0n);
+        const t = before.tokens.find((b) => b.accountIndex === accountIndex);
+        if (t) tokens.push(t);
+        return;
+      }
       const a = getAccount(k);
       lamports.push(a?.lamports ?? 0n);
       const t = a && readTokenAccount(a.owner, a.data);

@@ -136,7 +136,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       }
     }
     const slot = window.slot();
-    const post = snapshot(tx);
+    const post = snapshot(tx, pre);
     const writable = tx.keyStrings.filter((_, i) => tx.isWritable(i));
     for (const w of writable) state.markWritten(w, slot);
     records.set(tx.signature, {
