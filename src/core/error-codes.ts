@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   LEDGER_INVALID_AIRDROP: 'an airdrop asked for zero or negative lamports or named an invalid address',
   LEDGER_INVALID_SWAP_REQUEST: 'a /swap body was malformed: a field is missing, of the wrong type or out of range',
   LEDGER_TOKEN_NOT_TRADABLE: 'a /swap named a token the market does not know or that cannot trade now (migrating)',
+  LEDGER_INVALID_OPTIONS: 'a ledger knob or fault rate was out of range or unknown (rates 0 to 1, slot counts positive integers)',
   LEDGER_SERVER_START_FAILED: 'the JSON-RPC or swap server could not listen on its host and port',
 
   // --- runtime and cli ---

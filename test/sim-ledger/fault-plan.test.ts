@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/core/index.js';
+import { isChainpilotError, manualClock, seededRandom } from '../../src/core/index.js';
 import { createFaultPlan } from '../../src/sim/ledger/faults.js';
+import { createLedger } from '../../src/sim/ledger/index.js';
+import { fakeMarket } from './fake-market.js';
 
 describe('the fault plan', () => {
   it('draws the same faults from the same seed, at about the configured rates', () => {
@@ -29,5 +31,29 @@ describe('the fault plan', () => {
     expect(plan.nextLanding()).toEqual({ kind: 'delay', slots: 3 });
     expect(plan.nextLanding()).toBeUndefined();
     expect(plan.nextSwapMalicious()).toBe(false);
+  });
+});
+
+describe('ledger options', () => {
+  it('are checked at start and a bad one names its field', () => {
+    const base = { market: fakeMarket(), clock: manualClock(0), random: seededRandom(1) };
+    const bad: [Record<string, unknown>, string][] = [
+      [{ faults: { dropRate: 1.5 } }, 'faults.dropRate'],
+      [{ slotMs: 0 }, 'slotMs'],
+      [{ faults: { dropRat: 0.1 } }, 'dropRat'],
+      [{ confirmAfterSlots: 40 }, 'confirmAfterSlots'],
+    ];
+    for (const [knobs, field] of bad) {
+      let error: unknown;
+      try {
+        createLedger({ ...base, ...knobs }).stop();
+      } catch (e) {
+        error = e;
+      }
+      expect(isChainpilotError(error, 'LEDGER_INVALID_OPTIONS')).toBe(true);
+      expect((error as Error).message).toContain(field);
+    }
+    const ok = createLedger({ ...base, slotMs: 100, faults: { dropRate: 0.1 } });
+    ok.stop();
   });
 });

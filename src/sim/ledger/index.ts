@@ -28,7 +28,8 @@ export interface LedgerServicesOptions
  */
 export function ledgerServices(options: LedgerServicesOptions = {}): SimServiceFactory {
   return async (ctx) => {
-    const ledger = createLedger({ ...options, market: ctx.market, clock: ctx.clock, random: ctx.random.fork('ledger'), log: ctx.log });
+    const { rpcPort: _rpcPort, swapPort: _swapPort, onLedger: _onLedger, ...knobs } = options;
+    const ledger = createLedger({ ...knobs, market: ctx.market, clock: ctx.clock, random: ctx.random.fork('ledger'), log: ctx.log });
     options.onLedger?.(ledger);
     const builder = createSwapBuilder({ market: ctx.market, ledger, random: ctx.random.fork('swap') });
     let rpc: Awaited<ReturnType<typeof startRpcServer>> | undefined;

@@ -11,6 +11,7 @@ import { ChainpilotError, type TimerHandle } from '../../core/index.js';
 import { createBlockWindow } from './block-window.js';
 import { createFaultPlan, type LandingFault } from './faults.js';
 import { readComputeBudget, transactionFeeLamports } from './fees.js';
+import { validateLedgerKnobs } from './ledger-options.js';
 import { createLedgerState, fromEncoded } from './ledger-state.js';
 import {
   INJECTED_FAILURE_ERROR,
@@ -35,7 +36,8 @@ const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 
 /** Creates a ledger and starts producing slots on `options.clock`. */
 export function createLedger(options: LedgerOptions): Ledger {
-  const { market, clock, random } = options;
+  const { market, clock, random, log: _log, ...knobs } = options;
+  validateLedgerKnobs(knobs);
   const slotMs = options.slotMs ?? 400;
   const confirmAfter = options.confirmAfterSlots ?? 1;
   const finalizeAfter = options.finalizeAfterSlots ?? 32;
