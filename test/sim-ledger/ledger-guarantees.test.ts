@@ -76,6 +76,7 @@ describe('the ledger behind JSON-RPC', () => {
     h.market.move(mint, 'buy', 3n * BigInt(LAMPORTS_PER_SOL)); // another trader buys first
     const preflight = await sendRaw(tx.serialize());
     expect(preflight.json['error']).toMatchObject({ code: -32002, data: { err: { InstructionError: [expect.any(Number), { Custom: 6001 }] } } });
+    expect((preflight.json['error'] as { message: string }).message).toMatch(/^Transaction simulation failed: Error processing Instruction \d: custom program error: 0x1771$/);
 
     const before = BigInt(await h.connection.getBalance(wallet.publicKey));
     const sent = await sendRaw(tx.serialize(), { skipPreflight: true });

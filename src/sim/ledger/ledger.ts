@@ -27,7 +27,7 @@ import {
 import { parseTx, verifySignatures, type ParsedTx } from './parsed-tx.js';
 import { readTokenAccount, TOKEN_PROGRAM_ID } from './spl-accounts.js';
 import { decodeSwapMemo, MEMO_PROGRAM, type SwapTerms } from './swap-memo.js';
-import { isRefusal, txErrorJson, type TxErrorJson } from './tx-error.js';
+import { describeTxError, isRefusal, txErrorJson, type TxErrorJson } from './tx-error.js';
 import { commitmentReached, type ConfirmationStatus, type TxRecord } from './tx-record.js';
 
 const base58 = getBase58Decoder();
@@ -370,10 +370,4 @@ export function createLedger(options: LedgerOptions): Ledger {
       unsubscribe();
     },
   };
-}
-
-/** A short human description of a transaction error, like the validator's. */
-export function describeTxError(err: TxErrorJson): string {
-  if (typeof err === 'string') return err;
-  return JSON.stringify(err);
 }

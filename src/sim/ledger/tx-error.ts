@@ -61,3 +61,26 @@ export function txErrorJson(err: ReturnType<FailedTransactionMetadata['err']>): 
 export function isRefusal(err: TxErrorJson): boolean {
   return typeof err === 'string';
 }
+
+const PHRASES: Readonly<Record<string, string>> = {
+  BlockhashNotFound: 'Blockhash not found',
+  AlreadyProcessed: 'This transaction has already been processed',
+  InsufficientFundsForFee: 'Insufficient funds for fee',
+  AccountNotFound: 'Attempt to debit an account but found no record of a prior credit.',
+  SignatureFailure: 'Transaction did not pass signature verification',
+};
+
+/** The validator's wording for a transaction error (`Error processing Instruction 2: custom program error: 0x1771`). */
+export function describeTxError(err: TxErrorJson): string {
+  if (typeof err === 'string') return PHRASES[err] ?? err;
+  const ix = err['InstructionError'];
+  if (Array.isArray(ix) && typeof ix[0] === 'number') {
+    const inner: unknown = ix[1];
+    const what =
+      inner !== null && typeof inner === 'object' && 'Custom' in inner && typeof inner.Custom === 'number'
+        ? `custom program error: 0x${inner.Custom.toString(16)}`
+        : String(inner);
+    return `Error processing Instruction ${ix[0]}: ${what}`;
+  }
+  return JSON.stringify(err);
+}
