@@ -101,5 +101,18 @@ describe('a swap built by /swap, signed by the user and sent through JSON-RPC', 
     expect((await h.status(sig))?.err).toBeNull();
     expect(BigInt(await h.connection.getBalance(wallet.publicKey))).toBe(before + expectedSol - 10_000n);
   });
+
+  it('lands concurrent swaps from many wallets once each, even when every one is sent three times at once', async () => {
+    const wallets = await Promise.all(Array.from({ length: 12 }, () => h.wallet(2)));
+    const txs = await Promise.all(wallets.map((w, i) => h.buildSigned(w, { from: SOL, to: mint, amount: 0.01 * (i + 1), slippage: 50, priorityFee: 0 })));
+    const sends = txs.flatMap((tx) => [0, 1, 2].map(() => h.connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })));
+    const sigs = await Promise.all(sends);
+    expect(new Set(sigs).size).toBe(12);
+    h.slots(1);
+    const statuses = await h.connection.getSignatureStatuses([...new Set(sigs)]);
+    expect(statuses.value.every((s) => s?.err === null && s.confirmationStatus === 'confirmed')).toBe(true);
+    expect(h.market.landed).toHaveLength(12);
+    expect(new Set(h.market.landed.map((l) => l.signature)).size).toBe(12);
+  });
 });
 
