@@ -134,8 +134,10 @@ const bench: Bench = {
       const mine: number[] = [];
       const ratios: number[] = [];
       for (let i = 0; i < pairs; i++) {
-        const a = await burst(port, 'ceiling', 0.6);
-        const b = await burst(port, 'client', 0.6);
+        // alternate which side goes first, so neither always inherits the other's leftovers
+        const first = await burst(port, i % 2 === 0 ? 'ceiling' : 'client', 0.6);
+        const second = await burst(port, i % 2 === 0 ? 'client' : 'ceiling', 0.6);
+        const [a, b] = i % 2 === 0 ? [first, second] : [second, first];
         ceil.push(a.fps);
         mine.push(b.fps);
         ratios.push(b.fps / a.fps);
