@@ -81,11 +81,12 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     connectTimer = livenessTimer = undefined;
   };
 
-  const release = (sock: WebSocket): void => {
+  /** Drops every listener first (no stale event can reach us), then ends the socket: gracefully only on close(). */
+  const release = (sock: WebSocket, graceful: boolean): void => {
     sock.removeAllListeners();
     sock.on('error', noop); // terminate() of a connecting socket emits one last error
-    if (sock.readyState === WebSocket.OPEN) sock.close(1000, 'client closed');
-    else sock.terminate();
+    if (graceful && sock.readyState === WebSocket.OPEN) sock.close(1000, 'client closed');
+    else sock.terminate(); // a dead or silent peer would hold a graceful close for 30 s
     liveSockets--;
   };
 
@@ -111,7 +112,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     ws = undefined;
     gen++;
     clearTimers();
-    if (sock) release(sock);
+    if (sock) release(sock, false);
     if (wasOpen && at - openedAt >= o.stableAfterMs) {
       attempt = 0;
       authFailures = 0;
@@ -215,7 +216,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
       backoffTimer = undefined;
       const sock = ws;
       ws = undefined;
-      if (sock) release(sock);
+      if (sock) release(sock, true);
     },
   };
 }
