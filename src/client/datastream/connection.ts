@@ -113,6 +113,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     gen++;
     clearTimers();
     if (sock) release(sock, false);
+    state = 'backoff'; // what listeners see from here on; 'stopped' below if the breaker trips
     if (wasOpen && at - openedAt >= o.stableAfterMs) {
       attempt = 0;
       authFailures = 0;
@@ -121,6 +122,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     const why: DownReason = auth ? 'auth-refused' : reason;
     if (wasOpen) h.down(why, at);
     else h.attemptFailed(why, detail);
+    if ((state as ConnectionState) === 'closed') return; // a listener closed the client
     if (auth) {
       authFailures++;
       if (authFailures >= o.authFailureLimit) {
@@ -139,7 +141,6 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
 
   const scheduleReconnect = (): void => {
     if (state === 'closed' || state === 'stopped' || backoffTimer) return;
-    state = 'backoff';
     const delay = backoffWithJitter(attempt++, o.backoffBaseMs, o.backoffCapMs, () => o.random.next());
     backoffTimer = clock.setTimeout(() => {
       backoffTimer = undefined;
