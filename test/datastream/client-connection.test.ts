@@ -178,6 +178,22 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
     await expect(c.whenOpen()).rejects.toMatchObject({ code: 'STREAM_CLOSED' });
   });
 
+  it('stays closed when a listener closes the client while it handles a disconnect', async () => {
+    server = await startStreamServer(KEY);
+    const c = await make(server.url);
+    c.onEvent((e) => {
+      if (e.kind === 'disconnected') c.close();
+    });
+    await c.whenOpen();
+    await waitFor(() => server!.open().length === 1, 'server side open');
+    server.dropAll();
+    await waitFor(() => c.state === 'closed', 'closed');
+    clock.advance(100 * CAP);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(server.conns).toHaveLength(1);
+    expect(clock.pending()).toBe(0);
+  });
+
   it('keeps exactly one live socket, one join per socket, and no leaked timers or listeners over 50 reconnects', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error): void => void warnings.push(w.name);
