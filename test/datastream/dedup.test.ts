@@ -23,9 +23,15 @@ describe('event fingerprints', () => {
     const a = liquidityEvent({ tx: 'T' });
     const enriched = { ...a, identity: { tags: ['kol'] }, identityStatus: 'partial', time: a.time - 700, slot: a.slot + 1 };
     expect(fp('liquidity', [enriched])).toEqual(fp('liquidity', [a]));
-    const s = { tx: 'S', type: 'buy', amount: '1', time: 1 };
-    expect(fp('swap', [{ ...s, time: 2, identity: null }])).toEqual(fp('swap', [s]));
+    const s = { tx: 'S', type: 'buy', amount: '1', wallet: 'W', priceUsd: 0.1, time: 1 };
+    // REST may attach metadata (showMeta) or compute prices differently: same swap
+    expect(fp('swap', [{ ...s, time: 2, identity: null, priceUsd: 0.1000001, token: { name: 'A' } }])).toEqual(fp('swap', [s]));
     expect(fp('swap', [{ ...s, amount: '2' }])).not.toEqual(fp('swap', [s]));
+    expect(fp('swap', [{ ...s, type: 'sell' }])).not.toEqual(fp('swap', [s]));
+    expect(fp('swap', [{ ...s, wallet: 'W2' }])).not.toEqual(fp('swap', [s]));
+    // without a signature, every non-volatile field counts
+    const { tx: _tx, ...unsigned } = s;
+    expect(fp('swap', [{ ...unsigned, priceUsd: 0.2 }])).not.toEqual(fp('swap', [unsigned]));
   });
 
   it('number identical rows within one batch, so both survive and another room maps to the same pair', () => {

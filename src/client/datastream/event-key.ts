@@ -36,9 +36,21 @@ function liquidityFp(e: Record<string, unknown>): void {
   }
 }
 
+/**
+ * A swap row with a signature is identified by signature, side, amount and wallet: the fields the
+ * spec names for swap rows that REST and the stream should agree on (prices, volume and metadata
+ * may be computed or attached differently). Without a signature, by every non-volatile field.
+ */
 function swapFp(e: Record<string, unknown>): void {
   fpStart();
   fpInt(2);
+  if (typeof e.tx === 'string') {
+    fpTail(e.tx, 24);
+    fpStr(String(e.type));
+    fpStr(String(e.amount));
+    fpStr(typeof e.wallet === 'string' ? e.wallet : '');
+    return;
+  }
   fpStr(stableStringify(e));
 }
 
