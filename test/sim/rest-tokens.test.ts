@@ -143,3 +143,15 @@ describe('simulator REST: tokens and discovery', () => {
     expect(w.migrations.total).toBeGreaterThan(0);
   });
 });
+
+describe('simulator REST: holder chart', () => {
+  it('replays the tape into a holder series that ends at the current holder count', async () => {
+    const latest = (await get<TokenWithPools[]>(`${base}/tokens/latest`)).body;
+    for (const x of latest.slice(0, 5)) {
+      const chart = await get<{ points: { time: number; holders: number }[] }>(`${base}/holders/chart?token=${x.token.mint}`);
+      const holders = await get<{ total: number }>(`${base}/tokens/${x.token.mint}/holders`);
+      expect(chart.body.points.at(-1)!.holders).toBe(holders.body.total);
+    }
+    expect((await get(`${base}/holders/chart`)).status).toBe(400);
+  });
+});

@@ -86,6 +86,10 @@ export interface TradeRecord {
   readonly side: 'buy' | 'sell';
   readonly solLamports: bigint;
   readonly tokenRaw: bigint;
+  /** Tokens the wallet received (buy) or gave (sell, fee included). */
+  readonly walletTokenRaw: bigint;
+  /** Lamports the wallet paid (buy, fee included) or received (sell). */
+  readonly walletSolLamports: bigint;
   readonly priceUsd: number;
   readonly priceSol: number;
   readonly volumeUsd: number;
