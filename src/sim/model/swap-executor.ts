@@ -98,7 +98,7 @@ export function applySwap(state: MarketState, t: TokenState, s: SwapInput): Trad
   state.pnl.record(s.wallet, t.mint, s.side, walletSol, walletTokens, s.at);
   emit(state, { kind: 'trade', token: t, trade, maxCurvePctBefore: maxPctBefore });
   fireMilestones(state, t, s.at);
-  if (t.status === 'curve' && t.curve.realToken === 0n) startMigration(state, t, s.at);
+  if (t.status === 'curve' && t.curve.realToken <= 0n) startMigration(state, t, s.at);
   return trade;
 }
 
