@@ -173,3 +173,16 @@ describe('simulator Datastream back-pressure', () => {
     expect(fast.ws.readyState).toBe(fast.ws.OPEN);
   });
 });
+
+describe('simulator Datastream curve rooms', () => {
+  it('serves a curve room written with a decimal threshold under its own name', async () => {
+    const t = await sim();
+    const c = await client(t);
+    await c.join('launchpad:curve:20.0');
+    t.clock.advance(5 * 60_000);
+    await drain(t, [c]);
+    const alerts = c.messages('launchpad:curve:20.0');
+    expect(alerts.length).toBeGreaterThan(0);
+    expect(alerts.every((m) => (m.data as { threshold: number }).threshold === 20)).toBe(true);
+  });
+});
