@@ -85,6 +85,23 @@ describe('market model', () => {
     expect(model.pool(t.mint)).toMatchObject({ kind: 'amm', market: 'venue_a-amm', tradable: true, feeBps: 25 });
   });
 
+  it('retires old trade rows and long-dead tokens so a long run stays bounded', () => {
+    const { model, events } = run(2, 3_600_000 + 400, { tradeRetentionMs: 600_000, tokenRetentionMs: 600_000 });
+    const launches = events.filter((e) => e.kind === 'launched').map((e) => e.token);
+    const retired = launches.filter((t) => !model.state.tokens.has(t.mint));
+    expect(retired.length).toBeGreaterThan(0);
+    for (const t of retired.slice(0, 20)) {
+      expect(t.diedAt! < model.state.now - 600_000).toBe(true);
+      expect(model.pool(t.mint)).toBeUndefined();
+      expect(model.state.tradesByToken.has(t.mint)).toBe(false);
+      expect(model.state.pnl.tokenPositions(t.mint)).toEqual([]);
+    }
+    // rows older than the horizon survive only as a token's last 50
+    const horizon = model.state.now - 400 - 600_000;
+    for (const rows of model.state.tradesByToken.values()) expect(rows.filter((r) => r.time < horizon).length).toBeLessThanOrEqual(50);
+    expect([...model.state.tradesByToken.values()].some((rows) => rows.length > 50)).toBe(true);
+  });
+
   it('refuses a landed swap on an unknown mint with a coded error', () => {
     const { model } = run(5, 1_000);
     expect(() => model.applyLandedSwap({ mint: 'nope', wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: T0 })).toThrow(

@@ -59,6 +59,8 @@ export interface TokenState {
   /** Probability that a trade is a buy. */
   buyBias: number;
   alive: boolean;
+  /** When the token stopped trading (activity decayed away). */
+  diedAt?: UnixMs;
   rugAt?: UnixMs;
   rugged: boolean;
   communityMessages: number;

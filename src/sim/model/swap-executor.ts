@@ -94,7 +94,7 @@ export function applySwap(state: MarketState, t: TokenState, s: SwapInput): Trad
   if (!rows) state.tradesByToken.set(t.mint, (rows = []));
   rows.push(trade);
   if (rows.length > state.settings.maxTradesPerToken) rows.splice(0, rows.length - state.settings.maxTradesPerToken);
-  state.tape.push(trade);
+  state.activity.add(trade, t.launchpad);
   state.pnl.record(s.wallet, t.mint, s.side, walletSol, walletTokens, s.at);
   emit(state, { kind: 'trade', token: t, trade, maxCurvePctBefore: maxPctBefore });
   fireMilestones(state, t, s.at);
@@ -130,6 +130,7 @@ export function finishMigration(state: MarketState, t: TokenState, at: UnixMs): 
   state.poolToMint.set(poolId, t.mint);
   t.status = 'graduated';
   t.graduatedAt = at;
+  state.activity.addLifecycle('migration', at, 'venue_a-amm', t.launchpad);
   t.activity = Math.max(t.activity * 0.5, 0.3);
   t.buyBias = 0.5;
   recordLiquidity(state, t, 'add_liquidity', MIGRATION_WALLET, solIn, tokenIn, t.graduationTx!, at, true);
