@@ -1,0 +1,6 @@
+export * from './http-client.js';
+export * from './pool-registry.js';
+export * from './error-body.js';
+export * from './retry-after.js';
+export * from './lossless-json.js';
+export * from './clock-sleep.js';
