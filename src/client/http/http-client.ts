@@ -142,7 +142,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
     if (options.auth?.kind === 'query') params.append(options.auth.name, options.auth.value);
     const qs = params.toString();
-    return base.prefix + req.path + (qs ? `?${qs}` : '');
+    return (base.prefix + req.path || '/') + (qs ? `?${qs}` : '');
   };
 
   const fail = (

@@ -1,0 +1,85 @@
+/**
+ * JSON-RPC 2.0 over the HTTP layer: checks both the HTTP status and the `error` member (errors
+ * arrive with HTTP 200), parses results losslessly and validates them with a schema.
+ */
+import type { z } from 'zod';
+import { ChainpilotError, type RetryClass } from '../../core/index.js';
+import type { ErrorBodyReader, HttpClient } from '../http/index.js';
+
+/** JSON-RPC error codes that signal a transient node condition. */
+const TRANSIENT_RPC_CODES = new Set([-32004, -32005, -32007, -32014, -32016, 429]);
+
+/** HTTP error bodies of a JSON-RPC endpoint: `{error: {code, message}}` with a numeric code. */
+export const readRpcError: ErrorBodyReader = (body) => {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const err = (body as { error?: unknown }).error;
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  const out: { apiCode?: string; apiMessage?: string } = {};
+  if (typeof code === 'number' || typeof code === 'string') out.apiCode = String(code);
+  if (typeof message === 'string') out.apiMessage = message;
+  return out;
+};
+
+export interface RpcTransport {
+  /** Calls `method` and validates its result with `schema`. */
+  call<S extends z.ZodType>(method: string, params: unknown[], schema: S, opts: { kind: 'read' | 'write'; signal?: AbortSignal | undefined }): Promise<z.output<S>>;
+}
+
+/** Creates the transport on an HTTP client whose base URL is the RPC URL. */
+export function createRpcTransport(http: HttpClient): RpcTransport {
+  let nextId = 1;
+  return {
+    async call(method, params, schema, opts) {
+      const id = nextId++;
+      const body = await http.json({
+        method: 'POST',
+        path: '',
+        body: { jsonrpc: '2.0', id, method, params },
+        kind: opts.kind,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw invalid(method, 'the response is not a JSON-RPC object');
+      }
+      const envelope = body as { error?: unknown; result?: unknown };
+      if (envelope.error !== undefined && envelope.error !== null) {
+        const { code, message, data } = (typeof envelope.error === 'object' ? envelope.error : {}) as { code?: unknown; message?: unknown; data?: unknown };
+        const rpcCode = typeof code === 'number' ? code : undefined;
+        const rpcMessage = typeof message === 'string' ? message : String(envelope.error);
+        const retry: RetryClass = rpcCode !== undefined && TRANSIENT_RPC_CODES.has(rpcCode) ? 'retryable' : 'not_retryable';
+        throw new ChainpilotError('RPC_ERROR', http.redactor.redact(`${method} failed with RPC error ${rpcCode ?? '?'}: ${rpcMessage}`), {
+          retry,
+          context: {
+            method,
+            rpcCode,
+            rpcMessage: http.redactor.redact(rpcMessage),
+            rpcData: data === undefined ? undefined : http.redactor.redact(safeStringify(data)).slice(0, 2000),
+          },
+        });
+      }
+      if (!('result' in envelope)) throw invalid(method, 'the response has neither result nor error');
+      const parsed = schema.safeParse(envelope.result);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw invalid(method, `result.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
+      }
+      return parsed.data;
+    },
+  };
+}
+
+function invalid(method: string, what: string): ChainpilotError {
+  return new ChainpilotError('RPC_INVALID_RESPONSE', `${method}: ${what}; the RPC endpoint may not speak standard JSON-RPC`, {
+    retry: 'not_retryable',
+    context: { method },
+  });
+}
+
+function safeStringify(v: unknown): string {
+  try {
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';
+  } catch {
+    return '[unserialisable]';
+  }
+}
