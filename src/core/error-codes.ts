@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   HTTP_INVALID_OPTIONS: 'client options were invalid (base URL, timeout, retry budget)',
   API_INVALID_PARAM: 'a token data API parameter was outside its documented range or format',
   API_LIMIT_EXCEEDED: 'a token data API request exceeded a documented limit that cannot be split without changing its meaning',
+  API_CURSOR_REPEATED: 'a paginated endpoint returned a cursor it had already returned; iteration stopped instead of looping',
   PREDICTION_INVALID_PARAM: 'a prediction-markets API parameter was outside its documented range or format',
   PREDICTION_NO_PUBLIC_WALLETS: 'wallet analytics were requested for exchange_a, which has no public wallets',
   RPC_ERROR: 'a JSON-RPC response carried an error member (often with HTTP 200)',
