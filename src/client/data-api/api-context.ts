@@ -16,7 +16,7 @@ export interface ApiContext {
   /** GET `path` (segments already encoded) and parse the body with `schema`. */
   get<S extends z.ZodType>(path: string, query: Query | undefined, schema: S, opts?: CallOptions): Promise<z.output<S>>;
   /** POST a JSON body. `kind` is `read` for documented POST reads (batches), which are retried. */
-  post<S extends z.ZodType>(path: string, body: unknown, schema: S, opts?: CallOptions & { kind?: 'read' | 'write' }): Promise<z.output<S>>;
+  post<S extends z.ZodType>(path: string, body: unknown, schema: S, opts?: CallOptions & { kind?: 'read' | 'write'; query?: Query }): Promise<z.output<S>>;
   /** Fails with the area's invalid-parameter code. */
   invalid(field: string, fix: string): ChainpilotError;
   /** Fails because pagination returned a cursor twice. */
@@ -43,7 +43,7 @@ export function createApiContext(http: HttpClient, codes: { invalid: ErrorCode; 
       return parse(schema, body, `GET ${path}`);
     },
     async post(path, body, schema, opts) {
-      const out = await http.json({ method: 'POST', path, body, kind: opts?.kind ?? 'read', ...(opts?.signal ? { signal: opts.signal } : {}) });
+      const out = await http.json({ method: 'POST', path, body, kind: opts?.kind ?? 'read', ...(opts?.query ? { query: opts.query } : {}), ...(opts?.signal ? { signal: opts.signal } : {}) });
       return parse(schema, out, `POST ${path}`);
     },
     cursorRepeated: (endpoint) =>
