@@ -5,3 +5,4 @@
 export * from './core/index.js';
 export type * from './engine/execution-port.js';
 export type * from './engine/feed-port.js';
+export * from './client/index.js';
