@@ -36,6 +36,16 @@ describe('lossless JSON', () => {
     );
     expect(quoteLongIntegers('{"a":"1234567890123456789"}')).toBe('{"a":"1234567890123456789"}');
   });
+
+  it('never changes strings (digits, quotes, backslashes) or ordinary numbers', () => {
+    const digitsy = fc.string({ unit: fc.constantFrom('1', '2', '9', '"', '\\', '.', 'e', '-', 'x', ' ') });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(digitsy, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }))), (values) => {
+        const text = JSON.stringify({ values, tail: '12345678901234567890' });
+        expect(parseJsonLossless(text)).toEqual(JSON.parse(text));
+      }),
+    );
+  });
 });
 
 describe('error body readers', () => {

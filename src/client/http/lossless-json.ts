@@ -4,52 +4,22 @@
  * is turned into a string first, and the typed parsers read either form into a bigint.
  */
 
-const LONG_INT = 16;
-
 /** Parses JSON text, quoting integer literals with at least 16 digits so they survive exactly. */
 export function parseJsonLossless(text: string): unknown {
   return JSON.parse(quoteLongIntegers(text)) as unknown;
 }
 
+/**
+ * Strings are matched whole (so digits inside them are skipped); a bare integer of 16+ digits not
+ * part of a fraction or exponent is quoted.
+ */
+const STRING_OR_LONG_INT = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g;
+
 /** Rewrites `text` so that long integer literals (outside strings) become JSON strings. */
 export function quoteLongIntegers(text: string): string {
-  let out = '';
-  let last = 0;
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i += 2;
-        else if (d === 34) break;
-        else i++;
-      }
-      i++;
-      continue;
-    }
-    if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
-      const start = i;
-      i++;
-      while (i < n && isNumberChar(text.charCodeAt(i))) i++;
-      const token = text.slice(start, i);
-      const digits = token.startsWith('-') ? token.length - 1 : token.length;
-      if (digits >= LONG_INT && /^-?\d+$/.test(token)) {
-        out += text.slice(last, start) + '"' + token + '"';
-        last = i;
-      }
-      continue;
-    }
-    i++;
-  }
-  return last === 0 ? text : out + text.slice(last);
-}
-
-function isNumberChar(c: number): boolean {
-  // digits, '.', 'e', 'E', '+', '-'
-  return (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45;
+  // Fast path: no run of 16 digits anywhere, nothing to quote.
+  if (!/\d{16}/.test(text)) return text;
+  return text.replace(STRING_OR_LONG_INT, (m) => (m.charCodeAt(0) === 34 ? m : `"${m}"`));
 }
 
 /** Reads an integer that may arrive as a JSON number or (after lossless parsing) a string. */
