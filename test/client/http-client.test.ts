@@ -187,6 +187,31 @@ describe('http client', () => {
     expect((await p).code).toBe('CORE_ABORTED');
   });
 
+  it('sends nothing when the signal is already aborted', async () => {
+    const { server, client } = await setup((_r, res) => sendJson(res, 200, {}));
+    const e = await caught(client.json({ method: 'GET', path: '/p', kind: 'read', signal: AbortSignal.abort() }));
+    expect(e.code).toBe('CORE_ABORTED');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a response body beyond maxResponseBytes, declared or streamed', async () => {
+    const big = JSON.stringify({ data: 'x'.repeat(5000) });
+    const { client } = await setup(
+      (_r, res, i) => {
+        if (i === 0) return sendText(res, 200, big, 'application/json');
+        res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no content-length
+        res.write(big.slice(0, 3000));
+        res.end(big.slice(3000));
+      },
+      { maxResponseBytes: 4096 },
+    );
+    for (let i = 0; i < 2; i++) {
+      const e = await caught(client.json({ method: 'GET', path: '/p', kind: 'read' }));
+      expect(e.code).toBe('HTTP_INVALID_BODY');
+      expect(e.context['maxResponseBytes']).toBe(4096);
+    }
+  });
+
   it('rejects a base URL that is not absolute http(s) with a coded error', () => {
     expect(() => createHttpClient({ baseUrl: 'ftp://x', service: 's' })).toThrow(/http or https/);
     expect(() => createHttpClient({ baseUrl: 'nope', service: 's' })).toThrow(/absolute URL/);

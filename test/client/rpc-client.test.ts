@@ -62,6 +62,14 @@ describe('JSON-RPC client', () => {
     expect(server.calls).toHaveLength(2);
   });
 
+  it('classifies a transient node error on sendTransaction as unknown_outcome, not retryable', async () => {
+    const { server, rpc } = await setup({ sendTransaction: () => ({ error: { code: -32005, message: 'Node is unhealthy' } }) });
+    const e = await caught(rpc.sendTransaction('AQAB'));
+    expect(e.code).toBe('RPC_ERROR');
+    expect(e.retry).toBe('unknown_outcome');
+    expect(server.calls).toHaveLength(1);
+  });
+
   it('reports a sendTransaction timeout or 5xx as unknown_outcome after exactly one send', async () => {
     let n = 0;
     const { server, rpc } = await setup(

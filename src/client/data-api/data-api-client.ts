@@ -4,7 +4,7 @@
  */
 import type { Clock, Logger, Random, Redactor } from '../../core/index.js';
 import { createHttpClient, readDataApiError, type PoolRegistry, type RetryOptions } from '../http/index.js';
-import { createApiContext } from './api-context.js';
+import { createApiContext } from '../http/rest-context.js';
 import { createDcaApi, type DcaApi } from './dca.js';
 import { createHoldersApi, type HoldersApi } from './holders.js';
 import { createPnlApi, type PnlApi } from './pnl.js';

@@ -3,8 +3,8 @@
  * answer 408 (a typed HTTP_REQUEST_TIMEOUT, retried as a read).
  */
 import { z } from 'zod';
-import { checkInt, seg, type ApiContext, type CallOptions } from './api-context.js';
-import { paginate } from './paginate.js';
+import { checkInt, seg, type ApiContext, type CallOptions } from '../http/rest-context.js';
+import { paginate } from '../http/paginate.js';
 import { dcaProgramsSchema, type DcaProgram } from './schemas.js';
 
 export type DcaStatus = 'active' | 'paused' | 'completed' | 'pending' | 'all';

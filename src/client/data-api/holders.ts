@@ -1,8 +1,8 @@
 /** Holders: plain (top 100, with enrich), paginated (cursor, up to 5000 per page), top, multi, chart. */
 import { z } from 'zod';
-import { checkInt, seg, type ApiContext, type CallOptions, type Query } from './api-context.js';
+import { checkInt, seg, type ApiContext, type CallOptions, type Query } from '../http/rest-context.js';
 import { DATA_API_LIMITS } from './limits.js';
-import { paginate } from './paginate.js';
+import { paginate } from '../http/paginate.js';
 import { apiObject, type ApiObject } from './schemas.js';
 
 export type HoldersEnrich = 'identity' | 'walletPnl' | 'identity,walletPnl' | 'all' | '*';

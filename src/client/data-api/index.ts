@@ -1,7 +1,6 @@
 export * from './data-api-client.js';
 export * from './schemas.js';
 export * from './limits.js';
-export type { CallOptions, Query } from './api-context.js';
 export type * from './tokens.js';
 export type * from './prices.js';
 export type * from './trades.js';

@@ -3,9 +3,9 @@
  * Batches over their documented limits are split into compliant requests and merged.
  */
 import { z } from 'zod';
-import { chunk, mapLimited, mergeBatches, seg, type ApiContext, type CallOptions, type Query } from './api-context.js';
+import { chunk, mapLimited, mergeBatches, seg, type ApiContext, type CallOptions, type Query } from '../http/rest-context.js';
 import { BATCH_CONCURRENCY, DATA_API_LIMITS } from './limits.js';
-import { paginate } from './paginate.js';
+import { paginate } from '../http/paginate.js';
 
 /** `strict` (default), `adjusted` or `raw`. */
 export type PnlMode = 'strict' | 'adjusted' | 'raw';

@@ -1,7 +1,7 @@
 /** Prices and charts. Chart query times and candle times are Unix seconds; the types say so. */
 import { z } from 'zod';
 import type { UnixSeconds } from '../../core/index.js';
-import { chunk, mapLimited, mergeBatches, seg, type ApiContext, type CallOptions } from './api-context.js';
+import { chunk, mapLimited, mergeBatches, seg, type ApiContext, type CallOptions } from '../http/rest-context.js';
 import { BATCH_CONCURRENCY, DATA_API_LIMITS } from './limits.js';
 import { candleSchema, priceSchema, type ApiObject, type Candle } from './schemas.js';
 

@@ -1,7 +1,7 @@
 /** Tokens and discovery: latest, detail, multi, graduating/graduated, ath, bundlers, trending, volume, top performers, deployer, search, lighthouse. */
 import { z } from 'zod';
 import type { UnixMs } from '../../core/index.js';
-import { checkInt, checkRange, chunk, mapLimited, mergeBatches, seg, type ApiContext, type CallOptions, type Query } from './api-context.js';
+import { checkInt, checkRange, chunk, mapLimited, mergeBatches, seg, type ApiContext, type CallOptions, type Query } from '../http/rest-context.js';
 import { BATCH_CONCURRENCY, DATA_API_LIMITS } from './limits.js';
 import {
   apiObject,

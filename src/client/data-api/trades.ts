@@ -3,7 +3,7 @@
  * iterator. The cursor is sent back unchanged with the same token, pool, wallet, `events` and
  * `sortDirection`; a numeric Unix-ms cursor is an exclusive initial boundary.
  */
-import { checkInt, seg, type ApiContext, type CallOptions } from './api-context.js';
+import { checkInt, seg, type ApiContext, type CallOptions } from '../http/rest-context.js';
 import { DATA_API_LIMITS } from './limits.js';
 import { tradesPageSchema, type TradeRow } from './schemas.js';
 

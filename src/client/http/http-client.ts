@@ -68,6 +68,8 @@ export interface HttpClientOptions {
   readonly pools?: PoolRegistry;
   /** Extra headers sent on every request. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** A response body larger than this is refused (default 64 MiB): memory stays bounded. */
+  readonly maxResponseBytes?: number;
 }
 
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
@@ -131,6 +133,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     maxElapsedMs: options.retry?.maxElapsedMs ?? 30_000,
     maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
   };
+  const maxResponseBytes = positive(options.maxResponseBytes ?? 64 * 1024 * 1024, 'maxResponseBytes', options.service);
   const parseJson = options.parseJson ?? ((t: string): unknown => JSON.parse(t) as unknown);
   const service = options.service;
 
@@ -157,8 +160,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return new ChainpilotError(code, redactor.redact(`${service} ${req.method} ${req.path}: ${message}`), { retry: retryClass, context });
   };
 
+  const aborted = (req: HttpRequest): ChainpilotError =>
+    new ChainpilotError('CORE_ABORTED', redactor.redact(`${service} ${req.method} ${req.path} was aborted by the caller`), {
+      retry: 'not_retryable',
+      context: { service, endpoint: redactor.redact(`${req.method} ${req.path}`) },
+    });
+
   const attemptOnce = async (req: HttpRequest): Promise<HttpResponse | Attempt> => {
     const isWrite = req.kind === 'write';
+    if (req.signal?.aborted) throw aborted(req);
     const controller = new AbortController();
     let timedOut = false;
     const limitMs = req.timeoutMs ?? timeoutMs;
@@ -176,7 +186,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       else if (req.body !== undefined) body = JSON.stringify(req.body);
       if (body !== undefined) headers['content-type'] = 'application/json';
       let res: Dispatcher.ResponseData;
-      let text: string;
+      let text: string | undefined;
       try {
         res = await pools.get(base.origin).request({
           method: req.method,
@@ -185,14 +195,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ...(body !== undefined ? { body } : {}),
           signal: controller.signal,
         });
-        text = await res.body.text();
+        text = await readCapped(res, maxResponseBytes);
       } catch (e) {
-        if (req.signal?.aborted) {
-          throw new ChainpilotError('CORE_ABORTED', `${service} ${req.method} ${req.path} was aborted by the caller`, {
-            retry: 'not_retryable',
-            context: { service, endpoint: `${req.method} ${req.path}` },
-          });
-        }
+        if (req.signal?.aborted) throw aborted(req);
         if (timedOut) {
           return {
             error: fail('HTTP_TIMEOUT', `no complete response within ${limitMs} ms; raise timeoutMs or retry later`, isWrite ? 'unknown_outcome' : 'retryable', req, { timeoutMs: limitMs }),
@@ -206,6 +211,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         };
       }
       const status = res.statusCode;
+      if (text === undefined) {
+        return {
+          error: fail('HTTP_INVALID_BODY', `HTTP ${status} body exceeds maxResponseBytes (${maxResponseBytes}); narrow the query or raise the limit`, isWrite ? 'unknown_outcome' : 'not_retryable', req, { status, maxResponseBytes }),
+          retriable: false,
+        };
+      }
       const parsed = tryParse(text, parseJson);
       if (status >= 200 && status < 300) {
         if (text.trim() === '') {
@@ -278,6 +289,27 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (ownPools) await pools.close();
     },
   };
+}
+
+/** Reads the body as UTF-8, or returns undefined (and drops the socket) past `maxBytes`. */
+async function readCapped(res: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    res.body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of res.body) {
+    const buf = chunk as Buffer;
+    total += buf.length;
+    if (total > maxBytes) {
+      res.body.destroy();
+      return undefined;
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 function parseBase(baseUrl: string, service: string): { origin: string; prefix: string } {

@@ -4,3 +4,4 @@ export * from './error-body.js';
 export * from './retry-after.js';
 export * from './lossless-json.js';
 export * from './clock-sleep.js';
+export type { CallOptions, Query, ApiContext } from './rest-context.js';

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { ChainpilotError, type Clock, type Logger, type Random, type Redactor } from '../../core/index.js';
-import { createApiContext, checkInt, seg, type CallOptions, type Query } from '../data-api/api-context.js';
-import { paginate } from '../data-api/paginate.js';
+import { createApiContext, checkInt, seg, type CallOptions, type Query } from '../http/rest-context.js';
+import { paginate } from '../http/paginate.js';
 import { createHttpClient, readPredictionError, type PoolRegistry, type RetryOptions } from '../http/index.js';
 import { eventsPageSchema, predictionMarketSchema, type EventsPage, type PredictionMarket } from './prediction-schemas.js';
 

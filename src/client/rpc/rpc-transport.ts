@@ -47,7 +47,9 @@ export function createRpcTransport(http: HttpClient): RpcTransport {
         const { code, message, data } = (typeof envelope.error === 'object' ? envelope.error : {}) as { code?: unknown; message?: unknown; data?: unknown };
         const rpcCode = typeof code === 'number' ? code : undefined;
         const rpcMessage = typeof message === 'string' ? message : String(envelope.error);
-        const retry: RetryClass = rpcCode !== undefined && TRANSIENT_RPC_CODES.has(rpcCode) ? 'retryable' : 'not_retryable';
+        // A transient node error on a write (sendTransaction) is still resolved by querying, not resending.
+        const transient = rpcCode !== undefined && TRANSIENT_RPC_CODES.has(rpcCode);
+        const retry: RetryClass = transient ? (opts.kind === 'write' ? 'unknown_outcome' : 'retryable') : 'not_retryable';
         throw new ChainpilotError('RPC_ERROR', http.redactor.redact(`${method} failed with RPC error ${rpcCode ?? '?'}: ${rpcMessage}`), {
           retry,
           context: {

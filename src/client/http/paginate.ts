@@ -1,6 +1,6 @@
 /** A generic cursor iterator for list endpoints whose cursor field names are not fixed by the spec. */
-import type { ApiContext } from './api-context.js';
-import { isRecord } from './api-context.js';
+import type { ApiContext } from './rest-context.js';
+import { isRecord } from './rest-context.js';
 
 /** Reads the next cursor of a page: `nextCursor`, `cursor`, or `pagination.nextCursor|cursor`; none when `hasMore`/`hasNextPage` is false. */
 export function nextCursorOf(page: unknown): string | number | undefined {

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { ChainpilotError, type ErrorCode } from '../../core/index.js';
-import type { HttpClient, QueryValue } from '../http/index.js';
+import type { HttpClient, QueryValue } from './http-client.js';
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -60,7 +60,7 @@ export function createApiContext(http: HttpClient, codes: { invalid: ErrorCode; 
   };
 }
 
-/** Encodes one path segment; rejects empty values and slashes (they would change the route). */
+/** Encodes one path segment (a slash becomes %2F, so it cannot change the route); rejects empty values. */
 export function seg(ctx: ApiContext, field: string, value: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw ctx.invalid(field, 'must be a non-empty string');
   return encodeURIComponent(value);
