@@ -159,12 +159,12 @@ describe('http client', () => {
   });
 
   it('times out a hung read, retries it, and times out a hung write without retrying', async () => {
-    const { server, client } = await setup((_r, res, i) => (i === 1 ? sendJson(res, 200, { late: false }) : undefined), { timeoutMs: 150 });
+    const { server, client } = await setup((_r, res, i) => (i === 1 ? sendJson(res, 200, { late: false }) : undefined), { timeoutMs: 300 });
     expect(await client.json({ method: 'GET', path: '/p', kind: 'read' })).toEqual({ late: false });
     const e = await caught(client.json({ method: 'POST', path: '/w', body: {}, kind: 'write' }));
     expect(e.code).toBe('HTTP_TIMEOUT');
     expect(e.retry).toBe('unknown_outcome');
-    expect(e.context['timeoutMs']).toBe(150);
+    expect(e.context['timeoutMs']).toBe(300);
     expect(server.requests).toHaveLength(3);
   });
 

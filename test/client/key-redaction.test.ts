@@ -38,7 +38,7 @@ describe('key redaction', () => {
       apiKey: DATA_KEY,
       dataApi: { url: server.url },
       prediction: { url: server.url },
-      rpc: { url: `${server.url}/rpc`, apiKey: RPC_KEY, timeoutMs: 100 },
+      rpc: { url: `${server.url}/rpc`, apiKey: RPC_KEY, timeoutMs: 300 },
       swap: { url: server.url, apiKey: SWAP_KEY },
       retry: { maxAttempts: 3 },
       clock: jumpClock(),

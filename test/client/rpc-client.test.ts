@@ -80,7 +80,7 @@ describe('JSON-RPC client', () => {
           return { raw: true };
         },
       },
-      150,
+      300,
     );
     const timeout = await caught(rpc.sendTransaction('AQAB'));
     expect(timeout.code).toBe('HTTP_TIMEOUT');

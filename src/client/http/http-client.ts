@@ -293,20 +293,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
 /** Reads the body as UTF-8, or returns undefined (and drops the socket) past `maxBytes`. */
 async function readCapped(res: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
-  const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  const drop = (): undefined => {
+    // Destroying an undici body emits an abort error; nobody else listens, so swallow it here.
+    res.body.on('error', () => undefined);
     res.body.destroy();
     return undefined;
-  }
+  };
+  const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) return drop();
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of res.body) {
     const buf = chunk as Buffer;
     total += buf.length;
-    if (total > maxBytes) {
-      res.body.destroy();
-      return undefined;
-    }
+    if (total > maxBytes) return drop();
     chunks.push(buf);
   }
   return Buffer.concat(chunks, total).toString('utf8');
