@@ -172,6 +172,25 @@ describe('JSON-RPC client', () => {
     expect((await caught(rpc.getSlot())).code).toBe('RPC_INVALID_RESPONSE');
   });
 
+  it('sends reads as one JSON-RPC batch, matching answers by id and keeping per-call errors', async () => {
+    const { server, rpc } = await setup({
+      getSlot: () => ({ result: 50 }),
+      getBlockHeight: () => ({ result: 40 }),
+    });
+    const out = await rpc.batch([
+      { method: 'getSlot', params: [] },
+      { method: 'getBlockHeight', params: [{ commitment: 'finalized' }] },
+      { method: 'getNothing', params: [] },
+    ]);
+    expect(server.requests).toHaveLength(1);
+    expect(out[0]).toEqual({ ok: true, result: 50 });
+    expect(out[1]).toEqual({ ok: true, result: 40 });
+    expect(out[2]?.ok).toBe(false);
+    if (out[2] && !out[2].ok) expect(out[2].error.context).toMatchObject({ rpcCode: -32601, method: 'getNothing' });
+    await expect(rpc.batch([{ method: 'sendTransaction', params: ['AQAB'] }])).rejects.toThrow(/is a write/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('refuses more than 100 accounts in one getMultipleAccounts read without sending anything', async () => {
     const { server, rpc } = await setup({});
     const e = await caught(rpc.getMultipleAccounts(Array.from({ length: 101 }, (_, i) => `a${i}`)));

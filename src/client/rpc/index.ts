@@ -2,4 +2,4 @@ export * from './commitment.js';
 export * from './rpc-types.js';
 export * from './rpc-client.js';
 export * from './rpc-v2.js';
-export { readRpcError } from './rpc-transport.js';
+export { readRpcError, type RpcBatchItem } from './rpc-transport.js';

@@ -14,7 +14,7 @@ import {
   rpcTransactionSchema,
   signatureStatusSchema,
 } from './rpc-schemas.js';
-import { createRpcTransport, readRpcError } from './rpc-transport.js';
+import { createRpcTransport, readRpcError, type RpcBatchItem } from './rpc-transport.js';
 import type {
   CommitmentOptions,
   PrioritizationFee,
@@ -75,12 +75,18 @@ export interface RpcClient extends V2Queries {
   getTransaction(signature: string, opts?: CommitmentOptions & { maxSupportedTransactionVersion?: number }): Promise<RpcTransaction | null>;
   getRecentPrioritizationFees(addresses?: readonly string[], opts?: RpcCallOptions): Promise<PrioritizationFee[]>;
   requestAirdrop(address: string, lamports: bigint, opts?: CommitmentOptions): Promise<string>;
+  /**
+   * Sends read calls as one JSON-RPC 2.0 batch (one HTTP request, retried as a read); each answer
+   * is its result or its own coded error. Writes are refused: send them alone.
+   */
+  batch(calls: readonly { readonly method: string; readonly params: unknown[] }[], opts?: RpcCallOptions): Promise<RpcBatchItem[]>;
   /** Calls any other method; the result is returned as parsed (large integers as strings). */
   call(method: string, params: unknown[], opts?: RpcCallOptions & { kind?: 'read' | 'write' }): Promise<unknown>;
   close(): Promise<void>;
 }
 
 const SIGNATURE_CHUNK = 256;
+const WRITE_METHODS = new Set(['sendTransaction', 'requestAirdrop']);
 const MULTIPLE_ACCOUNTS_MAX = 100;
 
 const withContext = <T extends z.ZodType>(value: T) => z.looseObject({ context: contextSchema, value });
@@ -189,6 +195,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         throw invalidParam('requestAirdrop', 'lamports', 'pass a positive bigint of lamports below 2^53');
       }
       return rpc.call('requestAirdrop', [address, Number(lamports), cfg(o)], z.string().min(1), { kind: 'write', signal: o?.signal });
+    },
+    async batch(calls, o) {
+      const write = calls.find((c) => WRITE_METHODS.has(c.method));
+      if (write) throw invalidParam('batch', 'calls', `${write.method} is a write; send it alone with its own method so it is never retried`);
+      return rpc.batch(calls, { signal: o?.signal });
     },
     call: (method, params, o) => rpc.call(method, params, z.unknown(), { kind: o?.kind ?? 'read', signal: o?.signal }),
     ...createV2Queries(rpc),

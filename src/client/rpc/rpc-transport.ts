@@ -21,15 +21,62 @@ export const readRpcError: ErrorBodyReader = (body) => {
   return out;
 };
 
+/** One answer of a JSON-RPC batch: its result, or the coded error of that call alone. */
+export type RpcBatchItem = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: ChainpilotError };
+
 export interface RpcTransport {
   /** Calls `method` and validates its result with `schema`. */
   call<S extends z.ZodType>(method: string, params: unknown[], schema: S, opts: { kind: 'read' | 'write'; signal?: AbortSignal | undefined }): Promise<z.output<S>>;
+  /** Sends read calls as one JSON-RPC batch; answers come back in call order, matched by id. */
+  batch(calls: readonly { readonly method: string; readonly params: unknown[] }[], opts: { signal?: AbortSignal | undefined }): Promise<RpcBatchItem[]>;
 }
 
 /** Creates the transport on an HTTP client whose base URL is the RPC URL. */
 export function createRpcTransport(http: HttpClient): RpcTransport {
   let nextId = 1;
+  const rpcError = (method: string, error: unknown, kind: 'read' | 'write'): ChainpilotError => {
+    const { code, message, data } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
+    const rpcCode = typeof code === 'number' ? code : undefined;
+    const rpcMessage = typeof message === 'string' ? message : String(error);
+    // A transient node error on a write (sendTransaction) is still resolved by querying, not resending.
+    const transient = rpcCode !== undefined && TRANSIENT_RPC_CODES.has(rpcCode);
+    const retry: RetryClass = transient ? (kind === 'write' ? 'unknown_outcome' : 'retryable') : 'not_retryable';
+    return new ChainpilotError('RPC_ERROR', http.redactor.redact(`${method} failed with RPC error ${rpcCode ?? '?'}: ${rpcMessage}`), {
+      retry,
+      context: {
+        method,
+        rpcCode,
+        rpcMessage: http.redactor.redact(rpcMessage),
+        rpcData: data === undefined ? undefined : http.redactor.redact(safeStringify(data)).slice(0, 2000),
+      },
+    });
+  };
   return {
+    async batch(calls, opts) {
+      if (calls.length === 0) return [];
+      const ids = calls.map(() => nextId++);
+      const body = await http.json({
+        method: 'POST',
+        path: '',
+        body: calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params })),
+        kind: 'read',
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      if (!Array.isArray(body)) {
+        const whole = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+        if (whole !== undefined && whole !== null) throw rpcError('batch', whole, 'read');
+        throw invalid('batch', 'the response to a batch is not an array');
+      }
+      const byId = new Map<unknown, { result?: unknown; error?: unknown }>();
+      for (const item of body) if (typeof item === 'object' && item !== null) byId.set((item as { id?: unknown }).id, item as { result?: unknown; error?: unknown });
+      return calls.map((c, i): RpcBatchItem => {
+        const item = byId.get(ids[i]);
+        if (!item) return { ok: false, error: invalid(c.method, 'the batch response has no answer for this call') };
+        if (item.error !== undefined && item.error !== null) return { ok: false, error: rpcError(c.method, item.error, 'read') };
+        if (!('result' in item)) return { ok: false, error: invalid(c.method, 'the response has neither result nor error') };
+        return { ok: true, result: item.result };
+      });
+    },
     async call(method, params, schema, opts) {
       const id = nextId++;
       const body = await http.json({
@@ -43,23 +90,7 @@ export function createRpcTransport(http: HttpClient): RpcTransport {
         throw invalid(method, 'the response is not a JSON-RPC object');
       }
       const envelope = body as { error?: unknown; result?: unknown };
-      if (envelope.error !== undefined && envelope.error !== null) {
-        const { code, message, data } = (typeof envelope.error === 'object' ? envelope.error : {}) as { code?: unknown; message?: unknown; data?: unknown };
-        const rpcCode = typeof code === 'number' ? code : undefined;
-        const rpcMessage = typeof message === 'string' ? message : String(envelope.error);
-        // A transient node error on a write (sendTransaction) is still resolved by querying, not resending.
-        const transient = rpcCode !== undefined && TRANSIENT_RPC_CODES.has(rpcCode);
-        const retry: RetryClass = transient ? (opts.kind === 'write' ? 'unknown_outcome' : 'retryable') : 'not_retryable';
-        throw new ChainpilotError('RPC_ERROR', http.redactor.redact(`${method} failed with RPC error ${rpcCode ?? '?'}: ${rpcMessage}`), {
-          retry,
-          context: {
-            method,
-            rpcCode,
-            rpcMessage: http.redactor.redact(rpcMessage),
-            rpcData: data === undefined ? undefined : http.redactor.redact(safeStringify(data)).slice(0, 2000),
-          },
-        });
-      }
+      if (envelope.error !== undefined && envelope.error !== null) throw rpcError(method, envelope.error, opts.kind);
       if (!('result' in envelope)) throw invalid(method, 'the response has neither result nor error');
       const parsed = schema.safeParse(envelope.result);
       if (!parsed.success) {

@@ -18,7 +18,19 @@ export interface RpcServer extends TestServer {
 export async function startRpcServer(methods: Record<string, RpcHandler>): Promise<RpcServer> {
   const calls: RpcCall[] = [];
   const server = await startServer((req: RecordedRequest, res) => {
-    const body = JSON.parse(req.body) as { method: string; params: unknown[]; id: unknown };
+    const parsed = JSON.parse(req.body) as unknown;
+    if (Array.isArray(parsed)) {
+      // A batch: answer every call, in reverse order, so clients must match answers by id.
+      const answers = (parsed as { method: string; params: unknown[]; id: unknown }[]).map((b) => {
+        const call = { method: b.method, params: b.params, id: b.id };
+        calls.push(call);
+        const out = methods[b.method]?.(b.params, call, res) ?? { error: { code: -32601, message: 'Method not found' } };
+        return { jsonrpc: '2.0', id: b.id, ...out };
+      });
+      sendJson(res, 200, answers.reverse());
+      return;
+    }
+    const body = parsed as { method: string; params: unknown[]; id: unknown };
     const call = { method: body.method, params: body.params, id: body.id };
     calls.push(call);
     const h = methods[body.method];
