@@ -94,6 +94,13 @@ describe('token data API: trades and liquidity history', () => {
     expect(e.code).toBe('API_CURSOR_REPEATED');
   });
 
+  it('refuses a page that claims more history but gives no cursor, rather than ending silently', async () => {
+    const { api } = await setup((_r, res) => sendJson(res, 200, { trades: [], hasNextPage: true, nextCursor: null }));
+    const e = await caught(api.getTradesPage({ token: 'M' }, { events: 'all' }));
+    expect(e.code).toBe('HTTP_INVALID_BODY');
+    expect(e.context['field']).toBe('nextCursor');
+  });
+
   it('rejects a malformed liquidity row instead of passing it off as an unknown row, and an over-limit page size', async () => {
     const { server, api } = await setup((_r, res) => sendJson(res, 200, { trades: [{ ...liquidity('tx', 1), tokens: [{ address: 'M', amount: '1.5', amountRaw: '1.5', decimals: 6 }] }], hasNextPage: false }));
     expect((await caught(api.getTradesPage({ token: 'M' }, { events: 'liquidity' }))).code).toBe('HTTP_INVALID_BODY');

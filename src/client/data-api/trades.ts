@@ -3,6 +3,7 @@
  * iterator. The cursor is sent back unchanged with the same token, pool, wallet, `events` and
  * `sortDirection`; a numeric Unix-ms cursor is an exclusive initial boundary.
  */
+import { ChainpilotError } from '../../core/index.js';
 import { checkInt, seg, type ApiContext, type CallOptions } from '../http/rest-context.js';
 import { DATA_API_LIMITS } from './limits.js';
 import { tradesPageSchema, type TradeRow } from './schemas.js';
@@ -68,8 +69,15 @@ export function createTradesApi(ctx: ApiContext): TradesApi {
       tradesPageSchema,
       o,
     );
-    const next = page.nextCursor ?? undefined;
-    return { trades: page.trades, hasNextPage: page.hasNextPage && next !== undefined && next !== '', nextCursor: next === '' ? undefined : next };
+    const next = page.nextCursor === null || page.nextCursor === '' ? undefined : page.nextCursor;
+    if (page.hasNextPage && next === undefined) {
+      // Stopping here would silently lose history (a backfill gap): say so instead.
+      throw new ChainpilotError('HTTP_INVALID_BODY', `data-api GET ${tradesPath(ctx, scope)}: hasNextPage is true but nextCursor is missing; the history cannot be continued`, {
+        retry: 'not_retryable',
+        context: { service: 'data-api', endpoint: `GET ${tradesPath(ctx, scope)}`, field: 'nextCursor' },
+      });
+    }
+    return { trades: page.trades, hasNextPage: page.hasNextPage, nextCursor: next };
   };
   return {
     getTradesPage,

@@ -20,6 +20,7 @@ import {
   type RetryClass,
 } from '../../core/index.js';
 import { clockSleep } from './clock-sleep.js';
+import { classifyStatus } from './http-status.js';
 import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
 import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
 import { parseRetryAfterMs } from './retry-after.js';
@@ -233,30 +234,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       const info: ErrorBodyInfo = (parsed.ok ? options.errorBody?.(parsed.value) : undefined) ?? {};
       const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], clock.now());
-      return classifyStatus(status, info, retryAfterMs, req, isWrite);
+      return statusError(status, info, retryAfterMs, req, isWrite);
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
     }
   };
 
-  const classifyStatus = (status: number, info: ErrorBodyInfo, retryAfterMs: number | undefined, req: HttpRequest, isWrite: boolean): Attempt => {
+  const statusError = (status: number, info: ErrorBodyInfo, retryAfterMs: number | undefined, req: HttpRequest, isWrite: boolean): Attempt => {
     const said = info.apiMessage !== undefined || info.apiCode !== undefined ? ` (${[info.apiCode, info.apiMessage].filter(Boolean).join(': ')})` : '';
+    const c = classifyStatus(status, isWrite);
     const extra = { status, apiCode: info.apiCode, apiMessage: info.apiMessage, bodyCode: info.bodyCode, retryAfterMs };
-    const unsure: RetryClass = isWrite ? 'unknown_outcome' : 'retryable';
-    if (status === 429) {
-      return { error: fail('HTTP_RATE_LIMITED', `HTTP 429 too many requests${said}; reduce concurrency`, unsure, req, extra), retriable: !isWrite, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    }
-    if (status >= 500) {
-      return { error: fail('HTTP_SERVER_ERROR', `HTTP ${status}${said}; the service failed, retry later`, unsure, req, extra), retriable: !isWrite, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    }
-    if (status === 408) {
-      return { error: fail('HTTP_REQUEST_TIMEOUT', `HTTP 408${said}; the service timed out, retry later`, unsure, req, extra), retriable: !isWrite };
-    }
-    if (status === 401 || status === 403) {
-      return { error: fail('HTTP_AUTH_FAILED', `HTTP ${status}${said}; check the API key configured for ${service}`, 'not_retryable', req, extra), retriable: false };
-    }
-    return { error: fail('HTTP_CLIENT_ERROR', `HTTP ${status}${said}; fix the request parameters`, 'not_retryable', req, extra), retriable: false };
+    return {
+      error: fail(c.code, `HTTP ${status}${said}; ${c.advice}`, c.retry, req, extra),
+      retriable: c.retriable,
+      ...(retryAfterMs !== undefined && c.retriable ? { retryAfterMs } : {}),
+    };
   };
 
   const request = async (req: HttpRequest): Promise<HttpResponse> => {
