@@ -16,6 +16,7 @@ import {
 } from './rpc-schemas.js';
 import { createRpcTransport, readRpcError, type RpcBatchItem } from './rpc-transport.js';
 import type {
+  AccountReadOptions,
   CommitmentOptions,
   PrioritizationFee,
   RpcAccount,
@@ -57,9 +58,9 @@ export interface SimulateOptions extends RpcCallOptions {
 
 export interface RpcClient extends V2Queries {
   getBalance(address: string, opts?: CommitmentOptions): Promise<WithContext<bigint>>;
-  getAccountInfo(address: string, opts?: CommitmentOptions): Promise<WithContext<RpcAccount | null>>;
+  getAccountInfo(address: string, opts?: AccountReadOptions): Promise<WithContext<RpcAccount | null>>;
   /** Up to 100 addresses in one consistent read (more is rejected: one response, one slot). */
-  getMultipleAccounts(addresses: readonly string[], opts?: CommitmentOptions): Promise<WithContext<(RpcAccount | null)[]>>;
+  getMultipleAccounts(addresses: readonly string[], opts?: AccountReadOptions): Promise<WithContext<(RpcAccount | null)[]>>;
   getLatestBlockhash(opts?: CommitmentOptions): Promise<WithContext<{ blockhash: string; lastValidBlockHeight: number }>>;
   getBlockHeight(opts?: CommitmentOptions): Promise<number>;
   getSlot(opts?: CommitmentOptions): Promise<number>;

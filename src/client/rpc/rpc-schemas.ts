@@ -46,7 +46,7 @@ export const transactionMetaSchema = z.looseObject({
 
 export const rpcTransactionSchema = z.looseObject({
   slot: z.number().int(),
-  blockTime: z.number().int().nullable().optional(),
+  blockTime: z.number().int().nullish().transform((v) => v ?? null),
   transaction: z.tuple([z.string(), z.literal('base64')]),
   meta: transactionMetaSchema.nullable(),
 });

@@ -44,7 +44,8 @@ export interface RpcTransactionMeta {
 
 export interface RpcTransaction {
   readonly slot: number;
-  readonly blockTime?: number | null | undefined;
+  /** Unix seconds, or null when the node does not know it. */
+  readonly blockTime: number | null;
   readonly transaction: [string, 'base64'];
   readonly meta: RpcTransactionMeta | null;
 }
@@ -86,4 +87,9 @@ export interface RpcCallOptions {
 export interface CommitmentOptions extends RpcCallOptions {
   readonly commitment?: Commitment;
   readonly minContextSlot?: number;
+}
+
+/** Account reads always use base64 encoding; `encoding` is accepted for callers that state it. */
+export interface AccountReadOptions extends CommitmentOptions {
+  readonly encoding?: 'base64';
 }
