@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDataApiClient, isLiquidityEvent, type DataApiClient, type TradeRow } from '../../src/client/data-api/index.js';
+import { createDataApiClient, createHistorySource, isLiquidityEvent, type DataApiClient, type TradeRow } from '../../src/client/data-api/index.js';
 import { isChainpilotError, seededRandom, type ChainpilotError } from '../../src/core/index.js';
 import { jumpClock, sendJson, sendText, startServer, type Handler, type TestServer } from './helpers/test-server.js';
 
@@ -81,6 +81,19 @@ describe('token data API: trades and liquidity history', () => {
       expect(first['futureField']).toEqual({ kept: true });
     }
     expect(rows[1]?.type).toBe('buy');
+  });
+
+  it('serves the Datastream backfill port: lower-case sort, opaque cursor through, rows and next cursor back', async () => {
+    const { server, api } = await setup((_r, res) => sendJson(res, 200, { trades: [liquidity('tx9', 1_700_000_000_500)], hasNextPage: true, nextCursor: 'opaque/next' }));
+    const source = createHistorySource(api);
+    const page = await source.fetchHistoryPage({ token: 'M', wallet: 'W', events: 'liquidity', sortDirection: 'asc', limit: 100, cursor: 'opaque/prev', enrich: 'identity' });
+    expect(page.rows).toHaveLength(1);
+    expect(page.hasNextPage).toBe(true);
+    expect(page.nextCursor).toBe('opaque/next');
+    expect(server.requests[0]?.path).toBe('/trades/M/by-wallet/W');
+    expect(server.requests[0]?.query.get('sortDirection')).toBe('ASC');
+    expect(server.requests[0]?.query.get('cursor')).toBe('opaque/prev');
+    expect(server.requests[0]?.query.get('events')).toBe('liquidity');
   });
 
   it('stops with API_CURSOR_REPEATED when the service hands back a cursor twice', async () => {
