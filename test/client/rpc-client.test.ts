@@ -91,6 +91,34 @@ describe('JSON-RPC client', () => {
     expect(server.calls).toHaveLength(2);
   });
 
+  it('treats a garbled answer or a caller abort on sendTransaction as unknown_outcome', async () => {
+    let n = 0;
+    const { server, rpc } = await setup({
+      sendTransaction: (_p, _c, res) => {
+        n++;
+        if (n === 1) {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end('<html>ok</html>');
+          return { raw: true };
+        }
+        if (n === 2) return { result: 5 };
+        return undefined; // hang: the caller aborts
+      },
+    });
+    const html = await caught(rpc.sendTransaction('AQAB'));
+    expect([html.code, html.retry]).toEqual(['HTTP_INVALID_BODY', 'unknown_outcome']);
+    const shape = await caught(rpc.sendTransaction('AQAB'));
+    expect([shape.code, shape.retry]).toEqual(['RPC_INVALID_RESPONSE', 'unknown_outcome']);
+    const ac = new AbortController();
+    const p = caught(rpc.sendTransaction('AQAB', { signal: ac.signal }));
+    setTimeout(() => ac.abort(), 50);
+    const abortedWrite = await p;
+    expect([abortedWrite.code, abortedWrite.retry]).toEqual(['CORE_ABORTED', 'unknown_outcome']);
+    const early = await caught(rpc.sendTransaction('AQAB', { signal: AbortSignal.abort() }));
+    expect([early.code, early.retry]).toEqual(['CORE_ABORTED', 'not_retryable']);
+    expect(server.calls).toHaveLength(3);
+  });
+
   it('retries reads on 5xx and returns the later result', async () => {
     let n = 0;
     const { server, rpc } = await setup({

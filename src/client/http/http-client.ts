@@ -161,15 +161,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return new ChainpilotError(code, redactor.redact(`${service} ${req.method} ${req.path}: ${message}`), { retry: retryClass, context });
   };
 
-  const aborted = (req: HttpRequest): ChainpilotError =>
+  /** A write aborted after it may have left the process has an unknown outcome. */
+  const aborted = (req: HttpRequest, maybeSent: boolean): ChainpilotError =>
     new ChainpilotError('CORE_ABORTED', redactor.redact(`${service} ${req.method} ${req.path} was aborted by the caller`), {
-      retry: 'not_retryable',
+      retry: maybeSent && req.kind === 'write' ? 'unknown_outcome' : 'not_retryable',
       context: { service, endpoint: redactor.redact(`${req.method} ${req.path}`) },
     });
 
   const attemptOnce = async (req: HttpRequest): Promise<HttpResponse | Attempt> => {
     const isWrite = req.kind === 'write';
-    if (req.signal?.aborted) throw aborted(req);
+    if (req.signal?.aborted) throw aborted(req, false);
     const controller = new AbortController();
     let timedOut = false;
     const limitMs = req.timeoutMs ?? timeoutMs;
@@ -198,7 +199,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         });
         text = await readCapped(res, maxResponseBytes);
       } catch (e) {
-        if (req.signal?.aborted) throw aborted(req);
+        if (req.signal?.aborted) throw aborted(req, true);
         if (timedOut) {
           return {
             error: fail('HTTP_TIMEOUT', `no complete response within ${limitMs} ms; raise timeoutMs or retry later`, isWrite ? 'unknown_outcome' : 'retryable', req, { timeoutMs: limitMs }),
@@ -220,13 +221,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       const parsed = tryParse(text, parseJson);
       if (status >= 200 && status < 300) {
+        // A write that was accepted (2xx) but answered with garbage may still have taken effect.
+        const badBody: RetryClass = isWrite ? 'unknown_outcome' : 'not_retryable';
         if (text.trim() === '') {
-          return { error: fail('HTTP_INVALID_BODY', `HTTP ${status} with an empty body where JSON was expected`, 'not_retryable', req, { status }), retriable: false };
+          return { error: fail('HTTP_INVALID_BODY', `HTTP ${status} with an empty body where JSON was expected`, badBody, req, { status }), retriable: false };
         }
         if (!parsed.ok) {
           const contentType = headerOf(res.headers['content-type']) ?? 'unknown';
           return {
-            error: fail('HTTP_INVALID_BODY', `HTTP ${status} body is not JSON (content-type ${contentType}, starts with ${JSON.stringify(text.slice(0, 24))})`, 'not_retryable', req, { status, contentType }),
+            error: fail('HTTP_INVALID_BODY', `HTTP ${status} body is not JSON (content-type ${contentType}, starts with ${JSON.stringify(text.slice(0, 24))})`, badBody, req, { status, contentType }),
             retriable: false,
           };
         }

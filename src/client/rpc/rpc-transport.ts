@@ -87,24 +87,25 @@ export function createRpcTransport(http: HttpClient): RpcTransport {
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw invalid(method, 'the response is not a JSON-RPC object');
+        throw invalid(method, 'the response is not a JSON-RPC object', opts.kind);
       }
       const envelope = body as { error?: unknown; result?: unknown };
       if (envelope.error !== undefined && envelope.error !== null) throw rpcError(method, envelope.error, opts.kind);
-      if (!('result' in envelope)) throw invalid(method, 'the response has neither result nor error');
+      if (!('result' in envelope)) throw invalid(method, 'the response has neither result nor error', opts.kind);
       const parsed = schema.safeParse(envelope.result);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw invalid(method, `result.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`);
+        throw invalid(method, `result.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`, opts.kind);
       }
       return parsed.data;
     },
   };
 }
 
-function invalid(method: string, what: string): ChainpilotError {
+/** A malformed answer to a write (sendTransaction) leaves its outcome unknown. */
+function invalid(method: string, what: string, kind: 'read' | 'write' = 'read'): ChainpilotError {
   return new ChainpilotError('RPC_INVALID_RESPONSE', `${method}: ${what}; the RPC endpoint may not speak standard JSON-RPC`, {
-    retry: 'not_retryable',
+    retry: kind === 'write' ? 'unknown_outcome' : 'not_retryable',
     context: { method },
   });
 }
