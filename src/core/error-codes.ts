@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   HTTP_CLIENT_ERROR: 'the service answered with a 4xx status other than 401, 403, 408 and 429: fix the request',
   HTTP_AUTH_FAILED: 'the service answered 401 or 403: check the API key',
   HTTP_REQUEST_TIMEOUT: 'the service answered 408 (for example a DCA token endpoint timing out server-side)',
-  HTTP_INVALID_BODY: 'a response body was empty, not JSON (for example an HTML error page) or not the documented shape',
+  HTTP_INVALID_BODY: 'a response body was empty, not JSON (for example an HTML error page), larger than maxResponseBytes, or not the documented shape',
   HTTP_INVALID_OPTIONS: 'client options were invalid (base URL, timeout, retry budget)',
   API_INVALID_PARAM: 'a token data API parameter was outside its documented range or format',
   API_LIMIT_EXCEEDED: 'a token data API request exceeded a documented limit that cannot be split without changing its meaning',

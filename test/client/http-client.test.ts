@@ -98,6 +98,22 @@ describe('http client', () => {
     });
   });
 
+  it('draws jitter from the injected random source: same seed, same waits; other seed, other waits', async () => {
+    const waits = async (seed: number): Promise<number[]> => {
+      const s = await startServer((_r, res) => sendJson(res, 503, {}));
+      const clock = jumpClock();
+      const c = createHttpClient({ baseUrl: s.url, service: 'x', clock, random: seededRandom(seed), retry: { maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 100_000 } });
+      await caught(c.json({ method: 'GET', path: '/p', kind: 'read' }));
+      await c.close();
+      await s.close();
+      return clock.delays;
+    };
+    const a = await waits(42);
+    expect(a).toHaveLength(4);
+    expect(await waits(42)).toEqual(a);
+    expect(await waits(43)).not.toEqual(a);
+  });
+
   it('does not wait for a Retry-After beyond its cap and stops at the elapsed budget', async () => {
     const { server, client } = await setup((_r, res) => sendJson(res, 429, {}, { 'retry-after': '120' }));
     const e = await caught(client.json({ method: 'GET', path: '/p', kind: 'read' }));
