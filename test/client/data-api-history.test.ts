@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDataApiClient, createHistorySource, isLiquidityEvent, type DataApiClient, type TradeRow } from '../../src/client/data-api/index.js';
+import { createDataApiClient, createTradesHistorySource, isLiquidityRow, type DataApiClient, type TradeRow } from '../../src/client/data-api/index.js';
 import { isChainpilotError, seededRandom, type ChainpilotError } from '../../src/core/index.js';
 import { jumpClock, sendJson, sendText, startServer, type Handler, type TestServer } from './helpers/test-server.js';
 
@@ -74,8 +74,8 @@ describe('token data API: trades and liquidity history', () => {
       expect(r.query.get('enrich')).toBe('identity');
     }
     const first = rows[0]!;
-    expect(isLiquidityEvent(first)).toBe(true);
-    if (isLiquidityEvent(first)) {
+    expect(isLiquidityRow(first)).toBe(true);
+    if (isLiquidityRow(first)) {
       expect(first.time).toBe(1_700_000_000_001);
       expect(first.tokens[0]?.amountRaw).toBe('1500000');
       expect(first['futureField']).toEqual({ kept: true });
@@ -85,7 +85,7 @@ describe('token data API: trades and liquidity history', () => {
 
   it('serves the Datastream backfill port: lower-case sort, opaque cursor through, rows and next cursor back', async () => {
     const { server, api } = await setup((_r, res) => sendJson(res, 200, { trades: [liquidity('tx9', 1_700_000_000_500)], hasNextPage: true, nextCursor: 'opaque/next' }));
-    const source = createHistorySource(api);
+    const source = createTradesHistorySource(api);
     const page = await source.fetchHistoryPage({ token: 'M', wallet: 'W', events: 'liquidity', sortDirection: 'asc', limit: 100, cursor: 'opaque/prev', enrich: 'identity' });
     expect(page.rows).toHaveLength(1);
     expect(page.hasNextPage).toBe(true);

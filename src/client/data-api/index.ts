@@ -7,4 +7,4 @@ export type * from './trades.js';
 export type * from './holders.js';
 export type * from './dca.js';
 export type * from './pnl.js';
-export * from './history-source.js';
+export * from './trades-history-source.js';

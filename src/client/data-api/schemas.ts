@@ -94,7 +94,7 @@ export const liquidityTokenSchema = z.looseObject({
 });
 
 /** A liquidity addition or removal; `time` is Unix ms. */
-export const liquidityEventSchema = z.looseObject({
+export const liquidityRowSchema = z.looseObject({
   tx: z.string(),
   type: z.enum(['add_liquidity', 'remove_liquidity']),
   program: z.string(),
@@ -126,7 +126,7 @@ export const otherRowSchema = z
   .looseObject({ type: z.string().optional() })
   .refine((r) => !KNOWN_ROW_TYPES.has(r.type ?? ''), 'is a known row type that does not match its documented shape');
 
-export const tradeRowSchema = z.union([liquidityEventSchema, swapRowSchema, otherRowSchema]);
+export const tradeRowSchema = z.union([liquidityRowSchema, swapRowSchema, otherRowSchema]);
 
 export const tradesPageSchema = z.looseObject({
   trades: z.array(tradeRowSchema),
@@ -143,19 +143,19 @@ export const dcaProgramsSchema = z.looseObject({
   programs: z.array(z.looseObject({ id: z.string(), label: z.string(), programId: z.string() })),
 });
 
-export type Pool = z.infer<typeof poolSchema>;
+export type TokenPool = z.infer<typeof poolSchema>;
 export type TokenWithPools = z.infer<typeof tokenWithPoolsSchema>;
 export type TokenDetail = z.infer<typeof tokenDetailSchema>;
 export type SearchResult = z.infer<typeof searchResultSchema>;
 export type MarketActivity = z.infer<typeof marketActivitySchema>;
 export type Candle = z.infer<typeof candleSchema>;
-export type LiquidityEvent = z.infer<typeof liquidityEventSchema>;
+export type LiquidityRow = z.infer<typeof liquidityRowSchema>;
 export type SwapRow = z.infer<typeof swapRowSchema>;
 export type TradeRow = z.infer<typeof tradeRowSchema>;
 export type ApiObject = z.infer<typeof apiObject>;
 export type DcaProgram = z.infer<typeof dcaProgramsSchema>['programs'][number];
 
 /** True for liquidity rows (`add_liquidity` / `remove_liquidity`). */
-export function isLiquidityEvent(row: TradeRow): row is LiquidityEvent {
+export function isLiquidityRow(row: TradeRow): row is LiquidityRow {
   return row.type === 'add_liquidity' || row.type === 'remove_liquidity';
 }

@@ -5,7 +5,7 @@
  */
 import type { TradesApi, TradesCursor } from './trades.js';
 
-export interface HistoryQuery {
+export interface TradesHistoryQuery {
   readonly token: string;
   readonly pool?: string;
   readonly wallet?: string;
@@ -18,18 +18,18 @@ export interface HistoryQuery {
   readonly enrich?: 'identity';
 }
 
-export interface HistoryPage {
+export interface TradesHistoryPage {
   readonly rows: readonly unknown[];
   readonly hasNextPage: boolean;
   readonly nextCursor?: TradesCursor;
 }
 
-export interface HistorySource {
-  fetchHistoryPage(q: HistoryQuery, signal?: AbortSignal): Promise<HistoryPage>;
+export interface TradesHistorySource {
+  fetchHistoryPage(q: TradesHistoryQuery, signal?: AbortSignal): Promise<TradesHistoryPage>;
 }
 
 /** Adapts the data API client's `getTradesPage` to a backfill history source. */
-export function createHistorySource(api: Pick<TradesApi, 'getTradesPage'>): HistorySource {
+export function createTradesHistorySource(api: Pick<TradesApi, 'getTradesPage'>): TradesHistorySource {
   return {
     async fetchHistoryPage(q, signal) {
       const page = await api.getTradesPage(
