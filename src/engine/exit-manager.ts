@@ -1,0 +1,137 @@
+/**
+ * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
+ * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
+ */
+import { decimal, type Clock, type Decimal, type TimerHandle } from '../core/index.js';
+import type { SafetySignalKind } from './events.js';
+import type { ExitRules } from './exit-rules.js';
+import { priceOf, type Position } from './portfolio.js';
+
+export interface ExitOrder {
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly fractionBps: number;
+  readonly reason: string;
+  /** Take-profit level index, or -1 for a full exit. */
+  readonly level: number;
+}
+
+interface ExitState {
+  highest: Decimal;
+  readonly fired: Set<number>;
+  exiting: boolean;
+  timer: TimerHandle | undefined;
+}
+
+export interface ExitManager {
+  /** After each fill: starts tracking a newly opened position, forgets a closed one. */
+  positionChanged(p: Position): void;
+  /** Orders triggered by a new price of `mint` for the given open positions. */
+  onPrice(positions: readonly Position[], price: string): ExitOrder[];
+  onSafety(positions: readonly Position[], signal: SafetySignalKind, value: number): ExitOrder[];
+  /** The exit sell was placed (`ok`) or not; a failed or denied sell re-arms its level. */
+  settled(key: string, level: number, landed: boolean): void;
+  /** Number of tracked positions. */
+  size(): number;
+  stop(): void;
+}
+
+const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules['exitOnSafety']>>> = {
+  bundlers: 'maxBundlerPct', sniper: 'maxSniperPct', insider: 'maxInsiderPct', top10: 'maxTop10Pct', dev_holding: 'maxDevHoldingPct',
+};
+
+/**
+ * `rulesFor(strategyId)` gives each strategy's rules; `onTimeStop(order)` is called by the clock
+ * when a time stop is due.
+ */
+export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
+  const states = new Map<string, ExitState>();
+  const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
+
+  const full = (p: Position, reason: string, st: ExitState): ExitOrder[] => {
+    if (st.exiting) return [];
+    st.exiting = true;
+    return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
+  };
+
+  return {
+    positionChanged(p) {
+      const st = states.get(p.key);
+      if (p.tokenRaw === 0n) {
+        if (st?.timer) clock.clearTimeout(st.timer);
+        states.delete(p.key);
+        return;
+      }
+      if (st) return;
+      const rules = rulesFor(p.strategyId);
+      const fresh: ExitState = { highest: entryOf(p), fired: new Set(), exiting: false, timer: undefined };
+      states.set(p.key, fresh);
+      if (rules?.timeStopMs !== undefined) {
+        const due = p.openedAt + rules.timeStopMs - clock.now();
+        fresh.timer = clock.setTimeout(() => {
+          fresh.timer = undefined;
+          if (states.get(p.key) !== fresh || fresh.exiting) return;
+          fresh.exiting = true;
+          onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs} ms`, level: -1 });
+        }, Math.max(0, due));
+      }
+    },
+    onPrice(positions, priceStr) {
+      const out: ExitOrder[] = [];
+      const price = decimal(priceStr, 'price');
+      for (const p of positions) {
+        const st = states.get(p.key);
+        const rules = rulesFor(p.strategyId);
+        if (!st || !rules || p.boughtRaw === 0n) continue;
+        if (price.gt(st.highest)) st.highest = price;
+        const entry = entryOf(p);
+        if (entry.isZero()) continue;
+        if (rules.stopLossBps !== undefined && price.lte(entry.times(10_000 - rules.stopLossBps).div(10_000))) {
+          out.push(...full(p, `stop loss ${rules.stopLossBps} bps below entry ${entry.toFixed()}`, st));
+          continue;
+        }
+        if (rules.trailingStopBps !== undefined && price.lte(st.highest.times(10_000 - rules.trailingStopBps).div(10_000)) && st.highest.gt(entry)) {
+          out.push(...full(p, `trailing stop ${rules.trailingStopBps} bps below high ${st.highest.toFixed()}`, st));
+          continue;
+        }
+        if (st.exiting) continue;
+        (rules.takeProfit ?? []).forEach((lvl, i) => {
+          if (st.fired.has(i) || st.exiting) return;
+          if (price.gte(entry.times(lvl.multiple))) {
+            st.fired.add(i);
+            if (lvl.sellBps >= 10_000) st.exiting = true;
+            out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
+          }
+        });
+      }
+      return out;
+    },
+    onSafety(positions, signal, value) {
+      const out: ExitOrder[] = [];
+      const field = SAFETY_LIMIT[signal];
+      if (!field) return out;
+      for (const p of positions) {
+        const st = states.get(p.key);
+        const max = rulesFor(p.strategyId)?.exitOnSafety?.[field];
+        if (!st || max === undefined || value <= max) continue;
+        out.push(...full(p, `safety exit: ${signal} ${value} above ${max}`, st));
+      }
+      return out;
+    },
+    settled(key, level, landed) {
+      if (landed) return;
+      const st = states.get(key);
+      if (!st) return;
+      if (level < 0) st.exiting = false;
+      else {
+        st.fired.delete(level);
+        st.exiting = false;
+      }
+    },
+    size: () => states.size,
+    stop() {
+      for (const st of states.values()) if (st.timer) clock.clearTimeout(st.timer);
+      states.clear();
+    },
+  };
+}
