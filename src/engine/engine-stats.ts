@@ -7,6 +7,8 @@ import type { Fill } from './execution-port.js';
 import type { Portfolio, Position } from './portfolio.js';
 
 const RECENT = 20;
+/** Equity is sampled for the drawdown at most this often on price ticks (clock time). */
+const EQUITY_SAMPLE_MS = 1_000;
 
 export interface RecentDenial { readonly at: UnixMs; readonly strategyId: string; readonly mint: string; readonly code: string; readonly reason: string }
 export interface RecentFill { readonly at: UnixMs; readonly strategyId: string; readonly fill: Fill }
@@ -43,7 +45,8 @@ export interface EngineStats {
   filled(strategyId: string, fill: Fill, after: Position, realisedBefore: bigint | undefined): void;
   strategyError(strategyId: string, where: string, error: unknown): void;
   started(): void;
-  markEquity(): void;
+  /** Samples equity for the drawdown: always on fills, at most once per `equitySampleMs` on price ticks. */
+  markEquity(force?: boolean): void;
   readonly events: number;
   readonly frames: number;
   readonly badFrames: number;
@@ -73,6 +76,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
   let startedAt: UnixMs | undefined;
   let peak: bigint | undefined;
   let maxDrawdown = 0n;
+  let sampledAt = -Infinity;
   const denialsByCode = new Map<string, number>();
   const errors = new Map<string, number>();
   const recentDenials: RecentDenial[] = [];
@@ -100,7 +104,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
         trades++;
         if (after.realisedLamports - realisedBefore > 0n) wins++;
       }
-      stats.markEquity();
+      stats.markEquity(true);
     },
     strategyError(strategyId, where, error) {
       errors.set(strategyId, (errors.get(strategyId) ?? 0) + 1);
@@ -108,9 +112,12 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
     },
     started() {
       startedAt = clock.now();
-      stats.markEquity();
+      stats.markEquity(true);
     },
-    markEquity() {
+    markEquity(force = false) {
+      const now = clock.now();
+      if (!force && now - sampledAt < EQUITY_SAMPLE_MS) return;
+      sampledAt = now;
       const eq = portfolio.totals().equityLamports;
       if (peak === undefined || eq > peak) peak = eq;
       if (peak - eq > maxDrawdown) maxDrawdown = peak - eq;

@@ -175,7 +175,7 @@ export function createEngine(options: EngineOptions): Engine {
       rooms.releaseAll();
       exits.stop();
       await executor.stop(signal);
-      stats.markEquity();
+      stats.markEquity(true);
     },
   };
   return engine;

@@ -17,7 +17,12 @@ export interface ExitOrder {
 }
 
 interface ExitState {
+  entry: Decimal;
   highest: Decimal;
+  /** Thresholds precomputed from entry and high (undefined: rule off). */
+  stopAt: Decimal | undefined;
+  trailAt: Decimal | undefined;
+  takeAt: Decimal[];
   readonly fired: Set<number>;
   exiting: boolean;
   timer: TimerHandle | undefined;
@@ -47,6 +52,15 @@ const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules
 export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
   const states = new Map<string, ExitState>();
   const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
+  const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
+    st.entry = entry;
+    st.stopAt = rules?.stopLossBps === undefined ? undefined : entry.times(10_000 - rules.stopLossBps).div(10_000);
+    st.takeAt = (rules?.takeProfit ?? []).map((l) => entry.times(l.multiple));
+  };
+  const setHigh = (st: ExitState, high: Decimal, rules: ExitRules | undefined): void => {
+    st.highest = high;
+    st.trailAt = rules?.trailingStopBps === undefined ? undefined : high.times(10_000 - rules.trailingStopBps).div(10_000);
+  };
 
   const full = (p: Position, reason: string, st: ExitState): ExitOrder[] => {
     if (st.exiting) return [];
@@ -62,9 +76,15 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         states.delete(p.key);
         return;
       }
-      if (st) return;
       const rules = rulesFor(p.strategyId);
-      const fresh: ExitState = { highest: entryOf(p), fired: new Set(), exiting: false, timer: undefined };
+      if (st) {
+        setEntry(st, entryOf(p), rules);
+        return;
+      }
+      const entry = entryOf(p);
+      const fresh: ExitState = { entry, highest: entry, stopAt: undefined, trailAt: undefined, takeAt: [], fired: new Set(), exiting: false, timer: undefined };
+      setEntry(fresh, entry, rules);
+      setHigh(fresh, entry, rules);
       states.set(p.key, fresh);
       if (rules?.timeStopMs !== undefined) {
         const due = p.openedAt + rules.timeStopMs - clock.now();
@@ -83,21 +103,22 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
-        if (price.gt(st.highest)) st.highest = price;
-        const entry = entryOf(p);
+        if (price.gt(st.highest)) setHigh(st, price, rules);
+        const entry = st.entry;
         if (entry.isZero()) continue;
-        if (rules.stopLossBps !== undefined && price.lte(entry.times(10_000 - rules.stopLossBps).div(10_000))) {
+        if (st.stopAt !== undefined && price.lte(st.stopAt)) {
           out.push(...full(p, `stop loss ${rules.stopLossBps} bps below entry ${entry.toFixed()}`, st));
           continue;
         }
-        if (rules.trailingStopBps !== undefined && price.lte(st.highest.times(10_000 - rules.trailingStopBps).div(10_000)) && st.highest.gt(entry)) {
+        if (st.trailAt !== undefined && price.lte(st.trailAt) && st.highest.gt(entry)) {
           out.push(...full(p, `trailing stop ${rules.trailingStopBps} bps below high ${st.highest.toFixed()}`, st));
           continue;
         }
         if (st.exiting) continue;
         (rules.takeProfit ?? []).forEach((lvl, i) => {
           if (st.fired.has(i) || st.exiting) return;
-          if (price.gte(entry.times(lvl.multiple))) {
+          const at = st.takeAt[i];
+          if (at !== undefined && price.gte(at)) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
             out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });

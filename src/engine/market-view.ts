@@ -39,22 +39,31 @@ export interface MutableMarketView extends MarketView {
   size(): number;
 }
 
-const empty = (mint: string): MarketObservation => ({
+const empty = (mint: string): Mutable<MarketObservation> => ({
   mint, price: undefined, priceAt: undefined, market: undefined, pool: undefined, decimals: undefined,
   solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, liquidityUsd: undefined,
   graduated: false, curvePercent: undefined, riskScore: undefined, launchedAt: undefined, safety: {},
 });
 
-/** Creates a bounded market view (default 50 000 tokens). */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Creates a bounded market view (default 50 000 tokens). Observations are updated in place (no
+ * copies on the hot path): treat a returned observation as a live, read-only view.
+ */
 export function createMarketView(maxTokens = 50_000): MutableMarketView {
-  const map = new Map<string, MarketObservation>();
-  const put = (o: MarketObservation): void => {
-    map.delete(o.mint);
-    map.set(o.mint, o);
-    if (map.size > maxTokens) {
-      const oldest = map.keys().next().value;
-      if (oldest !== undefined) map.delete(oldest);
+  const map = new Map<string, Mutable<MarketObservation>>();
+  const get = (mint: string): Mutable<MarketObservation> => {
+    let o = map.get(mint);
+    if (!o) {
+      o = empty(mint);
+      map.set(mint, o);
+      if (map.size > maxTokens) {
+        const oldest = map.keys().next().value;
+        if (oldest !== undefined) map.delete(oldest);
+      }
     }
+    return o;
   };
   return {
     get: (mint) => map.get(mint),
@@ -62,36 +71,49 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
     observe(e) {
       switch (e.type) {
         case 'launch': {
-          const o = map.get(e.mint) ?? empty(e.mint);
-          put({ ...o, market: e.market ?? o.market, pool: e.poolId ?? o.pool, decimals: e.decimals ?? o.decimals,
-            riskScore: e.riskScore ?? o.riskScore, launchedAt: o.launchedAt ?? e.receivedAt });
+          const o = get(e.mint);
+          o.market = e.market ?? o.market;
+          o.pool = e.poolId ?? o.pool;
+          o.decimals = e.decimals ?? o.decimals;
+          o.riskScore = e.riskScore ?? o.riskScore;
+          o.launchedAt = o.launchedAt ?? e.receivedAt;
           return;
         }
         case 'curve':
         case 'graduating': {
-          const o = map.get(e.mint) ?? empty(e.mint);
+          const o = get(e.mint);
           const pct = e.type === 'curve' ? e.percent : e.curvePercent;
-          put({ ...o, curvePercent: pct === undefined ? o.curvePercent : Math.max(pct, o.curvePercent ?? 0) });
+          if (pct !== undefined) o.curvePercent = Math.max(pct, o.curvePercent ?? 0);
           return;
         }
         case 'graduated': {
-          const o = map.get(e.mint) ?? empty(e.mint);
+          const o = get(e.mint);
           // The curve's reserves no longer apply: wait for the AMM pool's first tick.
-          put({ ...o, graduated: true, curvePercent: 100, market: e.market ?? o.market, pool: e.poolId ?? o.pool,
-            solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined });
+          o.graduated = true;
+          o.curvePercent = 100;
+          o.market = e.market ?? o.market;
+          o.pool = e.poolId ?? o.pool;
+          o.solReserveLamports = undefined;
+          o.tokenReserveRaw = undefined;
+          o.poolFeeBps = undefined;
           return;
         }
         case 'price': {
-          const o = map.get(e.mint) ?? empty(e.mint);
-          put({ ...o, price: e.price, priceAt: e.at, pool: e.pool ?? o.pool, market: e.market ?? o.market,
-            solReserveLamports: e.solReserveLamports ?? (e.pool !== undefined && e.pool !== o.pool ? undefined : o.solReserveLamports),
-            tokenReserveRaw: e.tokenReserveRaw ?? (e.pool !== undefined && e.pool !== o.pool ? undefined : o.tokenReserveRaw),
-            poolFeeBps: e.poolFeeBps ?? o.poolFeeBps, liquidityUsd: e.liquidityUsd ?? o.liquidityUsd });
+          const o = get(e.mint);
+          const poolChanged = e.pool !== undefined && e.pool !== o.pool;
+          o.price = e.price;
+          o.priceAt = e.at;
+          o.pool = e.pool ?? o.pool;
+          o.market = e.market ?? o.market;
+          o.solReserveLamports = e.solReserveLamports ?? (poolChanged ? undefined : o.solReserveLamports);
+          o.tokenReserveRaw = e.tokenReserveRaw ?? (poolChanged ? undefined : o.tokenReserveRaw);
+          o.poolFeeBps = e.poolFeeBps ?? o.poolFeeBps;
+          o.liquidityUsd = e.liquidityUsd ?? o.liquidityUsd;
           return;
         }
         case 'safety': {
-          const o = map.get(e.mint) ?? empty(e.mint);
-          put({ ...o, safety: { ...o.safety, [e.signal]: e.current } });
+          const o = get(e.mint);
+          o.safety = { ...o.safety, [e.signal]: e.current };
           return;
         }
         default:

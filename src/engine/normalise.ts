@@ -92,6 +92,34 @@ function parse<T>(schema: z.ZodType<T>, data: unknown, room: string): T {
   return r.data;
 }
 
+/**
+ * Fast path for the hottest frame: a price payload whose every known field already has the right
+ * type passes without building a zod result (same rules as `priceRec`; anything else goes to zod).
+ */
+function isPlainPrice(d: unknown): d is z.infer<typeof priceRec> {
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) return false;
+  const o = d as Record<string, unknown>;
+  return typeof o['price'] === 'number' && Number.isFinite(o['price']) && o['price'] > 0 && optOf(o['token'], 'string') && optOf(o['pool'], 'string') && optOf(o['market'], 'string')
+    && optOf(o['timestamp'], 'number') && optOf(o['liquidity'], 'number')
+    && intStrOf(o['solReserveLamports']) && intStrOf(o['tokenReserveRaw']) && (o['feeBps'] === undefined || (Number.isInteger(o['feeBps']) && (o['feeBps'] as number) >= 0 && (o['feeBps'] as number) <= 10_000));
+}
+
+// Module-level helpers (no closures per frame on the hot path).
+function optOf(v: unknown, t: 'string' | 'number'): boolean {
+  return v === undefined || (typeof v === t && (t === 'string' || Number.isFinite(v)));
+}
+
+const DIGITS = /^\d+$/;
+function intStrOf(v: unknown): boolean {
+  return v === undefined || (typeof v === 'string' && DIGITS.test(v));
+}
+
+/** Exact decimal string of a finite wire number (no exponent notation). */
+function exactString(n: number): string {
+  const s = String(n);
+  return s.includes('e') ? decimal(n, 'price').toFixed() : s;
+}
+
 function mintOf(d: z.infer<typeof mintOnly>): string {
   return d.token?.mint ?? d.mint ?? '';
 }
@@ -109,38 +137,37 @@ function numericFields(d: Record<string, unknown>): Record<string, number> {
  */
 export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
   const { room, data, receivedAt, origin } = msg;
-  const base = { room, receivedAt, origin };
   const parts = room.split(':');
   const head = parts[0] ?? '';
 
   if (room === 'latest') {
     const d = parse(tokenPools, data, room);
     const pool = d.pools?.[0];
-    return [{ ...base, type: 'launch', mint: d.token.mint, symbol: d.token.symbol ?? '', name: d.token.name ?? '',
+    return [{ room, receivedAt, origin, type: 'launch', mint: d.token.mint, symbol: d.token.symbol ?? '', name: d.token.name ?? '',
       decimals: d.token.decimals, market: pool?.market, poolId: pool?.poolId, riskScore: d.riskScore }];
   }
   if (head === 'graduating') {
     const d = parse(tokenPools, data, room);
-    return [{ ...base, type: 'graduating', mint: d.token.mint, market: parts[1] ?? d.pools?.[0]?.market, curvePercent: d.curvePercentage }];
+    return [{ room, receivedAt, origin, type: 'graduating', mint: d.token.mint, market: parts[1] ?? d.pools?.[0]?.market, curvePercent: d.curvePercentage }];
   }
   if (room === 'graduated') {
     const d = parse(tokenPools, data, room);
     const pool = d.pools?.[0];
-    return [{ ...base, type: 'graduated', mint: d.token.mint, market: pool?.market, poolId: pool?.poolId,
+    return [{ room, receivedAt, origin, type: 'graduated', mint: d.token.mint, market: pool?.market, poolId: pool?.poolId,
       graduationTx: d.graduationTx, graduationTime: d.graduationTime as UnixMs | undefined }];
   }
   if (parts.length === 3 && parts[1] === 'curve') {
     const percent = Number(parts[2]);
     if (!Number.isFinite(percent)) throw bad(room, 'curve percent in the room name is not a number');
     const d = parse(mintOnly, data, room);
-    return [{ ...base, type: 'curve', mint: mintOf(d), market: head, percent }];
+    return [{ room, receivedAt, origin, type: 'curve', mint: mintOf(d), market: head, percent }];
   }
   if (head === 'price' || head === 'token') {
-    const d = parse(priceRec, data, room);
+    const d = isPlainPrice(data) ? data : parse(priceRec, data, room);
     const aggregated = parts[1] === 'aggregated';
     const mint = d.token ?? parts[parts.length - 1] ?? '';
     const liq = d.liquidity;
-    return [{ ...base, type: 'price', mint, price: decimal(d.price, 'price').toFixed(), aggregated, pool: d.pool, market: d.market,
+    return [{ room, receivedAt, origin, type: 'price', mint, price: exactString(d.price), aggregated, pool: d.pool, market: d.market,
       liquidityUsd: typeof liq === 'number' ? liq : liq?.usd,
       solReserveLamports: d.solReserveLamports === undefined ? undefined : BigInt(d.solReserveLamports),
       tokenReserveRaw: d.tokenReserveRaw === undefined ? undefined : BigInt(d.tokenReserveRaw),
@@ -151,7 +178,7 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     const roomMint = parts[1] !== 'pool' && parts[1] !== 'wallet' ? parts[1] : undefined;
     return list.map((e) => {
       const tokens: LiquidityTokenAmount[] = e.tokens.map((t) => ({ mint: t.address, amountRaw: BigInt(t.amountRaw), decimals: t.decimals }));
-      return { ...base, type: 'liquidity' as const, mint: roomMint ?? tokens[0]?.mint ?? '', kind: e.type === 'add_liquidity' ? 'add' as const : 'remove' as const,
+      return { room, receivedAt, origin, type: 'liquidity' as const, mint: roomMint ?? tokens[0]?.mint ?? '', kind: e.type === 'add_liquidity' ? 'add' as const : 'remove' as const,
         pool: e.pool, wallet: e.wallet, tx: e.tx, slot: e.slot, tokens, provisional: origin === 'live' && e.confirmed !== true, at: e.time as UnixMs };
     });
   }
@@ -159,7 +186,7 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     const d = parse(tradeRec, data, room);
     const mint = typeof d.token === 'string' ? d.token : d.token?.mint ?? d.mint ?? parts[1];
     if (!mint) throw bad(room, 'no token mint in the trade');
-    return [{ ...base, type: 'trade', mint, side: d.type, wallet: d.wallet, tx: d.tx,
+    return [{ room, receivedAt, origin, type: 'trade', mint, side: d.type, wallet: d.wallet, tx: d.tx,
       amount: d.amount === undefined ? undefined : decimal(d.amount, 'amount').toFixed(), priceUsd: d.priceUsd, volumeUsd: d.volume,
       at: (d.time ?? d.timestamp ?? receivedAt) as UnixMs }];
   }
@@ -168,35 +195,35 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     const current = d.current ?? d.totalBundlerPercentage ?? d.percentage ?? d.count;
     if (current === undefined) throw bad(room, 'no current value (current, percentage, count or totalBundlerPercentage)');
     const previous = d.previous ?? d.previousTotalBundlerPercentage ?? d.previousPercentage ?? d.previousCount;
-    return [{ ...base, type: 'safety', mint: parts[1] ?? '', signal: head as SafetySignalKind, current, previous }];
+    return [{ room, receivedAt, origin, type: 'safety', mint: parts[1] ?? '', signal: head as SafetySignalKind, current, previous }];
   }
   if (head === 'stats' || head === 'volume') {
     const d = parse(record, data, room);
     const scope = parts[1] === 'pool' ? 'pool' : 'token';
-    return [{ ...base, type: head, scope, id: parts[2] ?? '', values: numericFields(d) }];
+    return [{ room, receivedAt, origin, type: head, scope, id: parts[2] ?? '', values: numericFields(d) }];
   }
   if (head === 'pnl') {
     const d = parse(record, data, room);
     const third = parts[2];
     const kind = third === 'summary' ? 'summary' : typeof d['type'] === 'string' ? d['type'] : 'update';
-    return [{ ...base, type: 'walletPnl', wallet: parts[1] ?? '', mint: third && third !== 'summary' ? third : undefined, kind, data: d }];
+    return [{ room, receivedAt, origin, type: 'walletPnl', wallet: parts[1] ?? '', mint: third && third !== 'summary' ? third : undefined, kind, data: d }];
   }
   if (head === 'dca') {
     const d = parse(record, data, room);
     const flow = parts[3] === 'buyers' || parts[3] === 'sellers' ? parts[3] : undefined;
     const order = record.safeParse(d['order']);
     const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-    return [{ ...base, type: 'dca', eventName: str(d['eventName']), mint: flow ? parts[2] : undefined, flow,
+    return [{ room, receivedAt, origin, type: 'dca', eventName: str(d['eventName']), mint: flow ? parts[2] : undefined, flow,
       inputMint: str(order.success ? order.data['inputMint'] : d['inputMint']),
       outputMint: str(order.success ? order.data['outputMint'] : d['outputMint']), data: d }];
   }
   if (head === 'pm' && parts[1] === 'crypto') {
     const d = parse(pricePoint, data, room);
-    return [{ ...base, type: 'crypto', asset: parts[2] ?? '', price: d.price }];
+    return [{ room, receivedAt, origin, type: 'crypto', asset: parts[2] ?? '', price: d.price }];
   }
   if (head === 'pm' && parts[1] === 'market') {
     const d = parse(pricePoint, data, room);
-    return [{ ...base, type: 'prediction', exchange: parts[2] ?? '', tokenId: parts[3] ?? '', price: d.price }];
+    return [{ room, receivedAt, origin, type: 'prediction', exchange: parts[2] ?? '', tokenId: parts[3] ?? '', price: d.price }];
   }
   throw bad(room, 'unknown room family');
 }

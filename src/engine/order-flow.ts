@@ -69,10 +69,29 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   let day = -1;
   let dayStartEquity = 0n;
 
-  const sumPending = (pred: (p: Pending) => boolean): bigint => {
-    let s = 0n;
-    for (const p of pending.values()) if (pred(p)) s += p.intent.amountIn;
-    return s;
+  // Running totals of work in flight (kept exact on every add and remove; O(1) for the risk gate).
+  let buyTotal = 0n;
+  const buyByMint = new Map<string, bigint>();
+  const sellByKey = new Map<string, bigint>();
+  const opening = new Map<string, number>();
+  const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
+  const bump = <K>(m: Map<K, bigint>, k: K, by: bigint): void => {
+    const v = (m.get(k) ?? 0n) + by;
+    if (v === 0n) m.delete(k);
+    else m.set(k, v);
+  };
+  const track = (p: Pending, sign: 1n | -1n): void => {
+    const { intent } = p;
+    if (intent.side === 'buy') {
+      buyTotal += sign * intent.amountIn;
+      bump(buyByMint, intent.mint, sign * intent.amountIn);
+      if (p.opening) {
+        const k = keyOf(intent.strategyId, intent.mint);
+        const n = (opening.get(k) ?? 0) + (sign === 1n ? 1 : -1);
+        if (n === 0) opening.delete(k);
+        else opening.set(k, n);
+      }
+    } else bump(sellByKey, keyOf(intent.strategyId, intent.mint), sign * intent.amountIn);
   };
 
   const riskState: RiskState = {
@@ -80,13 +99,9 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     totals: () => d.portfolio.totals(),
     openPositions: () => d.portfolio.open(),
     position: (s, m) => d.portfolio.position(s, m),
-    pendingBuyLamports: (mint) => sumPending((p) => p.intent.side === 'buy' && (mint === undefined || p.intent.mint === mint)),
-    pendingSellRaw: (s, m) => sumPending((p) => p.intent.side === 'sell' && p.intent.strategyId === s && p.intent.mint === m),
-    openingPositions: () => {
-      const keys = new Set<string>();
-      for (const p of pending.values()) if (p.opening) keys.add(`${p.intent.strategyId}\u0000${p.intent.mint}`);
-      return keys.size;
-    },
+    pendingBuyLamports: (mint) => (mint === undefined ? buyTotal : buyByMint.get(mint) ?? 0n),
+    pendingSellRaw: (s, m) => sellByKey.get(keyOf(s, m)) ?? 0n,
+    openingPositions: () => opening.size,
     lastBuyAt: (m) => lastBuy.get(m),
     dayStartEquity(at) {
       const today = Math.floor(at / DAY_MS);
@@ -125,8 +140,9 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       createdAt: at,
       reason: req.reason,
     });
-    const opening = req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n;
-    pending.set(intent.id, { intent, exit, opening });
+    const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n };
+    pending.set(intent.id, entry);
+    track(entry, 1n);
     d.stats.intentPlaced();
     d.decisions({ kind: 'intent', ...base, intentId: intent.id, referencePrice: intent.referencePrice ?? null, reason: req.reason });
     d.onIntent?.(intent);
@@ -158,12 +174,13 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (!p) return;
       if (r.type === 'accepted') return;
       pending.delete(r.intentId);
+      track(p, -1n);
       const { intent } = p;
       const key = d.portfolio.position(intent.strategyId, intent.mint)?.key;
       if (r.type === 'filled') {
         const fill = r.fill;
         const before = d.portfolio.position(intent.strategyId, intent.mint);
-        if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(`${intent.strategyId}\u0000${intent.mint}`, before?.realisedLamports ?? 0n);
+        if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(intent.strategyId, intent.mint), before?.realisedLamports ?? 0n);
         const after = d.portfolio.applyFill(intent.strategyId, fill);
         if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
         d.decisions({ kind: 'fill', at: r.at, intentId: intent.id, strategyId: intent.strategyId, side: fill.side, mint: fill.mint,

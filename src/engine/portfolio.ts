@@ -77,7 +77,26 @@ export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): 
 export function createPortfolio(startingCashLamports: bigint): Portfolio {
   if (startingCashLamports < 0n) throw new RangeError('starting cash must be >= 0');
   const positions = new Map<string, Position>();
+  /** Open position keys by mint, and each open position's mark value (cached per price change). */
+  const openByMint = new Map<string, Set<string>>();
+  const values = new Map<string, bigint>();
+  const dirty = new Set<string>();
   const prices = new Map<string, string>();
+  const revalue = (p: Position): void => {
+    const price = prices.get(p.mint);
+    if (p.tokenRaw === 0n) {
+      values.delete(p.key);
+      openByMint.get(p.mint)?.delete(p.key);
+      return;
+    }
+    let set = openByMint.get(p.mint);
+    if (!set) {
+      set = new Set();
+      openByMint.set(p.mint, set);
+    }
+    set.add(p.key);
+    values.set(p.key, price === undefined ? p.costLamports : valueLamports(p.tokenRaw, p.decimals, price));
+  };
   const venues = new Map<string, { market: string | undefined; pool: string | undefined }>();
   let cash = startingCashLamports;
   let realisedClosed = 0n;
@@ -133,6 +152,7 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       }
       fees += fill.feeLamports;
       positions.set(key, next);
+      revalue(next);
       return next;
     },
     applyFailedFee(strategyId, mint, feeLamports) {
@@ -140,17 +160,31 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       fees += feeLamports;
       realisedClosed -= feeLamports;
       const p = positions.get(keyOf(strategyId, mint));
-      if (p) positions.set(p.key, { ...p, feesLamports: p.feesLamports + feeLamports, realisedLamports: p.realisedLamports - feeLamports });
+      if (p) {
+        const next = { ...p, feesLamports: p.feesLamports + feeLamports, realisedLamports: p.realisedLamports - feeLamports };
+        positions.set(p.key, next);
+        revalue(next);
+      }
     },
     position: (strategyId, mint) => positions.get(keyOf(strategyId, mint)),
     open: () => [...positions.values()].filter((p) => p.tokenRaw > 0n),
-    openOn: (mint) => [...positions.values()].filter((p) => p.mint === mint && p.tokenRaw > 0n),
+    openOn(mint) {
+      const set = openByMint.get(mint);
+      if (!set || set.size === 0) return [];
+      const out: Position[] = [];
+      for (const k of set) out.push(positions.get(k)!);
+      return out;
+    },
     mark(mint, price) {
+      if (prices.get(mint) === price) return;
       prices.set(mint, price);
+      // Revalued lazily, on the next totals().
+      if (openByMint.get(mint)?.size) dirty.add(mint);
     },
     relocate(mint, market, pool) {
       venues.set(mint, { market, pool });
       for (const p of positions.values()) if (p.mint === mint) positions.set(p.key, { ...p, market, pool });
+      for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
     },
     valueOf(p) {
       const price = prices.get(p.mint);
@@ -160,11 +194,12 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       let openCost = 0n;
       let value = 0n;
       let open = 0;
-      for (const p of positions.values()) {
-        if (p.tokenRaw === 0n) continue;
+      for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
+      dirty.clear();
+      for (const [k, v] of values) {
         open++;
-        openCost += p.costLamports;
-        value += book.valueOf(p) ?? p.costLamports;
+        openCost += positions.get(k)!.costLamports;
+        value += v;
       }
       return {
         startingCashLamports, cashLamports: cash, openCostLamports: openCost, realisedLamports: realisedClosed,

@@ -4,6 +4,8 @@ import type { Clock, UnixMs } from '../../src/core/index.js';
 
 export interface FakeFeed extends StreamFeed {
   push(room: string, data: unknown): void;
+  /** True when someone joined `room` (lets producers skip building frames nobody reads). */
+  wants(room: string): boolean;
   gap(gap: StreamGap): void;
   joined(): string[];
   /** Every join and leave, in order. */
@@ -37,12 +39,15 @@ export function fakeFeed(clock: Clock): FakeFeed {
       return () => gaps.delete(h);
     },
     push(room, data) {
+      const set = handlers.get(room);
+      if (!set) return;
       const msg: StreamMessage = { room, data, receivedAt: clock.now() as UnixMs, origin: 'live' };
-      for (const h of handlers.get(room) ?? []) h(msg);
+      for (const h of set) h(msg);
     },
     gap(g) {
       for (const h of gaps) h(g);
     },
+    wants: (room) => handlers.has(room),
     joined: () => [...handlers.keys()].sort(),
   };
 }
