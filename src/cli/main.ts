@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { registerValidate } from './commands/validate.js';
+import { registerSimCommand } from './commands/sim.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (s, write) => write(s) });
   // Commands register themselves here, one line each:
   registerValidate(program);
+  registerSimCommand(program);
   return program;
 }
 

@@ -14,6 +14,13 @@ export const ERROR_CODES = {
   // --- client: http, data api, prediction, rpc, swap ---
 
   // --- client: datastream ---
+  STREAM_INVALID_OPTIONS: 'a Datastream client option was missing or out of range',
+  STREAM_INVALID_ROOM: 'a room name or room builder argument was not valid',
+  STREAM_CLOSED: 'the Datastream client was closed; closing is final, create a new client',
+  STREAM_AUTH_REFUSED: 'the Datastream server refused the API key repeatedly; the circuit breaker stopped reconnecting',
+  STREAM_BACKFILL_FAILED: 'REST backfill of a room after a gap failed after its retries; events of the gap may be missing',
+  STREAM_CONFIRM_FAILED: 'checking held provisional liquidity events against REST history failed; they stay held until the next check or their hold time',
+  STREAM_HANDLER_FAILED: 'a subscriber handler of the confirmed liquidity view threw; the view keeps running',
 
   // --- engine and strategies ---
   ENGINE_BAD_FRAME: "a stream frame did not fit its room's payload or came from an unknown room family; it was counted and skipped",
@@ -60,6 +67,11 @@ export const ERROR_CODES = {
   PAPER_NOT_STARTED: "paper executor: an intent arrived before start()",
 
   // --- simulator ---
+  SIM_INVALID_SETTINGS: 'a simulator option or market setting is out of range or unknown',
+  SIM_UNKNOWN_TOKEN: 'a landed swap or quote named a mint the simulator does not know',
+  SIM_POOL_NOT_TRADABLE: 'the token is migrating from its curve to its AMM pool; swaps are refused until it graduates',
+  SIM_UNKNOWN_FAULT_PROFILE: 'the faults option names a profile that does not exist',
+  SIM_LISTEN_FAILED: 'the simulator could not listen on the requested host and port',
 
   // --- runtime and cli ---
   RUNTIME_SIMULATOR_UNAVAILABLE: "paper mode with simulator endpoints needs the embedded simulator, which is not part of this build",
