@@ -56,8 +56,10 @@ export interface TokenGraduated extends EventBase {
 export interface PriceTick extends EventBase {
   readonly type: 'price';
   readonly mint: string;
-  /** SOL per whole token, exact decimal string of the wire number. */
+  /** SOL per whole token, exact decimal string of the wire number (`price_quote` or `priceSol` when sent, else `price`). */
   readonly price: string;
+  /** USD per token, when the frame carries both a USD and a SOL price. */
+  readonly priceUsd: number | undefined;
   readonly aggregated: boolean;
   readonly pool: string | undefined;
   readonly market: string | undefined;

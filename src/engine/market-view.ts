@@ -20,6 +20,11 @@ export interface MarketObservation {
   readonly tokenReserveRaw: bigint | undefined;
   readonly poolFeeBps: number | undefined;
   readonly liquidityUsd: number | undefined;
+  /**
+   * Estimated SOL side of the pool in lamports, from `liquidityUsd` and the USD/SOL price ratio of
+   * the same tick (a model input for price impact, never money). Undefined until both are seen.
+   */
+  readonly depthLamports: bigint | undefined;
   readonly graduated: boolean;
   readonly curvePercent: number | undefined;
   readonly riskScore: number | undefined;
@@ -41,7 +46,7 @@ export interface MutableMarketView extends MarketView {
 
 const empty = (mint: string): Mutable<MarketObservation> => ({
   mint, price: undefined, priceAt: undefined, market: undefined, pool: undefined, decimals: undefined,
-  solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, liquidityUsd: undefined,
+  solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, liquidityUsd: undefined, depthLamports: undefined,
   graduated: false, curvePercent: undefined, riskScore: undefined, launchedAt: undefined, safety: {},
 });
 
@@ -96,6 +101,7 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
           o.solReserveLamports = undefined;
           o.tokenReserveRaw = undefined;
           o.poolFeeBps = undefined;
+          o.depthLamports = undefined;
           return;
         }
         case 'price': {
@@ -109,6 +115,11 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
           o.tokenReserveRaw = e.tokenReserveRaw ?? (poolChanged ? undefined : o.tokenReserveRaw);
           o.poolFeeBps = e.poolFeeBps ?? o.poolFeeBps;
           o.liquidityUsd = e.liquidityUsd ?? o.liquidityUsd;
+          if (e.liquidityUsd !== undefined && e.priceUsd !== undefined) {
+            const solUsd = e.priceUsd / Number(e.price);
+            const depth = Number.isFinite(solUsd) && solUsd > 0 ? Math.floor((e.liquidityUsd / 2 / solUsd) * 1e9) : 0;
+            o.depthLamports = depth > 0 ? BigInt(depth) : undefined;
+          } else if (poolChanged) o.depthLamports = undefined;
           return;
         }
         case 'safety': {

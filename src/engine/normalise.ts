@@ -22,8 +22,8 @@ const tokenPools = z.looseObject({
   pools: z.array(poolRec).optional(),
   riskScore: num.optional(),
   curvePercentage: num.optional(),
-  graduationTx: z.string().optional(),
-  graduationTime: num.optional(),
+  graduationTx: z.string().nullish(),
+  graduationTime: num.nullish(),
 });
 const mintOnly = z
   .looseObject({ token: tokenRec.optional(), mint: z.string().min(1).optional() })
@@ -31,6 +31,8 @@ const mintOnly = z
 const priceRec = z.looseObject({
   token: z.string().optional(),
   price: num.positive(),
+  price_quote: num.positive().optional(),
+  priceSol: num.positive().optional(),
   pool: z.string().optional(),
   market: z.string().optional(),
   timestamp: num.optional(),
@@ -63,13 +65,16 @@ const tradeRec = z.looseObject({
 });
 const safetyRec = z.looseObject({
   current: num.optional(),
-  previous: num.optional(),
+  previous: num.nullish(),
+  total: num.optional(),
   percentage: num.optional(),
-  previousPercentage: num.optional(),
-  count: num.optional(),
-  previousCount: num.optional(),
+  previousPercentage: num.nullish(),
+  top10Percentage: num.optional(),
   totalBundlerPercentage: num.optional(),
-  previousTotalBundlerPercentage: num.optional(),
+  totalSniperPercentage: num.optional(),
+  totalInsiderPercentage: num.optional(),
+  previousTotalPercentage: num.nullish(),
+  previousTotalBundlerPercentage: num.nullish(),
 });
 const record = z.record(z.string(), z.unknown());
 const pricePoint = z.looseObject({ price: num });
@@ -99,7 +104,7 @@ function parse<T>(schema: z.ZodType<T>, data: unknown, room: string): T {
 function isPlainPrice(d: unknown): d is z.infer<typeof priceRec> {
   if (typeof d !== 'object' || d === null || Array.isArray(d)) return false;
   const o = d as Record<string, unknown>;
-  return typeof o['price'] === 'number' && Number.isFinite(o['price']) && o['price'] > 0 && optOf(o['token'], 'string') && optOf(o['pool'], 'string') && optOf(o['market'], 'string')
+  return typeof o['price'] === 'number' && Number.isFinite(o['price']) && o['price'] > 0 && optPos(o['price_quote']) && optPos(o['priceSol']) && optOf(o['token'], 'string') && optOf(o['pool'], 'string') && optOf(o['market'], 'string')
     && optOf(o['timestamp'], 'number') && optOf(o['liquidity'], 'number')
     && intStrOf(o['solReserveLamports']) && intStrOf(o['tokenReserveRaw']) && (o['feeBps'] === undefined || (Number.isInteger(o['feeBps']) && (o['feeBps'] as number) >= 0 && (o['feeBps'] as number) <= 10_000));
 }
@@ -107,6 +112,10 @@ function isPlainPrice(d: unknown): d is z.infer<typeof priceRec> {
 // Module-level helpers (no closures per frame on the hot path).
 function optOf(v: unknown, t: 'string' | 'number'): boolean {
   return v === undefined || (typeof v === t && (t === 'string' || Number.isFinite(v)));
+}
+
+function optPos(v: unknown): boolean {
+  return v === undefined || (typeof v === 'number' && Number.isFinite(v) && v > 0);
 }
 
 const DIGITS = /^\d+$/;
@@ -154,7 +163,7 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     const d = parse(tokenPools, data, room);
     const pool = d.pools?.[0];
     return [{ room, receivedAt, origin, type: 'graduated', mint: d.token.mint, market: pool?.market, poolId: pool?.poolId,
-      graduationTx: d.graduationTx, graduationTime: d.graduationTime as UnixMs | undefined }];
+      graduationTx: d.graduationTx ?? undefined, graduationTime: (d.graduationTime ?? undefined) as UnixMs | undefined }];
   }
   if (parts.length === 3 && parts[1] === 'curve') {
     const percent = Number(parts[2]);
@@ -167,7 +176,8 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     const aggregated = parts[1] === 'aggregated';
     const mint = d.token ?? parts[parts.length - 1] ?? '';
     const liq = d.liquidity;
-    return [{ room, receivedAt, origin, type: 'price', mint, price: exactString(d.price), aggregated, pool: d.pool, market: d.market,
+    const inSol = d.price_quote ?? d.priceSol;
+    return [{ room, receivedAt, origin, type: 'price', mint, price: exactString(inSol ?? d.price), priceUsd: inSol === undefined ? undefined : d.price, aggregated, pool: d.pool, market: d.market,
       liquidityUsd: typeof liq === 'number' ? liq : liq?.usd,
       solReserveLamports: d.solReserveLamports === undefined ? undefined : BigInt(d.solReserveLamports),
       tokenReserveRaw: d.tokenReserveRaw === undefined ? undefined : BigInt(d.tokenReserveRaw),
@@ -183,18 +193,21 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     });
   }
   if (head === 'transaction') {
-    const d = parse(tradeRec, data, room);
-    const mint = typeof d.token === 'string' ? d.token : d.token?.mint ?? d.mint ?? parts[1];
-    if (!mint) throw bad(room, 'no token mint in the trade');
-    return [{ room, receivedAt, origin, type: 'trade', mint, side: d.type, wallet: d.wallet, tx: d.tx,
-      amount: d.amount === undefined ? undefined : decimal(d.amount, 'amount').toFixed(), priceUsd: d.priceUsd, volumeUsd: d.volume,
-      at: (d.time ?? d.timestamp ?? receivedAt) as UnixMs }];
+    const list = Array.isArray(data) ? parse(z.array(tradeRec), data, room) : [parse(tradeRec, data, room)];
+    return list.map((d) => {
+      const mint = typeof d.token === 'string' ? d.token : d.token?.mint ?? d.mint ?? (parts[1] === 'wallet' ? undefined : parts[1]);
+      if (!mint) throw bad(room, 'no token mint in the trade');
+      return { room, receivedAt, origin, type: 'trade' as const, mint, side: d.type, wallet: d.wallet, tx: d.tx,
+        amount: d.amount === undefined ? undefined : decimal(d.amount, 'amount').toFixed(), priceUsd: d.priceUsd, volumeUsd: d.volume,
+        at: (d.time ?? d.timestamp ?? receivedAt) as UnixMs };
+    });
   }
   if ((SAFETY as readonly string[]).includes(head) && parts.length === 2) {
     const d = parse(safetyRec, data, room);
-    const current = d.current ?? d.totalBundlerPercentage ?? d.percentage ?? d.count;
-    if (current === undefined) throw bad(room, 'no current value (current, percentage, count or totalBundlerPercentage)');
-    const previous = d.previous ?? d.previousTotalBundlerPercentage ?? d.previousPercentage ?? d.previousCount;
+    // Room-level value first (the total share of the role or the holder count), then per-wallet fields.
+    const current = d.current ?? d.totalBundlerPercentage ?? d.totalSniperPercentage ?? d.totalInsiderPercentage ?? d.top10Percentage ?? d.total ?? d.percentage;
+    if (current === undefined) throw bad(room, 'no current value (current, total, percentage, top10Percentage or total<Role>Percentage)');
+    const previous = d.previous ?? d.previousTotalPercentage ?? d.previousTotalBundlerPercentage ?? d.previousPercentage ?? undefined;
     return [{ room, receivedAt, origin, type: 'safety', mint: parts[1] ?? '', signal: head as SafetySignalKind, current, previous }];
   }
   if (head === 'stats' || head === 'volume') {

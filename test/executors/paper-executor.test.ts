@@ -12,7 +12,7 @@ const intent = (o: Partial<OrderIntent> = {}): OrderIntent => ({
 
 function observed(price: number, reserves?: { sol: bigint; token: bigint }, at = 0) {
   const view = createMarketView();
-  view.observe({ type: 'price', room: 'price:token:M', receivedAt: at as UnixMs, origin: 'live', mint: 'M', price: String(price), aggregated: false, pool: 'P',
+  view.observe({ type: 'price', room: 'price:token:M', receivedAt: at as UnixMs, origin: 'live', mint: 'M', price: String(price), priceUsd: undefined, aggregated: false, pool: 'P',
     market: 'venue_a', liquidityUsd: undefined, solReserveLamports: reserves?.sol, tokenReserveRaw: reserves?.token, poolFeeBps: reserves ? 100 : undefined, at: at as UnixMs });
   return view;
 }
@@ -64,7 +64,7 @@ describe('paper executor', () => {
     await ex.submit(intent({ referencePrice: undefined }));
     expect(reports.map((r) => r.type)).toEqual(['accepted']);
     clock.advance(100);
-    view.observe({ type: 'price', room: 'price:token:M', receivedAt: 100 as UnixMs, origin: 'live', mint: 'M', price: '0.00006', aggregated: false, pool: 'P',
+    view.observe({ type: 'price', room: 'price:token:M', receivedAt: 100 as UnixMs, origin: 'live', mint: 'M', price: '0.00006', priceUsd: undefined, aggregated: false, pool: 'P',
       market: undefined, liquidityUsd: undefined, solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, at: 100 as UnixMs });
     clock.advance(200);
     const filled = reports[1];

@@ -1,7 +1,8 @@
 /**
  * The paper fill model, exact in integers. A market order fills against constant-product reserves:
- * the pool's observed reserves when the feed reports them, otherwise virtual reserves of an assumed
- * depth at the observed price. Then the pool fee, an extra adverse slippage, the network base fee
+ * the pool's observed reserves when the feed reports them, otherwise virtual reserves at the
+ * observed price whose SOL side is the depth estimated from the pool's liquidity (or an assumed
+ * depth when the feed reports no liquidity). Then the pool fee, an extra adverse slippage, the network base fee
  * and the priority fee apply. A fill worse than the intent's slippage against its reference price
  * fails like a swap would on chain: nothing trades, the fees are paid.
  */
@@ -43,9 +44,10 @@ export function reservesFor(obs: MarketObservation, decimals: number, opts: Fill
   if (obs.price === undefined) return undefined;
   const price = decimal(obs.price, 'price');
   if (!price.gt(0)) return undefined;
+  const sol = obs.depthLamports ?? opts.assumedDepthLamports;
   // token raw = lamports / price (SOL per whole token) scaled by decimals.
-  const token = BigInt(new Decimal(opts.assumedDepthLamports.toString()).div(price).shiftedBy(decimals - 9).integerValue(Decimal.ROUND_DOWN).toFixed(0));
-  return token > 0n ? { sol: opts.assumedDepthLamports, token } : undefined;
+  const token = BigInt(new Decimal(sol.toString()).div(price).shiftedBy(decimals - 9).integerValue(Decimal.ROUND_DOWN).toFixed(0));
+  return token > 0n ? { sol, token } : undefined;
 }
 
 /** Models the fill of `intent` against `obs` (undefined: nothing observed). */
