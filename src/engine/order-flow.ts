@@ -196,7 +196,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (r.type === 'failed') d.portfolio.applyFailedFee(intent.strategyId, intent.mint, r.feeLamports);
       const code = r.type === 'expired' ? 'EXPIRED' : r.code;
       const reason = r.type === 'expired' ? 'blockhash expired; nothing landed' : r.reason;
-      d.decisions({ kind: 'unfilled', at: r.at, intentId: intent.id, strategyId: intent.strategyId, outcome: r.type, code, reason });
+      d.decisions({ kind: 'unfilled', at: r.at, intentId: intent.id, strategyId: intent.strategyId, outcome: r.type, code, reason, feeLamports: r.type === 'failed' ? r.feeLamports.toString() : '0' });
       d.log.info({ intentId: intent.id, code }, `intent ${r.type}: ${reason}`);
       if (p.exit && key !== undefined) d.exits.settled(key, p.exit.level, false);
     },
