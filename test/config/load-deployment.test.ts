@@ -82,7 +82,7 @@ describe('deployment config', () => {
   });
 
   it('ships example deployments that validate as shipped', async () => {
-    for (const f of ['config/paper-sim.yaml', 'config/paper-remote.yaml']) {
+    for (const f of ['config/paper-sim.yaml', 'config/paper-remote.yaml', 'config/paper-custom.yaml']) {
       const r = await validateDeploymentFile(f, { CHAIN_API_KEY: 'k-123456789', CHAIN_RPC_KEY: 'r-123456789' });
       expect(r, f).toMatchObject({ ok: true });
       expect(r.text).not.toContain('k-123456789');
