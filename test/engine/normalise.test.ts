@@ -60,4 +60,16 @@ describe('normaliseMessage', () => {
     expect(() => normaliseMessage(msg('mystery:room', {}))).toThrow(expect.objectContaining({ code: 'ENGINE_BAD_FRAME' }));
     expect(() => normaliseMessage(msg('liquidity:M', { not: 'an array' }))).toThrow(expect.objectContaining({ code: 'ENGINE_BAD_FRAME' }));
   });
+
+  it('reads the simulator payload shapes: SOL price in price_quote, role totals, null graduation tx, trade arrays', () => {
+    expect(normaliseMessage(msg('price:token:M', { token: 'M', price: 0.0045, price_quote: 0.00003, liquidity: 9000, timestamp: 5 }))[0])
+      .toMatchObject({ type: 'price', price: '0.00003', priceUsd: 0.0045, liquidityUsd: 9000 });
+    expect(normaliseMessage(msg('holders:M', { token: 'M', total: 42, previous: null }))[0]).toMatchObject({ signal: 'holders', current: 42, previous: undefined });
+    expect(normaliseMessage(msg('top10:M', { token: 'M', top10Percentage: 33.5, previous: 30 }))[0]).toMatchObject({ signal: 'top10', current: 33.5, previous: 30 });
+    expect(normaliseMessage(msg('sniper:M', { token: 'M', currentPercentage: 1, totalSniperPercentage: 12, previousTotalPercentage: 10 }))[0]).toMatchObject({ signal: 'sniper', current: 12, previous: 10 });
+    expect(normaliseMessage(msg('dev_holding:M', { token: 'M', percentage: 4, previousPercentage: null }))[0]).toMatchObject({ signal: 'dev_holding', current: 4 });
+    expect(normaliseMessage(msg('graduated', { token: { mint: 'M' }, pools: [], graduationTx: null, graduationTime: 9 }))[0]).toMatchObject({ graduationTx: undefined, graduationTime: 9 });
+    const trades = normaliseMessage(msg('transaction:wallet:W', [{ type: 'sell', token: 'M', wallet: 'W' }, { type: 'buy', token: 'N', wallet: 'W' }]));
+    expect(trades.map((t) => t.type === 'trade' && `${t.side}:${t.mint}`)).toEqual(['sell:M', 'buy:N']);
+  });
 });
