@@ -63,7 +63,8 @@ export async function runPaper(o: RunPaperOptions): Promise<RunSummary> {
   const timers: NodeJS.Timeout[] = [];
   try {
     await session.start();
-    out(`chainpilot paper: ${d.name} with ${strategies.map((s) => s.id).join(', ')} on ${sim ? `the embedded simulator (seed ${seed}, speed ${String(o.speed ?? d.endpoints.simulator?.speed ?? 60)}x)` : 'the remote service'}${o.durationMs ? ` for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
+    const speed = o.speed ?? d.endpoints.simulator?.speed ?? 60;
+    out(`chainpilot paper: ${d.name} with ${strategies.map((s) => s.id).join(', ')} on ${sim ? `the embedded simulator (seed ${seed}, ${speed === 'max' ? 'max speed' : `${speed}x real time`})` : 'the remote service'}${o.durationMs ? ` for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
     timers.push(setInterval(() => out(`${panel.render()}\n`), d.telemetry.statusInterval));
     if (o.durationMs !== undefined) timers.push(setTimeout(() => stopped.abort(), o.durationMs));
     await new Promise<void>((resolve) => {

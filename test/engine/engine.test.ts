@@ -204,4 +204,26 @@ describe('engine', () => {
     expect(a.length).toBeGreaterThan(1_000);
     expect(a).toBe(b);
   });
+
+  it('tells every strategy about a stream gap with the rooms it affected', async () => {
+    const gaps: unknown[] = [];
+    const def = defineStrategy({ id: 'gaps', params: z.strictObject({}), onGap(e) { gaps.push({ from: e.startedAt, to: e.endedAt, rooms: e.rooms }); } });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.feed.gap({ startedAt: 10 as never, endedAt: 20 as never, rooms: ['latest'] });
+    expect(gaps).toEqual([{ from: 10, to: 20, rooms: ['latest'] }]);
+    await t.engine.stop();
+    t.feed.gap({ startedAt: 30 as never, endedAt: 40 as never, rooms: [] });
+    expect(gaps).toHaveLength(1);
+  });
+
+  it('denies buys under the kill switch as values that name the reason', async () => {
+    const results: unknown[] = [];
+    const def = defineStrategy({ id: 'k', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: SOL, reason: 'r' })); } });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.engine.kill('operator said so');
+    t.launch('A');
+    expect(results).toEqual([{ ok: false, code: 'RISK_KILL_SWITCH', reason: 'kill switch is on: operator said so' }]);
+  });
 });
