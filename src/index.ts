@@ -11,6 +11,8 @@ export type { StartSimulatorOptions, RunningSimulator } from './sim/start-simula
 export type * from './sim/market-port.js';
 export type { FaultSettings } from './sim/faults/fault-settings.js';
 export type { MarketSettings } from './sim/sim-settings.js';
+export { ledgerServices, createLedger, WRAPPED_SOL_MINT } from './sim/ledger/index.js';
+export type { LedgerServicesOptions, Ledger, LedgerOptions, FaultRates, FaultPlan, LandingFault, RpcFault } from './sim/ledger/index.js';
 export { defineStrategy } from './engine/strategy-api.js';
 export type * from './engine/strategy-api.js';
 /** Engine domain events (names overlap the Datastream payload types, hence the namespace). */

@@ -72,6 +72,12 @@ export const ERROR_CODES = {
   SIM_POOL_NOT_TRADABLE: 'the token is migrating from its curve to its AMM pool; swaps are refused until it graduates',
   SIM_UNKNOWN_FAULT_PROFILE: 'the faults option names a profile that does not exist',
   SIM_LISTEN_FAILED: 'the simulator could not listen on the requested host and port',
+  // ledger, JSON-RPC and swap service (part 2)
+  LEDGER_INVALID_AIRDROP: 'an airdrop asked for zero or negative lamports or named an invalid address',
+  LEDGER_INVALID_SWAP_REQUEST: 'a /swap body was malformed: a field is missing, of the wrong type or out of range',
+  LEDGER_TOKEN_NOT_TRADABLE: 'a /swap named a token the market does not know or that cannot trade now (migrating)',
+  LEDGER_INVALID_OPTIONS: 'a ledger knob or fault rate was out of range or unknown (rates 0 to 1, slot counts positive integers)',
+  LEDGER_SERVER_START_FAILED: 'the JSON-RPC or swap server could not listen on its host and port',
 
   // --- runtime and cli ---
   RUNTIME_SIMULATOR_UNAVAILABLE: "paper mode with simulator endpoints needs the embedded simulator, which is not part of this build",
