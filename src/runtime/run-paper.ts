@@ -5,6 +5,7 @@
  * an abort signal, and returns the run summary.
  */
 import { randomBytes } from 'node:crypto';
+import { destination, type DestinationStream } from 'pino';
 import { createDatastreamClient, type DatastreamClient } from '../client/datastream/index.js';
 import { createLogger, createRedactor, seededRandom, systemClock, type Clock, type Logger } from '../core/index.js';
 import { loadDeployment } from '../config/index.js';
@@ -26,8 +27,10 @@ export interface RunPaperOptions {
   /** Where the status panel and summary go (default stdout). */
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Log sink (default: pino to stderr, pretty on a TTY). */
+  /** Logger to use as is (default: pino through the run's redactor, pretty on a TTY). */
   readonly log?: Logger;
+  /** Where the run's redacting logger writes (tests capture lines here). Ignored with `log`. */
+  readonly logDestination?: DestinationStream;
 }
 
 export async function runPaper(o: RunPaperOptions): Promise<RunSummary> {
@@ -36,7 +39,7 @@ export async function runPaper(o: RunPaperOptions): Promise<RunSummary> {
   const loaded = loadDeployment(o.file, o.env ? { env: o.env } : {});
   for (const s of loaded.secrets) redactor.add(s);
   const d = loaded.deployment;
-  const log = o.log ?? createLogger({ redactor, level: d.telemetry.logLevel, name: d.name, pretty: process.stderr.isTTY });
+  const log = o.log ?? createLogger({ redactor, level: d.telemetry.logLevel, name: d.name, ...(o.logDestination ? { destination: o.logDestination } : process.stderr.isTTY ? { pretty: true } : { destination: destination({ fd: 2, sync: false }) }) });
   const strategies = await resolveStrategies(loaded);
   const seed = o.seed ?? d.endpoints.simulator?.seed ?? 1;
 

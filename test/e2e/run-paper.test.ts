@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
+import { startSimulator } from '../../src/sim/start-simulator.js';
 
 describe('runPaper', () => {
   it('runs a deployment on the embedded simulator for a bounded time, prints status and a summary, and writes the decision log', async () => {
@@ -37,5 +38,29 @@ describe('runPaper', () => {
     await runPaper({ file, durationMs: 60_000, speed: 'max', out: (t) => printed.push(t), log: silentLogger(), signal: ac.signal });
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(printed.join('')).toContain('summary over');
+  });
+});
+
+describe('runPaper with remote endpoints', () => {
+  it('trades on a remote Datastream with the key from the environment, and the key never reaches output or logs', async () => {
+    const key = 'remote-secret-key-7f3a9c';
+    const sim = await startSimulator({ seed: 9, speed: 'max', apiKey: key });
+    try {
+      const dir = mkdtempSync('/tmp/cp-paper-');
+      const file = join(dir, 'remote.yaml');
+      writeFileSync(file, [
+        'version: 1', 'name: remote-test', 'endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, '    apiKey: ${CHAIN_API_KEY}',
+        'strategies:', '  - use: graduation-sniper', 'telemetry:', '  logLevel: debug', '  statusInterval: 300ms', '',
+      ].join('\n'));
+      const printed: string[] = [];
+      const logged: string[] = [];
+      const summary = await runPaper({ file, durationMs: 2_000, env: { CHAIN_API_KEY: key }, out: (t) => printed.push(t), logDestination: { write: (l: string) => void logged.push(l) } });
+      expect(summary.events).toBeGreaterThan(0);
+      expect(printed.join('')).toContain('on the remote service');
+      expect(logged.length).toBeGreaterThan(0);
+      expect(printed.join('') + logged.join('')).not.toContain(key);
+    } finally {
+      await sim.stop();
+    }
   });
 });
