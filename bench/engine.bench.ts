@@ -4,9 +4,9 @@
  * - frame received → intent handed to the executor (median, p99): a launch frame whose strategy buys.
  */
 import { z } from 'zod';
-import { manualClock, seededRandom, type UnixMs } from '../src/core/index.js';
+import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
-import type { Executor, OrderIntent } from '../src/engine/execution-port.js';
+import type { ExecutionSink, Executor, OrderIntent } from '../src/engine/execution-port.js';
 import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
 import { defineStrategy } from '../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../src/engine/strategy-instance.js';
@@ -14,11 +14,22 @@ import { opsPerSecond, percentile, type Bench } from './harness.js';
 
 const SOL = 1_000_000_000n;
 
-function build(onIntent: (i: OrderIntent) => void) {
+function build(onIntent: (i: OrderIntent) => void, fillAt?: string) {
   const clock = manualClock(1_700_000_000_000);
   const feed: StreamFeed = { subscribe: () => () => undefined, onGap: () => () => undefined };
-  // An executor that accepts and never fills: the bench measures the engine, not the fill model.
-  const executor: Executor = { start: () => Promise.resolve(), submit: () => Promise.resolve(), stop: () => Promise.resolve() };
+  // An executor that accepts and never fills (latency bench), or fills at once at `fillAt` (throughput
+  // bench, so the held position runs its exit rules on every tick): the engine is measured, not a fill model.
+  let sink: ExecutionSink | undefined;
+  const executor: Executor = {
+    start: (s) => { sink = s; return Promise.resolve(); },
+    submit: (i) => {
+      if (fillAt !== undefined) {
+        sink?.({ type: 'filled', intentId: i.id, at: 0 as UnixMs, fill: { intentId: i.id, side: i.side, mint: i.mint, decimals: 6, solAmount: i.amountIn as Lamports, tokenAmount: 10_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: fillAt, filledAt: 0 as UnixMs } });
+      }
+      return Promise.resolve();
+    },
+    stop: () => Promise.resolve(),
+  };
   const strategy = defineStrategy({
     id: 'bench', params: z.strictObject({}), rooms: () => ['latest'],
     onLaunch(e, ctx) { ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: 'bench' }); },
@@ -35,10 +46,12 @@ function build(onIntent: (i: OrderIntent) => void) {
 const bench: Bench = {
   name: 'engine',
   async run() {
-    const { engine } = build(() => undefined);
+    const { engine } = build(() => undefined, '0.0001');
     await engine.start();
-    // Hold a position in M so each tick also runs marks and exit rules.
-    engine.portfolio.applyFill('bench', { intentId: 'x', side: 'buy', mint: 'M', decimals: 6, solAmount: SOL as never, tokenAmount: 10_000_000_000n as never, feeLamports: 0n as never, price: '0.0001', filledAt: 0 as UnixMs });
+    // Hold a position in M (bought through the engine) so each tick also runs marks and exit rules.
+    engine.ingest({ room: 'price:token:M', data: { price: 0.0001 }, receivedAt: 1 as UnixMs, origin: 'live' });
+    engine.ingest({ room: 'latest', data: { token: { mint: 'M', decimals: 6 }, pools: [] }, receivedAt: 1 as UnixMs, origin: 'live' });
+    if (engine.portfolio.open().length !== 1) throw new Error('bench setup: no position');
     const raw = [0.0001, 0.000101, 0.0000995, 0.0001003].map((p) => JSON.stringify({ type: 'message', room: 'price:token:M', data: { token: 'M', price: p, pool: 'P', timestamp: 1, solReserveLamports: '30000000000', tokenReserveRaw: '300000000000000' } }));
     let i = 0;
     const parseOnly = opsPerSecond(() => {
