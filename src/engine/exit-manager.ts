@@ -106,6 +106,11 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         if (price.gt(st.highest)) setHigh(st, price, rules);
         const entry = st.entry;
         if (entry.isZero()) continue;
+        if (rules.timeStopMs !== undefined && st.timer === undefined && clock.now() >= p.openedAt + rules.timeStopMs) {
+          // The time stop fired but its sell did not go through: retry on the next tick.
+          out.push(...full(p, `time stop after ${rules.timeStopMs} ms`, st));
+          continue;
+        }
         if (st.stopAt !== undefined && price.lte(st.stopAt)) {
           out.push(...full(p, `stop loss ${rules.stopLossBps} bps below entry ${entry.toFixed()}`, st));
           continue;

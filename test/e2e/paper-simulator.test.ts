@@ -40,6 +40,11 @@ async function run(seed: number, durationMs: number) {
     decisions: (e) => {
       log.sink(e);
       entries.push(e);
+      if (e.kind === 'intent' && e.side === 'buy') {
+        // Daily loss limit: no buy once the day's loss (from the starting equity; the run stays in one UTC day) reaches it.
+        const loss = deployment.paper.startingBalanceSol - session.engine.portfolio.totals().equityLamports;
+        if (loss >= deployment.risk.dailyLossLimitSol!) violations.push(`buy ${e.intentId} with a day loss of ${loss}`);
+      }
       if (e.kind !== 'fill') return;
       const t = session.engine.portfolio.totals();
       if (t.openPositions > deployment.risk.maxOpenPositions!) violations.push(`open positions ${t.openPositions}`);
