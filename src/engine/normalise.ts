@@ -189,7 +189,7 @@ export function normaliseMessage(msg: StreamMessage): DomainEvent[] {
     return list.map((e) => {
       const tokens: LiquidityTokenAmount[] = e.tokens.map((t) => ({ mint: t.address, amountRaw: BigInt(t.amountRaw), decimals: t.decimals }));
       return { room, receivedAt, origin, type: 'liquidity' as const, mint: roomMint ?? tokens[0]?.mint ?? '', kind: e.type === 'add_liquidity' ? 'add' as const : 'remove' as const,
-        pool: e.pool, wallet: e.wallet, tx: e.tx, slot: e.slot, tokens, provisional: origin === 'live' && e.confirmed !== true, at: e.time as UnixMs };
+        pool: e.pool, wallet: e.wallet, tx: e.tx, slot: e.slot, tokens, provisional: msg.commitment === 'processed' || (msg.commitment === undefined && origin === 'live' && e.confirmed !== true), at: e.time as UnixMs };
     });
   }
   if (head === 'transaction') {

@@ -33,6 +33,8 @@ describe('normaliseMessage', () => {
     expect(events).toHaveLength(2);
     expect(events[0]).toMatchObject({ type: 'liquidity', mint: 'M', kind: 'add', provisional: true, tokens: [{ mint: 'M', amountRaw: 1_500_000n, decimals: 6 }] });
     expect(events[1]).toMatchObject({ kind: 'remove' });
+    const confirmed = normaliseMessage({ ...msg('liquidity:M', [row]), commitment: 'confirmed' });
+    expect(confirmed[0]).toMatchObject({ provisional: false });
   });
 
   it('reads current and previous values of a safety signal from its room and payload', () => {
