@@ -14,3 +14,14 @@ export type { MarketSettings } from './sim/sim-settings.js';
 export { ledgerServices, createLedger, WRAPPED_SOL_MINT } from './sim/ledger/index.js';
 export type { LedgerServicesOptions, Ledger, LedgerOptions, FaultRates, FaultPlan, LandingFault, RpcFault } from './sim/ledger/index.js';
 export * from './client/index.js';
+export { defineStrategy } from './engine/strategy-api.js';
+export type * from './engine/strategy-api.js';
+/** Engine domain events (names overlap the Datastream payload types, hence the namespace). */
+export type * as EngineEvents from './engine/events.js';
+export type { ExitRules, TakeProfitLevel } from './engine/exit-rules.js';
+export { createEngine, type Engine, type EngineOptions } from './engine/engine.js';
+export { instantiateStrategy, type StrategyInstance } from './engine/strategy-instance.js';
+export { createPaperExecutor, type PaperExecutor, type PaperExecutorOptions } from './executors/paper/paper-executor.js';
+export { loadDeployment, parseDeployment, deploymentJsonSchema, type Deployment } from './config/index.js';
+export { createPaperSession, type PaperSession } from './runtime/paper-session.js';
+export { runPaper } from './runtime/run-paper.js';

@@ -5,6 +5,8 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { registerValidate } from './commands/validate.js';
+import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
 
 export function buildProgram(): Command {
@@ -17,6 +19,8 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (s, write) => write(s) });
   // Commands register themselves here, one line each:
+  registerValidate(program);
+  registerPaper(program);
   registerSimCommand(program);
   return program;
 }

@@ -42,10 +42,48 @@ export const ERROR_CODES = {
   STREAM_HANDLER_FAILED: 'a subscriber handler of the confirmed liquidity view threw; the view keeps running',
 
   // --- engine and strategies ---
+  ENGINE_BAD_FRAME: "a stream frame did not fit its room's payload or came from an unknown room family; it was counted and skipped",
+  ENGINE_POSITION_OVERSOLD: "a sell fill moved more tokens than the position held (an executor or journal invariant broke)",
+  ENGINE_STOPPED: "an order was placed while the engine was stopping",
+  ENGINE_SUBMIT_FAILED: "the executor refused an intent with an uncoded error before accepting it",
+  ENGINE_DATA_UNAVAILABLE: "ctx.data was used but the deployment has no REST endpoint wired",
+  ENGINE_DATA_RATE_LIMITED: "ctx.data was called faster than its rate limit; retry later or rely on the cache",
+  STRATEGY_INVALID_PARAMS: "a strategy's params block does not fit its schema",
+  STRATEGY_TOO_MANY_TIMERS: "a strategy scheduled more timers than the per-strategy bound",
+  STRATEGY_TOO_MANY_ROOMS: "a strategy watched more rooms than the per-strategy bound",
+  STRATEGY_UNKNOWN: "the deployment names a strategy that is neither built in nor a loadable file",
+  STRATEGY_LOAD_FAILED: "a user strategy file could not be loaded or does not export a strategy definition",
+  RISK_INVALID_AMOUNT: "denial: the order amount is zero or negative",
+  RISK_NO_POSITION: "denial: a sell exceeds the position held and not already being sold",
+  RISK_KILL_SWITCH: "denial: the kill switch is on; no new buys",
+  RISK_DAILY_LOSS_HALT: "denial: today's loss reached the daily loss limit; buys halt until the next UTC day",
+  RISK_TOKEN_DENIED: "denial: the token is on the deny list",
+  RISK_TOKEN_NOT_ALLOWED: "denial: an allow list is set and the token is not on it",
+  RISK_TRADE_SIZE: "denial: the buy exceeds the per-trade size limit",
+  RISK_INSUFFICIENT_CASH: "denial: the buy exceeds free cash (cash minus buys in flight)",
+  RISK_MAX_OPEN_POSITIONS: "denial: opening this position would exceed the maximum number of open positions",
+  RISK_MAX_EXPOSURE: "denial: the buy would take total exposure above its limit",
+  RISK_TOKEN_LIMIT: "denial: the buy would take exposure to one token above its limit",
+  RISK_COOLDOWN: "denial: the token was bought too recently",
+  RISK_SAFETY_RISK_SCORE: "denial: the token's risk score is above the limit",
+  RISK_SAFETY_BUNDLERS: "denial: the bundler share is above the limit",
+  RISK_SAFETY_SNIPERS: "denial: the sniper share is above the limit",
+  RISK_SAFETY_INSIDERS: "denial: the insider share is above the limit",
+  RISK_SAFETY_TOP10: "denial: the top-10 holders' share is above the limit",
+  RISK_SAFETY_DEV_HOLDING: "denial: the developer's holding is above the limit",
+  RISK_MIN_LIQUIDITY: "denial: pool liquidity is below the minimum",
+  RISK_MIN_HOLDERS: "denial: the holder count is below the minimum",
 
   // --- config ---
+  CONFIG_INVALID: "the deployment file has errors; the message lists each with file, line, key and what is allowed",
+  CONFIG_UNREADABLE: "the deployment file could not be read",
+  CONFIG_YAML_SYNTAX: "the deployment file is not valid YAML",
 
   // --- executors: paper, live, journal ---
+  PAPER_NO_PRICE: "paper executor: no observed price for the token, so no fill can be modelled",
+  PAPER_SLIPPAGE_EXCEEDED: "paper executor: the modelled fill is worse than the intent's slippage allows (fee still paid, as on chain)",
+  PAPER_STOPPED: "paper executor: an intent arrived after stop()",
+  PAPER_NOT_STARTED: "paper executor: an intent arrived before start()",
 
   // --- simulator ---
   SIM_INVALID_SETTINGS: 'a simulator option or market setting is out of range or unknown',
@@ -61,6 +99,8 @@ export const ERROR_CODES = {
   LEDGER_SERVER_START_FAILED: 'the JSON-RPC or swap server could not listen on its host and port',
 
   // --- runtime and cli ---
+  RUNTIME_SIMULATOR_UNAVAILABLE: "paper mode with simulator endpoints needs the embedded simulator, which is not part of this build",
+  CLI_BAD_OPTION: "a command-line option has an invalid value",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

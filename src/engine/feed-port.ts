@@ -13,6 +13,11 @@ export interface StreamMessage {
   readonly receivedAt: UnixMs;
   /** `backfill` for events recovered from REST history after a gap. */
   readonly origin: 'live' | 'backfill';
+  /**
+   * Commitment of the data when the feed knows it (`processed` for live liquidity events, which may
+   * vanish on a fork). Optional: a feed that does not set it leaves the engine to infer it.
+   */
+  readonly commitment?: 'processed' | 'confirmed' | 'unspecified';
 }
 
 /** A period during which the feed was disconnected and may have missed events. */

@@ -1,0 +1,88 @@
+/**
+ * Engine throughput and latency on one core, against a JSON.parse baseline of the same frames:
+ * - events/s: price frames for a held token (normalise, market view, marks, exits, strategy callback);
+ * - frame received → intent handed to the executor (median, p99): a launch frame whose strategy buys.
+ */
+import { z } from 'zod';
+import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../src/core/index.js';
+import { createEngine } from '../src/engine/engine.js';
+import type { ExecutionSink, Executor, OrderIntent } from '../src/engine/execution-port.js';
+import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
+import { defineStrategy } from '../src/engine/strategy-api.js';
+import { instantiateStrategy } from '../src/engine/strategy-instance.js';
+import { opsPerSecond, percentile, type Bench } from './harness.js';
+
+const SOL = 1_000_000_000n;
+
+function build(onIntent: (i: OrderIntent) => void, fillAt?: string) {
+  const clock = manualClock(1_700_000_000_000);
+  const feed: StreamFeed = { subscribe: () => () => undefined, onGap: () => () => undefined };
+  // An executor that accepts and never fills (latency bench), or fills at once at `fillAt` (throughput
+  // bench, so the held position runs its exit rules on every tick): the engine is measured, not a fill model.
+  let sink: ExecutionSink | undefined;
+  const executor: Executor = {
+    start: (s) => { sink = s; return Promise.resolve(); },
+    submit: (i) => {
+      if (fillAt !== undefined) {
+        sink?.({ type: 'filled', intentId: i.id, at: 0 as UnixMs, fill: { intentId: i.id, side: i.side, mint: i.mint, decimals: 6, solAmount: i.amountIn as Lamports, tokenAmount: 10_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: fillAt, filledAt: 0 as UnixMs } });
+      }
+      return Promise.resolve();
+    },
+    stop: () => Promise.resolve(),
+  };
+  const strategy = defineStrategy({
+    id: 'bench', params: z.strictObject({}), rooms: () => ['latest'],
+    onLaunch(e, ctx) { ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: 'bench' }); },
+    onPrice() { /* a strategy that looks at every tick */ },
+  });
+  const engine = createEngine({
+    feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 9_000, takeProfit: [{ multiple: '1000', sellBps: 10_000 }], trailingStopBps: 9_000 } })],
+    risk: { maxOpenPositions: 1_000_000 }, startingCashLamports: 1_000_000n * SOL,
+    execution: { slippageBps: 500, priorityFeeLamports: 10_000n, defaultDecimals: 6 }, onIntent,
+  });
+  return { clock, engine };
+}
+
+const bench: Bench = {
+  name: 'engine',
+  async run() {
+    const { engine } = build(() => undefined, '0.0001');
+    await engine.start();
+    // Hold a position in M (bought through the engine) so each tick also runs marks and exit rules.
+    engine.ingest({ room: 'price:token:M', data: { price: 0.0001 }, receivedAt: 1 as UnixMs, origin: 'live' });
+    engine.ingest({ room: 'latest', data: { token: { mint: 'M', decimals: 6 }, pools: [] }, receivedAt: 1 as UnixMs, origin: 'live' });
+    if (engine.portfolio.open().length !== 1) throw new Error('bench setup: no position');
+    const raw = [0.0001, 0.000101, 0.0000995, 0.0001003].map((p) => JSON.stringify({ type: 'message', room: 'price:token:M', data: { token: 'M', price: p, pool: 'P', timestamp: 1, solReserveLamports: '30000000000', tokenReserveRaw: '300000000000000' } }));
+    let i = 0;
+    const parseOnly = opsPerSecond(() => {
+      JSON.parse(raw[i++ & 3]!);
+    });
+    i = 0;
+    const withEngine = opsPerSecond(() => {
+      const f = JSON.parse(raw[i++ & 3]!) as { room: string; data: unknown };
+      engine.ingest({ room: f.room, data: f.data, receivedAt: 1 as UnixMs, origin: 'live' });
+    });
+
+    // Latency: launch frame (as received, JSON text) → intent at the executor.
+    const samples: number[] = [];
+    let t0 = 0n;
+    const lat = build(() => samples.push(Number(process.hrtime.bigint() - t0) / 1e3));
+    await lat.engine.start();
+    for (let n = 0; n < 20_000; n++) {
+      const mint = `Mint${n}`;
+      lat.engine.ingest({ room: 'price:token:' + mint, data: { price: 0.0001 }, receivedAt: 1 as UnixMs, origin: 'live' });
+      const text = JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] } });
+      t0 = process.hrtime.bigint();
+      const f = JSON.parse(text) as StreamMessage;
+      lat.engine.ingest({ room: f.room, data: f.data, receivedAt: 1 as UnixMs, origin: 'live' });
+    }
+    const warm = samples.slice(2_000);
+    return [
+      { name: 'JSON.parse of a price frame (baseline)', value: parseOnly, unit: 'frames/s' },
+      { name: 'parse + engine dispatch (held token)', value: withEngine, unit: 'events/s', ratio: withEngine / parseOnly },
+      { name: 'frame → intent at executor, median', value: percentile(warm, 50), unit: 'µs' },
+      { name: 'frame → intent at executor, p99', value: percentile(warm, 99), unit: 'µs' },
+    ];
+  },
+};
+export default bench;

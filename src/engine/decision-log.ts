@@ -1,0 +1,24 @@
+/**
+ * The decision log: one JSON line per decision (intent, denial) and outcome (fill, rejection).
+ * Built only from the injected clock and seeded ids, so two runs with one seed and one input write
+ * byte-identical logs. bigint values are written as decimal strings.
+ */
+
+export type DecisionEntry =
+  | { readonly kind: 'intent'; readonly at: number; readonly intentId: string; readonly strategyId: string; readonly side: 'buy' | 'sell'; readonly mint: string; readonly amountIn: string; readonly referencePrice: string | null; readonly reason: string }
+  | { readonly kind: 'denied'; readonly at: number; readonly strategyId: string; readonly side: 'buy' | 'sell'; readonly mint: string; readonly amountIn: string; readonly code: string; readonly reason: string }
+  | { readonly kind: 'fill'; readonly at: number; readonly intentId: string; readonly strategyId: string; readonly side: 'buy' | 'sell'; readonly mint: string; readonly solAmount: string; readonly tokenAmount: string; readonly feeLamports: string; readonly price: string }
+  | { readonly kind: 'unfilled'; readonly at: number; readonly intentId: string; readonly strategyId: string; readonly outcome: 'rejected' | 'failed' | 'expired'; readonly code: string; readonly reason: string; readonly feeLamports: string };
+
+export type DecisionSink = (entry: DecisionEntry) => void;
+
+/** One JSONL line for `entry` (keys in a fixed order). */
+export function formatDecision(entry: DecisionEntry): string {
+  return `${JSON.stringify(entry)}\n`;
+}
+
+/** A sink that keeps lines in memory (tests, summaries). */
+export function memoryDecisionLog(): { sink: DecisionSink; lines: string[] } {
+  const lines: string[] = [];
+  return { sink: (e) => lines.push(formatDecision(e)), lines };
+}

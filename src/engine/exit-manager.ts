@@ -1,0 +1,163 @@
+/**
+ * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
+ * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
+ */
+import { decimal, type Clock, type Decimal, type TimerHandle } from '../core/index.js';
+import type { SafetySignalKind } from './events.js';
+import type { ExitRules } from './exit-rules.js';
+import { priceOf, type Position } from './portfolio.js';
+
+export interface ExitOrder {
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly fractionBps: number;
+  readonly reason: string;
+  /** Take-profit level index, or -1 for a full exit. */
+  readonly level: number;
+}
+
+interface ExitState {
+  entry: Decimal;
+  highest: Decimal;
+  /** Thresholds precomputed from entry and high (undefined: rule off). */
+  stopAt: Decimal | undefined;
+  trailAt: Decimal | undefined;
+  takeAt: Decimal[];
+  readonly fired: Set<number>;
+  exiting: boolean;
+  timer: TimerHandle | undefined;
+}
+
+export interface ExitManager {
+  /** After each fill: starts tracking a newly opened position, forgets a closed one. */
+  positionChanged(p: Position): void;
+  /** Orders triggered by a new price of `mint` for the given open positions. */
+  onPrice(positions: readonly Position[], price: string): ExitOrder[];
+  onSafety(positions: readonly Position[], signal: SafetySignalKind, value: number): ExitOrder[];
+  /** The exit sell was placed (`ok`) or not; a failed or denied sell re-arms its level. */
+  settled(key: string, level: number, landed: boolean): void;
+  /** Number of tracked positions. */
+  size(): number;
+  stop(): void;
+}
+
+const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules['exitOnSafety']>>> = {
+  bundlers: 'maxBundlerPct', sniper: 'maxSniperPct', insider: 'maxInsiderPct', top10: 'maxTop10Pct', dev_holding: 'maxDevHoldingPct',
+};
+
+/**
+ * `rulesFor(strategyId)` gives each strategy's rules; `onTimeStop(order)` is called by the clock
+ * when a time stop is due.
+ */
+export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
+  const states = new Map<string, ExitState>();
+  const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
+  const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
+    st.entry = entry;
+    st.stopAt = rules?.stopLossBps === undefined ? undefined : entry.times(10_000 - rules.stopLossBps).div(10_000);
+    st.takeAt = (rules?.takeProfit ?? []).map((l) => entry.times(l.multiple));
+  };
+  const setHigh = (st: ExitState, high: Decimal, rules: ExitRules | undefined): void => {
+    st.highest = high;
+    st.trailAt = rules?.trailingStopBps === undefined ? undefined : high.times(10_000 - rules.trailingStopBps).div(10_000);
+  };
+
+  const full = (p: Position, reason: string, st: ExitState): ExitOrder[] => {
+    if (st.exiting) return [];
+    st.exiting = true;
+    return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
+  };
+
+  return {
+    positionChanged(p) {
+      const st = states.get(p.key);
+      if (p.tokenRaw === 0n) {
+        if (st?.timer) clock.clearTimeout(st.timer);
+        states.delete(p.key);
+        return;
+      }
+      const rules = rulesFor(p.strategyId);
+      if (st) {
+        setEntry(st, entryOf(p), rules);
+        return;
+      }
+      const entry = entryOf(p);
+      const fresh: ExitState = { entry, highest: entry, stopAt: undefined, trailAt: undefined, takeAt: [], fired: new Set(), exiting: false, timer: undefined };
+      setEntry(fresh, entry, rules);
+      setHigh(fresh, entry, rules);
+      states.set(p.key, fresh);
+      if (rules?.timeStopMs !== undefined) {
+        const due = p.openedAt + rules.timeStopMs - clock.now();
+        fresh.timer = clock.setTimeout(() => {
+          fresh.timer = undefined;
+          if (states.get(p.key) !== fresh || fresh.exiting) return;
+          fresh.exiting = true;
+          onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs} ms`, level: -1 });
+        }, Math.max(0, due));
+      }
+    },
+    onPrice(positions, priceStr) {
+      const out: ExitOrder[] = [];
+      const price = decimal(priceStr, 'price');
+      for (const p of positions) {
+        const st = states.get(p.key);
+        const rules = rulesFor(p.strategyId);
+        if (!st || !rules || p.boughtRaw === 0n) continue;
+        if (price.gt(st.highest)) setHigh(st, price, rules);
+        const entry = st.entry;
+        if (entry.isZero()) continue;
+        if (rules.timeStopMs !== undefined && st.timer === undefined && clock.now() >= p.openedAt + rules.timeStopMs) {
+          // The time stop fired but its sell did not go through: retry on the next tick.
+          out.push(...full(p, `time stop after ${rules.timeStopMs} ms`, st));
+          continue;
+        }
+        if (st.stopAt !== undefined && price.lte(st.stopAt)) {
+          out.push(...full(p, `stop loss ${rules.stopLossBps} bps below entry ${entry.toFixed()}`, st));
+          continue;
+        }
+        if (st.trailAt !== undefined && price.lte(st.trailAt) && st.highest.gt(entry)) {
+          out.push(...full(p, `trailing stop ${rules.trailingStopBps} bps below high ${st.highest.toFixed()}`, st));
+          continue;
+        }
+        if (st.exiting) continue;
+        (rules.takeProfit ?? []).forEach((lvl, i) => {
+          if (st.fired.has(i) || st.exiting) return;
+          const at = st.takeAt[i];
+          if (at !== undefined && price.gte(at)) {
+            st.fired.add(i);
+            if (lvl.sellBps >= 10_000) st.exiting = true;
+            out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
+          }
+        });
+      }
+      return out;
+    },
+    onSafety(positions, signal, value) {
+      const out: ExitOrder[] = [];
+      const field = SAFETY_LIMIT[signal];
+      if (!field) return out;
+      for (const p of positions) {
+        const st = states.get(p.key);
+        const max = rulesFor(p.strategyId)?.exitOnSafety?.[field];
+        if (!st || max === undefined || value <= max) continue;
+        out.push(...full(p, `safety exit: ${signal} ${value} above ${max}`, st));
+      }
+      return out;
+    },
+    settled(key, level, landed) {
+      if (landed) return;
+      const st = states.get(key);
+      if (!st) return;
+      if (level < 0) st.exiting = false;
+      else {
+        st.fired.delete(level);
+        st.exiting = false;
+      }
+    },
+    size: () => states.size,
+    stop() {
+      for (const st of states.values()) if (st.timer) clock.clearTimeout(st.timer);
+      states.clear();
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * What the engine has observed of each token's market: last price, pool, reserves, liquidity and
+ * safety facts. The paper executor fills from it; the risk gate filters on it. Bounded: the least
+ * recently updated tokens are forgotten beyond `maxTokens` (tokens with open positions are kept by
+ * the engine re-marking them on every tick).
+ */
+import type { UnixMs } from '../core/index.js';
+import type { DomainEvent, SafetySignalKind } from './events.js';
+
+/** Latest observation of one token. Fields are undefined until the feed reports them. */
+export interface MarketObservation {
+  readonly mint: string;
+  /** SOL per whole token (exact decimal string). */
+  readonly price: string | undefined;
+  readonly priceAt: UnixMs | undefined;
+  readonly market: string | undefined;
+  readonly pool: string | undefined;
+  readonly decimals: number | undefined;
+  readonly solReserveLamports: bigint | undefined;
+  readonly tokenReserveRaw: bigint | undefined;
+  readonly poolFeeBps: number | undefined;
+  readonly liquidityUsd: number | undefined;
+  /**
+   * Estimated SOL side of the pool in lamports, from `liquidityUsd` and the USD/SOL price ratio of
+   * the same tick (a model input for price impact, never money). Undefined until both are seen.
+   */
+  readonly depthLamports: bigint | undefined;
+  readonly graduated: boolean;
+  readonly curvePercent: number | undefined;
+  readonly riskScore: number | undefined;
+  readonly launchedAt: UnixMs | undefined;
+  /** Latest safety values (percent 0..100; `holders` is a count). */
+  readonly safety: Readonly<Partial<Record<SafetySignalKind, number>>>;
+}
+
+/** Read side: what executors and strategies may see. */
+export interface MarketView {
+  get(mint: string): MarketObservation | undefined;
+}
+
+export interface MutableMarketView extends MarketView {
+  /** Folds an event into the observations. */
+  observe(event: DomainEvent): void;
+  size(): number;
+}
+
+const empty = (mint: string): Mutable<MarketObservation> => ({
+  mint, price: undefined, priceAt: undefined, market: undefined, pool: undefined, decimals: undefined,
+  solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, liquidityUsd: undefined, depthLamports: undefined,
+  graduated: false, curvePercent: undefined, riskScore: undefined, launchedAt: undefined, safety: {},
+});
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Creates a bounded market view (default 50 000 tokens). Observations are updated in place (no
+ * copies on the hot path): treat a returned observation as a live, read-only view.
+ */
+export function createMarketView(maxTokens = 50_000): MutableMarketView {
+  const map = new Map<string, Mutable<MarketObservation>>();
+  const get = (mint: string): Mutable<MarketObservation> => {
+    let o = map.get(mint);
+    if (!o) {
+      o = empty(mint);
+      map.set(mint, o);
+      if (map.size > maxTokens) {
+        const oldest = map.keys().next().value;
+        if (oldest !== undefined) map.delete(oldest);
+      }
+    }
+    return o;
+  };
+  return {
+    get: (mint) => map.get(mint),
+    size: () => map.size,
+    observe(e) {
+      switch (e.type) {
+        case 'launch': {
+          const o = get(e.mint);
+          o.market = e.market ?? o.market;
+          o.pool = e.poolId ?? o.pool;
+          o.decimals = e.decimals ?? o.decimals;
+          o.riskScore = e.riskScore ?? o.riskScore;
+          o.launchedAt = o.launchedAt ?? e.receivedAt;
+          return;
+        }
+        case 'curve':
+        case 'graduating': {
+          const o = get(e.mint);
+          const pct = e.type === 'curve' ? e.percent : e.curvePercent;
+          if (pct !== undefined) o.curvePercent = Math.max(pct, o.curvePercent ?? 0);
+          return;
+        }
+        case 'graduated': {
+          const o = get(e.mint);
+          // The curve's reserves no longer apply: wait for the AMM pool's first tick.
+          o.graduated = true;
+          o.curvePercent = 100;
+          o.market = e.market ?? o.market;
+          o.pool = e.poolId ?? o.pool;
+          o.solReserveLamports = undefined;
+          o.tokenReserveRaw = undefined;
+          o.poolFeeBps = undefined;
+          o.depthLamports = undefined;
+          return;
+        }
+        case 'price': {
+          const o = get(e.mint);
+          const poolChanged = e.pool !== undefined && e.pool !== o.pool;
+          o.price = e.price;
+          o.priceAt = e.at;
+          o.pool = e.pool ?? o.pool;
+          o.market = e.market ?? o.market;
+          o.solReserveLamports = e.solReserveLamports ?? (poolChanged ? undefined : o.solReserveLamports);
+          o.tokenReserveRaw = e.tokenReserveRaw ?? (poolChanged ? undefined : o.tokenReserveRaw);
+          o.poolFeeBps = e.poolFeeBps ?? o.poolFeeBps;
+          o.liquidityUsd = e.liquidityUsd ?? o.liquidityUsd;
+          if (e.liquidityUsd !== undefined && e.priceUsd !== undefined) {
+            const solUsd = e.priceUsd / Number(e.price);
+            const depth = Number.isFinite(solUsd) && solUsd > 0 ? Math.floor((e.liquidityUsd / 2 / solUsd) * 1e9) : 0;
+            o.depthLamports = depth > 0 ? BigInt(depth) : undefined;
+          } else if (poolChanged) o.depthLamports = undefined;
+          return;
+        }
+        case 'safety': {
+          const o = get(e.mint);
+          o.safety = { ...o.safety, [e.signal]: e.current };
+          return;
+        }
+        default:
+          return;
+      }
+    },
+  };
+}

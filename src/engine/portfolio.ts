@@ -1,0 +1,219 @@
+/**
+ * Positions and cash with exact accounting. Amounts are bigint (lamports, raw token units); prices
+ * are bignumber decimals. Invariant, exact at every step:
+ *   cash + Σ open cost basis = starting cash + realised PnL
+ * where the cost basis includes buy fees and realised PnL is net of all fees.
+ */
+import { ChainpilotError, Decimal, decimal, LAMPORTS_PER_SOL, type UnixMs } from '../core/index.js';
+import type { Fill } from './execution-port.js';
+
+/** One strategy's holding of one token. */
+export interface Position {
+  readonly key: string;
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly decimals: number;
+  /** Raw token units held. */
+  readonly tokenRaw: bigint;
+  /** Lamports paid for the tokens still held, buy fees included. */
+  readonly costLamports: bigint;
+  /** Lamports spent on buys ever (excluding fees), and tokens bought: the average entry price. */
+  readonly boughtLamports: bigint;
+  readonly boughtRaw: bigint;
+  readonly realisedLamports: bigint;
+  readonly feesLamports: bigint;
+  readonly openedAt: UnixMs;
+  readonly updatedAt: UnixMs;
+  /** Market and pool the token trades in now (follows graduation). */
+  readonly market: string | undefined;
+  readonly pool: string | undefined;
+}
+
+/** Totals of the whole book. */
+export interface PortfolioTotals {
+  readonly startingCashLamports: bigint;
+  readonly cashLamports: bigint;
+  readonly openCostLamports: bigint;
+  readonly realisedLamports: bigint;
+  readonly unrealisedLamports: bigint;
+  /** Mark value of open positions at the last observed prices (cost when no price is known). */
+  readonly marketValueLamports: bigint;
+  readonly equityLamports: bigint;
+  readonly feesLamports: bigint;
+  readonly openPositions: number;
+}
+
+export interface Portfolio {
+  applyFill(strategyId: string, fill: Fill): Position;
+  /** A fee paid for a transaction that failed on chain. */
+  applyFailedFee(strategyId: string, mint: string, feeLamports: bigint): void;
+  position(strategyId: string, mint: string): Position | undefined;
+  /** Open positions (tokenRaw > 0), in opening order. */
+  open(): Position[];
+  /** Open positions on one token across strategies. */
+  openOn(mint: string): Position[];
+  /** Records the latest price (SOL per whole token) of a token, for marks. */
+  mark(mint: string, price: string): void;
+  /** Records the market and pool a token trades in now (graduation moves it). */
+  relocate(mint: string, market: string | undefined, pool: string | undefined): void;
+  /** Mark value of a position in lamports, rounded down; undefined without a price. */
+  valueOf(p: Position): bigint | undefined;
+  totals(): PortfolioTotals;
+}
+
+/** Value in lamports of `raw` units at `price` SOL per whole token, rounded down. */
+export function valueLamports(raw: bigint, decimals: number, price: string | Decimal): bigint {
+  const v = decimal(price, 'price').times(raw.toString()).shiftedBy(9 - decimals);
+  return BigInt(v.integerValue(Decimal.ROUND_DOWN).toFixed(0));
+}
+
+/** Exact price (SOL per whole token) of `lamports` for `raw` units. */
+export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): string {
+  if (raw === 0n) return '0';
+  return new Decimal(lamportsAmount.toString()).div(raw.toString()).shiftedBy(decimals - 9).toFixed();
+}
+
+/** Creates an empty book with `startingCashLamports` of SOL. */
+export function createPortfolio(startingCashLamports: bigint): Portfolio {
+  if (startingCashLamports < 0n) throw new RangeError('starting cash must be >= 0');
+  const positions = new Map<string, Position>();
+  /** Open position keys by mint, and each open position's mark value (cached per price change). */
+  const openByMint = new Map<string, Set<string>>();
+  const values = new Map<string, bigint>();
+  const dirty = new Set<string>();
+  const prices = new Map<string, string>();
+  const revalue = (p: Position): void => {
+    const price = prices.get(p.mint);
+    if (p.tokenRaw === 0n) {
+      values.delete(p.key);
+      openByMint.get(p.mint)?.delete(p.key);
+      return;
+    }
+    let set = openByMint.get(p.mint);
+    if (!set) {
+      set = new Set();
+      openByMint.set(p.mint, set);
+    }
+    set.add(p.key);
+    values.set(p.key, price === undefined ? p.costLamports : valueLamports(p.tokenRaw, p.decimals, price));
+  };
+  const venues = new Map<string, { market: string | undefined; pool: string | undefined }>();
+  let cash = startingCashLamports;
+  let realisedClosed = 0n;
+  let fees = 0n;
+
+  const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
+
+  const book: Portfolio = {
+    applyFill(strategyId, fill) {
+      const key = keyOf(strategyId, fill.mint);
+      const at = fill.filledAt;
+      const prev = positions.get(key);
+      const venue = venues.get(fill.mint);
+      const p: Position = prev ?? {
+        key, strategyId, mint: fill.mint, decimals: fill.decimals, tokenRaw: 0n, costLamports: 0n, boughtLamports: 0n,
+        boughtRaw: 0n, realisedLamports: 0n, feesLamports: 0n, openedAt: at, updatedAt: at,
+        market: venue?.market, pool: fill.pool ?? venue?.pool,
+      };
+      const reopened = prev !== undefined && prev.tokenRaw === 0n;
+      let next: Position;
+      if (fill.side === 'buy') {
+        cash -= fill.solAmount + fill.feeLamports;
+        next = {
+          ...p,
+          tokenRaw: p.tokenRaw + fill.tokenAmount,
+          costLamports: p.costLamports + fill.solAmount + fill.feeLamports,
+          boughtLamports: (reopened ? 0n : p.boughtLamports) + fill.solAmount,
+          boughtRaw: (reopened ? 0n : p.boughtRaw) + fill.tokenAmount,
+          feesLamports: p.feesLamports + fill.feeLamports,
+          openedAt: reopened ? at : p.openedAt,
+          updatedAt: at,
+          pool: fill.pool ?? p.pool,
+        };
+      } else {
+        if (fill.tokenAmount > p.tokenRaw) {
+          throw new ChainpilotError('ENGINE_POSITION_OVERSOLD', `fill ${fill.intentId} sells ${fill.tokenAmount} raw of ${fill.mint} but the position holds ${p.tokenRaw}`, {
+            retry: 'fatal', context: { intentId: fill.intentId, mint: fill.mint, strategyId },
+          });
+        }
+        // Selling everything removes the whole basis (the rounding remainder included).
+        const removedCost = fill.tokenAmount === p.tokenRaw ? p.costLamports : (p.costLamports * fill.tokenAmount) / p.tokenRaw;
+        const pnl = fill.solAmount - fill.feeLamports - removedCost;
+        cash += fill.solAmount - fill.feeLamports;
+        realisedClosed += pnl;
+        next = {
+          ...p,
+          tokenRaw: p.tokenRaw - fill.tokenAmount,
+          costLamports: p.costLamports - removedCost,
+          realisedLamports: p.realisedLamports + pnl,
+          feesLamports: p.feesLamports + fill.feeLamports,
+          updatedAt: at,
+        };
+      }
+      fees += fill.feeLamports;
+      positions.set(key, next);
+      revalue(next);
+      return next;
+    },
+    applyFailedFee(strategyId, mint, feeLamports) {
+      cash -= feeLamports;
+      fees += feeLamports;
+      realisedClosed -= feeLamports;
+      const p = positions.get(keyOf(strategyId, mint));
+      if (p) {
+        const next = { ...p, feesLamports: p.feesLamports + feeLamports, realisedLamports: p.realisedLamports - feeLamports };
+        positions.set(p.key, next);
+        revalue(next);
+      }
+    },
+    position: (strategyId, mint) => positions.get(keyOf(strategyId, mint)),
+    open: () => [...positions.values()].filter((p) => p.tokenRaw > 0n),
+    openOn(mint) {
+      const set = openByMint.get(mint);
+      if (!set || set.size === 0) return [];
+      const out: Position[] = [];
+      for (const k of set) out.push(positions.get(k)!);
+      return out;
+    },
+    mark(mint, price) {
+      if (prices.get(mint) === price) return;
+      prices.set(mint, price);
+      // Revalued lazily, on the next totals().
+      if (openByMint.get(mint)?.size) dirty.add(mint);
+    },
+    relocate(mint, market, pool) {
+      venues.set(mint, { market, pool });
+      for (const p of positions.values()) if (p.mint === mint) positions.set(p.key, { ...p, market, pool });
+      for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
+    },
+    valueOf(p) {
+      const price = prices.get(p.mint);
+      return price === undefined ? undefined : valueLamports(p.tokenRaw, p.decimals, price);
+    },
+    totals() {
+      let openCost = 0n;
+      let value = 0n;
+      let open = 0;
+      for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
+      dirty.clear();
+      for (const [k, v] of values) {
+        open++;
+        openCost += positions.get(k)!.costLamports;
+        value += v;
+      }
+      return {
+        startingCashLamports, cashLamports: cash, openCostLamports: openCost, realisedLamports: realisedClosed,
+        unrealisedLamports: value - openCost, marketValueLamports: value, equityLamports: cash + value,
+        feesLamports: fees, openPositions: open,
+      };
+    },
+  };
+  return book;
+}
+
+/** Formats lamports as a signed SOL string for reports. */
+export function formatSol(l: bigint): string {
+  const sign = l < 0n ? '-' : '';
+  const abs = l < 0n ? -l : l;
+  return `${sign}${new Decimal(abs.toString()).div(LAMPORTS_PER_SOL.toString()).toFixed()}`;
+}

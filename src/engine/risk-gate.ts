@@ -1,0 +1,184 @@
+/**
+ * The risk gate: every intent passes here before an executor sees it. It answers with a value,
+ * never an exception: allowed, or denied with a stable reason code and its context.
+ */
+import type { ErrorCode, UnixMs } from '../core/index.js';
+import type { MarketView } from './market-view.js';
+import type { PortfolioTotals, Position } from './portfolio.js';
+
+/** Limits and filters. Every optional limit is off when undefined. */
+export interface RiskLimits {
+  /** Largest buy, in lamports. */
+  readonly maxTradeLamports?: bigint | undefined;
+  readonly maxOpenPositions?: number | undefined;
+  /** Cap on the cost basis of all open positions plus buys in flight. */
+  readonly maxExposureLamports?: bigint | undefined;
+  /** Cap on the cost basis held in one token (all strategies) plus buys in flight. */
+  readonly maxPerTokenLamports?: bigint | undefined;
+  /** No new buy of a token within this time after the last buy of it. */
+  readonly cooldownMs?: number | undefined;
+  /** Buys halt for the rest of the UTC day once the day's loss reaches this (realised + unrealised). */
+  readonly dailyLossLimitLamports?: bigint | undefined;
+  readonly allowMints?: readonly string[] | undefined;
+  readonly denyMints?: readonly string[] | undefined;
+  readonly maxRiskScore?: number | undefined;
+  readonly maxBundlerPct?: number | undefined;
+  readonly maxSniperPct?: number | undefined;
+  readonly maxInsiderPct?: number | undefined;
+  readonly maxTop10Pct?: number | undefined;
+  readonly maxDevHoldingPct?: number | undefined;
+  readonly minLiquidityUsd?: number | undefined;
+  readonly minHolders?: number | undefined;
+  /** Deny a buy when a configured safety filter has no data yet (conservative). Default false. */
+  readonly requireSafetyData?: boolean | undefined;
+}
+
+export type RiskCode = Extract<ErrorCode, `RISK_${string}`>;
+
+export type RiskDecision =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly code: RiskCode; readonly reason: string; readonly context: Readonly<Record<string, string | number | boolean>> };
+
+export interface RiskRequest {
+  readonly side: 'buy' | 'sell';
+  readonly strategyId: string;
+  readonly mint: string;
+  /** buy: lamports; sell: raw tokens. */
+  readonly amountIn: bigint;
+  readonly at: UnixMs;
+}
+
+/** What the gate reads of the engine's state. */
+export interface RiskState {
+  readonly market: MarketView;
+  totals(): PortfolioTotals;
+  openPositions(): readonly Position[];
+  position(strategyId: string, mint: string): Position | undefined;
+  /** Lamports of buys handed to the executor and not yet filled or failed, total and per token. */
+  pendingBuyLamports(mint?: string): bigint;
+  /** Raw tokens of sells in flight for this strategy and token. */
+  pendingSellRaw(strategyId: string, mint: string): bigint;
+  /** Buys in flight that would open a new position. */
+  openingPositions(): number;
+  lastBuyAt(mint: string): UnixMs | undefined;
+  /** Equity at the start of the current UTC day. */
+  dayStartEquity(at: UnixMs): bigint;
+}
+
+export interface RiskGate {
+  check(req: RiskRequest, state: RiskState): RiskDecision;
+  /** Stops every new buy (sells that reduce positions still pass). */
+  kill(reason: string): void;
+  resume(): void;
+  readonly killed: boolean;
+  /** True after the daily loss limit tripped, until the next UTC day. */
+  halted(at: UnixMs): boolean;
+}
+
+const deny = (code: RiskCode, reason: string, context: Record<string, string | number | boolean>): RiskDecision => ({ allowed: false, code, reason, context });
+
+const DAY_MS = 86_400_000;
+
+/** Creates the gate for `limits`. */
+export function createRiskGate(limits: RiskLimits): RiskGate {
+  let killedReason: string | undefined;
+  let haltedDay: number | undefined;
+  const allow = limits.allowMints && limits.allowMints.length > 0 ? new Set(limits.allowMints) : undefined;
+  const denyList = new Set(limits.denyMints ?? []);
+
+  const safetyChecks: ReadonlyArray<{ code: RiskCode; max: number | undefined; value: (m: string, s: RiskState) => number | undefined; what: string }> = [
+    { code: 'RISK_SAFETY_RISK_SCORE', max: limits.maxRiskScore, value: (m, s) => s.market.get(m)?.riskScore, what: 'risk score' },
+    { code: 'RISK_SAFETY_BUNDLERS', max: limits.maxBundlerPct, value: (m, s) => s.market.get(m)?.safety.bundlers, what: 'bundler share %' },
+    { code: 'RISK_SAFETY_SNIPERS', max: limits.maxSniperPct, value: (m, s) => s.market.get(m)?.safety.sniper, what: 'sniper share %' },
+    { code: 'RISK_SAFETY_INSIDERS', max: limits.maxInsiderPct, value: (m, s) => s.market.get(m)?.safety.insider, what: 'insider share %' },
+    { code: 'RISK_SAFETY_TOP10', max: limits.maxTop10Pct, value: (m, s) => s.market.get(m)?.safety.top10, what: 'top-10 share %' },
+    { code: 'RISK_SAFETY_DEV_HOLDING', max: limits.maxDevHoldingPct, value: (m, s) => s.market.get(m)?.safety.dev_holding, what: 'dev holding %' },
+  ];
+
+  const gate: RiskGate = {
+    get killed() {
+      return killedReason !== undefined;
+    },
+    kill(reason) {
+      killedReason = reason;
+    },
+    resume() {
+      killedReason = undefined;
+    },
+    halted: (at) => haltedDay === Math.floor(at / DAY_MS),
+    check(req, s) {
+      const { mint } = req;
+      if (req.amountIn <= 0n) return deny('RISK_INVALID_AMOUNT', 'amount must be > 0', { amountIn: req.amountIn.toString() });
+      if (req.side === 'sell') {
+        const held = s.position(req.strategyId, mint)?.tokenRaw ?? 0n;
+        const free = held - s.pendingSellRaw(req.strategyId, mint);
+        if (req.amountIn > free) {
+          return deny('RISK_NO_POSITION', `sell of ${req.amountIn} raw exceeds the ${free} raw held and not already being sold`, { mint, heldRaw: held.toString(), freeRaw: free.toString() });
+        }
+        return { allowed: true };
+      }
+      if (killedReason !== undefined) return deny('RISK_KILL_SWITCH', `kill switch is on: ${killedReason}`, { reason: killedReason });
+      const day = Math.floor(req.at / DAY_MS);
+      if (haltedDay === day) return deny('RISK_DAILY_LOSS_HALT', 'buys are halted for the rest of the UTC day after the daily loss limit', { day });
+      const totals = s.totals();
+      if (limits.dailyLossLimitLamports !== undefined) {
+        const loss = s.dayStartEquity(req.at) - totals.equityLamports;
+        if (loss >= limits.dailyLossLimitLamports) {
+          haltedDay = day;
+          return deny('RISK_DAILY_LOSS_HALT', `today's loss ${loss} lamports reached the limit ${limits.dailyLossLimitLamports}; buys halt until the next UTC day`, { lossLamports: loss.toString() });
+        }
+      }
+      if (denyList.has(mint)) return deny('RISK_TOKEN_DENIED', 'token is on the deny list', { mint });
+      if (allow && !allow.has(mint)) return deny('RISK_TOKEN_NOT_ALLOWED', 'token is not on the allow list', { mint });
+      if (limits.maxTradeLamports !== undefined && req.amountIn > limits.maxTradeLamports) {
+        return deny('RISK_TRADE_SIZE', `buy of ${req.amountIn} lamports exceeds maxTradeLamports ${limits.maxTradeLamports}`, { amountIn: req.amountIn.toString(), max: limits.maxTradeLamports.toString() });
+      }
+      if (req.amountIn > totals.cashLamports - s.pendingBuyLamports()) {
+        return deny('RISK_INSUFFICIENT_CASH', `buy of ${req.amountIn} lamports exceeds free cash`, { cash: totals.cashLamports.toString() });
+      }
+      const holding = s.position(req.strategyId, mint);
+      const isNewPosition = (holding?.tokenRaw ?? 0n) === 0n && s.pendingBuyLamports(mint) === 0n;
+      if (limits.maxOpenPositions !== undefined && isNewPosition) {
+        const open = totals.openPositions + s.openingPositions();
+        if (open >= limits.maxOpenPositions) return deny('RISK_MAX_OPEN_POSITIONS', `${open} positions open or opening; maxOpenPositions is ${limits.maxOpenPositions}`, { open, max: limits.maxOpenPositions });
+      }
+      if (limits.maxExposureLamports !== undefined) {
+        const after = totals.openCostLamports + s.pendingBuyLamports() + req.amountIn;
+        if (after > limits.maxExposureLamports) return deny('RISK_MAX_EXPOSURE', `exposure would be ${after} lamports; maxExposureLamports is ${limits.maxExposureLamports}`, { after: after.toString(), max: limits.maxExposureLamports.toString() });
+      }
+      if (limits.maxPerTokenLamports !== undefined) {
+        let inToken = s.pendingBuyLamports(mint) + req.amountIn;
+        for (const p of s.openPositions()) if (p.mint === mint) inToken += p.costLamports;
+        if (inToken > limits.maxPerTokenLamports) return deny('RISK_TOKEN_LIMIT', `exposure to ${mint} would be ${inToken} lamports; maxPerTokenLamports is ${limits.maxPerTokenLamports}`, { mint, after: inToken.toString() });
+      }
+      if (limits.cooldownMs !== undefined) {
+        const last = s.lastBuyAt(mint);
+        if (last !== undefined && req.at - last < limits.cooldownMs) return deny('RISK_COOLDOWN', `last buy of ${mint} was ${req.at - last} ms ago; cooldownMs is ${limits.cooldownMs}`, { mint, sinceMs: req.at - last });
+      }
+      for (const c of safetyChecks) {
+        if (c.max === undefined) continue;
+        const v = c.value(mint, s);
+        if (v === undefined) {
+          if (limits.requireSafetyData) return deny(c.code, `${c.what} of ${mint} is not known yet and requireSafetyData is on`, { mint });
+          continue;
+        }
+        if (v > c.max) return deny(c.code, `${c.what} of ${mint} is ${v}, above ${c.max}`, { mint, value: v, max: c.max });
+      }
+      const obs = s.market.get(mint);
+      if (limits.minLiquidityUsd !== undefined) {
+        const liq = obs?.liquidityUsd;
+        if ((liq === undefined && limits.requireSafetyData) || (liq !== undefined && liq < limits.minLiquidityUsd)) {
+          return deny('RISK_MIN_LIQUIDITY', `liquidity of ${mint} is ${liq ?? 'unknown'} USD, below ${limits.minLiquidityUsd}`, { mint });
+        }
+      }
+      if (limits.minHolders !== undefined) {
+        const h = obs?.safety.holders;
+        if ((h === undefined && limits.requireSafetyData) || (h !== undefined && h < limits.minHolders)) {
+          return deny('RISK_MIN_HOLDERS', `${mint} has ${h ?? 'unknown'} holders, below ${limits.minHolders}`, { mint });
+        }
+      }
+      return { allowed: true };
+    },
+  };
+  return gate;
+}

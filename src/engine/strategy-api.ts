@@ -1,0 +1,118 @@
+/**
+ * The strategy API: what a strategy declares (`defineStrategy`) and the only context it gets.
+ * Strategies never touch sockets, keys, timers or randomness of their own: everything goes through
+ * the context, which the engine builds on the injected clock and ports.
+ */
+import type { z } from 'zod';
+import type { UnixMs } from '../core/index.js';
+import type { Fill } from './execution-port.js';
+import type {
+  CryptoTick, CurveMilestone, DcaEvent, LiquidityChanged, PredictionPrice, PriceTick, SafetySignal, StatsUpdated,
+  StreamGapped, SwapTraded, TokenGraduated, TokenGraduating, TokenLaunched, WalletPnlUpdated,
+} from './events.js';
+import type { ExitRules } from './exit-rules.js';
+import type { MarketObservation } from './market-view.js';
+import type { Position } from './portfolio.js';
+
+/** Result of `ctx.buy` / `ctx.sell`: the intent id, or the denial as a value. */
+export type OrderResult =
+  | { readonly ok: true; readonly intentId: string }
+  | { readonly ok: false; readonly code: string; readonly reason: string };
+
+export interface BuyOrder {
+  readonly mint: string;
+  /** SOL to spend, in lamports. */
+  readonly lamports: bigint;
+  /** Why (goes to the decision log). */
+  readonly reason: string;
+  /** Overrides the deployment's default slippage. */
+  readonly slippageBps?: number;
+}
+
+export interface SellOrder {
+  readonly mint: string;
+  /** Part of the position to sell, in bps of what is held (10 000 = all). Default all. */
+  readonly fractionBps?: number;
+  /** Or an exact raw amount. */
+  readonly amountRaw?: bigint;
+  readonly reason: string;
+  readonly slippageBps?: number;
+}
+
+/** Read-only REST look-ups (cached and rate-limited by the engine). */
+export interface StrategyData {
+  /** GET `path` on the token data API; resolves to parsed JSON. Validate it with zod. */
+  get(path: string, query?: Readonly<Record<string, string | number | boolean>>, signal?: AbortSignal): Promise<unknown>;
+}
+
+export interface StrategyLog {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface TimerFired {
+  readonly name: string;
+  readonly payload: unknown;
+  readonly at: UnixMs;
+}
+
+/** Everything a strategy can do. Nothing else is reachable. */
+export interface StrategyContext<P = unknown, S = unknown> {
+  readonly strategyId: string;
+  readonly params: P;
+  /** Mutable state owned by this strategy. */
+  readonly state: S;
+  readonly clock: { now(): UnixMs };
+  readonly log: StrategyLog;
+  readonly data: StrategyData;
+  /** What the engine observed of a token (price, pool, safety values). */
+  market(mint: string): MarketObservation | undefined;
+  buy(order: BuyOrder): OrderResult;
+  sell(order: SellOrder): OrderResult;
+  /** This strategy's position in `mint` (open or closed), if any. */
+  position(mint: string): Position | undefined;
+  /** This strategy's open positions. */
+  positions(): Position[];
+  /** Calls `onTimer` after `delayMs` of the engine clock. Returns an id for `cancel`. */
+  schedule(delayMs: number, name: string, payload?: unknown): number;
+  cancel(timerId: number): void;
+  /** Joins a room for this strategy (for example `holders:{mint}` before deciding). */
+  watch(room: string): void;
+  unwatch(room: string): void;
+}
+
+/** A strategy: parameters schema, rooms, exit defaults and handlers. */
+export interface StrategyDefinition<P = unknown, S = unknown> {
+  readonly id: string;
+  readonly description?: string;
+  /** Schema of the `params:` block in the deployment (use z.strictObject). */
+  readonly params: z.ZodType<P>;
+  /** Rooms to join at start. */
+  rooms?(params: P): readonly string[];
+  initialState?(params: P): S;
+  /** Default exit rules (the deployment's `exits:` block overrides them). */
+  exits?(params: P): ExitRules;
+  onStart?(ctx: StrategyContext<P, S>): void;
+  onLaunch?(event: TokenLaunched, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onCurve?(event: CurveMilestone, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onGraduating?(event: TokenGraduating, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onGraduated?(event: TokenGraduated, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onPrice?(event: PriceTick, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onSafety?(event: SafetySignal, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onLiquidity?(event: LiquidityChanged, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onTrade?(event: SwapTraded, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onStats?(event: StatsUpdated, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onWalletPnl?(event: WalletPnlUpdated, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onDca?(event: DcaEvent, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onPrediction?(event: PredictionPrice, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onCrypto?(event: CryptoTick, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onGap?(event: StreamGapped, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onFill?(event: Fill, ctx: StrategyContext<P, S>): void | Promise<void>;
+  onTimer?(event: TimerFired, ctx: StrategyContext<P, S>): void | Promise<void>;
+}
+
+/** Declares a strategy. Identity function that fixes the parameter and state types. */
+export function defineStrategy<P, S = Record<string, never>>(def: StrategyDefinition<P, S>): StrategyDefinition<P, S> {
+  return def;
+}

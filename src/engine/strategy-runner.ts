@@ -1,0 +1,155 @@
+/**
+ * Runs one strategy: builds its context, routes events to its handlers, isolates its errors
+ * (sync throws and async rejections) and halts it by policy. Timers run on the engine clock.
+ */
+import { ChainpilotError, type Clock, type Logger, type TimerHandle } from '../core/index.js';
+import type { EngineStats } from './engine-stats.js';
+import type { DomainEvent } from './events.js';
+import type { MarketView } from './market-view.js';
+import type { OrderFlow } from './order-flow.js';
+import type { Portfolio } from './portfolio.js';
+import type { RoomRegistry } from './room-registry.js';
+import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
+import type { StrategyInstance } from './strategy-instance.js';
+
+const MAX_TIMERS = 10_000;
+const MAX_WATCHED = 1_000;
+
+type HandlerName = Exclude<Extract<keyof StrategyDefinition, `on${string}`>, 'onStart'>;
+
+const HANDLER: Record<DomainEvent['type'], HandlerName> = {
+  launch: 'onLaunch', curve: 'onCurve', graduating: 'onGraduating', graduated: 'onGraduated', price: 'onPrice',
+  safety: 'onSafety', liquidity: 'onLiquidity', trade: 'onTrade', stats: 'onStats', volume: 'onStats',
+  walletPnl: 'onWalletPnl', dca: 'onDca', prediction: 'onPrediction', crypto: 'onCrypto', gap: 'onGap',
+};
+
+export interface StrategyRunner {
+  readonly id: string;
+  readonly halted: boolean;
+  start(): void;
+  event(ev: DomainEvent): void;
+  call(handler: HandlerName, arg: unknown): void;
+  stop(): void;
+}
+
+export interface StrategyRunnerDeps {
+  readonly instance: StrategyInstance;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly data: StrategyData;
+  readonly market: MarketView;
+  readonly portfolio: Portfolio;
+  readonly rooms: RoomRegistry;
+  readonly stats: EngineStats;
+  readonly orders: OrderFlow;
+  readonly errorPolicy: { readonly maxErrors: number; readonly windowMs: number };
+}
+
+export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
+  const { instance, clock } = d;
+  const def = instance.definition;
+  const id = instance.id;
+  const log = d.log.child({ strategy: id });
+  const timers = new Map<number, TimerHandle>();
+  const watched = new Set<string>();
+  const declared = def.rooms?.(instance.params) ?? [];
+  const errorTimes: number[] = [];
+  let halted = false;
+  let nextTimer = 1;
+
+  const fail = (where: string, e: unknown): void => {
+    d.stats.strategyError(id, where, e);
+    log.error({ err: e, where }, `strategy ${id} failed in ${where}`);
+    if (d.errorPolicy.maxErrors <= 0) return;
+    const now = clock.now();
+    errorTimes.push(now);
+    while (errorTimes.length > 0 && now - errorTimes[0]! > d.errorPolicy.windowMs) errorTimes.shift();
+    if (errorTimes.length >= d.errorPolicy.maxErrors && !halted) {
+      halted = true;
+      log.error({ errors: errorTimes.length }, `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms; its open positions keep their exit rules`);
+    }
+  };
+
+  const ctx: StrategyContext = {
+    strategyId: id,
+    params: instance.params,
+    state: def.initialState?.(instance.params) ?? {},
+    clock: { now: () => clock.now() },
+    log: {
+      debug: (msg, fields) => log.debug(fields ?? {}, msg),
+      info: (msg, fields) => log.info(fields ?? {}, msg),
+      warn: (msg, fields) => log.warn(fields ?? {}, msg),
+    },
+    data: d.data,
+    market: (mint) => d.market.get(mint),
+    buy: (o) => d.orders.place({ strategyId: id, side: 'buy', mint: o.mint, amountIn: o.lamports, reason: o.reason, slippageBps: o.slippageBps }),
+    sell: (o) => o.amountRaw !== undefined
+      ? d.orders.place({ strategyId: id, side: 'sell', mint: o.mint, amountIn: o.amountRaw, reason: o.reason, slippageBps: o.slippageBps })
+      : d.orders.sellFraction(id, o.mint, o.fractionBps ?? 10_000, o.reason, o.slippageBps),
+    position: (mint) => d.portfolio.position(id, mint),
+    positions: () => d.portfolio.open().filter((p) => p.strategyId === id),
+    schedule(delayMs, name, payload) {
+      if (timers.size >= MAX_TIMERS) {
+        throw new ChainpilotError('STRATEGY_TOO_MANY_TIMERS', `strategy ${id} has ${MAX_TIMERS} timers pending; cancel some before scheduling more`, { retry: 'not_retryable', context: { strategyId: id } });
+      }
+      const timerId = nextTimer++;
+      timers.set(timerId, clock.setTimeout(() => {
+        timers.delete(timerId);
+        runner.call('onTimer', { name, payload, at: clock.now() });
+      }, delayMs));
+      return timerId;
+    },
+    cancel(timerId) {
+      const h = timers.get(timerId);
+      if (h) clock.clearTimeout(h);
+      timers.delete(timerId);
+    },
+    watch(room) {
+      if (watched.has(room)) return;
+      if (watched.size >= MAX_WATCHED) {
+        throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first`, { retry: 'not_retryable', context: { strategyId: id } });
+      }
+      watched.add(room);
+      d.rooms.acquire(id, room);
+    },
+    unwatch(room) {
+      if (!watched.delete(room)) return;
+      d.rooms.release(id, room);
+    },
+  };
+
+  const invoke = (where: string, fn: () => void | Promise<void>): void => {
+    try {
+      const r = fn();
+      if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(where, e));
+    } catch (e) {
+      fail(where, e);
+    }
+  };
+
+  const runner: StrategyRunner = {
+    id,
+    get halted() {
+      return halted;
+    },
+    start() {
+      if (def.onStart) invoke('onStart', () => def.onStart?.(ctx));
+      for (const room of declared) d.rooms.acquire(id, room);
+    },
+    event(ev) {
+      runner.call(HANDLER[ev.type], ev);
+    },
+    call(handler, arg) {
+      if (halted) return;
+      const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
+      if (!fn) return;
+      invoke(handler, () => fn.call(def, arg, ctx));
+    },
+    stop() {
+      for (const h of timers.values()) clock.clearTimeout(h);
+      timers.clear();
+      watched.clear();
+    },
+  };
+  return runner;
+}

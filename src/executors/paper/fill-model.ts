@@ -1,0 +1,90 @@
+/**
+ * The paper fill model, exact in integers. A market order fills against constant-product reserves:
+ * the pool's observed reserves when the feed reports them, otherwise virtual reserves at the
+ * observed price whose SOL side is the depth estimated from the pool's liquidity (or an assumed
+ * depth when the feed reports no liquidity). Then the pool fee, an extra adverse slippage, the network base fee
+ * and the priority fee apply. A fill worse than the intent's slippage against its reference price
+ * fails like a swap would on chain: nothing trades, the fees are paid.
+ */
+import { Decimal, decimal } from '../../core/index.js';
+import type { OrderIntent } from '../../engine/execution-port.js';
+import type { MarketObservation } from '../../engine/market-view.js';
+import { priceOf } from '../../engine/portfolio.js';
+
+export interface FillModelOptions {
+  /** Adverse slippage applied on top of price impact (other traders, MEV), in bps. */
+  readonly extraSlippageBps: number;
+  /** Pool fee when the feed does not report one, in bps. */
+  readonly defaultPoolFeeBps: number;
+  /** Network base fee per transaction. */
+  readonly networkFeeLamports: bigint;
+  /** Priority fee actually paid: the intent's budget capped at this. */
+  readonly priorityFeeCapLamports: bigint;
+  /** SOL side of the virtual pool used when reserves are unknown. */
+  readonly assumedDepthLamports: bigint;
+}
+
+export const DEFAULT_FILL_MODEL: FillModelOptions = {
+  extraSlippageBps: 50,
+  defaultPoolFeeBps: 100,
+  networkFeeLamports: 5_000n,
+  priorityFeeCapLamports: 1_000_000n,
+  assumedDepthLamports: 100_000_000_000n,
+};
+
+export type ModelledFill =
+  | { readonly ok: true; readonly solAmount: bigint; readonly tokenAmount: bigint; readonly feeLamports: bigint; readonly price: string; readonly pool: string | undefined }
+  | { readonly ok: false; readonly code: 'PAPER_NO_PRICE' | 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string; readonly feeLamports: bigint };
+
+/** Reserves the model trades against: observed, or virtual at the observed price. */
+export function reservesFor(obs: MarketObservation, decimals: number, opts: FillModelOptions): { sol: bigint; token: bigint } | undefined {
+  if (obs.solReserveLamports !== undefined && obs.tokenReserveRaw !== undefined && obs.solReserveLamports > 0n && obs.tokenReserveRaw > 0n) {
+    return { sol: obs.solReserveLamports, token: obs.tokenReserveRaw };
+  }
+  if (obs.price === undefined) return undefined;
+  const price = decimal(obs.price, 'price');
+  if (!price.gt(0)) return undefined;
+  const sol = obs.depthLamports ?? opts.assumedDepthLamports;
+  // token raw = lamports / price (SOL per whole token) scaled by decimals.
+  const token = BigInt(new Decimal(sol.toString()).div(price).shiftedBy(decimals - 9).integerValue(Decimal.ROUND_DOWN).toFixed(0));
+  return token > 0n ? { sol, token } : undefined;
+}
+
+/** Models the fill of `intent` against `obs` (undefined: nothing observed). */
+export function modelFill(intent: OrderIntent, obs: MarketObservation | undefined, opts: FillModelOptions = DEFAULT_FILL_MODEL): ModelledFill {
+  const priority = intent.priorityFeeLamports < opts.priorityFeeCapLamports ? intent.priorityFeeLamports : opts.priorityFeeCapLamports;
+  const fee = opts.networkFeeLamports + priority;
+  const reserves = obs ? reservesFor(obs, intent.decimals, opts) : undefined;
+  if (!obs || !reserves) {
+    return { ok: false, code: 'PAPER_NO_PRICE', reason: `no observed price for ${intent.mint}: subscribe to its price room before trading it`, feeLamports: 0n };
+  }
+  const poolFee = BigInt(obs.poolFeeBps ?? opts.defaultPoolFeeBps);
+  const keep = 10_000n - BigInt(opts.extraSlippageBps);
+  let solAmount: bigint;
+  let tokenAmount: bigint;
+  if (intent.side === 'buy') {
+    const inAfterFee = (intent.amountIn * (10_000n - poolFee)) / 10_000n;
+    const out = (reserves.token * inAfterFee) / (reserves.sol + inAfterFee);
+    solAmount = intent.amountIn;
+    tokenAmount = (out * keep) / 10_000n;
+  } else {
+    const inAfterFee = (intent.amountIn * (10_000n - poolFee)) / 10_000n;
+    const out = (reserves.sol * inAfterFee) / (reserves.token + inAfterFee);
+    tokenAmount = intent.amountIn;
+    solAmount = (out * keep) / 10_000n;
+  }
+  if (tokenAmount <= 0n || solAmount <= 0n) {
+    return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `order of ${intent.amountIn} is too small to fill at the observed price`, feeLamports: fee };
+  }
+  const price = priceOf(solAmount, tokenAmount, intent.decimals);
+  if (intent.referencePrice !== undefined) {
+    const ref = decimal(intent.referencePrice, 'referencePrice');
+    const tol = new Decimal(intent.slippageBps).div(10_000);
+    const fillPrice = decimal(price);
+    const worse = intent.side === 'buy' ? fillPrice.gt(ref.times(tol.plus(1))) : fillPrice.lt(ref.times(new Decimal(1).minus(tol)));
+    if (worse) {
+      return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `fill price ${fillPrice.toPrecision(8)} is beyond ${intent.slippageBps} bps of reference ${ref.toPrecision(8)}`, feeLamports: fee };
+    }
+  }
+  return { ok: true, solAmount, tokenAmount, feeLamports: fee, price, pool: obs.pool };
+}

@@ -1,0 +1,76 @@
+/**
+ * The paper executor: fills intents from what the feed observed, after a latency on the injected
+ * clock, through the fill model. No wall clock and no randomness, so it serves backtests too.
+ */
+import { ChainpilotError, lamports, rawAmount, type Clock, type TimerHandle } from '../../core/index.js';
+import type { ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
+import type { MarketView } from '../../engine/market-view.js';
+import { DEFAULT_FILL_MODEL, modelFill, type FillModelOptions } from './fill-model.js';
+
+export interface PaperExecutorOptions {
+  readonly clock: Clock;
+  readonly market: MarketView;
+  /** Decision-to-fill latency; the fill uses the market as observed at decision time plus this. */
+  readonly latencyMs: number;
+  readonly fillModel?: FillModelOptions;
+}
+
+export interface PaperExecutor extends Executor {
+  /** Intents accepted and not yet filled. */
+  inFlight(): number;
+}
+
+export function createPaperExecutor(options: PaperExecutorOptions): PaperExecutor {
+  const { clock, market } = options;
+  const model = options.fillModel ?? DEFAULT_FILL_MODEL;
+  const timers = new Map<string, TimerHandle>();
+  let sink: ExecutionSink | undefined;
+  let stopped = false;
+
+  const settle = (intent: OrderIntent, out: ExecutionSink): void => {
+    timers.delete(intent.id);
+    const at = clock.now();
+    const r = modelFill(intent, market.get(intent.mint), model);
+    if (!r.ok) {
+      if (r.code === 'PAPER_NO_PRICE') out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: r.reason });
+      else out({ type: 'failed', intentId: intent.id, at, code: r.code, reason: r.reason, feeLamports: lamports(r.feeLamports) });
+      return;
+    }
+    out({
+      type: 'filled', intentId: intent.id, at,
+      fill: {
+        intentId: intent.id, side: intent.side, mint: intent.mint, decimals: intent.decimals,
+        solAmount: lamports(r.solAmount), tokenAmount: rawAmount(r.tokenAmount), feeLamports: lamports(r.feeLamports),
+        price: r.price, filledAt: at, ...(r.pool === undefined ? {} : { pool: r.pool }),
+      },
+    });
+  };
+
+  return {
+    start(s) {
+      sink = s;
+      stopped = false;
+      return Promise.resolve();
+    },
+    submit(intent) {
+      const out = sink;
+      if (!out) return Promise.reject(new ChainpilotError('PAPER_NOT_STARTED', 'paper executor: call start() before submit()', { retry: 'not_retryable' }));
+      if (stopped) return Promise.reject(new ChainpilotError('PAPER_STOPPED', 'paper executor is stopped; no new intents', { retry: 'not_retryable', context: { intentId: intent.id } }));
+      if (timers.has(intent.id)) return Promise.resolve();
+      out({ type: 'accepted', intentId: intent.id, at: clock.now() });
+      timers.set(intent.id, clock.setTimeout(() => settle(intent, out), options.latencyMs));
+      return Promise.resolve();
+    },
+    stop() {
+      stopped = true;
+      // Intents still waiting for their latency never traded: report them expired.
+      for (const [id, t] of timers) {
+        clock.clearTimeout(t);
+        sink?.({ type: 'expired', intentId: id, at: clock.now() });
+      }
+      timers.clear();
+      return Promise.resolve();
+    },
+    inFlight: () => timers.size,
+  };
+}

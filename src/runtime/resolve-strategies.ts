@@ -1,0 +1,88 @@
+/**
+ * Turns the deployment's `strategies:` list into engine strategy instances: built-ins by name, user
+ * strategies from a TypeScript or JavaScript file (loaded at runtime through tsx). Parameter errors
+ * are reported with file, line and key, all at once.
+ */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ChainpilotError, isChainpilotError } from '../core/index.js';
+import type { LoadedDeployment, StrategyConfig } from '../config/index.js';
+import type { ExitRules } from '../engine/exit-rules.js';
+import type { StrategyDefinition } from '../engine/strategy-api.js';
+import { instantiateStrategy, type StrategyInstance } from '../engine/strategy-instance.js';
+import { BUILTIN_STRATEGIES } from '../strategies/builtin.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- definitions of any parameter type
+type AnyDefinition = StrategyDefinition<any, any>;
+
+const isFile = (use: string): boolean => /\.(ts|mts|js|mjs)$/.test(use) || use.startsWith('.') || isAbsolute(use);
+
+function isDefinition(v: unknown): v is AnyDefinition {
+  return typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' && typeof (v as { params?: { safeParse?: unknown } }).params?.safeParse === 'function';
+}
+
+/** Loads a user strategy file; its default export (or single exported definition) is the strategy. */
+export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
+  let mod: Record<string, unknown>;
+  try {
+    const { tsImport } = await import('tsx/esm/api');
+    mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
+  } catch (e) {
+    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${path}: ${e instanceof Error ? e.message : String(e)}`, { retry: 'not_retryable', context: { path } });
+  }
+  const candidates = [mod['default'], ...Object.values(mod)].filter(isDefinition);
+  const def = candidates[0];
+  if (!def) {
+    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `strategy file ${path} exports no strategy: export default defineStrategy({...})`, { retry: 'not_retryable', context: { path } });
+  }
+  return def;
+}
+
+function exitsOf(s: StrategyConfig): ExitRules | undefined {
+  if (!s.exits) return undefined;
+  const { timeStop, ...rest } = s.exits;
+  return { ...rest, timeStopMs: timeStop };
+}
+
+/** Resolves every enabled strategy. Throws CONFIG_INVALID listing every unknown strategy and bad parameter. */
+export async function resolveStrategies(loaded: LoadedDeployment): Promise<StrategyInstance[]> {
+  const out: StrategyInstance[] = [];
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  const baseDir = dirname(resolve(loaded.file));
+  for (const [i, s] of loaded.deployment.strategies.entries()) {
+    if (!s.enabled) continue;
+    let def: AnyDefinition | undefined = BUILTIN_STRATEGIES[s.use];
+    try {
+      if (!def && isFile(s.use)) def = await loadStrategyFile(resolve(baseDir, s.use));
+    } catch (e) {
+      problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: ${isChainpilotError(e) ? e.message : String(e)}`);
+      continue;
+    }
+    if (!def) {
+      problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: unknown strategy "${s.use}"; built-ins: ${Object.keys(BUILTIN_STRATEGIES).join(', ')}, or a path to a .ts file`);
+      continue;
+    }
+    const id = s.id ?? def.id;
+    if (ids.has(id)) {
+      problems.push(`${loaded.locate(['strategies', i])} strategies.${i}.id: "${id}" is used twice; give each strategy a unique id`);
+      continue;
+    }
+    ids.add(id);
+    const r = def.params.safeParse(s.params);
+    if (!r.success) {
+      for (const issue of r.error.issues) {
+        const path = ['strategies', i, 'params', ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
+        problems.push(`${loaded.locate(path)} ${path.join('.')}: ${issue.message}`);
+      }
+      continue;
+    }
+    out.push(instantiateStrategy(def, s.params, { id, exits: exitsOf(s) }));
+  }
+  if (problems.length > 0) {
+    throw new ChainpilotError('CONFIG_INVALID', `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
+      retry: 'not_retryable', context: { file: loaded.file, errors: problems.length },
+    });
+  }
+  return out;
+}

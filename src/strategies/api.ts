@@ -1,0 +1,12 @@
+/**
+ * The strategy API, the only import a strategy needs: `defineStrategy`, the context and event
+ * types, and zod for parameter schemas.
+ */
+export { defineStrategy } from '../engine/strategy-api.js';
+export type { BuyOrder, OrderResult, SellOrder, StrategyContext, StrategyDefinition, StrategyData, StrategyLog, TimerFired } from '../engine/strategy-api.js';
+export type * from '../engine/events.js';
+export type { ExitRules, TakeProfitLevel } from '../engine/exit-rules.js';
+export type { Fill } from '../engine/execution-port.js';
+export type { MarketObservation } from '../engine/market-view.js';
+export type { Position } from '../engine/portfolio.js';
+export { z } from 'zod';

@@ -1,0 +1,44 @@
+/**
+ * DCA flow: counts DCA orders opened to buy each token (from the DCA program rooms). When
+ * `minOrders` buy orders open for one token within `window`, buy it on its next price.
+ */
+import { defineStrategy, z } from '../api.js';
+import { solParam } from '../sol.js';
+
+const params = z.strictObject({
+  program: z.string().default('dca_program_a'),
+  minOrders: z.number().int().min(1).default(3),
+  windowMs: z.number().int().positive().default(10 * 60_000),
+  buySol: solParam.prefault('0.1'),
+  /** Token traded against (orders selling this mint count as buys of the other). */
+  quoteMint: z.string().default('So11111111111111111111111111111111111111112'),
+});
+type Params = z.output<typeof params>;
+interface State { readonly opened: Map<string, number[]>; readonly armed: Set<string> }
+
+export const dcaFlow = defineStrategy<Params, State>({
+  id: 'dca-flow',
+  description: 'Buys tokens that attract a burst of new DCA buy orders.',
+  params,
+  rooms: (p) => [`dca:${p.program}:opened`],
+  initialState: () => ({ opened: new Map(), armed: new Set() }),
+  exits: () => ({ takeProfit: [{ multiple: '1.3', sellBps: 10_000 }], stopLossBps: 1_500, timeStopMs: 30 * 60_000 }),
+  onDca(e, ctx) {
+    const mint = e.outputMint;
+    if (!mint || e.inputMint !== ctx.params.quoteMint) return;
+    const now = ctx.clock.now();
+    const times = (ctx.state.opened.get(mint) ?? []).filter((t) => now - t <= ctx.params.windowMs);
+    times.push(now);
+    ctx.state.opened.set(mint, times);
+    if (times.length >= ctx.params.minOrders && !ctx.state.armed.has(mint) && !ctx.position(mint)?.tokenRaw) {
+      ctx.state.armed.add(mint);
+      ctx.state.opened.delete(mint);
+      ctx.watch(`price:token:${mint}`);
+    }
+  },
+  onPrice(e, ctx) {
+    if (!ctx.state.armed.delete(e.mint)) return;
+    ctx.unwatch(`price:token:${e.mint}`);
+    ctx.buy({ mint: e.mint, lamports: ctx.params.buySol, reason: `${ctx.params.minOrders}+ DCA buy orders within ${ctx.params.windowMs} ms` });
+  },
+});

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { deploymentJsonSchema, effectiveConfigYaml, loadDeployment, parseDeployment } from '../../src/config/index.js';
+import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
+
+const base = `version: 1
+name: t
+strategies:
+  - use: graduation-sniper
+`;
+
+function errorOf(fn: () => unknown): { code: string; message: string } {
+  try {
+    fn();
+  } catch (e) {
+    return e as { code: string; message: string };
+  }
+  throw new Error('expected an error');
+}
+
+describe('deployment config', () => {
+  it('applies every default in one place and converts SOL and durations exactly', () => {
+    const { deployment } = parseDeployment(`${base}risk:\n  maxTradeSol: "0.123456789"\n  cooldown: 5m\n`, 'd.yaml', { env: {} });
+    expect(deployment.risk.maxTradeSol).toBe(123_456_789n);
+    expect(deployment.risk.cooldown).toBe(300_000);
+    expect(deployment.paper.startingBalanceSol).toBe(10_000_000_000n);
+    expect(deployment.paper.latency).toBe(250);
+    expect(deployment.execution.slippageBps).toBe(300);
+    expect(deployment.endpoints).toEqual({});
+    expect(Object.isFrozen(deployment.risk)).toBe(true);
+  });
+
+  it('rejects an unknown key with file, line, key and the allowed keys', () => {
+    const e = errorOf(() => parseDeployment(`${base}risk:\n  maxTradeSol: "1"\n  maxTradSize: 3\n`, 'd.yaml', { env: {} }));
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.message).toContain('d.yaml:7:3 risk.maxTradSize: unknown key "maxTradSize"; allowed here: maxTradeSol, maxOpenPositions');
+  });
+
+  it('rejects a wrong type with its line and what was expected', () => {
+    const e = errorOf(() => parseDeployment(`${base}risk:\n  maxOpenPositions: "five"\n`, 'd.yaml', { env: {} }));
+    expect(e.message).toMatch(/d\.yaml:6:3 risk\.maxOpenPositions: .*expected number, received string/);
+  });
+
+  it('reports all errors at once', () => {
+    const e = errorOf(() => parseDeployment(`version: 2\nname: t\nstrategies: []\nrisk:\n  cooldown: soon\n  bogus: 1\n`, 'd.yaml', { env: {} }));
+    expect(e.message).toContain('has 4 errors');
+    expect(e.message).toContain('d.yaml:1:1 version:');
+    expect(e.message).toContain('d.yaml:3:1 strategies: declare at least one strategy');
+    expect(e.message).toContain('d.yaml:5:3 risk.cooldown: expected a duration such as 500, "500ms", "30s"');
+    expect(e.message).toContain('d.yaml:6:3 risk.bogus: unknown key "bogus"');
+  });
+
+  it('names a missing required key at its parent', () => {
+    const e = errorOf(() => parseDeployment('version: 1\nstrategies:\n  - use: x\n', 'd.yaml', { env: {} }));
+    expect(e.message).toContain('name: required key is missing');
+  });
+
+  const remote = (apiKey: string) => `${base}endpoints:\n  remote:\n    baseUrl: https://api.example.invalid\n    datastreamUrl: wss://ws.example.invalid\n    apiKey: ${apiKey}\n`;
+
+  it('substitutes ${ENV} in secret fields and lists the secret for the redactor', () => {
+    const loaded = parseDeployment(remote('${CHAIN_KEY}'), 'd.yaml', { env: { CHAIN_KEY: 'sk-live-123456' } });
+    expect(loaded.deployment.endpoints.remote?.apiKey).toBe('sk-live-123456');
+    expect(loaded.secrets).toContain('sk-live-123456');
+    expect(effectiveConfigYaml(loaded.deployment)).not.toContain('sk-live-123456');
+    expect(effectiveConfigYaml(loaded.deployment)).toContain('apiKey: "[REDACTED]"');
+  });
+
+  it('names the missing environment variable, the key and its line', () => {
+    const e = errorOf(() => parseDeployment(remote('${CHAIN_KEY}'), 'd.yaml', { env: {} }));
+    expect(e.message).toContain('d.yaml:9:5 endpoints.remote.apiKey: environment variable CHAIN_KEY is not set; export CHAIN_KEY=... before running');
+  });
+
+  it('refuses ${ENV} substitution outside secret fields', () => {
+    const e = errorOf(() => parseDeployment(`${base}name2: x\n`.replace('name: t', 'name: ${USER}').replace('name2: x\n', ''), 'd.yaml', { env: { USER: 'me' } }));
+    expect(e.message).toContain('d.yaml:2:1 name: ${...} substitution is allowed only in secret fields');
+  });
+
+  it('reports YAML syntax errors with their line', () => {
+    const e = errorOf(() => parseDeployment('version: 1\nname: [unclosed\n', 'd.yaml'));
+    expect(e.code).toBe('CONFIG_YAML_SYNTAX');
+    expect(e.message).toMatch(/d\.yaml:\d+:\d+/);
+  });
+
+  it('ships example deployments that validate as shipped', async () => {
+    for (const f of ['config/paper-sim.yaml', 'config/paper-remote.yaml', 'config/paper-custom.yaml']) {
+      const r = await validateDeploymentFile(f, { CHAIN_API_KEY: 'k-123456789', CHAIN_RPC_KEY: 'r-123456789' });
+      expect(r, f).toMatchObject({ ok: true });
+      expect(r.text).not.toContain('k-123456789');
+    }
+  });
+
+  it('reports bad strategy parameters and unknown strategies with their lines, never leaking secrets', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync('/tmp/cp-config-');
+    const file = `${dir}/d.yaml`;
+    writeFileSync(file, `${base}  - use: curve-momentum\n    params:\n      milestonePct: 500\n  - use: no-such-strategy\n`);
+    const r = await validateDeploymentFile(file);
+    expect(r.ok).toBe(false);
+    expect(r.text).toContain(`${file}:7:7 strategies.1.params.milestonePct: Too big`);
+    expect(r.text).toContain(`${file}:8:5 strategies.2.use: unknown strategy "no-such-strategy"; built-ins: graduation-sniper, curve-momentum, copy-trader, dca-flow`);
+  });
+
+  it('keeps config/deployment.schema.json in step with the schema', () => {
+    const committed = JSON.parse(readFileSync('config/deployment.schema.json', 'utf8')) as unknown;
+    expect(committed).toEqual(deploymentJsonSchema());
+  });
+
+  it('reports an unreadable file with its path', () => {
+    expect(errorOf(() => loadDeployment('/nonexistent/d.yaml'))).toMatchObject({ code: 'CONFIG_UNREADABLE' });
+  });
+});

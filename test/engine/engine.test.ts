@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { manualClock, seededRandom } from '../../src/core/index.js';
+import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
+import type { ExitRules } from '../../src/engine/exit-rules.js';
+import type { MarketView } from '../../src/engine/market-view.js';
+import { defineStrategy, type StrategyDefinition } from '../../src/engine/strategy-api.js';
+import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
+import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
+import { fakeFeed } from './fake-feed.js';
+
+const SOL = 1_000_000_000n;
+
+/** Buys 1 SOL of every launched token. */
+const buyEveryLaunch = defineStrategy({
+  id: 'buyer',
+  params: z.strictObject({ lamports: z.bigint().default(SOL) }),
+  rooms: () => ['latest'],
+  onLaunch(e, ctx) {
+    ctx.buy({ mint: e.mint, lamports: ctx.params.lamports, reason: 'launch' });
+  },
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any strategy's parameter and state types
+type AnyStrategy = StrategyDefinition<any, any>;
+
+function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[], extra: Partial<EngineOptions> = {}) {
+  const clock = manualClock(1_700_000_000_000);
+  const feed = fakeFeed(clock);
+  const log = memoryDecisionLog();
+  const engineRef: { market?: MarketView } = {};
+  const executor = createPaperExecutor({ clock, market: { get: (m) => engineRef.market?.get(m) }, latencyMs: 200 });
+  const engine = createEngine({
+    feed, executor, clock, random: seededRandom(7),
+    strategies: strategies.map((s) => instantiateStrategy(s.def, {}, { id: s.id, exits: s.exits })),
+    risk: { maxOpenPositions: 5 }, startingCashLamports: 100n * SOL,
+    execution: { slippageBps: 2_000, priorityFeeLamports: 10_000n, defaultDecimals: 6 },
+    decisions: log.sink, ...extra,
+  });
+  engineRef.market = engine.market;
+  const launch = (mint: string) => {
+    feed.push('latest', { token: { mint, symbol: mint, name: mint, decimals: 6 }, pools: [{ market: 'venue_a', poolId: `${mint}-curve` }] });
+  };
+  // Price frames reach the engine whether or not a strategy joined the room (as a watched token's would).
+  const price = (mint: string, p: number) => engine.ingest({ room: `price:token:${mint}`, data: { price: p, pool: `${mint}-curve` }, receivedAt: clock.now(), origin: 'live' });
+  return { clock, feed, log, engine, executor, launch, price };
+}
+
+describe('engine', () => {
+  it('joins declared rooms, buys through the paper executor after its latency and joins the price room of the new position', async () => {
+    const t = setup([{ def: buyEveryLaunch }]);
+    await t.engine.start();
+    expect(t.feed.joined()).toEqual(['latest']);
+    // The buy needs an observed price: a price tick arrives before the launch frame is acted on.
+    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.launch('A');
+    expect(t.executor.inFlight()).toBe(1);
+    t.clock.advance(199);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+    t.clock.advance(1);
+    const [p] = t.engine.portfolio.open();
+    expect(p).toMatchObject({ strategyId: 'buyer', mint: 'A' });
+    expect(p!.tokenRaw).toBeGreaterThan(0n);
+    expect(t.feed.joined()).toEqual(['latest', 'price:token:A']);
+    expect(t.engine.portfolio.totals().cashLamports).toBe(100n * SOL - SOL - 15_000n);
+    await t.engine.stop();
+    expect(t.feed.joined()).toEqual([]);
+  });
+
+  it('rejects a buy of a token with no observed price without touching cash', async () => {
+    const t = setup([{ def: buyEveryLaunch }]);
+    await t.engine.start();
+    t.launch('A');
+    t.clock.advance(500);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+    expect(t.engine.portfolio.totals().cashLamports).toBe(100n * SOL);
+    expect(t.log.lines.at(-1)).toContain('PAPER_NO_PRICE');
+  });
+
+  it('dispatches each event to strategies in deployment order and isolates a throwing strategy until it is halted', async () => {
+    const seen: string[] = [];
+    const mk = (id: string, throws: boolean) => defineStrategy({
+      id, params: z.strictObject({}), rooms: () => ['latest'],
+      onLaunch(e) {
+        seen.push(`${id}:${e.mint}`);
+        if (throws) throw new Error(`boom in ${id}`);
+      },
+    });
+    const t = setup([{ def: mk('first', true) }, { def: mk('second', false) }], { errorPolicy: { maxErrors: 2, windowMs: 60_000 } });
+    await t.engine.start();
+    t.launch('A');
+    t.launch('B');
+    t.launch('C');
+    expect(seen).toEqual(['first:A', 'second:A', 'first:B', 'second:B', 'second:C']);
+    expect(t.engine.stats.errorsOf('first')).toBe(2);
+    expect(t.engine.stats.recentErrors[0]).toMatchObject({ where: 'first.onLaunch', error: 'Error: boom in first' });
+  });
+
+  it('counts an async handler rejection as a strategy error', async () => {
+    const def = defineStrategy({ id: 'async', params: z.strictObject({}), rooms: () => ['latest'], async onLaunch() { await Promise.resolve(); throw new Error('late'); } });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.launch('A');
+    await new Promise((r) => setImmediate(r));
+    expect(t.engine.stats.errorsOf('async')).toBe(1);
+  });
+
+  it('counts and skips a bad frame without stopping later frames', async () => {
+    const t = setup([{ def: buyEveryLaunch }]);
+    await t.engine.start();
+    t.feed.push('latest', { token: { symbol: 'no mint' } });
+    t.price('A', 0.0001);
+    t.launch('A');
+    expect(t.engine.stats.badFrames).toBe(1);
+    expect(t.engine.stats.recentBadFrames[0]?.error).toContain('ENGINE_BAD_FRAME');
+    expect(t.executor.inFlight()).toBe(1);
+  });
+
+  it('takes partial profit at each level once, then exits the rest on the trailing stop', async () => {
+    const t = setup([{ def: buyEveryLaunch, exits: { takeProfit: [{ multiple: '2', sellBps: 5_000 }, { multiple: '3', sellBps: 5_000 }], trailingStopBps: 2_000 } }]);
+    await t.engine.start();
+    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.launch('A');
+    t.clock.advance(200);
+    const bought = t.engine.portfolio.open()[0]!.tokenRaw;
+    t.price('A', 0.00025);
+    t.price('A', 0.00026);
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open()[0]!.tokenRaw).toBe(bought - bought / 2n);
+    t.price('A', 0.0004);
+    t.clock.advance(200);
+    const left = t.engine.portfolio.open()[0]!.tokenRaw;
+    expect(left).toBe(bought - bought / 2n - (bought - bought / 2n) / 2n);
+    t.price('A', 0.00031); // 22.5 % below the 0.0004 high
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+    const reasons = t.log.lines.filter((l) => l.includes('"kind":"intent"') && l.includes('"side":"sell"')).map((l) => (JSON.parse(l) as { reason: string }).reason);
+    expect(reasons).toEqual(['take profit 2x (level 1)', 'take profit 3x (level 2)', expect.stringContaining('trailing stop 2000 bps')]);
+    expect(t.engine.stats.summary()).toMatchObject({ trades: 1, wins: 1 });
+  });
+
+  it('exits on stop loss, on the time stop and on a safety signal while holding', async () => {
+    const t = setup([
+      { def: buyEveryLaunch, id: 'sl', exits: { stopLossBps: 3_000 } },
+      { def: buyEveryLaunch, id: 'ts', exits: { timeStopMs: 60_000 } },
+      { def: buyEveryLaunch, id: 'safe', exits: { exitOnSafety: { maxBundlerPct: 30 } } },
+    ], { risk: {} });
+    await t.engine.start();
+    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.launch('A');
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['sl', 'ts', 'safe']);
+    t.price('A', 0.00006);
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['ts', 'safe']);
+    t.engine.ingest({ room: 'bundlers:A', data: { totalBundlerPercentage: 45 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['ts']);
+    t.clock.advance(60_000);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+    expect(t.engine.stats.summary()).toMatchObject({ trades: 3, wins: 0 });
+  });
+
+  it('denies as a value and logs the denial with its code when a limit is hit', async () => {
+    const results: unknown[] = [];
+    const def = defineStrategy({ id: 'big', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: 5n * SOL, reason: 'too big' })); } });
+    const t = setup([{ def }], { risk: { maxTradeLamports: SOL } });
+    await t.engine.start();
+    t.launch('A');
+    expect(results).toEqual([{ ok: false, code: 'RISK_TRADE_SIZE', reason: expect.stringContaining('maxTradeLamports') }]);
+    expect(JSON.parse(t.log.lines[0]!)).toMatchObject({ kind: 'denied', code: 'RISK_TRADE_SIZE', amountIn: '5000000000' });
+    expect(t.engine.stats.denialsByCode.get('RISK_TRADE_SIZE')).toBe(1);
+  });
+
+  it('runs strategy timers on the engine clock', async () => {
+    const fired: number[] = [];
+    const def = defineStrategy({ id: 'timer', params: z.strictObject({}), onStart(ctx) { ctx.schedule(5_000, 'tick', 1); }, onTimer(e, ctx) { fired.push(ctx.clock.now()); void e; } });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    const start = t.clock.now();
+    t.clock.advance(4_999);
+    expect(fired).toEqual([]);
+    t.clock.advance(1);
+    expect(fired).toEqual([start + 5_000]);
+  });
+
+  it('writes the same decision log for two runs with one seed and one input', async () => {
+    const run = async () => {
+      const t = setup([{ def: buyEveryLaunch, exits: { takeProfit: [{ multiple: '1.5', sellBps: 10_000 }], stopLossBps: 2_000 } }]);
+      await t.engine.start();
+      for (let i = 0; i < 20; i++) {
+        const mint = `T${i}`;
+        t.price(mint, 0.0001);
+        t.launch(mint);
+        t.clock.advance(300);
+        t.price(mint, i % 2 === 0 ? 0.0002 : 0.00005);
+        t.clock.advance(300);
+      }
+      await t.engine.stop();
+      return t.log.lines.join('');
+    };
+    const a = await run();
+    const b = await run();
+    expect(a.match(/"kind":"fill"/g)?.length).toBeGreaterThanOrEqual(30);
+    expect(a).toBe(b);
+  });
+
+  it('tells every strategy about a stream gap with the rooms it affected', async () => {
+    const gaps: unknown[] = [];
+    const def = defineStrategy({ id: 'gaps', params: z.strictObject({}), onGap(e) { gaps.push({ from: e.startedAt, to: e.endedAt, rooms: e.rooms }); } });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.feed.gap({ startedAt: 10 as never, endedAt: 20 as never, rooms: ['latest'] });
+    expect(gaps).toEqual([{ from: 10, to: 20, rooms: ['latest'] }]);
+    await t.engine.stop();
+    t.feed.gap({ startedAt: 30 as never, endedAt: 40 as never, rooms: [] });
+    expect(gaps).toHaveLength(1);
+  });
+
+  it('denies buys under the kill switch as values that name the reason', async () => {
+    const results: unknown[] = [];
+    const def = defineStrategy({ id: 'k', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: SOL, reason: 'r' })); } });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.engine.kill('operator said so');
+    t.launch('A');
+    expect(results).toEqual([{ ok: false, code: 'RISK_KILL_SWITCH', reason: 'kill switch is on: operator said so' }]);
+  });
+
+  it('retries a time stop whose sell was rejected on the next price tick', async () => {
+    const t = setup([{ def: buyEveryLaunch, exits: { timeStopMs: 10_000 } }]);
+    await t.engine.start();
+    t.price('A', 0.0001);
+    t.launch('A');
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open()).toHaveLength(1);
+    t.clock.advance(10_000); // the time stop places its sell at 0.0001
+    t.price('A', 0.00005); // the price halves during the fill latency: the sell fails on slippage
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open()).toHaveLength(1);
+    expect(t.log.lines.some((l) => l.includes('PAPER_SLIPPAGE_EXCEEDED'))).toBe(true);
+    t.price('A', 0.00005);
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+  });
+});

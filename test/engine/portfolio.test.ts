@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
+import type { Fill } from '../../src/engine/execution-port.js';
+import { createPortfolio, priceOf, valueLamports } from '../../src/engine/portfolio.js';
+
+const fill = (side: 'buy' | 'sell', mint: string, sol: bigint, tokens: bigint, fee: bigint, at = 0): Fill => ({
+  intentId: `i${at}`, side, mint, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(fee),
+  price: priceOf(sol, tokens, 6), filledAt: at as UnixMs,
+});
+
+describe('portfolio accounting', () => {
+  it('realises profit net of both fees and closes the basis on a full sell', () => {
+    const book = createPortfolio(10_000_000_000n);
+    book.applyFill('s', fill('buy', 'M', 1_000_000_000n, 5_000_000n, 10_000n));
+    const after = book.applyFill('s', fill('sell', 'M', 1_500_000_000n, 5_000_000n, 10_000n, 1));
+    expect(after.tokenRaw).toBe(0n);
+    expect(after.costLamports).toBe(0n);
+    expect(after.realisedLamports).toBe(1_500_000_000n - 10_000n - 1_000_010_000n);
+    const t = book.totals();
+    expect(t.cashLamports).toBe(10_000_000_000n + after.realisedLamports);
+    expect(t.feesLamports).toBe(20_000n);
+    expect(t.openPositions).toBe(0);
+  });
+
+  it('removes cost basis in proportion on a partial sell and keeps the remainder exact', () => {
+    const book = createPortfolio(5_000_000_000n);
+    book.applyFill('s', fill('buy', 'M', 1_000_000_001n, 3n, 0n));
+    const p = book.applyFill('s', fill('sell', 'M', 400_000_000n, 1n, 0n, 1));
+    // floor(1_000_000_001 * 1 / 3) = 333_333_333 removed; 666_666_668 stays.
+    expect(p.costLamports).toBe(666_666_668n);
+    expect(p.realisedLamports).toBe(400_000_000n - 333_333_333n);
+  });
+
+  it('marks open positions at the last observed price for unrealised PnL and equity', () => {
+    const book = createPortfolio(2_000_000_000n);
+    book.applyFill('s', fill('buy', 'M', 1_000_000_000n, 2_000_000n, 0n));
+    book.mark('M', '0.75');
+    const t = book.totals();
+    expect(t.marketValueLamports).toBe(1_500_000_000n);
+    expect(t.unrealisedLamports).toBe(500_000_000n);
+    expect(t.equityLamports).toBe(2_500_000_000n);
+  });
+
+  it('follows a token from its curve to its AMM pool after graduation', () => {
+    const book = createPortfolio(2_000_000_000n);
+    book.relocate('M', 'venue_a', 'curve-pool');
+    book.applyFill('s', fill('buy', 'M', 1_000_000_000n, 2_000_000n, 0n));
+    expect(book.position('s', 'M')?.market).toBe('venue_a');
+    book.relocate('M', 'venue_a-amm', 'amm-pool');
+    expect(book.position('s', 'M')).toMatchObject({ market: 'venue_a-amm', pool: 'amm-pool', tokenRaw: 2_000_000n });
+  });
+
+  it('refuses a sell of more tokens than the position holds with a fatal coded error', () => {
+    const book = createPortfolio(2_000_000_000n);
+    book.applyFill('s', fill('buy', 'M', 1_000n, 10n, 0n));
+    expect(() => book.applyFill('s', fill('sell', 'M', 1_000n, 11n, 0n))).toThrow(expect.objectContaining({ code: 'ENGINE_POSITION_OVERSOLD', retry: 'fatal' }));
+    expect(book.position('s', 'M')?.tokenRaw).toBe(10n);
+    expect(book.totals().feesLamports).toBe(0n);
+  });
+
+  it('keeps cash + open cost = start + realised, and realised exact, over random fill sequences', () => {
+    const op = fc.record({
+      strategy: fc.constantFrom('a', 'b'),
+      mint: fc.constantFrom('M1', 'M2', 'M3'),
+      buy: fc.boolean(),
+      sol: fc.bigInt({ min: 1n, max: 5_000_000_000n }),
+      tokens: fc.bigInt({ min: 1n, max: 10_000_000_000n }),
+      sellBps: fc.integer({ min: 1, max: 10_000 }),
+      fee: fc.bigInt({ min: 0n, max: 2_000_000n }),
+      price: fc.integer({ min: 1, max: 1_000_000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const start = 1_000_000_000_000n;
+        const book = createPortfolio(start);
+        let cashFlows = 0n;
+        let closedPnl = 0n;
+        ops.forEach((o, i) => {
+          book.mark(o.mint, (o.price / 1000).toString());
+          const held = book.position(o.strategy, o.mint)?.tokenRaw ?? 0n;
+          if (o.buy || held === 0n) {
+            book.applyFill(o.strategy, fill('buy', o.mint, o.sol, o.tokens, o.fee, i));
+            cashFlows -= o.sol + o.fee;
+          } else {
+            const amount = o.sellBps === 10_000 ? held : (held * BigInt(o.sellBps)) / 10_000n;
+            if (amount === 0n) return;
+            const before = book.position(o.strategy, o.mint)!;
+            const after = book.applyFill(o.strategy, fill('sell', o.mint, o.sol, amount, o.fee, i));
+            cashFlows += o.sol - o.fee;
+            closedPnl += after.realisedLamports - before.realisedLamports;
+          }
+        });
+        const t = book.totals();
+        expect(t.cashLamports).toBe(start + cashFlows);
+        expect(t.cashLamports + t.openCostLamports).toBe(start + t.realisedLamports);
+        expect(t.realisedLamports).toBe(closedPnl);
+        let value = 0n;
+        for (const p of book.open()) value += valueLamports(p.tokenRaw, p.decimals, `${ops.filter((o) => o.mint === p.mint).at(-1)!.price / 1000}`);
+        expect(t.marketValueLamports).toBe(value);
+        expect(t.equityLamports).toBe(t.cashLamports + value);
+        expect(t.unrealisedLamports).toBe(value - t.openCostLamports);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { bps, lamports, manualClock, type UnixMs } from '../../src/core/index.js';
+import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
+import { createMarketView } from '../../src/engine/market-view.js';
+import { DEFAULT_FILL_MODEL, modelFill } from '../../src/executors/paper/fill-model.js';
+import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
+
+const intent = (o: Partial<OrderIntent> = {}): OrderIntent => ({
+  id: 'int_1', strategyId: 's', side: 'buy', mint: 'M', decimals: 6, amountIn: 1_000_000_000n, slippageBps: bps(500),
+  priorityFeeLamports: lamports(20_000n), referencePrice: '0.00003', createdAt: 0 as UnixMs, reason: 'test', ...o,
+});
+
+function observed(price: number, reserves?: { sol: bigint; token: bigint }, at = 0) {
+  const view = createMarketView();
+  view.observe({ type: 'price', room: 'price:token:M', receivedAt: at as UnixMs, origin: 'live', mint: 'M', price: String(price), priceUsd: undefined, aggregated: false, pool: 'P',
+    market: 'venue_a', liquidityUsd: undefined, solReserveLamports: reserves?.sol, tokenReserveRaw: reserves?.token, poolFeeBps: reserves ? 100 : undefined, at: at as UnixMs });
+  return view;
+}
+
+describe('paper fill model', () => {
+  it('fills a buy by constant-product math on observed reserves, minus pool fee and extra slippage, exactly', () => {
+    const sol = 30_000_000_000n;
+    const token = 1_000_000_000_000n; // 1e6 tokens for 30 SOL: 0.00003 SOL per token
+    const r = modelFill(intent(), observed(0.00003, { sol, token }).get('M'), { ...DEFAULT_FILL_MODEL, extraSlippageBps: 50 });
+    const inAfterFee = (1_000_000_000n * 9_900n) / 10_000n;
+    const out = (token * inAfterFee) / (sol + inAfterFee);
+    expect(r).toMatchObject({ ok: true, solAmount: 1_000_000_000n, tokenAmount: (out * 9_950n) / 10_000n, feeLamports: 25_000n, pool: 'P' });
+  });
+
+  it('gives a sell the symmetric output in lamports', () => {
+    const sol = 30_000_000_000n;
+    const token = 1_000_000_000_000n;
+    const r = modelFill(intent({ side: 'sell', amountIn: 10_000_000_000n }), observed(0.00003, { sol, token }).get('M'));
+    const inAfterFee = (10_000_000_000n * 9_900n) / 10_000n;
+    expect(r).toMatchObject({ ok: true, tokenAmount: 10_000_000_000n, solAmount: (((sol * inAfterFee) / (token + inAfterFee)) * 9_950n) / 10_000n });
+  });
+
+  it('has more price impact for a bigger order', () => {
+    const view = observed(0.00003);
+    const small = modelFill(intent({ amountIn: 100_000_000n }), view.get('M'));
+    const big = modelFill(intent({ amountIn: 10_000_000_000n, slippageBps: bps(10_000) }), view.get('M'));
+    if (!small.ok || !big.ok) throw new Error('expected fills');
+    expect(Number(big.price)).toBeGreaterThan(Number(small.price));
+  });
+
+  it('fails like an on-chain swap, fee paid, when the fill is beyond the intent slippage', () => {
+    const r = modelFill(intent({ slippageBps: bps(10), referencePrice: '0.00003' }), observed(0.00003).get('M'));
+    expect(r).toMatchObject({ ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', feeLamports: 25_000n });
+  });
+
+  it('caps the priority fee at the configured maximum', () => {
+    const r = modelFill(intent({ priorityFeeLamports: lamports(9_000_000n), slippageBps: bps(10_000) }), observed(0.00003).get('M'));
+    expect(r).toMatchObject({ ok: true, feeLamports: 5_000n + DEFAULT_FILL_MODEL.priorityFeeCapLamports });
+  });
+});
+
+describe('paper executor', () => {
+  it('fills at the price observed after its latency, on the injected clock', async () => {
+    const clock = manualClock(0);
+    const view = observed(0.00003);
+    const reports: ExecutionReport[] = [];
+    const ex = createPaperExecutor({ clock, market: view, latencyMs: 300 });
+    await ex.start((r) => reports.push(r));
+    await ex.submit(intent({ referencePrice: undefined }));
+    expect(reports.map((r) => r.type)).toEqual(['accepted']);
+    clock.advance(100);
+    view.observe({ type: 'price', room: 'price:token:M', receivedAt: 100 as UnixMs, origin: 'live', mint: 'M', price: '0.00006', priceUsd: undefined, aggregated: false, pool: 'P',
+      market: undefined, liquidityUsd: undefined, solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, at: 100 as UnixMs });
+    clock.advance(200);
+    const filled = reports[1];
+    expect(filled?.type).toBe('filled');
+    if (filled?.type !== 'filled') return;
+    expect(filled.at).toBe(300);
+    expect(Number(filled.fill.price)).toBeGreaterThan(0.00006);
+    expect(Number(filled.fill.price)).toBeLessThan(0.000064);
+  });
+
+  it('rejects without a price and refuses intents before start and after stop', async () => {
+    const clock = manualClock(0);
+    const reports: ExecutionReport[] = [];
+    const ex = createPaperExecutor({ clock, market: createMarketView(), latencyMs: 0 });
+    await expect(ex.submit(intent())).rejects.toMatchObject({ code: 'PAPER_NOT_STARTED' });
+    await ex.start((r) => reports.push(r));
+    await ex.submit(intent());
+    clock.advance(0);
+    expect(reports[1]).toMatchObject({ type: 'rejected', code: 'PAPER_NO_PRICE' });
+    await ex.submit(intent({ id: 'int_2' }));
+    await ex.stop();
+    expect(reports.at(-1)).toMatchObject({ type: 'expired', intentId: 'int_2' });
+    await expect(ex.submit(intent({ id: 'int_3' }))).rejects.toMatchObject({ code: 'PAPER_STOPPED' });
+  });
+});

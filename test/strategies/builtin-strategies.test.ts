@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock, seededRandom } from '../../src/core/index.js';
+import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { createEngine } from '../../src/engine/engine.js';
+import type { MarketView } from '../../src/engine/market-view.js';
+import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
+import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
+import { BUILTIN_STRATEGIES } from '../../src/strategies/builtin.js';
+import { fakeFeed } from '../engine/fake-feed.js';
+
+const SOL = 1_000_000_000n;
+
+function run(name: string, params: Record<string, unknown>) {
+  const clock = manualClock(1_767_225_600_000);
+  const feed = fakeFeed(clock);
+  const log = memoryDecisionLog();
+  const ref: { market?: MarketView } = {};
+  const engine = createEngine({
+    feed, executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }), clock, random: seededRandom(1),
+    strategies: [instantiateStrategy(BUILTIN_STRATEGIES[name]!, params)], risk: {}, startingCashLamports: 10n * SOL,
+    execution: { slippageBps: 1_000, priorityFeeLamports: 0n, defaultDecimals: 6 }, decisions: log.sink,
+  });
+  ref.market = engine.market;
+  const intents = () => log.lines.map((l) => JSON.parse(l) as { kind: string; side?: string; mint?: string; reason?: string }).filter((e) => e.kind === 'intent');
+  return { clock, feed, engine, intents };
+}
+
+describe('built-in strategies', () => {
+  it('graduation-sniper buys on the first AMM price after a graduation and not on graduations it filters out', async () => {
+    const t = run('graduation-sniper', { buySol: '0.2', markets: ['venue_a-amm'] });
+    await t.engine.start();
+    t.feed.push('graduated', { token: { mint: 'G' }, pools: [{ market: 'venue_a-amm', poolId: 'AMM' }], graduationTx: 'tx', graduationTime: 1 });
+    t.feed.push('graduated', { token: { mint: 'X' }, pools: [{ market: 'other-amm', poolId: 'P2' }] });
+    expect(t.feed.joined()).toEqual(['graduated', 'price:token:G']);
+    t.clock.advance(2_000);
+    t.feed.push('price:token:G', { price: 0.0002, pool: 'AMM' });
+    expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'G' }]);
+    t.clock.advance(100);
+    expect(t.engine.portfolio.open()[0]).toMatchObject({ mint: 'G', pool: 'AMM' });
+  });
+
+  it('curve-momentum buys after confirmMs only when the holder and safety filters pass', async () => {
+    const t = run('curve-momentum', { milestonePct: 50, confirmMs: 3_000, minHolders: 10, maxTop10Pct: 40 });
+    await t.engine.start();
+    for (const mint of ['OK', 'CONCENTRATED']) {
+      t.feed.push('venue_a:curve:50', { token: { mint }, pools: [] });
+      t.feed.push(`price:token:${mint}`, { price: 0.00005 });
+      t.feed.push(`holders:${mint}`, { total: 25 });
+      t.feed.push(`top10:${mint}`, { top10Percentage: mint === 'OK' ? 30 : 70 });
+    }
+    t.clock.advance(2_999);
+    expect(t.intents()).toEqual([]);
+    t.clock.advance(1);
+    expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'OK' }]);
+    expect(t.feed.joined()).not.toContain('top10:CONCENTRATED');
+  });
+
+  it('copy-trader mirrors a followed wallet buying and then selling', async () => {
+    const t = run('copy-trader', { wallets: ['W1'], copySol: '0.1' });
+    await t.engine.start();
+    expect(t.feed.joined()).toEqual(['pnl:W1']);
+    t.feed.push('pnl:W1', { type: 'tradeUpdate', wallet: 'W1', token: 'C', side: 'buy' });
+    t.feed.push('price:token:C', { price: 0.0001 });
+    t.clock.advance(100);
+    expect(t.engine.portfolio.open()).toHaveLength(1);
+    t.feed.push('pnl:W1', { type: 'tradeUpdate', wallet: 'W1', token: 'C', side: 'sell' });
+    t.clock.advance(100);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+    expect(t.intents().map((i) => i.reason)).toEqual(['copy buy of W1', 'copy sell of W1']);
+  });
+
+  it('dca-flow buys a token after enough new DCA buy orders within its window', async () => {
+    const sol = 'So11111111111111111111111111111111111111112';
+    const t = run('dca-flow', { minOrders: 3, windowMs: 60_000 });
+    await t.engine.start();
+    const open = (mint: string) => t.feed.push('dca:dca_program_a:opened', { eventName: 'opened', order: { inputMint: sol, outputMint: mint } });
+    open('D');
+    t.clock.advance(61_000);
+    open('D');
+    open('D');
+    t.feed.push('price:token:D', { price: 0.001 });
+    expect(t.intents()).toEqual([]);
+    open('D');
+    t.feed.push('price:token:D', { price: 0.001 });
+    expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'D' }]);
+  });
+});
