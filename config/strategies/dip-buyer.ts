@@ -3,10 +3,11 @@
  * It buys launched tokens after their price dips a given share below the high seen since launch,
  * once their holder count passes a minimum, and lets the exit rules manage the position.
  */
-import { defineStrategy, z } from '../../src/strategies/api.js';
+import { defineStrategy, solParam, z } from '../../src/strategies/api.js';
 
 const params = z.strictObject({
-  buySol: z.string().regex(/^\d+(\.\d+)?$/).default('0.05'),
+  /** SOL per buy, exact ("0.05"): lamports as a bigint, never a float. */
+  buySol: solParam.prefault('0.05'),
   dipBps: z.number().int().min(100).max(9_000).default(2_000),
   minHolders: z.number().int().min(0).default(15),
   /** Stop watching a token this long after launch. */
@@ -44,8 +45,7 @@ export default defineStrategy<Params, State>({
     }
     const holders = ctx.market(e.mint)?.safety.holders ?? 0;
     if (holders < ctx.params.minHolders || price > high * (1 - ctx.params.dipBps / 10_000)) return;
-    const lamports = BigInt(Math.round(Number(ctx.params.buySol) * 1e9));
-    const r = ctx.buy({ mint: e.mint, lamports, reason: `dip ${ctx.params.dipBps} bps below high with ${holders} holders` });
+    const r = ctx.buy({ mint: e.mint, lamports: ctx.params.buySol, reason: `dip ${ctx.params.dipBps} bps below high with ${holders} holders` });
     if (r.ok) forget(ctx, e.mint);
     else ctx.log.debug('buy denied', { mint: e.mint, code: r.code });
   },

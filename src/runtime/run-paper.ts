@@ -12,6 +12,7 @@ import { loadDeployment } from '../config/index.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
 import { createPaperSession } from './paper-session.js';
+import { createRestPorts, type RestPorts } from './rest-ports.js';
 import { resolveStrategies } from './resolve-strategies.js';
 import { createStatusPanel, formatSummary } from './status-panel.js';
 
@@ -46,17 +47,20 @@ export async function runPaper(o: RunPaperOptions): Promise<RunSummary> {
   let sim: RunningSimulator | undefined;
   let clock: Clock = systemClock();
   let feed: DatastreamClient;
+  let rest: RestPorts;
   if (d.endpoints.remote) {
-    feed = createDatastreamClient({ url: d.endpoints.remote.datastreamUrl, apiKey: d.endpoints.remote.apiKey, random: seededRandom(seed).fork('datastream') });
+    rest = createRestPorts({ baseUrl: d.endpoints.remote.baseUrl, apiKey: d.endpoints.remote.apiKey, redactor });
+    feed = createDatastreamClient({ url: d.endpoints.remote.datastreamUrl, apiKey: d.endpoints.remote.apiKey, random: seededRandom(seed).fork('datastream'), backfill: rest.backfill });
   } else {
     const apiKey = randomBytes(16).toString('hex');
     redactor.add(apiKey);
     sim = await startSimulator({ seed, speed: o.speed ?? d.endpoints.simulator?.speed ?? 60, apiKey, log: log.child({ part: 'sim' }) });
     clock = sim.clock;
-    feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, random: seededRandom(seed).fork('datastream') });
+    rest = createRestPorts({ baseUrl: sim.urls.base, apiKey, redactor });
+    feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, random: seededRandom(seed).fork('datastream'), backfill: rest.backfill });
   }
 
-  const session = createPaperSession({ deployment: d, strategies, feed, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }) });
+  const session = createPaperSession({ deployment: d, strategies, feed, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }), data: rest.data });
   const panel = createStatusPanel(session.engine, () => Date.now());
   const stopped = new AbortController();
   const onSigint = (): void => stopped.abort();
@@ -80,6 +84,7 @@ export async function runPaper(o: RunPaperOptions): Promise<RunSummary> {
     o.signal?.removeEventListener('abort', onAbort);
     await session.stop(AbortSignal.timeout(5_000));
     feed.close();
+    await rest.close();
     await sim?.stop();
   }
   const summary = session.engine.stats.summary();

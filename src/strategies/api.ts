@@ -1,6 +1,6 @@
 /**
  * The strategy API, the only import a strategy needs: `defineStrategy`, the context and event
- * types, and zod for parameter schemas.
+ * types, zod for parameter schemas, and `solParam` for exact SOL amounts.
  */
 export { defineStrategy } from '../engine/strategy-api.js';
 export type { BuyOrder, OrderResult, SellOrder, StrategyContext, StrategyDefinition, StrategyData, StrategyLog, TimerFired } from '../engine/strategy-api.js';
@@ -10,3 +10,5 @@ export type { Fill } from '../engine/execution-port.js';
 export type { MarketObservation } from '../engine/market-view.js';
 export type { Position } from '../engine/portfolio.js';
 export { z } from 'zod';
+/** Exact SOL parameters: `buySol: solParam.prefault('0.05')` gives lamports as a bigint. */
+export { solParam } from './sol.js';
