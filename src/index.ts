@@ -5,3 +5,10 @@
 export * from './core/index.js';
 export type * from './engine/execution-port.js';
 export type * from './engine/feed-port.js';
+export { createLiveExecutor, type LiveExecutor, type LiveExecutorOptions } from './executors/live/live-executor.js';
+export type { LiveSettings, LiveSettingsInput } from './executors/live/live-settings.js';
+export type { LiveRpcPort, SwapBuilderPort, Commitment } from './executors/live/ports.js';
+export { commitmentRank } from './executors/live/ports.js';
+export { openSqliteJournal } from './executors/journal/sqlite-journal.js';
+export type { IntentJournal, IntentRecord, IntentState } from './executors/journal/journal.js';
+export { keypairSigner, signerFromEnv, signerFromKeypairFile, type Signer } from './executors/signer/signer.js';

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { registerWalletCommand } from './commands/wallet.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (s, write) => write(s) });
   // Commands register themselves here, one line each:
+  registerWalletCommand(program);
   return program;
 }
 

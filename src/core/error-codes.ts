@@ -20,6 +20,27 @@ export const ERROR_CODES = {
   // --- config ---
 
   // --- executors: paper, live, journal ---
+  EXEC_SIGNER_KEY_MISSING: 'the wallet key source (keypair file or environment variable) is missing or unreadable',
+  EXEC_SIGNER_KEY_INVALID: 'the wallet key source does not hold a valid 64-byte ed25519 secret key',
+  EXEC_SIGNER_FAILED: 'signing produced no signature for our wallet (the transaction has no signer slot for it)',
+  EXEC_WALLET_FILE_EXISTS: '`wallet new` refused to overwrite an existing keypair file',
+  JOURNAL_NOT_FOUND: 'a state change named an intent id that is not in the journal',
+  JOURNAL_BAD_TRANSITION: 'a state change broke the intent state machine (invariant breach: stop and reconcile)',
+  JOURNAL_CORRUPT: 'a journal row could not be decoded',
+  LIVE_INVALID_INTENT: 'the intent has an invalid field (amount, mint, decimals, slippage or fee); nothing was sent',
+  LIVE_NOT_STARTED: 'submit was called before start() finished reconciling, or after stop()',
+  LIVE_SPEND_CAP_TRADE: 'the intent would spend more SOL than the per-trade cap',
+  LIVE_SPEND_CAP_DAY: 'the intent would take the day\'s SOL spend over the per-day cap',
+  LIVE_BUILD_FAILED: 'the swap service could not build the transaction',
+  LIVE_INSPECTION_FEE_PAYER: 'the built transaction\'s fee payer is not our wallet; it was not signed',
+  LIVE_INSPECTION_PROGRAM: 'the built transaction calls a program outside the allow list; it was not signed',
+  LIVE_INSPECTION_PRIORITY_FEE: 'the built transaction\'s priority fee exceeds the intent\'s budget; it was not signed',
+  LIVE_INSPECTION_SIMULATION: 'simulating the built transaction failed or returned an error; it was not signed',
+  LIVE_INSPECTION_OUTFLOW: 'simulation shows more SOL or tokens leaving our wallet than the intent plus fee budget; it was not signed',
+  LIVE_INSPECTION_OUTPUT: 'simulation shows the output not arriving in our wallet\'s account; it was not signed',
+  LIVE_FAILED_ON_CHAIN: 'the transaction landed and failed on chain (the fee was paid, nothing else moved)',
+  LIVE_INTENT_STALE: 'an intent found unfinished at start-up was older than maxIntentAgeMs and was not (re)built',
+  LIVE_RETRIES_EXHAUSTED: 'every allowed transaction of the intent expired unseen; the intent ends EXPIRED',
 
   // --- simulator ---
 
