@@ -81,30 +81,36 @@ export async function inspectSwap(
   const mint = new PublicKey(intent.mint);
   const ataClassic = getAssociatedTokenAddressSync(mint, wallet, true, TOKEN_PROGRAM_ID);
   const ata2022 = getAssociatedTokenAddressSync(mint, wallet, true, TOKEN_2022_PROGRAM_ID);
-  const pre = await rpc.getMultipleAccounts([wallet.toBase58(), mint.toBase58(), ataClassic.toBase58(), ata2022.toBase58()], {
-    commitment: 'processed',
-    encoding: 'base64',
-    ...(signal ? { signal } : {}),
-  });
-  const [preWallet, mintAccount] = pre.value;
-  if (!preWallet) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${wallet.toBase58()} does not exist on chain (no SOL)`);
-  if (!mintAccount) return reject('LIVE_INSPECTION_OUTPUT', `mint ${intent.mint} does not exist on chain`);
-  const is2022 = mintAccount.owner === TOKEN_2022_PROGRAM_ID.toBase58();
-  const ata = is2022 ? ata2022 : ataClassic;
-  const preAta = is2022 ? pre.value[3] : pre.value[2];
-
-  let sim;
-  try {
-    sim = await rpc.simulateTransaction(built.base64, {
-      sigVerify: false,
-      replaceRecentBlockhash: false,
+  // Pre-state and simulation must describe the same slot: another of our transactions landing in
+  // between would otherwise look like an outflow. Re-read a few times, then judge what we have.
+  let pre: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>>;
+  let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>>;
+  let ata = ataClassic;
+  for (let read = 0; ; read++) {
+    pre = await rpc.getMultipleAccounts([wallet.toBase58(), mint.toBase58(), ataClassic.toBase58(), ata2022.toBase58()], {
       commitment: 'processed',
-      accounts: { addresses: [wallet.toBase58(), ata.toBase58()], encoding: 'base64' },
+      encoding: 'base64',
       ...(signal ? { signal } : {}),
     });
-  } catch (e) {
-    return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${e instanceof Error ? e.message : String(e)})`);
+    const mintAccount = pre.value[1];
+    if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${wallet.toBase58()} does not exist on chain (no SOL)`);
+    if (!mintAccount) return reject('LIVE_INSPECTION_OUTPUT', `mint ${intent.mint} does not exist on chain`);
+    ata = mintAccount.owner === TOKEN_2022_PROGRAM_ID.toBase58() ? ata2022 : ataClassic;
+    try {
+      sim = await rpc.simulateTransaction(built.base64, {
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: 'processed',
+        accounts: { addresses: [wallet.toBase58(), ata.toBase58()], encoding: 'base64' },
+        ...(signal ? { signal } : {}),
+      });
+    } catch (e) {
+      return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (sim.context.slot === pre.context.slot || read >= 2) break;
   }
+  const preWallet = pre.value[0]!;
+  const preAta = ata === ata2022 ? pre.value[3] : pre.value[2];
   if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
   const [postWallet, postAta] = sim.value.accounts ?? [];
   if (!postWallet) return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return our wallet account');
