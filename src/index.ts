@@ -5,6 +5,7 @@
 export * from './core/index.js';
 export type * from './engine/execution-port.js';
 export type * from './engine/feed-port.js';
+export * from './client/datastream/index.js';
 export { createLiveExecutor, type LiveExecutor, type LiveExecutorOptions } from './executors/live/live-executor.js';
 export type { LiveSettings, LiveSettingsInput } from './executors/live/live-settings.js';
 export type { LiveRpcPort, SwapBuilderPort, Commitment } from './executors/live/ports.js';

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 
 export function buildProgram(): Command {
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (s, write) => write(s) });
   // Commands register themselves here, one line each:
+  registerSimCommand(program);
   registerWalletCommand(program);
   return program;
 }

@@ -14,6 +14,11 @@ export const ERROR_CODES = {
   // --- client: http, data api, prediction, rpc, swap ---
 
   // --- client: datastream ---
+  STREAM_INVALID_OPTIONS: 'a Datastream client option was missing or out of range',
+  STREAM_INVALID_ROOM: 'a room name or room builder argument was not valid',
+  STREAM_CLOSED: 'the Datastream client was closed; closing is final, create a new client',
+  STREAM_AUTH_REFUSED: 'the Datastream server refused the API key repeatedly; the circuit breaker stopped reconnecting',
+  STREAM_BACKFILL_FAILED: 'REST backfill of a room after a gap failed after its retries; events of the gap may be missing',
 
   // --- engine and strategies ---
 
@@ -43,6 +48,11 @@ export const ERROR_CODES = {
   LIVE_RETRIES_EXHAUSTED: 'every allowed transaction of the intent expired unseen; the intent ends EXPIRED',
 
   // --- simulator ---
+  SIM_INVALID_SETTINGS: 'a simulator option or market setting is out of range or unknown',
+  SIM_UNKNOWN_TOKEN: 'a landed swap or quote named a mint the simulator does not know',
+  SIM_POOL_NOT_TRADABLE: 'the token is migrating from its curve to its AMM pool; swaps are refused until it graduates',
+  SIM_UNKNOWN_FAULT_PROFILE: 'the faults option names a profile that does not exist',
+  SIM_LISTEN_FAILED: 'the simulator could not listen on the requested host and port',
 
   // --- runtime and cli ---
 } as const;

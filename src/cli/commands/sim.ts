@@ -1,0 +1,45 @@
+/** `chainpilot sim`: runs the embedded market simulator until Ctrl-C. */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { runSimulator } from '../../runtime/sim-runtime.js';
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535 (0: any free port)');
+  return n;
+}
+
+function parseSpeed(v: string): number | 'max' {
+  if (v === 'max') return 'max';
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("use a positive multiple of real time, or 'max'");
+  return n;
+}
+
+function parseSeed(v: string): number | string {
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
+
+export function registerSimCommand(program: Command): void {
+  program
+    .command('sim')
+    .description('serve a seeded synthetic market on localhost: token REST, prediction REST and the Datastream')
+    .option('--port <port>', 'HTTP and WebSocket port (0: any free port)', parsePort, 8787)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--seed <seed>', 'seed of the market and the faults', parseSeed, 1)
+    .option('--speed <speed>', "multiple of real time, or 'max'", parseSpeed, 1)
+    .option('--faults <profile>', 'fault profile: none, flaky or chaos', 'none')
+    .option('--api-key <key>', 'key clients must present (default: generated and printed)')
+    .action(async (o: { port: number; host: string; seed: number | string; speed: number | 'max'; faults: string; apiKey?: string }) => {
+      const ac = new AbortController();
+      const stop = (): void => ac.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await runSimulator({ port: o.port, host: o.host, seed: o.seed, speed: o.speed, faults: o.faults, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }, (l) => process.stdout.write(`${l}\n`), ac.signal);
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
+}

@@ -1,0 +1,298 @@
+/**
+ * The Datastream client: one connection manager per endpoint, reference-counted rooms, typed and
+ * checked payloads, deduplication across overlapping rooms, bounded delivery queues, gap events and
+ * REST backfill. It satisfies the engine's `StreamFeed` port structurally.
+ */
+import type WebSocket from 'ws';
+import { ChainpilotError, type UnixMs } from '../../core/index.js';
+import { backfillRoom } from './backfill.js';
+import { createConnection, type ConnectionState } from './connection.js';
+import type { Handler } from './delivery.js';
+import type { DatastreamEvent } from './events.js';
+import { resolveOptions, type DatastreamClientOptions } from './options.js';
+import { createRoomRouter, type RoomEntry } from './room-router.js';
+import type { Room } from './rooms.js';
+import { createStats, type DatastreamStats } from './stats.js';
+import type { DatastreamMessage, StreamGap } from './stream-message.js';
+
+export interface DatastreamClient {
+  /** Joins `room` (one join however many subscribers) and calls `handler` for each message; returns the unsubscribe (the last one sends one leave). */
+  subscribe<T>(room: Room<T>, handler: Handler<DatastreamMessage<T>>): () => void;
+  subscribe(room: string, handler: Handler<DatastreamMessage>): () => void;
+  /** Calls `handler` for each gap after it closes (on reconnect). */
+  onGap(handler: (gap: StreamGap) => void): () => void;
+  /** Calls `handler` for every client event (connection, server errors, malformed frames, overflow...). */
+  onEvent(handler: (event: DatastreamEvent) => void): () => void;
+  /** Resolves when the socket is open (now or next time); rejects when the client is closed or stopped. */
+  whenOpen(signal?: AbortSignal): Promise<void>;
+  readonly state: ConnectionState;
+  /** Rooms currently joined (or to be joined on connect). */
+  rooms(): string[];
+  stats(): DatastreamStats;
+  /** Resolves when every backfill started so far has finished (for tests and orderly shutdown). */
+  backfillsIdle(): Promise<void>;
+  /** Final: closes the socket, aborts backfills, never reconnects. */
+  close(): void;
+}
+
+const AUTH_TEXT = /auth|api.?key|unauthori[sz]ed|forbidden|invalid.?key|not allowed/i;
+
+/** Creates a client and starts connecting. */
+export function createDatastreamClient(options: DatastreamClientOptions): DatastreamClient {
+  const o = resolveOptions(options);
+  const clock = o.clock;
+  const book = createStats();
+  const s = book.s;
+  const eventHandlers = new Set<(e: DatastreamEvent) => void>();
+  const gapHandlers = new Set<(g: StreamGap) => void>();
+  const waiters = new Set<{ resolve: () => void; reject: (e: Error) => void }>();
+  const backfills = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let gapStartedAt: UnixMs | undefined;
+  let closed = false;
+  let stoppedError: ChainpilotError | undefined;
+
+  const emit = (e: DatastreamEvent): void => {
+    for (const h of eventHandlers) {
+      try {
+        h(e);
+      } catch {
+        // an event listener's failure must not break the socket loop; counted with handler errors
+        s.handlerErrors++;
+      }
+    }
+  };
+
+  const router = createRoomRouter({ maxQueue: o.maxQueue, overflow: o.overflow, dedupCapacity: o.dedupCapacity }, book, {
+    onHandlerError(room, error) {
+      s.handlerErrors++;
+      emit({ kind: 'handler-error', room, error });
+    },
+    onOverflow(room, droppedTotal) {
+      emit({ kind: 'overflow', room, droppedTotal });
+    },
+    countDropped(room, n) {
+      s.dropped += n;
+      book.room(room).dropped += n;
+    },
+    countCoalesced(room, n) {
+      s.coalesced += n;
+      book.room(room).coalesced += n;
+    },
+    invalid(room, reason, rejected) {
+      emit({ kind: 'invalid-payload', room, reason, rejected });
+    },
+  });
+
+  const onFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
+    s.frames++;
+    const text = Array.isArray(raw) ? Buffer.concat(raw).toString('utf8') : Buffer.isBuffer(raw) ? raw.toString('utf8') : Buffer.from(raw).toString('utf8');
+    s.bytes += text.length;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      s.parseFailures++;
+      emit({ kind: 'malformed', reason: 'not JSON', sample: text.slice(0, 200) });
+      return;
+    }
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || typeof (frame as { type?: unknown }).type !== 'string') {
+      s.parseFailures++;
+      emit({ kind: 'malformed', reason: 'not an object with a string type', sample: text.slice(0, 200) });
+      return;
+    }
+    const f = frame as Record<string, unknown>;
+    switch (f.type) {
+      case 'message': {
+        s.messages++;
+        const room = f.room;
+        const entry = typeof room === 'string' ? router.rooms.get(room) : undefined;
+        if (entry === undefined) {
+          if (typeof room !== 'string') {
+            s.parseFailures++;
+            emit({ kind: 'malformed', reason: 'message without a string room', sample: text.slice(0, 200) });
+          } else s.unroutedMessages++;
+          return;
+        }
+        router.route(entry, f.data, at, 'live');
+        return;
+      }
+      case 'ping':
+        s.pings++;
+        conn.send({ type: 'pong' });
+        return;
+      case 'error':
+        s.serverErrors++;
+        if (AUTH_TEXT.test(text)) conn.noteAuthError();
+        emit({ kind: 'server-error', frame: f });
+        return;
+      default:
+        s.unknownFrames++;
+        emit({ kind: 'unknown-frame', frameType: f.type as string, frame: f });
+    }
+  };
+
+  const startBackfills = (gap: StreamGap): void => {
+    const source = o.backfill;
+    if (!source) return;
+    for (const room of gap.rooms) {
+      const entry = router.rooms.get(room);
+      if (!entry?.spec.backfill) continue;
+      const p = runBackfill(entry, gap.startedAt).finally(() => backfills.delete(p));
+      backfills.add(p);
+    }
+  };
+
+  const runBackfill = async (entry: RoomEntry, since: UnixMs): Promise<void> => {
+    const source = o.backfill;
+    if (!source) return;
+    // one child signal per run: listeners that fetch adds to it die with it, never pile up on the client's signal
+    const run = new AbortController();
+    const onAbort = (): void => run.abort();
+    abort.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = await backfillRoom(
+        { source, clock, random: o.random, overlapMs: o.backfillOverlapMs, pageLimit: o.backfillPageLimit, maxPages: o.backfillMaxPages, retries: o.backfillRetries, backoffBaseMs: o.backoffBaseMs, backoffCapMs: o.backoffCapMs },
+        entry,
+        since,
+        (rows, at) => {
+          // the room may have been left (and even re-joined) while the page was in flight
+          const current = router.rooms.get(entry.spec.room);
+          if (current === undefined) return 0;
+          const n = router.route(current, rows, at, 'backfill');
+          s.backfilledRows += n;
+          current.stats.backfilled += n;
+          return n;
+        },
+        run.signal,
+      );
+      emit({ kind: 'backfill-done', room: entry.spec.room, rows: r.rows, pages: r.pages });
+    } catch (e) {
+      if (closed) return;
+      s.backfillFailures++;
+      const err = e instanceof ChainpilotError ? e : new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.spec.room} failed`, { retry: 'retryable', cause: e });
+      emit({ kind: 'backfill-failed', room: entry.spec.room, error: err });
+    } finally {
+      abort.signal.removeEventListener('abort', onAbort);
+    }
+  };
+
+  const conn = createConnection(o, {
+    open() {
+      const at = clock.now();
+      s.connects++;
+      for (const room of router.rooms.keys()) conn.send({ type: 'join', room });
+      emit({ kind: 'connected', at, rooms: router.rooms.size });
+      if (gapStartedAt !== undefined) {
+        const gap: StreamGap = { startedAt: gapStartedAt, endedAt: at, rooms: [...router.rooms.keys()] };
+        gapStartedAt = undefined;
+        s.reconnects++;
+        s.gaps++;
+        const ms = gap.endedAt - gap.startedAt;
+        s.gapMsTotal += ms;
+        if (ms > s.gapMsMax) s.gapMsMax = ms;
+        emit({ kind: 'gap', gap });
+        for (const h of gapHandlers) {
+          try {
+            h(gap);
+          } catch (e) {
+            s.handlerErrors++;
+            emit({ kind: 'handler-error', room: '(gap)', error: e });
+          }
+        }
+        startBackfills(gap);
+      }
+      for (const w of waiters) w.resolve();
+      waiters.clear();
+    },
+    message: onFrame,
+    down(reason, at) {
+      gapStartedAt ??= at;
+      emit({ kind: 'disconnected', at, reason });
+    },
+    attemptFailed(reason, detail) {
+      s.failedAttempts++;
+      emit({ kind: 'attempt-failed', reason, detail });
+    },
+    stopped(error) {
+      stoppedError = error;
+      emit({ kind: 'stopped', error });
+      for (const w of waiters) w.reject(error);
+      waiters.clear();
+    },
+  });
+
+  const client: DatastreamClient = {
+    subscribe(room: string, handler: Handler<DatastreamMessage>): () => void {
+      if (closed) {
+        throw new ChainpilotError('STREAM_CLOSED', `subscribe(${room}): the Datastream client is closed; create a new client`, { retry: 'not_retryable', context: { room } });
+      }
+      if (typeof room !== 'string' || room.length === 0 || /\s/.test(room)) {
+        throw new ChainpilotError('STREAM_INVALID_ROOM', 'room: must be a non-empty string without spaces; use the `rooms` builders', { retry: 'not_retryable', context: { field: 'room' } });
+      }
+      const { sub, first } = router.add(room, handler);
+      if (first) conn.send({ type: 'join', room });
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        if (router.remove(sub) && !closed) conn.send({ type: 'leave', room });
+      };
+    },
+    onGap(handler) {
+      gapHandlers.add(handler);
+      return () => void gapHandlers.delete(handler);
+    },
+    onEvent(handler) {
+      eventHandlers.add(handler);
+      return () => void eventHandlers.delete(handler);
+    },
+    whenOpen(signal) {
+      if (conn.state === 'open') return Promise.resolve();
+      if (closed) return Promise.reject(new ChainpilotError('STREAM_CLOSED', 'whenOpen: the Datastream client is closed', { retry: 'not_retryable' }));
+      if (stoppedError) return Promise.reject(stoppedError);
+      return new Promise((resolve, reject) => {
+        const w = {
+          resolve: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          reject: (e: Error) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(e);
+          },
+        };
+        const onAbort = (): void => {
+          waiters.delete(w);
+          reject(new ChainpilotError('CORE_ABORTED', 'whenOpen was aborted', { retry: 'not_retryable' }));
+        };
+        if (signal?.aborted) {
+          onAbort();
+          return;
+        }
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiters.add(w);
+      });
+    },
+    get state() {
+      return conn.state;
+    },
+    rooms: () => [...router.rooms.keys()],
+    stats: () => ({ ...book.snapshot(), liveSockets: conn.liveSockets }),
+    async backfillsIdle() {
+      while (backfills.size > 0) await Promise.allSettled([...backfills]);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      abort.abort();
+      conn.close();
+      const err = new ChainpilotError('STREAM_CLOSED', 'the Datastream client was closed', { retry: 'not_retryable' });
+      for (const w of waiters) w.reject(err);
+      waiters.clear();
+      emit({ kind: 'closed' });
+    },
+  };
+  conn.start();
+  return client;
+}

@@ -1,0 +1,98 @@
+/**
+ * Options of the Datastream client: knobs validated once with zod (unknown keys rejected),
+ * defaults resolved here, the result frozen.
+ */
+import { z } from 'zod';
+import { ChainpilotError, systemClock, seededRandom, type Clock, type Random } from '../../core/index.js';
+import type { BackfillSource } from './backfill-source.js';
+import type { OverflowPolicy } from './delivery.js';
+
+/** Numeric and policy knobs (all optional; defaults in `DATASTREAM_DEFAULTS`). */
+export const datastreamKnobs = z
+  .object({
+    connectTimeoutMs: z.number().int().positive(),
+    livenessTimeoutMs: z.number().int().positive(),
+    backoffBaseMs: z.number().int().positive(),
+    backoffCapMs: z.number().int().positive(),
+    stableAfterMs: z.number().int().nonnegative(),
+    authFailureLimit: z.number().int().positive(),
+    maxQueue: z.number().int().positive(),
+    overflow: z.enum(['drop-oldest', 'drop-newest']),
+    dedupCapacity: z.number().int().positive(),
+    backfillOverlapMs: z.number().int().nonnegative(),
+    backfillPageLimit: z.number().int().min(1).max(500),
+    backfillMaxPages: z.number().int().positive(),
+    backfillRetries: z.number().int().nonnegative(),
+  })
+  .strict()
+  .partial();
+
+export type DatastreamKnobs = z.infer<typeof datastreamKnobs>;
+
+export const DATASTREAM_DEFAULTS = Object.freeze({
+  connectTimeoutMs: 10_000,
+  livenessTimeoutMs: 60_000,
+  backoffBaseMs: 500,
+  backoffCapMs: 30_000,
+  stableAfterMs: 10_000,
+  authFailureLimit: 3,
+  maxQueue: 10_000,
+  overflow: 'drop-oldest' as OverflowPolicy,
+  dedupCapacity: 100_000,
+  backfillOverlapMs: 30_000,
+  backfillPageLimit: 500,
+  backfillMaxPages: 200,
+  backfillRetries: 3,
+});
+
+export interface DatastreamClientOptions extends DatastreamKnobs {
+  /** Endpoint without the key, e.g. `wss://datastream.example` (the key is appended as the last path segment). */
+  readonly url: string;
+  /** The Datastream API key. Never logged, never put in an error. */
+  readonly apiKey: string;
+  readonly clock?: Clock;
+  /** Seeded source for backoff jitter. */
+  readonly random?: Random;
+  /** REST history used to backfill gaps and confirm liquidity (the runtime adapts the data-api client). */
+  readonly backfill?: BackfillSource;
+}
+
+export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
+  readonly url: string;
+  readonly apiKey: string;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly backfill?: BackfillSource;
+};
+
+/** Validates options once; throws STREAM_INVALID_OPTIONS naming the field. */
+export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
+  const { url, apiKey, clock, random, backfill, ...knobs } = o;
+  const parsed = datastreamKnobs.safeParse(knobs);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || '(options)';
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', `${field}: ${issue?.message ?? 'invalid'}; fix the Datastream client options`, {
+      retry: 'not_retryable',
+      context: { field },
+    });
+  }
+  if (!/^wss?:\/\/[^/\s]+/.test(url)) {
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'url: must start with ws:// or wss:// and name a host (without the key)', { retry: 'not_retryable', context: { field: 'url' } });
+  }
+  if (apiKey.length === 0 || /[\s/]/.test(apiKey)) {
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'apiKey: must be non-empty without spaces or "/"', { retry: 'not_retryable', context: { field: 'apiKey' } });
+  }
+  const resolved = { ...DATASTREAM_DEFAULTS, ...parsed.data };
+  if (resolved.backoffCapMs < resolved.backoffBaseMs) {
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'backoffCapMs: must be >= backoffBaseMs', { retry: 'not_retryable', context: { field: 'backoffCapMs' } });
+  }
+  return Object.freeze({
+    ...resolved,
+    url,
+    apiKey,
+    clock: clock ?? systemClock(),
+    random: random ?? seededRandom('datastream'),
+    ...(backfill ? { backfill } : {}),
+  });
+}

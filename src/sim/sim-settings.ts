@@ -1,0 +1,53 @@
+/**
+ * Knobs of the synthetic market, validated once and frozen. Every default is chosen so that one
+ * simulated hour at the default seed yields hundreds of launches and tens of graduations.
+ */
+import { z } from 'zod';
+import { ChainpilotError } from '../core/index.js';
+
+export const marketSettingsSchema = z
+  .object({
+    /** Mean token launches per simulated hour (Poisson). */
+    launchesPerHour: z.number().positive().max(100_000).default(300),
+    /** Share of launches that attract enough buying to complete their curve. */
+    runnerShare: z.number().min(0).max(1).default(0.1),
+    /** Share of launches whose deployer and insiders dump everything (rug). */
+    rugShare: z.number().min(0).max(1).default(0.15),
+    /** Share of launches bought by bundlers in the launch transaction. */
+    bundledShare: z.number().min(0).max(1).default(0.3),
+    /** Fixed SOL price in USD (USD figures derive exactly from lamports through it). */
+    solUsd: z.number().positive().default(150),
+    /** EUR per USD for `currency=eur`. */
+    eurPerUsd: z.number().positive().default(0.92),
+    /** Simulated milliseconds per model step (one slot). */
+    slotMs: z.number().int().min(50).max(5_000).default(400),
+    /** Synthetic trader population sizes. */
+    retailWallets: z.number().int().min(10).max(100_000).default(600),
+    botWallets: z.number().int().min(0).max(10_000).default(30),
+    sniperWallets: z.number().int().min(0).max(10_000).default(20),
+    bundlerWallets: z.number().int().min(0).max(10_000).default(24),
+    kolWallets: z.number().int().min(0).max(1_000).default(12),
+    lpWallets: z.number().int().min(1).max(1_000).default(8),
+    /** Prediction-market events and up/down window length. */
+    predictionEvents: z.number().int().min(0).max(50).default(3),
+    cryptoWindowMs: z.number().int().min(10_000).default(300_000),
+    /** Most recent trades kept per token (older rows fall off REST history). */
+    maxTradesPerToken: z.number().int().min(100).default(50_000),
+  })
+  .strict();
+
+export type MarketSettings = z.infer<typeof marketSettingsSchema>;
+
+/** Parses market settings, failing with SIM_INVALID_SETTINGS naming the field. */
+export function parseMarketSettings(input: unknown): MarketSettings {
+  const r = marketSettingsSchema.safeParse(input ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = issue?.path.join('.') ?? '(root)';
+    throw new ChainpilotError('SIM_INVALID_SETTINGS', `simulator market setting ${field}: ${issue?.message ?? 'invalid'}; fix or remove it`, {
+      retry: 'not_retryable',
+      context: { field },
+    });
+  }
+  return Object.freeze(r.data);
+}

@@ -1,0 +1,179 @@
+/**
+ * The Datastream server side: clients, reference sets of rooms, heartbeats and fan-out. A frame is
+ * serialised once per message and the same bytes are written to every subscriber.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Random } from '../../core/index.js';
+import type { StreamFaults } from '../faults/fault-settings.js';
+
+export interface HubClient {
+  readonly id: number;
+  readonly ws: WebSocket;
+  readonly rooms: Set<string>;
+  awaitingPong: boolean;
+  /** A fault made this socket silent: nothing is sent, pings are not answered. */
+  silent: boolean;
+}
+
+export interface HubStats {
+  readonly clients: number;
+  /** Rooms with at least one subscriber. */
+  readonly rooms: number;
+  readonly framesSent: number;
+  readonly messagesPublished: number;
+  readonly droppedForNoPong: number;
+}
+
+export interface DatastreamHub {
+  /** Completes a WebSocket upgrade for an authenticated request. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** True when at least one client joined `room`. */
+  has(room: string): boolean;
+  /** Sends `{type:'message', room, data}` to every client in `room`. */
+  publish(room: string, data: unknown): void;
+  /** Rooms with at least one subscriber. */
+  rooms(): IterableIterator<string>;
+  /** Called with each room when its first subscriber joins and after its last one leaves. */
+  onRoomChange(listener: (room: string, joined: boolean) => void): void;
+  /** Applies socket faults once (the driver calls it each simulated second). */
+  injectFaults(random: Random, faults: StreamFaults): void;
+  stats(): HubStats;
+  close(): Promise<void>;
+}
+
+export interface HubOptions {
+  /** Real milliseconds between server pings; a client that has not answered the previous ping by the next one is dropped. */
+  readonly pingIntervalMs: number;
+  /** Joins beyond this many rooms on one connection are refused with an error frame. */
+  readonly maxRoomsPerClient: number;
+}
+
+export function createDatastreamHub(options: HubOptions): DatastreamHub {
+  const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: 64 * 1024 });
+  const clients = new Set<HubClient>();
+  const rooms = new Map<string, Set<HubClient>>();
+  const roomListeners: ((room: string, joined: boolean) => void)[] = [];
+  const pingFrame = Buffer.from(JSON.stringify({ type: 'ping' }));
+  let nextId = 1;
+  let framesSent = 0;
+  let messagesPublished = 0;
+  let droppedForNoPong = 0;
+
+  const send = (c: HubClient, bytes: Buffer): void => {
+    if (c.silent || c.ws.readyState !== c.ws.OPEN) return;
+    c.ws.send(bytes, { binary: false });
+    framesSent += 1;
+  };
+  const sendJson = (c: HubClient, v: unknown): void => send(c, Buffer.from(JSON.stringify(v)));
+
+  const join = (c: HubClient, room: string): void => {
+    if (c.rooms.has(room)) return;
+    if (c.rooms.size >= options.maxRoomsPerClient) {
+      sendJson(c, { type: 'error', code: 'ROOM_LIMIT', message: `at most ${options.maxRoomsPerClient} rooms per connection; leave a room first`, room });
+      return;
+    }
+    c.rooms.add(room);
+    let set = rooms.get(room);
+    if (!set) {
+      rooms.set(room, (set = new Set()));
+      for (const l of roomListeners) l(room, true);
+    }
+    set.add(c);
+  };
+  const leave = (c: HubClient, room: string): void => {
+    if (!c.rooms.delete(room)) return;
+    const set = rooms.get(room);
+    set?.delete(c);
+    if (set && set.size === 0) {
+      rooms.delete(room);
+      for (const l of roomListeners) l(room, false);
+    }
+  };
+  const drop = (c: HubClient): void => {
+    for (const room of [...c.rooms]) leave(c, room);
+    clients.delete(c);
+    c.ws.terminate();
+  };
+
+  const onMessage = (c: HubClient, raw: string): void => {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(raw);
+    } catch {
+      sendJson(c, { type: 'error', code: 'INVALID_MESSAGE', message: 'frames must be JSON objects like {"type":"join","room":"latest"}' });
+      return;
+    }
+    const m = (typeof msg === 'object' && msg !== null ? msg : {}) as { type?: unknown; room?: unknown };
+    if (m.type === 'pong') {
+      c.awaitingPong = false;
+      return;
+    }
+    if (m.type === 'ping') {
+      if (!c.silent) sendJson(c, { type: 'pong' });
+      return;
+    }
+    if ((m.type === 'join' || m.type === 'leave') && typeof m.room === 'string' && m.room.length > 0 && m.room.length <= 200) {
+      if (m.type === 'join') join(c, m.room);
+      else leave(c, m.room);
+      return;
+    }
+    sendJson(c, { type: 'error', code: 'INVALID_MESSAGE', message: 'expected {type:"join"|"leave", room:string} or {type:"pong"}' });
+  };
+
+  const heartbeat = setInterval(() => {
+    for (const c of [...clients]) {
+      if (c.awaitingPong) {
+        droppedForNoPong += 1;
+        drop(c);
+        continue;
+      }
+      c.awaitingPong = true;
+      send(c, pingFrame);
+    }
+  }, options.pingIntervalMs);
+  heartbeat.unref();
+
+  return {
+    handleUpgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const c: HubClient = { id: nextId++, ws, rooms: new Set(), awaitingPong: false, silent: false };
+        clients.add(c);
+        ws.on('message', (data) => onMessage(c, Buffer.isBuffer(data) ? data.toString('utf8') : String(data)));
+        ws.on('close', () => {
+          if (clients.has(c)) drop(c);
+        });
+        ws.on('error', () => drop(c));
+      });
+    },
+    has: (room) => rooms.has(room),
+    publish(room, data) {
+      const set = rooms.get(room);
+      if (!set) return;
+      messagesPublished += 1;
+      const bytes = Buffer.from(JSON.stringify({ type: 'message', room, data }));
+      for (const c of set) send(c, bytes);
+    },
+    rooms: () => rooms.keys(),
+    onRoomChange(listener) {
+      roomListeners.push(listener);
+    },
+    injectFaults(random, faults) {
+      for (const c of [...clients]) {
+        if (random.chance(faults.dropSocketPerSecond)) drop(c);
+        else if (!c.silent && random.chance(faults.silenceSocketPerSecond)) c.silent = true;
+        else if (random.chance(faults.malformedFramePerSecond) && !c.silent && c.ws.readyState === c.ws.OPEN) {
+          c.ws.send('{"type":"message","room":', { binary: false });
+          framesSent += 1;
+        }
+      }
+    },
+    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong }),
+    async close() {
+      clearInterval(heartbeat);
+      for (const c of [...clients]) drop(c);
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** Price, statistics and volume rooms of a token and its pools, published after each trade. */
+import type { MarketState } from '../model/market-state.js';
+import type { TokenState, TradeRecord } from '../model/model-types.js';
+import { liquidityUsd, marketCapUsd, priceSol } from '../model/token-pricing.js';
+import { tokenStats } from '../views/token-stats.js';
+import type { DatastreamHub } from './datastream-hub.js';
+
+export function publishPriceRooms(state: MarketState, hub: DatastreamHub, t: TokenState, tr: TradeRecord): void {
+  const solUsd = state.settings.solUsd;
+  const price = (): unknown => ({
+    token: t.mint, pool: tr.pool, market: tr.market, price: tr.priceUsd, price_quote: priceSol(t),
+    liquidity: liquidityUsd(t, solUsd), marketCap: marketCapUsd(t, solUsd), timestamp: tr.time,
+  });
+  for (const room of [`price:token:${t.mint}`, `token:${t.mint}`, `token:${tr.pool}`]) if (hub.has(room)) hub.publish(room, price());
+  const agg = `price:aggregated:${t.mint}`;
+  if (hub.has(agg)) {
+    const liq = liquidityUsd(t, solUsd);
+    hub.publish(agg, {
+      token: t.mint, timestamp: tr.time, price: tr.priceUsd, pool: tr.pool,
+      aggregated: { median: tr.priceUsd, average: tr.priceUsd, min: tr.priceUsd, max: tr.priceUsd, poolCount: 1 },
+      topPools: [{ poolId: tr.pool, price: tr.priceUsd, liquidity: liq, market: tr.market }],
+    });
+  }
+  for (const room of [`stats:token:${t.mint}:total`, `stats:pool:${tr.pool}:total`]) if (hub.has(room)) hub.publish(room, tokenStats(state, t, tr.time));
+  const vol = (): unknown => ({ token: t.mint, pool: tr.pool, side: tr.side, volume: tr.volumeUsd, volumeSol: Number(tr.solLamports) / 1e9, totalVolume: Number(t.volumeLamports) / 1e9 * solUsd, timestamp: tr.time });
+  for (const room of [`volume:token:${t.mint}`, `volume:pool:${tr.pool}`]) if (hub.has(room)) hub.publish(room, vol());
+}

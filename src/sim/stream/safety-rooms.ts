@@ -1,0 +1,59 @@
+/**
+ * Safety signal rooms (`holders`, `top10`, `dev_holding`, `sniper`, `insider`, `bundlers`), published
+ * when the value they report changes, with the previous value alongside.
+ */
+import type { MarketState } from '../model/market-state.js';
+import type { TokenState, TradeRecord, TraderRole } from '../model/model-types.js';
+import { holdersByBalance, pctOfSupply, roleBalance } from '../model/holdings.js';
+import type { DatastreamHub } from './datastream-hub.js';
+
+export type SafetyPublisher = (t: TokenState, tr: TradeRecord) => void;
+
+export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): SafetyPublisher {
+  const last = new Map<string, number>();
+  const changed = (room: string, value: number): number | undefined | false => {
+    const prev = last.get(room);
+    if (prev === value) return false;
+    last.set(room, value);
+    return prev;
+  };
+  const roleRoom = (t: TokenState, tr: TradeRecord, role: TraderRole, prefix: string): void => {
+    const room = `${prefix}:${t.mint}`;
+    if (!hub.has(room) || !t.roles.get(tr.wallet)?.has(role)) return;
+    const all = roleBalance(t, role);
+    const total = pctOfSupply(t, all.raw);
+    const prev = changed(room, total);
+    if (prev === false) return;
+    const bal = t.balances.get(tr.wallet) ?? 0n;
+    const change = tr.side === 'buy' ? tr.tokenRaw : -tr.tokenRaw;
+    const key = role === 'bundler' ? 'totalBundlerPercentage' : role === 'sniper' ? 'totalSniperPercentage' : 'totalInsiderPercentage';
+    hub.publish(room, {
+      token: t.mint, wallet: tr.wallet, currentAmount: bal.toString(), previousAmount: (bal - change > 0n ? bal - change : 0n).toString(),
+      currentPercentage: pctOfSupply(t, bal), previousPercentage: pctOfSupply(t, bal - change > 0n ? bal - change : 0n),
+      currentCount: all.wallets.length, previousCount: all.wallets.length, [key]: total, previousTotalPercentage: prev ?? null, timestamp: tr.time,
+    });
+  };
+  return (t, tr) => {
+    const h = `holders:${t.mint}`;
+    if (hub.has(h)) {
+      const prev = changed(h, t.holderList.length);
+      if (prev !== false) hub.publish(h, { token: t.mint, total: t.holderList.length, previous: prev ?? null, timestamp: tr.time });
+    }
+    const top = `top10:${t.mint}`;
+    if (hub.has(top)) {
+      const pct = pctOfSupply(t, holdersByBalance(t).slice(0, 10).reduce((a, [, b]) => a + b, 0n));
+      const prev = changed(top, pct);
+      if (prev !== false) hub.publish(top, { token: t.mint, top10Percentage: pct, previous: prev ?? null, timestamp: tr.time });
+    }
+    const dev = `dev_holding:${t.mint}`;
+    if (hub.has(dev) && tr.wallet === t.deployer) {
+      const bal = t.balances.get(t.deployer) ?? 0n;
+      const pct = pctOfSupply(t, bal);
+      const prev = changed(dev, pct);
+      if (prev !== false) hub.publish(dev, { token: t.mint, deployer: t.deployer, amount: bal.toString(), percentage: pct, previousPercentage: prev ?? null, timestamp: tr.time });
+    }
+    roleRoom(t, tr, 'sniper', 'sniper');
+    roleRoom(t, tr, 'insider', 'insider');
+    roleRoom(t, tr, 'bundler', 'bundlers');
+  };
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock, seededRandom } from '../../src/core/index.js';
+import { constantProductOut } from '../../src/sim/curve-math.js';
+import { createMarketModel, type MarketModel } from '../../src/sim/model/market-model.js';
+import type { SimEvent } from '../../src/sim/model/model-types.js';
+import { parseMarketSettings } from '../../src/sim/sim-settings.js';
+import { isChainpilotError } from '../../src/core/index.js';
+import { T0 } from './sim-helpers.js';
+
+function run(seed: number, ms: number, market = {}): { model: MarketModel; events: SimEvent[] } {
+  const clock = manualClock(T0);
+  const model = createMarketModel({ settings: parseMarketSettings(market), clock, random: seededRandom(seed) });
+  const events: SimEvent[] = [];
+  model.onEvent((e) => events.push(e));
+  model.start();
+  clock.advance(ms);
+  model.stop();
+  return { model, events };
+}
+
+const summary = (events: SimEvent[]): string[] =>
+  events.map((e) => (e.kind === 'trade' ? `${e.trade.tx}:${e.trade.solLamports}:${e.trade.tokenRaw}` : `${e.kind}`));
+
+describe('market model', () => {
+  it('produces the same events, in the same order, from the same seed', () => {
+    const a = run(42, 120_000);
+    const b = run(42, 120_000);
+    const c = run(43, 120_000);
+    expect(summary(a.events).length).toBeGreaterThan(100);
+    expect(summary(a.events)).toEqual(summary(b.events));
+    expect(summary(a.events)).not.toEqual(summary(c.events));
+  });
+
+  it('launches hundreds of tokens and graduates tens of them in one simulated hour at default settings', () => {
+    const { model, events } = run(1, 3_600_000);
+    const launched = events.filter((e) => e.kind === 'launched').length;
+    const graduated = events.filter((e) => e.kind === 'graduated').length;
+    expect(launched).toBeGreaterThanOrEqual(200);
+    expect(launched).toBeLessThanOrEqual(450);
+    expect(graduated).toBeGreaterThanOrEqual(10);
+    expect(graduated).toBeLessThan(launched / 2);
+    expect(events.filter((e) => e.kind === 'trade').length).toBeGreaterThan(10_000);
+    for (const t of model.state.launched.filter((x) => x.status === 'graduated')) {
+      expect(t.curve.realToken).toBe(0n);
+      const deposit = model.state.liquidityByToken.get(t.mint)![0]!;
+      expect(deposit).toMatchObject({ type: 'add_liquidity', tx: t.graduationTx, tokenRaw: t.supplyRaw - t.curve.initialRealToken });
+      expect(t.graduatedAt! - t.createdAt).toBeGreaterThan(0);
+    }
+  });
+
+  it('quotes exact constant-product output and applies a landed swap by exactly its amounts', () => {
+    const { model } = run(5, 30_000);
+    const t = model.state.launched.find((x) => x.status === 'curve')!;
+    const pool = model.pool(t.mint)!;
+    const q = model.quote(t.mint, 'buy', 1_000_000_000n)!;
+    expect(q.amountOut).toBe(constantProductOut(pool.solReserveLamports, pool.tokenReserveRaw, 1_000_000_000n, pool.feeBps).amountOut);
+    const tapeBefore = model.state.tradesByToken.get(t.mint)!.length;
+    model.applyLandedSwap({ mint: t.mint, wallet: 'UserWa11et1111111111111111111111111111111111', side: 'buy', solLamports: 990_000_000n, tokenRaw: q.amountOut, signature: 'sigX', slot: 1, at: model.state.now });
+    const after = model.pool(t.mint)!;
+    expect(after.solReserveLamports - pool.solReserveLamports).toBe(990_000_000n);
+    expect(pool.tokenReserveRaw - after.tokenReserveRaw).toBe(q.amountOut);
+    const rows = model.state.tradesByToken.get(t.mint)!;
+    expect(rows.length).toBe(tapeBefore + 1);
+    expect(rows.at(-1)).toMatchObject({ tx: 'sigX', side: 'buy', external: true, tokenRaw: q.amountOut });
+    expect(t.balances.get('UserWa11et1111111111111111111111111111111111')).toBe(q.amountOut);
+  });
+
+  it('refuses a landed swap on an unknown mint with a coded error', () => {
+    const { model } = run(5, 1_000);
+    expect(() => model.applyLandedSwap({ mint: 'nope', wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: T0 })).toThrow(
+      expect.objectContaining({ code: 'SIM_UNKNOWN_TOKEN' }) as Error,
+    );
+    try {
+      model.applyLandedSwap({ mint: 'nope', wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: T0 });
+    } catch (e) {
+      expect(isChainpilotError(e, 'SIM_UNKNOWN_TOKEN')).toBe(true);
+    }
+  });
+
+  it('tells listeners about each launch with its mint and decimals', () => {
+    const clock = manualClock(T0);
+    const model = createMarketModel({ settings: parseMarketSettings({}), clock, random: seededRandom(3) });
+    const seen: string[] = [];
+    model.onTokenLaunched((t) => seen.push(`${t.mint}/${t.decimals}`));
+    model.start();
+    clock.advance(120_000);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual([...model.tokens()].map((t) => `${t.mint}/${t.decimals}`));
+  });
+
+  it('fires each curve milestone once, on the first trade that reaches it', () => {
+    const { events } = run(9, 600_000);
+    const seen = new Set<string>();
+    for (const e of events) {
+      if (e.kind !== 'milestone') continue;
+      const key = `${e.token.mint}:${e.pct}`;
+      expect(seen.has(key)).toBe(false);
+      seen.add(key);
+    }
+    expect(seen.size).toBeGreaterThan(10);
+  });
+});
