@@ -73,13 +73,19 @@ interface AttemptRow {
 export interface SqliteJournalOptions {
   /** Path of the journal file (created if missing). */
   readonly path: string;
+  /**
+   * `full` (default) fsyncs every state change: nothing is lost even on power loss. `normal` (WAL)
+   * survives any process crash but may lose the last changes on power loss or an OS crash, which
+   * could let a sent transaction be forgotten: use it only where that risk is accepted.
+   */
+  readonly synchronous?: 'full' | 'normal';
 }
 
 /** Opens (or creates) the SQLite intent journal at `path`. */
 export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal {
   const db = new Database(options.path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
 
