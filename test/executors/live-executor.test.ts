@@ -155,6 +155,16 @@ describe('live executor on the fake chain', () => {
     expect(fill.solAmount).toBeGreaterThan(0n);
   });
 
+  it('inspects, signs and lands a legacy (non-versioned) transaction from the swap service too', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.swap.mode = 'legacy';
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(filled('int-1').tokenAmount).toBe(h.chain.tokensOf(h.wallet, h.mint));
+  });
+
   it('treats a second submit of the same intent id as the same intent', async () => {
     h = await createHarness();
     await startHarness(h);

@@ -8,6 +8,7 @@
 import type { Clock } from '../../core/clock.js';
 import { throwIfAborted } from '../../core/abort.js';
 import { clockSleep } from './clock-sleep.js';
+import type { StatusSource } from './status-batcher.js';
 import { commitmentRank, type Commitment, type LiveRpcPort, type SignatureStatus } from './ports.js';
 
 export type AttemptOutcome =
@@ -28,6 +29,8 @@ export interface ConfirmSettings {
 
 export interface ConfirmArgs {
   readonly rpc: Pick<LiveRpcPort, 'sendTransaction' | 'getSignatureStatuses' | 'getBlockHeight'>;
+  /** Where statuses come from (default: one direct call per read; the executor passes a batcher). */
+  readonly statuses?: StatusSource;
   readonly clock: Clock;
   readonly signature: string;
   readonly txBase64: string;
@@ -44,6 +47,7 @@ export interface ConfirmArgs {
 export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
   const { rpc, clock, settings, signal } = a;
   const target = commitmentRank(settings.commitment);
+  const statuses = a.statuses ?? directStatuses(rpc);
   const sig = signal ? { signal } : {};
   let lastSendAt = -Infinity;
   let firstSendDone = false;
@@ -65,7 +69,8 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
         await a.onFirstSend?.();
       }
     }
-    const status = await statusOf(rpc, a.signature, false, signal);
+    const status = await statuses.status(a.signature, false, signal);
+    throwIfAborted(signal, 'confirming a transaction');
     if (status && commitmentRank(status.confirmationStatus) >= target) {
       return status.err !== null && status.err !== undefined ? { kind: 'failed', status } : { kind: 'landed', status };
     }
@@ -75,7 +80,8 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
       throwIfAborted(signal, 'confirming a transaction');
     }
     if (height !== undefined && height > a.expiryBlockHeight + settings.expiryMarginBlocks) {
-      const final = await statusOf(rpc, a.signature, true, signal);
+      const final = await statuses.status(a.signature, true, signal);
+      throwIfAborted(signal, 'confirming a transaction');
       if (final === null) return { kind: 'expired' };
       if (final && commitmentRank(final.confirmationStatus) >= target) {
         return final.err !== null && final.err !== undefined ? { kind: 'failed', status: final } : { kind: 'landed', status: final };
@@ -86,22 +92,19 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
   }
 }
 
-/** Status of one signature: the status, `null` when the node does not know it, `undefined` when unknown (error). */
-async function statusOf(
-  rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>,
-  signature: string,
-  history: boolean,
-  signal: AbortSignal | undefined,
-): Promise<SignatureStatus | null | undefined> {
-  try {
-    const r = await rpc.getSignatureStatuses([signature], {
-      ...(history ? { searchTransactionHistory: true } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    if (r.value.length !== 1) return undefined;
-    return r.value[0];
-  } catch {
-    throwIfAborted(signal, 'confirming a transaction');
-    return undefined;
-  }
+/** One direct `getSignatureStatuses` call per read. */
+function directStatuses(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>): StatusSource {
+  return {
+    async status(signature, history, signal) {
+      try {
+        const r = await rpc.getSignatureStatuses([signature], {
+          ...(history ? { searchTransactionHistory: true } : {}),
+          ...(signal ? { signal } : {}),
+        });
+        return r.value.length === 1 ? r.value[0] : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }

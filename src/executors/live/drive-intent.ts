@@ -19,12 +19,15 @@ import type { LiveSettings } from './live-settings.js';
 import { slippageForAttempt } from './live-settings.js';
 import { WSOL_MINT, type BuiltSwap, type LiveRpcPort, type SwapBuilderPort } from './ports.js';
 import { readFill } from './read-fill.js';
+import type { StatusSource } from './status-batcher.js';
 
 /** Named instants a crash test can kill the process at. */
 export type LiveProbePoint = 'built' | 'signed' | 'sent' | 'resolved';
 
 export interface DriveContext {
   readonly rpc: LiveRpcPort;
+  /** Batched status reads shared by every in-flight intent. */
+  readonly statuses: StatusSource;
   readonly swap: SwapBuilderPort;
   readonly signer: Signer;
   readonly journal: IntentJournal;
@@ -144,6 +147,7 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
   let sent = rec.state === 'SENT';
   const outcome = await confirmAttempt({
     rpc: ctx.rpc,
+    statuses: ctx.statuses,
     clock: ctx.clock,
     signature: attempt.signature,
     txBase64: attempt.txBase64,

@@ -15,6 +15,7 @@ import { driveIntent, type DriveContext, type LiveProbePoint } from './drive-int
 import { BASE_ALLOWED_PROGRAMS, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from './live-settings.js';
 import type { LiveRpcPort, SwapBuilderPort } from './ports.js';
+import { createStatusBatcher } from './status-batcher.js';
 
 export interface LiveExecutorOptions {
   readonly rpc: LiveRpcPort;
@@ -47,6 +48,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
 
   const ctx: DriveContext = {
     rpc: options.rpc,
+    statuses: createStatusBatcher(options.rpc),
     swap: options.swap,
     signer: options.signer,
     journal: options.journal,

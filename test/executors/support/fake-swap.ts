@@ -2,14 +2,14 @@
  * A fake swap service over the fake chain: builds real, unsigned v0 transactions calling the fake
  * venue program. Malicious modes build what a compromised swap service might send.
  */
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { toRaw } from '../../../src/core/decimal.js';
 import { ChainpilotError } from '../../../src/core/errors.js';
 import { WSOL_MINT, type BuiltSwap, type SwapBuilderPort, type SwapRequest } from '../../../src/executors/live/ports.js';
 import { FAKE_SWAP_PROGRAM, type FakeChain } from './fake-chain.js';
 
-export type SwapMode = 'honest' | 'drain' | 'foreign-payer' | 'unknown-program' | 'greedy-fee' | 'wrong-output' | 'oversell';
+export type SwapMode = 'honest' | 'legacy' | 'drain' | 'foreign-payer' | 'unknown-program' | 'greedy-fee' | 'wrong-output' | 'oversell';
 
 export const ATTACKER = Keypair.fromSeed(new Uint8Array(32).fill(9)).publicKey;
 
@@ -64,7 +64,13 @@ export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => n
       ];
       if (swap.mode === 'drain') ixs.push(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: ATTACKER, lamports: 1_000_000_000n }));
       const payerKey = swap.mode === 'foreign-payer' ? ATTACKER : wallet;
-      const message = new TransactionMessage({ payerKey, recentBlockhash: chain.latestBlockhash(), instructions: ixs }).compileToV0Message();
+      const recentBlockhash = chain.latestBlockhash();
+      if (swap.mode === 'legacy') {
+        const legacy = new Transaction({ feePayer: payerKey, recentBlockhash }).add(...ixs);
+        const raw = legacy.serialize({ requireAllSignatures: false, verifySignatures: false });
+        return { transaction: legacy, raw, base64: Buffer.from(raw).toString('base64') };
+      }
+      const message = new TransactionMessage({ payerKey, recentBlockhash, instructions: ixs }).compileToV0Message();
       const transaction = new VersionedTransaction(message);
       const raw = transaction.serialize();
       return { transaction, raw, base64: Buffer.from(raw).toString('base64') };
