@@ -63,6 +63,22 @@ describe('start-up reconciliation', () => {
     expect((await h.journal.get('int-1'))?.attempts.map((a) => a.state)).toEqual(['EXPIRED', 'LANDED']);
   });
 
+  it('does not rebuild an expired intent found after a downtime longer than maxRebuildAgeMs', async () => {
+    const crash = crashAt('sent');
+    h = await createHarness({ probe: crash.probe, settings: { maxRebuildAgeMs: 120_000 } });
+    await startHarness(h);
+    h.chain.fates.push({ kind: 'drop' });
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(crash.crashed);
+    await h.runUntil(() => true);
+    h.clock.advance(10 * 60_000); // the process was down for ten minutes
+    await h.restart();
+    expect(h.reports.at(-1)?.type).toBe('expired');
+    expect(h.swap.builds).toBe(1);
+    const rec = await h.journal.get('int-1');
+    expect([rec?.state, rec?.done, rec?.attempts.length]).toEqual(['EXPIRED', true, 1]);
+  });
+
   it('does not build a first transaction for an intent found NEW and older than maxIntentAgeMs', async () => {
     const crash = crashAt('built');
     h = await createHarness({ probe: crash.probe, settings: { maxIntentAgeMs: 5_000 } });

@@ -72,7 +72,9 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   const { intent } = rec;
   const n = rec.attempts.length;
   const last = rec.attempts.at(-1);
-  if (rec.state === 'EXPIRED' && n >= ctx.settings.maxAttempts && last) {
+  const tooOldToRebuild = now - intent.createdAt > ctx.settings.maxRebuildAgeMs;
+  if (rec.state === 'EXPIRED' && last && (n >= ctx.settings.maxAttempts || tooOldToRebuild)) {
+    // No attempt left, or the decision is too old to act on (e.g. found after a long downtime).
     await ctx.journal.resolve(intent.id, { state: 'EXPIRED', signature: last.signature, final: true }, now);
     return;
   }

@@ -28,6 +28,8 @@ export interface LiveSettings {
   readonly maxSlippageBps: number;
   /** An intent older than this is not built a first time (e.g. found NEW at start-up; default 60 000 ms). */
   readonly maxIntentAgeMs: number;
+  /** An expired intent older than this is not rebuilt; it ends EXPIRED (default 300 000 ms). */
+  readonly maxRebuildAgeMs: number;
   /** Build tries for a retryable swap-service error (default 3). */
   readonly buildTries: number;
 }
@@ -48,6 +50,7 @@ export function resolveLiveSettings(input: LiveSettingsInput): LiveSettings {
     slippageStepBps: 100,
     maxSlippageBps: 1_500,
     maxIntentAgeMs: 60_000,
+    maxRebuildAgeMs: 300_000,
     buildTries: 3,
     ...input,
   });

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       expiryMarginBlocks: 3,
       maxAttempts: 3,
       maxIntentAgeMs: 3_600_000,
+      maxRebuildAgeMs: 3_600_000,
     },
     probe: (point) => {
       if (point === crashPoint && ++passes === Number(crashNth)) process.kill(process.pid, 'SIGKILL');
