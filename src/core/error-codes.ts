@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   STREAM_CLOSED: 'the Datastream client was closed; closing is final, create a new client',
   STREAM_AUTH_REFUSED: 'the Datastream server refused the API key repeatedly; the circuit breaker stopped reconnecting',
   STREAM_BACKFILL_FAILED: 'REST backfill of a room after a gap failed after its retries; events of the gap may be missing',
+  STREAM_CONFIRM_FAILED: 'checking held provisional liquidity events against REST history failed; they stay held until the next check or their hold time',
+  STREAM_HANDLER_FAILED: 'a subscriber handler of the confirmed liquidity view threw; the view keeps running',
 
   // --- engine and strategies ---
 
@@ -53,6 +55,12 @@ export const ERROR_CODES = {
   SIM_POOL_NOT_TRADABLE: 'the token is migrating from its curve to its AMM pool; swaps are refused until it graduates',
   SIM_UNKNOWN_FAULT_PROFILE: 'the faults option names a profile that does not exist',
   SIM_LISTEN_FAILED: 'the simulator could not listen on the requested host and port',
+  // ledger, JSON-RPC and swap service (part 2)
+  LEDGER_INVALID_AIRDROP: 'an airdrop asked for zero or negative lamports or named an invalid address',
+  LEDGER_INVALID_SWAP_REQUEST: 'a /swap body was malformed: a field is missing, of the wrong type or out of range',
+  LEDGER_TOKEN_NOT_TRADABLE: 'a /swap named a token the market does not know or that cannot trade now (migrating)',
+  LEDGER_INVALID_OPTIONS: 'a ledger knob or fault rate was out of range or unknown (rates 0 to 1, slot counts positive integers)',
+  LEDGER_SERVER_START_FAILED: 'the JSON-RPC or swap server could not listen on its host and port',
 
   // --- runtime and cli ---
 } as const;

@@ -5,12 +5,13 @@
  */
 import type { Random } from '../core/index.js';
 
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const ALPHABET = Buffer.from('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 'latin1');
+const scratch = Buffer.alloc(128);
 
 function draw(random: Random, length: number, firstMin: number): string {
-  let s = ALPHABET[random.int(firstMin, 57)]!;
-  for (let i = 1; i < length; i++) s += ALPHABET[Math.floor(random.next() * 58)]!;
-  return s;
+  scratch[0] = ALPHABET[random.int(firstMin, 57)]!;
+  for (let i = 1; i < length; i++) scratch[i] = ALPHABET[Math.floor(random.next() * 58)]!;
+  return scratch.toString('latin1', 0, length);
 }
 
 /** A base58 address (43 characters; value in [2^248, 2^256), so 32 bytes). */

@@ -1,28 +1,44 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDedupWindow } from '../../src/client/datastream/dedup-window.js';
-import { liquidityKey, occurrenceKeys, stableStringify, swapKey } from '../../src/client/datastream/event-key.js';
+import { objectFingerprint, rowFingerprints, stableStringify } from '../../src/client/datastream/event-key.js';
 import { liquidityEvent } from './helpers/events.js';
 
-describe('event keys', () => {
+const fp = (kind: 'liquidity' | 'swap', rows: unknown[]): string[] => {
+  const f = rowFingerprints(kind, rows);
+  return f.keys.map((k, i) => `${k}/${f.checks[i]!}`);
+};
+
+describe('event fingerprints', () => {
   it('differ for distinct liquidity events that share tx, pool and wallet', () => {
     const a = liquidityEvent({ tx: 'T', type: 'remove_liquidity' });
     const b = liquidityEvent({ tx: 'T', type: 'add_liquidity' });
     const c = liquidityEvent({ tx: 'T', type: 'add_liquidity', tokens: [{ address: 'MintA', amount: '2', amountRaw: '2000000', decimals: 6 }] });
-    expect(new Set([liquidityKey(a), liquidityKey(b), liquidityKey(c)]).size).toBe(3);
+    const d = liquidityEvent({ tx: 'T', type: 'add_liquidity', tokens: [{ address: 'MintB', amount: '2', amountRaw: '2000000', decimals: 6 }] });
+    const e = liquidityEvent({ tx: 'T', type: 'add_liquidity', wallet: 'OtherWallet' });
+    expect(new Set(fp('liquidity', [a, b, c, d, e])).size).toBe(5);
   });
 
   it('ignore identity, identityStatus, time and slot, which differ between rooms and between live and REST', () => {
     const a = liquidityEvent({ tx: 'T' });
     const enriched = { ...a, identity: { tags: ['kol'] }, identityStatus: 'partial', time: a.time - 700, slot: a.slot + 1 };
-    expect(liquidityKey(enriched)).toBe(liquidityKey(a));
+    expect(fp('liquidity', [enriched])).toEqual(fp('liquidity', [a]));
     const s = { tx: 'S', type: 'buy', amount: '1', time: 1 };
-    expect(swapKey({ ...s, time: 2, identity: null })).toBe(swapKey(s));
-    expect(swapKey({ ...s, amount: '2' })).not.toBe(swapKey(s));
+    expect(fp('swap', [{ ...s, time: 2, identity: null }])).toEqual(fp('swap', [s]));
+    expect(fp('swap', [{ ...s, amount: '2' }])).not.toEqual(fp('swap', [s]));
   });
 
-  it('number identical rows within one batch so both survive', () => {
-    expect(occurrenceKeys(['a', 'b', 'a', 'a'])).toEqual(['a#0', 'b#0', 'a#1', 'a#2']);
+  it('number identical rows within one batch, so both survive and another room maps to the same pair', () => {
+    const twin = liquidityEvent({ tx: 'twin' });
+    const other = liquidityEvent();
+    const first = fp('liquidity', [twin, other, twin]);
+    expect(new Set(first).size).toBe(3);
+    expect(fp('liquidity', [twin, other, twin])).toEqual(first);
+  });
+
+  it('scope object payloads: the same data in another scope is another event', () => {
+    expect(objectFingerprint('dca:p', { a: 1, b: 2 })).toEqual(objectFingerprint('dca:p', { b: 2, a: 1 }));
+    expect(objectFingerprint('dca:p', { a: 1 })).not.toEqual(objectFingerprint('sniper:M', { a: 1 }));
   });
 
   it('stringify objects independently of key order', () => {
@@ -33,25 +49,37 @@ describe('event keys', () => {
       }),
     );
   });
+
+  it('do not collide over 200,000 distinct events', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200_000; i++) {
+      const [k] = fp('liquidity', [liquidityEvent({ tx: `sig${i}`, tokens: [{ address: 'M', amount: '1', amountRaw: String(i % 7), decimals: 0 }] })]);
+      seen.add(k!);
+    }
+    expect(seen.size).toBe(200_000);
+  });
 });
 
 describe('dedup window', () => {
-  it('admits a key once per subscriber and remembers several subscribers', () => {
+  it('admits an event once per subscriber and remembers several subscribers', () => {
     const w = createDedupWindow(10);
-    expect(w.admit('k', 1)).toBe(true);
-    expect(w.admit('k', 1)).toBe(false);
-    expect(w.admit('k', 2)).toBe(true);
-    expect(w.admit('k', 3)).toBe(true);
-    expect(w.admit('k', 2)).toBe(false);
-    expect(w.admit('k', 3)).toBe(false);
+    expect(w.admit(1, 7, 1)).toBe(true);
+    expect(w.admit(1, 7, 1)).toBe(false);
+    expect(w.admit(1, 7, 2)).toBe(true);
+    expect(w.admit(1, 7, 3)).toBe(true);
+    expect(w.admit(1, 7, 2)).toBe(false);
+    expect(w.admit(1, 7, 3)).toBe(false);
+    // same key, different check: another event
+    expect(w.admit(1, 8, 1)).toBe(true);
   });
 
-  it('never holds more than its capacity, evicting the oldest key first', () => {
+  it('never holds more than its capacity, evicting the oldest entry first', () => {
     const w = createDedupWindow(100);
-    for (let i = 0; i < 1_000; i++) w.admit(`k${i}`, 1);
+    for (let i = 0; i < 1_000; i++) w.admit(i, 0, 1);
     expect(w.size).toBe(100);
     expect(w.evicted).toBe(900);
-    expect(w.admit('k999', 1)).toBe(false);
-    expect(w.admit('k0', 1)).toBe(true);
+    expect(w.admit(999, 0, 1)).toBe(false);
+    expect(w.admit(900, 0, 1)).toBe(false);
+    expect(w.admit(0, 0, 1)).toBe(true);
   });
 });

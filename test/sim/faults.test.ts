@@ -97,7 +97,7 @@ describe('simulator faults', () => {
     const c = await connect(t);
     open.clients.push(c);
     await c.join(...graduated.map((g) => `liquidity:${g.mint}`));
-    t.clock.advance(20 * 60_000);
+    t.clock.advance(10 * 60_000);
     await drain(t, [c]);
     const streamed = c.messages().flatMap((m) => (m.data as { tx: string; pool: string }[]).map((e) => ({ ...e, room: m.room! })));
     expect(streamed.length).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ let ammPool: string;
 beforeAll(async () => {
   t = await startTestSim({ seed: 21 });
   base = t.sim.urls.base;
-  t.clock.advance(30 * 60_000);
+  t.clock.advance(20 * 60_000);
   const grad = (await get<{ token: { mint: string }; pools: { poolId: string }[] }[]>(`${base}/tokens/multi/graduated?limit=500`)).body;
   // the graduated token with the most liquidity actions
   const counts = grad.map((g) => ({ g, n: t.sim.model.state.liquidityByToken.get(g.token.mint)?.length ?? 0 })).sort((a, b) => b.n - a.n);

@@ -1,52 +1,83 @@
 /**
- * Keys of logical events, for deduplication across overlapping rooms and between live and REST
- * backfill. A key is never a transaction signature alone: several distinct liquidity events (and
- * swap rows) share one tx, pool and wallet, so the key also holds the event's kind, place and exact
- * amounts. Fields that legitimately differ between deliveries of one event are left out: `identity`
- * and `identityStatus` (enriched rooms), and `time`/`slot` (REST uses canonical block time).
- * Rows that are identical in every keyed field within one frame or page are told apart by their
- * ordinal (see `occurrenceKeys`).
+ * Fingerprints (fingerprint.ts) of logical events, for deduplication across overlapping rooms and between live and
+ * REST backfill. A fingerprint is never of a transaction signature alone: several distinct
+ * liquidity events (and swap rows) share one tx, pool and wallet, so it also covers the event's
+ * kind, place and exact amounts. Fields that legitimately differ between deliveries of one event
+ * are left out: `identity` and `identityStatus` (enriched rooms), and `time`/`slot` (REST uses
+ * canonical block time). Rows identical in every covered field within one frame or page are told
+ * apart by their ordinal, so two identical rows stay two events, and the same frame through
+ * another room maps to the same two fingerprints.
  */
+import { fpCheck, fpInt, fpKey, fpStart, fpStr, fpTail } from './fingerprint.js';
 
 const VOLATILE = new Set(['identity', 'identityStatus', 'time', 'slot', 'receivedAt']);
 
-/** Key of one liquidity event. */
-export function liquidityKey(e: Record<string, unknown>): string {
-  let k = `L|${String(e.tx)}|${String(e.type)}|${String(e.pool)}|${String(e.wallet)}|${String(e.programId)}|${String(e.instruction)}`;
+/** Fingerprints of a batch of rows: `keys[i]` (53-bit) and `checks[i]` (32-bit). */
+export interface Fingerprints {
+  readonly keys: number[];
+  readonly checks: number[];
+}
+
+function liquidityFp(e: Record<string, unknown>): void {
+  fpStart();
+  // signatures and addresses are base58 of random bytes: their tails carry enough entropy
+  fpTail(e.tx as string, 32);
+  fpStr(e.type as string);
+  fpTail(e.pool as string, 16);
+  fpTail(e.wallet as string, 16);
+  fpTail(e.programId as string, 8);
+  fpStr(e.instruction as string);
   const tokens = e.tokens as readonly Record<string, unknown>[];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    k += `|${String(t.address)}=${String(t.amountRaw)}`;
+    fpTail(t.address as string, 12);
+    fpStr(t.amountRaw as string);
   }
-  return k;
 }
 
-/** Key of one swap row: its signature plus every non-volatile field, in a stable order. */
-export function swapKey(e: Record<string, unknown>): string {
-  return `S|${stableStringify(e)}`;
+function swapFp(e: Record<string, unknown>): void {
+  fpStart();
+  fpInt(2);
+  fpStr(stableStringify(e));
 }
 
-/** Key of an object payload of a room family with a given dedup scope. */
-export function objectKey(scope: string, data: unknown): string {
-  return `O|${scope}|${stableStringify(data)}`;
-}
-
-/**
- * Gives each key in `keys` an ordinal suffix counting earlier equal keys in the same batch, so that
- * two identical rows in one frame stay two events, and the same frame through another room maps to
- * the same two keys.
- */
-export function occurrenceKeys(keys: readonly string[]): string[] {
-  if (keys.length < 2) return keys.length === 1 ? [`${keys[0]!}#0`] : [];
-  const seen = new Map<string, number>();
-  const out: string[] = new Array<string>(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    const n = seen.get(k) ?? 0;
-    seen.set(k, n + 1);
-    out[i] = `${k}#${n}`;
+/** Fingerprints of liquidity events or swap rows, with occurrence ordinals within the batch. */
+export function rowFingerprints(kind: 'liquidity' | 'swap', rows: readonly unknown[]): Fingerprints {
+  const keys: number[] = new Array<number>(rows.length);
+  const checks: number[] = new Array<number>(rows.length);
+  const fp = kind === 'liquidity' ? liquidityFp : swapFp;
+  for (let i = 0; i < rows.length; i++) {
+    fp(rows[i] as Record<string, unknown>);
+    keys[i] = fpKey();
+    checks[i] = fpCheck();
   }
-  return out;
+  if (rows.length > 1) {
+    const seen = new Map<number, number>();
+    for (let i = 0; i < rows.length; i++) {
+      const k = keys[i]!;
+      const n = seen.get(k) ?? 0;
+      seen.set(k, n + 1);
+      if (n > 0) {
+        fpStart();
+        fpInt(k % 0x1_0000_0000);
+        fpInt(Math.floor(k / 0x1_0000_0000));
+        fpInt(checks[i]!);
+        fpInt(n);
+        keys[i] = fpKey();
+        checks[i] = fpCheck();
+      }
+    }
+  }
+  return { keys, checks };
+}
+
+/** Fingerprint `[key, check]` of an object payload within a dedup scope (rooms that carry the same events share a scope). */
+export function objectFingerprint(scope: string, data: unknown): [number, number] {
+  fpStart();
+  fpInt(3);
+  fpStr(scope);
+  fpStr(stableStringify(data));
+  return [fpKey(), fpCheck()];
 }
 
 /** JSON with sorted object keys and volatile fields dropped (top level only). */

@@ -11,3 +11,4 @@ export type { Handler, OverflowPolicy } from './delivery.js';
 export type { ConnectionState, DownReason } from './connection.js';
 export { DATASTREAM_DEFAULTS, type DatastreamClientOptions, type DatastreamKnobs } from './options.js';
 export { checkLiquidityEvent, checkSwapEvent, checkObjectPayload } from './guards.js';
+export { createConfirmedLiquidityView, type ConfirmedLiquidityView, type ConfirmedViewOptions, type ConfirmedViewStats } from './confirmed-view.js';

@@ -6,7 +6,7 @@
 import type { UnixMs } from '../../core/index.js';
 import { createDedupWindow, type DedupWindow } from './dedup-window.js';
 import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './delivery.js';
-import { liquidityKey, objectKey, occurrenceKeys, swapKey } from './event-key.js';
+import { objectFingerprint, rowFingerprints } from './event-key.js';
 import { checkObjectPayload, rowCheck } from './guards.js';
 import { roomSpec, type RoomSpec } from './room-spec.js';
 import type { RoomStats, StatsBook } from './stats.js';
@@ -98,30 +98,34 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       deliverAll(e, rows, at, origin);
       return rows.length;
     }
-    const keyOf = e.spec.family === 'liquidity' ? liquidityKey : swapKey;
-    const keys = occurrenceKeys(rows.map((r) => keyOf(r as Record<string, unknown>)));
-    const admittedRows = new Set<number>();
+    const { keys, checks } = rowFingerprints(e.spec.family === 'liquidity' ? 'liquidity' : 'swap', rows);
     const subs = e.subs;
+    // rows admitted to at least one subscriber (only tracked when there are several)
+    const anyAdmitted = subs.length > 1 ? new Uint8Array(rows.length) : undefined;
+    let admitted = 0;
     for (let j = 0; j < subs.length; j++) {
       const sub = subs[j]!;
-      const hid = sub.id;
       let out: unknown[] | undefined;
       let dups = 0;
       for (let i = 0; i < rows.length; i++) {
-        if (dedup.admit(keys[i]!, hid)) {
-          admittedRows.add(i);
-          (out ??= []).push(rows[i]);
-        } else dups++;
+        if (dedup.admit(keys[i]!, checks[i]!, sub.id)) {
+          if (out !== undefined) out.push(rows[i]);
+          if (anyAdmitted) anyAdmitted[i] = 1;
+          else admitted++;
+        } else {
+          if (out === undefined) out = rows.slice(0, i); // every earlier row was admitted
+          dups++;
+        }
       }
       if (dups > 0) {
         e.stats.duplicates += dups;
         s.duplicates += dups;
       }
-      if (out !== undefined) {
-        sub.push({ room: e.spec.room, data: out.length === rows.length ? rows : out, receivedAt: at, origin, commitment: commitmentOf(e.spec, origin) });
-      }
+      const payload = out ?? rows;
+      if (payload.length > 0) sub.push({ room: e.spec.room, data: payload, receivedAt: at, origin, commitment: commitmentOf(e.spec, origin) });
     }
-    return admittedRows.size;
+    if (anyAdmitted) for (let i = 0; i < anyAdmitted.length; i++) admitted += anyAdmitted[i]!;
+    return admitted;
   };
 
   const deliverAll = (e: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): void => {
@@ -170,11 +174,11 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         deliverAll(e, data, at, origin);
         return 1;
       }
-      const key = `${objectKey(e.scope, data)}#0`;
+      const [key, check] = objectFingerprint(e.scope, data);
       const msg: DatastreamMessage = { room: e.spec.room, data, receivedAt: at, origin, commitment: commitmentOf(e.spec, origin) };
       let delivered = 0;
       for (const sub of e.subs) {
-        if (dedup.admit(key, sub.id)) {
+        if (dedup.admit(key, check, sub.id)) {
           sub.push(msg);
           delivered = 1;
         } else {

@@ -55,8 +55,20 @@ export function stepMarket(state: MarketState, at: UnixMs, faults: ModelFaults):
     decay(t, slotSec);
   }
   if (state.active.some((t) => !t.alive)) state.active = state.active.filter((t) => t.alive);
+  pruneTape(state, at);
   stepDca(state, at, slot, (t, wallet, lamports) => trade(state, t, wallet, 'buy', lamports, at, slot, 'dca'));
   stepPrediction(state, at);
+}
+
+/** The market-wide tape keeps 48 h (two 24 h lighthouse windows); per-token history is bounded separately. */
+export const TAPE_RETENTION_MS = 48 * 3_600_000;
+
+function pruneTape(state: MarketState, at: UnixMs): void {
+  const tape = state.tape;
+  if (tape.length === 0 || tape[0]!.time >= at - TAPE_RETENTION_MS - 3_600_000) return;
+  let cut = 0;
+  while (cut < tape.length && tape[cut]!.time < at - TAPE_RETENTION_MS) cut += 1;
+  tape.splice(0, cut);
 }
 
 function launch(state: MarketState, at: UnixMs, slot: number): void {

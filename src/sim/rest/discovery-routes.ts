@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { TokenState } from '../model/model-types.js';
 import { curvePct, liquidityUsd, marketCapUsd } from '../model/token-pricing.js';
 import { tokenDetail, searchRow } from '../views/token-detail.js';
-import { STAT_WINDOWS, tokenWindows, type WindowStat } from '../views/token-stats.js';
+import { STAT_WINDOWS, tokenWindow, type WindowStat } from '../views/token-stats.js';
 import type { MarketState } from '../model/market-state.js';
 import { tokenWithPools } from '../views/wire-views.js';
 import { badParam, parseQuery, q } from './rest-errors.js';
@@ -92,5 +92,5 @@ export function addDiscoveryRoutes(r: RestRouter): void {
 }
 
 function windowOf(state: MarketState, t: TokenState, tf: string): WindowStat {
-  return tokenWindows(state, t, state.now)[tf] ?? { buys: 0, sells: 0, transactions: 0, volume: 0, wallets: 0, priceChangePercentage: 0 };
+  return tokenWindow(state, t, state.now, STAT_WINDOWS[tf] ?? 0);
 }

@@ -15,47 +15,60 @@ const MARKETS: readonly { market: string; label: string; parent?: string; match:
 interface Agg { tx: number; buys: number; sells: number; wallets: Set<string>; vol: number; volBuys: number; volSells: number; created: number; migrations: number }
 
 const pct = (cur: number, prev: number): number => (prev === 0 ? 0 : ((cur - prev) / prev) * 100);
+const emptyAgg = (): Agg => ({ tx: 0, buys: 0, sells: 0, wallets: new Set(), vol: 0, volBuys: 0, volSells: 0, created: 0, migrations: 0 });
 
-function aggregate(state: MarketState, from: number, to: number, match: (m: string, lp: string) => boolean): Agg {
-  const a: Agg = { tx: 0, buys: 0, sells: 0, wallets: new Set(), vol: 0, volBuys: 0, volSells: 0, created: 0, migrations: 0 };
+/** Aggregates of the current and previous window for every market, in one pass over the tape. */
+function aggregateWindow(state: MarketState, ms: number): { cur: Agg[]; prev: Agg[] } {
+  const cur = MARKETS.map(emptyAgg);
+  const prev = MARKETS.map(emptyAgg);
+  const from = state.now - 2 * ms;
+  const mid = state.now - ms;
   const tape = state.tape;
   let lo = 0;
   let hi = tape.length;
   while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (tape[mid]!.time <= from) lo = mid + 1;
-    else hi = mid;
+    const m = (lo + hi) >> 1;
+    if (tape[m]!.time <= from) lo = m + 1;
+    else hi = m;
   }
-  for (let i = lo; i < tape.length && tape[i]!.time <= to; i++) {
+  for (let i = lo; i < tape.length && tape[i]!.time <= state.now; i++) {
     const tr = tape[i]!;
     const lp = state.tokens.get(tr.mint)?.launchpad ?? '';
-    if (!match(tr.market, lp)) continue;
-    a.tx += 1;
-    a.wallets.add(tr.wallet);
-    a.vol += tr.volumeUsd;
-    if (tr.side === 'buy') {
-      a.buys += 1;
-      a.volBuys += tr.volumeUsd;
-    } else {
-      a.sells += 1;
-      a.volSells += tr.volumeUsd;
-    }
+    const side = tr.time > mid ? cur : prev;
+    MARKETS.forEach((m, k) => {
+      if (!m.match(tr.market, lp)) return;
+      const a = side[k]!;
+      a.tx += 1;
+      a.wallets.add(tr.wallet);
+      a.vol += tr.volumeUsd;
+      if (tr.side === 'buy') {
+        a.buys += 1;
+        a.volBuys += tr.volumeUsd;
+      } else {
+        a.sells += 1;
+        a.volSells += tr.volumeUsd;
+      }
+    });
   }
   for (const t of state.launched) {
-    if (t.createdAt > from && t.createdAt <= to && match(t.launchpad, t.launchpad)) a.created += 1;
-    if (t.status === 'graduated' && t.graduatedAt! > from && t.graduatedAt! <= to && match('venue_a-amm', t.launchpad)) a.migrations += 1;
+    MARKETS.forEach((m, k) => {
+      if (t.createdAt > from && t.createdAt <= state.now && m.match(t.launchpad, t.launchpad)) (t.createdAt > mid ? cur : prev)[k]!.created += 1;
+      const g = t.status === 'graduated' ? t.graduatedAt! : undefined;
+      if (g !== undefined && g > from && g <= state.now && m.match('venue_a-amm', t.launchpad)) (g > mid ? cur : prev)[k]!.migrations += 1;
+    });
   }
-  return a;
+  return { cur, prev };
 }
 
 export function addLighthouseRoute(r: RestRouter): void {
-  r.add('GET', '/lighthouse', ({ state }) =>
-    MARKETS.map((m) => {
+  r.add('GET', '/lighthouse', ({ state }) => {
+    const windows = Object.entries(WINDOWS).map(([name, ms]) => ({ name, ...aggregateWindow(state, ms) }));
+    return MARKETS.map((m, k) => {
       const stats: Record<string, unknown> = {};
-      for (const [name, ms] of Object.entries(WINDOWS)) {
-        const cur = aggregate(state, state.now - ms, state.now, m.match);
-        const prev = aggregate(state, state.now - 2 * ms, state.now - ms, m.match);
-        stats[name] = {
+      for (const w of windows) {
+        const cur = w.cur[k]!;
+        const prev = w.prev[k]!;
+        stats[w.name] = {
           transactions: { total: cur.tx, buys: cur.buys, sells: cur.sells, changePct: pct(cur.tx, prev.tx) },
           wallets: { total: cur.wallets.size, changePct: pct(cur.wallets.size, prev.wallets.size) },
           volume: { total: cur.vol, buys: cur.volBuys, sells: cur.volSells, changePct: pct(cur.vol, prev.vol) },
@@ -64,6 +77,6 @@ export function addLighthouseRoute(r: RestRouter): void {
         };
       }
       return { market: m.market, label: m.label, icon: '', url: '', ...(m.parent ? { parent: m.parent } : {}), stats };
-    }),
-  );
+    });
+  });
 }

@@ -71,7 +71,7 @@ export function addPriceRoutes(r: RestRouter): void {
     const t = findToken(state, params['token']!);
     const f = parseQuery(chartQuery.loose(), query);
     const nowSec = Math.floor(state.now / 1000);
-    const from = f.time_from ?? Math.floor(t.createdAt / 1000);
+    const from = f.time_from ?? 0;
     const to = f.time_to ?? nowSec;
     if (from > to) throw badParam('time_from', 'must not be after time_to');
     const pool = params['pool'];

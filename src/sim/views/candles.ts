@@ -16,8 +16,9 @@ export interface Candle {
 }
 
 /**
- * Candles of `intervalSec` for trades with `fromSec <= time (s) <= toSec`, oldest first. Buckets
- * without trades are omitted. `price` and `volume` pick the currency.
+ * Candles of `intervalSec` whose start time is within `[fromSec, toSec]`, oldest first, each built
+ * from every trade of its bucket. Buckets without trades are omitted. `price` and `volume` pick the
+ * currency.
  */
 export function buildCandles(
   trades: readonly TradeRecord[], intervalSec: number, fromSec: number, toSec: number,
@@ -26,9 +27,8 @@ export function buildCandles(
   const out: Candle[] = [];
   let cur: Candle | undefined;
   for (const tr of trades) {
-    const sec = Math.floor(tr.time / 1000);
-    if (sec < fromSec || sec > toSec) continue;
-    const bucket = Math.floor(sec / intervalSec) * intervalSec;
+    const bucket = Math.floor(Math.floor(tr.time / 1000) / intervalSec) * intervalSec;
+    if (bucket < fromSec || bucket > toSec) continue;
     const p = price(tr);
     if (!cur || cur.time !== bucket) {
       cur = { time: bucket, open: p, high: p, low: p, close: p, volume: 0 };

@@ -15,29 +15,32 @@ export interface WindowStat {
   priceChangePercentage: number;
 }
 
+/** Trade statistics of one token over the `ms` before `now`. */
+export function tokenWindow(state: MarketState, t: TokenState, now: UnixMs, ms: number): WindowStat {
+  const rows = state.tradesByToken.get(t.mint) ?? [];
+  let buys = 0;
+  let sells = 0;
+  let volume = 0;
+  let first: number | undefined;
+  const wallets = new Set<string>();
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const tr = rows[i]!;
+    if (tr.time <= now - ms) break;
+    if (tr.side === 'buy') buys += 1;
+    else sells += 1;
+    volume += tr.volumeUsd;
+    wallets.add(tr.wallet);
+    first = tr.priceUsd;
+  }
+  const last = rows[rows.length - 1]?.priceUsd;
+  const priceChangePercentage = first !== undefined && last !== undefined && first > 0 ? ((last - first) / first) * 100 : 0;
+  return { buys, sells, transactions: buys + sells, volume, wallets: wallets.size, priceChangePercentage };
+}
+
 /** Per-window trade statistics (`1m` ... `24h`) of a token at `now`. */
 export function tokenWindows(state: MarketState, t: TokenState, now: UnixMs): Record<string, WindowStat> {
-  const rows = state.tradesByToken.get(t.mint) ?? [];
   const windows: Record<string, WindowStat> = {};
-  for (const [name, ms] of Object.entries(STAT_WINDOWS)) {
-    let buys = 0;
-    let sells = 0;
-    let volume = 0;
-    let first: number | undefined;
-    const wallets = new Set<string>();
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const tr = rows[i]!;
-      if (tr.time <= now - ms) break;
-      if (tr.side === 'buy') buys += 1;
-      else sells += 1;
-      volume += tr.volumeUsd;
-      wallets.add(tr.wallet);
-      first = tr.priceUsd;
-    }
-    const last = rows[rows.length - 1]?.priceUsd;
-    const priceChangePercentage = first !== undefined && last !== undefined && first > 0 ? ((last - first) / first) * 100 : 0;
-    windows[name] = { buys, sells, transactions: buys + sells, volume, wallets: wallets.size, priceChangePercentage };
-  }
+  for (const [name, ms] of Object.entries(STAT_WINDOWS)) windows[name] = tokenWindow(state, t, now, ms);
   return windows;
 }
 

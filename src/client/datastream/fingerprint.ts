@@ -1,0 +1,66 @@
+/**
+ * A 64-bit fingerprint of a sequence of strings, from two independent 32-bit multiplicative hashes
+ * that read two UTF-16 code units per step: a 53-bit `key` (a Map key without allocating a string)
+ * and an 11-bit `check`. Two distinct events share a fingerprint with probability about 2^-64, so
+ * the dedup window holds numbers instead of 300-byte strings. `fpTail` hashes only the last `n`
+ * characters (and the length) of identifiers that are random in their tail (base58 signatures and
+ * addresses): that keeps the hot path cheap.
+ */
+
+let h1 = 0;
+let h2 = 0;
+
+/** Starts a new fingerprint. */
+export function fpStart(): void {
+  h1 = 0x811c9dc5;
+  h2 = 0x9747b28c;
+}
+
+function mix(s: string, from: number): void {
+  let a = h1;
+  let b = h2;
+  const end = s.length - 1;
+  let i = from;
+  for (; i < end; i += 2) {
+    const w = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
+    a = Math.imul(a ^ w, 0x01000193);
+    b = Math.imul((b ^ w) + (b >>> 11), 0x5bd1e995);
+  }
+  const last = i === end ? s.charCodeAt(i) + 1 : 0;
+  h1 = Math.imul(a ^ last ^ (s.length << 20), 0x01000193);
+  h2 = Math.imul((b ^ last) + (b >>> 11) + s.length, 0x5bd1e995);
+}
+
+/** Mixes a whole string (with its length, so fields never run together). */
+export function fpStr(s: string): void {
+  mix(s, 0);
+}
+
+/** Mixes the last `n` characters of `s` and its length. */
+export function fpTail(s: string, n: number): void {
+  mix(s, s.length > n ? s.length - n : 0);
+}
+
+/** Mixes an integer (e.g. an occurrence ordinal). */
+export function fpInt(n: number): void {
+  h1 = Math.imul(h1 ^ n, 0x01000193);
+  h2 = Math.imul((h2 ^ n) + (h2 >>> 11), 0x5bd1e995);
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The 53-bit key of the current fingerprint. */
+export function fpKey(): number {
+  return (fmix(h1) & 0x1fffff) * 0x1_0000_0000 + fmix(h2);
+}
+
+/** The 11-bit check of the current fingerprint. */
+export function fpCheck(): number {
+  return fmix(h1) >>> 21;
+}

@@ -1,0 +1,90 @@
+/**
+ * Fault injection for the ledger, RPC and swap service. Faults come from two sources: seeded
+ * rates (each send or request draws from the simulator's random source) and one-shot faults queued
+ * on demand (`inject`), which tests use to get one exact behaviour. A queued fault wins over rates.
+ */
+import type { Random } from '../../core/index.js';
+
+/** What happens to one accepted transaction. */
+export type LandingFault =
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'delay'; readonly slots: number }
+  /** Lands in the last block its blockhash allows: after a client that gave up early stopped looking. */
+  | { readonly kind: 'late' }
+  /** Lands as a failed transaction (custom program error 6002) that still pays the fee. */
+  | { readonly kind: 'fail' }
+  /** Lands and reports `finalized` at once, skipping processed and confirmed. */
+  | { readonly kind: 'finalizeAtOnce' };
+
+/** What happens to one JSON-RPC request. */
+export interface RpcFault {
+  readonly kind: 'error' | 'timeout';
+  /** Only requests of this method (any method when absent). */
+  readonly method?: string;
+  /** For writes: the request takes effect first and only the answer is lost (unknown outcome). */
+  readonly afterHandling?: boolean;
+}
+
+export interface FaultRates {
+  readonly dropRate?: number;
+  readonly delayRate?: number;
+  readonly delaySlots?: number;
+  readonly lateRate?: number;
+  readonly failRate?: number;
+  readonly finalizeAtOnceRate?: number;
+  readonly rpcErrorRate?: number;
+  readonly rpcTimeoutRate?: number;
+  /** Share of /swap answers that carry an extra transfer out of the wallet. */
+  readonly maliciousSwapRate?: number;
+}
+
+export interface FaultPlan {
+  /** Queues a one-shot fault for the next matching transaction, request or swap build. */
+  inject(fault: LandingFault | { readonly kind: 'rpc'; readonly rpc: RpcFault } | { readonly kind: 'maliciousSwap' }): void;
+  /** The fault for a transaction being accepted now, if any. */
+  nextLanding(): LandingFault | undefined;
+  /** The fault for a JSON-RPC request of `method`, if any. */
+  nextRpc(method: string): RpcFault | undefined;
+  /** True when the next /swap answer must carry an extra transfer out of the wallet. */
+  nextSwapMalicious(): boolean;
+}
+
+/** Creates a fault plan drawing from `random` at the given rates (all zero by default). */
+export function createFaultPlan(random: Random, rates: FaultRates = {}): FaultPlan {
+  const landing: LandingFault[] = [];
+  const rpc: RpcFault[] = [];
+  let malicious = 0;
+  const roll = (p: number | undefined): boolean => p !== undefined && p > 0 && random.chance(p);
+
+  return {
+    inject(fault) {
+      if (fault.kind === 'rpc') rpc.push(fault.rpc);
+      else if (fault.kind === 'maliciousSwap') malicious++;
+      else landing.push(fault);
+    },
+    nextLanding() {
+      const queued = landing.shift();
+      if (queued) return queued;
+      if (roll(rates.dropRate)) return { kind: 'drop' };
+      if (roll(rates.delayRate)) return { kind: 'delay', slots: rates.delaySlots ?? 5 };
+      if (roll(rates.lateRate)) return { kind: 'late' };
+      if (roll(rates.failRate)) return { kind: 'fail' };
+      if (roll(rates.finalizeAtOnceRate)) return { kind: 'finalizeAtOnce' };
+      return undefined;
+    },
+    nextRpc(method) {
+      const i = rpc.findIndex((f) => f.method === undefined || f.method === method);
+      if (i >= 0) return rpc.splice(i, 1)[0];
+      if (roll(rates.rpcErrorRate)) return { kind: 'error' };
+      if (roll(rates.rpcTimeoutRate)) return { kind: 'timeout' };
+      return undefined;
+    },
+    nextSwapMalicious() {
+      if (malicious > 0) {
+        malicious--;
+        return true;
+      }
+      return roll(rates.maliciousSwapRate);
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The ledger's accounts inside LiteSVM: reading and writing raw accounts, SPL mints created for the
+ * market's tokens, pool authorities and vaults, liquidity top-ups and balance snapshots for
+ * transaction metadata. Remembers the slot of the last write to each account.
+ */
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import type { LiteSVM } from 'litesvm';
+import type { Address, EncodedAccount, Lamports as KitLamports } from '@solana/kit';
+import { fromRaw, type Logger, type Random } from '../../core/index.js';
+import type { SimPool } from '../market-port.js';
+import type { LedgerAccount, PoolAccounts } from './ledger-types.js';
+import type { ParsedTx } from './parsed-tx.js';
+import { mintData, mintSupply, readTokenAccount, tokenAccountData, TOKEN_PROGRAM_ID, ACCOUNT_SIZE, MINT_SIZE } from './spl-accounts.js';
+import type { SwapTerms } from './swap-memo.js';
+import type { TokenBalanceJson } from './tx-record.js';
+
+const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
+
+export interface Snapshot {
+  readonly lamports: bigint[];
+  readonly tokens: TokenBalanceJson[];
+}
+
+export interface LedgerState {
+  getAccount(address: string): LedgerAccount | undefined;
+  setLamports(address: string, lamports: bigint): void;
+  ensureMint(mint: string, decimals: number): PublicKey;
+  poolAccounts(pool: SimPool): PoolAccounts;
+  /** Pool accounts by pool id, when created. */
+  pool(poolId: string): PoolAccounts | undefined;
+  decimalsOf(mint: string): number;
+  lastWriteSlot(address: string): number | undefined;
+  markWritten(address: string, slot: number): void;
+  /** Balances of every account of `tx`; with `before`, read-only accounts are taken from it (they cannot change). */
+  snapshot(tx: ParsedTx, before?: Snapshot): Snapshot;
+  ensureLiquidity(terms: SwapTerms, pool: PoolAccounts): void;
+}
+
+/** LiteSVM hands out plain Uint8Arrays typed read-only by kit; the ledger never mutates them. */
+export function fromEncoded(a: EncodedAccount): LedgerAccount {
+  return { address: a.address, lamports: a.lamports, owner: a.programAddress, data: a.data as Uint8Array, executable: a.executable };
+}
+
+/** Wraps `svm`; `slot()` stamps writes; `keyRandom` derives the mint and pool authorities. */
+export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: Random, log?: Logger): LedgerState {
+  const mintAuthority = Keypair.fromSeed(keyRandom.bytes(32));
+  const pools = new Map<string, PoolAccounts>();
+  const mintDecimals = new Map<string, number>();
+  const rentToken = svm.minimumBalanceForRentExemption(BigInt(ACCOUNT_SIZE));
+  const rentMint = svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
+  const rentSystem = svm.minimumBalanceForRentExemption(0n);
+
+  const getAccount = (a: string): LedgerAccount | undefined => {
+    const acc = svm.getAccount(a as Address);
+    if (!acc.exists) return undefined;
+    return fromEncoded(acc);
+  };
+  const lastWrite = new Map<string, number>();
+  const setAccount = (a: LedgerAccount): void => {
+    lastWrite.set(a.address, slot());
+    svm.setAccount({
+      address: a.address as Address,
+      lamports: a.lamports as KitLamports,
+      programAddress: a.owner as Address,
+      data: a.data,
+      executable: a.executable,
+      space: BigInt(a.data.length),
+    });
+  };
+  const setLamports = (a: string, lamports: bigint): void => {
+    const acc = getAccount(a);
+    setAccount(acc ? { ...acc, lamports } : { address: a, lamports, owner: '11111111111111111111111111111111', data: new Uint8Array(), executable: false });
+  };
+
+  const ensureMint = (mint: string, decimals: number): PublicKey => {
+    const key = new PublicKey(mint);
+    if (!mintDecimals.has(mint)) {
+      if (!getAccount(mint)) {
+        setAccount({ address: mint, lamports: rentMint, owner: TOKEN_PROGRAM, data: mintData(mintAuthority.publicKey, 0n, decimals), executable: false });
+      }
+      mintDecimals.set(mint, decimals);
+    }
+    return key;
+  };
+
+  /** Mints `amountRaw` more into `tokenAccount` (keeps the mint's supply honest). */
+  const mintInto = (mint: string, tokenAccount: string, owner: PublicKey, amountRaw: bigint): void => {
+    const m = getAccount(mint);
+    const decimals = mintDecimals.get(mint) ?? 0;
+    if (m) setAccount({ ...m, data: mintData(mintAuthority.publicKey, mintSupply(m.data) + amountRaw, decimals) });
+    const existing = getAccount(tokenAccount);
+    const current = existing ? (readTokenAccount(existing.owner, existing.data)?.amountRaw ?? 0n) : 0n;
+    setAccount({
+      address: tokenAccount,
+      lamports: existing?.lamports ?? rentToken,
+      owner: TOKEN_PROGRAM,
+      data: tokenAccountData(new PublicKey(mint), owner, current + amountRaw),
+      executable: false,
+    });
+  };
+
+  const tokenAmount = (tokenAccount: string): bigint => {
+    const a = getAccount(tokenAccount);
+    return a ? (readTokenAccount(a.owner, a.data)?.amountRaw ?? 0n) : 0n;
+  };
+
+  const poolAccounts = (pool: SimPool): PoolAccounts => {
+    const known = pools.get(pool.poolId);
+    if (known) return known;
+    const mint = ensureMint(pool.mint, pool.decimals);
+    const authority = Keypair.fromSeed(keyRandom.bytes(32));
+    const tokenVault = getAssociatedTokenAddressSync(mint, authority.publicKey);
+    mintInto(pool.mint, tokenVault.toBase58(), authority.publicKey, pool.tokenReserveRaw);
+    setLamports(authority.publicKey.toBase58(), rentSystem + pool.solReserveLamports);
+    const accounts: PoolAccounts = { poolId: pool.poolId, mint, decimals: pool.decimals, authority, tokenVault };
+    pools.set(pool.poolId, accounts);
+    log?.debug({ poolId: pool.poolId, mint: pool.mint }, 'ledger pool created');
+    return accounts;
+  };
+
+
+  /** Lamports and token balances of every account of `tx`, in one read per account. */
+  const snapshot = (tx: ParsedTx, before?: Snapshot): Snapshot => {
+    const lamports: bigint[] = [];
+    const tokens: TokenBalanceJson[] = [];
+    tx.keyStrings.forEach((k, accountIndex) => {
+      if (before && !tx.isWritable(accountIndex)) {
+        lamports.push(before.lamports[accountIndex] ?? 0n);
+        const t = before.tokens.find((b) => b.accountIndex === accountIndex);
+        if (t) tokens.push(t);
+        return;
+      }
+      const a = getAccount(k);
+      lamports.push(a?.lamports ?? 0n);
+      const t = a && readTokenAccount(a.owner, a.data);
+      if (!t) return;
+      const decimals = mintDecimals.get(t.mint) ?? 0;
+      const ui = fromRaw(t.amountRaw, decimals);
+      tokens.push({
+        accountIndex,
+        mint: t.mint,
+        owner: t.owner,
+        programId: TOKEN_PROGRAM,
+        uiTokenAmount: { amount: t.amountRaw.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
+      });
+    });
+    return { lamports, tokens };
+  };
+
+  /** The vaults are a liquidity buffer: the model's reserves set prices; top up if a swap needs more. */
+  const ensureLiquidity = (terms: SwapTerms, pool: PoolAccounts): void => {
+    if (terms.side === 'buy') {
+      const vault = pool.tokenVault.toBase58();
+      const have = tokenAmount(vault);
+      if (have < terms.amountOut) mintInto(terms.mint, vault, pool.authority.publicKey, terms.amountOut - have);
+    } else {
+      const a = pool.authority.publicKey.toBase58();
+      const have = svm.getBalance(a as Address) ?? 0n;
+      if (have < terms.amountOut + rentSystem) setLamports(a, terms.amountOut + rentSystem);
+    }
+  };
+
+  return {
+    getAccount,
+    setLamports,
+    ensureMint,
+    poolAccounts,
+    pool: (poolId) => pools.get(poolId),
+    decimalsOf: (mint) => mintDecimals.get(mint) ?? 0,
+    lastWriteSlot: (a) => lastWrite.get(a),
+    markWritten: (a, s) => lastWrite.set(a, s),
+    snapshot,
+    ensureLiquidity,
+  };
+}

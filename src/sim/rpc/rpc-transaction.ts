@@ -1,0 +1,35 @@
+/**
+ * The `transaction` member of getTransaction in the encodings the simulator serves: `json` (the
+ * default of a node and of @solana/web3.js), `base64` and `base58`.
+ */
+import { VersionedTransaction } from '@solana/web3.js';
+import { getBase58Decoder } from '@solana/kit';
+import { invalidParams } from './rpc-error.js';
+
+const base58 = getBase58Decoder();
+
+/** Encodes wire bytes as getTransaction returns them. */
+export function encodeTransaction(bytes: Uint8Array, encoding: unknown): unknown {
+  if (encoding === 'base64') return [Buffer.from(bytes).toString('base64'), 'base64'];
+  if (encoding === 'base58') return [base58.decode(bytes), 'base58'];
+  if (encoding !== 'json' && encoding !== undefined) {
+    return invalidParams(`encoding ${String(encoding)} is not served by the simulator; use json, base64 or base58`);
+  }
+  const tx = VersionedTransaction.deserialize(bytes);
+  const m = tx.message;
+  return {
+    signatures: tx.signatures.map((s) => base58.decode(s)),
+    message: {
+      header: m.header,
+      accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
+      recentBlockhash: m.recentBlockhash,
+      instructions: m.compiledInstructions.map((ix) => ({
+        programIdIndex: ix.programIdIndex,
+        accounts: ix.accountKeyIndexes,
+        data: base58.decode(ix.data),
+        stackHeight: null,
+      })),
+      ...(m.version === 0 ? { addressTableLookups: [] } : {}),
+    },
+  };
+}
