@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   JOURNAL_NOT_FOUND: 'a state change named an intent id that is not in the journal',
   JOURNAL_BAD_TRANSITION: 'a state change broke the intent state machine (invariant breach: stop and reconcile)',
   JOURNAL_CORRUPT: 'a journal row could not be decoded',
+  JOURNAL_DUPLICATE_SIGNATURE: 'a signed transaction has the signature of one already journaled (the swap service built identical bytes); rebuild with a newer blockhash',
   LIVE_INVALID_INTENT: 'the intent has an invalid field (amount, mint, decimals, slippage or fee); nothing was sent',
   LIVE_NOT_STARTED: 'submit was called before start() finished reconciling, or after stop()',
   LIVE_SPEND_CAP_TRADE: 'the intent would spend more SOL than the per-trade cap',

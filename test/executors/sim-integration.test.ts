@@ -181,6 +181,20 @@ describe('live executor against the simulator ledger', () => {
     expect(w.sim.market.landed).toHaveLength(1);
   });
 
+  it('gives two identical decisions two transactions, even when the swap service builds identical bytes', async () => {
+    w = await world();
+    const tokens0 = await tokens(w);
+    // small enough that the first landing moves the price less than the 1 % slippage of the second
+    await w.executor.submit(intent(w, 1, { amountIn: 50_000_000n }));
+    await w.executor.submit(intent(w, 2, { amountIn: 50_000_000n })); // same request, same blockhash
+    await runUntil(w, () => outcome(w!, 'sim-1')() && outcome(w!, 'sim-2')());
+    const a = fillOf(w, 'sim-1');
+    const b = fillOf(w, 'sim-2');
+    expect(a.signature).not.toBe(b.signature);
+    expect(w.sim.market.landed.map((l) => l.signature).sort()).toEqual([a.signature, b.signature].sort());
+    expect((await tokens(w)) - tokens0).toBe(a.tokenAmount + b.tokenAmount);
+  });
+
   it('rejects a malicious swap (extra transfer out of the wallet) before signing', async () => {
     w = await world();
     const sol0 = await lamports(w);

@@ -86,7 +86,7 @@ describe('SQLite intent journal', () => {
     await j.markBuilt('a', 2);
     await j.markBuilt('b', 2);
     await j.recordSigned('a', attempt('same'), 3);
-    await expect(j.recordSigned('b', attempt('same'), 3)).rejects.toThrow(/UNIQUE/);
+    await expect(j.recordSigned('b', attempt('same'), 3)).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE_SIGNATURE', retry: 'retryable' });
     expect((await j.get('b'))?.state).toBe('BUILT'); // the failed write changed nothing
   });
 

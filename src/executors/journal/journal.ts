@@ -90,7 +90,11 @@ export interface IntentJournal {
   get(id: string): Promise<IntentRecord | undefined>;
   /** NEW/EXPIRED → BUILT: a transaction was built and passed inspection (nothing signed yet). */
   markBuilt(id: string, at: number): Promise<void>;
-  /** BUILT → SIGNED: appends the attempt (signature, bytes, blockhash, expiry) in the same write. */
+  /**
+   * BUILT → SIGNED: appends the attempt (signature, bytes, blockhash, expiry) in the same write.
+   * Throws JOURNAL_DUPLICATE_SIGNATURE (retryable, nothing written) when the signature is already
+   * journaled for any intent.
+   */
   recordSigned(id: string, attempt: NewAttempt, at: number): Promise<void>;
   /** SIGNED → SENT after the first send returned (or failed with an unknown outcome). */
   markSent(id: string, signature: string, at: number): Promise<void>;

@@ -92,6 +92,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
   const q = {
     get: db.prepare<[string], IntentRow>('SELECT * FROM intents WHERE id = ?'),
     attempts: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE intent_id = ? ORDER BY n'),
+    bySignature: db.prepare<[string], { intent_id: string }>('SELECT intent_id FROM attempts WHERE signature = ?'),
     spent: db.prepare<[string], { total: string | null }>(
       "SELECT CAST(COALESCE(SUM(CAST(spend_lamports AS INTEGER)), 0) AS TEXT) AS total FROM intents WHERE day = ? AND state <> 'DENIED'",
     ),
@@ -183,6 +184,13 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
   const recordSigned = db.transaction((id: string, a: NewAttempt, at: number) => {
     expect(id, 'SIGNED');
     const n = q.attempts.all(id).length;
+    if (q.bySignature.get(a.signature)) {
+      // Identical bytes (same request, same blockhash) for another decision: one landing must never count twice.
+      throw new ChainpilotError('JOURNAL_DUPLICATE_SIGNATURE', `signature ${a.signature} is already journaled; rebuild intent ${id} with a newer blockhash`, {
+        retry: 'retryable',
+        context: { intentId: id, signature: a.signature },
+      });
+    }
     q.insertAttempt.run(id, n, a.signature, a.txBase64, a.blockhash, a.expiryBlockHeight, a.slippageBps, 'SIGNED', at);
     q.setState.run('SIGNED', 0, at, id);
   });

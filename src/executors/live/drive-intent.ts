@@ -3,7 +3,7 @@
  * rules of design.md §5. The same function runs for a fresh intent and for start-up
  * reconciliation, so a crash at any instant resumes through the same rules.
  */
-import { ChainpilotError, describeError } from '../../core/errors.js';
+import { ChainpilotError, describeError, isChainpilotError } from '../../core/errors.js';
 import { fromRaw, lamportsToSol } from '../../core/decimal.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
@@ -93,6 +93,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
     allowedPrograms: ctx.allowedPrograms,
     rentBudgetLamports: ctx.settings.rentBudgetLamports,
   }, ctx.signal);
+  throwIfAborted(ctx.signal, `inspecting intent ${intent.id}`); // stopping is not a verdict: reconcile later
   if (!verdict.ok) {
     ctx.log.warn({ intentId: intent.id, code: verdict.code, reason: verdict.reason }, 'swap rejected by inspection; not signed');
     await ctx.journal.deny(intent.id, verdict.code, verdict.reason, ctx.clock.now());
@@ -102,17 +103,26 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   await ctx.journal.markBuilt(intent.id, ctx.clock.now());
   ctx.probe?.('built', intent.id);
   const signed = ctx.signer.sign(built.transaction);
-  await ctx.journal.recordSigned(
-    intent.id,
-    {
-      signature: signed.signature,
-      txBase64: signed.base64,
-      blockhash: verdict.blockhash,
-      expiryBlockHeight: height + ctx.settings.blockhashValidityBlocks,
-      slippageBps,
-    },
-    ctx.clock.now(),
-  );
+  try {
+    await ctx.journal.recordSigned(
+      intent.id,
+      {
+        signature: signed.signature,
+        txBase64: signed.base64,
+        blockhash: verdict.blockhash,
+        expiryBlockHeight: height + ctx.settings.blockhashValidityBlocks,
+        slippageBps,
+      },
+      ctx.clock.now(),
+    );
+  } catch (e) {
+    if (!isChainpilotError(e, 'JOURNAL_DUPLICATE_SIGNATURE')) throw e;
+    // Another decision already owns these exact bytes: never send them for this one. Wait for a
+    // newer blockhash and build again (the intent stays BUILT, nothing of this one was sent).
+    ctx.log.info({ intentId: intent.id, signature: signed.signature }, 'swap service built bytes another intent owns; rebuilding');
+    await clockSleep(ctx.clock, ctx.settings.pollMs, ctx.signal);
+    return;
+  }
   ctx.log.info({ intentId: intent.id, signature: signed.signature, attempt: n, slippageBps }, 'swap signed and journaled');
   ctx.probe?.('signed', intent.id);
 }

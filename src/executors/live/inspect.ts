@@ -31,6 +31,8 @@ export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
 const MAX_COMPUTE_UNITS = 1_400_000n;
+/** Tries of the pre-state read and simulation pair. */
+const READ_TRIES = 4;
 
 export interface InspectionPolicy {
   /** Program ids (base58) a swap may call; {@link BASE_ALLOWED_PROGRAMS} plus the venues'. */
@@ -83,15 +85,21 @@ export async function inspectSwap(
   const ata2022 = getAssociatedTokenAddressSync(mint, wallet, true, TOKEN_2022_PROGRAM_ID);
   // Pre-state and simulation must describe the same slot: another of our transactions landing in
   // between would otherwise look like an outflow. Re-read a few times, then judge what we have.
-  let pre: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>>;
-  let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>>;
+  // A failed read is retried too; only when every try failed is the swap rejected (unsigned).
+  let pre: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>> | undefined;
+  let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>> | undefined;
   let ata = ataClassic;
   for (let read = 0; ; read++) {
-    pre = await rpc.getMultipleAccounts([wallet.toBase58(), mint.toBase58(), ataClassic.toBase58(), ata2022.toBase58()], {
-      commitment: 'processed',
-      encoding: 'base64',
-      ...(signal ? { signal } : {}),
-    });
+    try {
+      pre = await rpc.getMultipleAccounts([wallet.toBase58(), mint.toBase58(), ataClassic.toBase58(), ata2022.toBase58()], {
+        commitment: 'processed',
+        encoding: 'base64',
+        ...(signal ? { signal } : {}),
+      });
+    } catch (e) {
+      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${e instanceof Error ? e.message : String(e)})`);
+      continue;
+    }
     const mintAccount = pre.value[1];
     if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${wallet.toBase58()} does not exist on chain (no SOL)`);
     if (!mintAccount) return reject('LIVE_INSPECTION_OUTPUT', `mint ${intent.mint} does not exist on chain`);
@@ -105,10 +113,12 @@ export async function inspectSwap(
         ...(signal ? { signal } : {}),
       });
     } catch (e) {
-      return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${e instanceof Error ? e.message : String(e)})`);
+      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${e instanceof Error ? e.message : String(e)})`);
+      continue;
     }
-    if (sim.context.slot === pre.context.slot || read >= 2) break;
+    if (sim.context.slot === pre.context.slot || read >= READ_TRIES - 1) break;
   }
+  if (!pre || !sim) return reject('LIVE_INSPECTION_SIMULATION', 'could not read our accounts and simulate at the same time');
   const preWallet = pre.value[0]!;
   const preAta = ata === ata2022 ? pre.value[3] : pre.value[2];
   if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);

@@ -1,5 +1,6 @@
 /**
- * The process the crash test kills: a live executor over the chain bridge, a real SQLite journal
+ * The process the crash test kills: a live executor over the chain bridge (or the simulator's
+ * JSON-RPC and swap service when RPC_URL is set), a real SQLite journal
  * and a portfolio file (JSONL of reports, fsynced per line). It reconciles on start, submits the
  * intents it is told to (skipping ids already journaled), and exits once all have settled.
  * CRASH_AT=point:nth makes it SIGKILL itself at the nth pass through a named instant.
@@ -13,6 +14,7 @@ import { createLiveExecutor } from '../../../src/executors/live/live-executor.js
 import { keypairSigner } from '../../../src/executors/signer/signer.js';
 import { chainClient } from './chain-bridge.js';
 import { FAKE_SWAP_PROGRAM } from './fake-chain.js';
+import { simPorts } from './sim-ports.js';
 
 const env = (k: string): string => {
   const v = process.env[k];
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
   let passes = 0;
   const clock = systemClock();
   const journal = openSqliteJournal({ path: env('JOURNAL') });
-  const client = chainClient(env('CHAIN_URL'));
+  const client = process.env['RPC_URL'] ? simPorts(env('RPC_URL'), env('SWAP_URL')) : chainClient(env('CHAIN_URL'));
   const executor = createLiveExecutor({
     rpc: client,
     swap: client,
@@ -35,7 +37,7 @@ async function main(): Promise<void> {
     settings: {
       maxTradeLamports: 10_000_000_000n,
       maxDayLamports: 1_000_000_000_000n,
-      allowedPrograms: [FAKE_SWAP_PROGRAM.toBase58()],
+      allowedPrograms: [FAKE_SWAP_PROGRAM.toBase58(), 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'],
       pollMs: 10,
       rebroadcastMs: 30,
       blockhashValidityBlocks: Number(env('VALIDITY_BLOCKS')),
