@@ -20,3 +20,4 @@ export type { FaultSettings } from './sim/faults/fault-settings.js';
 export type { MarketSettings } from './sim/sim-settings.js';
 export { ledgerServices, createLedger, WRAPPED_SOL_MINT } from './sim/ledger/index.js';
 export type { LedgerServicesOptions, Ledger, LedgerOptions, FaultRates, FaultPlan, LandingFault, RpcFault } from './sim/ledger/index.js';
+export * from './client/index.js';

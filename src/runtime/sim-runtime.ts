@@ -4,6 +4,8 @@
  */
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../sim/start-simulator.js';
 import type { SimServiceFactory } from '../sim/market-port.js';
+import { ledgerServices } from '../sim/ledger/index.js';
+import { LAMPORTS_PER_SOL } from '../core/index.js';
 
 export interface SimRuntimeOptions {
   readonly port?: number;
@@ -12,8 +14,26 @@ export interface SimRuntimeOptions {
   readonly speed?: number | 'max';
   readonly faults?: string;
   readonly apiKey?: string;
-  /** Extra services (ledger, RPC, swap) to start with the simulator. */
+  /**
+   * Services to start with the simulator. Default: the ledger with its JSON-RPC and swap service
+   * (`ledgerServices`), funding `fund` wallets. Pass `[]` to serve REST and the Datastream only.
+   */
   readonly services?: readonly SimServiceFactory[];
+  /** Wallets to airdrop SOL to when the ledger starts (rehearsing live mode), in lamports. */
+  readonly fund?: readonly { readonly address: string; readonly lamports: bigint }[];
+}
+
+/** The default services of `chainpilot sim`: the ledger, JSON-RPC and swap service, funding the given wallets. */
+export function defaultSimServices(fund: SimRuntimeOptions['fund'] = []): SimServiceFactory[] {
+  return [ledgerServices({ onLedger: (ledger) => fund.forEach((f) => ledger.airdrop(f.address, f.lamports)) })];
+}
+
+/** Parses `ADDRESS=SOL` (e.g. `7xKX...=10`) into a funding order. */
+export function parseFunding(spec: string): { address: string; lamports: bigint } {
+  const m = /^([1-9A-HJ-NP-Za-km-z]{32,44})=(\d+(?:\.\d{1,9})?)$/.exec(spec);
+  if (!m) throw new Error(`--fund ${spec}: use ADDRESS=SOL, e.g. 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU=10`);
+  const [whole, frac = ''] = m[2]!.split('.');
+  return { address: m[1]!, lamports: BigInt(whole!) * LAMPORTS_PER_SOL + BigInt(frac.padEnd(9, '0')) };
 }
 
 /** Lines printed on start: every URL, and the key when the simulator generated it. */
@@ -33,10 +53,11 @@ export async function runSimulator(options: SimRuntimeOptions, out: (line: strin
     ...(options.speed !== undefined ? { speed: options.speed } : {}),
     ...(options.faults !== undefined ? { faults: options.faults } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-    ...(options.services ? { services: options.services } : {}),
+    services: options.services ?? defaultSimServices(options.fund),
   };
   const sim = await startSimulator(start);
   for (const line of describeSimulator(sim, options.apiKey !== undefined)) out(line);
+  for (const f of options.fund ?? []) out(`funded      ${f.address} with ${f.lamports} lamports`);
   try {
     if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   } finally {

@@ -33,6 +33,10 @@ export const marketSettingsSchema = z
     cryptoWindowMs: z.number().int().min(10_000).default(300_000),
     /** Most recent trades kept per token (older rows fall off REST history). */
     maxTradesPerToken: z.number().int().min(100).default(50_000),
+    /** Trade rows older than this leave REST history and candles (each token keeps its last 200), so long runs stay bounded. */
+    tradeRetentionMs: z.number().int().min(600_000).default(3 * 3_600_000),
+    /** A token that stopped trading leaves the market (REST, PnL, DCA) this long afterwards. */
+    tokenRetentionMs: z.number().int().min(600_000).default(6 * 3_600_000),
   })
   .strict();
 

@@ -39,6 +39,8 @@ export interface StartSimulatorOptions {
   readonly market?: Partial<MarketSettings>;
   /** Real milliseconds between Datastream pings; a client silent for a whole interval is dropped (default 30 000). */
   readonly pingIntervalMs?: number;
+  /** A Datastream client with more unsent bytes than this is dropped (default 16 MiB). */
+  readonly maxBufferedBytes?: number;
   readonly log?: Logger;
 }
 
@@ -75,7 +77,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const clock = driver.clock;
   const model = createMarketModel({ settings, clock, random: marketRandom });
   model.faults.liquidityForkShare = faults.liquidityForkShare;
-  const hub = createDatastreamHub({ pingIntervalMs: options.pingIntervalMs ?? 30_000, maxRoomsPerClient: 1000 });
+  const hub = createDatastreamHub({ pingIntervalMs: options.pingIntervalMs ?? 30_000, maxRoomsPerClient: 1000, maxBufferedBytes: options.maxBufferedBytes ?? 16 * 1024 * 1024 });
   const router = createRoomRouter(model.state, hub);
   const unlisten = model.onEvent((e) => router.route(e));
   const app = createHttpApp({

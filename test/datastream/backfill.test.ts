@@ -86,7 +86,7 @@ describe('Datastream REST backfill after a gap', () => {
     expect(got.filter((m) => m.origin === 'backfill').every((m) => m.commitment === 'confirmed')).toBe(true);
     expect(history.requests).toBe(3); // [before, gapTx-remove], [gapTx-add, third], [fourth]
     const done = events.find((e) => e.kind === 'backfill-done');
-    expect(done).toEqual({ kind: 'backfill-done', room: 'liquidity:MintA', rows: 4, pages: 3 });
+    expect(done).toEqual({ kind: 'backfill-done', room: 'liquidity:MintA', rows: 4, pages: 3, truncated: false });
     expect(c.stats().duplicates).toBe(2);
     expect(c.stats().backfilledRows).toBe(4);
   });
@@ -117,6 +117,24 @@ describe('Datastream REST backfill after a gap', () => {
       { token: 'MintA', pool: 'PoolA', wallet: 'W1', events: 'liquidity', cursor: dropAt - 5_000, sortDirection: 'asc', limit: 500 },
       { token: 'MintB', events: 'all', cursor: dropAt - 5_000, sortDirection: 'asc', limit: 500, enrich: 'identity' },
     ]);
+  });
+
+  it('stops at backfillMaxPages and says the backfill was truncated', async () => {
+    stream = await startStreamServer(KEY);
+    history = await startHistoryServer();
+    const c = make(stream.url, httpBackfillSource(history.baseUrl), { backfillPageLimit: 2, backfillMaxPages: 2 });
+    const got: string[] = [];
+    c.subscribe(rooms.liquidity('MintA'), (m) => void got.push(...m.data.map((e) => e.tx)));
+    await c.whenOpen();
+    await waitFor(() => stream!.open()[0]?.rooms.size === 1, 'join');
+    stream.dropAll();
+    await waitFor(() => c.state === 'backoff', 'backoff');
+    for (let i = 0; i < 5; i++) history.rows.push(liquidityEvent({ tx: `m${i}`, time: clock.now() + i }));
+    clock.advance(CAP);
+    await c.whenOpen();
+    await c.backfillsIdle();
+    expect(got).toEqual(['m0', 'm1', 'm2', 'm3']);
+    expect(events.find((e) => e.kind === 'backfill-done')).toEqual({ kind: 'backfill-done', room: 'liquidity:MintA', rows: 4, pages: 2, truncated: true });
   });
 
   it('keeps only swap rows when backfilling a transaction room from events=all', async () => {

@@ -141,7 +141,8 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
     expect(clock.pending()).toBe(0);
     const stopped = events.find((e) => e.kind === 'stopped');
     expect(stopped && stopped.kind === 'stopped' && stopped.error.code).toBe('STREAM_AUTH_REFUSED');
-    expect(JSON.stringify(stopped)).not.toContain(KEY);
+    expect(JSON.stringify(events)).not.toContain(KEY);
+    expect(JSON.stringify(c.stats())).not.toContain(KEY);
     expect(String((stopped as { error: Error }).error.message)).not.toContain(KEY);
     const e = await failure;
     expect(isChainpilotError(e, 'STREAM_AUTH_REFUSED')).toBe(true);
@@ -175,6 +176,22 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
     expect(clock.pending()).toBe(0);
     expect(() => c.subscribe('latest', () => {})).toThrowError(expect.objectContaining({ code: 'STREAM_CLOSED' }) as Error);
     await expect(c.whenOpen()).rejects.toMatchObject({ code: 'STREAM_CLOSED' });
+  });
+
+  it('stays closed when a listener closes the client while it handles a disconnect', async () => {
+    server = await startStreamServer(KEY);
+    const c = await make(server.url);
+    c.onEvent((e) => {
+      if (e.kind === 'disconnected') c.close();
+    });
+    await c.whenOpen();
+    await waitFor(() => server!.open().length === 1, 'server side open');
+    server.dropAll();
+    await waitFor(() => c.state === 'closed', 'closed');
+    clock.advance(100 * CAP);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(server.conns).toHaveLength(1);
+    expect(clock.pending()).toBe(0);
   });
 
   it('keeps exactly one live socket, one join per socket, and no leaked timers or listeners over 50 reconnects', async () => {

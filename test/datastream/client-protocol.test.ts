@@ -51,6 +51,7 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
     for (let i = 0; i < 3; i++) server.sendRaw(JSON.stringify({ type: 'ping' }));
     await waitFor(() => server.open()[0]!.pongs === 3, 'three pongs');
     expect(client.stats().pings).toBe(3);
+    expect(client.stats().bytes).toBe(3 * Buffer.byteLength(JSON.stringify({ type: 'ping' })));
   });
 
   it('delivers typed, checked liquidity arrays and keeps fields the spec does not document', async () => {

@@ -23,9 +23,15 @@ describe('event fingerprints', () => {
     const a = liquidityEvent({ tx: 'T' });
     const enriched = { ...a, identity: { tags: ['kol'] }, identityStatus: 'partial', time: a.time - 700, slot: a.slot + 1 };
     expect(fp('liquidity', [enriched])).toEqual(fp('liquidity', [a]));
-    const s = { tx: 'S', type: 'buy', amount: '1', time: 1 };
-    expect(fp('swap', [{ ...s, time: 2, identity: null }])).toEqual(fp('swap', [s]));
+    const s = { tx: 'S', type: 'buy', amount: '1', wallet: 'W', priceUsd: 0.1, time: 1 };
+    // REST may attach metadata (showMeta) or compute prices differently: same swap
+    expect(fp('swap', [{ ...s, time: 2, identity: null, priceUsd: 0.1000001, token: { name: 'A' } }])).toEqual(fp('swap', [s]));
     expect(fp('swap', [{ ...s, amount: '2' }])).not.toEqual(fp('swap', [s]));
+    expect(fp('swap', [{ ...s, type: 'sell' }])).not.toEqual(fp('swap', [s]));
+    expect(fp('swap', [{ ...s, wallet: 'W2' }])).not.toEqual(fp('swap', [s]));
+    // without a signature, every non-volatile field counts
+    const { tx: _tx, ...unsigned } = s;
+    expect(fp('swap', [{ ...unsigned, priceUsd: 0.2 }])).not.toEqual(fp('swap', [unsigned]));
   });
 
   it('number identical rows within one batch, so both survive and another room maps to the same pair', () => {
@@ -81,5 +87,35 @@ describe('dedup window', () => {
     expect(w.admit(999, 0, 1)).toBe(false);
     expect(w.admit(900, 0, 1)).toBe(false);
     expect(w.admit(0, 0, 1)).toBe(true);
+  });
+
+  it('agrees with a plain reference model on any sequence, including colliding table homes and evictions', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        // few distinct keys (some sharing low bits, some above 2^32) so probes collide and entries are evicted and re-admitted
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 3 })), { maxLength: 300 }),
+        (capacity, ops) => {
+          const w = createDedupWindow(capacity);
+          const ring: { key: number; check: number; subs: Set<number> }[] = [];
+          for (const [k, check, sub] of ops) {
+            const key = k % 2 === 0 ? k * 1024 : k * 2 ** 33 + 7;
+            const hit = ring.find((e) => e.key === key && e.check === check);
+            let expected: boolean;
+            if (hit) {
+              expected = !hit.subs.has(sub);
+              hit.subs.add(sub);
+            } else {
+              expected = true;
+              ring.push({ key, check, subs: new Set([sub]) });
+              if (ring.length > capacity) ring.shift();
+            }
+            expect(w.admit(key, check, sub)).toBe(expected);
+          }
+          expect(w.size).toBe(ring.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -153,3 +153,36 @@ describe('simulator Datastream', () => {
     expect(logs[1]).toEqual(logs[0]);
   });
 });
+
+describe('simulator Datastream back-pressure', () => {
+  it('drops a client that stops reading once its unsent bytes pass the limit', async () => {
+    const t = await sim({ maxBufferedBytes: 64 * 1024 });
+    const slow = await client(t);
+    const fast = await client(t);
+    await slow.join('graduating', 'latest');
+    await fast.join('latest');
+    slow.ws.pause();
+    const closed = new Promise<void>((resolve) => slow.ws.once('close', () => resolve()));
+    for (let i = 0; i < 60 && t.sim.stats().droppedSlow === 0; i++) {
+      t.clock.advance(60_000);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(t.sim.stats().droppedSlow).toBe(1);
+    slow.ws.resume();
+    await closed;
+    expect(fast.ws.readyState).toBe(fast.ws.OPEN);
+  });
+});
+
+describe('simulator Datastream curve rooms', () => {
+  it('serves a curve room written with a decimal threshold under its own name', async () => {
+    const t = await sim();
+    const c = await client(t);
+    await c.join('launchpad:curve:20.0');
+    t.clock.advance(5 * 60_000);
+    await drain(t, [c]);
+    const alerts = c.messages('launchpad:curve:20.0');
+    expect(alerts.length).toBeGreaterThan(0);
+    expect(alerts.every((m) => (m.data as { threshold: number }).threshold === 20)).toBe(true);
+  });
+});

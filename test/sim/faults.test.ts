@@ -48,7 +48,7 @@ describe('simulator faults', () => {
     await expect(connect(t, { key: KEY })).rejects.toThrow(/401/);
   });
 
-  it('drops sockets', async () => {
+  it('drops a connected socket within a simulated second when drops are certain', async () => {
     const t = await sim({ faults: { stream: { dropSocketPerSecond: 1 } } });
     const c = await connect(t);
     open.clients.push(c);
@@ -72,7 +72,7 @@ describe('simulator faults', () => {
     expect(c.ws.readyState).toBe(c.ws.OPEN);
   });
 
-  it('sends malformed frames', async () => {
+  it('sends one truncated JSON frame per simulated second when malformed frames are certain', async () => {
     const t = await sim({ faults: { stream: { malformedFramePerSecond: 1 } } });
     const c = await connect(t);
     open.clients.push(c);

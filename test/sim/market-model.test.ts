@@ -65,6 +65,43 @@ describe('market model', () => {
     expect(t.balances.get('UserWa11et1111111111111111111111111111111111')).toBe(q.amountOut);
   });
 
+  it('graduates a token whose curve a landed swap completes, refusing swaps while it migrates', () => {
+    const clock = manualClock(T0);
+    const model = createMarketModel({ settings: parseMarketSettings({ runnerShare: 0 }), clock, random: seededRandom(4) });
+    const graduated: string[] = [];
+    model.onEvent((e) => e.kind === 'graduated' && graduated.push(e.token.mint));
+    model.start();
+    clock.advance(20_000);
+    const t = model.state.launched.find((x) => x.status === 'curve')!;
+    const left = t.curve.realToken;
+    model.applyLandedSwap({ mint: t.mint, wallet: 'Whale', side: 'buy', solLamports: 90_000_000_000n, tokenRaw: left, signature: 'sigW', slot: 1, at: model.state.now });
+    expect(model.pool(t.mint)!.tradable).toBe(false);
+    expect(model.quote(t.mint, 'buy', 1_000_000n)).toBeUndefined();
+    expect(() => model.applyLandedSwap({ mint: t.mint, wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: model.state.now })).toThrow(
+      expect.objectContaining({ code: 'SIM_POOL_NOT_TRADABLE' }) as Error,
+    );
+    clock.advance(3_000);
+    expect(graduated).toContain(t.mint);
+    expect(model.pool(t.mint)).toMatchObject({ kind: 'amm', market: 'venue_a-amm', tradable: true, feeBps: 25 });
+  });
+
+  it('retires old trade rows and long-dead tokens so a long run stays bounded', () => {
+    const { model, events } = run(2, 3_600_000 + 400, { tradeRetentionMs: 600_000, tokenRetentionMs: 600_000 });
+    const launches = events.filter((e) => e.kind === 'launched').map((e) => e.token);
+    const retired = launches.filter((t) => !model.state.tokens.has(t.mint));
+    expect(retired.length).toBeGreaterThan(0);
+    for (const t of retired.slice(0, 20)) {
+      expect(t.diedAt! < model.state.now - 600_000).toBe(true);
+      expect(model.pool(t.mint)).toBeUndefined();
+      expect(model.state.tradesByToken.has(t.mint)).toBe(false);
+      expect(model.state.pnl.tokenPositions(t.mint)).toEqual([]);
+    }
+    // rows older than the horizon survive only as a token's last 50
+    const horizon = model.state.now - 400 - 600_000;
+    for (const rows of model.state.tradesByToken.values()) expect(rows.filter((r) => r.time < horizon).length).toBeLessThanOrEqual(50);
+    expect([...model.state.tradesByToken.values()].some((rows) => rows.length > 50)).toBe(true);
+  });
+
   it('refuses a landed swap on an unknown mint with a coded error', () => {
     const { model } = run(5, 1_000);
     expect(() => model.applyLandedSwap({ mint: 'nope', wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: T0 })).toThrow(

@@ -26,6 +26,22 @@ describe('simulator REST: auth and errors', () => {
     }
   });
 
+  it('requires the same key on the prediction API and answers in its error shape', async () => {
+    const r = await get<{ code: number; error: string; errorCode: string }>(`${t.sim.urls.prediction}/v1/events`, 'wrong');
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ code: 401, errorCode: 'UNAUTHORIZED', error: expect.stringContaining('x-api-key') });
+    expect((await get(`${t.sim.urls.prediction}/v1/events`)).status).toBe(200);
+  });
+
+  it('serves multi prices by POST with the 100-token limit', async () => {
+    const mints = (await get<TokenWithPools[]>(`${base}/tokens/multi/all?limit=3`)).body.map((x) => x.token.mint);
+    expect(mints).toHaveLength(3);
+    const r = await post<Record<string, { price: number }>>(`${base}/price/multi`, { tokens: mints });
+    expect(Object.keys(r.body).sort()).toEqual([...mints].sort());
+    const tooMany = await post(`${base}/price/multi`, { tokens: Array.from({ length: 101 }, (_, i) => `m${i}`) });
+    expect(tooMany.status).toBe(400);
+  });
+
   it('answers 400 naming the field for an invalid parameter, and 404 for an unknown token', async () => {
     const bad = await get<{ error: { code: string; message: string } }>(`${base}/tokens/multi/graduating?limit=501`);
     expect(bad.status).toBe(400);
@@ -141,5 +157,17 @@ describe('simulator REST: tokens and discovery', () => {
     expect(w.transactions.total).toBe(w.transactions.buys + w.transactions.sells);
     expect(all.stats['24h']!.transactions.changePct).toBe(0);
     expect(w.migrations.total).toBeGreaterThan(0);
+  });
+});
+
+describe('simulator REST: holder chart', () => {
+  it('replays the tape into a holder series that ends at the current holder count', async () => {
+    const latest = (await get<TokenWithPools[]>(`${base}/tokens/latest`)).body;
+    for (const x of latest.slice(0, 5)) {
+      const chart = await get<{ points: { time: number; holders: number }[] }>(`${base}/holders/chart?token=${x.token.mint}`);
+      const holders = await get<{ total: number }>(`${base}/tokens/${x.token.mint}/holders`);
+      expect(chart.body.points.at(-1)!.holders).toBe(holders.body.total);
+    }
+    expect((await get(`${base}/holders/chart`)).status).toBe(400);
   });
 });

@@ -106,3 +106,22 @@ describe('simulator prediction API', () => {
     expect((await get(`${pred}/v1/markets/nope`)).status).toBe(404);
   });
 });
+
+describe('simulator prediction wallet analytics', () => {
+  it('serves exchange_b accounts whose positions add up to the leaderboard, and refuses exchange_a wallets', async () => {
+    const board = await get<{ data: { address: string; pnl: number; volume: number; trades: number }[] }>(`${pred}/v1/leaderboard/traders`);
+    const top = board.body.data[0]!;
+    expect(top.trades).toBeGreaterThan(0);
+    const open = await get<{ data: { cost: number; pnl: number }[] }>(`${pred}/v1/accounts/${top.address}/positions`);
+    const closed = await get<{ data: { cost: number; pnl: number }[] }>(`${pred}/v1/accounts/${top.address}/closed-positions`);
+    const all = [...open.body.data, ...closed.body.data];
+    expect(all.reduce((a, p) => a + p.cost, 0)).toBeCloseTo(top.volume, 6);
+    const pnl = await get<{ realized: number; unrealized: number }>(`${pred}/v1/accounts/${top.address}/pnl`);
+    expect(pnl.body.realized + pnl.body.unrealized).toBeCloseTo(top.pnl, 6);
+    const fills = await get<{ data: unknown[] }>(`${pred}/v1/accounts/${top.address}/trades`);
+    expect(fills.body.data.length).toBe(top.trades);
+    const a = await get<{ errorCode: string }>(`${pred}/v1/accounts/${top.address}/overview?exchange=exchange_a`);
+    expect(a.status).toBe(400);
+    expect(a.body.errorCode).toBe('INVALID_PARAMETER');
+  });
+});

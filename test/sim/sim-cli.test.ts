@@ -23,7 +23,7 @@ describe('chainpilot sim', () => {
   it('registers the sim command with its options and rejects a bad port', async () => {
     const program = buildProgram().exitOverride();
     const sim = program.commands.find((c) => c.name() === 'sim')!;
-    expect(sim.options.map((o) => o.long)).toEqual(['--port', '--host', '--seed', '--speed', '--faults', '--api-key']);
+    expect(sim.options.map((o) => o.long)).toEqual(['--port', '--host', '--seed', '--speed', '--faults', '--api-key', '--fund', '--no-ledger']);
     sim.exitOverride().configureOutput({ writeErr: () => undefined });
     await expect(program.parseAsync(['node', 'chainpilot', 'sim', '--port', 'x'])).rejects.toThrow(/port/);
   });

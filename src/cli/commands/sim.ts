@@ -1,7 +1,7 @@
 /** `chainpilot sim`: runs the embedded market simulator until Ctrl-C. */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { runSimulator } from '../../runtime/sim-runtime.js';
+import { parseFunding, runSimulator } from '../../runtime/sim-runtime.js';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -20,6 +20,14 @@ function parseSeed(v: string): number | string {
   return /^\d+$/.test(v) ? Number(v) : v;
 }
 
+function collectFunding(v: string, acc: { address: string; lamports: bigint }[]): { address: string; lamports: bigint }[] {
+  try {
+    return [...acc, parseFunding(v)];
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
 export function registerSimCommand(program: Command): void {
   program
     .command('sim')
@@ -30,13 +38,19 @@ export function registerSimCommand(program: Command): void {
     .option('--speed <speed>', "multiple of real time, or 'max'", parseSpeed, 1)
     .option('--faults <profile>', 'fault profile: none, flaky or chaos', 'none')
     .option('--api-key <key>', 'key clients must present (default: generated and printed)')
-    .action(async (o: { port: number; host: string; seed: number | string; speed: number | 'max'; faults: string; apiKey?: string }) => {
+    .option('--fund <address=sol>', 'airdrop SOL to a wallet on the ledger (repeatable)', collectFunding, [])
+    .option('--no-ledger', 'serve REST and the Datastream only (no JSON-RPC, no swap service)')
+    .action(async (o: { port: number; host: string; seed: number | string; speed: number | 'max'; faults: string; apiKey?: string; fund: { address: string; lamports: bigint }[]; ledger: boolean }) => {
       const ac = new AbortController();
       const stop = (): void => ac.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       try {
-        await runSimulator({ port: o.port, host: o.host, seed: o.seed, speed: o.speed, faults: o.faults, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }, (l) => process.stdout.write(`${l}\n`), ac.signal);
+        await runSimulator(
+          { port: o.port, host: o.host, seed: o.seed, speed: o.speed, faults: o.faults, fund: o.fund, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...(o.ledger ? {} : { services: [] }) },
+          (l) => process.stdout.write(`${l}\n`),
+          ac.signal,
+        );
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

@@ -24,6 +24,8 @@ export interface BackfillOptions {
 export interface BackfillResult {
   readonly rows: number;
   readonly pages: number;
+  /** Stopped at `maxPages` while REST had more. */
+  readonly truncated: boolean;
 }
 
 const LIQUIDITY_TYPES = new Set(['add_liquidity', 'remove_liquidity']);
@@ -55,7 +57,7 @@ export async function backfillRoom(
   signal: AbortSignal,
 ): Promise<BackfillResult> {
   const scope = entry.spec.backfill;
-  if (!scope) return { rows: 0, pages: 0 };
+  if (!scope) return { rows: 0, pages: 0, truncated: false };
   let cursor: string | number = Math.max(0, since - o.overlapMs);
   let pages = 0;
   let delivered = 0;
@@ -92,10 +94,11 @@ export async function backfillRoom(
     pages++;
     const rows = scope.swapsOnly ? page.rows.filter((r) => !isLiquidityRow(r)) : [...page.rows];
     if (rows.length > 0) delivered += deliver(rows, o.clock.now());
-    if (!page.hasNextPage || page.nextCursor === undefined || pages >= o.maxPages) break;
+    if (!page.hasNextPage || page.nextCursor === undefined) break;
+    if (pages >= o.maxPages) return { rows: delivered, pages, truncated: true };
     cursor = page.nextCursor;
   }
-  return { rows: delivered, pages };
+  return { rows: delivered, pages, truncated: false };
 }
 
 function isLiquidityRow(r: unknown): boolean {

@@ -81,11 +81,12 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     connectTimer = livenessTimer = undefined;
   };
 
-  const release = (sock: WebSocket): void => {
+  /** Drops every listener first (no stale event can reach us), then ends the socket: gracefully only on close(). */
+  const release = (sock: WebSocket, graceful: boolean): void => {
     sock.removeAllListeners();
     sock.on('error', noop); // terminate() of a connecting socket emits one last error
-    if (sock.readyState === WebSocket.OPEN) sock.close(1000, 'client closed');
-    else sock.terminate();
+    if (graceful && sock.readyState === WebSocket.OPEN) sock.close(1000, 'client closed');
+    else sock.terminate(); // a dead or silent peer would hold a graceful close for 30 s
     liveSockets--;
   };
 
@@ -111,7 +112,8 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     ws = undefined;
     gen++;
     clearTimers();
-    if (sock) release(sock);
+    if (sock) release(sock, false);
+    state = 'backoff'; // what listeners see from here on; 'stopped' below if the breaker trips
     if (wasOpen && at - openedAt >= o.stableAfterMs) {
       attempt = 0;
       authFailures = 0;
@@ -120,6 +122,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     const why: DownReason = auth ? 'auth-refused' : reason;
     if (wasOpen) h.down(why, at);
     else h.attemptFailed(why, detail);
+    if ((state as ConnectionState) === 'closed') return; // a listener closed the client
     if (auth) {
       authFailures++;
       if (authFailures >= o.authFailureLimit) {
@@ -138,7 +141,6 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
 
   const scheduleReconnect = (): void => {
     if (state === 'closed' || state === 'stopped' || backoffTimer) return;
-    state = 'backoff';
     const delay = backoffWithJitter(attempt++, o.backoffBaseMs, o.backoffCapMs, () => o.random.next());
     backoffTimer = clock.setTimeout(() => {
       backoffTimer = undefined;
@@ -215,7 +217,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
       backoffTimer = undefined;
       const sock = ws;
       ws = undefined;
-      if (sock) release(sock);
+      if (sock) release(sock, true);
     },
   };
 }

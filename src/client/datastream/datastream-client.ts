@@ -86,8 +86,9 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
 
   const onFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
     s.frames++;
-    const text = Array.isArray(raw) ? Buffer.concat(raw).toString('utf8') : Buffer.isBuffer(raw) ? raw.toString('utf8') : Buffer.from(raw).toString('utf8');
-    s.bytes += text.length;
+    const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+    s.bytes += buf.length;
+    const text = buf.toString('utf8');
     let frame: unknown;
     try {
       frame = JSON.parse(text);
@@ -166,7 +167,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         },
         run.signal,
       );
-      emit({ kind: 'backfill-done', room: entry.spec.room, rows: r.rows, pages: r.pages });
+      emit({ kind: 'backfill-done', room: entry.spec.room, rows: r.rows, pages: r.pages, truncated: r.truncated });
     } catch (e) {
       if (closed) return;
       s.backfillFailures++;

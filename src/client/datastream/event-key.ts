@@ -21,23 +21,36 @@ export interface Fingerprints {
 function liquidityFp(e: Record<string, unknown>): void {
   fpStart();
   // signatures and addresses are base58 of random bytes: their tails carry enough entropy
-  fpTail(e.tx as string, 32);
+  // (24 signature chars are ~140 bits; within one tx, 8-12 chars of an address are ~47-70 bits)
+  fpTail(e.tx as string, 24);
   fpStr(e.type as string);
-  fpTail(e.pool as string, 16);
-  fpTail(e.wallet as string, 16);
-  fpTail(e.programId as string, 8);
+  fpTail(e.pool as string, 10);
+  fpTail(e.wallet as string, 10);
+  fpTail(e.programId as string, 6);
   fpStr(e.instruction as string);
   const tokens = e.tokens as readonly Record<string, unknown>[];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    fpTail(t.address as string, 12);
+    fpTail(t.address as string, 8);
     fpStr(t.amountRaw as string);
   }
 }
 
+/**
+ * A swap row with a signature is identified by signature, side, amount and wallet: the fields the
+ * spec names for swap rows that REST and the stream should agree on (prices, volume and metadata
+ * may be computed or attached differently). Without a signature, by every non-volatile field.
+ */
 function swapFp(e: Record<string, unknown>): void {
   fpStart();
   fpInt(2);
+  if (typeof e.tx === 'string') {
+    fpTail(e.tx, 24);
+    fpStr(String(e.type));
+    fpStr(String(e.amount));
+    fpStr(typeof e.wallet === 'string' ? e.wallet : '');
+    return;
+  }
   fpStr(stableStringify(e));
 }
 

@@ -19,6 +19,7 @@ export type DatastreamEvent =
   | { readonly kind: 'invalid-payload'; readonly room: string; readonly reason: string; readonly rejected: number }
   | { readonly kind: 'overflow'; readonly room: string; readonly droppedTotal: number }
   | { readonly kind: 'handler-error'; readonly room: string; readonly error: unknown }
-  | { readonly kind: 'backfill-done'; readonly room: string; readonly rows: number; readonly pages: number }
+  /** `truncated`: `backfillMaxPages` was reached while REST still had pages (events may be missing). */
+  | { readonly kind: 'backfill-done'; readonly room: string; readonly rows: number; readonly pages: number; readonly truncated: boolean }
   | { readonly kind: 'backfill-failed'; readonly room: string; readonly error: ChainpilotError }
   | { readonly kind: 'closed' };

@@ -7,8 +7,36 @@ import type { RoomFamily } from './room-spec.js';
 
 type Obj = Record<string, unknown>;
 
-const INTEGER_STRING = /^-?\d+$/;
-const DECIMAL_STRING = /^-?\d+(\.\d+)?$/;
+/** `^-?\d+$` without a regex (hot path). */
+function isIntString(v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  const n = v.length;
+  let i = n > 0 && v.charCodeAt(0) === 45 ? 1 : 0;
+  if (i === n) return false;
+  for (; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** `^-?\d+(\.\d+)?$` without a regex (hot path). */
+function isDecimalString(v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  const n = v.length;
+  let i = n > 0 && v.charCodeAt(0) === 45 ? 1 : 0;
+  let digits = 0;
+  let dot = -1;
+  for (; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 46 && dot < 0 && digits > 0) {
+      dot = i;
+      digits = 0;
+    } else if (c < 48 || c > 57) return false;
+    else digits++;
+  }
+  return digits > 0;
+}
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -36,11 +64,11 @@ export function checkLiquidityEvent(e: unknown): string | undefined {
     const t: unknown = tokens[i];
     if (!isObj(t)) return `tokens[${i}] is not an object`;
     if (!isStr(t.address)) return `tokens[${i}].address must be a string`;
-    if (!isStr(t.amount) || !DECIMAL_STRING.test(t.amount)) return `tokens[${i}].amount must be a decimal string`;
-    if (!isStr(t.amountRaw) || !INTEGER_STRING.test(t.amountRaw)) return `tokens[${i}].amountRaw must be an integer string`;
+    if (!isDecimalString(t.amount)) return `tokens[${i}].amount must be a decimal string`;
+    if (!isIntString(t.amountRaw)) return `tokens[${i}].amountRaw must be an integer string`;
     if (!isInt(t.decimals)) return `tokens[${i}].decimals must be an integer`;
-    if (t.feeAmountRaw !== undefined && !(isStr(t.feeAmountRaw) && INTEGER_STRING.test(t.feeAmountRaw))) return `tokens[${i}].feeAmountRaw must be an integer string`;
-    if (t.transferredAmountRaw !== undefined && !(isStr(t.transferredAmountRaw) && INTEGER_STRING.test(t.transferredAmountRaw))) {
+    if (t.feeAmountRaw !== undefined && !isIntString(t.feeAmountRaw)) return `tokens[${i}].feeAmountRaw must be an integer string`;
+    if (t.transferredAmountRaw !== undefined && !isIntString(t.transferredAmountRaw)) {
       return `tokens[${i}].transferredAmountRaw must be an integer string`;
     }
   }

@@ -52,23 +52,47 @@ export function stepMarket(state: MarketState, at: UnixMs, faults: ModelFaults):
     const n = poisson(r, t.activity * slotSec);
     for (let i = 0; i < n && isTradable(t); i++) randomTrade(state, t, at, slot);
     if (t.amm && r.chance(0.004 * slotSec)) liquidityAction(state, t, at, faults);
-    decay(t, slotSec);
+    decay(t, slotSec, at);
   }
   if (state.active.some((t) => !t.alive)) state.active = state.active.filter((t) => t.alive);
-  pruneTape(state, at);
+  pruneHistory(state, at);
   stepDca(state, at, slot, (t, wallet, lamports) => trade(state, t, wallet, 'buy', lamports, at, slot, 'dca'));
   stepPrediction(state, at);
 }
 
-/** The market-wide tape keeps 48 h (two 24 h lighthouse windows); per-token history is bounded separately. */
-export const TAPE_RETENTION_MS = 48 * 3_600_000;
+/** Rows kept per token however old, so every token keeps some history. */
+export const MIN_ROWS_PER_TOKEN = 50;
 
-function pruneTape(state: MarketState, at: UnixMs): void {
-  const tape = state.tape;
-  if (tape.length === 0 || tape[0]!.time >= at - TAPE_RETENTION_MS - 3_600_000) return;
-  let cut = 0;
-  while (cut < tape.length && tape[cut]!.time < at - TAPE_RETENTION_MS) cut += 1;
-  tape.splice(0, cut);
+/** Once a simulated hour: trade rows older than `tradeRetentionMs` go (keeping each token's last rows), and old activity buckets. */
+function pruneHistory(state: MarketState, at: UnixMs): void {
+  if (Math.floor(at / 3_600_000) === Math.floor((at - state.settings.slotMs) / 3_600_000)) return;
+  state.activity.prune(at);
+  const horizon = at - state.settings.tradeRetentionMs;
+  for (const rows of state.tradesByToken.values()) {
+    if (rows.length <= MIN_ROWS_PER_TOKEN || rows[0]!.time >= horizon) continue;
+    let cut = 0;
+    while (cut < rows.length - MIN_ROWS_PER_TOKEN && rows[cut]!.time < horizon) cut += 1;
+    rows.splice(0, cut);
+  }
+  retireDeadTokens(state, at);
+}
+
+/** Tokens that stopped trading more than `tokenRetentionMs` ago leave the market entirely (REST, PnL, DCA). */
+function retireDeadTokens(state: MarketState, at: UnixMs): void {
+  const horizon = at - state.settings.tokenRetentionMs;
+  const retired = state.launched.filter((t) => !t.alive && t.diedAt !== undefined && t.diedAt < horizon);
+  if (retired.length === 0) return;
+  for (const t of retired) {
+    state.tokens.delete(t.mint);
+    state.poolToMint.delete(t.curve.poolId);
+    if (t.amm) state.poolToMint.delete(t.amm.poolId);
+    state.tradesByToken.delete(t.mint);
+    state.liquidityByToken.delete(t.mint);
+    state.pnl.dropToken(t.mint);
+    for (const [address, o] of state.dca) if (o.outputMint === t.mint) state.dca.delete(address);
+  }
+  const gone = new Set(retired);
+  state.launched.splice(0, state.launched.length, ...state.launched.filter((t) => !gone.has(t)));
 }
 
 function launch(state: MarketState, at: UnixMs, slot: number): void {
@@ -147,10 +171,13 @@ function isTradable(t: TokenState): boolean {
   return t.status !== 'migrating';
 }
 
-function decay(t: TokenState, slotSec: number): void {
+function decay(t: TokenState, slotSec: number, at: UnixMs): void {
   if (t.fate === 'runner' && t.status === 'curve' && !t.rugged) return;
   const halfLifeSec = t.status === 'graduated' ? 900 : 120;
   t.activity *= 0.5 ** (slotSec / halfLifeSec);
   if (t.status === 'curve') t.buyBias = Math.max(0.42, t.buyBias - 0.0005 * slotSec);
-  if (t.activity < 0.01) t.alive = false;
+  if (t.activity < 0.01) {
+    t.alive = false;
+    t.diedAt = at;
+  }
 }

@@ -3,6 +3,7 @@ import type { Random, UnixMs } from '../../core/index.js';
 import type { MarketSettings } from '../sim-settings.js';
 import { createPnlBook, type PnlBook } from './pnl-book.js';
 import type { DcaOrder, LiquidityRecord, SimEvent, SimWallet, TokenState, TradeRecord } from './model-types.js';
+import { createActivityBuckets, type ActivityBuckets } from './activity-buckets.js';
 import type { PredictionState } from './prediction-model.js';
 
 export interface MarketState {
@@ -16,8 +17,8 @@ export interface MarketState {
   active: TokenState[];
   readonly poolToMint: Map<string, string>;
   readonly tradesByToken: Map<string, TradeRecord[]>;
-  /** Every trade in time order, for market-wide statistics. */
-  readonly tape: TradeRecord[];
+  /** Market-wide activity per minute (48 h), for the lighthouse. */
+  readonly activity: ActivityBuckets;
   readonly liquidityByToken: Map<string, LiquidityRecord[]>;
   readonly wallets: Map<string, SimWallet>;
   readonly byRole: Map<string, SimWallet[]>;
@@ -35,7 +36,7 @@ export interface MarketState {
 export function createMarketState(settings: MarketSettings, random: Random, genesisAt: UnixMs): MarketState {
   return {
     settings, genesisAt, random, tokens: new Map(), launched: [], active: [], poolToMint: new Map(),
-    tradesByToken: new Map(), tape: [], liquidityByToken: new Map(), wallets: new Map(), byRole: new Map(),
+    tradesByToken: new Map(), activity: createActivityBuckets(), liquidityByToken: new Map(), wallets: new Map(), byRole: new Map(),
     deployers: [], pnl: createPnlBook(), dca: new Map(), seq: 0, now: genesisAt, subMs: 0, listeners: new Set(),
   };
 }

@@ -59,6 +59,8 @@ export interface TokenState {
   /** Probability that a trade is a buy. */
   buyBias: number;
   alive: boolean;
+  /** When the token stopped trading (activity decayed away). */
+  diedAt?: UnixMs;
   rugAt?: UnixMs;
   rugged: boolean;
   communityMessages: number;
@@ -86,6 +88,10 @@ export interface TradeRecord {
   readonly side: 'buy' | 'sell';
   readonly solLamports: bigint;
   readonly tokenRaw: bigint;
+  /** Tokens the wallet received (buy) or gave (sell, fee included). */
+  readonly walletTokenRaw: bigint;
+  /** Lamports the wallet paid (buy, fee included) or received (sell). */
+  readonly walletSolLamports: bigint;
   readonly priceUsd: number;
   readonly priceSol: number;
   readonly volumeUsd: number;

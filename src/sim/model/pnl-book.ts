@@ -31,6 +31,8 @@ export interface PnlBook {
   walletPositions(wallet: string): PnlPosition[];
   tokenPositions(mint: string): PnlPosition[];
   wallets(): Iterable<string>;
+  /** Forgets every position in `mint` (a retired token). */
+  dropToken(mint: string): void;
 }
 
 export function createPnlBook(): PnlBook {
@@ -94,5 +96,13 @@ export function createPnlBook(): PnlBook {
     walletPositions: (wallet) => [...(byWallet.get(wallet)?.values() ?? [])],
     tokenPositions: (mint) => [...(byToken.get(mint)?.values() ?? [])],
     wallets: () => byWallet.keys(),
+    dropToken(mint) {
+      for (const wallet of byToken.get(mint)?.keys() ?? []) {
+        const wm = byWallet.get(wallet);
+        wm?.delete(mint);
+        if (wm && wm.size === 0) byWallet.delete(wallet);
+      }
+      byToken.delete(mint);
+    },
   };
 }

@@ -48,12 +48,15 @@ export interface PredictionState {
   readonly btcHistory: { time: UnixMs; price: number }[];
   nextTickAt: UnixMs;
   nextWindowAt: UnixMs;
+  /** Prediction traders (exchange_b wallets are public; exchange_a has no public wallets). */
+  readonly traders: readonly string[];
 }
 
 const TOPICS = ['Will the launchpad ship v2', 'Will SOL close above 200', 'Will the fee switch pass', 'Will the index rebalance'];
 
 export function createPrediction(state: MarketState, at: UnixMs): PredictionState {
-  const pm: PredictionState = { events: [], markets: new Map(), btcUsd: 95_000, btcHistory: [], nextTickAt: at, nextWindowAt: at };
+  const traders = Array.from({ length: 40 }, () => simAddress(state.random));
+  const pm: PredictionState = { events: [], markets: new Map(), btcUsd: 95_000, btcHistory: [], nextTickAt: at, nextWindowAt: at, traders };
   for (let i = 0; i < state.settings.predictionEvents; i++) {
     const exchange = i % 2 === 0 ? 'exchange_b' : 'exchange_a';
     addEvent(state, pm, exchange, TOPICS[i % TOPICS.length]!, 'politics', at, (at + 30 * 86_400_000) as UnixMs, 2);
@@ -116,7 +119,7 @@ export function stepPrediction(state: MarketState, at: UnixMs): void {
     m.p = Math.min(0.99, Math.max(0.01, Math.round((m.p + (r.next() - 0.5) * 0.04 + drift * 0.01) * 1000) / 1000));
     const size = r.int(5, 500);
     m.volume += size * m.p;
-    m.trades.push({ time: at, price: m.p, size, outcomeIndex: 0, wallet: simAddress(r) });
+    m.trades.push({ time: at, price: m.p, size, outcomeIndex: 0, wallet: r.pick(pm.traders) });
     if (m.trades.length > 5_000) m.trades.splice(0, 1_000);
     emit(state, { kind: 'pm_price', exchange: m.exchange, tokenId: m.tokenIds[0], price: m.p, at });
   }

@@ -76,13 +76,14 @@ export function applySwap(state: MarketState, t: TokenState, s: SwapInput): Trad
     t.curve.realToken -= sign * s.tokenRaw;
   }
   const walletTokens = s.side === 'sell' ? (s.grossIn ?? s.tokenRaw) : s.tokenRaw;
+  const walletSol = s.side === 'buy' ? (s.grossIn ?? s.solLamports) : s.solLamports;
   addBalance(t, s.wallet, sign * walletTokens);
   const pSol = priceSol(t);
   const solUsd = state.settings.solUsd;
   const trade: TradeRecord = {
     seq: ++state.seq, tx: s.tx, mint: t.mint, pool: t.amm ? t.amm.poolId : t.curve.poolId,
     market: t.amm ? 'venue_a-amm' : t.launchpad, wallet: s.wallet, side: s.side, solLamports: s.solLamports,
-    tokenRaw: s.tokenRaw, priceSol: pSol, priceUsd: pSol * solUsd, volumeUsd: (Number(s.solLamports) / 1e9) * solUsd,
+    tokenRaw: s.tokenRaw, walletTokenRaw: walletTokens, walletSolLamports: walletSol, priceSol: pSol, priceUsd: pSol * solUsd, volumeUsd: (Number(s.solLamports) / 1e9) * solUsd,
     time: s.at, slot: s.slot, external: s.external,
   };
   if (trade.priceUsd > t.athPriceUsd) t.athPriceUsd = trade.priceUsd;
@@ -93,12 +94,11 @@ export function applySwap(state: MarketState, t: TokenState, s: SwapInput): Trad
   if (!rows) state.tradesByToken.set(t.mint, (rows = []));
   rows.push(trade);
   if (rows.length > state.settings.maxTradesPerToken) rows.splice(0, rows.length - state.settings.maxTradesPerToken);
-  state.tape.push(trade);
-  const walletSol = s.side === 'buy' ? (s.grossIn ?? s.solLamports) : s.solLamports;
+  state.activity.add(trade, t.launchpad);
   state.pnl.record(s.wallet, t.mint, s.side, walletSol, walletTokens, s.at);
   emit(state, { kind: 'trade', token: t, trade, maxCurvePctBefore: maxPctBefore });
   fireMilestones(state, t, s.at);
-  if (t.status === 'curve' && t.curve.realToken === 0n) startMigration(state, t, s.at);
+  if (t.status === 'curve' && t.curve.realToken <= 0n) startMigration(state, t, s.at);
   return trade;
 }
 
@@ -130,6 +130,7 @@ export function finishMigration(state: MarketState, t: TokenState, at: UnixMs): 
   state.poolToMint.set(poolId, t.mint);
   t.status = 'graduated';
   t.graduatedAt = at;
+  state.activity.addLifecycle('migration', at, 'venue_a-amm', t.launchpad);
   t.activity = Math.max(t.activity * 0.5, 0.3);
   t.buyBias = 0.5;
   recordLiquidity(state, t, 'add_liquidity', MIGRATION_WALLET, solIn, tokenIn, t.graduationTx!, at, true);

@@ -48,6 +48,7 @@ export function createToken(state: MarketState, at: UnixMs): TokenState {
   state.poolToMint.set(poolId, mint);
   state.launched.push(t);
   state.active.push(t);
+  state.activity.addLifecycle('created', at, t.launchpad, t.launchpad);
   return t;
 }
 

@@ -40,5 +40,5 @@ export function curvePct(t: TokenState): number {
   if (t.status !== 'curve') return 100;
   const c = t.curve;
   const filled = c.initialRealToken - c.realToken;
-  return Number((filled * 10_000n) / c.initialRealToken) / 100;
+  return Math.min(100, Number((filled * 10_000n) / c.initialRealToken) / 100);
 }

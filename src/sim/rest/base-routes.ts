@@ -2,6 +2,7 @@
 import { addDcaRoutes } from './dca-routes.js';
 import { addDiscoveryRoutes } from './discovery-routes.js';
 import { addHolderRoutes } from './holder-routes.js';
+import { addHolderChartRoute } from './holder-chart-route.js';
 import { addLighthouseRoute } from './lighthouse-route.js';
 import { addPnlRoutes } from './pnl-routes.js';
 import { addPriceRoutes } from './price-routes.js';
@@ -13,6 +14,7 @@ export function createBaseRoutes(): RestRouter {
   const r = createRestRouter();
   addTokenRoutes(r);
   addHolderRoutes(r);
+  addHolderChartRoute(r);
   addDiscoveryRoutes(r);
   addLighthouseRoute(r);
   addPriceRoutes(r);

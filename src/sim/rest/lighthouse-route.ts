@@ -1,5 +1,6 @@
 /** GET /lighthouse: market activity per venue over 5m, 1h, 6h and 24h, each with changePct against the previous window. */
 import type { MarketState } from '../model/market-state.js';
+import { MINUTE_MS } from '../model/activity-buckets.js';
 import type { RestRouter } from './rest-router.js';
 
 const WINDOWS: Readonly<Record<string, number>> = { '5m': 300_000, '1h': 3_600_000, '6h': 21_600_000, '24h': 86_400_000 };
@@ -17,45 +18,29 @@ interface Agg { tx: number; buys: number; sells: number; wallets: Set<string>; v
 const pct = (cur: number, prev: number): number => (prev === 0 ? 0 : ((cur - prev) / prev) * 100);
 const emptyAgg = (): Agg => ({ tx: 0, buys: 0, sells: 0, wallets: new Set(), vol: 0, volBuys: 0, volSells: 0, created: 0, migrations: 0 });
 
-/** Aggregates of the current and previous window for every market, in one pass over the tape. */
+/** Aggregates of the current and previous window for every market, from the minute buckets. */
 function aggregateWindow(state: MarketState, ms: number): { cur: Agg[]; prev: Agg[] } {
   const cur = MARKETS.map(emptyAgg);
   const prev = MARKETS.map(emptyAgg);
-  const from = state.now - 2 * ms;
-  const mid = state.now - ms;
-  const tape = state.tape;
-  let lo = 0;
-  let hi = tape.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (tape[m]!.time <= from) lo = m + 1;
-    else hi = m;
-  }
-  for (let i = lo; i < tape.length && tape[i]!.time <= state.now; i++) {
-    const tr = tape[i]!;
-    const lp = state.tokens.get(tr.mint)?.launchpad ?? '';
-    const side = tr.time > mid ? cur : prev;
-    MARKETS.forEach((m, k) => {
-      if (!m.match(tr.market, lp)) return;
-      const a = side[k]!;
-      a.tx += 1;
-      a.wallets.add(tr.wallet);
-      a.vol += tr.volumeUsd;
-      if (tr.side === 'buy') {
-        a.buys += 1;
-        a.volBuys += tr.volumeUsd;
-      } else {
-        a.sells += 1;
-        a.volSells += tr.volumeUsd;
-      }
-    });
-  }
-  for (const t of state.launched) {
-    MARKETS.forEach((m, k) => {
-      if (t.createdAt > from && t.createdAt <= state.now && m.match(t.launchpad, t.launchpad)) (t.createdAt > mid ? cur : prev)[k]!.created += 1;
-      const g = t.status === 'graduated' ? t.graduatedAt! : undefined;
-      if (g !== undefined && g > from && g <= state.now && m.match('venue_a-amm', t.launchpad)) (g > mid ? cur : prev)[k]!.migrations += 1;
-    });
+  const minute = Math.floor(state.now / MINUTE_MS) * MINUTE_MS;
+  const from = minute - 2 * ms;
+  const mid = minute - ms;
+  for (const [side, lo, hi] of [[prev, from, mid], [cur, mid, minute]] as const) {
+    for (const b of state.activity.between(lo, hi)) {
+      MARKETS.forEach((m, k) => {
+        if (!m.match(b.market, b.launchpad)) return;
+        const a = side[k]!;
+        a.tx += b.transactions;
+        a.buys += b.buys;
+        a.sells += b.sells;
+        a.vol += b.volume;
+        a.volBuys += b.volumeBuys;
+        a.volSells += b.volumeSells;
+        for (const w of b.wallets) a.wallets.add(w);
+        a.created += b.tokensCreated;
+        a.migrations += b.migrations;
+      });
+    }
   }
   return { cur, prev };
 }

@@ -64,7 +64,10 @@ export function addPnlRoutes(r: RestRouter): void {
     return pnlPositionView(req.state, p, mode(req));
   });
   r.add('GET', '/v2/pnl/wallets/:wallet/history', ({ state, params }) => ({
-    wallet: params['wallet'], trades: state.tape.filter((t) => t.wallet === params['wallet']).slice(-500).reverse().map((t) => tradeRow(state, t, false)),
+    wallet: params['wallet'],
+    trades: state.pnl.walletPositions(params['wallet']!)
+      .flatMap((p) => (state.tradesByToken.get(p.mint) ?? []).filter((t) => t.wallet === params['wallet']))
+      .sort((a, b) => b.seq - a.seq).slice(0, 500).map((t) => tradeRow(state, t, false)),
   }));
   for (const sub of ['performance', 'highlights', 'risk', 'chart']) {
     r.add('GET', `/v2/pnl/wallets/:wallet/${sub}`, (req) => {

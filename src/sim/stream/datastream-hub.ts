@@ -24,6 +24,8 @@ export interface HubStats {
   readonly framesSent: number;
   readonly messagesPublished: number;
   readonly droppedForNoPong: number;
+  /** Clients dropped because they read too slowly (send buffer over `maxBufferedBytes`). */
+  readonly droppedSlow: number;
 }
 
 export interface DatastreamHub {
@@ -48,6 +50,8 @@ export interface HubOptions {
   readonly pingIntervalMs: number;
   /** Joins beyond this many rooms on one connection are refused with an error frame. */
   readonly maxRoomsPerClient: number;
+  /** A client whose unsent bytes exceed this is dropped, so a slow reader cannot grow memory without bound. */
+  readonly maxBufferedBytes: number;
 }
 
 export function createDatastreamHub(options: HubOptions): DatastreamHub {
@@ -60,9 +64,15 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   let framesSent = 0;
   let messagesPublished = 0;
   let droppedForNoPong = 0;
+  let droppedSlow = 0;
 
   const send = (c: HubClient, bytes: Buffer): void => {
     if (c.silent || c.ws.readyState !== c.ws.OPEN) return;
+    if (c.ws.bufferedAmount > options.maxBufferedBytes) {
+      droppedSlow += 1;
+      drop(c);
+      return;
+    }
     c.ws.send(bytes, { binary: false });
     framesSent += 1;
   };
@@ -91,11 +101,11 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
       for (const l of roomListeners) l(room, false);
     }
   };
-  const drop = (c: HubClient): void => {
+  function drop(c: HubClient): void {
     for (const room of [...c.rooms]) leave(c, room);
     clients.delete(c);
     c.ws.terminate();
-  };
+  }
 
   const onMessage = (c: HubClient, raw: string): void => {
     let msg: unknown;
@@ -169,7 +179,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
         }
       }
     },
-    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong }),
+    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong, droppedSlow }),
     async close() {
       clearInterval(heartbeat);
       for (const c of [...clients]) drop(c);

@@ -24,15 +24,16 @@ export interface RoomRouter {
 
 export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRouter {
   const publishSafety = createSafetyPublisher(state, hub);
-  const curveRooms = new Map<string, Set<number>>();
+  /** market → (room → threshold percent), so `venue_a:curve:30` and `venue_a:curve:30.0` both work. */
+  const curveRooms = new Map<string, Map<string, number>>();
   const graduatingRooms = new Map<string, { market: string; sol: number }>();
   hub.onRoomChange((room, joined) => {
     const c = CURVE_ROOM.exec(room);
     if (c) {
-      let set = curveRooms.get(c[1]!);
-      if (!set) curveRooms.set(c[1]!, (set = new Set()));
-      if (joined) set.add(Number(c[2]));
-      else set.delete(Number(c[2]));
+      let rooms = curveRooms.get(c[1]!);
+      if (!rooms) curveRooms.set(c[1]!, (rooms = new Map()));
+      if (joined) rooms.set(room, Number(c[2]));
+      else rooms.delete(room);
     }
     const g = GRADUATING_ROOM.exec(room);
     if (g) {
@@ -68,11 +69,11 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
 
   const curveAlerts = (t: TokenState, tr: TradeRecord, before: number, after: number): void => {
     for (const market of [t.launchpad, 'launchpad']) {
-      const set = curveRooms.get(market);
-      if (!set) continue;
-      for (const threshold of set) {
+      const rooms = curveRooms.get(market);
+      if (!rooms) continue;
+      for (const [room, threshold] of rooms) {
         if (threshold > before && threshold <= after) {
-          hub.publish(`${market}:curve:${threshold}`, { ...tokenWithPools(state, t), curvePercentage: after, threshold, tx: tr.tx, timestamp: tr.time });
+          hub.publish(room, { ...tokenWithPools(state, t), curvePercentage: after, threshold, tx: tr.tx, timestamp: tr.time });
         }
       }
     }

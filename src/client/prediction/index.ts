@@ -1,0 +1,2 @@
+export * from './prediction-client.js';
+export * from './prediction-schemas.js';

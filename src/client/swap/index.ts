@@ -1,0 +1,2 @@
+export * from './swap-request.js';
+export * from './swap-client.js';
