@@ -1,7 +1,7 @@
 /**
  * The live path (build → inspect → sign → journal → send → confirm → fill → journal) with a real
  * SQLite journal and real ed25519 signatures, against two chains: the embedded simulator's ledger
- * (LiteSVM behind JSON-RPC and the swap service over loopback HTTP, 20 ms slots) and the in-process
+ * (LiteSVM behind JSON-RPC and the swap service over loopback HTTP through the typed clients, 20 ms slots) and the in-process
  * fake chain (test/executors/support/fake-chain.ts, 2 ms blocks). Baseline, same run: the journal's
  * writes alone for one intent's whole life (the floor a durable executor cannot beat).
  */
@@ -14,7 +14,7 @@ import { silentLogger } from '../src/core/logger.js';
 import { seededRandom } from '../src/core/random.js';
 import { ledgerServices, type Ledger } from '../src/sim/ledger/index.js';
 import { fakeMarket } from '../test/sim-ledger/fake-market.js';
-import { simPorts } from '../test/executors/support/sim-ports.js';
+import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import type { LiveRpcPort, SwapBuilderPort } from '../src/executors/live/ports.js';
 import type { Bps, Lamports, RawAmount, UnixMs } from '../src/core/units.js';
 import type { ExecutionReport, OrderIntent } from '../src/engine/execution-port.js';
@@ -80,12 +80,17 @@ async function simChain(): Promise<Chain> {
   const service = await ledgerServices({ slotMs: 20, validBlocks: 150, onLedger: (l) => (ledger = l) })({
     market, clock: systemClock(), random: seededRandom('bench'), apiKey, host: '127.0.0.1', log: silentLogger(),
   });
-  const ports = simPorts(`${service.urls['rpc'] ?? ''}?api_key=${apiKey}`, `${service.urls['swap'] ?? ''}/swap`);
+  const rpc = createRpcClient({ url: service.urls['rpc'] ?? '', apiKey, timeoutMs: 5_000 });
+  const swap = createSwapClient({ url: service.urls['swap'] ?? '', timeoutMs: 5_000 });
   return {
-    rpc: ports, swap: ports, mint: market.launch(3_000_000_000_000n, 1_000_000_000_000_000_000n, 6),
+    rpc, swap, mint: market.launch(3_000_000_000_000n, 1_000_000_000_000_000_000n, 6),
     allowed: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', validityBlocks: 150,
     fund: (w) => void ledger!.airdrop(w.publicKey.toBase58(), 1_000_000_000_000n),
-    close: () => service.stop(),
+    close: async () => {
+      await rpc.close();
+      await swap.close();
+      await service.stop();
+    },
   };
 }
 
@@ -145,7 +150,7 @@ const bench: Bench = {
         await sim.close();
       }
       const f = 'fake chain, 2 ms blocks';
-      const si = 'simulator ledger over HTTP, 20 ms slots';
+      const si = 'simulator ledger, typed clients, 20 ms slots';
       return [
         { name: 'journal writes of one intent life (baseline)', value: baseline, unit: 'intents/s', note: 'synchronous=FULL, 6 fsyncs' },
         { name: 'same, synchronous=NORMAL', value: normal, unit: 'intents/s', ratio: normal / baseline },

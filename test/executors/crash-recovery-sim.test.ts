@@ -29,7 +29,7 @@ describe('crash recovery on the simulator ledger (child processes killed with SI
     const led = ledger!;
     const mint = market.launch(30_000_000_000n, 1_000_000_000_000_000n, 6);
     const backend: Backend = {
-      env: { RPC_URL: `${service.urls['rpc'] ?? ''}?api_key=${apiKey}`, SWAP_URL: `${service.urls['swap'] ?? ''}/swap`, VALIDITY_BLOCKS: '40' },
+      env: { RPC_URL: service.urls['rpc'] ?? '', RPC_KEY: apiKey, SWAP_URL: service.urls['swap'] ?? '', VALIDITY_BLOCKS: '40' },
       mint,
       fund: (w) => void led.airdrop(w.toBase58(), INITIAL_LAMPORTS),
       lamportsOf: (w) => led.balance(w.toBase58()),

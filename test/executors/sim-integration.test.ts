@@ -16,7 +16,9 @@ import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js
 import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { startHarness as startLedger, type Harness as Ledger } from '../sim-ledger/harness.js';
-import { simPorts } from './support/sim-ports.js';
+import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
+import type { LiveRpcPort } from '../../src/executors/live/ports.js';
+import { API_KEY } from '../sim-ledger/harness.js';
 
 const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 const VALID_BLOCKS = 30;
@@ -28,7 +30,9 @@ interface World {
   journal: IntentJournal;
   executor: LiveExecutor;
   reports: ExecutionReport[];
-  ports: ReturnType<typeof simPorts>;
+  rpc: RpcClient;
+  swap: SwapClient;
+  sends: number;
   dir: string;
 }
 let w: World | undefined;
@@ -36,6 +40,8 @@ afterEach(async () => {
   if (!w) return;
   await w.executor.stop(AbortSignal.abort());
   await w.journal.close();
+  await w.rpc.close();
+  await w.swap.close();
   await w.sim.stop();
   rmSync(w.dir, { recursive: true, force: true });
   w = undefined;
@@ -47,17 +53,30 @@ async function world(): Promise<World> {
   const wallet = await sim.wallet(10);
   const dir = mkdtempSync(join(tmpdir(), 'chainpilot-live-sim-'));
   const journal = openSqliteJournal({ path: join(dir, 'journal.sqlite') });
-  const ports = simPorts(sim.rpcUrl, sim.swapUrl);
+  // The real typed clients (src/client) satisfy the executor's narrow ports structurally.
+  const rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
+  const swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
+  const counted: LiveRpcPort = {
+    sendTransaction: (tx, o) => {
+      wd.sends++;
+      return rpc.sendTransaction(tx, o);
+    },
+    getSignatureStatuses: (sigs, o) => rpc.getSignatureStatuses(sigs, o),
+    getBlockHeight: (o) => rpc.getBlockHeight(o),
+    simulateTransaction: (tx, o) => rpc.simulateTransaction(tx, o),
+    getTransaction: (sig, o) => rpc.getTransaction(sig, o),
+    getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
+  };
   const executor = createLiveExecutor({
-    rpc: ports,
-    swap: ports,
+    rpc: counted,
+    swap,
     signer: keypairSigner(wallet),
     journal,
     clock: sim.clock,
     settings: { maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL), maxDayLamports: 5n * BigInt(LAMPORTS_PER_SOL), allowedPrograms: [MEMO_PROGRAM], blockhashValidityBlocks: VALID_BLOCKS, expiryMarginBlocks: 2 },
   });
   const reports: ExecutionReport[] = [];
-  const wd: World = { sim, mint, wallet, journal, executor, reports, ports, dir };
+  const wd: World = { sim, mint, wallet, journal, executor, reports, rpc, swap, sends: 0, dir };
   const started = executor.start((r) => reports.push(r));
   await runUntil(wd, () => true);
   await started;
@@ -102,7 +121,7 @@ const tokens = async (wd: World): Promise<bigint> => {
   return r ? BigInt(r.value.amount) : 0n;
 };
 const lamports = async (wd: World): Promise<bigint> => BigInt(await wd.sim.connection.getBalance(wd.wallet.publicKey));
-const sends = (wd: World): number => wd.ports.calls.get('sendTransaction') ?? 0;
+const sends = (wd: World): number => wd.sends;
 
 describe('live executor against the simulator ledger', () => {
   it('buys and sells with fills equal to what the ledger moved', async () => {

@@ -14,7 +14,7 @@ import { createLiveExecutor } from '../../../src/executors/live/live-executor.js
 import { keypairSigner } from '../../../src/executors/signer/signer.js';
 import { chainClient } from './chain-bridge.js';
 import { FAKE_SWAP_PROGRAM } from './fake-chain.js';
-import { simPorts } from './sim-ports.js';
+import { createRpcClient, createSwapClient } from '../../../src/client/index.js';
 
 const env = (k: string): string => {
   const v = process.env[k];
@@ -27,7 +27,10 @@ async function main(): Promise<void> {
   let passes = 0;
   const clock = systemClock();
   const journal = openSqliteJournal({ path: env('JOURNAL') });
-  const client = process.env['RPC_URL'] ? simPorts(env('RPC_URL'), env('SWAP_URL')) : chainClient(env('CHAIN_URL'));
+  // Against the simulator: the real typed clients; against the fake chain: the bridge client.
+  const client = process.env['RPC_URL']
+    ? { ...createRpcClient({ url: env('RPC_URL'), apiKey: env('RPC_KEY'), timeoutMs: 1_000 }), buildSwap: createSwapClient({ url: env('SWAP_URL'), timeoutMs: 5_000 }).buildSwap }
+    : chainClient(env('CHAIN_URL'));
   const executor = createLiveExecutor({
     rpc: client,
     swap: client,
