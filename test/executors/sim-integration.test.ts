@@ -56,7 +56,9 @@ async function world(): Promise<World> {
   // The real typed clients (src/client) satisfy the executor's narrow ports structurally.
   const rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
   const swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
+  const asPort: LiveRpcPort = rpc; // compile-time proof: the real client satisfies the port
   const counted: LiveRpcPort = {
+    ...asPort,
     sendTransaction: (tx, o) => {
       wd.sends++;
       return rpc.sendTransaction(tx, o);
