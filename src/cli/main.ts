@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { registerValidate } from './commands/validate.js';
 import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
+import { registerWalletCommand } from './commands/wallet.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerValidate(program);
   registerPaper(program);
   registerSimCommand(program);
+  registerWalletCommand(program);
   return program;
 }
 

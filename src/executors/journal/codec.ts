@@ -1,0 +1,101 @@
+/**
+ * JSON encoding of intents and fills for durable storage: bigints travel as integer strings and
+ * are checked on the way back, so a corrupt row fails loudly instead of trading on garbage.
+ */
+import { z } from 'zod';
+import { ChainpilotError } from '../../core/errors.js';
+import type { Bps, Lamports, RawAmount, UnixMs } from '../../core/units.js';
+import type { Fill, OrderIntent } from '../../engine/execution-port.js';
+
+const bigintString = z.string().regex(/^\d+$/).transform((s) => BigInt(s));
+
+const intentSchema = z.object({
+  id: z.string().min(1),
+  strategyId: z.string(),
+  side: z.enum(['buy', 'sell']),
+  mint: z.string().min(1),
+  decimals: z.number().int().min(0).max(18),
+  amountIn: bigintString,
+  slippageBps: z.number().int().min(0).max(10_000),
+  priorityFeeLamports: bigintString,
+  referencePrice: z.string().optional(),
+  createdAt: z.number().int().min(0),
+  reason: z.string(),
+});
+
+const fillSchema = z.object({
+  intentId: z.string(),
+  side: z.enum(['buy', 'sell']),
+  mint: z.string(),
+  decimals: z.number().int(),
+  solAmount: bigintString,
+  tokenAmount: bigintString,
+  feeLamports: bigintString,
+  price: z.string(),
+  filledAt: z.number().int(),
+  signature: z.string().optional(),
+  pool: z.string().optional(),
+});
+
+/** Encodes an intent as JSON text. */
+export function encodeIntent(i: OrderIntent): string {
+  return JSON.stringify({ ...i, amountIn: i.amountIn.toString(), priorityFeeLamports: i.priorityFeeLamports.toString() });
+}
+
+/** Decodes an intent written by {@link encodeIntent}; throws JOURNAL_CORRUPT on a bad row. */
+export function decodeIntent(text: string): OrderIntent {
+  const p = parse(intentSchema, text, 'intent');
+  return {
+    ...p,
+    referencePrice: p.referencePrice,
+    slippageBps: p.slippageBps as Bps,
+    priorityFeeLamports: p.priorityFeeLamports as Lamports,
+    createdAt: p.createdAt as UnixMs,
+  };
+}
+
+/** Encodes a fill as JSON text. */
+export function encodeFill(f: Fill): string {
+  return JSON.stringify({
+    ...f,
+    solAmount: f.solAmount.toString(),
+    tokenAmount: f.tokenAmount.toString(),
+    feeLamports: f.feeLamports.toString(),
+  });
+}
+
+/** Decodes a fill written by {@link encodeFill}; throws JOURNAL_CORRUPT on a bad row. */
+export function decodeFill(text: string): Fill {
+  const p = parse(fillSchema, text, 'fill');
+  const { signature, pool, ...rest } = p;
+  return {
+    ...rest,
+    solAmount: p.solAmount as Lamports,
+    tokenAmount: p.tokenAmount as RawAmount,
+    feeLamports: p.feeLamports as Lamports,
+    filledAt: p.filledAt as UnixMs,
+    ...(signature === undefined ? {} : { signature }),
+    ...(pool === undefined ? {} : { pool }),
+  };
+}
+
+function parse<T>(schema: z.ZodType<T>, text: string, what: string): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ChainpilotError('JOURNAL_CORRUPT', `journal ${what} row is not JSON; restore the journal file from a backup`, {
+      retry: 'fatal',
+      cause: e,
+    });
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new ChainpilotError('JOURNAL_CORRUPT', `journal ${what} row field ${issue?.path.join('.') ?? '?'} is invalid: ${issue?.message ?? ''}`, {
+      retry: 'fatal',
+      context: { what },
+    });
+  }
+  return r.data;
+}

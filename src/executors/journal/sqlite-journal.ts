@@ -1,0 +1,241 @@
+/**
+ * The embedded intent journal: one SQLite file (better-sqlite3, WAL, synchronous=FULL). Every state
+ * change is one transaction, so a crash at any instant leaves either the old or the new state.
+ */
+import Database from 'better-sqlite3';
+import { ChainpilotError } from '../../core/errors.js';
+import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
+import {
+  canTransition,
+  type AttemptRecord,
+  type CreateResult,
+  type IntentJournal,
+  type IntentRecord,
+  type IntentState,
+  type NewAttempt,
+  type Resolution,
+} from './journal.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS intents (
+  id TEXT PRIMARY KEY,
+  intent_json TEXT NOT NULL,
+  state TEXT NOT NULL,
+  done INTEGER NOT NULL DEFAULT 0,
+  spend_lamports TEXT NOT NULL,
+  day TEXT NOT NULL,
+  code TEXT, reason TEXT, fill_json TEXT, fee_lamports TEXT,
+  reported INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS intents_open ON intents (done, reported);
+CREATE INDEX IF NOT EXISTS intents_day ON intents (day);
+CREATE TABLE IF NOT EXISTS attempts (
+  intent_id TEXT NOT NULL REFERENCES intents(id),
+  n INTEGER NOT NULL,
+  signature TEXT NOT NULL UNIQUE,
+  tx_base64 TEXT NOT NULL,
+  blockhash TEXT NOT NULL,
+  expiry_block_height INTEGER NOT NULL,
+  slippage_bps INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (intent_id, n)
+);
+`;
+
+interface IntentRow {
+  id: string;
+  intent_json: string;
+  state: IntentState;
+  done: number;
+  spend_lamports: string;
+  day: string;
+  code: string | null;
+  reason: string | null;
+  fill_json: string | null;
+  fee_lamports: string | null;
+  reported: number;
+  updated_at: number;
+}
+
+interface AttemptRow {
+  n: number;
+  signature: string;
+  tx_base64: string;
+  blockhash: string;
+  expiry_block_height: number;
+  slippage_bps: number;
+  state: AttemptRecord['state'];
+}
+
+export interface SqliteJournalOptions {
+  /** Path of the journal file (created if missing). */
+  readonly path: string;
+  /**
+   * `full` (default) fsyncs every state change: nothing is lost even on power loss. `normal` (WAL)
+   * survives any process crash but may lose the last changes on power loss or an OS crash, which
+   * could let a sent transaction be forgotten: use it only where that risk is accepted.
+   */
+  readonly synchronous?: 'full' | 'normal';
+}
+
+/** Opens (or creates) the SQLite intent journal at `path`. */
+export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal {
+  const db = new Database(options.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+
+  const q = {
+    get: db.prepare<[string], IntentRow>('SELECT * FROM intents WHERE id = ?'),
+    attempts: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE intent_id = ? ORDER BY n'),
+    bySignature: db.prepare<[string], { intent_id: string }>('SELECT intent_id FROM attempts WHERE signature = ?'),
+    spent: db.prepare<[string], { total: string | null }>(
+      "SELECT CAST(COALESCE(SUM(CAST(spend_lamports AS INTEGER)), 0) AS TEXT) AS total FROM intents WHERE day = ? AND state <> 'DENIED'",
+    ),
+    insert: db.prepare(
+      'INSERT INTO intents (id, intent_json, state, spend_lamports, day, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    setState: db.prepare('UPDATE intents SET state = ?, done = ?, updated_at = ? WHERE id = ?'),
+    insertAttempt: db.prepare(
+      'INSERT INTO attempts (intent_id, n, signature, tx_base64, blockhash, expiry_block_height, slippage_bps, state, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    setAttempt: db.prepare('UPDATE attempts SET state = ?, updated_at = ? WHERE intent_id = ? AND signature = ?'),
+    land: db.prepare("UPDATE intents SET state = 'LANDED', done = 1, fill_json = ?, updated_at = ? WHERE id = ?"),
+    fail: db.prepare("UPDATE intents SET state = 'FAILED_ON_CHAIN', done = 1, code = ?, reason = ?, fee_lamports = ?, updated_at = ? WHERE id = ?"),
+    deny: db.prepare("UPDATE intents SET state = 'DENIED', done = 1, code = ?, reason = ?, updated_at = ? WHERE id = ?"),
+    reported: db.prepare('UPDATE intents SET reported = 1, updated_at = ? WHERE id = ?'),
+    open: db.prepare<[], IntentRow>('SELECT * FROM intents WHERE done = 0 OR reported = 0 ORDER BY created_at, id'),
+  };
+
+  const toRecord = (row: IntentRow): IntentRecord => ({
+    intent: decodeIntent(row.intent_json),
+    state: row.state,
+    done: row.done === 1,
+    spendLamports: BigInt(row.spend_lamports),
+    day: row.day,
+    attempts: q.attempts.all(row.id).map((a) => ({
+      n: a.n,
+      signature: a.signature,
+      txBase64: a.tx_base64,
+      blockhash: a.blockhash,
+      expiryBlockHeight: a.expiry_block_height,
+      slippageBps: a.slippage_bps,
+      state: a.state,
+    })),
+    ...(row.code === null ? {} : { code: row.code }),
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(row.fill_json === null ? {} : { fill: decodeFill(row.fill_json) }),
+    ...(row.fee_lamports === null ? {} : { feeLamports: BigInt(row.fee_lamports) }),
+    reported: row.reported === 1,
+    updatedAt: row.updated_at,
+  });
+
+  /** Loads the row and checks `from → to`; throws JOURNAL_BAD_TRANSITION (fatal) otherwise. */
+  const expect = (id: string, to: IntentState): IntentRow => {
+    const row = q.get.get(id);
+    if (!row) {
+      throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${id} is not in the journal; submit it before changing its state`, {
+        retry: 'fatal',
+        context: { intentId: id },
+      });
+    }
+    if (row.done === 1 || !canTransition(row.state, to)) {
+      throw new ChainpilotError('JOURNAL_BAD_TRANSITION', `intent ${id} cannot move from ${row.state} to ${to}`, {
+        retry: 'fatal',
+        context: { intentId: id, from: row.state, to },
+      });
+    }
+    return row;
+  };
+
+  const currentAttempt = (id: string, signature: string): AttemptRow => {
+    const a = q.attempts.all(id).at(-1);
+    if (!a || a.signature !== signature) {
+      throw new ChainpilotError('JOURNAL_BAD_TRANSITION', `signature ${signature} is not the current attempt of intent ${id}`, {
+        retry: 'fatal',
+        context: { intentId: id, signature },
+      });
+    }
+    return a;
+  };
+
+  const create = db.transaction(
+    (intentJson: string, id: string, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult => {
+      const existing = q.get.get(id);
+      if (existing) return { kind: 'exists', record: toRecord(existing) };
+      if (cap !== undefined) {
+        const spent = BigInt(q.spent.get(day)?.total ?? '0');
+        if (spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
+      }
+      q.insert.run(id, intentJson, 'NEW', spend.toString(), day, at, at);
+      return { kind: 'created', record: toRecord(q.get.get(id)!) };
+    },
+  );
+
+  const markBuilt = db.transaction((id: string, at: number) => {
+    expect(id, 'BUILT');
+    q.setState.run('BUILT', 0, at, id);
+  });
+
+  const recordSigned = db.transaction((id: string, a: NewAttempt, at: number) => {
+    expect(id, 'SIGNED');
+    const n = q.attempts.all(id).length;
+    if (q.bySignature.get(a.signature)) {
+      // Identical bytes (same request, same blockhash) for another decision: one landing must never count twice.
+      throw new ChainpilotError('JOURNAL_DUPLICATE_SIGNATURE', `signature ${a.signature} is already journaled; rebuild intent ${id} with a newer blockhash`, {
+        retry: 'retryable',
+        context: { intentId: id, signature: a.signature },
+      });
+    }
+    q.insertAttempt.run(id, n, a.signature, a.txBase64, a.blockhash, a.expiryBlockHeight, a.slippageBps, 'SIGNED', at);
+    q.setState.run('SIGNED', 0, at, id);
+  });
+
+  const markSent = db.transaction((id: string, signature: string, at: number) => {
+    const row = q.get.get(id);
+    if (row?.state === 'SENT') return; // re-broadcasts after a restart: already SENT
+    expect(id, 'SENT');
+    currentAttempt(id, signature);
+    q.setAttempt.run('SENT', at, id, signature);
+    q.setState.run('SENT', 0, at, id);
+  });
+
+  const resolve = db.transaction((id: string, r: Resolution, at: number) => {
+    expect(id, r.state);
+    currentAttempt(id, r.signature);
+    q.setAttempt.run(r.state, at, id, r.signature);
+    if (r.state === 'LANDED') q.land.run(encodeFill(r.fill), at, id);
+    else if (r.state === 'FAILED_ON_CHAIN') q.fail.run(r.code, r.reason, r.feeLamports.toString(), at, id);
+    else q.setState.run('EXPIRED', r.final ? 1 : 0, at, id);
+  });
+
+  const deny = db.transaction((id: string, code: string, reason: string, at: number) => {
+    expect(id, 'DENIED');
+    q.deny.run(code, reason, at, id);
+  });
+
+  return {
+    create: async (intent, spend, at) => create(encodeIntent(intent), intent.id, spend.spendLamports, spend.day, spend.dailyCapLamports, at),
+    get: async (id) => {
+      const row = q.get.get(id);
+      return row ? toRecord(row) : undefined;
+    },
+    markBuilt: async (id, at) => markBuilt(id, at),
+    recordSigned: async (id, attempt, at) => recordSigned(id, attempt, at),
+    markSent: async (id, signature, at) => markSent(id, signature, at),
+    resolve: async (id, r, at) => resolve(id, r, at),
+    deny: async (id, code, reason, at) => deny(id, code, reason, at),
+    markReported: async (id, at) => {
+      q.reported.run(at, id);
+    },
+    unresolved: async () => q.open.all().map(toRecord),
+    spentOn: async (day) => BigInt(q.spent.get(day)?.total ?? '0'),
+    close: async () => {
+      db.close();
+    },
+  };
+}

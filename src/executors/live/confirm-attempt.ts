@@ -1,0 +1,110 @@
+/**
+ * Sends one signed transaction and follows it to a decision. While its blockhash can land, only
+ * the same bytes are re-broadcast; statuses are polled, `err` is read before the commitment counts,
+ * commitments are compared by rank, and any RPC error or timeout means "unknown". Only after the
+ * block height passed the expiry (plus a margin) does a history-searching status query decide:
+ * not known → expired; err → failed; otherwise landed.
+ */
+import type { Clock } from '../../core/clock.js';
+import { throwIfAborted } from '../../core/abort.js';
+import { clockSleep } from './clock-sleep.js';
+import type { StatusSource } from './status-batcher.js';
+import { commitmentRank, type Commitment, type LiveRpcPort, type SignatureStatus } from './ports.js';
+
+export type AttemptOutcome =
+  | { readonly kind: 'landed'; readonly status: SignatureStatus }
+  | { readonly kind: 'failed'; readonly status: SignatureStatus }
+  | { readonly kind: 'expired' };
+
+export interface ConfirmSettings {
+  /** Status poll interval (ms of the injected clock). */
+  readonly pollMs: number;
+  /** Re-broadcast interval of the same bytes while the blockhash can land (1000–2000 ms in production). */
+  readonly rebroadcastMs: number;
+  /** Blocks past the expiry height to wait before the deciding history query. */
+  readonly expiryMarginBlocks: number;
+  /** Commitment a landing (or failure) must reach before it counts. */
+  readonly commitment: Commitment;
+}
+
+export interface ConfirmArgs {
+  readonly rpc: Pick<LiveRpcPort, 'sendTransaction' | 'getSignatureStatuses' | 'getBlockHeight'>;
+  /** Where statuses come from (default: one direct call per read; the executor passes a batcher). */
+  readonly statuses?: StatusSource;
+  readonly clock: Clock;
+  readonly signature: string;
+  readonly txBase64: string;
+  readonly expiryBlockHeight: number;
+  readonly settings: ConfirmSettings;
+  /** Called once, after the first send call returned or failed (its outcome is unknown either way). */
+  readonly onFirstSend?: () => Promise<void>;
+  /** Called after every send call returned, before anything is journaled (crash-test probe). */
+  readonly afterSend?: () => void;
+  readonly signal?: AbortSignal;
+}
+
+/** Follows one transaction to `landed`, `failed` or `expired`. Loops while the outcome is unknown. */
+export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
+  const { rpc, clock, settings, signal } = a;
+  const target = commitmentRank(settings.commitment);
+  const statuses = a.statuses ?? directStatuses(rpc);
+  const sig = signal ? { signal } : {};
+  let lastSendAt = -Infinity;
+  let firstSendDone = false;
+  let height: number | undefined;
+  for (;;) {
+    throwIfAborted(signal, 'confirming a transaction');
+    const canLand = height === undefined || height <= a.expiryBlockHeight;
+    if (canLand && clock.now() - lastSendAt >= settings.rebroadcastMs) {
+      lastSendAt = clock.now();
+      try {
+        await rpc.sendTransaction(a.txBase64, { skipPreflight: true, maxRetries: 0, ...sig });
+      } catch {
+        // A failed send has an unknown outcome: the status poll decides, never the send.
+        throwIfAborted(signal, 'confirming a transaction');
+      }
+      a.afterSend?.();
+      if (!firstSendDone) {
+        firstSendDone = true;
+        await a.onFirstSend?.();
+      }
+    }
+    const status = await statuses.status(a.signature, false, signal);
+    throwIfAborted(signal, 'confirming a transaction');
+    if (status && commitmentRank(status.confirmationStatus) >= target) {
+      return status.err !== null && status.err !== undefined ? { kind: 'failed', status } : { kind: 'landed', status };
+    }
+    try {
+      height = await rpc.getBlockHeight({ commitment: 'confirmed', ...sig });
+    } catch {
+      throwIfAborted(signal, 'confirming a transaction');
+    }
+    if (height !== undefined && height > a.expiryBlockHeight + settings.expiryMarginBlocks) {
+      const final = await statuses.status(a.signature, true, signal);
+      throwIfAborted(signal, 'confirming a transaction');
+      if (final === null) return { kind: 'expired' };
+      if (final && commitmentRank(final.confirmationStatus) >= target) {
+        return final.err !== null && final.err !== undefined ? { kind: 'failed', status: final } : { kind: 'landed', status: final };
+      }
+      // Known but not yet at the target commitment, or unknown because of an RPC error: keep polling.
+    }
+    await clockSleep(clock, settings.pollMs, signal);
+  }
+}
+
+/** One direct `getSignatureStatuses` call per read. */
+function directStatuses(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>): StatusSource {
+  return {
+    async status(signature, history, signal) {
+      try {
+        const r = await rpc.getSignatureStatuses([signature], {
+          ...(history ? { searchTransactionHistory: true } : {}),
+          ...(signal ? { signal } : {}),
+        });
+        return r.value.length === 1 ? r.value[0] : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

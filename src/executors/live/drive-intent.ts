@@ -1,0 +1,224 @@
+/**
+ * Drives one journaled intent from whatever state the journal holds to a terminal outcome, by the
+ * rules of design.md §5. The same function runs for a fresh intent and for start-up
+ * reconciliation, so a crash at any instant resumes through the same rules.
+ */
+import { ChainpilotError, describeError, isChainpilotError } from '../../core/errors.js';
+import { fromRaw, lamportsToSol } from '../../core/decimal.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import { throwIfAborted } from '../../core/abort.js';
+import type { Lamports, UnixMs } from '../../core/units.js';
+import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
+import type { IntentJournal, IntentRecord } from '../journal/journal.js';
+import type { Signer } from '../signer/signer.js';
+import { clockSleep } from './clock-sleep.js';
+import { confirmAttempt } from './confirm-attempt.js';
+import { inspectSwap, LAMPORTS_PER_SIGNATURE } from './inspect.js';
+import type { LiveSettings } from './live-settings.js';
+import { slippageForAttempt } from './live-settings.js';
+import { WSOL_MINT, type BuiltSwap, type LiveRpcPort, type SwapBuilderPort } from './ports.js';
+import { readFill } from './read-fill.js';
+import type { StatusSource } from './status-batcher.js';
+
+/** Named instants a crash test can kill the process at. */
+export type LiveProbePoint = 'built' | 'signed' | 'sent' | 'resolved';
+
+export interface DriveContext {
+  readonly rpc: LiveRpcPort;
+  /** Batched status reads shared by every in-flight intent. */
+  readonly statuses: StatusSource;
+  readonly swap: SwapBuilderPort;
+  readonly signer: Signer;
+  readonly journal: IntentJournal;
+  readonly clock: Clock;
+  readonly settings: LiveSettings;
+  readonly allowedPrograms: ReadonlySet<string>;
+  readonly log: Logger;
+  readonly report: (r: ExecutionReport) => void;
+  readonly probe?: (point: LiveProbePoint, intentId: string) => void;
+  readonly signal: AbortSignal;
+}
+
+/** Runs intent `id` to a terminal, reported outcome. Throws only on abort or an invariant breach. */
+export async function driveIntent(ctx: DriveContext, id: string): Promise<void> {
+  const { journal, clock } = ctx;
+  for (;;) {
+    throwIfAborted(ctx.signal, `intent ${id}`);
+    const rec = await journal.get(id);
+    if (!rec) throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${id} vanished from the journal`, { retry: 'fatal', context: { intentId: id } });
+    const now = clock.now();
+    if (rec.done) {
+      if (!rec.reported) await reportOutcome(ctx, rec);
+      return;
+    }
+    switch (rec.state) {
+      case 'NEW':
+      case 'BUILT':
+      case 'EXPIRED':
+        await buildAndSign(ctx, rec, now);
+        break;
+      case 'SIGNED':
+      case 'SENT':
+        await confirm(ctx, rec);
+        break;
+      default:
+        throw new ChainpilotError('JOURNAL_BAD_TRANSITION', `intent ${id} is in ${rec.state} but not done`, { retry: 'fatal', context: { intentId: id } });
+    }
+  }
+}
+
+async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): Promise<void> {
+  const { intent } = rec;
+  const n = rec.attempts.length;
+  const last = rec.attempts.at(-1);
+  const tooOldToRebuild = now - intent.createdAt > ctx.settings.maxRebuildAgeMs;
+  if (rec.state === 'EXPIRED' && last && (n >= ctx.settings.maxAttempts || tooOldToRebuild)) {
+    // No attempt left, or the decision is too old to act on (e.g. found after a long downtime).
+    await ctx.journal.resolve(intent.id, { state: 'EXPIRED', signature: last.signature, final: true }, now);
+    return;
+  }
+  if (n === 0 && now - intent.createdAt > ctx.settings.maxIntentAgeMs) {
+    // Only a first build can be stale; rebuilds after an expiry are bounded by maxAttempts.
+    await ctx.journal.deny(intent.id, 'LIVE_INTENT_STALE', `intent is ${now - intent.createdAt} ms old (maxIntentAgeMs ${ctx.settings.maxIntentAgeMs}); not built`, now);
+    return;
+  }
+  const slippageBps = slippageForAttempt(intent.slippageBps, n, ctx.settings);
+  const built = await build(ctx, intent, slippageBps);
+  if ('code' in built) {
+    await ctx.journal.deny(intent.id, built.code, built.reason, ctx.clock.now());
+    return;
+  }
+  const verdict = await inspectSwap(built, intent, ctx.signer.publicKey, ctx.rpc, {
+    allowedPrograms: ctx.allowedPrograms,
+    rentBudgetLamports: ctx.settings.rentBudgetLamports,
+  }, ctx.signal);
+  throwIfAborted(ctx.signal, `inspecting intent ${intent.id}`); // stopping is not a verdict: reconcile later
+  if (!verdict.ok) {
+    ctx.log.warn({ intentId: intent.id, code: verdict.code, reason: verdict.reason }, 'swap rejected by inspection; not signed');
+    await ctx.journal.deny(intent.id, verdict.code, verdict.reason, ctx.clock.now());
+    return;
+  }
+  const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }));
+  await ctx.journal.markBuilt(intent.id, ctx.clock.now());
+  ctx.probe?.('built', intent.id);
+  const signed = ctx.signer.sign(built.transaction);
+  try {
+    await ctx.journal.recordSigned(
+      intent.id,
+      {
+        signature: signed.signature,
+        txBase64: signed.base64,
+        blockhash: verdict.blockhash,
+        expiryBlockHeight: height + ctx.settings.blockhashValidityBlocks,
+        slippageBps,
+      },
+      ctx.clock.now(),
+    );
+  } catch (e) {
+    if (!isChainpilotError(e, 'JOURNAL_DUPLICATE_SIGNATURE')) throw e;
+    // Another decision already owns these exact bytes: never send them for this one. Wait for a
+    // newer blockhash and build again (the intent stays BUILT, nothing of this one was sent).
+    ctx.log.info({ intentId: intent.id, signature: signed.signature }, 'swap service built bytes another intent owns; rebuilding');
+    await clockSleep(ctx.clock, ctx.settings.pollMs, ctx.signal);
+    return;
+  }
+  ctx.log.info({ intentId: intent.id, signature: signed.signature, attempt: n, slippageBps }, 'swap signed and journaled');
+  ctx.probe?.('signed', intent.id);
+}
+
+async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number): Promise<BuiltSwap | { code: 'LIVE_BUILD_FAILED'; reason: string }> {
+  const buy = intent.side === 'buy';
+  const req = {
+    wallet: ctx.signer.address,
+    from: buy ? WSOL_MINT : intent.mint,
+    to: buy ? intent.mint : WSOL_MINT,
+    amount: buy ? lamportsToSol(intent.amountIn) : fromRaw(intent.amountIn, intent.decimals),
+    slippagePct: slippageBps / 100,
+    priorityFeeSol: lamportsToSol(intent.priorityFeeLamports),
+  };
+  let lastError = '';
+  for (let attempt = 0; attempt < ctx.settings.buildTries; attempt++) {
+    try {
+      return await ctx.swap.buildSwap(req, { signal: ctx.signal });
+    } catch (e) {
+      throwIfAborted(ctx.signal, `building intent ${intent.id}`);
+      lastError = describeError(e);
+      const retryable = e instanceof ChainpilotError && e.retry === 'retryable';
+      if (!retryable) break;
+      await clockSleep(ctx.clock, ctx.settings.pollMs * (attempt + 1), ctx.signal);
+    }
+  }
+  return { code: 'LIVE_BUILD_FAILED', reason: `swap service could not build the swap: ${lastError}` };
+}
+
+async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
+  const { intent } = rec;
+  const attempt = rec.attempts.at(-1);
+  if (!attempt) throw new ChainpilotError('JOURNAL_CORRUPT', `intent ${intent.id} is ${rec.state} without an attempt`, { retry: 'fatal' });
+  let sent = rec.state === 'SENT';
+  const outcome = await confirmAttempt({
+    rpc: ctx.rpc,
+    statuses: ctx.statuses,
+    clock: ctx.clock,
+    signature: attempt.signature,
+    txBase64: attempt.txBase64,
+    expiryBlockHeight: attempt.expiryBlockHeight,
+    settings: ctx.settings,
+    afterSend: () => ctx.probe?.('sent', intent.id),
+    onFirstSend: async () => {
+      if (!sent) await ctx.journal.markSent(intent.id, attempt.signature, ctx.clock.now());
+      sent = true;
+    },
+    signal: ctx.signal,
+  });
+  if (outcome.kind === 'expired') {
+    const final = attempt.n + 1 >= ctx.settings.maxAttempts;
+    ctx.log.info({ intentId: intent.id, signature: attempt.signature, final }, 'transaction expired unseen by the chain');
+    await ctx.journal.resolve(intent.id, { state: 'EXPIRED', signature: attempt.signature, final }, ctx.clock.now());
+    return;
+  }
+  const tx = await readUntilKnown(ctx, async () => {
+    const t = await ctx.rpc.getTransaction(attempt.signature, { commitment: ctx.settings.commitment, maxSupportedTransactionVersion: 0, signal: ctx.signal });
+    if (!t?.meta) throw new ChainpilotError('LIVE_FAILED_ON_CHAIN', 'transaction meta not yet available', { retry: 'retryable' });
+    return { ...t, meta: t.meta };
+  });
+  const at = (tx.blockTime === null ? ctx.clock.now() : tx.blockTime * 1000) as UnixMs;
+  if (outcome.kind === 'failed') {
+    await ctx.journal.resolve(
+      intent.id,
+      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code: 'LIVE_FAILED_ON_CHAIN', reason: `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`, feeLamports: tx.meta.fee },
+      ctx.clock.now(),
+    );
+  } else {
+    const fill = readFill(intent, tx.meta, ctx.signer.address, attempt.signature, at);
+    await ctx.journal.resolve(intent.id, { state: 'LANDED', signature: attempt.signature, fill }, ctx.clock.now());
+  }
+  ctx.probe?.('resolved', intent.id);
+}
+
+/** Hands the journaled terminal outcome to the sink, then marks it reported. */
+async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void> {
+  const at = ctx.clock.now();
+  const intentId = rec.intent.id;
+  const code = rec.code ?? 'LIVE_RETRIES_EXHAUSTED';
+  const reason = rec.reason ?? '';
+  if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill });
+  else if (rec.state === 'FAILED_ON_CHAIN') ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: (rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) as Lamports });
+  else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });
+  else ctx.report({ type: 'expired', intentId, at });
+  await ctx.journal.markReported(intentId, at);
+}
+
+/** Repeats a read until it answers: an RPC error is "unknown", so the read is retried, never guessed. */
+async function readUntilKnown<T>(ctx: DriveContext, read: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await read();
+    } catch (e) {
+      throwIfAborted(ctx.signal, 'reading chain state');
+      ctx.log.debug({ err: describeError(e) }, 'read failed; retrying');
+      await clockSleep(ctx.clock, ctx.settings.pollMs, ctx.signal);
+    }
+  }
+}

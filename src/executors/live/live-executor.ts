@@ -1,0 +1,160 @@
+/**
+ * The live executor: swap → inspect → sign → journal → send → confirm, with one decision never
+ * landing twice, even across crashes (design.md §5). Spend caps are enforced here, independent of
+ * strategy code and of the risk gate.
+ */
+import { PublicKey } from '@solana/web3.js';
+import { ChainpilotError, describeError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import type { UnixMs } from '../../core/units.js';
+import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
+import type { IntentJournal } from '../journal/journal.js';
+import type { Signer } from '../signer/signer.js';
+import { driveIntent, type DriveContext, type LiveProbePoint } from './drive-intent.js';
+import { BASE_ALLOWED_PROGRAMS, LAMPORTS_PER_SIGNATURE } from './inspect.js';
+import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from './live-settings.js';
+import type { LiveRpcPort, SwapBuilderPort } from './ports.js';
+import { createStatusBatcher } from './status-batcher.js';
+
+export interface LiveExecutorOptions {
+  readonly rpc: LiveRpcPort;
+  readonly swap: SwapBuilderPort;
+  readonly signer: Signer;
+  readonly journal: IntentJournal;
+  readonly clock: Clock;
+  readonly settings: LiveSettingsInput;
+  readonly logger?: Logger;
+  /** Background failures (abort aside) that leave an intent for start-up reconciliation. */
+  readonly onError?: (error: unknown, intentId: string) => void;
+  /** Test hook: called at named instants (crash tests kill the process there). */
+  readonly probe?: (point: LiveProbePoint, intentId: string) => void;
+}
+
+export interface LiveExecutor extends Executor {
+  readonly settings: LiveSettings;
+  /** Resolves when every intent currently in flight has settled (tests, benchmarks). */
+  idle(): Promise<void>;
+}
+
+/** Creates the live executor. Nothing is sent before `start()` finished reconciling the journal. */
+export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
+  const settings = resolveLiveSettings(options.settings);
+  const log = options.logger ?? silentLogger();
+  const abort = new AbortController();
+  const inflight = new Map<string, Promise<void>>();
+  let sink: ExecutionSink | undefined;
+  let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
+
+  const ctx: DriveContext = {
+    rpc: options.rpc,
+    statuses: createStatusBatcher(options.rpc),
+    swap: options.swap,
+    signer: options.signer,
+    journal: options.journal,
+    clock: options.clock,
+    settings,
+    allowedPrograms: new Set([...BASE_ALLOWED_PROGRAMS, ...settings.allowedPrograms]),
+    log,
+    report: (r: ExecutionReport) => sink?.(r),
+    ...(options.probe ? { probe: options.probe } : {}),
+    signal: abort.signal,
+  };
+
+  const drive = (id: string): Promise<void> => {
+    const running = inflight.get(id);
+    if (running) return running;
+    const p = driveIntent(ctx, id)
+      .catch((e: unknown) => {
+        if (abort.signal.aborted) return;
+        log.error({ intentId: id, err: describeError(e) }, 'intent left unresolved; start-up reconciliation will resume it');
+        options.onError?.(e, id);
+      })
+      .finally(() => inflight.delete(id));
+    inflight.set(id, p);
+    return p;
+  };
+
+  const reject = (intent: OrderIntent, code: ChainpilotError['code'], reason: string): void => {
+    log.warn({ intentId: intent.id, code, reason }, 'intent rejected before anything was built');
+    sink?.({ type: 'rejected', intentId: intent.id, at: options.clock.now(), code, reason });
+  };
+
+  return {
+    settings,
+    async start(s) {
+      if (phase !== 'idle') throw new ChainpilotError('LIVE_NOT_STARTED', `start() called twice (executor is ${phase})`, { retry: 'not_retryable' });
+      sink = s;
+      phase = 'starting';
+      const open = await options.journal.unresolved();
+      log.info({ unresolved: open.length }, 'reconciling the journal before accepting intents');
+      await Promise.all(open.map((r) => drive(r.intent.id)));
+      phase = 'running';
+    },
+
+    async submit(intent) {
+      if (phase !== 'running') {
+        throw new ChainpilotError('LIVE_NOT_STARTED', `submit(${intent.id}) while the executor is ${phase}; await start() first`, {
+          retry: 'not_retryable',
+          context: { intentId: intent.id, phase },
+        });
+      }
+      const invalid = validateIntent(intent);
+      if (invalid) return reject(intent, 'LIVE_INVALID_INTENT', invalid);
+      const spendLamports = spendOf(intent);
+      if (spendLamports > settings.maxTradeLamports) {
+        return reject(intent, 'LIVE_SPEND_CAP_TRADE', `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`);
+      }
+      const now = options.clock.now();
+      const day = utcDay(now);
+      const created = await options.journal.create(intent, { spendLamports, day, dailyCapLamports: settings.maxDayLamports }, now);
+      if (created.kind === 'over_daily_cap') {
+        return reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`);
+      }
+      if (created.kind === 'exists') return; // idempotent: the id is already journaled and driven
+      sink?.({ type: 'accepted', intentId: intent.id, at: now });
+      void drive(intent.id);
+    },
+
+    async stop(signal) {
+      phase = 'stopped';
+      const onAbort = (): void => abort.abort(signal?.reason);
+      if (signal?.aborted) onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        await Promise.allSettled([...inflight.values()]);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    },
+
+    async idle() {
+      while (inflight.size > 0) await Promise.allSettled([...inflight.values()]);
+    },
+  };
+}
+
+/** SOL that may leave the wallet for `intent`: amount (buys) plus base and priority fee budget. */
+export function spendOf(intent: OrderIntent): bigint {
+  return (intent.side === 'buy' ? intent.amountIn : 0n) + intent.priorityFeeLamports + LAMPORTS_PER_SIGNATURE;
+}
+
+/** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
+export function utcDay(at: UnixMs): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+function validateIntent(i: OrderIntent): string | undefined {
+  if (typeof i.id !== 'string' || i.id.length === 0 || i.id.length > 128) return 'id must be a non-empty string of at most 128 characters';
+  if (typeof i.amountIn !== 'bigint' || i.amountIn <= 0n) return 'amountIn must be a bigint > 0';
+  if (typeof i.priorityFeeLamports !== 'bigint' || i.priorityFeeLamports < 0n) return 'priorityFeeLamports must be a bigint >= 0';
+  if (!Number.isInteger(i.decimals) || i.decimals < 0 || i.decimals > 18) return 'decimals must be an integer from 0 to 18';
+  if (!Number.isInteger(i.slippageBps) || i.slippageBps < 0 || i.slippageBps > 10_000) return 'slippageBps must be an integer from 0 to 10000';
+  if (i.side !== 'buy' && i.side !== 'sell') return "side must be 'buy' or 'sell'";
+  try {
+    new PublicKey(i.mint);
+  } catch {
+    return `mint ${String(i.mint)} is not a base58 address`;
+  }
+  return undefined;
+}

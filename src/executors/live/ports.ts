@@ -1,0 +1,116 @@
+/**
+ * Narrow ports of the live executor: only the JSON-RPC and swap methods it calls, with the exact
+ * shapes of the real clients (src/client/rpc, src/client/swap) so those satisfy them structurally,
+ * and so tests can hand in a small fake chain.
+ */
+import type { Transaction, VersionedTransaction } from '@solana/web3.js';
+
+/** Commitment levels. Compare them with {@link commitmentRank}, never by string equality. */
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+const RANK: Readonly<Record<Commitment, number>> = { processed: 1, confirmed: 2, finalized: 3 };
+
+/** Rank of a commitment (0 for null/unknown): processed 1 < confirmed 2 < finalized 3. */
+export function commitmentRank(c: Commitment | null | undefined): number {
+  return c ? (RANK[c] ?? 0) : 0;
+}
+
+export interface TokenBalance {
+  readonly accountIndex: number;
+  readonly mint: string;
+  readonly owner?: string;
+  readonly uiTokenAmount: { readonly amount: string; readonly decimals: number };
+}
+
+export interface SignatureStatus {
+  readonly slot: number;
+  readonly confirmations: number | null;
+  readonly err: unknown | null;
+  readonly confirmationStatus: Commitment | null;
+}
+
+/** An account as JSON-RPC returns it in base64 encoding (lamports exact). */
+export interface RpcAccount {
+  readonly lamports: bigint;
+  readonly owner: string;
+  readonly data: [string, 'base64'];
+  readonly executable: boolean;
+}
+
+export interface TransactionMeta {
+  readonly fee: bigint;
+  readonly err: unknown | null;
+  readonly preBalances: bigint[];
+  readonly postBalances: bigint[];
+  readonly preTokenBalances: TokenBalance[];
+  readonly postTokenBalances: TokenBalance[];
+}
+
+export interface ConfirmedTransaction {
+  readonly slot: number;
+  readonly blockTime: number | null;
+  readonly meta: TransactionMeta | null;
+  readonly transaction: [string, 'base64'];
+}
+
+/** The JSON-RPC methods the live executor uses to send and confirm. */
+export interface LiveRpcPort {
+  sendTransaction(
+    txBase64: string,
+    opts?: { skipPreflight?: boolean; maxRetries?: number; preflightCommitment?: Commitment; signal?: AbortSignal },
+  ): Promise<string>;
+  getSignatureStatuses(
+    signatures: readonly string[],
+    opts?: { searchTransactionHistory?: boolean; signal?: AbortSignal },
+  ): Promise<{ context: { slot: number }; value: (SignatureStatus | null)[] }>;
+  getBlockHeight(opts?: { commitment?: Commitment; signal?: AbortSignal }): Promise<number>;
+  simulateTransaction(
+    txBase64: string,
+    opts?: {
+      sigVerify?: boolean;
+      replaceRecentBlockhash?: boolean;
+      commitment?: Commitment;
+      accounts?: { addresses: readonly string[]; encoding: 'base64' };
+      signal?: AbortSignal;
+    },
+  ): Promise<{
+    context: { slot: number };
+    value: { err: unknown | null; logs: string[] | null; accounts: (RpcAccount | null)[] | null; unitsConsumed?: number };
+  }>;
+  getTransaction(
+    signature: string,
+    opts?: { commitment?: Commitment; maxSupportedTransactionVersion?: number; signal?: AbortSignal },
+  ): Promise<ConfirmedTransaction | null>;
+  /**
+   * Current state of several accounts (the spec's "multiple-accounts method"), used for the
+   * pre-state of the balance comparison. Shape mirrors `simulateTransaction`'s accounts.
+   */
+  getMultipleAccounts(
+    addresses: readonly string[],
+    opts?: { commitment?: Commitment; encoding?: 'base64'; signal?: AbortSignal },
+  ): Promise<{ context: { slot: number }; value: (RpcAccount | null)[] }>;
+}
+
+export interface SwapRequest {
+  readonly wallet: string;
+  readonly from: string;
+  readonly to: string;
+  /** Decimal units of `from`. */
+  readonly amount: string;
+  readonly slippagePct: number;
+  readonly priorityFeeSol: string;
+}
+
+export interface BuiltSwap {
+  readonly transaction: VersionedTransaction | Transaction;
+  readonly raw: Uint8Array;
+  readonly base64: string;
+}
+
+/** The swap service call (POST /swap). */
+export interface SwapBuilderPort {
+  buildSwap(req: SwapRequest, opts?: { signal?: AbortSignal }): Promise<BuiltSwap>;
+}
+
+/** The wrapped-SOL mint: SOL on the swap service's `from`/`to`. */
+export const WSOL_MINT = 'So11111111111111111111111111111111111111112';

@@ -1,0 +1,51 @@
+/**
+ * The fill of a landed swap, read from the transaction's meta: exact lamports and raw token
+ * amounts that actually moved for our wallet, and the fee actually paid.
+ */
+import { decimal } from '../../core/decimal.js';
+import type { Lamports, RawAmount, UnixMs } from '../../core/units.js';
+import type { Fill, OrderIntent } from '../../engine/execution-port.js';
+import type { TokenBalance, TransactionMeta } from './ports.js';
+
+/**
+ * Computes the fill of `intent` from `meta`. Our wallet is the fee payer, so it is account 0.
+ * `solAmount` is SOL out of (buy) or into (sell) the wallet excluding the fee; it includes rent of
+ * any account the swap opened, which the wallet paid.
+ */
+export function readFill(
+  intent: OrderIntent,
+  meta: TransactionMeta,
+  wallet: string,
+  signature: string,
+  filledAt: UnixMs,
+): Fill {
+  const pre = meta.preBalances[0] ?? 0n;
+  const post = meta.postBalances[0] ?? 0n;
+  const tokensPre = ownedTokens(meta.preTokenBalances, intent.mint, wallet);
+  const tokensPost = ownedTokens(meta.postTokenBalances, intent.mint, wallet);
+  const buy = intent.side === 'buy';
+  const sol = buy ? pre - post - meta.fee : post - pre + meta.fee;
+  const tokens = buy ? tokensPost - tokensPre : tokensPre - tokensPost;
+  const solAmount = (sol < 0n ? 0n : sol) as Lamports;
+  const tokenAmount = (tokens < 0n ? 0n : tokens) as RawAmount;
+  const price =
+    tokenAmount === 0n ? '0' : decimal(solAmount).shiftedBy(-9).div(decimal(tokenAmount).shiftedBy(-intent.decimals)).toFixed();
+  return {
+    intentId: intent.id,
+    side: intent.side,
+    mint: intent.mint,
+    decimals: intent.decimals,
+    solAmount,
+    tokenAmount,
+    feeLamports: meta.fee as Lamports,
+    price,
+    filledAt,
+    signature,
+  };
+}
+
+function ownedTokens(balances: readonly TokenBalance[], mint: string, owner: string): bigint {
+  let sum = 0n;
+  for (const b of balances) if (b.mint === mint && b.owner === owner) sum += BigInt(b.uiTokenAmount.amount);
+  return sum;
+}

@@ -1,0 +1,120 @@
+/**
+ * The wallet signer. The secret key lives only in this closure: it is never a property, never
+ * serialised, never part of an error message, and strategies never see the signer at all.
+ */
+import { readFileSync } from 'node:fs';
+import { Keypair, type PublicKey, type Transaction, VersionedTransaction } from '@solana/web3.js';
+import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { ChainpilotError } from '../../core/errors.js';
+
+/** A signed transaction: its first signature (the transaction id) and its exact wire bytes. */
+export interface SignedTransaction {
+  readonly signature: string;
+  readonly raw: Uint8Array;
+  readonly base64: string;
+}
+
+export interface Signer {
+  /** The wallet address (base58). */
+  readonly address: string;
+  readonly publicKey: PublicKey;
+  /** Signs a transaction whose fee payer is this wallet; returns the signature and signed bytes. */
+  sign(tx: VersionedTransaction | Transaction): SignedTransaction;
+}
+
+const base58 = getBase58Decoder();
+
+/** A signer over an in-memory keypair. The keypair is captured, never exposed. */
+export function keypairSigner(keypair: Keypair): Signer {
+  const publicKey = keypair.publicKey;
+  const address = publicKey.toBase58();
+  const signer: Signer = {
+    address,
+    publicKey,
+    sign(tx) {
+      let raw: Uint8Array;
+      let sig: Uint8Array | null | undefined;
+      if (tx instanceof VersionedTransaction) {
+        tx.sign([keypair]);
+        raw = tx.serialize();
+        sig = tx.signatures[0];
+      } else {
+        tx.partialSign(keypair);
+        raw = tx.serialize({ requireAllSignatures: true, verifySignatures: true });
+        sig = tx.signature;
+      }
+      if (!sig) {
+        throw new ChainpilotError('EXEC_SIGNER_FAILED', 'signing produced no signature: the transaction has no signer slot for this wallet', {
+          retry: 'not_retryable',
+          context: { wallet: address },
+        });
+      }
+      return { signature: base58.decode(sig), raw, base64: Buffer.from(raw).toString('base64') };
+    },
+  };
+  // Nothing secret to show when logged or inspected.
+  Object.defineProperty(signer, 'toJSON', { value: () => ({ address }), enumerable: false });
+  return Object.freeze(signer);
+}
+
+/**
+ * Parses key material: a JSON array of 64 bytes (the solana-keygen file format) or a base58
+ * string of the 64-byte secret key. Errors never echo the material.
+ */
+export function parseSecretKey(text: string, source: string): Keypair {
+  const trimmed = text.trim();
+  let bytes: Uint8Array | undefined;
+  try {
+    if (trimmed.startsWith('[')) {
+      const arr = JSON.parse(trimmed) as unknown;
+      if (Array.isArray(arr) && arr.every((b) => Number.isInteger(b) && (b as number) >= 0 && (b as number) <= 255)) {
+        bytes = Uint8Array.from(arr as number[]);
+      }
+    } else if (trimmed.length > 0) {
+      bytes = Uint8Array.from(getBase58Encoder().encode(trimmed));
+    }
+  } catch {
+    bytes = undefined;
+  }
+  if (!bytes || bytes.length !== 64) {
+    throw new ChainpilotError(
+      'EXEC_SIGNER_KEY_INVALID',
+      `${source} does not hold a 64-byte secret key; use a file written by \`chainpilot wallet new\` (a JSON array of 64 numbers) or a base58 secret key`,
+      { retry: 'not_retryable', context: { source } },
+    );
+  }
+  try {
+    return Keypair.fromSecretKey(bytes);
+  } catch {
+    throw new ChainpilotError('EXEC_SIGNER_KEY_INVALID', `${source} holds 64 bytes that are not a valid ed25519 keypair`, {
+      retry: 'not_retryable',
+      context: { source },
+    });
+  }
+}
+
+/** A signer from a keypair file (JSON array of 64 bytes). */
+export function signerFromKeypairFile(path: string): Signer {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ChainpilotError('EXEC_SIGNER_KEY_MISSING', `cannot read the wallet keypair file ${path}; create one with \`chainpilot wallet new --out ${path}\``, {
+      retry: 'not_retryable',
+      context: { path, errno: (e as NodeJS.ErrnoException).code },
+    });
+  }
+  return keypairSigner(parseSecretKey(text, `keypair file ${path}`));
+}
+
+/** A signer from an environment variable holding the key (JSON array or base58). */
+export function signerFromEnv(variable: string, env: NodeJS.ProcessEnv = process.env): Signer {
+  const value = env[variable];
+  if (value === undefined || value.trim() === '') {
+    throw new ChainpilotError('EXEC_SIGNER_KEY_MISSING', `environment variable ${variable} is not set; put the wallet secret key in it or use a keypair file`, {
+      retry: 'not_retryable',
+      context: { variable },
+    });
+  }
+  return keypairSigner(parseSecretKey(value, `environment variable ${variable}`));
+}

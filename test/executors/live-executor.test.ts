@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Fill } from '../../src/engine/execution-port.js';
+import { createHarness, reportTypes, startHarness, type Harness } from './support/harness.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h.close();
+});
+
+const filled = (id: string): Fill => {
+  const r = h.reports.find((x) => x.intentId === id && x.type === 'filled');
+  if (r?.type !== 'filled') throw new Error(`no fill for ${id}`);
+  return r.fill;
+};
+
+const settled = (id: string) => () => h.reports.some((r) => r.intentId === id && r.type !== 'accepted');
+
+describe('live executor on the fake chain', () => {
+  it('lands a buy once and reports the fill the ledger actually moved', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    const before = h.chain.lamportsOf(h.wallet);
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    const fill = filled('int-1');
+    expect(h.chain.stats.landed).toHaveLength(1);
+    expect(fill.signature).toBe(h.chain.stats.landed[0]!.signature);
+    expect(fill.tokenAmount).toBe(h.chain.tokensOf(h.wallet, h.mint));
+    expect(before - h.chain.lamportsOf(h.wallet)).toBe(fill.solAmount + fill.feeLamports);
+    expect(fill.solAmount).toBe(100_000_000n + 2_039_280n); // amount plus the rent of the token account it opened
+    expect(fill.feeLamports).toBe(5_000n + 10_000n);
+    const rec = await h.journal.get('int-1');
+    expect(rec?.state).toBe('LANDED');
+    expect(rec?.reported).toBe(true);
+  });
+
+  it('rebuilds a dropped transaction only after it expired, and exactly one rebuild lands', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.chain.fates.push({ kind: 'drop' });
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(h.swap.builds).toBe(2);
+    expect(h.chain.stats.landed).toHaveLength(1);
+    const rec = await h.journal.get('int-1');
+    expect(rec?.attempts.map((a) => a.state)).toEqual(['EXPIRED', 'LANDED']);
+    expect(rec?.attempts.map((a) => a.slippageBps)).toEqual([100, 200]);
+    // the first transaction was re-broadcast (same bytes) and given up only past its expiry height
+    const first = rec!.attempts[0]!;
+    expect(h.chain.stats.sends.get(first.signature)).toBeGreaterThan(1);
+    const landedAt = h.chain.stats.landed[0]!.height;
+    expect(landedAt).toBeGreaterThan(first.expiryBlockHeight + h.executor.settings.expiryMarginBlocks);
+  });
+
+  it('waits out a send that timed out but landed late, and never builds a second transaction', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.chain.fates.push({ kind: 'timeout-then-land', afterBlocks: 120 });
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(h.swap.builds).toBe(1);
+    expect(h.chain.stats.received.size).toBe(1);
+    expect(h.chain.stats.landed).toHaveLength(1);
+    expect([...h.chain.stats.sends.values()][0]).toBeGreaterThan(10);
+  });
+
+  it('reports an on-chain failure with its fee and never resends or rebuilds', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    const before = h.chain.lamportsOf(h.wallet);
+    h.chain.fates.push({ kind: 'fail' });
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'failed']);
+    const r = h.reports.find((x) => x.type === 'failed');
+    expect(r?.type === 'failed' && r.feeLamports).toBe(15_000n);
+    expect(before - h.chain.lamportsOf(h.wallet)).toBe(15_000n);
+    const sendsAtDecision = [...h.chain.stats.sends.values()][0];
+    h.clock.advance(120_000);
+    await h.runUntil(() => true);
+    expect([...h.chain.stats.sends.values()][0]).toBe(sendsAtDecision);
+    expect(h.swap.builds).toBe(1);
+    expect((await h.journal.get('int-1'))?.state).toBe('FAILED_ON_CHAIN');
+  });
+
+  it('treats RPC errors during confirmation as unknown and still lands exactly once', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.chain.failNext('getSignatureStatuses', 25);
+    h.chain.failNext('getBlockHeight', 25);
+    h.chain.failNext('sendTransaction', 3);
+    h.chain.failNext('getTransaction', 4);
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(h.swap.builds).toBe(1);
+    expect(h.chain.stats.landed).toHaveLength(1);
+  });
+
+  it('never expires a transaction while the deciding history query errors', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.chain.fates.push({ kind: 'drop' });
+    await h.executor.submit(h.intent(1));
+    // run until past the expiry margin, then make every status read fail for a while
+    await h.runUntil(() => h.chain.height() > 150);
+    h.chain.failNext('getSignatureStatuses', 100);
+    await h.runUntil(() => h.chain.height() > 190);
+    expect(h.swap.builds).toBe(1);
+    expect((await h.journal.get('int-1'))?.state).toBe('SENT');
+    await h.runUntil(settled('int-1'));
+    expect(h.swap.builds).toBe(2);
+    expect(h.chain.stats.landed).toHaveLength(1);
+  });
+
+  it('accepts a status that jumps straight to finalized', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.chain.jumpToFinalized = true;
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(h.chain.stats.landed).toHaveLength(1);
+  });
+
+  it('gives up after maxAttempts expired transactions, ramping slippage up to the cap', async () => {
+    h = await createHarness({ settings: { maxAttempts: 3, slippageStepBps: 400, maxSlippageBps: 600 } });
+    await startHarness(h);
+    h.chain.fates.push({ kind: 'drop' }, { kind: 'drop' }, { kind: 'drop' });
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'expired']);
+    const rec = await h.journal.get('int-1');
+    expect(rec?.attempts.map((a) => a.slippageBps)).toEqual([100, 500, 600]);
+    expect(rec?.state).toBe('EXPIRED');
+    expect(rec?.done).toBe(true);
+    expect(h.chain.stats.landed).toHaveLength(0);
+  });
+
+  it('sells tokens and reports the SOL received', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    const tokens = h.chain.tokensOf(h.wallet, h.mint);
+    const before = h.chain.lamportsOf(h.wallet);
+    await h.executor.submit(h.intent(2, { side: 'sell', amountIn: tokens / 2n }));
+    await h.runUntil(settled('int-2'));
+    const fill = filled('int-2');
+    expect(fill.tokenAmount).toBe(tokens / 2n);
+    expect(h.chain.lamportsOf(h.wallet) - before).toBe(fill.solAmount - fill.feeLamports);
+    expect(fill.solAmount).toBeGreaterThan(0n);
+  });
+
+  it('inspects, signs and lands a legacy (non-versioned) transaction from the swap service too', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    h.swap.mode = 'legacy';
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(filled('int-1').tokenAmount).toBe(h.chain.tokensOf(h.wallet, h.mint));
+  });
+
+  it('treats a second submit of the same intent id as the same intent', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    await h.executor.submit(h.intent(1));
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(() => true);
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(h.swap.builds).toBe(1);
+  });
+
+  it('refuses intents before start and rejects invalid ones without throwing', async () => {
+    h = await createHarness();
+    await expect(h.executor.submit(h.intent(1))).rejects.toMatchObject({ code: 'LIVE_NOT_STARTED' });
+    await startHarness(h);
+    await h.executor.submit(h.intent(2, { amountIn: 0n }));
+    await h.executor.submit(h.intent(3, { mint: 'not-a-mint' }));
+    expect(h.reports.map((r) => r.type === 'rejected' && r.code)).toEqual(['LIVE_INVALID_INTENT', 'LIVE_INVALID_INTENT']);
+    expect(h.swap.builds).toBe(0);
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The live executor against the embedded simulator's real ledger (LiteSVM behind JSON-RPC and the
+ * swap service), with the simulator's own faults: real transactions, real signatures, real
+ * balances and blockhash expiry.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LAMPORTS_PER_SOL, PublicKey, type Keypair } from '@solana/web3.js';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
+import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/execution-port.js';
+import type { IntentJournal } from '../../src/executors/journal/journal.js';
+import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
+import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
+import { keypairSigner } from '../../src/executors/signer/signer.js';
+import { startHarness as startLedger, type Harness as Ledger } from '../sim-ledger/harness.js';
+import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
+import type { LiveRpcPort } from '../../src/executors/live/ports.js';
+import { API_KEY } from '../sim-ledger/harness.js';
+
+const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+const VALID_BLOCKS = 30;
+
+interface World {
+  sim: Ledger;
+  mint: string;
+  wallet: Keypair;
+  journal: IntentJournal;
+  executor: LiveExecutor;
+  reports: ExecutionReport[];
+  rpc: RpcClient;
+  swap: SwapClient;
+  sends: number;
+  dir: string;
+}
+let w: World | undefined;
+afterEach(async () => {
+  if (!w) return;
+  await w.executor.stop(AbortSignal.abort());
+  await w.journal.close();
+  await w.rpc.close();
+  await w.swap.close();
+  await w.sim.stop();
+  rmSync(w.dir, { recursive: true, force: true });
+  w = undefined;
+});
+
+async function world(): Promise<World> {
+  const sim = await startLedger({ validBlocks: VALID_BLOCKS });
+  const mint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
+  const wallet = await sim.wallet(10);
+  const dir = mkdtempSync(join(tmpdir(), 'chainpilot-live-sim-'));
+  const journal = openSqliteJournal({ path: join(dir, 'journal.sqlite') });
+  // The real typed clients (src/client) satisfy the executor's narrow ports structurally.
+  const rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
+  const swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
+  const asPort: LiveRpcPort = rpc; // compile-time proof: the real client satisfies the port
+  const counted: LiveRpcPort = {
+    ...asPort,
+    sendTransaction: (tx, o) => {
+      wd.sends++;
+      return rpc.sendTransaction(tx, o);
+    },
+    getSignatureStatuses: (sigs, o) => rpc.getSignatureStatuses(sigs, o),
+    getBlockHeight: (o) => rpc.getBlockHeight(o),
+    simulateTransaction: (tx, o) => rpc.simulateTransaction(tx, o),
+    getTransaction: (sig, o) => rpc.getTransaction(sig, o),
+    getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
+  };
+  const executor = createLiveExecutor({
+    rpc: counted,
+    swap,
+    signer: keypairSigner(wallet),
+    journal,
+    clock: sim.clock,
+    settings: { maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL), maxDayLamports: 5n * BigInt(LAMPORTS_PER_SOL), allowedPrograms: [MEMO_PROGRAM], blockhashValidityBlocks: VALID_BLOCKS, expiryMarginBlocks: 2 },
+  });
+  const reports: ExecutionReport[] = [];
+  const wd: World = { sim, mint, wallet, journal, executor, reports, rpc, swap, sends: 0, dir };
+  const started = executor.start((r) => reports.push(r));
+  await runUntil(wd, () => true);
+  await started;
+  return wd;
+}
+
+/** Moves the simulator's manual clock one timer at a time, letting real HTTP settle in between. */
+async function runUntil(wd: World, cond: () => boolean, maxSteps = 5_000): Promise<void> {
+  for (let i = 0; i < maxSteps; i++) {
+    await new Promise<void>((r) => setTimeout(r, 2));
+    if (cond()) return;
+    const next = wd.sim.clock.nextTimerAt();
+    if (next !== undefined) wd.sim.clock.advanceTo(next);
+  }
+  throw new Error('runUntil: condition not reached');
+}
+
+const intent = (wd: World, n: number, over: Partial<OrderIntent> = {}): OrderIntent => ({
+  id: `sim-${n}`,
+  strategyId: 'sim',
+  side: 'buy',
+  mint: wd.mint,
+  decimals: 6,
+  amountIn: 500_000_000n,
+  slippageBps: 100 as Bps,
+  priorityFeeLamports: 100_000n as Lamports,
+  referencePrice: undefined,
+  createdAt: wd.sim.clock.now() as UnixMs,
+  reason: 'sim',
+  ...over,
+});
+
+const outcome = (wd: World, id: string) => () => wd.reports.some((r) => r.intentId === id && r.type !== 'accepted');
+const fillOf = (wd: World, id: string): Fill => {
+  const r = wd.reports.find((x) => x.intentId === id && x.type === 'filled');
+  if (r?.type !== 'filled') throw new Error(`no fill for ${id}: ${JSON.stringify(wd.reports.map((x) => x.type))}`);
+  return r.fill;
+};
+const tokens = async (wd: World): Promise<bigint> => {
+  const ata = getAssociatedTokenAddressSync(new PublicKey(wd.mint), wd.wallet.publicKey);
+  const r = await wd.sim.connection.getTokenAccountBalance(ata).catch(() => undefined);
+  return r ? BigInt(r.value.amount) : 0n;
+};
+const lamports = async (wd: World): Promise<bigint> => BigInt(await wd.sim.connection.getBalance(wd.wallet.publicKey));
+const sends = (wd: World): number => wd.sends;
+
+describe('live executor against the simulator ledger', () => {
+  it('buys and sells with fills equal to what the ledger moved', async () => {
+    w = await world();
+    const sol0 = await lamports(w);
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    const buy = fillOf(w, 'sim-1');
+    expect(buy.tokenAmount).toBe(await tokens(w));
+    expect(sol0 - (await lamports(w))).toBe(buy.solAmount + buy.feeLamports);
+    expect(w.sim.market.landed).toHaveLength(1);
+    await w.executor.submit(intent(w, 2, { side: 'sell', amountIn: buy.tokenAmount }));
+    await runUntil(w, outcome(w, 'sim-2'));
+    const sell = fillOf(w, 'sim-2');
+    expect(sell.tokenAmount).toBe(buy.tokenAmount);
+    expect(await tokens(w)).toBe(0n);
+    expect(sol0 - (await lamports(w))).toBe(buy.solAmount + buy.feeLamports - sell.solAmount + sell.feeLamports);
+  });
+
+  it('lets a dropped transaction expire, then exactly one rebuild lands', async () => {
+    w = await world();
+    w.sim.ledger.faults.inject({ kind: 'drop' });
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    fillOf(w, 'sim-1');
+    const rec = await w.journal.get('sim-1');
+    expect(rec?.attempts.map((a) => a.state)).toEqual(['EXPIRED', 'LANDED']);
+    expect(w.sim.market.landed).toHaveLength(1);
+    expect(w.sim.market.landed[0]?.signature).toBe(rec?.attempts[1]?.signature);
+  });
+
+  it('waits for a transaction that lands in the last valid block and never builds a second one', async () => {
+    w = await world();
+    w.sim.ledger.faults.inject({ kind: 'late' });
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    fillOf(w, 'sim-1');
+    expect((await w.journal.get('sim-1'))?.attempts).toHaveLength(1);
+    expect(w.sim.market.landed).toHaveLength(1);
+    expect(sends(w)).toBeGreaterThan(1); // the same bytes were re-broadcast while waiting
+  });
+
+  it('reports an on-chain failure with its fee and sends nothing more', async () => {
+    w = await world();
+    const sol0 = await lamports(w);
+    w.sim.ledger.faults.inject({ kind: 'fail' });
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    const r = w.reports.find((x) => x.type === 'failed');
+    expect(r?.type === 'failed' && r.feeLamports).toBe(sol0 - (await lamports(w)));
+    const sent = sends(w);
+    for (let i = 0; i < 50; i++) w.sim.slots(1);
+    await runUntil(w, () => true);
+    expect(sends(w)).toBe(sent);
+    expect(w.sim.market.landed).toHaveLength(0);
+  });
+
+  it('rides out RPC errors and timeouts during confirmation and lands once', async () => {
+    w = await world();
+    for (let i = 0; i < 4; i++) w.sim.ledger.faults.inject({ kind: 'rpc', rpc: { kind: 'error', method: 'getSignatureStatuses' } });
+    w.sim.ledger.faults.inject({ kind: 'rpc', rpc: { kind: 'timeout', method: 'sendTransaction', afterHandling: true } });
+    w.sim.ledger.faults.inject({ kind: 'rpc', rpc: { kind: 'error', method: 'getBlockHeight' } });
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    fillOf(w, 'sim-1');
+    expect((await w.journal.get('sim-1'))?.attempts).toHaveLength(1);
+    expect(w.sim.market.landed).toHaveLength(1);
+  });
+
+  it('accepts a status that jumps straight to finalized', async () => {
+    w = await world();
+    w.sim.ledger.faults.inject({ kind: 'finalizeAtOnce' });
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    fillOf(w, 'sim-1');
+    expect(w.sim.market.landed).toHaveLength(1);
+  });
+
+  it('gives two identical decisions two transactions, even when the swap service builds identical bytes', async () => {
+    w = await world();
+    const tokens0 = await tokens(w);
+    // small enough that the first landing moves the price less than the 1 % slippage of the second
+    await w.executor.submit(intent(w, 1, { amountIn: 50_000_000n }));
+    await w.executor.submit(intent(w, 2, { amountIn: 50_000_000n })); // same request, same blockhash
+    await runUntil(w, () => outcome(w!, 'sim-1')() && outcome(w!, 'sim-2')());
+    const a = fillOf(w, 'sim-1');
+    const b = fillOf(w, 'sim-2');
+    expect(a.signature).not.toBe(b.signature);
+    expect(w.sim.market.landed.map((l) => l.signature).sort()).toEqual([a.signature, b.signature].sort());
+    expect((await tokens(w)) - tokens0).toBe(a.tokenAmount + b.tokenAmount);
+  });
+
+  it('rejects a malicious swap (extra transfer out of the wallet) before signing', async () => {
+    w = await world();
+    const sol0 = await lamports(w);
+    w.sim.ledger.faults.inject({ kind: 'maliciousSwap' });
+    await w.executor.submit(intent(w, 1));
+    await runUntil(w, outcome(w, 'sim-1'));
+    const r = w.reports.find((x) => x.type === 'rejected');
+    expect(r?.type === 'rejected' && r.code).toMatch(/^LIVE_INSPECTION_(OUTFLOW|PROGRAM)$/);
+    expect(sends(w)).toBe(0);
+    expect(await lamports(w)).toBe(sol0);
+    expect((await w.journal.get('sim-1'))?.attempts).toHaveLength(0);
+  });
+});
