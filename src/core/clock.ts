@@ -2,6 +2,7 @@
  * The one source of time. Live and paper use the system clock; backtests and tests use a manual
  * clock that advances only when told, firing due timers in time order.
  */
+import { ChainpilotError } from './errors.js';
 import type { UnixMs } from './units.js';
 
 export interface TimerHandle {
@@ -104,4 +105,27 @@ export function manualClock(start: UnixMs | number = 0): ManualClock {
     pending: () => timers.size,
   };
   return clock;
+}
+
+/**
+ * Resolves after `ms` of `clock` time, or rejects with CORE_ABORTED when `signal` aborts first.
+ * Backoff and polling wait on the injected clock, so tests drive time instead of sleeping.
+ */
+export function clockSleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const aborted = (): ChainpilotError => new ChainpilotError('CORE_ABORTED', 'the wait was aborted', { retry: 'not_retryable' });
+    if (signal?.aborted) {
+      reject(aborted());
+      return;
+    }
+    const onAbort = (): void => {
+      clock.clearTimeout(handle);
+      reject(aborted());
+    };
+    const handle = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

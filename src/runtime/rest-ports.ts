@@ -23,7 +23,6 @@ export function createRestPorts(options: { readonly baseUrl: string; readonly ap
   const auth = { kind: 'header' as const, name: 'x-api-key', value: options.apiKey };
   const http = createHttpClient({ baseUrl: options.baseUrl, service: 'data-api', auth, redactor: options.redactor, errorBody: readDataApiError });
   const api = createDataApiClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, redactor: options.redactor });
-  const history = createTradesHistorySource(api);
   return {
     data: {
       get: (path, query, signal) => {
@@ -33,7 +32,7 @@ export function createRestPorts(options: { readonly baseUrl: string; readonly ap
         return http.json({ method: 'GET', path, kind: 'read', ...(query ? { query } : {}), ...(signal ? { signal } : {}) });
       },
     },
-    backfill: { fetchHistoryPage: (q, signal) => history.fetchHistoryPage(q, signal) },
+    backfill: createTradesHistorySource(api),
     close: async () => {
       await Promise.all([http.close(), api.close()]);
     },

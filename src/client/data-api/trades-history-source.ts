@@ -1,32 +1,14 @@
 /**
  * Trades and liquidity history in the shape the Datastream client's REST backfill reads
- * (`fetchHistoryPage(query, signal)`), built on `getTradesPage`. Structural: no import of the
- * Datastream folder is needed to satisfy its port.
+ * (`fetchHistoryPage(query, signal)`), built on `getTradesPage`.
  */
-import type { TradesApi, TradesCursor } from './trades.js';
+import type { BackfillSource, HistoryPage, HistoryQuery } from '../datastream/backfill-source.js';
+import type { TradesApi } from './trades.js';
 
-export interface TradesHistoryQuery {
-  readonly token: string;
-  readonly pool?: string;
-  readonly wallet?: string;
-  readonly events: 'all' | 'liquidity';
-  /** The previous page's `nextCursor`, unchanged; or a Unix-ms exclusive boundary for the first page. */
-  readonly cursor?: string | number;
-  readonly sortDirection: 'asc' | 'desc';
-  /** 1..500. */
-  readonly limit: number;
-  readonly enrich?: 'identity';
-}
-
-export interface TradesHistoryPage {
-  readonly rows: readonly unknown[];
-  readonly hasNextPage: boolean;
-  readonly nextCursor?: TradesCursor;
-}
-
-export interface TradesHistorySource {
-  fetchHistoryPage(q: TradesHistoryQuery, signal?: AbortSignal): Promise<TradesHistoryPage>;
-}
+/** The query and page of the Datastream client's backfill port, which this source implements. */
+export type TradesHistoryQuery = HistoryQuery;
+export type TradesHistoryPage = HistoryPage;
+export type TradesHistorySource = BackfillSource;
 
 /** Adapts the data API client's `getTradesPage` to a backfill history source. */
 export function createTradesHistorySource(api: Pick<TradesApi, 'getTradesPage'>): TradesHistorySource {

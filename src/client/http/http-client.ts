@@ -19,7 +19,7 @@ import {
   type Redactor,
   type RetryClass,
 } from '../../core/index.js';
-import { clockSleep } from './clock-sleep.js';
+import { clockSleep } from '../../core/clock.js';
 import { classifyStatus } from './http-status.js';
 import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
 import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';

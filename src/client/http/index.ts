@@ -3,6 +3,5 @@ export * from './pool-registry.js';
 export * from './error-body.js';
 export * from './retry-after.js';
 export * from './lossless-json.js';
-export * from './clock-sleep.js';
 export type { CallOptions, Query, ApiContext } from './rest-context.js';
 export * from './http-status.js';

@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { throwIfAborted } from '../../core/abort.js';
-import { clockSleep } from './clock-sleep.js';
+import { clockSleep } from '../../core/clock.js';
 import type { StatusSource } from './status-batcher.js';
 import { commitmentRank, type Commitment, type LiveRpcPort, type SignatureStatus } from './ports.js';
 

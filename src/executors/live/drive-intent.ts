@@ -12,7 +12,7 @@ import type { Lamports, UnixMs } from '../../core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
-import { clockSleep } from './clock-sleep.js';
+import { clockSleep } from '../../core/clock.js';
 import { confirmAttempt } from './confirm-attempt.js';
 import { inspectSwap, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import type { LiveSettings } from './live-settings.js';
