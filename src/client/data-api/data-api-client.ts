@@ -3,7 +3,7 @@
  * the spec, limits enforced before sending, batches split and merged, cursor iterators.
  */
 import type { Clock, Logger, Random, Redactor } from '../../core/index.js';
-import { createHttpClient, readDataApiError, type PoolRegistry, type RetryOptions } from '../http/index.js';
+import { createHttpClient, sharedHttpOptions, readDataApiError, type PoolRegistry, type RetryOptions } from '../http/index.js';
 import { createApiContext } from '../http/rest-context.js';
 import { createDcaApi, type DcaApi } from './dca.js';
 import { createHoldersApi, type HoldersApi } from './holders.js';
@@ -35,13 +35,7 @@ export function createDataApiClient(options: DataApiClientOptions): DataApiClien
     baseUrl: options.baseUrl,
     service: 'data-api',
     ...(options.apiKey ? { auth: { kind: 'header' as const, name: 'x-api-key', value: options.apiKey } } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.random ? { random: options.random } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.redactor ? { redactor: options.redactor } : {}),
-    ...(options.pools ? { pools: options.pools } : {}),
+    ...sharedHttpOptions(options),
     errorBody: readDataApiError,
   });
   const ctx = createApiContext(http, { invalid: 'API_INVALID_PARAM', limit: 'API_LIMIT_EXCEEDED' }, 'data-api');

@@ -73,6 +73,22 @@ export interface HttpClientOptions {
   readonly maxResponseBytes?: number;
 }
 
+/** The options every service client passes through to its HTTP client unchanged. */
+export type SharedHttpOptions = Pick<HttpClientOptions, 'timeoutMs' | 'retry' | 'clock' | 'random' | 'logger' | 'redactor' | 'pools'>;
+
+/** Copies the shared options that are set (absent ones keep the HTTP client's defaults). */
+export function sharedHttpOptions(o: SharedHttpOptions): SharedHttpOptions {
+  return {
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.retry ? { retry: o.retry } : {}),
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.random ? { random: o.random } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(o.redactor ? { redactor: o.redactor } : {}),
+    ...(o.pools ? { pools: o.pools } : {}),
+  };
+}
+
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
 
 export interface HttpRequest {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ChainpilotError, type Clock, type Logger, type Random, type Redactor } from '../../core/index.js';
 import { createApiContext, checkInt, seg, type CallOptions, type Query } from '../http/rest-context.js';
 import { paginate } from '../http/paginate.js';
-import { createHttpClient, readPredictionError, type PoolRegistry, type RetryOptions } from '../http/index.js';
+import { createHttpClient, sharedHttpOptions, readPredictionError, type PoolRegistry, type RetryOptions } from '../http/index.js';
 import { eventsPageSchema, predictionMarketSchema, type EventsPage, type PredictionMarket } from './prediction-schemas.js';
 
 /** `exchange_a`, `exchange_b` or its alias `xb`; omitted means both where supported. */
@@ -89,13 +89,7 @@ export function createPredictionClient(options: PredictionClientOptions): Predic
     baseUrl: options.baseUrl,
     service: 'prediction',
     ...(options.apiKey ? { auth: { kind: 'header' as const, name: 'x-api-key', value: options.apiKey } } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.random ? { random: options.random } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.redactor ? { redactor: options.redactor } : {}),
-    ...(options.pools ? { pools: options.pools } : {}),
+    ...sharedHttpOptions(options),
     errorBody: readPredictionError,
   });
   const ctx = createApiContext(http, { invalid: 'PREDICTION_INVALID_PARAM', limit: 'PREDICTION_INVALID_PARAM' }, 'prediction');

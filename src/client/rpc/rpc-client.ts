@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ChainpilotError, type Clock, type Logger, type Random, type Redactor } from '../../core/index.js';
-import { createHttpClient, parseJsonLossless, type PoolRegistry, type RetryOptions } from '../http/index.js';
+import { createHttpClient, sharedHttpOptions, parseJsonLossless, type PoolRegistry, type RetryOptions } from '../http/index.js';
 import type { Commitment } from './commitment.js';
 import {
   bigIntWire,
@@ -98,13 +98,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     baseUrl: options.url,
     service: 'rpc',
     ...(options.apiKey ? { auth: { kind: 'query' as const, name: 'api_key', value: options.apiKey } } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.random ? { random: options.random } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.redactor ? { redactor: options.redactor } : {}),
-    ...(options.pools ? { pools: options.pools } : {}),
+    ...sharedHttpOptions(options),
     errorBody: readRpcError,
     parseJson: parseJsonLossless,
   });
