@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDataApiClient, createTradesHistorySource, isLiquidityRow, type DataApiClient, type TradeRow } from '../../src/client/data-api/index.js';
-import { isChainpilotError, seededRandom, type ChainpilotError } from '../../src/core/index.js';
+import { seededRandom } from '../../src/core/index.js';
 import { jumpClock, sendJson, sendText, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { caught } from './helpers/caught.js';
 
 let server: TestServer | undefined;
 let api: DataApiClient | undefined;
@@ -16,16 +17,6 @@ async function setup(handler: Handler) {
   server = await startServer(handler);
   api = createDataApiClient({ baseUrl: server.url, apiKey: 'data-key-1234', clock: jumpClock(), random: seededRandom(5), timeoutMs: 2000 });
   return { server, api };
-}
-
-async function caught(p: Promise<unknown>): Promise<ChainpilotError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isChainpilotError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a rejection');
 }
 
 const liquidity = (tx: string, time: number) => ({

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDataApiClient, type DataApiClient } from '../../src/client/data-api/index.js';
-import { isChainpilotError, seededRandom, unixMs, type ChainpilotError, type UnixSeconds } from '../../src/core/index.js';
+import { seededRandom, unixMs, type UnixSeconds } from '../../src/core/index.js';
 import { jumpClock, sendJson, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { caught } from './helpers/caught.js';
 
 let server: TestServer | undefined;
 let api: DataApiClient | undefined;
@@ -16,16 +17,6 @@ async function setup(handler: Handler) {
   server = await startServer(handler);
   api = createDataApiClient({ baseUrl: server.url, apiKey: 'data-key-1234', clock: jumpClock(), random: seededRandom(5), timeoutMs: 2000 });
   return { server, api };
-}
-
-async function caught(p: Promise<unknown>): Promise<ChainpilotError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isChainpilotError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a rejection');
 }
 
 const stats = { transactions: { total: 1, buys: 1, sells: 0, changePct: 0 }, wallets: { total: 1, changePct: 0 }, volume: { total: 2, buys: 2, sells: 0, changePct: 0 }, tokensCreated: { total: 0, changePct: 0 }, migrations: { total: 0, changePct: 0 } };

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient, readDataApiError, type HttpClient, type HttpClientOptions } from '../../src/client/http/index.js';
-import { isChainpilotError, seededRandom, type ChainpilotError } from '../../src/core/index.js';
+import { seededRandom } from '../../src/core/index.js';
 import { jumpClock, sendJson, sendText, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { caught } from './helpers/caught.js';
 
 let server: TestServer | undefined;
 let client: HttpClient | undefined;
@@ -26,16 +27,6 @@ async function setup(handler: Handler, opts: Partial<HttpClientOptions> = {}) {
     ...opts,
   });
   return { server, client, clock };
-}
-
-async function caught(p: Promise<unknown>): Promise<ChainpilotError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isChainpilotError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('http client', () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPredictionClient, type PredictionClient, type PredictionEvent } from '../../src/client/prediction/index.js';
-import { isChainpilotError, seededRandom, type ChainpilotError } from '../../src/core/index.js';
+import { seededRandom } from '../../src/core/index.js';
 import { jumpClock, sendJson, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { caught } from './helpers/caught.js';
 
 let server: TestServer | undefined;
 let pm: PredictionClient | undefined;
@@ -16,16 +17,6 @@ async function setup(handler: Handler) {
   server = await startServer(handler);
   pm = createPredictionClient({ baseUrl: server.url, apiKey: 'pm-key-5678', clock: jumpClock(), random: seededRandom(9), timeoutMs: 2000 });
   return { server, pm };
-}
-
-async function caught(p: Promise<unknown>): Promise<ChainpilotError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isChainpilotError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a rejection');
 }
 
 const market = {

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { atLeast, commitmentRank, createRpcClient, type RpcClient } from '../../src/client/rpc/index.js';
-import { isChainpilotError, seededRandom, type ChainpilotError } from '../../src/core/index.js';
+import { seededRandom } from '../../src/core/index.js';
 import { startRpcServer, type RpcHandler, type RpcServer } from './helpers/rpc-server.js';
 import { jumpClock, sendJson } from './helpers/test-server.js';
+import { caught } from './helpers/caught.js';
 
 let server: RpcServer | undefined;
 let rpc: RpcClient | undefined;
@@ -17,16 +18,6 @@ async function setup(methods: Record<string, RpcHandler>, timeoutMs = 2000) {
   server = await startRpcServer(methods);
   rpc = createRpcClient({ url: server.url, apiKey: 'rpc-secret-key', timeoutMs, clock: jumpClock(), random: seededRandom(3), retry: { maxAttempts: 3 } });
   return { server, rpc };
-}
-
-async function caught(p: Promise<unknown>): Promise<ChainpilotError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isChainpilotError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a rejection');
 }
 
 const account = (lamports: number | string) => ({ lamports, owner: '11111111111111111111111111111111', data: ['AQID', 'base64'], executable: false, rentEpoch: 18446744073709552000, space: 3 });

@@ -1,8 +1,9 @@
 import { Keypair, MessageV0, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSwapClient, WRAPPED_SOL_MINT, type SwapClient, type SwapRequest } from '../../src/client/swap/index.js';
-import { isChainpilotError, type ChainpilotError } from '../../src/core/index.js';
+
 import { sendJson, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { caught } from './helpers/caught.js';
 
 let server: TestServer | undefined;
 let swap: SwapClient | undefined;
@@ -32,16 +33,6 @@ async function setup(handler: Handler, apiKey?: string) {
   server = await startServer(handler);
   swap = createSwapClient({ url: server.url, timeoutMs: 1000, ...(apiKey ? { apiKey } : {}) });
   return { server, swap };
-}
-
-async function caught(p: Promise<unknown>): Promise<ChainpilotError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isChainpilotError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('swap client', () => {
