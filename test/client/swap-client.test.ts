@@ -1,7 +1,6 @@
 import { Keypair, MessageV0, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSwapClient, WRAPPED_SOL_MINT, type SwapClient, type SwapRequest } from '../../src/client/swap/index.js';
-
 import { sendJson, startServer, type Handler, type TestServer } from './helpers/test-server.js';
 import { caught } from './helpers/caught.js';
 
