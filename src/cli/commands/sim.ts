@@ -5,7 +5,7 @@ import { parseFunding, runSimulator } from '../../runtime/sim-runtime.js';
 
 function parsePort(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535 (0: any free port)');
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535 (0 picks a free port)');
   return n;
 }
 
@@ -32,7 +32,7 @@ export function registerSimCommand(program: Command): void {
   program
     .command('sim')
     .description('serve a seeded synthetic market on localhost: token REST, prediction REST and the Datastream')
-    .option('--port <port>', 'HTTP and WebSocket port (0: any free port)', parsePort, 8787)
+    .option('--port <port>', 'HTTP and WebSocket port (0 picks a free port)', parsePort, 8787)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--seed <seed>', 'seed of the market and the faults', parseSeed, 1)
     .option('--speed <speed>', "multiple of real time, or 'max'", parseSpeed, 1)

@@ -2,8 +2,8 @@
  * The token data API client (`{base_url}`, key in the `x-api-key` header): every endpoint group of
  * the spec, limits enforced before sending, batches split and merged, cursor iterators.
  */
-import type { Clock, Logger, Random, Redactor } from '../../core/index.js';
-import { createHttpClient, sharedHttpOptions, readDataApiError, type PoolRegistry, type RetryOptions } from '../http/index.js';
+
+import { createHttpClient, sharedHttpOptions, type SharedHttpOptions, readDataApiError } from '../http/index.js';
 import { createApiContext } from '../http/rest-context.js';
 import { createDcaApi, type DcaApi } from './dca.js';
 import { createHoldersApi, type HoldersApi } from './holders.js';
@@ -12,17 +12,11 @@ import { createPricesApi, type PricesApi } from './prices.js';
 import { createTokensApi, type TokensApi } from './tokens.js';
 import { createTradesApi, type TradesApi } from './trades.js';
 
-export interface DataApiClientOptions {
+/** Timeouts, retries, clock, random, logger, redactor and pools pass through to the HTTP client. */
+export interface DataApiClientOptions extends SharedHttpOptions {
   /** `{base_url}`. */
   readonly baseUrl: string;
   readonly apiKey?: string;
-  readonly timeoutMs?: number;
-  readonly retry?: RetryOptions;
-  readonly clock?: Clock;
-  readonly random?: Random;
-  readonly logger?: Logger;
-  readonly redactor?: Redactor;
-  readonly pools?: PoolRegistry;
 }
 
 export interface DataApiClient extends TokensApi, PricesApi, TradesApi, HoldersApi, DcaApi, PnlApi {

@@ -4,10 +4,10 @@
  * iterator, and wallet analytics for exchange_b only.
  */
 import { z } from 'zod';
-import { ChainpilotError, type Clock, type Logger, type Random, type Redactor } from '../../core/index.js';
+import { ChainpilotError } from '../../core/index.js';
 import { createApiContext, checkInt, seg, type CallOptions, type Query } from '../http/rest-context.js';
 import { paginate } from '../http/paginate.js';
-import { createHttpClient, sharedHttpOptions, readPredictionError, type PoolRegistry, type RetryOptions } from '../http/index.js';
+import { createHttpClient, sharedHttpOptions, type SharedHttpOptions, readPredictionError } from '../http/index.js';
 import { eventsPageSchema, predictionMarketSchema, type EventsPage, type PredictionMarket } from './prediction-schemas.js';
 
 /** `exchange_a`, `exchange_b` or its alias `xb`; omitted means both where supported. */
@@ -30,17 +30,11 @@ export interface EventsQuery extends PredictionQuery {
 export type AccountView = 'overview' | 'positions' | 'closed-positions' | 'pnl' | 'pnl/chart' | 'trades' | 'activity';
 export type MarketView = 'trades' | 'candlesticks' | 'price' | 'midpoint' | 'spread' | 'orderbook' | 'quote';
 
-export interface PredictionClientOptions {
+/** Timeouts, retries, clock, random, logger, redactor and pools pass through to the HTTP client. */
+export interface PredictionClientOptions extends SharedHttpOptions {
   /** `{prediction_url}`. */
   readonly baseUrl: string;
   readonly apiKey?: string;
-  readonly timeoutMs?: number;
-  readonly retry?: RetryOptions;
-  readonly clock?: Clock;
-  readonly random?: Random;
-  readonly logger?: Logger;
-  readonly redactor?: Redactor;
-  readonly pools?: PoolRegistry;
 }
 
 export interface PredictionClient {

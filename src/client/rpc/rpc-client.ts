@@ -4,42 +4,20 @@
  * once: a timeout or transport failure on them is `unknown_outcome` (check the signature status).
  */
 import { z } from 'zod';
-import { ChainpilotError, type Clock, type Logger, type Random, type Redactor } from '../../core/index.js';
-import { createHttpClient, sharedHttpOptions, parseJsonLossless, type PoolRegistry, type RetryOptions } from '../http/index.js';
+import { ChainpilotError } from '../../core/index.js';
+import { createHttpClient, sharedHttpOptions, type SharedHttpOptions, parseJsonLossless } from '../http/index.js';
 import type { Commitment } from './commitment.js';
-import {
-  bigIntWire,
-  contextSchema,
-  rpcAccountSchema,
-  rpcTransactionSchema,
-  signatureStatusSchema,
-} from './rpc-schemas.js';
+import { bigIntWire, contextSchema, rpcAccountSchema, rpcTransactionSchema, signatureStatusSchema } from './rpc-schemas.js';
 import { createRpcTransport, readRpcError, type RpcBatchItem } from './rpc-transport.js';
-import type {
-  AccountReadOptions,
-  CommitmentOptions,
-  PrioritizationFee,
-  RpcAccount,
-  RpcCallOptions,
-  RpcTransaction,
-  SignatureStatus,
-  SimulationResult,
-  WithContext,
-} from './rpc-types.js';
+import type { AccountReadOptions, CommitmentOptions, PrioritizationFee, RpcAccount, RpcCallOptions, RpcTransaction, SignatureStatus, SimulationResult, WithContext } from './rpc-types.js';
 import { createV2Queries, type V2Queries } from './rpc-v2.js';
 
-export interface RpcClientOptions {
+/** Timeouts, retries, clock, random, logger, redactor and pools pass through to the HTTP client. */
+export interface RpcClientOptions extends SharedHttpOptions {
   /** The RPC URL (`{rpc_url}`), without the key. */
   readonly url: string;
   /** The RPC key, sent as the `api_key` query parameter. */
   readonly apiKey?: string;
-  readonly timeoutMs?: number;
-  readonly retry?: RetryOptions;
-  readonly clock?: Clock;
-  readonly random?: Random;
-  readonly logger?: Logger;
-  readonly redactor?: Redactor;
-  readonly pools?: PoolRegistry;
 }
 
 export interface SendTransactionOptions extends RpcCallOptions {
