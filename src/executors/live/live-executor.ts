@@ -3,6 +3,7 @@
  * landing twice, even across crashes (design.md §5). Spend caps are enforced here, independent of
  * strategy code and of the risk gate.
  */
+import { setMaxListeners } from 'node:events';
 import { PublicKey } from '@solana/web3.js';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
@@ -42,6 +43,9 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   const settings = resolveLiveSettings(options.settings);
   const log = options.logger ?? silentLogger();
   const abort = new AbortController();
+  // Every in-flight intent waits on this one stop signal (one listener per wait, removed when the
+  // wait ends), so the listener count follows concurrency; Node's default warning at 10 is noise here.
+  setMaxListeners(10_000, abort.signal);
   const inflight = new Map<string, Promise<void>>();
   let sink: ExecutionSink | undefined;
   let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
