@@ -12,6 +12,7 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { getBase58Decoder } from '@solana/kit';
 import { silentLogger } from '../../src/core/index.js';
 import { runLive, type LiveRunView } from '../../src/runtime/run-live.js';
 
@@ -33,6 +34,11 @@ function shippedConfig(): { file: string; storePath: string; walletPath: string 
   const file = join(dir, 'live.yaml');
   writeFileSync(file, yaml.replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', storePath).replace('statusInterval: 5s', 'statusInterval: 500ms'));
   return { file, storePath, walletPath };
+}
+
+/** The base58 form of a 64-byte secret key (what `wallet.secretKey` accepts besides the JSON array). */
+function bs58Of(bytes: number[]): string {
+  return getBase58Decoder().decode(Uint8Array.from(bytes));
 }
 
 interface Row { id: string; state: string; intent_json: string; fill_json: string | null }
@@ -125,5 +131,21 @@ describe('runLive on the embedded simulator', () => {
     expect(result.walletLamports).toBe(c.walletLamports);
     expect(c.walletLamports).not.toBe(10_000_000_000n); // the swaps moved SOL
     expect(text).toMatch(/wallet \w+: [\d.]+ SOL on chain, portfolio cash [\d.]+ SOL; 0 intent\(s\) left/);
+  }, 60_000);
+
+  it('takes the wallet from wallet.secretKey in the environment and never writes the key to output or debug logs', async () => {
+    const { file, walletPath } = shippedConfig();
+    const keyJson = readFileSync(walletPath, 'utf8');
+    const secret = bs58Of(JSON.parse(keyJson) as number[]);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`keypairPath: ${walletPath}`, 'secretKey: ${WALLET_KEY}').replace('logLevel: warn', 'logLevel: debug'));
+    rmSync(walletPath);
+    const printed: string[] = [];
+    const logged: string[] = [];
+    const result = await runLive({ file, live: true, durationMs: 3_000, seed: 3, env: { WALLET_KEY: secret }, out: (t) => printed.push(t), logDestination: { write: (l: string) => void logged.push(l) } });
+    expect(logged.length).toBeGreaterThan(0);
+    const all = printed.join('') + logged.join('');
+    expect(all).toContain(result.wallet);
+    expect(all).not.toContain(secret);
+    expect(all).not.toContain(keyJson.slice(1, 40));
   }, 60_000);
 });
