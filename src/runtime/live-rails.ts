@@ -68,3 +68,26 @@ export function missingLimits(d: Deployment): string[] {
   ];
   return required.filter(([, v]) => v === undefined).map(([k]) => k);
 }
+
+/** Base fee of one signature, lamports (the executor counts it in every intent's spend). */
+const BASE_FEE_LAMPORTS = 5_000n;
+
+/**
+ * Warnings (not refusals) about caps that contradict each other: a per-trade executor cap below
+ * the largest buy the risk gate allows plus its fee budget rejects every full-size buy.
+ */
+export function liveCapWarnings(d: Deployment): string[] {
+  const warnings: string[] = [];
+  const cap = d.live.maxTradeSpendSol;
+  const maxBuy = d.risk.maxTradeSol;
+  if (cap !== undefined && maxBuy !== undefined) {
+    const needed = maxBuy + BigInt(d.execution.priorityFeeLamports) + BASE_FEE_LAMPORTS;
+    if (cap < needed) {
+      warnings.push(`live.maxTradeSpendSol (${cap} lamports) is below risk.maxTradeSol plus the fee budget (${needed} lamports): buys near risk.maxTradeSol will be rejected with LIVE_SPEND_CAP_TRADE; raise live.maxTradeSpendSol or lower risk.maxTradeSol`);
+    }
+  }
+  if (cap !== undefined && d.live.maxDaySpendSol !== undefined && d.live.maxDaySpendSol < cap) {
+    warnings.push('live.maxDaySpendSol is below live.maxTradeSpendSol: the daily cap binds before the per-trade cap');
+  }
+  return warnings;
+}

@@ -29,7 +29,7 @@ import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js
 import { createDeploymentEngine } from './deployment-engine.js';
 import { trackedClock } from './live-clock.js';
 import { checkLiveNetwork } from './live-network.js';
-import { checkLiveDeployment, type LiveConfirmation } from './live-rails.js';
+import { checkLiveDeployment, liveCapWarnings, type LiveConfirmation } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
 import { resolveStrategies } from './resolve-strategies.js';
 import { connectFeed, openRun, waitForStop, type RunBaseOptions } from './run-common.js';
@@ -71,6 +71,10 @@ export interface LiveRunResult {
 export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
   const { loaded, deployment: d, redactor, log, out } = openRun(o);
   checkLiveDeployment(d, o);
+  for (const w of liveCapWarnings(d)) {
+    out(`warning: ${w}\n`);
+    log.warn({ warning: w }, 'live caps');
+  }
   const network = d.network ?? 'simulator'; // set: checked by the rails
   const strategies = await resolveStrategies(loaded);
   const signer = walletSigner(d);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadDeployment, parseDeployment } from '../../src/config/index.js';
-import { checkLiveDeployment, missingLimits } from '../../src/runtime/live-rails.js';
+import { checkLiveDeployment, liveCapWarnings, missingLimits } from '../../src/runtime/live-rails.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
 
@@ -48,5 +48,14 @@ describe('live settings in the deployment config', () => {
     expect(d.network).toBe('simulator');
     expect(missingLimits(d)).toEqual([]);
     expect(() => checkLiveDeployment(d, { live: true })).not.toThrow();
+  });
+
+  it('warns when the per-trade spend cap cannot fit the largest allowed buy plus its fee budget', () => {
+    const d = (cap: string) => parseDeployment(`${base}risk:\n  maxTradeSol: "0.2"\nexecution:\n  priorityFeeLamports: 100000\nlive:\n  maxTradeSpendSol: "${cap}"\n  maxDaySpendSol: "1"\n`, 'd.yaml', { env: {} }).deployment;
+    expect(liveCapWarnings(d('0.200105'))).toEqual([]);
+    expect(liveCapWarnings(d('0.3'))).toEqual([]);
+    expect(liveCapWarnings(d('0.200104999'))).toEqual([expect.stringContaining('live.maxTradeSpendSol (200104999 lamports) is below risk.maxTradeSol plus the fee budget (200105000 lamports)') as unknown]);
+    expect(liveCapWarnings(d('2'))).toEqual(['live.maxDaySpendSol is below live.maxTradeSpendSol: the daily cap binds before the per-trade cap']);
+    expect(liveCapWarnings(loadDeployment('config/live-sim.yaml', { env: {} }).deployment)).toEqual([]);
   });
 });
