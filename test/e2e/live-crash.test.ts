@@ -1,5 +1,5 @@
 /**
- * Crash test at the deployment level: `chainpilot run FILE --live` as a child process, trading on a
+ * Crash test at the deployment level: `runLive` (what `chainpilot run FILE --live` calls) in a child process, trading on a
  * simulator that outlives it, is killed with SIGKILL at random moments while it trades and
  * restarted on the same journal, then run once more to a clean stop. The chain must show at most
  * one transaction per intent, every landed transaction must be in the journal with its exact
@@ -7,6 +7,8 @@
  * executor-level 50-kill test with named instants is test/executors/crash-recovery-sim.test.ts.)
  */
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +31,20 @@ afterEach(async () => {
   dir = '';
 });
 
-/** Runs the CLI; with `killAfterStartMs`, SIGKILLs it that long after it printed its start line. */
-function runChild(file: string, args: string[], killAfterStartMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+/** Bundles the child (CommonJS, native modules external) so each restart is a plain `node` start. */
+async function bundleChild(outfile: string): Promise<void> {
+  await build({
+    entryPoints: [fileURLToPath(new URL('./support/live-child.ts', import.meta.url))],
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile,
+    external: ['better-sqlite3', 'bigint-buffer', 'litesvm', 'tsx', 'pino-pretty'], logLevel: 'error',
+  });
+}
+
+/** Runs `runLive` in a child; with `killAfterStartMs`, SIGKILLs it that long after it printed its start line. */
+function runChild(bundle: string, file: string, durationMs?: number, killAfterStartMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/chainpilot.js', 'run', file, '--live', ...args], { env: { ...process.env, K: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, K: KEY, FILE: file, NODE_PATH: fileURLToPath(new URL('../../node_modules', import.meta.url)), ...(durationMs !== undefined ? { DURATION_MS: String(durationMs) } : {}) };
+    const child = spawn(process.execPath, [bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let armed = false;
@@ -69,12 +81,14 @@ describe('live mode deployment under SIGKILL', () => {
       .replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', store).replace('statusInterval: 5s', 'statusInterval: 1s'));
     expect(readFileSync(file, 'utf8')).toContain('  remote:');
 
+    const bundle = join(dir, 'live-child.cjs');
+    await bundleChild(bundle);
     const random = seededRandom(77);
     for (let k = 0; k < 5; k++) {
-      const r = await runChild(file, [], 300 + Math.floor(random.next() * 1_500));
+      const r = await runChild(bundle, file, undefined, 300 + Math.floor(random.next() * 1_500));
       expect(r.signal, r.stderr).toBe('SIGKILL');
     }
-    const last = await runChild(file, ['--duration', '3s']);
+    const last = await runChild(bundle, file, 3_000);
     expect(last.code, `${last.stdout.slice(-1500)}\n--- stderr\n${last.stderr.slice(-1500)}`).toBe(0);
     expect(last.stdout).toMatch(/0 intent\(s\) left for the next start to reconcile/);
 
