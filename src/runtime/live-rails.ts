@@ -4,6 +4,7 @@
  */
 import { ChainpilotError } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
+import type { LiveNetwork } from './live-network.js';
 
 /** How the user confirmed live trading: the `--live` flag, or `mode: live` plus `--confirm NAME`. */
 export interface LiveConfirmation {
@@ -19,9 +20,9 @@ const refuse = (code: 'RUNTIME_LIVE_NOT_CONFIRMED' | 'RUNTIME_LIVE_NO_WALLET' | 
 /**
  * Checks what can be checked without the network, in this order: confirmation, network and
  * endpoints, wallet, risk limits, executor caps. Throws the first refusal; a refusal about limits
- * lists every missing field at once.
+ * lists every missing field at once. Returns the deployment's network (to check against the RPC).
  */
-export function checkLiveDeployment(d: Deployment, c: LiveConfirmation): void {
+export function checkLiveDeployment(d: Deployment, c: LiveConfirmation): LiveNetwork {
   if (d.mode === 'paper') {
     throw refuse('RUNTIME_LIVE_NOT_CONFIRMED', `${d.name} says mode: paper; set mode: live (or remove mode) in the deployment to trade it live, or run it with \`chainpilot paper\``, { field: 'mode' });
   }
@@ -54,6 +55,7 @@ export function checkLiveDeployment(d: Deployment, c: LiveConfirmation): void {
   if (missing.length > 0) {
     throw refuse('RUNTIME_LIVE_LIMITS_MISSING', `live mode needs explicit limits; set ${missing.join(', ')} in the deployment`, { fields: missing.join(', ') });
   }
+  return d.network;
 }
 
 /** Risk limits and executor caps that live mode requires but the deployment leaves unset. */

@@ -15,7 +15,6 @@ import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../client/index.js';
-import type { DatastreamClient } from '../client/datastream/index.js';
 import { lamportsToSol, seededRandom, systemClock, type Clock } from '../core/index.js';
 import type { Engine } from '../engine/engine.js';
 import type { RunSummary } from '../engine/engine-stats.js';
@@ -70,12 +69,11 @@ export interface LiveRunResult {
 /** Runs a deployment in live mode until Ctrl-C, `durationMs` or `signal`; see the module comment. */
 export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
   const { loaded, deployment: d, redactor, log, out } = openRun(o);
-  checkLiveDeployment(d, o);
+  const network = checkLiveDeployment(d, o);
   for (const w of liveCapWarnings(d)) {
     out(`warning: ${w}\n`);
     log.warn({ warning: w }, 'live caps');
   }
-  const network = d.network ?? 'simulator'; // set: checked by the rails
   const strategies = await resolveStrategies(loaded);
   const signer = walletSigner(d);
   const seed = o.seed ?? d.endpoints.simulator?.seed ?? 1;
@@ -145,7 +143,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
 
     const { feed, rest } = connectFeed({ ...feedEndpoint, redactor, seed });
     cleanup.push(() => rest.close());
-    cleanup.push(() => (feed as DatastreamClient).close());
+    cleanup.push(() => feed.close());
     const gated: Executor = {
       start: (sink) => {
         engineSink = sink;
