@@ -9,6 +9,7 @@ import { registerValidate } from './commands/validate.js';
 import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
+import { registerRunCommand } from './commands/run.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerPaper(program);
   registerSimCommand(program);
   registerWalletCommand(program);
+  registerRunCommand(program);
   return program;
 }
 

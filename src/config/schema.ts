@@ -139,17 +139,43 @@ const telemetry = z.strictObject({
   statusInterval: duration.default(1_000),
 }).prefault({});
 
+const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address');
+
+/**
+ * Live mode (`chainpilot run FILE --live`). Every cap is optional here so that paper deployments
+ * stay valid; the live runtime refuses to start while one is missing (see docs/live.md).
+ */
+const live = z.strictObject({
+  /** Executor cap: largest SOL outflow of one intent (amount plus fee budget). Required for live. */
+  maxTradeSpendSol: sol.optional(),
+  /** Executor cap: largest SOL outflow of all intents of one UTC day. Required for live. */
+  maxDaySpendSol: sol.optional(),
+  /** Venue program ids a swap may call besides compute budget, system, token and ATA programs. */
+  allowedPrograms: z.array(base58Address).default([]),
+  /** Commitment a landing must reach. */
+  commitment: z.enum(['confirmed', 'finalized']).default('confirmed'),
+  /** With simulator endpoints: SOL airdropped to the wallet when the embedded ledger starts. */
+  simulatorFundSol: sol.prefault('10'),
+  /** How long a stop waits for in-flight intents to reach an outcome before leaving them to the journal. */
+  drainTimeout: duration.default(30_000),
+}).prefault({});
+
 const wallet = z.strictObject({ keypairPath: z.string().min(1).optional(), secretKey: z.string().min(1).optional() });
 
 export const deploymentSchema = z.strictObject({
   version: z.literal(1),
   name: z.string().min(1),
+  /** `live` lets `chainpilot run FILE --confirm NAME` trade without `--live`; `paper` makes `run` refuse. */
+  mode: z.enum(['paper', 'live']).optional(),
+  /** The cluster the deployment trades on; live mode checks it against the RPC before starting. */
+  network: z.enum(['simulator', 'mainnet-beta', 'devnet', 'testnet']).optional(),
   endpoints,
   wallet: wallet.optional(),
   strategies: z.array(strategy).min(1, 'declare at least one strategy'),
   risk,
   execution,
   paper,
+  live,
   engine,
   store,
   telemetry,

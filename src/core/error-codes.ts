@@ -122,6 +122,11 @@ export const ERROR_CODES = {
 
   // --- runtime and cli ---
   RUNTIME_SIMULATOR_UNAVAILABLE: "paper mode with simulator endpoints needs the embedded simulator, which is not part of this build",
+  RUNTIME_LIVE_NOT_CONFIRMED: "live mode was not confirmed: pass --live (or set mode: live and pass --confirm with the deployment's name); mode: paper refuses",
+  RUNTIME_LIVE_NO_WALLET: 'live mode needs exactly one of wallet.keypairPath or wallet.secretKey',
+  RUNTIME_LIVE_LIMITS_MISSING: 'live mode needs explicit risk limits (maxTradeSol, maxOpenPositions, maxExposureSol, dailyLossLimitSol) and executor caps (live.maxTradeSpendSol, live.maxDaySpendSol)',
+  RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
+  RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
 } as const;
 

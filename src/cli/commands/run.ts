@@ -1,0 +1,53 @@
+/**
+ * `chainpilot run FILE --live [--confirm NAME] [--duration 60s] [--speed N] [--seed N]`: runs a
+ * deployment in live mode. Live trading needs an explicit confirmation: the `--live` flag, or
+ * `mode: live` in the deployment plus `--confirm <deployment name>`. The rails are in
+ * src/runtime/live-rails.ts; see docs/live.md.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseDuration } from '../../config/schema.js';
+import { runLive } from '../../runtime/run-live.js';
+
+function duration(v: string): number {
+  const ms = parseDuration(v);
+  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 60s, 5m or 1h');
+  return ms;
+}
+
+function speed(v: string): number | 'max' {
+  if (v === 'max') return 'max';
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number or "max"');
+  return n;
+}
+
+function seed(v: string): number {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+interface RunOpts { live?: boolean; confirm?: string; duration?: number; speed?: number | 'max'; seed?: number }
+
+/** Registers `run` on the program. */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run a deployment in live mode (real transactions; with simulator endpoints, on the embedded ledger with a funded wallet)')
+    .argument('<file>', 'deployment YAML file')
+    .option('--live', 'confirm live trading (required unless the deployment says mode: live and --confirm names it)')
+    .option('--confirm <name>', "with mode: live in the deployment: the deployment's name, to confirm live trading")
+    .option('--duration <time>', 'stop after this wall time (60s, 5m, 1h)', duration)
+    .option('--speed <n>', 'simulator speed: multiple of real time, or max (simulator endpoints only)', speed)
+    .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
+    .action(async (file: string, o: RunOpts) => {
+      await runLive({
+        file,
+        ...(o.live ? { live: true } : {}),
+        ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
+        ...(o.duration ? { durationMs: o.duration } : {}),
+        ...(o.speed ? { speed: o.speed } : {}),
+        ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      });
+    });
+}

@@ -1,0 +1,82 @@
+/**
+ * The engine of a deployment, shared by every mode's composition root (paper, backtest, live): the
+ * deployment's risk limits, execution defaults and error policy, its decision log file, and the
+ * kill switch. Only the executor, feed, clock and starting cash differ between modes.
+ */
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
+import type { Deployment } from '../config/index.js';
+import type { DataPort } from '../engine/data-lookup.js';
+import { formatDecision, type DecisionEntry, type DecisionSink } from '../engine/decision-log.js';
+import { createEngine, type Engine } from '../engine/engine.js';
+import type { Executor, OrderIntent } from '../engine/execution-port.js';
+import type { StreamFeed } from '../engine/feed-port.js';
+import type { StrategyInstance } from '../engine/strategy-instance.js';
+
+export interface DeploymentEngineOptions {
+  readonly deployment: Deployment;
+  readonly strategies: readonly StrategyInstance[];
+  readonly feed: StreamFeed;
+  readonly executor: Executor;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly startingCashLamports: bigint;
+  readonly log?: Logger;
+  readonly data?: DataPort;
+  /** Extra decision sink (tests); the deployment's `telemetry.decisionLog` file is written too. */
+  readonly decisions?: DecisionSink;
+  readonly onIntent?: (intent: OrderIntent) => void;
+}
+
+export interface DeploymentEngine {
+  readonly engine: Engine;
+  /** Flushes and closes the decision log file (call after the engine stopped). */
+  closeDecisionLog(): Promise<void>;
+}
+
+/** Builds the engine of `deployment` around the given executor and feed. */
+export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEngine {
+  const d = o.deployment;
+  let file: WriteStream | undefined;
+  if (d.telemetry.decisionLog) {
+    mkdirSync(dirname(d.telemetry.decisionLog), { recursive: true });
+    file = createWriteStream(d.telemetry.decisionLog, { flags: 'w' });
+  }
+  const sinks: DecisionSink[] = [];
+  if (o.decisions) sinks.push(o.decisions);
+  if (file) {
+    const f = file;
+    sinks.push((e: DecisionEntry) => f.write(formatDecision(e)));
+  }
+  const r = d.risk;
+  const engine = createEngine({
+    feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log: o.log ?? silentLogger(),
+    startingCashLamports: o.startingCashLamports,
+    risk: {
+      maxTradeLamports: r.maxTradeSol, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureSol,
+      maxPerTokenLamports: r.maxPerTokenSol, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitSol,
+      allowMints: r.allowMints, denyMints: r.denyMints, maxRiskScore: r.maxRiskScore, maxBundlerPct: r.maxBundlerPct,
+      maxSniperPct: r.maxSniperPct, maxInsiderPct: r.maxInsiderPct, maxTop10Pct: r.maxTop10Pct, maxDevHoldingPct: r.maxDevHoldingPct,
+      minLiquidityUsd: r.minLiquidityUsd, minHolders: r.minHolders, requireSafetyData: r.requireSafetyData,
+    },
+    execution: { slippageBps: d.execution.slippageBps, priorityFeeLamports: BigInt(d.execution.priorityFeeLamports), defaultDecimals: d.execution.defaultDecimals },
+    decisions: (e) => {
+      for (const s of sinks) s(e);
+    },
+    ...(o.data ? { data: o.data } : {}),
+    ...(o.onIntent ? { onIntent: o.onIntent } : {}),
+    errorPolicy: { maxErrors: d.engine.haltAfterErrors, windowMs: d.engine.errorWindow },
+    positionPriceRoom: d.engine.positionPriceRoom,
+  });
+  if (r.killSwitch) engine.kill('risk.killSwitch is set in the deployment');
+  return {
+    engine,
+    async closeDecisionLog() {
+      if (file) {
+        const f = file;
+        await new Promise<void>((res) => f.end(() => res()));
+      }
+    },
+  };
+}
