@@ -51,6 +51,9 @@ const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules
  */
 export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
   const states = new Map<string, ExitState>();
+  // After stop(), fills can still arrive while the executor drains in-flight intents: they update
+  // the portfolio but must not arm exit rules (a time-stop timer would outlive the engine).
+  let stopped = false;
   const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
   const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
     st.entry = entry;
@@ -70,6 +73,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
 
   return {
     positionChanged(p) {
+      if (stopped) return;
       const st = states.get(p.key);
       if (p.tokenRaw === 0n) {
         if (st?.timer) clock.clearTimeout(st.timer);
@@ -156,6 +160,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
     },
     size: () => states.size,
     stop() {
+      stopped = true;
       for (const st of states.values()) if (st.timer) clock.clearTimeout(st.timer);
       states.clear();
     },

@@ -26,7 +26,6 @@ import type { LedgerServicesOptions } from '../sim/ledger/index.js';
 import { ledgerServices } from '../sim/ledger/index.js';
 import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
 import { createDeploymentEngine } from './deployment-engine.js';
-import { trackedClock } from './live-clock.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings, type LiveConfirmation } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
@@ -113,8 +112,6 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
       feedEndpoint = { baseUrl: sim.urls.base, datastreamUrl: sim.urls.datastream, apiKey };
     }
 
-    const runClock = trackedClock(clock);
-    cleanup.push(() => runClock.cancelAll());
     const rpc = createRpcClient({ url: rpcUrl, ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}), redactor, timeoutMs: 5_000 });
     cleanup.push(() => rpc.close());
     await checkLiveNetwork(rpc, network, o.signal);
@@ -126,7 +123,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     const journal = openSqliteJournal({ path: storePath });
     cleanup.push(() => journal.close());
     const executor = createLiveExecutor({
-      rpc, swap, signer, journal, clock: runClock, logger: log.child({ part: 'executor' }),
+      rpc, swap, signer, journal, clock, logger: log.child({ part: 'executor' }),
       settings: {
         maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
         allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment,
@@ -153,7 +150,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
       stop: (signal) => executor.stop(signal),
     };
     const { engine, closeDecisionLog } = createDeploymentEngine({
-      deployment: d, strategies, feed, executor: gated, clock: runClock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
+      deployment: d, strategies, feed, executor: gated, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
       startingCashLamports: startLamports, data: rest.data,
     });
     const panel = createStatusPanel(engine, () => Date.now());
