@@ -10,7 +10,7 @@ import { silentLogger, type Clock, type Logger, type Random } from '../core/inde
 import { createDataLookup, type DataLookupOptions, type DataPort } from './data-lookup.js';
 import type { DecisionSink } from './decision-log.js';
 import type { DomainEvent } from './events.js';
-import type { Executor, OrderIntent } from './execution-port.js';
+import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
@@ -54,6 +54,18 @@ export interface EngineOptions {
   readonly positionPriceRoom?: 'price:token' | 'price:aggregated';
   /** Called just before an intent is handed to the executor (benchmarks, tracing). */
   readonly onIntent?: (intent: OrderIntent) => void;
+  /**
+   * Fills of earlier runs (the live journal's landed intents, in landing order), replayed into the
+   * portfolio at start so positions, cost basis and exit rules survive a restart. Cash stays
+   * `startingCashLamports` (the wallet balance already reflects these trades).
+   */
+  readonly restoredFills?: readonly RestoredFill[];
+}
+
+/** A fill of an earlier run and the strategy that owned it. */
+export interface RestoredFill {
+  readonly strategyId: string;
+  readonly fill: Fill;
 }
 
 export interface Engine {
@@ -80,7 +92,7 @@ export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
   const market = createMarketView();
-  const portfolio = createPortfolio(options.startingCashLamports);
+  const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? []);
   const gate = createRiskGate(options.risk);
   const stats = createEngineStats(clock, portfolio);
   const order = options.strategies.map((s) => s.id);
@@ -157,6 +169,11 @@ export function createEngine(options: EngineOptions): Engine {
     async start() {
       if (running) return;
       await executor.start((r) => orders.onReport(r));
+      // Restored positions get their price rooms and exit rules like fresh ones.
+      for (const p of portfolio.open()) {
+        rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`);
+        exits.positionChanged(p);
+      }
       running = true;
       stats.started();
       for (const r of runners.values()) r.start();
@@ -181,3 +198,16 @@ export function createEngine(options: EngineOptions): Engine {
   return engine;
 }
 
+/**
+ * A portfolio holding the positions of `restored` fills with cash equal to `cashLamports`: the
+ * fills' cash impact is measured on a scratch portfolio first, then added back to the start, so
+ * the replay reproduces cost basis and realised PnL exactly without counting the cash twice.
+ */
+function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[]): Portfolio {
+  if (restored.length === 0) return createPortfolio(cashLamports);
+  const scratch = createPortfolio(0n);
+  for (const r of restored) scratch.applyFill(r.strategyId, r.fill);
+  const portfolio = createPortfolio(cashLamports - scratch.totals().cashLamports);
+  for (const r of restored) portfolio.applyFill(r.strategyId, r.fill);
+  return portfolio;
+}

@@ -13,6 +13,7 @@ import { createEngine, type Engine } from '../engine/engine.js';
 import type { Executor, OrderIntent } from '../engine/execution-port.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
+import type { RestoredFill } from '../engine/engine.js';
 
 export interface DeploymentEngineOptions {
   readonly deployment: Deployment;
@@ -27,6 +28,8 @@ export interface DeploymentEngineOptions {
   /** Extra decision sink (tests); the deployment's `telemetry.decisionLog` file is written too. */
   readonly decisions?: DecisionSink;
   readonly onIntent?: (intent: OrderIntent) => void;
+  /** Fills of earlier runs to rebuild positions from (live: the journal's landed intents). */
+  readonly restoredFills?: readonly RestoredFill[];
 }
 
 export interface DeploymentEngine {
@@ -53,6 +56,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
   const engine = createEngine({
     feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log: o.log ?? silentLogger(),
     startingCashLamports: o.startingCashLamports,
+    ...(o.restoredFills ? { restoredFills: o.restoredFills } : {}),
     risk: {
       maxTradeLamports: r.maxTradeSol, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureSol,
       maxPerTokenLamports: r.maxPerTokenSol, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitSol,

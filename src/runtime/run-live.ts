@@ -149,9 +149,14 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
       submit: (intent) => executor.submit(intent),
       stop: (signal) => executor.stop(signal),
     };
+    // Positions of earlier runs come back from the journal (reconciled intents included), so a
+    // restart keeps managing what the wallet holds; cash is the wallet's balance. Only against a
+    // persistent chain: the embedded simulator starts a new ledger each run, where they never existed.
+    const restoredFills = sim ? [] : (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
+    if (restoredFills.length > 0) out(`restored ${restoredFills.length} fill(s) from the journal\n`);
     const { engine, closeDecisionLog } = createDeploymentEngine({
       deployment: d, strategies, feed, executor: gated, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
-      startingCashLamports: startLamports, data: rest.data,
+      startingCashLamports: startLamports, data: rest.data, restoredFills,
     });
     const panel = createStatusPanel(engine, () => Date.now());
     await engine.start();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { manualClock, seededRandom } from '../../src/core/index.js';
+import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
+import type { Fill } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
 import type { ExitRules } from '../../src/engine/exit-rules.js';
@@ -48,6 +49,29 @@ function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[
 }
 
 describe('engine', () => {
+
+  it('restores positions from earlier fills with exact cost and realised PnL, keeps cash, and re-arms price rooms and exit rules', async () => {
+    const fill = (intentId: string, side: 'buy' | 'sell', sol: bigint, tokens: bigint, at: number): Fill => ({
+      intentId, side, mint: 'R', decimals: 6, solAmount: sol as Lamports, tokenAmount: tokens as RawAmount, feeLamports: 10_000n as Lamports, price: '0.0001', filledAt: at as UnixMs,
+    });
+    const restoredFills = [
+      { strategyId: 'buyer', fill: fill('i1', 'buy', 2n * SOL, 20_000_000_000n, 1_699_999_000_000) },
+      { strategyId: 'buyer', fill: fill('i2', 'sell', SOL + SOL / 2n, 10_000_000_000n, 1_699_999_500_000) },
+    ];
+    const fresh = setup([{ def: buyEveryLaunch, id: 'buyer', exits: { timeStopMs: 3_600_000 } }]);
+    fresh.engine.portfolio.applyFill('buyer', restoredFills[0]!.fill);
+    fresh.engine.portfolio.applyFill('buyer', restoredFills[1]!.fill);
+    const expected = fresh.engine.portfolio.position('buyer', 'R')!;
+
+    const t = setup([{ def: buyEveryLaunch, id: 'buyer', exits: { timeStopMs: 3_600_000 } }], { restoredFills });
+    expect(t.engine.portfolio.totals().cashLamports).toBe(100n * SOL);
+    const p = t.engine.portfolio.position('buyer', 'R')!;
+    expect(p.tokenRaw).toBe(10_000_000_000n);
+    expect([p.costLamports, p.realisedLamports, p.feesLamports]).toEqual([expected.costLamports, expected.realisedLamports, expected.feesLamports]);
+    await t.engine.start();
+    expect(t.feed.joined()).toContain('price:token:R');
+    expect(t.clock.pending()).toBeGreaterThan(0);
+  });
   it('joins declared rooms, buys through the paper executor after its latency and joins the price room of the new position', async () => {
     const t = setup([{ def: buyEveryLaunch }]);
     await t.engine.start();

@@ -106,6 +106,8 @@ export interface IntentJournal {
   markReported(id: string, at: number): Promise<void>;
   /** Intents with work left or with an outcome not yet reported, oldest first. */
   unresolved(): Promise<IntentRecord[]>;
+  /** Every LANDED intent with its fill, in the order they landed: rebuilds positions after a restart. */
+  landed(): Promise<IntentRecord[]>;
   /** Sum of `spendLamports` of non-denied intents of `day`. */
   spentOn(day: string): Promise<bigint>;
   close(): Promise<void>;

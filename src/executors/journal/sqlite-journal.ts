@@ -91,6 +91,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
 
   const q = {
     get: db.prepare<[string], IntentRow>('SELECT * FROM intents WHERE id = ?'),
+    landed: db.prepare<[], IntentRow>("SELECT * FROM intents WHERE state = 'LANDED' ORDER BY updated_at, rowid"),
     attempts: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE intent_id = ? ORDER BY n'),
     bySignature: db.prepare<[string], { intent_id: string }>('SELECT intent_id FROM attempts WHERE signature = ?'),
     spent: db.prepare<[string], { total: string | null }>(
@@ -233,6 +234,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
       q.reported.run(at, id);
     },
     unresolved: async () => q.open.all().map(toRecord),
+    landed: async () => q.landed.all().map(toRecord),
     spentOn: async (day) => BigInt(q.spent.get(day)?.total ?? '0'),
     close: async () => {
       db.close();
