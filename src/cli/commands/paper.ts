@@ -1,26 +1,7 @@
 /** `chainpilot paper FILE [--duration 60s] [--speed N] [--seed N]`: paper trading. */
-import { InvalidArgumentError, type Command } from 'commander';
-import { parseDuration } from '../../config/schema.js';
+import type { Command } from 'commander';
+import { durationOption as duration, seedOption as seed, speedOption as speed } from '../options.js';
 import { runPaper } from '../../runtime/run-paper.js';
-
-function duration(v: string): number {
-  const ms = parseDuration(v);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 60s, 5m or 1h');
-  return ms;
-}
-
-function speed(v: string): number | 'max' {
-  if (v === 'max') return 'max';
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number or "max"');
-  return n;
-}
-
-function seed(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
-  return n;
-}
 
 export function registerPaper(program: Command): void {
   program

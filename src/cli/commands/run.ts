@@ -4,28 +4,9 @@
  * `mode: live` in the deployment plus `--confirm <deployment name>`. The rails are in
  * src/runtime/live-rails.ts; see docs/live.md.
  */
-import { InvalidArgumentError, type Command } from 'commander';
-import { parseDuration } from '../../config/schema.js';
+import type { Command } from 'commander';
+import { durationOption as duration, seedOption as seed, speedOption as speed } from '../options.js';
 import { runLive } from '../../runtime/run-live.js';
-
-function duration(v: string): number {
-  const ms = parseDuration(v);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 60s, 5m or 1h');
-  return ms;
-}
-
-function speed(v: string): number | 'max' {
-  if (v === 'max') return 'max';
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number or "max"');
-  return n;
-}
-
-function seed(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
-  return n;
-}
 
 interface RunOpts { live?: boolean; confirm?: string; duration?: number; speed?: number | 'max'; seed?: number }
 

@@ -2,17 +2,11 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { parseFunding, runSimulator } from '../../runtime/sim-runtime.js';
+import { speedOption } from '../options.js';
 
 function parsePort(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535 (0 picks a free port)');
-  return n;
-}
-
-function parseSpeed(v: string): number | 'max' {
-  if (v === 'max') return 'max';
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("use a positive multiple of real time, or 'max'");
   return n;
 }
 
@@ -35,7 +29,7 @@ export function registerSimCommand(program: Command): void {
     .option('--port <port>', 'HTTP and WebSocket port (0 picks a free port)', parsePort, 8787)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--seed <seed>', 'seed of the market and the faults', parseSeed, 1)
-    .option('--speed <speed>', "multiple of real time, or 'max'", parseSpeed, 1)
+    .option('--speed <speed>', "multiple of real time, or 'max'", speedOption, 1)
     .option('--faults <profile>', 'fault profile: none, flaky or chaos', 'none')
     .option('--api-key <key>', 'key clients must present (default: generated and printed)')
     .option('--fund <address=sol>', 'airdrop SOL to a wallet on the ledger (repeatable)', collectFunding, [])
