@@ -4,7 +4,7 @@
  * layer (keep-alive pool, retries with backoff on 429/5xx, key redaction).
  */
 import { ChainpilotError, type Redactor } from '../core/index.js';
-import { createHttpClient, readDataApiError } from '../client/http/index.js';
+import { createHttpClient, createPoolRegistry, readDataApiError } from '../client/http/index.js';
 import { createDataApiClient } from '../client/data-api/data-api-client.js';
 import { createTradesHistorySource } from '../client/data-api/trades-history-source.js';
 import type { BackfillSource } from '../client/datastream/index.js';
@@ -21,8 +21,10 @@ export interface RestPorts {
 /** Builds the REST ports for `{base_url}` with the token data API key. */
 export function createRestPorts(options: { readonly baseUrl: string; readonly apiKey: string; readonly redactor: Redactor }): RestPorts {
   const auth = { kind: 'header' as const, name: 'x-api-key', value: options.apiKey };
-  const http = createHttpClient({ baseUrl: options.baseUrl, service: 'data-api', auth, redactor: options.redactor, errorBody: readDataApiError });
-  const api = createDataApiClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, redactor: options.redactor });
+  // One keep-alive pool to {base_url}, shared by the look-ups and the typed client's backfill.
+  const pools = createPoolRegistry();
+  const http = createHttpClient({ baseUrl: options.baseUrl, service: 'data-api', auth, redactor: options.redactor, errorBody: readDataApiError, pools });
+  const api = createDataApiClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, redactor: options.redactor, pools });
   return {
     data: {
       get: (path, query, signal) => {
@@ -33,8 +35,7 @@ export function createRestPorts(options: { readonly baseUrl: string; readonly ap
       },
     },
     backfill: createTradesHistorySource(api),
-    close: async () => {
-      await Promise.all([http.close(), api.close()]);
-    },
+    // Clients do not close pools they were given: the registry is the owner.
+    close: () => pools.close(),
   };
 }
