@@ -107,7 +107,7 @@ export function describeRange(l: NumericLimit): string {
     case 'number':
       return `a number from ${plain(l.min)} to ${plain(l.max)}`;
     case 'duration':
-      return `a duration from ${formatDuration(l.min)} to ${formatDuration(l.max)} (milliseconds, or a number with ms, s, m, h or d)`;
+      return `a duration from ${formatDuration(l.min)} to ${formatDuration(l.max)}`;
     case 'sol':
       return `a SOL amount from ${plain(l.min)} to ${plain(l.max)} with at most 9 decimals, such as "0.5"`;
     case 'multiple':

@@ -151,7 +151,7 @@ export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (
   let msg = issue.message;
   msg = msg.replace(/^Invalid input: /, '');
   if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) msg = `required key is missing (${msg})`;
-  else if (limit) msg = `expected ${describeRange(limit)}; got ${formatValue(value)}`;
+  else if (limit && issue.code !== 'custom') msg = `expected ${describeRange(limit)}; got ${formatValue(value)}`;
   else if (issue.code === 'invalid_value' || issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'too_big' || issue.code === 'too_small') {
     msg = `${msg.replace(/, received \w+$/, '')}; got ${formatValue(value)}`;
   }

@@ -45,7 +45,7 @@ function durationIn(key: LimitedKey): z.ZodType<number, string | number> {
   return z.union([z.number(), z.string()]).transform((v, ctx) => {
     const ms = parseDuration(v);
     if (ms === undefined || ms < l.min || ms > l.max) {
-      ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)}; got ${JSON.stringify(v)}` });
+      ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)} (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got ${JSON.stringify(v)}` });
       return z.NEVER;
     }
     return ms;

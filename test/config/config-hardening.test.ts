@@ -33,10 +33,10 @@ async function validate(yaml: string): Promise<{ ok: boolean; text: string }> {
 
 describe('deployment values that used to be accepted but ran wrong', () => {
   it.each([
-    ['telemetry:\n  statusInterval: 0\n', 'd.yaml:6:3 telemetry.statusInterval: expected a duration from 100ms to 1h (milliseconds, or a number with ms, s, m, h or d); got 0'],
+    ['telemetry:\n  statusInterval: 0\n', 'd.yaml:6:3 telemetry.statusInterval: expected a duration from 100ms to 1h (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got 0'],
     ['telemetry:\n  statusInterval: 30d\n', 'd.yaml:6:3 telemetry.statusInterval: expected a duration from 100ms to 1h'],
     ['endpoints:\n  simulator:\n    speed: 1e300\n', 'd.yaml:7:5 endpoints.simulator.speed: expected a multiple of real time from 0.01 to 1000, or "max"; got 1e+300'],
-    ['paper:\n  latency: 9999999999999d\n', 'd.yaml:6:3 paper.latency: expected a duration from 0 to 1m (milliseconds, or a number with ms, s, m, h or d); got "9999999999999d"'],
+    ['paper:\n  latency: 9999999999999d\n', 'd.yaml:6:3 paper.latency: expected a duration from 0 to 1m (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "9999999999999d"'],
     ['paper:\n  startingBalanceSol: 1e29\n', 'd.yaml:6:3 paper.startingBalanceSol: expected a SOL amount from 0 to 1000000000 with at most 9 decimals, such as "0.5"; got 1e+29'],
     ['live:\n  drainTimeout: 30d\n', 'd.yaml:6:3 live.drainTimeout: expected a duration from 0 to 1h'],
     ['strategies:\n  - use: graduation-sniper\n    exits:\n      timeStop: 400d\n', 'd.yaml:8:7 strategies.0.exits.timeStop: expected a duration from 1s to 365d'],

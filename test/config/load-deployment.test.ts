@@ -46,7 +46,7 @@ describe('deployment config', () => {
     expect(e.message).toContain('has 4 errors');
     expect(e.message).toContain('d.yaml:1:1 version:');
     expect(e.message).toContain('d.yaml:3:1 strategies: declare at least one strategy');
-    expect(e.message).toContain('d.yaml:5:3 risk.cooldown: expected a duration from 0 to 365d (milliseconds, or a number with ms, s, m, h or d); got "soon"');
+    expect(e.message).toContain('d.yaml:5:3 risk.cooldown: expected a duration from 0 to 365d (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "soon"');
     expect(e.message).toContain('d.yaml:6:3 risk.bogus: unknown key "bogus"');
   });
 
