@@ -83,7 +83,7 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
       context: { file, reason: e instanceof Error ? e.name : 'error' },
     });
   }
-  const substituted = substitute(raw, [], env, secrets, (path, msg) => problems.push(`${locate(path)} ${path.join('.')}: ${msg}`));
+  const substituted = substitute(raw, [], env, secrets, (path, msg) => problems.push(`${locate(path)} ${keyPath(path)}: ${msg}`));
 
   const result = deploymentSchema.safeParse(substituted);
   if (!result.success) {
@@ -143,9 +143,9 @@ export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (
   const path = [...prefix, ...rel];
   if (issue.code === 'unrecognized_keys') {
     const allowed = allowedKeysAt(root, rel);
-    return issue.keys.map((k) => `${locate([...path, k])} ${[...path, k].join('.')}: unknown key "${k}"${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`);
+    return issue.keys.map((k) => `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`);
   }
-  const where = path.length > 0 ? path.join('.') : '(top level)';
+  const where = path.length > 0 ? keyPath(path) : '(top level)';
   const value = valueAt(input, rel);
   const limit = prefix.length === 0 ? limitAt(path) : undefined;
   let msg = issue.message;
@@ -156,6 +156,11 @@ export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (
     msg = `${msg.replace(/, received \w+$/, '')}; got ${formatValue(value)}`;
   }
   return [`${locate(path)} ${where}: ${msg}`];
+}
+
+/** `risk.maxTradeSol`, `strategies.0.use`; a key with spaces, dots, quotes or line breaks is quoted, so one problem stays one line. */
+export function keyPath(path: readonly (string | number)[]): string {
+  return path.map((k) => (typeof k === 'number' || /^[\w$-]+$/.test(k) ? String(k) : JSON.stringify(k))).join('.');
 }
 
 /** A value as the user wrote it: strings quoted, NaN and Infinity by name, long values cut. */
