@@ -6,6 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { longTimeout, MAX_TIMER_MS, systemClock } from '../../src/core/clock.js';
 import { sleep } from '../../src/core/abort.js';
+import { createExitManager } from '../../src/engine/exit-manager.js';
+import { waitForStop } from '../../src/runtime/run-common.js';
 
 const DAY_MS = 86_400_000;
 
@@ -61,5 +63,40 @@ describe('wall-clock timers longer than 2^31-1 ms', () => {
     await vi.advanceTimersByTimeAsync(DAY_MS);
     await p;
     expect(done).toBe(true);
+  });
+});
+
+describe('the cases of issue 11 on the wall clock', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 1_700_000_000_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sells a position with a 30-day time stop after 30 days, not milliseconds after the buy', () => {
+    const clock = systemClock();
+    const fired: number[] = [];
+    const exits = createExitManager(clock, () => ({ timeStopMs: 30 * DAY_MS }), () => fired.push(clock.now()));
+    const openedAt = clock.now();
+    exits.positionChanged({
+      key: 's1:mintA', strategyId: 's1', mint: 'mintA', decimals: 6, tokenRaw: 1_000_000n, costLamports: 100_000_000n, boughtLamports: 100_000_000n,
+      boughtRaw: 1_000_000n, realisedLamports: 0n, feesLamports: 5_000n, openedAt, updatedAt: openedAt, market: 'venue_a', pool: 'poolA',
+    });
+    vi.advanceTimersByTime(184);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(30 * DAY_MS);
+    expect(fired).toEqual([openedAt + 30 * DAY_MS]);
+  });
+
+  it('keeps a run with --duration 30d going past its first 2 seconds (waitForStop)', async () => {
+    let stopped = false;
+    const ac = new AbortController();
+    const done = waitForStop({ durationMs: 30 * DAY_MS, signal: ac.signal, tickMs: 3_600_000, tick: () => undefined }).then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(stopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(30 * DAY_MS);
+    await done;
+    expect(stopped).toBe(true);
   });
 });
