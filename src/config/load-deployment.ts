@@ -146,7 +146,8 @@ export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (
     return issue.keys.map((k) => `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`);
   }
   const where = path.length > 0 ? keyPath(path) : '(top level)';
-  const value = valueAt(input, rel);
+  // a secret field's value is never echoed, even when it is of the wrong type
+  const value = prefix.length === 0 && isSecretPath(path) ? '[REDACTED]' : valueAt(input, rel);
   const limit = prefix.length === 0 ? limitAt(path) : undefined;
   let msg = issue.message;
   msg = msg.replace(/^Invalid input: /, '');

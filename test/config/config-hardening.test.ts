@@ -69,6 +69,14 @@ describe('deployment values of the wrong type name the fix', () => {
   });
 });
 
+describe('error messages and secrets', () => {
+  it('never echoes a secret field of the wrong type', () => {
+    const e = errorOf(() => parseDeployment(`${base}endpoints:\n  remote:\n    baseUrl: https://a.example\n    datastreamUrl: wss://a.example\n    apiKey: 987654321987\n`, 'd.yaml', { env: {} }));
+    expect(e.message).toContain('d.yaml:9:5 endpoints.remote.apiKey: expected string; got "[REDACTED]"');
+    expect(e.message).not.toContain('987654321987');
+  });
+});
+
 describe('YAML that used to crash the loader', () => {
   it('names a duplicate key and its line', () => {
     const e = errorOf(() => parseDeployment(`${base}risk:\n  cooldown: 5m\n  cooldown: 6m\n`, 'd.yaml', { env: {} }));
