@@ -106,6 +106,13 @@ describe('strategies named after Object.prototype members and unknown parameters
     expect(r.text).toContain(`CONFIG_INVALID: d.yaml has 1 strategy error:\n  - d.yaml:4:5 strategies.0.use: unknown strategy "${name}"`);
   });
 
+  it('refuses a strategy buy size beyond the SOL supply with the key and line', async () => {
+    const r = await validate(`${base}    params:\n      buySol: 1e29\n`);
+    expect(r.text).toContain('d.yaml:6:7 strategies.0.params.buySol: expected a positive SOL amount up to 1000000000 with at most 9 decimals');
+    const huge = await validate(`${base}    params:\n      buySol: "100000000000000000000"\n`);
+    expect(huge.text).toContain('d.yaml:6:7 strategies.0.params.buySol: expected a positive SOL amount up to 1000000000');
+  });
+
   it('lists the allowed parameters and points at the unknown key', async () => {
     const r = await validate(`${base}    params:\n      buySol: "0.1"\n      maxEntryDelay: 5\n`);
     expect(r.ok).toBe(false);
