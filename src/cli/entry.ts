@@ -1,10 +1,11 @@
 /** Process entry of the `chainpilot` command. */
+import { describeError } from '../core/errors.js';
 import { runCli } from './main.js';
 
 try {
   await runCli(process.argv);
 } catch (e) {
-  // Commands print their own coded errors; anything reaching here is unexpected.
-  process.stderr.write(`chainpilot: ${e instanceof Error ? e.message : String(e)}\n`);
+  // `CODE: message` for coded errors (the same form `validate` prints); `Name: message` otherwise
+  process.stderr.write(`${describeError(e)}\n`);
   process.exitCode = 1;
 }

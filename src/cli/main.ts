@@ -11,6 +11,12 @@ import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
 
+/** Commander's "error: ..." as `CLI_BAD_OPTION: ...` (a refused value) or `CLI_USAGE: ...` (anything else). */
+export function codedCliError(text: string): string {
+  const body = text.replace(/^error: /, '');
+  return `${/ is invalid\b/.test(body) ? 'CLI_BAD_OPTION' : 'CLI_USAGE'}: ${body}`;
+}
+
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string; description: string };
@@ -19,7 +25,8 @@ export function buildProgram(): Command {
     .description(pkg.description)
     .version(pkg.version)
     .showHelpAfterError()
-    .configureOutput({ outputError: (s, write) => write(s) });
+    // every refusal as `CODE: message`, like the commands' own errors
+    .configureOutput({ outputError: (s, write) => write(codedCliError(s)) });
   // Commands register themselves here, one line each:
   registerValidate(program);
   registerPaper(program);

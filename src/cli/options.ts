@@ -1,25 +1,52 @@
-/** Option parsers shared by the commands: each names what it expects when a value is wrong. */
+/**
+ * Option parsers shared by the commands. Each refuses what it cannot take as meant (an empty
+ * value, hex, a number out of range) and names what it expects, with the allowed range from
+ * CLI_LIMITS; commander prints the refusal as `CLI_BAD_OPTION: ...` (see main.ts).
+ */
 import { InvalidArgumentError } from 'commander';
+import { CLI_LIMITS, describeRange, type NumericLimit } from '../config/limits.js';
 import { parseDuration } from '../config/schema.js';
 
-/** `--duration 60s | 5m | 1h` in milliseconds. */
+const got = (v: string): string => `got ${JSON.stringify(v)}`;
+const inRange = (n: number, l: NumericLimit): boolean => n >= l.min && n <= l.max;
+
+/** `--duration 60s | 5m | 1h | 30d` in milliseconds, from 1s to 365d. */
 export function durationOption(v: string): number {
+  const l = CLI_LIMITS['--duration'];
   const ms = parseDuration(v);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 60s, 5m or 1h');
+  if (ms === undefined || !inRange(ms, l)) throw new InvalidArgumentError(`expected ${describeRange(l)}, such as 60s, 5m or 1h; ${got(v)}`);
   return ms;
 }
 
-/** `--speed N | max`: a positive multiple of real time, or as fast as possible. */
+/** `--speed N | max`: a decimal multiple of real time from 0.01 to 1000, or as fast as possible. */
 export function speedOption(v: string): number | 'max' {
   if (v === 'max') return 'max';
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive multiple of real time, or "max"');
+  const l = CLI_LIMITS['--speed'];
+  // decimal digits only: "0x10", "1e3", "Infinity" and "" are not what a person means by a speed
+  const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+  if (!inRange(n, l)) throw new InvalidArgumentError(`expected ${describeRange(l)}; ${got(v)}`);
   return n;
 }
 
-/** `--seed N`: a non-negative integer. */
+/** `--seed N`: a non-negative integer written in decimal digits. */
 export function seedOption(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  const l = CLI_LIMITS['--seed'];
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!inRange(n, l)) throw new InvalidArgumentError(`expected ${describeRange(l)}; ${got(v)}`);
+  return n;
+}
+
+/** `--seed N | WORD` of the simulator: digits are a number, any other non-empty word is hashed. */
+export function simSeedOption(v: string): number | string {
+  if (/^\d+$/.test(v)) return seedOption(v);
+  if (v.trim() === '' || v !== v.trim()) throw new InvalidArgumentError(`expected a non-negative integer or a word without spaces around it; ${got(v)}`);
+  return v;
+}
+
+/** `--port N`: 0 to 65535 in decimal digits (0 picks a free port). */
+export function portOption(v: string): number {
+  const l = CLI_LIMITS['--port'];
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!inRange(n, l)) throw new InvalidArgumentError(`expected a port, ${describeRange(l)} (0 picks a free port); ${got(v)}`);
   return n;
 }

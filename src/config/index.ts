@@ -3,3 +3,4 @@ export * from './schema.js';
 export * from './load-deployment.js';
 export * from './effective-config.js';
 export * from './json-schema.js';
+export * from './limits.js';

@@ -4,9 +4,10 @@
  * file, line, key and what is allowed. The result is deeply frozen.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
-import { ChainpilotError } from '../core/index.js';
+import { ChainpilotError, isChainpilotError } from '../core/index.js';
+import { describeRange, limitAt } from './limits.js';
 import { deploymentSchema, SECRET_PATHS, type Deployment } from './schema.js';
 
 export interface LoadedDeployment {
@@ -22,6 +23,9 @@ export interface LoadOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Alias expansions a deployment file may use (anchors are for small repeated blocks, not bombs). */
+const MAX_ALIAS_COUNT = 100;
+
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Reads and validates `file`. Throws CONFIG_UNREADABLE, CONFIG_YAML_SYNTAX or CONFIG_INVALID. */
@@ -35,8 +39,19 @@ export function loadDeployment(file: string, options: LoadOptions = {}): LoadedD
   return parseDeployment(text, file, options);
 }
 
-/** Validates YAML `text` as if read from `file`. */
+/** Validates YAML `text` as if read from `file`. Every failure is a coded error (never a stack trace). */
 export function parseDeployment(text: string, file: string, options: LoadOptions = {}): LoadedDeployment {
+  try {
+    return parseChecked(text, file, options);
+  } catch (e) {
+    if (isChainpilotError(e)) throw e;
+    // a bug or a limit of a library (stack depth, memory): still coded, still naming the file
+    const what = e instanceof RangeError && /call stack/i.test(e.message) ? 'it is nested too deeply to read; a deployment needs only a few levels of nesting' : `it could not be read (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)})`;
+    throw new ChainpilotError('CONFIG_INVALID', `${file} has 1 error:\n  - ${file}:1:1 (top level): ${what}`, { retry: 'not_retryable', context: { file, errors: 1 }, cause: e });
+  }
+}
+
+function parseChecked(text: string, file: string, options: LoadOptions): LoadedDeployment {
   const env = options.env ?? process.env;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -45,14 +60,30 @@ export function parseDeployment(text: string, file: string, options: LoadOptions
     return `${file}:${line}:${col}`;
   };
   if (doc.errors.length > 0) {
-    const lines = doc.errors.map((e) => `  - ${at(e.pos[0])} ${e.message.split('\n')[0]}`);
+    const lines = doc.errors.map((e) => {
+      const first = e.message.split('\n')[0] ?? '';
+      // name the key: the parser says only "Map keys must be unique"
+      const key = /^\s*("[^"\n]*"|'[^'\n]*'|[^:,{}\n]+?)\s*:/.exec(text.slice(e.pos[0]))?.[1]?.replace(/^["']|["']$/g, '');
+      const what = e.code === 'DUPLICATE_KEY' ? `duplicate key "${key ?? '?'}": a key may appear once per mapping; keep one of them`
+        : /call stack/i.test(first) ? 'nested too deeply to read; a deployment needs only a few levels of nesting' : first;
+      return `  - ${at(e.pos[0])} ${what}`;
+    });
     throw new ChainpilotError('CONFIG_YAML_SYNTAX', `${file} is not valid YAML:\n${lines.join('\n')}`, { retry: 'not_retryable', context: { file } });
   }
   const locate = (path: readonly (string | number)[]): string => locateIn(doc, path, at);
   const problems: string[] = [];
   const secrets: string[] = [];
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {};
-  const substituted = substitute(raw, [], env, secrets, (path, msg) => problems.push(`${locate(path)} ${path.join('.')}: ${msg}`));
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (e) {
+    // the yaml package throws a ReferenceError for an alias bomb ("billion laughs")
+    throw new ChainpilotError('CONFIG_YAML_SYNTAX', `${file} is not valid YAML:\n  - ${firstAlias(doc, at)} aliases expand too much (more than ${MAX_ALIAS_COUNT} expansions); write the values out instead of nesting aliases`, {
+      retry: 'not_retryable',
+      context: { file, reason: e instanceof Error ? e.name : 'error' },
+    });
+  }
+  const substituted = substitute(raw, [], env, secrets, (path, msg) => problems.push(`${locate(path)} ${keyPath(path)}: ${msg}`));
 
   const result = deploymentSchema.safeParse(substituted);
   if (!result.success) {
@@ -103,18 +134,61 @@ function substitute(value: unknown, path: (string | number)[], env: Readonly<Rec
   return value;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (string | number)[]) => string, input: unknown): string[] {
-  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+/**
+ * One zod issue as `file:line:col key.path: what is wrong; what is allowed`. `root` is the schema
+ * that produced it and `prefix` where its input sits in the file (strategy params use both).
+ */
+export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (string | number)[]) => string, input: unknown, root: z.ZodType = deploymentSchema, prefix: readonly (string | number)[] = []): string[] {
+  const rel = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const path = [...prefix, ...rel];
   if (issue.code === 'unrecognized_keys') {
-    const allowed = allowedKeysAt(path);
-    return issue.keys.map((k) => `${locate([...path, k])} ${[...path, k].join('.')}: unknown key "${k}"${allowed ? `; allowed here: ${allowed.join(', ')}` : ''}`);
+    const allowed = allowedKeysAt(root, rel);
+    return issue.keys.map((k) => `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`);
   }
-  const where = path.length > 0 ? path.join('.') : '(top level)';
+  const where = path.length > 0 ? keyPath(path) : '(top level)';
+  // a secret field's value is never echoed, even when it is of the wrong type
+  const value = prefix.length === 0 && isSecretPath(path) ? '[REDACTED]' : valueAt(input, rel);
+  const limit = prefix.length === 0 ? limitAt(path) : undefined;
   let msg = issue.message;
   msg = msg.replace(/^Invalid input: /, '');
-  if (issue.code === 'invalid_type' && valueAt(input, path) === undefined) msg = `required key is missing (${msg})`;
-  if (issue.code === 'invalid_value') msg = `${msg}; got ${JSON.stringify(valueAt(input, path)) ?? 'nothing'}`;
+  if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) msg = `required key is missing (${msg})`;
+  else if (limit && issue.code !== 'custom') msg = `expected ${describeRange(limit)}; got ${formatValue(value)}`;
+  else if (issue.code === 'invalid_value' || issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'too_big' || issue.code === 'too_small') {
+    msg = `${msg.replace(/, received \w+$/, '')}; got ${formatValue(value)}`;
+  }
   return [`${locate(path)} ${where}: ${msg}`];
+}
+
+/** `risk.maxTradeSol`, `strategies.0.use`; a key with spaces, dots, quotes or line breaks is quoted, so one problem stays one line. */
+export function keyPath(path: readonly (string | number)[]): string {
+  return path.map((k) => (typeof k === 'number' || /^[\w$-]+$/.test(k) ? String(k) : JSON.stringify(k))).join('.');
+}
+
+/** A value as the user wrote it: strings quoted, NaN and Infinity by name, long values cut. */
+export function formatValue(v: unknown): string {
+  let text: string;
+  if (typeof v === 'number' || typeof v === 'bigint') text = String(v);
+  else if (v === undefined) text = 'nothing';
+  else {
+    try {
+      text = JSON.stringify(v) ?? String(v);
+    } catch {
+      text = String(v);
+    }
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Where the first alias of the document is (for the alias-bomb message). */
+function firstAlias(doc: Document, at: (offset: number) => string): string {
+  let where: string | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      where = node.range ? at(node.range[0]) : undefined;
+      return visit.BREAK;
+    },
+  });
+  return where ?? at(0);
 }
 
 function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
@@ -127,8 +201,8 @@ function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** Keys the schema allows at `path` (for "allowed here" hints). */
-function allowedKeysAt(path: readonly (string | number)[]): string[] | undefined {
-  let s: unknown = deploymentSchema;
+function allowedKeysAt(root: z.ZodType, path: readonly (string | number)[]): string[] | undefined {
+  let s: unknown = root;
   const unwrap = (x: unknown): unknown => {
     for (let i = 0; i < 10; i++) {
       const def = (x as { _zod?: { def?: { type?: string; innerType?: unknown; in?: unknown; element?: unknown } } })._zod?.def;

@@ -1,10 +1,12 @@
 /**
  * The deployment schema: one YAML file describes a deployment. Strict (unknown keys are errors);
  * every default lives here; SOL amounts are exact decimals turned into lamports; durations accept
- * milliseconds or "500ms", "30s", "5m", "1h", "1d".
+ * milliseconds or "500ms", "30s", "5m", "1h", "1d". Every number and duration is bounded by its
+ * entry in limits.ts (CONFIG_LIMITS), so a value the schema accepts runs as the user meant.
  */
 import { z } from 'zod';
 import { toRaw } from '../core/index.js';
+import { CONFIG_LIMITS, describeRange, type LimitedKey } from './limits.js';
 
 const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -37,8 +39,43 @@ export const sol = z.union([z.string(), z.number()]).transform((v, ctx) => {
   }
 });
 
-const bpsInt = z.number().int().min(0).max(10_000);
-const pct = z.number().min(0).max(100);
+/** A duration within the key's limits. */
+function durationIn(key: LimitedKey): z.ZodType<number, string | number> {
+  const l = CONFIG_LIMITS[key];
+  return z.union([z.number(), z.string()]).transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === undefined || ms < l.min || ms > l.max) {
+      ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)} (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** A SOL amount within the key's limits, in lamports. */
+function solIn(key: LimitedKey): z.ZodType<bigint, string | number> {
+  const l = CONFIG_LIMITS[key];
+  const minL = BigInt(Math.round(l.min * 1e9));
+  const maxL = BigInt(l.max) * 1_000_000_000n;
+  return z.union([z.string(), z.number()]).transform((v, ctx) => {
+    let lamports: bigint | undefined;
+    try {
+      lamports = toRaw(String(v), 9);
+    } catch {
+      lamports = undefined;
+    }
+    if (lamports === undefined || lamports < minL || lamports > maxL) {
+      ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)}; got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return lamports;
+  });
+}
+
+/** An integer within the key's limits. */
+const intIn = (key: LimitedKey): z.ZodNumber => z.number().int().min(CONFIG_LIMITS[key].min).max(CONFIG_LIMITS[key].max);
+/** A finite number within the key's limits. */
+const numIn = (key: LimitedKey): z.ZodNumber => z.number().min(CONFIG_LIMITS[key].min).max(CONFIG_LIMITS[key].max);
 const url = z.url();
 
 export const SECRET_PATHS: readonly (readonly string[])[] = [
@@ -48,8 +85,8 @@ export const SECRET_PATHS: readonly (readonly string[])[] = [
 ];
 
 const simulatorEndpoints = z.strictObject({
-  seed: z.number().int().min(0).default(1),
-  speed: z.union([z.number().positive(), z.literal('max')]).default(60),
+  seed: intIn('endpoints.simulator.seed').default(1),
+  speed: z.union([numIn('endpoints.simulator.speed'), z.literal('max')]).default(60),
 });
 
 const remoteEndpoints = z.strictObject({
@@ -67,13 +104,31 @@ const endpoints = z
   .refine((e) => !(e.simulator && e.remote), { message: 'set either endpoints.simulator or endpoints.remote, not both' })
   .prefault({});
 
+/** A take-profit price multiple (decimal string or number) above the key's minimum, kept as a string. */
+function multipleIn(key: LimitedKey): z.ZodType<string, string | number> {
+  const l = CONFIG_LIMITS[key];
+  return z.union([z.string(), z.number()]).transform((v, ctx) => {
+    const text = String(v).trim();
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || !(n > l.min && n <= l.max)) {
+      ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)}; got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return text;
+  });
+}
+
 const exits = z.strictObject({
-  takeProfit: z.array(z.strictObject({ multiple: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d+(\.\d+)?$/, 'expected a price multiple such as "2" or "1.5"')), sellBps: bpsInt.min(1) })).optional(),
-  stopLossBps: bpsInt.optional(),
-  trailingStopBps: bpsInt.optional(),
-  timeStop: duration.optional(),
+  takeProfit: z.array(z.strictObject({ multiple: multipleIn('strategies[].exits.takeProfit[].multiple'), sellBps: intIn('strategies[].exits.takeProfit[].sellBps') })).optional(),
+  stopLossBps: intIn('strategies[].exits.stopLossBps').optional(),
+  trailingStopBps: intIn('strategies[].exits.trailingStopBps').optional(),
+  timeStop: durationIn('strategies[].exits.timeStop').optional(),
   exitOnSafety: z.strictObject({
-    maxBundlerPct: pct.optional(), maxSniperPct: pct.optional(), maxInsiderPct: pct.optional(), maxTop10Pct: pct.optional(), maxDevHoldingPct: pct.optional(),
+    maxBundlerPct: numIn('strategies[].exits.exitOnSafety.maxBundlerPct').optional(),
+    maxSniperPct: numIn('strategies[].exits.exitOnSafety.maxSniperPct').optional(),
+    maxInsiderPct: numIn('strategies[].exits.exitOnSafety.maxInsiderPct').optional(),
+    maxTop10Pct: numIn('strategies[].exits.exitOnSafety.maxTop10Pct').optional(),
+    maxDevHoldingPct: numIn('strategies[].exits.exitOnSafety.maxDevHoldingPct').optional(),
   }).optional(),
 });
 
@@ -88,46 +143,46 @@ const strategy = z.strictObject({
 });
 
 const risk = z.strictObject({
-  maxTradeSol: sol.optional(),
-  maxOpenPositions: z.number().int().min(1).optional(),
-  maxExposureSol: sol.optional(),
-  maxPerTokenSol: sol.optional(),
-  cooldown: duration.optional(),
-  dailyLossLimitSol: sol.optional(),
+  maxTradeSol: solIn('risk.maxTradeSol').optional(),
+  maxOpenPositions: intIn('risk.maxOpenPositions').optional(),
+  maxExposureSol: solIn('risk.maxExposureSol').optional(),
+  maxPerTokenSol: solIn('risk.maxPerTokenSol').optional(),
+  cooldown: durationIn('risk.cooldown').optional(),
+  dailyLossLimitSol: solIn('risk.dailyLossLimitSol').optional(),
   allowMints: z.array(z.string().min(1)).optional(),
   denyMints: z.array(z.string().min(1)).optional(),
-  maxRiskScore: z.number().min(0).optional(),
-  maxBundlerPct: pct.optional(),
-  maxSniperPct: pct.optional(),
-  maxInsiderPct: pct.optional(),
-  maxTop10Pct: pct.optional(),
-  maxDevHoldingPct: pct.optional(),
-  minLiquidityUsd: z.number().min(0).optional(),
-  minHolders: z.number().int().min(0).optional(),
+  maxRiskScore: numIn('risk.maxRiskScore').optional(),
+  maxBundlerPct: numIn('risk.maxBundlerPct').optional(),
+  maxSniperPct: numIn('risk.maxSniperPct').optional(),
+  maxInsiderPct: numIn('risk.maxInsiderPct').optional(),
+  maxTop10Pct: numIn('risk.maxTop10Pct').optional(),
+  maxDevHoldingPct: numIn('risk.maxDevHoldingPct').optional(),
+  minLiquidityUsd: numIn('risk.minLiquidityUsd').optional(),
+  minHolders: intIn('risk.minHolders').optional(),
   requireSafetyData: z.boolean().default(false),
   killSwitch: z.boolean().default(false),
 }).prefault({});
 
 const execution = z.strictObject({
-  slippageBps: bpsInt.default(300),
-  priorityFeeLamports: z.number().int().min(0).default(100_000),
-  defaultDecimals: z.number().int().min(0).max(18).default(6),
+  slippageBps: intIn('execution.slippageBps').default(300),
+  priorityFeeLamports: intIn('execution.priorityFeeLamports').default(100_000),
+  defaultDecimals: intIn('execution.defaultDecimals').default(6),
 }).prefault({});
 
 const paper = z.strictObject({
-  startingBalanceSol: sol.prefault('10'),
-  latency: duration.default(250),
-  extraSlippageBps: bpsInt.default(50),
-  defaultPoolFeeBps: bpsInt.default(100),
-  networkFeeLamports: z.number().int().min(0).default(5_000),
-  priorityFeeCapLamports: z.number().int().min(0).default(1_000_000),
-  assumedDepthSol: sol.prefault('100'),
+  startingBalanceSol: solIn('paper.startingBalanceSol').prefault('10'),
+  latency: durationIn('paper.latency').default(250),
+  extraSlippageBps: intIn('paper.extraSlippageBps').default(50),
+  defaultPoolFeeBps: intIn('paper.defaultPoolFeeBps').default(100),
+  networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),
+  priorityFeeCapLamports: intIn('paper.priorityFeeCapLamports').default(1_000_000),
+  assumedDepthSol: solIn('paper.assumedDepthSol').prefault('100'),
 }).prefault({});
 
 const engine = z.strictObject({
   positionPriceRoom: z.enum(['price:token', 'price:aggregated']).default('price:token'),
-  haltAfterErrors: z.number().int().min(0).default(10),
-  errorWindow: duration.default(60_000),
+  haltAfterErrors: intIn('engine.haltAfterErrors').default(10),
+  errorWindow: durationIn('engine.errorWindow').default(60_000),
 }).prefault({});
 
 const store = z.strictObject({ path: z.string().min(1).default('./data/chainpilot.db') }).prefault({});
@@ -136,7 +191,7 @@ const telemetry = z.strictObject({
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** JSONL decision log path (relative to the working directory); off when absent. */
   decisionLog: z.string().min(1).optional(),
-  statusInterval: duration.default(1_000),
+  statusInterval: durationIn('telemetry.statusInterval').default(1_000),
 }).prefault({});
 
 const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address');
@@ -147,17 +202,17 @@ const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expecte
  */
 const live = z.strictObject({
   /** Executor cap: largest SOL outflow of one intent (amount plus fee budget). Required for live. */
-  maxTradeSpendSol: sol.optional(),
+  maxTradeSpendSol: solIn('live.maxTradeSpendSol').optional(),
   /** Executor cap: largest SOL outflow of all intents of one UTC day. Required for live. */
-  maxDaySpendSol: sol.optional(),
+  maxDaySpendSol: solIn('live.maxDaySpendSol').optional(),
   /** Venue program ids a swap may call besides compute budget, system, token and ATA programs. */
   allowedPrograms: z.array(base58Address).default([]),
   /** Commitment a landing must reach. */
   commitment: z.enum(['confirmed', 'finalized']).default('confirmed'),
   /** With simulator endpoints: SOL airdropped to the wallet when the embedded ledger starts. */
-  simulatorFundSol: sol.prefault('10'),
+  simulatorFundSol: solIn('live.simulatorFundSol').prefault('10'),
   /** How long a stop waits for in-flight intents to reach an outcome before leaving them to the journal. */
-  drainTimeout: duration.default(30_000),
+  drainTimeout: durationIn('live.drainTimeout').default(30_000),
 }).prefault({});
 
 const wallet = z.strictObject({ keypairPath: z.string().min(1).optional(), secretKey: z.string().min(1).optional() });

@@ -1,4 +1,5 @@
 /** AbortSignal helpers: every async call takes a signal and cleans up in `finally`. */
+import { longTimeout } from './clock.js';
 import { ChainpilotError } from './errors.js';
 
 /** Throws CORE_ABORTED when `signal` is aborted. */
@@ -9,7 +10,7 @@ export function throwIfAborted(signal: AbortSignal | undefined, what: string): v
 }
 
 /**
- * Resolves after `ms`, or rejects with CORE_ABORTED when `signal` aborts first.
+ * Resolves after `ms` (any length), or rejects with CORE_ABORTED when `signal` aborts first.
  * The timer is always cleared.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -19,10 +20,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       return;
     }
     const onAbort = (): void => {
-      clearTimeout(timer);
+      cancel();
       reject(new ChainpilotError('CORE_ABORTED', 'sleep was aborted', { retry: 'not_retryable' }));
     };
-    const timer = setTimeout(() => {
+    const cancel = longTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);

@@ -17,25 +17,57 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The wall clock. */
+/**
+ * Largest delay Node's timers honour. A longer one fires after 1 ms (with a TimeoutOverflowWarning),
+ * so every wall-clock timer of chainpilot goes through `longTimeout`.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `fn` once after `delayMs` of wall time, for any delay: longer than `MAX_TIMER_MS` it chains
+ * timers against a wall-clock deadline. A negative or NaN delay means 0; `Infinity` never fires.
+ * Returns the cancel function.
+ */
+export function longTimeout(fn: () => void, delayMs: number): () => void {
+  const delay = delayMs > 0 ? delayMs : 0;
+  if (delay === Infinity) return () => undefined;
+  let timer: NodeJS.Timeout | undefined;
+  if (delay <= MAX_TIMER_MS) {
+    timer = setTimeout(fn, delay);
+    return () => clearTimeout(timer);
+  }
+  const deadline = Date.now() + delay;
+  const arm = (): void => {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      timer = undefined;
+      fn();
+      return;
+    }
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
+/** The wall clock. Timers are correct for any delay (see `longTimeout`). */
 export function systemClock(): Clock {
-  const handles = new Map<number, NodeJS.Timeout>();
+  const handles = new Map<number, () => void>();
   let next = 1;
   return {
     now: () => Date.now() as UnixMs,
     setTimeout(fn, delayMs) {
       const id = next++;
-      const t = setTimeout(() => {
+      handles.set(id, longTimeout(() => {
         handles.delete(id);
         fn();
-      }, Math.max(0, delayMs));
-      handles.set(id, t);
+      }, delayMs));
       return { id };
     },
     clearTimeout(handle) {
-      const t = handles.get(handle.id);
-      if (t !== undefined) {
-        clearTimeout(t);
+      const cancel = handles.get(handle.id);
+      if (cancel !== undefined) {
+        cancel();
         handles.delete(handle.id);
       }
     },

@@ -128,6 +128,8 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  EXEC_WALLET_FILE_PERMISSIONS: 'the wallet keypair file may be read or written by group or others; run chmod 600 on it',
+  CLI_USAGE: 'the command line is not one chainpilot understands (unknown command or option, missing argument)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -6,7 +6,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ChainpilotError, isChainpilotError } from '../core/index.js';
-import type { LoadedDeployment, StrategyConfig } from '../config/index.js';
+import { describeIssue, type LoadedDeployment, type StrategyConfig } from '../config/index.js';
 import type { ExitRules } from '../engine/exit-rules.js';
 import type { StrategyDefinition } from '../engine/strategy-api.js';
 import { instantiateStrategy, type StrategyInstance } from '../engine/strategy-instance.js';
@@ -52,7 +52,8 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
   const baseDir = dirname(resolve(loaded.file));
   for (const [i, s] of loaded.deployment.strategies.entries()) {
     if (!s.enabled) continue;
-    let def: AnyDefinition | undefined = BUILTIN_STRATEGIES[s.use];
+    // own keys only: `use: constructor` must not find Object.prototype.constructor
+    let def: AnyDefinition | undefined = Object.hasOwn(BUILTIN_STRATEGIES, s.use) ? BUILTIN_STRATEGIES[s.use] : undefined;
     try {
       if (!def && isFile(s.use)) def = await loadStrategyFile(resolve(baseDir, s.use));
     } catch (e) {
@@ -71,10 +72,7 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
     ids.add(id);
     const r = def.params.safeParse(s.params);
     if (!r.success) {
-      for (const issue of r.error.issues) {
-        const path = ['strategies', i, 'params', ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
-        problems.push(`${loaded.locate(path)} ${path.join('.')}: ${issue.message}`);
-      }
+      for (const issue of r.error.issues) problems.push(...describeIssue(issue, loaded.locate, s.params, def.params, ['strategies', i, 'params']));
       continue;
     }
     out.push(instantiateStrategy(def, s.params, { id, exits: exitsOf(s) }));

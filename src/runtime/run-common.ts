@@ -5,7 +5,7 @@
  */
 import { destination, type DestinationStream } from 'pino';
 import { createDatastreamClient, type DatastreamClient } from '../client/datastream/index.js';
-import { createLogger, createRedactor, seededRandom, type Logger, type Redactor } from '../core/index.js';
+import { createLogger, createRedactor, longTimeout, seededRandom, type Logger, type Redactor } from '../core/index.js';
 import { loadDeployment, type Deployment, type LoadedDeployment } from '../config/index.js';
 import { createRestPorts, type RestPorts } from './rest-ports.js';
 
@@ -59,15 +59,17 @@ export async function waitForStop(o: { readonly durationMs?: number; readonly si
   process.once('SIGINT', stop);
   o.signal?.addEventListener('abort', stop, { once: true });
   if (o.signal?.aborted) stop();
-  const timers: NodeJS.Timeout[] = [setInterval(o.tick, o.tickMs)];
-  if (o.durationMs !== undefined) timers.push(setTimeout(stop, o.durationMs));
+  // telemetry.statusInterval is bounded well below MAX_TIMER_MS by the schema; the duration is not
+  const interval = setInterval(o.tick, o.tickMs);
+  const cancelDuration = o.durationMs !== undefined ? longTimeout(stop, o.durationMs) : undefined;
   try {
     await new Promise<void>((resolve) => {
       if (stopped.signal.aborted) resolve();
       stopped.signal.addEventListener('abort', () => resolve(), { once: true });
     });
   } finally {
-    for (const t of timers) clearInterval(t);
+    clearInterval(interval);
+    cancelDuration?.();
     process.removeListener('SIGINT', stop);
     o.signal?.removeEventListener('abort', stop);
   }

@@ -39,7 +39,7 @@ export function parseFunding(spec: string): { address: string; lamports: bigint 
 /** Lines printed on start: every URL, and the key when the simulator generated it. */
 export function describeSimulator(sim: RunningSimulator, keyGiven: boolean): string[] {
   const lines = Object.entries(sim.urls).map(([name, url]) => `${name.padEnd(11)} ${url}`);
-  lines.push(keyGiven ? 'api key     (the one you passed with --api-key)' : `api key     ${sim.apiKey}`);
+  lines.push(keyGiven ? 'api key     (the one you passed with --api-key or CHAINPILOT_SIM_API_KEY)' : `api key     ${sim.apiKey}`);
   lines.push(`datastream clients connect to ${sim.urls.datastream}/<API_KEY>`);
   return lines;
 }

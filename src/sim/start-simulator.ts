@@ -60,8 +60,10 @@ export interface RunningSimulator {
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const seed = options.seed ?? 1;
   const speed = options.speed ?? 1;
-  if (speed !== 'max' && !(typeof speed === 'number' && speed > 0 && Number.isFinite(speed))) {
-    throw new ChainpilotError('SIM_INVALID_SETTINGS', `speed: got ${String(speed)}; use a positive number or 'max'`, { retry: 'not_retryable', context: { field: 'speed' } });
+  // the same range as endpoints.simulator.speed and --speed (src/config/limits.ts): slower freezes the
+  // market, faster cannot be kept up with in real time (use 'max')
+  if (speed !== 'max' && !(typeof speed === 'number' && speed >= 0.01 && speed <= 1_000)) {
+    throw new ChainpilotError('SIM_INVALID_SETTINGS', `speed: got ${String(speed)}; use a multiple of real time from 0.01 to 1000, or 'max'`, { retry: 'not_retryable', context: { field: 'speed' } });
   }
   const settings = parseMarketSettings(options.market ?? {});
   const faults = resolveFaults(options.faults);

@@ -2,14 +2,17 @@
 import { z } from 'zod';
 import { toRaw } from '../core/decimal.js';
 
-/** A zod schema for a positive SOL amount ("0.1"), giving lamports. */
+/** More SOL than exists: the same bound as the deployment's SOL keys (src/config/limits.ts). */
+const MAX_LAMPORTS = 1_000_000_000n * 1_000_000_000n;
+
+/** A zod schema for a positive SOL amount ("0.1") up to 1e9 SOL, giving lamports. */
 export const solParam = z.union([z.string(), z.number()]).transform((v, ctx) => {
   try {
     const l = toRaw(String(v), 9);
-    if (l > 0n) return l;
+    if (l > 0n && l <= MAX_LAMPORTS) return l;
   } catch {
     // reported below
   }
-  ctx.addIssue({ code: 'custom', message: `expected a positive SOL amount with at most 9 decimals, such as "0.1"; got ${JSON.stringify(v)}` });
+  ctx.addIssue({ code: 'custom', message: `expected a positive SOL amount up to 1000000000 with at most 9 decimals, such as "0.1"; got ${JSON.stringify(v)}` });
   return z.NEVER;
 });

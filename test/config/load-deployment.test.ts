@@ -38,7 +38,7 @@ describe('deployment config', () => {
 
   it('rejects a wrong type with its line and what was expected', () => {
     const e = errorOf(() => parseDeployment(`${base}risk:\n  maxOpenPositions: "five"\n`, 'd.yaml', { env: {} }));
-    expect(e.message).toMatch(/d\.yaml:6:3 risk\.maxOpenPositions: .*expected number, received string/);
+    expect(e.message).toContain('d.yaml:6:3 risk.maxOpenPositions: expected an integer from 1 to 10000; got "five"');
   });
 
   it('reports all errors at once', () => {
@@ -46,7 +46,7 @@ describe('deployment config', () => {
     expect(e.message).toContain('has 4 errors');
     expect(e.message).toContain('d.yaml:1:1 version:');
     expect(e.message).toContain('d.yaml:3:1 strategies: declare at least one strategy');
-    expect(e.message).toContain('d.yaml:5:3 risk.cooldown: expected a duration such as 500, "500ms", "30s"');
+    expect(e.message).toContain('d.yaml:5:3 risk.cooldown: expected a duration from 0 to 365d (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "soon"');
     expect(e.message).toContain('d.yaml:6:3 risk.bogus: unknown key "bogus"');
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,7 +8,7 @@ import { getBase58Decoder } from '@solana/kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/redact.js';
 import { createLogger } from '../../src/core/logger.js';
-import { keypairSigner, signerFromEnv, signerFromKeypairFile } from '../../src/executors/signer/signer.js';
+import { assertPrivateKeyFile, keypairSigner, signerFromEnv, signerFromKeypairFile } from '../../src/executors/signer/signer.js';
 import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
 import { createHarness, startHarness, WALLET_KEY } from './support/harness.js';
 
@@ -31,7 +31,7 @@ const leaks = (text: string): string[] => forms.filter((f) => text.includes(f));
 describe('signer', () => {
   it('loads the same wallet from a keypair file and from an environment variable', () => {
     const file = join(dir, 'k.json');
-    writeFileSync(file, JSON.stringify(Array.from(secret)));
+    writeFileSync(file, JSON.stringify(Array.from(secret)), { mode: 0o600 });
     expect(signerFromKeypairFile(file).address).toBe(WALLET_KEY.publicKey.toBase58());
     expect(signerFromEnv('KEY', { KEY: getBase58Decoder().decode(secret) }).address).toBe(WALLET_KEY.publicKey.toBase58());
     expect(signerFromEnv('KEY', { KEY: JSON.stringify(Array.from(secret)) }).address).toBe(WALLET_KEY.publicKey.toBase58());
@@ -40,7 +40,7 @@ describe('signer', () => {
   it('names the source and the fix on bad key material, without echoing the material', () => {
     const truncated = JSON.stringify(Array.from(secret.subarray(0, 63)));
     const file = join(dir, 'bad.json');
-    writeFileSync(file, truncated);
+    writeFileSync(file, truncated, { mode: 0o600 });
     const errors: unknown[] = [];
     for (const f of [() => signerFromKeypairFile(file), () => signerFromEnv('KEY', { KEY: truncated }), () => signerFromEnv('KEY', { KEY: `${forms[0]!}x` })]) {
       try {
@@ -95,6 +95,35 @@ describe('signer', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('keypair file permissions', () => {
+  it.each([0o644, 0o640, 0o604, 0o666, 0o620, 0o602])('refuses a keypair file with mode %o and names chmod 600', (mode) => {
+    const file = join(dir, `open-${mode.toString(8)}.json`);
+    writeFileSync(file, JSON.stringify(Array.from(secret)));
+    chmodSync(file, mode);
+    let error: unknown;
+    try {
+      signerFromKeypairFile(file);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: 'EXEC_WALLET_FILE_PERMISSIONS' });
+    expect((error as Error).message).toContain(`has mode 0${mode.toString(8)}`);
+    expect((error as Error).message).toContain(`run \`chmod 600 ${file}\``);
+    expect(leaks((error as Error).message)).toEqual([]);
+  });
+
+  it('accepts 0600 and 0400, and skips the check on Windows', () => {
+    const file = join(dir, 'private.json');
+    writeFileSync(file, JSON.stringify(Array.from(secret)));
+    for (const mode of [0o600, 0o400]) {
+      chmodSync(file, mode);
+      expect(signerFromKeypairFile(file).address).toBe(WALLET_KEY.publicKey.toBase58());
+    }
+    chmodSync(file, 0o644);
+    expect(() => assertPrivateKeyFile(file, 'win32')).not.toThrow();
   });
 });
 

@@ -51,6 +51,7 @@ describe('startSimulator', () => {
 
   it('rejects a bad speed, an unknown fault profile and unknown market settings with coded errors', async () => {
     await expect(startSimulator({ speed: 0 })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS' });
+    for (const speed of [1e300, 1e-300, Number.NaN, Infinity]) await expect(startSimulator({ speed })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS' });
     await expect(startSimulator({ faults: 'apocalypse' })).rejects.toMatchObject({ code: 'SIM_UNKNOWN_FAULT_PROFILE' });
     await expect(startSimulator({ market: { launchesPerHour: -1 } })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS', message: expect.stringContaining('launchesPerHour') });
     await expect(startSimulator({ market: { bogus: 1 } as never })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS' });

@@ -1,18 +1,11 @@
 /** `chainpilot sim`: runs the embedded market simulator until Ctrl-C. */
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { parseFunding, runSimulator } from '../../runtime/sim-runtime.js';
-import { speedOption } from '../options.js';
+import { portOption, simSeedOption, speedOption } from '../options.js';
 
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('use a port from 0 to 65535 (0 picks a free port)');
-  return n;
-}
-
-function parseSeed(v: string): number | string {
-  return /^\d+$/.test(v) ? Number(v) : v;
-}
+/** Where `sim` reads the key from when --api-key is absent (a key on the command line shows in `ps`). */
+export const SIM_API_KEY_ENV = 'CHAINPILOT_SIM_API_KEY';
 
 function collectFunding(v: string, acc: { address: string; lamports: bigint }[]): { address: string; lamports: bigint }[] {
   try {
@@ -26,12 +19,19 @@ export function registerSimCommand(program: Command): void {
   program
     .command('sim')
     .description('serve a seeded synthetic market on localhost: token REST, prediction REST and the Datastream')
-    .option('--port <port>', 'HTTP and WebSocket port (0 picks a free port)', parsePort, 8787)
+    .option('--port <port>', 'HTTP and WebSocket port (0 picks a free port)', portOption, 8787)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--seed <seed>', 'seed of the market and the faults', parseSeed, 1)
+    .option('--seed <seed>', 'seed of the market and the faults (a number or a word)', simSeedOption, 1)
     .option('--speed <speed>', "multiple of real time, or 'max'", speedOption, 1)
     .option('--faults <profile>', 'fault profile: none, flaky or chaos', 'none')
-    .option('--api-key <key>', 'key clients must present (default: generated and printed)')
+    .addOption(
+      new Option('--api-key <key>', `key clients must present (default: generated and printed); prefer the ${SIM_API_KEY_ENV} environment variable, since a key on the command line shows in \`ps\``)
+        .env(SIM_API_KEY_ENV)
+        .argParser((v: string) => {
+          if (v.trim() === '' || /[\s/]/.test(v)) throw new InvalidArgumentError('expected a non-empty key without spaces or "/"');
+          return v;
+        }),
+    )
     .option('--fund <address=sol>', 'airdrop SOL to a wallet on the ledger (repeatable)', collectFunding, [])
     .option('--no-ledger', 'serve REST and the Datastream only (no JSON-RPC, no swap service)')
     .action(async (o: { port: number; host: string; seed: number | string; speed: number | 'max'; faults: string; apiKey?: string; fund: { address: string; lamports: bigint }[]; ledger: boolean }) => {

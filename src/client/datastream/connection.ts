@@ -27,6 +27,8 @@ export interface ConnectionOptions {
   readonly stableAfterMs: number;
   /** Consecutive auth refusals that trip the breaker. */
   readonly authFailureLimit: number;
+  /** Largest frame the socket buffers; a larger one makes `ws` close the socket with 1009. */
+  readonly maxFrameBytes: number;
 }
 
 export interface ConnectionHandlers {
@@ -38,6 +40,8 @@ export interface ConnectionHandlers {
   attemptFailed(reason: DownReason, detail: string): void;
   /** The breaker tripped: no more reconnects. */
   stopped(error: ChainpilotError): void;
+  /** The server sent a frame larger than `maxFrameBytes`; the socket closes and reconnects after backoff. */
+  frameTooLarge(): void;
 }
 
 export interface Connection {
@@ -154,7 +158,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     const my = ++gen;
     httpStatus = undefined;
     authHint = false;
-    const sock = new WebSocket(endpoint, { perMessageDeflate: false });
+    const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes });
     ws = sock;
     liveSockets++;
     connectTimer = clock.setTimeout(() => {
@@ -181,7 +185,10 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
       lastFrameAt = at;
       h.message(data, at);
     });
-    sock.on('error', noop); // 'close' always follows and carries the decision
+    sock.on('error', (e: Error & { code?: string }) => {
+      // 'close' always follows and carries the decision; an oversized frame is also a reject to count
+      if (my === gen && e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') h.frameTooLarge();
+    });
     sock.on('close', (code) => {
       if (my === gen) lose(state === 'open' ? 'server-closed' : 'error', `socket closed with code ${code}`, code);
     });

@@ -7,6 +7,7 @@ import type WebSocket from 'ws';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import { backfillRoom } from './backfill.js';
 import { createConnection, type ConnectionState } from './connection.js';
+import { exceedsDepth } from './frame-limits.js';
 import type { Handler } from './delivery.js';
 import type { DatastreamEvent } from './events.js';
 import { resolveOptions, type DatastreamClientOptions } from './options.js';
@@ -84,7 +85,17 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     },
   });
 
+  /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
   const onFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
+    try {
+      handleFrame(raw, at);
+    } catch (e) {
+      s.frameErrors++;
+      emit({ kind: 'malformed', reason: `handling the frame failed (${e instanceof Error ? `${e.name}: ${e.message}` : 'error'}); it was skipped`, sample: '' });
+    }
+  };
+
+  const handleFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
     s.frames++;
     const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     s.bytes += buf.length;
@@ -100,6 +111,11 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || typeof (frame as { type?: unknown }).type !== 'string') {
       s.parseFailures++;
       emit({ kind: 'malformed', reason: 'not an object with a string type', sample: text.slice(0, 200) });
+      return;
+    }
+    if (exceedsDepth(frame, o.maxFrameDepth)) {
+      s.tooDeepFrames++;
+      emit({ kind: 'malformed', reason: `nested deeper than maxFrameDepth (${o.maxFrameDepth})`, sample: text.slice(0, 200) });
       return;
     }
     const f = frame as Record<string, unknown>;
@@ -207,6 +223,11 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       waiters.clear();
     },
     message: onFrame,
+    frameTooLarge() {
+      s.frames++;
+      s.oversizedFrames++;
+      emit({ kind: 'malformed', reason: `frame larger than maxFrameBytes (${o.maxFrameBytes}); the socket was closed and will reconnect`, sample: '' });
+    },
     down(reason, at) {
       gapStartedAt ??= at;
       emit({ kind: 'disconnected', at, reason });

@@ -23,6 +23,10 @@ export const datastreamKnobs = z
     backfillPageLimit: z.number().int().min(1).max(500),
     backfillMaxPages: z.number().int().positive(),
     backfillRetries: z.number().int().nonnegative(),
+    /** Largest frame the socket accepts; a larger one closes the connection (code 1009) and is counted. */
+    maxFrameBytes: z.number().int().min(1_024).max(256 * 1024 * 1024),
+    /** Deepest nesting of objects and arrays in a frame (the frame object is level 1); deeper frames are counted and skipped. */
+    maxFrameDepth: z.number().int().min(8).max(1_000),
   })
   .strict()
   .partial();
@@ -43,6 +47,8 @@ export const DATASTREAM_DEFAULTS = Object.freeze({
   backfillPageLimit: 500,
   backfillMaxPages: 200,
   backfillRetries: 3,
+  maxFrameBytes: 4 * 1024 * 1024,
+  maxFrameDepth: 64,
 });
 
 export interface DatastreamClientOptions extends DatastreamKnobs {

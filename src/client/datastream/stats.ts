@@ -17,6 +17,12 @@ export interface DatastreamStats {
   pings: number;
   /** Frames that were not JSON objects with a string `type`. */
   parseFailures: number;
+  /** Frames larger than `maxFrameBytes` (the socket closes on each; the client reconnects). */
+  oversizedFrames: number;
+  /** Frames nested deeper than `maxFrameDepth`, skipped unread. */
+  tooDeepFrames: number;
+  /** Frames whose handling threw (a bug or a hostile shape the checks missed); skipped, the client keeps running. */
+  frameErrors: number;
   /** Messages or rows whose payload failed its room's check. */
   invalidPayloads: number;
   unknownFrames: number;
@@ -53,6 +59,9 @@ export function createStats(): StatsBook {
     messages: 0,
     pings: 0,
     parseFailures: 0,
+    oversizedFrames: 0,
+    tooDeepFrames: 0,
+    frameErrors: 0,
     invalidPayloads: 0,
     unknownFrames: 0,
     serverErrors: 0,

@@ -19,7 +19,7 @@ import {
   type Redactor,
   type RetryClass,
 } from '../../core/index.js';
-import { clockSleep } from '../../core/clock.js';
+import { clockSleep, longTimeout } from '../../core/clock.js';
 import { classifyStatus } from './http-status.js';
 import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
 import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
@@ -190,7 +190,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const controller = new AbortController();
     let timedOut = false;
     const limitMs = req.timeoutMs ?? timeoutMs;
-    const timer = setTimeout(() => {
+    const cancelTimer = longTimeout(() => {
       timedOut = true;
       controller.abort();
     }, limitMs);
@@ -255,7 +255,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], clock.now());
       return statusError(status, info, retryAfterMs, req, isWrite);
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       req.signal?.removeEventListener('abort', onAbort);
     }
   };

@@ -2,7 +2,7 @@
  * The wallet signer. The secret key lives only in this closure: it is never a property, never
  * serialised, never part of an error message, and strategies never see the signer at all.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Keypair, type PublicKey, type Transaction, VersionedTransaction } from '@solana/web3.js';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { ChainpilotError } from '../../core/errors.js';
@@ -93,8 +93,30 @@ export function parseSecretKey(text: string, source: string): Keypair {
   }
 }
 
-/** A signer from a keypair file (JSON array of 64 bytes). */
+/**
+ * Refuses a keypair file that group or others may read or write (as ssh refuses such a key): the
+ * key spends the wallet. POSIX only; Windows has no such mode bits.
+ */
+export function assertPrivateKeyFile(path: string, platform: NodeJS.Platform = process.platform): void {
+  if (platform === 'win32') return;
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    return; // unreadable: the read below reports it with the fix
+  }
+  if ((mode & 0o077) !== 0) {
+    const octal = `0${mode.toString(8).padStart(3, '0')}`;
+    throw new ChainpilotError('EXEC_WALLET_FILE_PERMISSIONS', `the wallet keypair file ${path} has mode ${octal}: group or others may read or write it; run \`chmod 600 ${path}\` (and keep it only where you trust every user)`, {
+      retry: 'not_retryable',
+      context: { path, mode: octal },
+    });
+  }
+}
+
+/** A signer from a keypair file (JSON array of 64 bytes) that only its owner may read and write. */
 export function signerFromKeypairFile(path: string): Signer {
+  assertPrivateKeyFile(path);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

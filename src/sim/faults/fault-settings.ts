@@ -57,7 +57,7 @@ export const FAULT_PROFILES: Readonly<Record<string, FaultSettings>> = {
 export function resolveFaults(input: string | FaultSettings | undefined): ResolvedFaults {
   let raw: FaultSettings | undefined;
   if (typeof input === 'string') {
-    raw = FAULT_PROFILES[input];
+    raw = Object.hasOwn(FAULT_PROFILES, input) ? FAULT_PROFILES[input] : undefined;
     if (!raw) {
       throw new ChainpilotError('SIM_UNKNOWN_FAULT_PROFILE', `faults: unknown profile "${input}"; use one of ${Object.keys(FAULT_PROFILES).join(', ')}`, {
         retry: 'not_retryable', context: { profile: input },

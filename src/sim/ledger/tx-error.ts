@@ -72,7 +72,7 @@ const PHRASES: Readonly<Record<string, string>> = {
 
 /** The validator's wording for a transaction error (`Error processing Instruction 2: custom program error: 0x1771`). */
 export function describeTxError(err: TxErrorJson): string {
-  if (typeof err === 'string') return PHRASES[err] ?? err;
+  if (typeof err === 'string') return (Object.hasOwn(PHRASES, err) ? PHRASES[err] : undefined) ?? err;
   const ix = err['InstructionError'];
   if (Array.isArray(ix) && typeof ix[0] === 'number') {
     const inner: unknown = ix[1];

@@ -77,7 +77,7 @@ export function addDiscoveryRoutes(r: RestRouter): void {
   });
   const ranked = (by: 'transactions' | 'volume', tfDefault: string) => ({ state, params }: Parameters<Parameters<RestRouter['add']>[2]>[0]) => {
     const tf = params['timeframe'] ?? tfDefault;
-    if (!(tf in STAT_WINDOWS)) throw badParam('timeframe', `use one of ${Object.keys(STAT_WINDOWS).join(', ')}`);
+    if (!Object.hasOwn(STAT_WINDOWS, tf)) throw badParam('timeframe', `use one of ${Object.keys(STAT_WINDOWS).join(', ')}`);
     return newestFirst(state)
       .filter((t) => state.now - (state.tradesByToken.get(t.mint)?.at(-1)?.time ?? 0) < STAT_WINDOWS[tf]!)
       .map((t) => ({ t, w: windowOf(state, t, tf) }))

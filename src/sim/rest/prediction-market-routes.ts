@@ -9,7 +9,7 @@ import type { RestRouter } from './rest-router.js';
 const INTERVAL_MS: Readonly<Record<string, number>> = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '1d': 86_400_000 };
 
 export function buildPmCandles(m: PmMarket, interval: string): { time: number; open: number; high: number; low: number; close: number; volume: number }[] {
-  const ms = INTERVAL_MS[interval];
+  const ms = Object.hasOwn(INTERVAL_MS, interval) ? INTERVAL_MS[interval] : undefined;
   if (ms === undefined) throw badParam('interval', `use one of ${Object.keys(INTERVAL_MS).join(', ')}`);
   const out: { time: number; open: number; high: number; low: number; close: number; volume: number }[] = [];
   for (const t of m.trades) {
