@@ -14,11 +14,11 @@ import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
-import { normaliseMessage } from './normalise.js';
+import { createNormaliser } from './normalise.js';
 import { createOrderFlow, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
-import { createRoomRegistry } from './room-registry.js';
+import { createRoomOwners } from './room-owners.js';
 import type { StrategyInstance } from './strategy-instance.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
 import { createEngineStats, type EngineStats } from './engine-stats.js';
@@ -92,11 +92,12 @@ export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
   const market = createMarketView();
+  const normaliser = createNormaliser();
   const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? []);
   const gate = createRiskGate(options.risk);
   const stats = createEngineStats(clock, portfolio);
   const order = options.strategies.map((s) => s.id);
-  const rooms = createRoomRegistry(feed, order, (msg) => engine.ingest(msg));
+  const rooms = createRoomOwners(feed, order, (msg) => engine.ingest(msg));
   const rulesById = new Map(options.strategies.map((s) => [s.id, s.exits]));
   const data = createDataLookup(options.data, clock, options.dataLookup);
   const priceRoom = options.positionPriceRoom ?? 'price:token';
@@ -157,7 +158,7 @@ export function createEngine(options: EngineOptions): Engine {
       stats.frameSeen();
       let events: DomainEvent[];
       try {
-        events = normaliseMessage(msg);
+        events = normaliser.map(msg);
       } catch (e) {
         stats.badFrame(msg.room, e);
         log.warn({ room: msg.room, err: e instanceof Error ? e.message : String(e) }, 'bad frame skipped');

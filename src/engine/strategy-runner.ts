@@ -8,7 +8,7 @@ import type { DomainEvent } from './events.js';
 import type { MarketView } from './market-view.js';
 import type { OrderFlow } from './order-flow.js';
 import type { Portfolio } from './portfolio.js';
-import type { RoomRegistry } from './room-registry.js';
+import type { RoomOwners } from './room-owners.js';
 import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
 import type { StrategyInstance } from './strategy-instance.js';
 
@@ -39,7 +39,7 @@ export interface StrategyRunnerDeps {
   readonly data: StrategyData;
   readonly market: MarketView;
   readonly portfolio: Portfolio;
-  readonly rooms: RoomRegistry;
+  readonly rooms: RoomOwners;
   readonly stats: EngineStats;
   readonly orders: OrderFlow;
   readonly errorPolicy: { readonly maxErrors: number; readonly windowMs: number };

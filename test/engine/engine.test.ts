@@ -10,6 +10,7 @@ import { defineStrategy, type StrategyDefinition } from '../../src/engine/strate
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 import { fakeFeed } from './fake-feed.js';
+import { priceFrame, wire } from './wire.js';
 
 const SOL = 1_000_000_000n;
 
@@ -44,7 +45,7 @@ function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[
     feed.push('latest', { token: { mint, symbol: mint, name: mint, decimals: 6 }, pools: [{ market: 'venue_a', poolId: `${mint}-curve` }] });
   };
   // Price frames reach the engine whether or not a strategy joined the room (as a watched token's would).
-  const price = (mint: string, p: number) => engine.ingest({ room: `price:token:${mint}`, data: { price: p, pool: `${mint}-curve` }, receivedAt: clock.now(), origin: 'live' });
+  const price = (mint: string, p: number) => engine.ingest(wire(`price:token:${mint}`, priceFrame(p, { pool: `${mint}-curve` }), clock.now()));
   return { clock, feed, log, engine, executor, launch, price };
 }
 
@@ -77,7 +78,7 @@ describe('engine', () => {
     await t.engine.start();
     expect(t.feed.joined()).toEqual(['latest']);
     // The buy needs an observed price: a price tick arrives before the launch frame is acted on.
-    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
     expect(t.executor.inFlight()).toBe(1);
     t.clock.advance(199);
@@ -130,10 +131,14 @@ describe('engine', () => {
     expect(t.engine.stats.errorsOf('async')).toBe(1);
   });
 
-  it('counts and skips a bad frame without stopping later frames', async () => {
+  it('counts and skips a frame it cannot map without stopping later frames', async () => {
     const t = setup([{ def: buyEveryLaunch }]);
     await t.engine.start();
+    // the room registry rejects a launch without a mint before the engine sees it
     t.feed.push('latest', { token: { symbol: 'no mint' } });
+    expect(t.feed.rejected).toEqual(['latest: token.mint must be a non-empty string']);
+    // a USD-only aggregated price before any SOL/USD rate cannot become a SOL price
+    t.engine.ingest(wire('price:aggregated:Z', { token: 'Z', timestamp: 1, price: 1, pool: 'P' }, t.clock.now()));
     t.price('A', 0.0001);
     t.launch('A');
     expect(t.engine.stats.badFrames).toBe(1);
@@ -144,7 +149,7 @@ describe('engine', () => {
   it('takes partial profit at each level once, then exits the rest on the trailing stop', async () => {
     const t = setup([{ def: buyEveryLaunch, exits: { takeProfit: [{ multiple: '2', sellBps: 5_000 }, { multiple: '3', sellBps: 5_000 }], trailingStopBps: 2_000 } }]);
     await t.engine.start();
-    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
     t.clock.advance(200);
     const bought = t.engine.portfolio.open()[0]!.tokenRaw;
@@ -171,14 +176,14 @@ describe('engine', () => {
       { def: buyEveryLaunch, id: 'safe', exits: { exitOnSafety: { maxBundlerPct: 30 } } },
     ], { risk: {} });
     await t.engine.start();
-    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
     t.clock.advance(200);
     expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['sl', 'ts', 'safe']);
     t.price('A', 0.00006);
     t.clock.advance(200);
     expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['ts', 'safe']);
-    t.engine.ingest({ room: 'bundlers:A', data: { totalBundlerPercentage: 45 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('bundlers:A', { totalBundlerPercentage: 45 }, t.clock.now()));
     t.clock.advance(200);
     expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['ts']);
     t.clock.advance(60_000);
