@@ -7,7 +7,7 @@
  * here (and its mapping, which the compiler asks for) and its tests.
  */
 import type { UnixMs } from '../../core/index.js';
-import { fpCheck, fpKey, fpStart, fpStr } from './fingerprint.js';
+import { fpCheck, fpKey, fpResume, fpStart, fpState, fpStr } from './fingerprint.js';
 import { dcaFamily, pnlFamily, pnlSummaryFamily, unknownFamily } from './families/account-families.js';
 import { aggregatedPriceFamily, cryptoFamily, predictionFamily, priceFamily, statsFamily } from './families/market-families.js';
 import { safetyFamily } from './families/safety-family.js';
@@ -40,8 +40,11 @@ export const ROOM_FAMILIES: readonly RoomFamily[] = [
 export interface ResolvedRoom {
   readonly name: RoomName;
   readonly family: RoomFamily;
-  /** Hash of the dedup scope (mixed into every fingerprint of the room). */
+  /** The dedup scope (family and scope) mixed into every fingerprint of the room. */
   readonly scopeKey: string;
+  /** Fingerprint state after the scope, precomputed (the hot path resumes from it). */
+  readonly seed1: number;
+  readonly seed2: number;
   readonly backfill: BackfillScope | undefined;
 }
 
@@ -52,7 +55,11 @@ export function resolveRoom(room: string): ResolvedRoom {
   const parts = enriched ? all.slice(0, -1) : all;
   const name: RoomName = { room, parts, enriched };
   const family = ROOM_FAMILIES.find((f) => f.match(parts)) ?? (unknownFamily as RoomFamily);
-  return { name, family, scopeKey: `${family.name}|${family.scope(name)}`, backfill: family.backfill?.(name) };
+  const scopeKey = `${family.name}|${family.scope(name)}`;
+  fpStart();
+  fpStr(scopeKey);
+  const [seed1, seed2] = fpState();
+  return { name, family, scopeKey, seed1, seed2, backfill: family.backfill?.(name) };
 }
 
 /** The family of a room name. */
@@ -89,10 +96,14 @@ export function parseRows(r: ResolvedRoom, data: unknown): ParsedRows {
 
 /** Fingerprint `[key, check]` of one item in the room's dedup scope (the family must have an identity). */
 export function fingerprintOf(r: ResolvedRoom, item: unknown): [number, number] {
-  fpStart();
-  fpStr(r.scopeKey);
-  (r.family.identity as (i: unknown, n: RoomName) => void)(item, r.name);
+  fingerprintInto(r, item);
   return [fpKey(), fpCheck()];
+}
+
+/** Leaves the fingerprint of `item` in the current state (read it with `fpKey`/`fpCheck`): no allocation. */
+export function fingerprintInto(r: ResolvedRoom, item: unknown): void {
+  fpResume(r.seed1, r.seed2);
+  (r.family.identity as (i: unknown, n: RoomName) => void)(item, r.name);
 }
 
 /**

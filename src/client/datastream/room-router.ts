@@ -8,7 +8,8 @@ import type { UnixMs } from '../../core/index.js';
 import { createDedupWindow, type DedupWindow } from './dedup-window.js';
 import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './delivery.js';
 import { rowFingerprints } from './event-key.js';
-import { fingerprintOf, parseRows, resolveRoom, type ResolvedRoom } from './room-registry.js';
+import { fpCheck, fpKey } from './fingerprint.js';
+import { fingerprintInto, parseRows, resolveRoom, type ResolvedRoom } from './room-registry.js';
 import type { RoomStats, StatsBook } from './stats.js';
 import type { DatastreamMessage } from './stream-message.js';
 
@@ -76,8 +77,19 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       deliverAll(e, message(e, items, at, origin));
       return items.length;
     }
-    const { keys, checks } = rowFingerprints(e.resolved, items);
     const subs = e.subs;
+    if (items.length === 1 && subs.length === 1) {
+      // the common case, without allocating fingerprint arrays
+      fingerprintInto(e.resolved, items[0]);
+      if (dedup.admit(fpKey(), fpCheck(), subs[0]!.id)) {
+        subs[0]!.push(message(e, items, at, origin));
+        return 1;
+      }
+      e.stats.duplicates++;
+      s.duplicates++;
+      return 0;
+    }
+    const { keys, checks } = rowFingerprints(e.resolved, items);
     // rows admitted to at least one subscriber (only tracked when there are several)
     const anyAdmitted = subs.length > 1 ? new Uint8Array(items.length) : undefined;
     let admitted = 0;
@@ -146,7 +158,9 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         deliverAll(e, msg);
         return 1;
       }
-      const [key, check] = fingerprintOf(e.resolved, v);
+      fingerprintInto(e.resolved, v);
+      const key = fpKey();
+      const check = fpCheck();
       let delivered = 0;
       const subs = e.subs;
       for (let j = 0; j < subs.length; j++) {

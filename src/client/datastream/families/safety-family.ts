@@ -33,7 +33,8 @@ export const safetyFamily = roomFamily({
     const role = r.parts[0] as SafetyRole;
     const f = SAFETY_FIELDS[role];
     let figure: number | undefined;
-    for (const k of f.figure) {
+    for (let i = 0; i < f.figure.length; i++) {
+      const k = f.figure[i]!;
       const v = d[k];
       if (v === undefined) continue;
       if (!isNum(v)) return `${k} must be a number`;
@@ -42,7 +43,8 @@ export const safetyFamily = roomFamily({
     }
     if (figure === undefined) return `${f.figure.join(' or ')} must be a number (the ${role} room's figure)`;
     let previousFigure: number | undefined;
-    for (const k of f.previous) {
+    for (let i = 0; i < f.previous.length; i++) {
+      const k = f.previous[i]!;
       const v = d[k];
       if (!optNumOrNull(v)) return `${k} must be a number or null`;
       if (typeof v === 'number') {
