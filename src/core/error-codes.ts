@@ -128,6 +128,8 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  // --- strategy API protections ---
+  ENGINE_BUY_IN_FLIGHT: 'denial: this strategy already has an unresolved buy of the token; wait for onFill or onIntentFailed, or pass allowConcurrent: true',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

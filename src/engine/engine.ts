@@ -13,6 +13,7 @@ import type { DomainEvent } from './events.js';
 import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
+import type { ExitRules } from './exit-rules.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { createNormaliser } from './normalise.js';
 import { createOrderFlow, type OrderFlow } from './order-flow.js';
@@ -85,6 +86,11 @@ export interface Engine {
   rooms(): string[];
 }
 
+/** The safety room each `exitOnSafety` limit reads. */
+const SAFETY_ROOMS: readonly (readonly [keyof NonNullable<ExitRules['exitOnSafety']>, string])[] = [
+  ['maxBundlerPct', 'bundlers'], ['maxSniperPct', 'sniper'], ['maxInsiderPct', 'insider'], ['maxTop10Pct', 'top10'], ['maxDevHoldingPct', 'dev_holding'],
+];
+
 export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_000 };
 
 /** Builds an engine; nothing happens until `start()`. */
@@ -113,10 +119,35 @@ export function createEngine(options: EngineOptions): Engine {
     clock, random: options.random, executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
-    onPositionOpened: (p) => rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`),
-    onPositionClosed: (p) => rooms.release(p.strategyId, `${priceRoom}:${p.mint}`),
+    onPositionOpened: (p) => positionRooms(p.strategyId, p.mint, 'acquire'),
+    onPositionClosed: (p) => {
+      positionRooms(p.strategyId, p.mint, 'release');
+      runners.get(p.strategyId)?.positionClosed(p.mint);
+    },
     onFill: (strategyId, fill) => runners.get(strategyId)?.call('onFill', fill),
+    onIntentFailed: (strategyId, event) => runners.get(strategyId)?.call('onIntentFailed', event),
+    watchPriceFor: (strategyId, mint) => {
+      const room = `${priceRoom}:${mint}`;
+      rooms.acquire(strategyId, room);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        rooms.release(strategyId, room);
+      };
+    },
   });
+
+  /**
+   * Rooms held for an open position: the token's price room, and the safety room of every
+   * `exitOnSafety` limit of the strategy's exit rules, so those exits act whatever the strategy watches.
+   */
+  const positionRooms = (strategyId: string, mint: string, op: 'acquire' | 'release'): void => {
+    rooms[op](strategyId, `${priceRoom}:${mint}`);
+    const safety = rulesById.get(strategyId)?.exitOnSafety;
+    if (!safety) return;
+    for (const [field, role] of SAFETY_ROOMS) if (safety[field] !== undefined) rooms[op](strategyId, `${role}:${mint}`);
+  };
 
   for (const s of options.strategies) {
     runners.set(s.id, createStrategyRunner({
@@ -172,7 +203,7 @@ export function createEngine(options: EngineOptions): Engine {
       await executor.start((r) => orders.onReport(r));
       // Restored positions get their price rooms and exit rules like fresh ones.
       for (const p of portfolio.open()) {
-        rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`);
+        positionRooms(p.strategyId, p.mint, 'acquire');
         exits.positionChanged(p);
       }
       running = true;
