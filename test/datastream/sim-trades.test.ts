@@ -12,11 +12,11 @@ import { createMarketView } from '../../src/engine/market-view.js';
 import { defineStrategy } from '../../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
-import { startSimulator, type Simulator } from '../../src/sim/start-simulator.js';
+import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { waitFor } from './helpers/stream-server.js';
 
 const KEY = 'sim-trades-key-1';
-let sim: Simulator | undefined;
+let sim: RunningSimulator | undefined;
 let client: DatastreamClient | undefined;
 let engine: Engine | undefined;
 
