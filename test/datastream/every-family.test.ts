@@ -12,6 +12,7 @@ import type { DomainEvent } from '../../src/engine/events.js';
 import { defineStrategy } from '../../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
+import { formatRejects } from '../../src/runtime/status-panel.js';
 import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';
 
 const KEY = 'family-key-7d1e';
@@ -132,5 +133,9 @@ describe('every room family through a real socket, the client and the engine', (
       transaction: { rejected: 1, sampleReason: '[0] token.from.address must be a string', sampleRoom: `transaction:${M}` },
       frame: { rejected: 1, sampleReason: 'not JSON', sampleRoom: '' },
     });
+    // the status panel shows them
+    expect(formatRejects(client.stats().rejectedByFamily)).toBe(
+      `  rejected frames: safety 1 (totalInsiderPercentage must be a number (the insider room's figure) on insider:${M}), transaction 1 ([0] token.from.address must be a string on transaction:${M}), frame 1 (not JSON)`,
+    );
   });
 });
