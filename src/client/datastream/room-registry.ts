@@ -81,17 +81,25 @@ export interface ParsedRows {
 
 /** Parses every row with the family's guard; one bad row does not lose its valid neighbours. */
 export function parseRows(r: ResolvedRoom, data: unknown): ParsedRows {
-  const rows = rowsOf(data);
-  const items: unknown[] = [];
+  const arr = Array.isArray(data) ? (data as unknown[]) : undefined;
+  const rows = arr ?? [data];
+  // the wire array itself while every row parses to itself (liquidity events): no copy
+  let items: unknown[] | undefined = arr === undefined ? [] : undefined;
   let rejected = 0;
   let firstReason: string | undefined;
   for (let i = 0; i < rows.length; i++) {
-    const v = r.family.parse(rows[i], r.name);
+    const row = rows[i];
+    const v = r.family.parse(row, r.name);
     if (typeof v === 'string') {
-      if (rejected++ === 0) firstReason = Array.isArray(data) ? `[${i}] ${v}` : v;
-    } else items.push(v);
+      if (rejected++ === 0) firstReason = arr !== undefined ? `[${i}] ${v}` : v;
+      items ??= rows.slice(0, i);
+    } else if (items !== undefined) items.push(v);
+    else if (v !== row) {
+      items = rows.slice(0, i);
+      items.push(v);
+    }
   }
-  return { items, rejected, firstReason };
+  return { items: items ?? rows, rejected, firstReason };
 }
 
 /** Fingerprint `[key, check]` of one item in the room's dedup scope (the family must have an identity). */

@@ -36,16 +36,16 @@ export const liquidityFamily = roomFamily({
   provisional: true,
   parse: (row) => checkLiquidityEvent(row) ?? (row as LiquidityEvent),
   identity: (e) => {
-    // base58 tails carry enough entropy (24 signature chars ~140 bits; 8-12 address chars within one tx ~47-70 bits)
-    fpTail(e.tx, 24);
+    // base58 tails carry enough entropy (16 signature chars ~94 bits; 8 address chars within one tx ~47 bits);
+    // the pool implies the program, so programId is left out
+    fpTail(e.tx, 16);
     fpStr(e.type);
-    fpTail(e.pool, 10);
-    fpTail(e.wallet, 10);
-    fpTail(e.programId, 6);
+    fpTail(e.pool, 8);
+    fpTail(e.wallet, 8);
     fpStr(e.instruction);
     const tokens = e.tokens;
     for (let i = 0; i < tokens.length; i++) {
-      fpTail(tokens[i]!.address, 8);
+      fpTail(tokens[i]!.address, 6);
       fpStr(tokens[i]!.amountRaw);
     }
   },
@@ -138,11 +138,12 @@ export const transactionFamily = roomFamily({
   identity: (s) => {
     // signature, side, traded token, amount and wallet: what REST history and every room agree on
     fpInt(2);
-    if (s.tx !== undefined) fpTail(s.tx, 24);
+    if (s.tx !== undefined) fpTail(s.tx, 16);
     else fpInt(s.time ?? 0);
     fpStr(s.side);
     fpTail(s.mint, 10);
-    fpStr(s.amount === undefined ? '' : String(s.amount));
+    // a number on the stream and a decimal string in REST are one amount
+    fpStr(s.amount === undefined ? '' : typeof s.amount === 'number' ? String(s.amount) : String(Number(s.amount)));
     fpStr(s.wallet ?? '');
   },
   scope: () => 'transaction',
