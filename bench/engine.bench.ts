@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../src/core/index.js';
+import { parseRoomMessage } from '../src/client/datastream/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../src/engine/execution-port.js';
 import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
@@ -43,16 +44,23 @@ function build(onIntent: (i: OrderIntent) => void, fillAt?: string) {
   return { clock, engine };
 }
 
+/** A frame's payload parsed by the client's room registry, as the Datastream client delivers it. */
+function typed(room: string, data: unknown): StreamMessage {
+  const r = parseRoomMessage(room, data, 1 as UnixMs);
+  if (!r.ok) throw new Error(`bench frame rejected: ${r.reason}`);
+  return r.message;
+}
+
 const bench: Bench = {
   name: 'engine',
   async run() {
     const { engine } = build(() => undefined, '0.0001');
     await engine.start();
     // Hold a position in M (bought through the engine) so each tick also runs marks and exit rules.
-    engine.ingest({ room: 'price:token:M', data: { price: 0.0001 }, receivedAt: 1 as UnixMs, origin: 'live' });
-    engine.ingest({ room: 'latest', data: { token: { mint: 'M', decimals: 6 }, pools: [] }, receivedAt: 1 as UnixMs, origin: 'live' });
+    engine.ingest(typed('price:token:M', { price: 0.015, price_quote: 0.0001 }));
+    engine.ingest(typed('latest', { token: { mint: 'M', decimals: 6 }, pools: [] }));
     if (engine.portfolio.open().length !== 1) throw new Error('bench setup: no position');
-    const raw = [0.0001, 0.000101, 0.0000995, 0.0001003].map((p) => JSON.stringify({ type: 'message', room: 'price:token:M', data: { token: 'M', price: p, pool: 'P', timestamp: 1, solReserveLamports: '30000000000', tokenReserveRaw: '300000000000000' } }));
+    const raw = [0.0001, 0.000101, 0.0000995, 0.0001003].map((p) => JSON.stringify({ type: 'message', room: 'price:token:M', data: { token: 'M', price: p * 150, price_quote: p, pool: 'P', time: 1, solReserveLamports: '30000000000', tokenReserveRaw: '300000000000000' } }));
     let i = 0;
     const parseOnly = opsPerSecond(() => {
       JSON.parse(raw[i++ & 3]!);
@@ -60,7 +68,7 @@ const bench: Bench = {
     i = 0;
     const withEngine = opsPerSecond(() => {
       const f = JSON.parse(raw[i++ & 3]!) as { room: string; data: unknown };
-      engine.ingest({ room: f.room, data: f.data, receivedAt: 1 as UnixMs, origin: 'live' });
+      engine.ingest(typed(f.room, f.data));
     });
 
     // Latency: launch frame (as received, JSON text) → intent at the executor.
@@ -70,11 +78,11 @@ const bench: Bench = {
     await lat.engine.start();
     for (let n = 0; n < 20_000; n++) {
       const mint = `Mint${n}`;
-      lat.engine.ingest({ room: 'price:token:' + mint, data: { price: 0.0001 }, receivedAt: 1 as UnixMs, origin: 'live' });
+      lat.engine.ingest(typed('price:token:' + mint, { price: 0.015, price_quote: 0.0001 }));
       const text = JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] } });
       t0 = process.hrtime.bigint();
-      const f = JSON.parse(text) as StreamMessage;
-      lat.engine.ingest({ room: f.room, data: f.data, receivedAt: 1 as UnixMs, origin: 'live' });
+      const f = JSON.parse(text) as { room: string; data: unknown };
+      lat.engine.ingest(typed(f.room, f.data));
     }
     const warm = samples.slice(2_000);
     return [

@@ -130,6 +130,8 @@ export const ERROR_CODES = {
   CLI_BAD_OPTION: "a command-line option has an invalid value",
   EXEC_WALLET_FILE_PERMISSIONS: 'the wallet keypair file may be read or written by group or others; run chmod 600 on it',
   CLI_USAGE: 'the command line is not one chainpilot understands (unknown command or option, missing argument)',
+  // --- strategy API protections ---
+  ENGINE_BUY_IN_FLIGHT: 'denial: this strategy already has an unresolved buy of the token; wait for onFill or onIntentFailed, or pass allowConcurrent: true',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -13,12 +13,13 @@ import type { DomainEvent } from './events.js';
 import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
+import type { ExitRules } from './exit-rules.js';
 import { createMarketView, type MarketView } from './market-view.js';
-import { normaliseMessage } from './normalise.js';
+import { createNormaliser } from './normalise.js';
 import { createOrderFlow, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
-import { createRoomRegistry } from './room-registry.js';
+import { createRoomOwners } from './room-owners.js';
 import type { StrategyInstance } from './strategy-instance.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
 import { createEngineStats, type EngineStats } from './engine-stats.js';
@@ -85,6 +86,11 @@ export interface Engine {
   rooms(): string[];
 }
 
+/** The safety room each `exitOnSafety` limit reads. */
+const SAFETY_ROOMS: readonly (readonly [keyof NonNullable<ExitRules['exitOnSafety']>, string])[] = [
+  ['maxBundlerPct', 'bundlers'], ['maxSniperPct', 'sniper'], ['maxInsiderPct', 'insider'], ['maxTop10Pct', 'top10'], ['maxDevHoldingPct', 'dev_holding'],
+];
+
 export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_000 };
 
 /** Builds an engine; nothing happens until `start()`. */
@@ -92,11 +98,12 @@ export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
   const market = createMarketView();
+  const normaliser = createNormaliser();
   const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? []);
   const gate = createRiskGate(options.risk);
   const stats = createEngineStats(clock, portfolio);
   const order = options.strategies.map((s) => s.id);
-  const rooms = createRoomRegistry(feed, order, (msg) => engine.ingest(msg));
+  const rooms = createRoomOwners(feed, order, (msg) => engine.ingest(msg));
   const rulesById = new Map(options.strategies.map((s) => [s.id, s.exits]));
   const data = createDataLookup(options.data, clock, options.dataLookup);
   const priceRoom = options.positionPriceRoom ?? 'price:token';
@@ -112,10 +119,35 @@ export function createEngine(options: EngineOptions): Engine {
     clock, random: options.random, executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
-    onPositionOpened: (p) => rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`),
-    onPositionClosed: (p) => rooms.release(p.strategyId, `${priceRoom}:${p.mint}`),
+    onPositionOpened: (p) => positionRooms(p.strategyId, p.mint, 'acquire'),
+    onPositionClosed: (p) => {
+      positionRooms(p.strategyId, p.mint, 'release');
+      runners.get(p.strategyId)?.positionClosed(p.mint);
+    },
     onFill: (strategyId, fill) => runners.get(strategyId)?.call('onFill', fill),
+    onIntentFailed: (strategyId, event) => runners.get(strategyId)?.call('onIntentFailed', event),
+    watchPriceFor: (strategyId, mint) => {
+      const room = `${priceRoom}:${mint}`;
+      rooms.acquire(strategyId, room);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        rooms.release(strategyId, room);
+      };
+    },
   });
+
+  /**
+   * Rooms held for an open position: the token's price room, and the safety room of every
+   * `exitOnSafety` limit of the strategy's exit rules, so those exits act whatever the strategy watches.
+   */
+  const positionRooms = (strategyId: string, mint: string, op: 'acquire' | 'release'): void => {
+    rooms[op](strategyId, `${priceRoom}:${mint}`);
+    const safety = rulesById.get(strategyId)?.exitOnSafety;
+    if (!safety) return;
+    for (const [field, role] of SAFETY_ROOMS) if (safety[field] !== undefined) rooms[op](strategyId, `${role}:${mint}`);
+  };
 
   for (const s of options.strategies) {
     runners.set(s.id, createStrategyRunner({
@@ -157,7 +189,7 @@ export function createEngine(options: EngineOptions): Engine {
       stats.frameSeen();
       let events: DomainEvent[];
       try {
-        events = normaliseMessage(msg);
+        events = normaliser.map(msg);
       } catch (e) {
         stats.badFrame(msg.room, e);
         log.warn({ room: msg.room, err: e instanceof Error ? e.message : String(e) }, 'bad frame skipped');
@@ -171,7 +203,7 @@ export function createEngine(options: EngineOptions): Engine {
       await executor.start((r) => orders.onReport(r));
       // Restored positions get their price rooms and exit rules like fresh ones.
       for (const p of portfolio.open()) {
-        rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`);
+        positionRooms(p.strategyId, p.mint, 'acquire');
         exits.positionChanged(p);
       }
       running = true;

@@ -1,24 +1,17 @@
 /**
  * The port between the engine and a market feed: the live Datastream client, or the replay of a
- * recording in a backtest. The Datastream client satisfies it structurally; the engine normalises
- * `data` into domain events.
+ * recording in a backtest. The Datastream client satisfies it structurally; the engine maps the
+ * typed payloads into domain events (normalise.ts).
  */
 import type { UnixMs } from '../core/index.js';
+import type { DatastreamMessage } from '../client/datastream/index.js';
 
-export interface StreamMessage {
-  readonly room: string;
-  /** The frame's `data` member, as validated by the feed (object for token/pool rooms, array for liquidity rooms). */
-  readonly data: unknown;
-  /** When the frame was received (feed clock). */
-  readonly receivedAt: UnixMs;
-  /** `backfill` for events recovered from REST history after a gap. */
-  readonly origin: 'live' | 'backfill';
-  /**
-   * Commitment of the data when the feed knows it (`processed` for live liquidity events, which may
-   * vanish on a fork). Optional: a feed that does not set it leaves the engine to infer it.
-   */
-  readonly commitment?: 'processed' | 'confirmed' | 'unspecified';
-}
+/**
+ * One message of the feed: the room, its family and the payload parsed once by the family's guard
+ * in the client's room registry (src/client/datastream/room-registry.ts). Replays parse recorded
+ * frames through the same registry (`parseRoomMessage`), so the engine never sees wire data.
+ */
+export type StreamMessage = DatastreamMessage;
 
 /** A period during which the feed was disconnected and may have missed events. */
 export interface StreamGap {

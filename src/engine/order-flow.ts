@@ -11,7 +11,7 @@ import type { ExitManager, ExitOrder } from './exit-manager.js';
 import type { MarketView } from './market-view.js';
 import type { Portfolio, Position } from './portfolio.js';
 import type { RiskGate, RiskState } from './risk-gate.js';
-import type { OrderResult } from './strategy-api.js';
+import type { IntentFailed, OrderResult, PendingIntent } from './strategy-api.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,6 +22,8 @@ export interface PlaceRequest {
   readonly amountIn: bigint;
   readonly reason: string;
   readonly slippageBps?: number | undefined;
+  /** A buy while this strategy's earlier buy of the token is unresolved (default: denied). */
+  readonly allowConcurrent?: boolean | undefined;
 }
 
 export interface OrderFlow {
@@ -32,6 +34,8 @@ export interface OrderFlow {
   onReport(r: ExecutionReport): void;
   /** Intents handed over and not yet resolved. */
   pendingCount(): number;
+  /** A strategy's intents in flight, optionally for one token. */
+  pendingOf(strategyId: string, mint?: string): PendingIntent[];
   /** No new intents after this; reports still apply. */
   close(): void;
 }
@@ -52,12 +56,18 @@ export interface OrderFlowDeps {
   readonly onPositionOpened: (p: Position) => void;
   readonly onPositionClosed: (p: Position) => void;
   readonly onFill: (strategyId: string, fill: Fill) => void;
+  /** An intent was rejected, failed or expired. */
+  readonly onIntentFailed: (strategyId: string, event: IntentFailed) => void;
+  /** A buy was placed on a token without an observed price: watch its price room until `release` is called. */
+  readonly watchPriceFor: (strategyId: string, mint: string) => () => void;
 }
 
 interface Pending {
   readonly intent: OrderIntent;
   readonly exit: ExitOrder | undefined;
   readonly opening: boolean;
+  /** Releases the price room joined because the token had no observed price. */
+  readonly releasePrice: (() => void) | undefined;
 }
 
 export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
@@ -116,9 +126,12 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
     const at = d.clock.now();
     const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: req.amountIn.toString() };
+    const inFlight = req.side === 'buy' && req.allowConcurrent !== true ? pendingBuyOf(req.strategyId, req.mint) : undefined;
     const decision = closed
       ? { allowed: false as const, code: 'ENGINE_STOPPED', reason: 'the engine is stopping: no new orders' }
-      : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
+      : inFlight !== undefined
+        ? { allowed: false as const, code: 'ENGINE_BUY_IN_FLIGHT', reason: `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true` }
+        : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
     if (!decision.allowed) {
       d.decisions({ kind: 'denied', ...base, code: decision.code, reason: decision.reason });
       d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code: decision.code, reason: decision.reason });
@@ -140,7 +153,9 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       createdAt: at,
       reason: req.reason,
     });
-    const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n };
+    // no observed price yet: watch the token's price room so the paper fill (and the exit rules) get one
+    const releasePrice = req.side === 'buy' && obs?.price === undefined ? d.watchPriceFor(req.strategyId, req.mint) : undefined;
+    const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n, releasePrice };
     pending.set(intent.id, entry);
     track(entry, 1n);
     d.stats.intentPlaced();
@@ -150,6 +165,13 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       flow.onReport({ type: 'rejected', intentId: intent.id, at: d.clock.now(), code: isChainpilotError(e) ? e.code : 'ENGINE_SUBMIT_FAILED', reason: describeError(e) });
     });
     return { ok: true, intentId: intent.id };
+  };
+
+  /** The id of an unresolved buy of `mint` by `strategyId`, if any. */
+  const pendingBuyOf = (strategyId: string, mint: string): string | undefined => {
+    if ((buyByMint.get(mint) ?? 0n) === 0n) return undefined;
+    for (const p of pending.values()) if (p.intent.side === 'buy' && p.intent.strategyId === strategyId && p.intent.mint === mint) return p.intent.id;
+    return undefined;
   };
 
   const sellFraction = (strategyId: string, mint: string, fractionBps: number, reason: string, slippageBps?: number, exit?: ExitOrder): OrderResult => {
@@ -168,6 +190,13 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (!r.ok && key !== undefined) d.exits.settled(key, o.level, false);
     },
     pendingCount: () => pending.size,
+    pendingOf(strategyId, mint) {
+      const out: PendingIntent[] = [];
+      for (const { intent: i } of pending.values()) {
+        if (i.strategyId === strategyId && (mint === undefined || i.mint === mint)) out.push({ intentId: i.id, side: i.side, mint: i.mint, amountIn: i.amountIn, createdAt: i.createdAt });
+      }
+      return out;
+    },
     close: () => void (closed = true),
     onReport(r) {
       const p = pending.get(r.intentId);
@@ -175,6 +204,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (r.type === 'accepted') return;
       pending.delete(r.intentId);
       track(p, -1n);
+      p.releasePrice?.();
       const { intent } = p;
       const key = d.portfolio.position(intent.strategyId, intent.mint)?.key;
       if (r.type === 'filled') {
@@ -199,6 +229,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       d.decisions({ kind: 'unfilled', at: r.at, intentId: intent.id, strategyId: intent.strategyId, outcome: r.type, code, reason, feeLamports: r.type === 'failed' ? r.feeLamports.toString() : '0' });
       d.log.info({ intentId: intent.id, code }, `intent ${r.type}: ${reason}`);
       if (p.exit && key !== undefined) d.exits.settled(key, p.exit.level, false);
+      d.onIntentFailed(intent.strategyId, { intentId: intent.id, side: intent.side, mint: intent.mint, outcome: r.type, code, reason, at: r.at });
     },
   };
   return flow;

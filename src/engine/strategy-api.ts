@@ -27,6 +27,40 @@ export interface BuyOrder {
   readonly reason: string;
   /** Overrides the deployment's default slippage. */
   readonly slippageBps?: number;
+  /**
+   * Allows a buy while an earlier buy of the same token by this strategy is unresolved (default:
+   * denied with `ENGINE_BUY_IN_FLIGHT`, so `if (ctx.position(mint)) return` cannot double-buy).
+   */
+  readonly allowConcurrent?: boolean;
+}
+
+/** An intent of this strategy handed to the executor and not yet filled, failed or expired. */
+export interface PendingIntent {
+  readonly intentId: string;
+  readonly side: 'buy' | 'sell';
+  readonly mint: string;
+  /** Lamports for a buy, raw token units for a sell. */
+  readonly amountIn: bigint;
+  readonly createdAt: UnixMs;
+}
+
+/** An intent of this strategy that did not fill: rejected, failed on chain, or expired. */
+export interface IntentFailed {
+  readonly intentId: string;
+  readonly side: 'buy' | 'sell';
+  readonly mint: string;
+  /** `rejected`: nothing was sent or the executor refused it; `failed`: it landed and failed (fees paid); `expired`: it never landed. */
+  readonly outcome: 'rejected' | 'failed' | 'expired';
+  /** Stable code (`PAPER_NO_PRICE`, `EXPIRED`, an executor or chain code). */
+  readonly code: string;
+  readonly reason: string;
+  readonly at: UnixMs;
+}
+
+/** Options of `ctx.watch`. */
+export interface WatchOptions {
+  /** Leave the room again after this long on the engine clock (unless unwatched earlier). */
+  readonly ttlMs?: number;
 }
 
 export interface SellOrder {
@@ -74,11 +108,17 @@ export interface StrategyContext<P = unknown, S = unknown> {
   position(mint: string): Position | undefined;
   /** This strategy's open positions. */
   positions(): Position[];
+  /** This strategy's intents in flight (handed to the executor, not yet resolved), optionally for one token. */
+  pending(mint?: string): readonly PendingIntent[];
   /** Calls `onTimer` after `delayMs` of the engine clock. Returns an id for `cancel`. */
   schedule(delayMs: number, name: string, payload?: unknown): number;
   cancel(timerId: number): void;
-  /** Joins a room for this strategy (for example `holders:{mint}` before deciding). */
-  watch(room: string): void;
+  /**
+   * Joins a room for this strategy (for example `holders:{mint}` before deciding). Rooms whose name
+   * contains a token are left when this strategy's position in that token closes; `ttlMs` leaves it
+   * after a time. At most 1 000 rooms per strategy.
+   */
+  watch(room: string, options?: WatchOptions): void;
   unwatch(room: string): void;
 }
 
@@ -109,6 +149,8 @@ export interface StrategyDefinition<P = unknown, S = unknown> {
   onCrypto?(event: CryptoTick, ctx: StrategyContext<P, S>): void | Promise<void>;
   onGap?(event: StreamGapped, ctx: StrategyContext<P, S>): void | Promise<void>;
   onFill?(event: Fill, ctx: StrategyContext<P, S>): void | Promise<void>;
+  /** One of this strategy's intents was rejected, failed or expired (nothing or not all was bought or sold). */
+  onIntentFailed?(event: IntentFailed, ctx: StrategyContext<P, S>): void | Promise<void>;
   onTimer?(event: TimerFired, ctx: StrategyContext<P, S>): void | Promise<void>;
 }
 

@@ -8,7 +8,7 @@ import type { DomainEvent } from './events.js';
 import type { MarketView } from './market-view.js';
 import type { OrderFlow } from './order-flow.js';
 import type { Portfolio } from './portfolio.js';
-import type { RoomRegistry } from './room-registry.js';
+import type { RoomOwners } from './room-owners.js';
 import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
 import type { StrategyInstance } from './strategy-instance.js';
 
@@ -29,6 +29,8 @@ export interface StrategyRunner {
   start(): void;
   event(ev: DomainEvent): void;
   call(handler: HandlerName, arg: unknown): void;
+  /** This strategy's position in `mint` closed: leave the rooms it watched that name the token. */
+  positionClosed(mint: string): void;
   stop(): void;
 }
 
@@ -39,7 +41,7 @@ export interface StrategyRunnerDeps {
   readonly data: StrategyData;
   readonly market: MarketView;
   readonly portfolio: Portfolio;
-  readonly rooms: RoomRegistry;
+  readonly rooms: RoomOwners;
   readonly stats: EngineStats;
   readonly orders: OrderFlow;
   readonly errorPolicy: { readonly maxErrors: number; readonly windowMs: number };
@@ -51,7 +53,8 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
   const id = instance.id;
   const log = d.log.child({ strategy: id });
   const timers = new Map<number, TimerHandle>();
-  const watched = new Set<string>();
+  /** Watched rooms and their expiry timer, if any. */
+  const watched = new Map<string, TimerHandle | undefined>();
   const declared = def.rooms?.(instance.params) ?? [];
   const errorTimes: number[] = [];
   let halted = false;
@@ -82,12 +85,13 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     data: d.data,
     market: (mint) => d.market.get(mint),
-    buy: (o) => d.orders.place({ strategyId: id, side: 'buy', mint: o.mint, amountIn: o.lamports, reason: o.reason, slippageBps: o.slippageBps }),
+    buy: (o) => d.orders.place({ strategyId: id, side: 'buy', mint: o.mint, amountIn: o.lamports, reason: o.reason, slippageBps: o.slippageBps, allowConcurrent: o.allowConcurrent }),
     sell: (o) => o.amountRaw !== undefined
       ? d.orders.place({ strategyId: id, side: 'sell', mint: o.mint, amountIn: o.amountRaw, reason: o.reason, slippageBps: o.slippageBps })
       : d.orders.sellFraction(id, o.mint, o.fractionBps ?? 10_000, o.reason, o.slippageBps),
     position: (mint) => d.portfolio.position(id, mint),
     positions: () => d.portfolio.open().filter((p) => p.strategyId === id),
+    pending: (mint) => d.orders.pendingOf(id, mint),
     schedule(delayMs, name, payload) {
       if (timers.size >= MAX_TIMERS) {
         throw new ChainpilotError('STRATEGY_TOO_MANY_TIMERS', `strategy ${id} has ${MAX_TIMERS} timers pending; cancel some before scheduling more`, { retry: 'not_retryable', context: { strategyId: id } });
@@ -104,16 +108,20 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       if (h) clock.clearTimeout(h);
       timers.delete(timerId);
     },
-    watch(room) {
+    watch(room, options) {
       if (watched.has(room)) return;
       if (watched.size >= MAX_WATCHED) {
-        throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first`, { retry: 'not_retryable', context: { strategyId: id } });
+        throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first, or watch with { ttlMs }`, { retry: 'not_retryable', context: { strategyId: id } });
       }
-      watched.add(room);
+      const ttl = options?.ttlMs;
+      watched.set(room, ttl === undefined ? undefined : clock.setTimeout(() => ctx.unwatch(room), Math.max(1, ttl)));
       d.rooms.acquire(id, room);
     },
     unwatch(room) {
-      if (!watched.delete(room)) return;
+      if (!watched.has(room)) return;
+      const t = watched.get(room);
+      if (t !== undefined) clock.clearTimeout(t);
+      watched.delete(room);
       d.rooms.release(id, room);
     },
   };
@@ -145,9 +153,13 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       if (!fn) return;
       invoke(handler, () => fn.call(def, arg, ctx));
     },
+    positionClosed(mint) {
+      for (const room of [...watched.keys()]) if (room.split(':').includes(mint)) ctx.unwatch(room);
+    },
     stop() {
       for (const h of timers.values()) clock.clearTimeout(h);
       timers.clear();
+      for (const t of watched.values()) if (t !== undefined) clock.clearTimeout(t);
       watched.clear();
     },
   };

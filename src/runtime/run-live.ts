@@ -158,7 +158,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
       deployment: d, strategies, feed, executor: gated, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
       startingCashLamports: startLamports, data: rest.data, restoredFills,
     });
-    const panel = createStatusPanel(engine, () => Date.now());
+    const panel = createStatusPanel(engine, () => Date.now(), feed);
     await engine.start();
     try {
       const where = sim ? `the embedded simulator's ledger (seed ${seed})` : `${network} through ${redactor.redact(rpcUrl)}`;

@@ -42,7 +42,7 @@ export async function runPaper(o: RunPaperOptions): Promise<RunSummary> {
   }
 
   const session = createPaperSession({ deployment: d, strategies, feed, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }), data: rest.data });
-  const panel = createStatusPanel(session.engine, () => Date.now());
+  const panel = createStatusPanel(session.engine, () => Date.now(), feed);
   try {
     await session.start();
     const speed = o.speed ?? d.endpoints.simulator?.speed ?? 60;

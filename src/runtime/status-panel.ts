@@ -5,12 +5,24 @@
 import type { Engine } from '../engine/engine.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import { formatSol } from '../engine/portfolio.js';
+import type { FamilyRejects } from '../client/datastream/index.js';
 
 const short = (mint: string): string => (mint.length > 10 ? `${mint.slice(0, 4)}…${mint.slice(-4)}` : mint);
 const signed = (l: bigint): string => `${l >= 0n ? '+' : ''}${formatSol(l)}`;
 
-/** Tracks the event rate between calls of `render`. */
-export function createStatusPanel(engine: Engine, now: () => number): { render(): string } {
+/** What the panel reads of the feed: the Datastream client's rejects per room family. */
+export interface FeedRejects {
+  stats(): { readonly rejectedByFamily: Readonly<Record<string, FamilyRejects>> };
+}
+
+/** `rejected: transaction 3 ([0] token.from.address must be a string), frame 1 (not JSON)`, or '' when none. */
+export function formatRejects(byFamily: Readonly<Record<string, FamilyRejects>>): string {
+  const parts = Object.entries(byFamily).map(([family, r]) => `${family} ${r.rejected} (${r.sampleReason}${r.sampleRoom ? ` on ${r.sampleRoom}` : ''})`);
+  return parts.length === 0 ? '' : `  rejected frames: ${parts.join(', ')}`;
+}
+
+/** Tracks the event rate between calls of `render`; with `feed`, shows its rejects per room family. */
+export function createStatusPanel(engine: Engine, now: () => number, feed?: FeedRejects): { render(): string } {
   let lastEvents = engine.stats.events;
   let lastAt = now();
   return {
@@ -24,6 +36,8 @@ export function createStatusPanel(engine: Engine, now: () => number): { render()
       const lines = [
         `events ${events} (${rate.toFixed(0)}/s)  bad frames ${engine.stats.badFrames}  open ${totals.openPositions}  cash ${formatSol(totals.cashLamports)} SOL  equity ${formatSol(totals.equityLamports)} SOL  realised ${signed(totals.realisedLamports)}  unrealised ${signed(totals.unrealisedLamports)}`,
       ];
+      const rejects = feed ? formatRejects(feed.stats().rejectedByFamily) : '';
+      if (rejects) lines.push(rejects);
       for (const p of engine.portfolio.open().slice(0, 8)) {
         const value = engine.portfolio.valueOf(p);
         lines.push(`  ${p.strategyId.padEnd(18)} ${short(p.mint).padEnd(10)} cost ${formatSol(p.costLamports)}  pnl ${value === undefined ? '?' : signed(value - p.costLamports)}`);

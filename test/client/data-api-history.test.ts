@@ -142,6 +142,40 @@ describe('token data API: DCA, PnL V2, legacy and wallet routes', () => {
     expect((await caught(api.getDcaWallet('W', { status: 'done' as 'all' }))).code).toBe('API_INVALID_PARAM');
   });
 
+  it('sends the documented DCA aliases dex, platform and sort under their own names, one name per parameter', async () => {
+    const { server, api } = await setup((_r, res) => sendJson(res, 200, {}));
+    await api.getDcaTokenSellers('M', { dex: 'dca_program_a', sort: 'recent' });
+    await api.getDcaPair('A', 'B', { platform: 'dca_program_a', sortBy: 'progress' });
+    expect(server.requests.map((r) => r.url)).toEqual(['/dca/token/M/sellers?dex=dca_program_a&sort=recent', '/dca/pair/A/B?platform=dca_program_a&sortBy=progress']);
+    expect((await caught(api.getDcaWallet('W', { program: 'a', dex: 'b' }))).message).toMatch(/dex: is an alias of program/);
+    expect((await caught(api.getDcaWallet('W', { sort: 'soonest' as 'recent' }))).code).toBe('API_INVALID_PARAM');
+  });
+
+  it('sends pnlMode on the batch and legacy PnL routes', async () => {
+    const { server, api } = await setup((_r, res) => sendJson(res, 200, { results: [] }));
+    await api.getWalletsBatch(['W1'], { pnlMode: 'raw' });
+    await api.getPositionsBatch([{ wallet: 'W', token: 'M' }], { pnlMode: 'adjusted' });
+    await api.getTokenPositionsBatch('M', ['W'], { pnlMode: 'strict' });
+    await api.getWalletPositionsBatch('W', ['M'], { pnlMode: 'raw' });
+    await api.getLegacyWalletPnl('W', { pnlMode: 'adjusted' });
+    await api.getLegacyWalletTokenPnl('W', 'M', { pnlMode: 'raw' });
+    await api.getLegacyFirstBuyers('M', { pnlMode: 'strict' });
+    await api.getLegacyTopTraders(undefined, { pnlMode: 'raw' });
+    await api.getLegacyTokenTopTraders('M', { pnlMode: 'adjusted' });
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/v2/pnl/wallets/batch?pnlMode=raw',
+      '/v2/pnl/positions/batch?pnlMode=adjusted',
+      '/v2/pnl/tokens/M/positions/batch?pnlMode=strict',
+      '/v2/pnl/wallets/W/positions/batch?pnlMode=raw',
+      '/pnl/W?pnlMode=adjusted',
+      '/pnl/W/M?pnlMode=raw',
+      '/first-buyers/M?pnlMode=strict',
+      '/top-traders/all?pnlMode=raw',
+      '/top-traders/M?pnlMode=adjusted',
+    ]);
+    expect((await caught(api.getLegacyWalletPnl('W', { pnlMode: 'loose' as 'raw' }))).code).toBe('API_INVALID_PARAM');
+  });
+
   it('splits PnL batches at 100 wallets, 200 pairs and merges notFound lists', async () => {
     const { server, api } = await setup((r, res) => {
       const body = JSON.parse(r.body) as { wallets?: string[]; pairs?: unknown[]; tokens?: string[] };

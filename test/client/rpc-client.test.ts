@@ -248,6 +248,19 @@ describe('JSON-RPC client', () => {
   });
 });
 
+describe('getTokenAccountsByOwners over 250 wallets', () => {
+  it('merges the chunks of the {context, value} answer the service and the simulator give, losing no wallet', async () => {
+    const { server, rpc } = await setup({
+      getTokenAccountsByOwners: (params) => ({ result: { context: { slot: 7 }, value: (params[0] as string[]).map((w) => ({ owner: w, accounts: [{ pubkey: `${w}-ata`, amount: '1' }] })) } }),
+    });
+    const wallets = Array.from({ length: 600 }, (_, i) => `w${i}`);
+    const merged = (await rpc.getTokenAccountsByOwners(wallets, 'Mint')) as { context: { slot: number }; value: { owner: string }[] };
+    expect(server.calls.filter((c) => c.method === 'getTokenAccountsByOwners').map((c) => (c.params[0] as string[]).length)).toEqual([250, 250, 100]);
+    expect(merged.value.map((v) => v.owner)).toEqual(wallets);
+    expect(merged.context.slot).toBe(7);
+  });
+});
+
 describe('commitment ranks', () => {
   it('order processed < confirmed < finalized and treat null as below everything', () => {
     expect(commitmentRank('processed')).toBeLessThan(commitmentRank('confirmed'));

@@ -70,4 +70,13 @@ describe('prediction client on the simulator', () => {
     }
     expect(count).toBeGreaterThan(0);
   });
+
+  it('posts the documented {ids} body to /v1/markets/batch and gets those markets back', async () => {
+    const page = await clients.prediction.getEvents({ limit: 5 });
+    const ids = page.data.flatMap((e) => (e.markets ?? []).map((m) => String(m.id))).slice(0, 3);
+    expect(ids.length).toBeGreaterThan(0);
+    const got = (await clients.prediction.postMarketsBatch({ ids })) as { data: { id: string }[] };
+    expect(got.data.map((m) => m.id)).toEqual(ids);
+    await expect(clients.prediction.postMarketsBatch({ ids: [] })).rejects.toThrow(/ids: send 1 to 100 market ids/);
+  });
 });

@@ -55,7 +55,7 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
   });
 
   it('delivers typed, checked liquidity arrays and keeps fields the spec does not document', async () => {
-    const got: DatastreamMessage<readonly LiquidityEvent[]>[] = [];
+    const got: DatastreamMessage<'liquidity'>[] = [];
     client.subscribe(rooms.liquidity('MintA'), (m) => void got.push(m));
     await waitFor(() => server.open()[0]!.rooms.size === 1, 'join');
     const e = liquidityEvent({ extraField: { nested: 1 } });
@@ -95,7 +95,7 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
   });
 
   it('drops invalid rows of a liquidity frame, keeps the valid ones, and counts the rejects', async () => {
-    const got: DatastreamMessage<readonly LiquidityEvent[]>[] = [];
+    const got: DatastreamMessage<'liquidity'>[] = [];
     client.subscribe(rooms.liquidity('MintA'), (m) => void got.push(m));
     await waitFor(() => server.open()[0]!.rooms.size === 1, 'join');
     const good1 = liquidityEvent();
@@ -135,7 +135,7 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
 
   it('delivers one event once to a handler subscribed to overlapping rooms, but keeps distinct events that share a tx', async () => {
     const seen: LiquidityEvent[] = [];
-    const handler = (m: DatastreamMessage<readonly LiquidityEvent[]>): void => void seen.push(...m.data);
+    const handler = (m: DatastreamMessage<'liquidity'>): void => void seen.push(...m.data);
     const other: LiquidityEvent[] = [];
     client.subscribe(rooms.liquidity('MintA'), handler);
     client.subscribe(rooms.liquidityPool('PoolA'), handler);

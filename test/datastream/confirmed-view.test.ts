@@ -50,7 +50,7 @@ describe('confirmed-only liquidity view', () => {
     await setup();
     const dropped: LiquidityEvent[] = [];
     view = createConfirmedLiquidityView({ client, source, clock, holdMs: 60_000, pollMs: 5_000, onDrop: (_r, evs) => dropped.push(...evs) });
-    const got: DatastreamMessage<readonly LiquidityEvent[]>[] = [];
+    const got: DatastreamMessage<'liquidity'>[] = [];
     view.subscribe(rooms.liquidity('MintA', { pool: 'PoolA' }), (m) => void got.push(m));
     await waitFor(() => server.open()[0]?.rooms.size === 1, 'join');
     const kept = liquidityEvent({ tx: 'T1', type: 'remove_liquidity' });

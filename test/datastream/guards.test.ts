@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkLiquidityEvent, checkObjectPayload } from '../../src/client/datastream/index.js';
+import { checkLiquidityEvent, parseRoomMessage } from '../../src/client/datastream/index.js';
+import type { UnixMs } from '../../src/core/index.js';
 import { liquidityEvent } from './helpers/events.js';
 
 const withAmounts = (amount: string, amountRaw: string): unknown => liquidityEvent({ tokens: [{ address: 'M', amount, amountRaw, decimals: 6 }] });
@@ -29,11 +30,16 @@ describe('payload guards', () => {
   });
 
   it('check the graduated token message and leave undocumented payloads open', () => {
+    const check = (room: string, data: unknown): string | undefined => {
+      const r = parseRoomMessage(room, data, 1 as UnixMs);
+      return r.ok ? undefined : r.reason;
+    };
     const launch = { token: { name: 'A', symbol: 'A', mint: 'M' }, pools: [{ market: 'venue_a-amm', poolId: 'P', extra: 1 }] };
-    expect(checkObjectPayload('token-graduated', { ...launch, graduationTx: 'T', graduationTime: 1_700_000_000_000 })).toBeUndefined();
-    expect(checkObjectPayload('token-graduated', { ...launch, graduationTx: 'T', graduationTime: '2024' })).toBe('graduationTime must be integer Unix ms');
-    expect(checkObjectPayload('token-launch', { token: { name: 'A', symbol: 'A' }, pools: [] })).toBe('token.mint must be a string');
-    expect(checkObjectPayload('dca', { whatever: true })).toBeUndefined();
-    expect(checkObjectPayload('dca', [1])).toBe('data must be an object');
+    expect(check('graduated', { ...launch, graduationTx: 'T', graduationTime: 1_700_000_000_000 })).toBeUndefined();
+    expect(check('graduated', launch)).toBeUndefined();
+    expect(check('graduated', { ...launch, graduationTx: 'T', graduationTime: '2024' })).toBe('graduationTime must be Unix ms or null');
+    expect(check('latest', { token: { name: 'A', symbol: 'A' }, pools: [] })).toBe('token.mint must be a non-empty string');
+    expect(check('dca:p', { whatever: true })).toBeUndefined();
+    expect(check('dca:p', [1])).toBe('data must be an object');
   });
 });

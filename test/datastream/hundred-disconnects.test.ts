@@ -52,7 +52,7 @@ describe('Datastream client over 100 forced disconnects', () => {
     const origins = { live: 0, backfill: 0 };
     const bump = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
     // one handler on overlapping liquidity rooms (token, token+pool, pool): each event once
-    const onLiquidity = (msg: DatastreamMessage<readonly { tx: string }[]>): void => {
+    const onLiquidity = (msg: DatastreamMessage<'liquidity'>): void => {
       origins[msg.origin]++;
       for (const e of msg.data) bump(liqSeen, e.tx);
     };

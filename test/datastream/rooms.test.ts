@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
-import { roomSpec, rooms } from '../../src/client/datastream/index.js';
+import { ROOM_FAMILIES, roomSpec, rooms } from '../../src/client/datastream/index.js';
 
 describe('room builders', () => {
   it('build every room family of the spec', () => {
@@ -113,10 +113,14 @@ describe('roomSpec', () => {
     }
   });
 
-  it('marks only live liquidity provisional and array-shaped', () => {
-    expect(roomSpec('liquidity:pool:P:enriched')).toMatchObject({ family: 'liquidity', isArray: true, provisional: true });
-    expect(roomSpec('transaction:M')).toMatchObject({ family: 'transaction', isArray: true, provisional: false });
-    expect(roomSpec('latest')).toMatchObject({ family: 'token-launch', isArray: false, provisional: false });
+  it('marks only live liquidity provisional, and liquidity and transaction rooms as lists of events', () => {
+    expect(roomSpec('liquidity:pool:P:enriched')).toMatchObject({ family: 'liquidity', rows: true, provisional: true });
+    expect(roomSpec('transaction:M')).toMatchObject({ family: 'transaction', rows: true, provisional: false });
+    expect(roomSpec('latest')).toMatchObject({ family: 'launch', rows: false, provisional: false });
+  });
+
+  it('resolves every family of the registry from its example room name', () => {
+    for (const f of ROOM_FAMILIES) expect(roomSpec(f.example).family).toBe(f.name);
   });
 
   it('derives the REST history scope of token-scoped liquidity and swap rooms, and none for pool or wallet rooms', () => {
@@ -125,9 +129,11 @@ describe('roomSpec', () => {
     expect(roomSpec('liquidity:pool:P').backfill).toBeUndefined();
     expect(roomSpec('liquidity:wallet:W').backfill).toBeUndefined();
     expect(roomSpec('price:token:M').backfill).toBeUndefined();
+    // no REST route serves a wallet's trades across tokens: no backfill (it used to call /trades/wallet and 404)
+    expect(roomSpec('transaction:wallet:W').backfill).toBeUndefined();
   });
 
   it('accepts an unknown room as an open-object event room', () => {
-    expect(roomSpec('somethingnew:x')).toMatchObject({ family: 'unknown', isArray: false, coalesce: false });
+    expect(roomSpec('somethingnew:x')).toMatchObject({ family: 'unknown', rows: false, coalesce: false });
   });
 });

@@ -97,15 +97,15 @@ export function scriptedMarket(feed: FakeFeed, clock: ManualClock, seed: number)
           feed.push('graduated', { token: { mint: t.mint }, pools: [{ market: 'venue_a-amm', poolId: t.pool }], graduationTx: `grad-${t.mint}`, graduationTime: now });
         }
       }
-      if (feed.wants(`price:token:${t.mint}`)) feed.push(`price:token:${t.mint}`, { token: t.mint, price: Number(priceStr(t)), pool: t.pool, market: t.graduated ? 'venue_a-amm' : 'venue_a', timestamp: now,
+      if (feed.wants(`price:token:${t.mint}`)) feed.push(`price:token:${t.mint}`, { token: t.mint, price: Number(priceStr(t)) * 150, price_quote: Number(priceStr(t)), pool: t.pool, market: t.graduated ? 'venue_a-amm' : 'venue_a', timestamp: now,
         solReserveLamports: t.sol.toString(), tokenReserveRaw: t.token.toString(), feeBps: 100 });
       if (rnd.chance(0.1)) {
         t.top10 = Math.max(5, Math.min(95, t.top10 + rnd.int(-3, 3)));
         t.bundlers = Math.max(0, Math.min(90, t.bundlers + rnd.int(-2, 4)));
-        feed.push(`holders:${t.mint}`, { current: t.holders });
-        feed.push(`top10:${t.mint}`, { current: t.top10 });
+        feed.push(`holders:${t.mint}`, { total: t.holders });
+        feed.push(`top10:${t.mint}`, { totalPercentage: t.top10 });
         feed.push(`bundlers:${t.mint}`, { totalBundlerPercentage: t.bundlers });
-        feed.push(`sniper:${t.mint}`, { percentage: rnd.int(0, 30) });
+        feed.push(`sniper:${t.mint}`, { totalSniperPercentage: rnd.int(0, 30) });
         feed.push(`dev_holding:${t.mint}`, { percentage: t.dev });
       }
     }

@@ -6,10 +6,11 @@ import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
 import type { ExitRules } from '../../src/engine/exit-rules.js';
 import type { MarketView } from '../../src/engine/market-view.js';
-import { defineStrategy, type StrategyDefinition } from '../../src/engine/strategy-api.js';
+import { defineStrategy, type IntentFailed, type StrategyDefinition } from '../../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 import { fakeFeed } from './fake-feed.js';
+import { priceFrame, wire } from './wire.js';
 
 const SOL = 1_000_000_000n;
 
@@ -44,7 +45,7 @@ function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[
     feed.push('latest', { token: { mint, symbol: mint, name: mint, decimals: 6 }, pools: [{ market: 'venue_a', poolId: `${mint}-curve` }] });
   };
   // Price frames reach the engine whether or not a strategy joined the room (as a watched token's would).
-  const price = (mint: string, p: number) => engine.ingest({ room: `price:token:${mint}`, data: { price: p, pool: `${mint}-curve` }, receivedAt: clock.now(), origin: 'live' });
+  const price = (mint: string, p: number) => engine.ingest(wire(`price:token:${mint}`, priceFrame(p, { pool: `${mint}-curve` }), clock.now()));
   return { clock, feed, log, engine, executor, launch, price };
 }
 
@@ -77,7 +78,7 @@ describe('engine', () => {
     await t.engine.start();
     expect(t.feed.joined()).toEqual(['latest']);
     // The buy needs an observed price: a price tick arrives before the launch frame is acted on.
-    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
     expect(t.executor.inFlight()).toBe(1);
     t.clock.advance(199);
@@ -92,14 +93,71 @@ describe('engine', () => {
     expect(t.feed.joined()).toEqual([]);
   });
 
-  it('rejects a buy of a token with no observed price without touching cash', async () => {
+  it('joins the price room of a token bought without a known price, and fills on its first tick', async () => {
     const t = setup([{ def: buyEveryLaunch }]);
     await t.engine.start();
     t.launch('A');
-    t.clock.advance(500);
+    expect(t.feed.joined()).toEqual(['latest', 'price:token:A']);
+    t.clock.advance(1_000);
     expect(t.engine.portfolio.open()).toHaveLength(0);
+    t.feed.push('price:token:A', priceFrame(0.0001));
+    t.clock.advance(100);
+    expect(t.engine.portfolio.open()).toHaveLength(1);
+  });
+
+  it('tells the strategy when a buy is rejected, with the code, and leaves cash and rooms as they were', async () => {
+    const failed: IntentFailed[] = [];
+    const def = defineStrategy({ ...buyEveryLaunch, id: 'told', onIntentFailed: (e) => void failed.push(e) });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.launch('A');
+    t.clock.advance(10_500);
+    expect(failed).toEqual([expect.objectContaining({ mint: 'A', side: 'buy', outcome: 'rejected', code: 'PAPER_NO_PRICE' })]);
     expect(t.engine.portfolio.totals().cashLamports).toBe(100n * SOL);
+    expect(t.feed.joined()).toEqual(['latest']);
     expect(t.log.lines.at(-1)).toContain('PAPER_NO_PRICE');
+  });
+
+  it('denies a second buy of a token while the first is unresolved, shows it in ctx.pending, and allows it on opt-in', async () => {
+    const results: { ok: boolean; code?: string; pending: number }[] = [];
+    const def = defineStrategy({
+      id: 'eager', params: z.strictObject({}), rooms: () => ['latest'],
+      onLaunch(e, ctx) {
+        for (const allowConcurrent of [false, false, true]) {
+          const r = ctx.buy({ mint: e.mint, lamports: SOL, reason: 'x', allowConcurrent });
+          results.push({ ok: r.ok, ...(r.ok ? {} : { code: r.code }), pending: ctx.pending(e.mint).length });
+        }
+      },
+    });
+    const t = setup([{ def }]);
+    await t.engine.start();
+    t.price('A', 0.0001);
+    t.launch('A');
+    expect(results).toEqual([{ ok: true, pending: 1 }, { ok: false, code: 'ENGINE_BUY_IN_FLIGHT', pending: 1 }, { ok: true, pending: 2 }]);
+  });
+
+  it('watches the safety rooms its exit rules use for every open position, and leaves them and the token rooms it watched when the position closes', async () => {
+    const def = defineStrategy({
+      id: 'watcher', params: z.strictObject({}), rooms: () => ['latest'],
+      onLaunch(e, ctx) {
+        ctx.watch(`holders:${e.mint}`);
+        ctx.watch(`pnl:W:summary`, { ttlMs: 60_000 });
+        ctx.buy({ mint: e.mint, lamports: SOL, reason: 'x' });
+      },
+    });
+    const t = setup([{ def, exits: { exitOnSafety: { maxInsiderPct: 30 }, stopLossBps: 5_000 } }]);
+    await t.engine.start();
+    t.price('A', 0.0001);
+    t.launch('A');
+    t.clock.advance(300);
+    expect(t.feed.joined()).toEqual(['holders:A', 'insider:A', 'latest', 'pnl:W:summary', 'price:token:A']);
+    // the insider room reports its own total; above the limit the position is sold
+    t.feed.push('insider:A', { totalSniperPercentage: 5, totalInsiderPercentage: 45 });
+    t.clock.advance(300);
+    expect(t.engine.portfolio.open()).toHaveLength(0);
+    expect(t.feed.joined()).toEqual(['latest', 'pnl:W:summary']);
+    t.clock.advance(60_000);
+    expect(t.feed.joined()).toEqual(['latest']);
   });
 
   it('dispatches each event to strategies in deployment order and isolates a throwing strategy until it is halted', async () => {
@@ -130,10 +188,14 @@ describe('engine', () => {
     expect(t.engine.stats.errorsOf('async')).toBe(1);
   });
 
-  it('counts and skips a bad frame without stopping later frames', async () => {
+  it('counts and skips a frame it cannot map without stopping later frames', async () => {
     const t = setup([{ def: buyEveryLaunch }]);
     await t.engine.start();
+    // the room registry rejects a launch without a mint before the engine sees it
     t.feed.push('latest', { token: { symbol: 'no mint' } });
+    expect(t.feed.rejected).toEqual(['latest: token.mint must be a non-empty string']);
+    // a USD-only aggregated price before any SOL/USD rate cannot become a SOL price
+    t.engine.ingest(wire('price:aggregated:Z', { token: 'Z', timestamp: 1, price: 1, pool: 'P' }, t.clock.now()));
     t.price('A', 0.0001);
     t.launch('A');
     expect(t.engine.stats.badFrames).toBe(1);
@@ -144,7 +206,7 @@ describe('engine', () => {
   it('takes partial profit at each level once, then exits the rest on the trailing stop', async () => {
     const t = setup([{ def: buyEveryLaunch, exits: { takeProfit: [{ multiple: '2', sellBps: 5_000 }, { multiple: '3', sellBps: 5_000 }], trailingStopBps: 2_000 } }]);
     await t.engine.start();
-    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
     t.clock.advance(200);
     const bought = t.engine.portfolio.open()[0]!.tokenRaw;
@@ -171,14 +233,14 @@ describe('engine', () => {
       { def: buyEveryLaunch, id: 'safe', exits: { exitOnSafety: { maxBundlerPct: 30 } } },
     ], { risk: {} });
     await t.engine.start();
-    t.engine.ingest({ room: 'price:token:A', data: { price: 0.0001 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
     t.clock.advance(200);
     expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['sl', 'ts', 'safe']);
     t.price('A', 0.00006);
     t.clock.advance(200);
     expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['ts', 'safe']);
-    t.engine.ingest({ room: 'bundlers:A', data: { totalBundlerPercentage: 45 }, receivedAt: t.clock.now(), origin: 'live' });
+    t.engine.ingest(wire('bundlers:A', { totalBundlerPercentage: 45 }, t.clock.now()));
     t.clock.advance(200);
     expect(t.engine.portfolio.open().map((p) => p.strategyId)).toEqual(['ts']);
     t.clock.advance(60_000);

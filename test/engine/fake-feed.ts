@@ -1,6 +1,7 @@
 /** A hand-written StreamFeed that tests push frames into. */
 import type { StreamFeed, StreamGap, StreamMessage } from '../../src/engine/feed-port.js';
 import type { Clock, UnixMs } from '../../src/core/index.js';
+import { parseRoomMessage } from '../../src/client/datastream/index.js';
 
 export interface FakeFeed extends StreamFeed {
   push(room: string, data: unknown): void;
@@ -10,14 +11,18 @@ export interface FakeFeed extends StreamFeed {
   joined(): string[];
   /** Every join and leave, in order. */
   readonly history: string[];
+  /** Payloads the room registry rejected (`room: reason`). */
+  readonly rejected: string[];
 }
 
 export function fakeFeed(clock: Clock): FakeFeed {
   const handlers = new Map<string, Set<(m: StreamMessage) => void>>();
   const gaps = new Set<(g: StreamGap) => void>();
   const history: string[] = [];
+  const rejected: string[] = [];
   return {
     history,
+    rejected,
     subscribe(room, handler) {
       let set = handlers.get(room);
       if (!set) {
@@ -41,8 +46,13 @@ export function fakeFeed(clock: Clock): FakeFeed {
     push(room, data) {
       const set = handlers.get(room);
       if (!set) return;
-      const msg: StreamMessage = { room, data, receivedAt: clock.now() as UnixMs, origin: 'live' };
-      for (const h of set) h(msg);
+      // parsed once by the client's room registry, as the Datastream client does
+      const r = parseRoomMessage(room, data, clock.now() as UnixMs, 'live');
+      if (!r.ok) {
+        rejected.push(`${room}: ${r.reason}`);
+        return;
+      }
+      for (const h of set) h(r.message);
     },
     gap(g) {
       for (const h of gaps) h(g);

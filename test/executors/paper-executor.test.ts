@@ -83,7 +83,10 @@ describe('paper executor', () => {
     await ex.start((r) => reports.push(r));
     await ex.submit(intent());
     clock.advance(0);
-    expect(reports[1]).toMatchObject({ type: 'rejected', code: 'PAPER_NO_PRICE' });
+    // no price yet: the fill waits (priceWaitMs, default 10 s) for a first tick, then gives up
+    expect(reports).toHaveLength(1);
+    clock.advance(10_000);
+    expect(reports[1]).toMatchObject({ type: 'rejected', code: 'PAPER_NO_PRICE', reason: expect.stringContaining('waited 10000 ms') });
     await ex.submit(intent({ id: 'int_2' }));
     await ex.stop();
     expect(reports.at(-1)).toMatchObject({ type: 'expired', intentId: 'int_2' });

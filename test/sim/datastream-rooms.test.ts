@@ -49,7 +49,10 @@ describe('simulator Datastream rooms', () => {
   it('sends enriched swaps, stats, volume, holders and top-10 updates for a token', async () => {
     const swaps = c.messages(`transaction:${mint}:enriched`);
     expect(swaps.length).toBeGreaterThan(0);
-    expect(swaps[0]!.data).toHaveProperty('identity');
+    // the service's shape: an array of swaps whose token is a {from, to} pair, the traded mint on the non-quote side
+    const [swap] = swaps[0]!.data as { identity: unknown; type: string; token: { from: { address: string }; to: { address: string } } }[];
+    expect(swap).toHaveProperty('identity');
+    expect(swap!.type === 'buy' ? swap!.token.to.address : swap!.token.from.address).toBe(mint);
     const stats = c.messages(`stats:token:${mint}:total`).at(-1)!.data as { txns: number; buys: number; sells: number };
     expect(stats.txns).toBe(stats.buys + stats.sells);
     expect(c.messages(`volume:pool:${pool}`).length).toBe(swaps.length);

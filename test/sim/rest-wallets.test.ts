@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, post, startTestSim, type TestSim } from './sim-helpers.js';
+import { createDataApiClient } from '../../src/client/data-api/data-api-client.js';
+import { get, KEY, post, startTestSim, type TestSim } from './sim-helpers.js';
 
 type Obj = Record<string, unknown>;
 let t: TestSim;
@@ -50,6 +51,18 @@ describe('simulator REST: PnL V2 and legacy', () => {
     const legacy = await get<Obj>(`${base}/pnl/${h.wallet}/${tok.mint}`);
     const v2 = await get<Obj>(`${base}/v2/pnl/wallets/${h.wallet}/tokens/${tok.mint}`);
     expect(legacy.body).toEqual(v2.body);
+  });
+
+  it('serves GET /wallet/{wallet}/chart through the client: a chart for a trader, and a single point for a wallet that never traded', async () => {
+    const api = createDataApiClient({ baseUrl: base, apiKey: KEY });
+    const tok = t.sim.model.state.launched.find((x) => x.holderList.length > 5)!;
+    const trader = tok.holderList[0]!;
+    const chart = (await api.getWalletChart(trader)) as { chartData: { timestamp: number; value: number }[]; pnl: Record<string, { value: number }> };
+    expect(chart.chartData.length).toBeGreaterThan(0);
+    expect(chart.chartData.map((p) => p.timestamp)).toEqual([...chart.chartData.map((p) => p.timestamp)].sort((a, b) => a - b));
+    expect(Object.keys(chart.pnl)).toEqual(['24h', '30d']);
+    const idle = (await api.getWalletChart('NeverTraded1111111111111111111111111111111')) as { chartData: unknown[] };
+    expect(idle.chartData).toEqual([{ date: expect.any(String), value: 0, timestamp: expect.any(Number), pnlPercentage: 0 }]);
   });
 
   it('serves token traders, first buyers in order, leaderboards and batches with notFound', async () => {

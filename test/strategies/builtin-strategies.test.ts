@@ -33,7 +33,7 @@ describe('built-in strategies', () => {
     t.feed.push('graduated', { token: { mint: 'X' }, pools: [{ market: 'other-amm', poolId: 'P2' }] });
     expect(t.feed.joined()).toEqual(['graduated', 'price:token:G']);
     t.clock.advance(2_000);
-    t.feed.push('price:token:G', { price: 0.0002, pool: 'AMM' });
+    t.feed.push('price:token:G', { price: 0.0002 * 150, price_quote: 0.0002, pool: 'AMM' });
     expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'G' }]);
     t.clock.advance(100);
     expect(t.engine.portfolio.open()[0]).toMatchObject({ mint: 'G', pool: 'AMM' });
@@ -44,7 +44,7 @@ describe('built-in strategies', () => {
     await t.engine.start();
     for (const mint of ['OK', 'CONCENTRATED']) {
       t.feed.push('venue_a:curve:50', { token: { mint }, pools: [] });
-      t.feed.push(`price:token:${mint}`, { price: 0.00005 });
+      t.feed.push(`price:token:${mint}`, { price: 0.00005 * 150, price_quote: 0.00005 });
       t.feed.push(`holders:${mint}`, { total: 25 });
       t.feed.push(`top10:${mint}`, { top10Percentage: mint === 'OK' ? 30 : 70 });
     }
@@ -60,7 +60,7 @@ describe('built-in strategies', () => {
     await t.engine.start();
     expect(t.feed.joined()).toEqual(['pnl:W1']);
     t.feed.push('pnl:W1', { type: 'tradeUpdate', wallet: 'W1', token: 'C', side: 'buy' });
-    t.feed.push('price:token:C', { price: 0.0001 });
+    t.feed.push('price:token:C', { price: 0.0001 * 150, price_quote: 0.0001 });
     t.clock.advance(100);
     expect(t.engine.portfolio.open()).toHaveLength(1);
     t.feed.push('pnl:W1', { type: 'tradeUpdate', wallet: 'W1', token: 'C', side: 'sell' });
@@ -78,10 +78,10 @@ describe('built-in strategies', () => {
     t.clock.advance(61_000);
     open('D');
     open('D');
-    t.feed.push('price:token:D', { price: 0.001 });
+    t.feed.push('price:token:D', { price: 0.001 * 150, price_quote: 0.001 });
     expect(t.intents()).toEqual([]);
     open('D');
-    t.feed.push('price:token:D', { price: 0.001 });
+    t.feed.push('price:token:D', { price: 0.001 * 150, price_quote: 0.001 });
     expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'D' }]);
   });
 });

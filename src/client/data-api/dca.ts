@@ -10,12 +10,21 @@ import { dcaProgramsSchema, type DcaProgram } from './schemas.js';
 export type DcaStatus = 'active' | 'paused' | 'completed' | 'pending' | 'all';
 export type DcaSort = 'volume' | 'deposited' | 'remaining' | 'progress' | 'recent' | 'created' | 'status';
 
-/** Query helpers shared by the DCA routes. `program` has the aliases `dex` and `platform` on the service. */
+/**
+ * Query helpers shared by the DCA routes. The service documents aliases: `dex` and `platform` for
+ * `program`, `sort` for `sortBy`; each is sent under the name given (set one name per parameter).
+ */
 export interface DcaQuery {
   readonly program?: string;
+  /** Alias of `program`. */
+  readonly dex?: string;
+  /** Alias of `program`. */
+  readonly platform?: string;
   readonly limit?: number;
   readonly cursor?: string | number;
   readonly sortBy?: DcaSort;
+  /** Alias of `sortBy`. */
+  readonly sort?: DcaSort;
   readonly status?: DcaStatus;
 }
 
@@ -41,8 +50,14 @@ export function createDcaApi(ctx: ApiContext): DcaApi {
   const query = (q: DcaQuery = {}): Record<string, string | number | undefined> => {
     checkInt(ctx, 'limit', q.limit, 1, Number.MAX_SAFE_INTEGER);
     if (q.status !== undefined && !STATUS.has(q.status)) throw ctx.invalid('status', `must be one of ${[...STATUS].join(', ')}`);
-    if (q.sortBy !== undefined && !SORT.has(q.sortBy)) throw ctx.invalid('sortBy', `must be one of ${[...SORT].join(', ')}`);
-    return { program: q.program, limit: q.limit, cursor: q.cursor, sortBy: q.sortBy, status: q.status };
+    for (const k of ['sortBy', 'sort'] as const) {
+      const v = q[k];
+      if (v !== undefined && !SORT.has(v)) throw ctx.invalid(k, `must be one of ${[...SORT].join(', ')}`);
+    }
+    const programs = (['program', 'dex', 'platform'] as const).filter((k) => q[k] !== undefined);
+    if (programs.length > 1) throw ctx.invalid(programs[1]!, `is an alias of ${programs[0]!}: set only one of program, dex, platform`);
+    if (q.sort !== undefined && q.sortBy !== undefined) throw ctx.invalid('sort', 'is an alias of sortBy: set only one of them');
+    return { program: q.program, dex: q.dex, platform: q.platform, limit: q.limit, cursor: q.cursor, sortBy: q.sortBy, sort: q.sort, status: q.status };
   };
   const get = async (path: string, q: DcaQuery | undefined, o: CallOptions | undefined): Promise<unknown> => ctx.get(path, query(q), json, o);
   const walletOrders = async (wallet: string, q?: DcaQuery, o?: CallOptions): Promise<unknown> => get(`/dca/wallet/${seg(ctx, 'wallet', wallet)}/orders`, q, o);

@@ -16,6 +16,11 @@ export interface PnlQuery {
   readonly extra?: Query;
 }
 
+/** Call options of the batch and legacy PnL routes: `pnlMode` is sent as a query parameter. */
+export interface PnlCallOptions extends CallOptions {
+  readonly pnlMode?: PnlMode;
+}
+
 export type WalletPnlView = 'positions' | 'history' | 'performance' | 'highlights' | 'risk' | 'chart';
 
 export interface WalletTokenPair {
@@ -42,23 +47,23 @@ export interface PnlApi {
   getKolCalendar(query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   getKolDate(query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   /** POST /v2/pnl/wallets/{wallet}/positions/batch; split by 100 tokens. */
-  getWalletPositionsBatch(wallet: string, tokens: readonly string[], opts?: CallOptions): Promise<unknown>;
+  getWalletPositionsBatch(wallet: string, tokens: readonly string[], opts?: PnlCallOptions): Promise<unknown>;
   /** POST /v2/pnl/tokens/{token}/positions/batch; split by 200 wallets. */
-  getTokenPositionsBatch(token: string, wallets: readonly string[], opts?: CallOptions): Promise<unknown>;
+  getTokenPositionsBatch(token: string, wallets: readonly string[], opts?: PnlCallOptions): Promise<unknown>;
   /** POST /v2/pnl/positions/batch; split by 200 pairs; unmatched pairs come back in `notFound`. */
-  getPositionsBatch(pairs: readonly WalletTokenPair[], opts?: CallOptions): Promise<unknown>;
+  getPositionsBatch(pairs: readonly WalletTokenPair[], opts?: PnlCallOptions): Promise<unknown>;
   /** POST /v2/pnl/wallets/batch; split by 100 wallets (`notFound`, `invalid` merged). */
-  getWalletsBatch(wallets: readonly string[], opts?: CallOptions): Promise<unknown>;
+  getWalletsBatch(wallets: readonly string[], opts?: PnlCallOptions): Promise<unknown>;
   /** @deprecated use getWalletPnl / getWalletPnlView(wallet, 'positions'). GET /pnl/{wallet}. */
-  getLegacyWalletPnl(wallet: string, opts?: CallOptions): Promise<unknown>;
+  getLegacyWalletPnl(wallet: string, opts?: PnlCallOptions): Promise<unknown>;
   /** @deprecated use getWalletTokenPnl. GET /pnl/{wallet}/{token}. */
-  getLegacyWalletTokenPnl(wallet: string, token: string, opts?: CallOptions): Promise<unknown>;
+  getLegacyWalletTokenPnl(wallet: string, token: string, opts?: PnlCallOptions): Promise<unknown>;
   /** @deprecated use getTokenFirstBuyers. GET /first-buyers/{token}. */
-  getLegacyFirstBuyers(token: string, opts?: CallOptions): Promise<unknown>;
+  getLegacyFirstBuyers(token: string, opts?: PnlCallOptions): Promise<unknown>;
   /** @deprecated use getLeaderboardTop. GET /top-traders/all[/{page}]. */
-  getLegacyTopTraders(page?: number, opts?: CallOptions): Promise<unknown>;
+  getLegacyTopTraders(page?: number, opts?: PnlCallOptions): Promise<unknown>;
   /** @deprecated use getTokenTraders. GET /top-traders/{token}. */
-  getLegacyTokenTopTraders(token: string, opts?: CallOptions): Promise<unknown>;
+  getLegacyTokenTopTraders(token: string, opts?: PnlCallOptions): Promise<unknown>;
   /** GET /wallet/{wallet}/chart (a chart even with one data point). */
   getWalletChart(wallet: string, query?: Query, opts?: CallOptions): Promise<unknown>;
 }
@@ -73,8 +78,13 @@ export function createPnlApi(ctx: ApiContext): PnlApi {
     return { ...p.extra, ...more, pnlMode: p.pnlMode };
   };
   const wallet = (w: string): string => `/v2/pnl/wallets/${seg(ctx, 'wallet', w)}`;
-  const batch = async <T>(path: string, field: string, items: readonly T[], size: number, body: (part: T[]) => unknown, o?: CallOptions): Promise<unknown> =>
-    mergeBatches(await mapLimited(chunk(ctx, field, items, size), BATCH_CONCURRENCY, (part) => ctx.post(path, body(part), json, o)));
+  /** `pnlMode` of the batch and legacy routes, checked, as a query (undefined when not set). */
+  const modeQuery = (o?: PnlCallOptions): Query | undefined => (o?.pnlMode === undefined ? undefined : q({ pnlMode: o.pnlMode }));
+  const batch = async <T>(path: string, field: string, items: readonly T[], size: number, body: (part: T[]) => unknown, o?: PnlCallOptions): Promise<unknown> => {
+    const query = modeQuery(o);
+    const opts = { ...(o?.signal ? { signal: o.signal } : {}), ...(query ? { query } : {}) };
+    return mergeBatches(await mapLimited(chunk(ctx, field, items, size), BATCH_CONCURRENCY, (part) => ctx.post(path, body(part), json, opts)));
+  };
   const view = async (w: string, v: WalletPnlView, p?: PnlQuery, o?: CallOptions, more: Query = {}): Promise<unknown> => {
     if (!VIEWS.has(v)) throw ctx.invalid('view', `must be one of ${[...VIEWS].join(', ')}`);
     return ctx.get(`${wallet(w)}/${v}`, q(p, more), json, o);
@@ -101,11 +111,11 @@ export function createPnlApi(ctx: ApiContext): PnlApi {
       batch(`/v2/pnl/tokens/${seg(ctx, 'token', t)}/positions/batch`, 'wallets', wallets, DATA_API_LIMITS.pnlTokenPositionsBatch, (part) => ({ wallets: part }), o),
     getPositionsBatch: (pairs, o) => batch('/v2/pnl/positions/batch', 'pairs', pairs, DATA_API_LIMITS.pnlPairsBatch, (part) => ({ pairs: part }), o),
     getWalletsBatch: (wallets, o) => batch('/v2/pnl/wallets/batch', 'wallets', wallets, DATA_API_LIMITS.pnlWalletsBatch, (part) => ({ wallets: part }), o),
-    getLegacyWalletPnl: async (w, o) => ctx.get(`/pnl/${seg(ctx, 'wallet', w)}`, undefined, json, o),
-    getLegacyWalletTokenPnl: async (w, t, o) => ctx.get(`/pnl/${seg(ctx, 'wallet', w)}/${seg(ctx, 'token', t)}`, undefined, json, o),
-    getLegacyFirstBuyers: async (t, o) => ctx.get(`/first-buyers/${seg(ctx, 'token', t)}`, undefined, json, o),
-    getLegacyTopTraders: async (page, o) => ctx.get(page === undefined ? '/top-traders/all' : `/top-traders/all/${Math.trunc(page)}`, undefined, json, o),
-    getLegacyTokenTopTraders: async (t, o) => ctx.get(`/top-traders/${seg(ctx, 'token', t)}`, undefined, json, o),
+    getLegacyWalletPnl: async (w, o) => ctx.get(`/pnl/${seg(ctx, 'wallet', w)}`, modeQuery(o), json, o),
+    getLegacyWalletTokenPnl: async (w, t, o) => ctx.get(`/pnl/${seg(ctx, 'wallet', w)}/${seg(ctx, 'token', t)}`, modeQuery(o), json, o),
+    getLegacyFirstBuyers: async (t, o) => ctx.get(`/first-buyers/${seg(ctx, 'token', t)}`, modeQuery(o), json, o),
+    getLegacyTopTraders: async (page, o) => ctx.get(page === undefined ? '/top-traders/all' : `/top-traders/all/${Math.trunc(page)}`, modeQuery(o), json, o),
+    getLegacyTokenTopTraders: async (t, o) => ctx.get(`/top-traders/${seg(ctx, 'token', t)}`, modeQuery(o), json, o),
     getWalletChart: async (w, p, o) => ctx.get(`/wallet/${seg(ctx, 'wallet', w)}/chart`, p, json, o),
   };
 }

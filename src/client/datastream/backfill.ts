@@ -56,12 +56,12 @@ export async function backfillRoom(
   deliver: (rows: unknown[], at: UnixMs) => number,
   signal: AbortSignal,
 ): Promise<BackfillResult> {
-  const scope = entry.spec.backfill;
+  const scope = entry.resolved.backfill;
   if (!scope) return { rows: 0, pages: 0, truncated: false };
   let cursor: string | number = Math.max(0, since - o.overlapMs);
   let pages = 0;
   let delivered = 0;
-  const enriched = entry.spec.room.endsWith(':enriched');
+  const enriched = entry.resolved.name.enriched;
   for (;;) {
     const q: HistoryQuery = {
       token: scope.token,
@@ -82,9 +82,9 @@ export async function backfillRoom(
         break;
       } catch (e) {
         if (signal.aborted || attempt >= o.retries) {
-          throw new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.spec.room} failed after ${attempt + 1} attempt(s): ${describeError(e)}; events of the gap may be missing, check the REST history source`, {
+          throw new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.resolved.name.room} failed after ${attempt + 1} attempt(s): ${describeError(e)}; events of the gap may be missing, check the REST history source`, {
             retry: 'retryable',
-            context: { room: entry.spec.room, pages },
+            context: { room: entry.resolved.name.room, pages },
             cause: e,
           });
         }

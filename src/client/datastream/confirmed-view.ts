@@ -12,6 +12,7 @@ import type { Handler } from './delivery.js';
 import { rowFingerprints } from './event-key.js';
 import type { LiquidityEvent } from './payloads.js';
 import { roomSpec, type BackfillScope } from './room-spec.js';
+import { resolveRoom } from './room-registry.js';
 import type { Room } from './rooms.js';
 import type { DatastreamMessage } from './stream-message.js';
 
@@ -44,7 +45,7 @@ export interface ConfirmedViewStats {
 
 export interface ConfirmedLiquidityView {
   /** Subscribes `handler` to confirmed events of a token-scoped liquidity room. Returns the unsubscribe. */
-  subscribe(room: Room<readonly LiquidityEvent[]> | string, handler: Handler<DatastreamMessage<readonly LiquidityEvent[]>>): () => void;
+  subscribe(room: Room<'liquidity'> | string, handler: Handler<DatastreamMessage<'liquidity'>>): () => void;
   stats(): ConfirmedViewStats;
   /** Runs one check of every room now (also runs every `pollMs`). */
   check(signal?: AbortSignal): Promise<void>;
@@ -60,13 +61,14 @@ interface Held {
 interface ViewRoom {
   readonly room: string;
   readonly scope: BackfillScope;
-  readonly handler: Handler<DatastreamMessage<readonly LiquidityEvent[]>>;
+  readonly handler: Handler<DatastreamMessage<'liquidity'>>;
   readonly held: Held[];
   readonly unsubscribe: () => void;
 }
 
+const LIQUIDITY_ROOM = resolveRoom('liquidity:fingerprint');
 const fingerprintOf = (e: LiquidityEvent): string => {
-  const f = rowFingerprints('liquidity', [e]);
+  const f = rowFingerprints(LIQUIDITY_ROOM, [e]);
   return `${f.keys[0]!}/${f.checks[0]!}`;
 };
 
@@ -84,7 +86,7 @@ export function createConfirmedLiquidityView(o: ConfirmedViewOptions): Confirmed
 
   const deliver = (v: ViewRoom, events: readonly LiquidityEvent[], origin: 'live' | 'backfill'): void => {
     void Promise.resolve()
-      .then(() => v.handler({ room: v.room, data: events, receivedAt: o.clock.now(), origin, commitment: 'confirmed' }))
+      .then(() => v.handler({ room: v.room, family: 'liquidity', data: events, receivedAt: o.clock.now(), origin, commitment: 'confirmed' }))
       .catch((e: unknown) => o.onError?.(v.room, new ChainpilotError('STREAM_HANDLER_FAILED', `confirmed view handler of ${v.room} threw: ${describeError(e)}`, { retry: 'not_retryable', context: { room: v.room } })));
   };
 

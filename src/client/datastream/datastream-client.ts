@@ -13,12 +13,13 @@ import type { DatastreamEvent } from './events.js';
 import { resolveOptions, type DatastreamClientOptions } from './options.js';
 import { createRoomRouter, type RoomEntry } from './room-router.js';
 import type { Room } from './rooms.js';
+import type { FamilyName } from './room-family.js';
 import { createStats, type DatastreamStats } from './stats.js';
 import type { DatastreamMessage, StreamGap } from './stream-message.js';
 
 export interface DatastreamClient {
   /** Joins `room` (one join however many subscribers) and calls `handler` for each message; returns the unsubscribe (the last one sends one leave). */
-  subscribe<T>(room: Room<T>, handler: Handler<DatastreamMessage<T>>): () => void;
+  subscribe<F extends FamilyName>(room: Room<F>, handler: Handler<DatastreamMessage<F>>): () => void;
   subscribe(room: string, handler: Handler<DatastreamMessage>): () => void;
   /** Calls `handler` for each gap after it closes (on reconnect). */
   onGap(handler: (gap: StreamGap) => void): () => void;
@@ -85,6 +86,13 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     },
   });
 
+  const onRawFrame = o.onRawFrame;
+  const malformed = (reason: string, text: string): void => {
+    s.parseFailures++;
+    book.reject('frame', '', reason, 1);
+    emit({ kind: 'malformed', reason, sample: text.slice(0, 200) });
+  };
+
   /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
   const onFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
     try {
@@ -100,22 +108,30 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     s.bytes += buf.length;
     const text = buf.toString('utf8');
+    if (onRawFrame !== undefined) {
+      try {
+        onRawFrame(text, at);
+      } catch (e) {
+        s.handlerErrors++;
+        emit({ kind: 'handler-error', room: '(raw frame)', error: e });
+      }
+    }
     let frame: unknown;
     try {
       frame = JSON.parse(text);
     } catch {
-      s.parseFailures++;
-      emit({ kind: 'malformed', reason: 'not JSON', sample: text.slice(0, 200) });
+      malformed('not JSON', text);
       return;
     }
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || typeof (frame as { type?: unknown }).type !== 'string') {
-      s.parseFailures++;
-      emit({ kind: 'malformed', reason: 'not an object with a string type', sample: text.slice(0, 200) });
+      malformed('not an object with a string type', text);
       return;
     }
     if (exceedsDepth(frame, o.maxFrameDepth)) {
       s.tooDeepFrames++;
-      emit({ kind: 'malformed', reason: `nested deeper than maxFrameDepth (${o.maxFrameDepth})`, sample: text.slice(0, 200) });
+      const reason = `nested deeper than maxFrameDepth (${o.maxFrameDepth})`;
+      book.reject('frame', '', reason, 1);
+      emit({ kind: 'malformed', reason, sample: text.slice(0, 200) });
       return;
     }
     const f = frame as Record<string, unknown>;
@@ -125,10 +141,8 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         const room = f.room;
         const entry = typeof room === 'string' ? router.rooms.get(room) : undefined;
         if (entry === undefined) {
-          if (typeof room !== 'string') {
-            s.parseFailures++;
-            emit({ kind: 'malformed', reason: 'message without a string room', sample: text.slice(0, 200) });
-          } else s.unroutedMessages++;
+          if (typeof room !== 'string') malformed('message without a string room', text);
+          else s.unroutedMessages++;
           return;
         }
         router.route(entry, f.data, at, 'live');
@@ -154,7 +168,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     if (!source) return;
     for (const room of gap.rooms) {
       const entry = router.rooms.get(room);
-      if (!entry?.spec.backfill) continue;
+      if (!entry?.resolved.backfill) continue;
       const p = runBackfill(entry, gap.startedAt).finally(() => backfills.delete(p));
       backfills.add(p);
     }
@@ -174,7 +188,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         since,
         (rows, at) => {
           // the room may have been left (and even re-joined) while the page was in flight
-          const current = router.rooms.get(entry.spec.room);
+          const current = router.rooms.get(entry.resolved.name.room);
           if (current === undefined) return 0;
           const n = router.route(current, rows, at, 'backfill');
           s.backfilledRows += n;
@@ -183,12 +197,12 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         },
         run.signal,
       );
-      emit({ kind: 'backfill-done', room: entry.spec.room, rows: r.rows, pages: r.pages, truncated: r.truncated });
+      emit({ kind: 'backfill-done', room: entry.resolved.name.room, rows: r.rows, pages: r.pages, truncated: r.truncated });
     } catch (e) {
       if (closed) return;
       s.backfillFailures++;
-      const err = e instanceof ChainpilotError ? e : new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.spec.room} failed`, { retry: 'retryable', cause: e });
-      emit({ kind: 'backfill-failed', room: entry.spec.room, error: err });
+      const err = e instanceof ChainpilotError ? e : new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.resolved.name.room} failed`, { retry: 'retryable', cause: e });
+      emit({ kind: 'backfill-failed', room: entry.resolved.name.room, error: err });
     } finally {
       abort.signal.removeEventListener('abort', onAbort);
     }

@@ -31,6 +31,17 @@ function mix(s: string, from: number): void {
   h2 = Math.imul((b ^ last) + (b >>> 11) + s.length, 0x5bd1e995);
 }
 
+/** The current state (to resume from it with `fpResume`, e.g. a room's precomputed scope). */
+export function fpState(): [number, number] {
+  return [h1, h2];
+}
+
+/** Starts a fingerprint from a state saved with `fpState`. */
+export function fpResume(a: number, b: number): void {
+  h1 = a;
+  h2 = b;
+}
+
 /** Mixes a whole string (with its length, so fields never run together). */
 export function fpStr(s: string): void {
   mix(s, 0);

@@ -1,14 +1,19 @@
 /** The Datastream client: typed rooms, a connection that survives anything, and no missed events. */
 export { createDatastreamClient, type DatastreamClient } from './datastream-client.js';
 export { rooms, type Room, type PayloadOf, type CurveMarket, type DcaEventRoom, type EnrichOption } from './rooms.js';
-export { roomSpec, type RoomSpec, type RoomFamily, type BackfillScope } from './room-spec.js';
+export { roomSpec, type RoomSpec, type RoomFamilyName, type BackfillScope } from './room-spec.js';
+export { ROOM_FAMILIES, resolveRoom, familyOf, parseRoomMessage, type ResolvedRoom } from './room-registry.js';
+export type { RoomFamily, FamilyName, FamilyItems, FamilyPayloads, RowFamilyName, RoomName, Delivery } from './room-family.js';
 export type * from './payloads.js';
+export { QUOTE_MINTS } from './payloads.js';
+export { SAFETY_FIELDS } from './families/safety-family.js';
+export { parseSwap, type SwapTrade } from './families/trade-families.js';
 export type { DatastreamMessage, StreamGap as DatastreamGap } from './stream-message.js';
 export type { DatastreamEvent } from './events.js';
-export type { DatastreamStats, RoomStats } from './stats.js';
+export type { DatastreamStats, RoomStats, FamilyRejects } from './stats.js';
 export type { BackfillSource, HistoryQuery, HistoryPage } from './backfill-source.js';
 export type { Handler, OverflowPolicy } from './delivery.js';
 export type { ConnectionState, DownReason } from './connection.js';
 export { DATASTREAM_DEFAULTS, type DatastreamClientOptions, type DatastreamKnobs } from './options.js';
-export { checkLiquidityEvent, checkSwapEvent, checkObjectPayload } from './guards.js';
+export { checkLiquidityEvent } from './guards.js';
 export { createConfirmedLiquidityView, type ConfirmedLiquidityView, type ConfirmedViewOptions, type ConfirmedViewStats } from './confirmed-view.js';

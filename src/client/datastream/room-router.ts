@@ -1,24 +1,22 @@
 /**
- * The rooms a client is subscribed to, their reference-counted subscribers, payload checks,
- * deduplication and delivery. Live frames and REST backfill pages both enter through `route`, so
- * they share one dedup window: an event is delivered once per subscriber whichever way it came.
+ * The rooms a client is subscribed to, their reference-counted subscribers, and the path of every
+ * payload: the family's guard (once), dedup by the family's identity fields, delivery. Live frames
+ * and REST backfill pages both enter through `route`, so they share one dedup window: an event is
+ * delivered once per subscriber whichever way it came.
  */
 import type { UnixMs } from '../../core/index.js';
 import { createDedupWindow, type DedupWindow } from './dedup-window.js';
 import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './delivery.js';
-import { objectFingerprint, rowFingerprints } from './event-key.js';
-import { checkObjectPayload, rowCheck } from './guards.js';
-import { roomSpec, type RoomSpec } from './room-spec.js';
+import { rowFingerprints } from './event-key.js';
+import { fpCheck, fpKey } from './fingerprint.js';
+import { fingerprintInto, parseRows, resolveRoom, type ResolvedRoom } from './room-registry.js';
 import type { RoomStats, StatsBook } from './stats.js';
 import type { DatastreamMessage } from './stream-message.js';
 
 export interface RoomEntry {
-  readonly spec: RoomSpec;
+  readonly resolved: ResolvedRoom;
   readonly stats: RoomStats;
   readonly subs: Subscriber<DatastreamMessage>[];
-  /** Dedup scope for object payloads (rooms that carry the same event share a scope). */
-  readonly scope: string;
-  readonly checkRow: (row: unknown) => string | undefined;
 }
 
 export interface RouterHooks extends DeliveryHooks {
@@ -31,7 +29,7 @@ export interface RoomRouter {
   add(room: string, handler: Handler<DatastreamMessage>): { sub: Subscriber<DatastreamMessage>; first: boolean };
   /** Removes a subscriber; returns true when the room has none left (a leave is due). */
   remove(sub: Subscriber<DatastreamMessage>): boolean;
-  /** Checks, deduplicates and delivers one payload of `room`. Returns rows/messages delivered to at least one subscriber. */
+  /** Parses, deduplicates and delivers one payload of `room`. Returns rows/messages delivered to at least one subscriber. */
   route(entry: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): number;
   readonly dedup: DedupWindow;
 }
@@ -42,19 +40,7 @@ export interface RouterOptions {
   readonly dedupCapacity: number;
 }
 
-function dedupScope(spec: RoomSpec): string {
-  const p = spec.room.replace(/:enriched$/, '').split(':');
-  switch (p[0]) {
-    case 'dca':
-    case 'pnl':
-      return `${p[0]}:${p[1] ?? ''}`;
-    case 'latest':
-    case 'graduated':
-      return p[0];
-    default:
-      return spec.room.replace(/:enriched$/, '');
-  }
-}
+type Commitment = DatastreamMessage['commitment'];
 
 export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: RouterHooks): RoomRouter {
   const rooms = new Map<string, RoomEntry>();
@@ -64,56 +50,60 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
   let nextId = 1;
   const s = stats.s;
 
-  const commitmentOf = (spec: RoomSpec, origin: 'live' | 'backfill'): DatastreamMessage['commitment'] =>
-    origin === 'backfill' ? 'confirmed' : spec.provisional ? 'processed' : 'unspecified';
+  const commitmentOf = (e: RoomEntry, origin: 'live' | 'backfill'): Commitment =>
+    origin === 'backfill' ? 'confirmed' : e.resolved.family.provisional ? 'processed' : 'unspecified';
 
-  const routeArray = (e: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): number => {
-    if (!Array.isArray(data)) {
-      e.stats.invalid++;
-      s.invalidPayloads++;
-      hooks.invalid(e.spec.room, 'data must be an array of events', 1);
+  const reject = (e: RoomEntry, reason: string, n: number): void => {
+    e.stats.invalid += n;
+    s.invalidPayloads += n;
+    stats.reject(e.resolved.family.name, e.resolved.name.room, reason, n);
+    hooks.invalid(e.resolved.name.room, reason, n);
+  };
+
+  const message = (e: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): DatastreamMessage =>
+    ({ room: e.resolved.name.room, family: e.resolved.family.name, data, receivedAt: at, origin, commitment: commitmentOf(e, origin) }) as DatastreamMessage;
+
+  const deliverAll = (e: RoomEntry, msg: DatastreamMessage): void => {
+    const subs = e.subs;
+    for (let j = 0; j < subs.length; j++) subs[j]!.push(msg);
+  };
+
+  const routeRows = (e: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): number => {
+    const { items, rejected, firstReason } = parseRows(e.resolved, data);
+    if (rejected > 0) reject(e, firstReason ?? 'invalid row', rejected);
+    if (items.length === 0) return 0;
+    e.stats.rows += items.length;
+    if (e.resolved.family.identity === undefined) {
+      deliverAll(e, message(e, items, at, origin));
+      return items.length;
+    }
+    const subs = e.subs;
+    if (items.length === 1 && subs.length === 1) {
+      // the common case, without allocating fingerprint arrays
+      fingerprintInto(e.resolved, items[0]);
+      if (dedup.admit(fpKey(), fpCheck(), subs[0]!.id)) {
+        subs[0]!.push(message(e, items, at, origin));
+        return 1;
+      }
+      e.stats.duplicates++;
+      s.duplicates++;
       return 0;
     }
-    let rows: unknown[] = data;
-    let firstBad: string | undefined;
-    let rejected = 0;
-    for (let i = 0; i < data.length; i++) {
-      const bad = e.checkRow(data[i]);
-      if (bad !== undefined) {
-        if (rejected === 0) {
-          firstBad = `[${i}] ${bad}`;
-          rows = data.slice(0, i);
-        }
-        rejected++;
-      } else if (rejected > 0) rows.push(data[i]);
-    }
-    if (rejected > 0) {
-      e.stats.invalid += rejected;
-      s.invalidPayloads += rejected;
-      hooks.invalid(e.spec.room, firstBad ?? 'invalid row', rejected);
-    }
-    if (rows.length === 0) return 0;
-    e.stats.rows += rows.length;
-    if (!e.spec.dedup) {
-      deliverAll(e, rows, at, origin);
-      return rows.length;
-    }
-    const { keys, checks } = rowFingerprints(e.spec.family === 'liquidity' ? 'liquidity' : 'swap', rows);
-    const subs = e.subs;
+    const { keys, checks } = rowFingerprints(e.resolved, items);
     // rows admitted to at least one subscriber (only tracked when there are several)
-    const anyAdmitted = subs.length > 1 ? new Uint8Array(rows.length) : undefined;
+    const anyAdmitted = subs.length > 1 ? new Uint8Array(items.length) : undefined;
     let admitted = 0;
     for (let j = 0; j < subs.length; j++) {
       const sub = subs[j]!;
       let out: unknown[] | undefined;
       let dups = 0;
-      for (let i = 0; i < rows.length; i++) {
+      for (let i = 0; i < items.length; i++) {
         if (dedup.admit(keys[i]!, checks[i]!, sub.id)) {
-          if (out !== undefined) out.push(rows[i]);
+          if (out !== undefined) out.push(items[i]);
           if (anyAdmitted) anyAdmitted[i] = 1;
           else admitted++;
         } else {
-          if (out === undefined) out = rows.slice(0, i); // every earlier row was admitted
+          if (out === undefined) out = items.slice(0, i); // every earlier row was admitted
           dups++;
         }
       }
@@ -121,17 +111,11 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         e.stats.duplicates += dups;
         s.duplicates += dups;
       }
-      const payload = out ?? rows;
-      if (payload.length > 0) sub.push({ room: e.spec.room, data: payload, receivedAt: at, origin, commitment: commitmentOf(e.spec, origin) });
+      const payload = out ?? items;
+      if (payload.length > 0) sub.push(message(e, payload, at, origin));
     }
     if (anyAdmitted) for (let i = 0; i < anyAdmitted.length; i++) admitted += anyAdmitted[i]!;
     return admitted;
-  };
-
-  const deliverAll = (e: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): void => {
-    const msg: DatastreamMessage = { room: e.spec.room, data, receivedAt: at, origin, commitment: commitmentOf(e.spec, origin) };
-    const subs = e.subs;
-    for (let j = 0; j < subs.length; j++) subs[j]!.push(msg);
   };
 
   const router: RoomRouter = {
@@ -141,12 +125,12 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       let e = rooms.get(room);
       const first = e === undefined;
       if (e === undefined) {
-        const spec = roomSpec(room);
-        e = { spec, stats: stats.room(room), subs: [], scope: dedupScope(spec), checkRow: rowCheck(spec.family) };
+        e = { resolved: resolveRoom(room), stats: stats.room(room), subs: [] };
         rooms.set(room, e);
       }
       if (!handlerIds.has(handler)) handlerIds.set(handler, nextId++);
-      const sub = createSubscriber<DatastreamMessage>(handlerIds.get(handler) ?? 0, room, handler, { coalesce: e.spec.coalesce, maxQueue: o.maxQueue, overflow: o.overflow }, hooks);
+      const coalesce = e.resolved.family.delivery === 'coalesced';
+      const sub = createSubscriber<DatastreamMessage>(handlerIds.get(handler) ?? 0, room, handler, { coalesce, maxQueue: o.maxQueue, overflow: o.overflow }, hooks);
       e.subs.push(sub);
       return { sub, first };
     },
@@ -162,22 +146,25 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
     },
     route(e, data, at, origin) {
       e.stats.messages++;
-      if (e.spec.isArray) return routeArray(e, data, at, origin);
-      const bad = checkObjectPayload(e.spec.family, data);
-      if (bad !== undefined) {
-        e.stats.invalid++;
-        s.invalidPayloads++;
-        hooks.invalid(e.spec.room, bad, 1);
+      const f = e.resolved.family;
+      if (f.rows) return routeRows(e, data, at, origin);
+      const v = f.parse(data, e.resolved.name);
+      if (typeof v === 'string') {
+        reject(e, v, 1);
         return 0;
       }
-      if (!e.spec.dedup) {
-        deliverAll(e, data, at, origin);
+      const msg = message(e, v, at, origin);
+      if (f.identity === undefined) {
+        deliverAll(e, msg);
         return 1;
       }
-      const [key, check] = objectFingerprint(e.scope, data);
-      const msg: DatastreamMessage = { room: e.spec.room, data, receivedAt: at, origin, commitment: commitmentOf(e.spec, origin) };
+      fingerprintInto(e.resolved, v);
+      const key = fpKey();
+      const check = fpCheck();
       let delivered = 0;
-      for (const sub of e.subs) {
+      const subs = e.subs;
+      for (let j = 0; j < subs.length; j++) {
+        const sub = subs[j]!;
         if (dedup.admit(key, check, sub.id)) {
           sub.push(msg);
           delivered = 1;

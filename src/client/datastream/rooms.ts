@@ -4,24 +4,15 @@
  * string form stays accepted everywhere.
  */
 import { ChainpilotError } from '../../core/index.js';
-import type {
-  AggregatedPrice,
-  LiquidityEvent,
-  OpenObject,
-  PriceUpdate,
-  SafetySignal,
-  SwapEvent,
-  TokenGraduated,
-  TokenLaunch,
-} from './payloads.js';
+import type { FamilyName, FamilyPayloads } from './room-family.js';
 
 declare const roomPayload: unique symbol;
 
-/** A room name whose messages carry payload `T` (a phantom brand on a plain string). */
-export type Room<T> = string & { readonly [roomPayload]: T };
+/** A room name of family `F`, whose messages carry `FamilyPayloads[F]` (a phantom brand on a plain string). */
+export type Room<F extends FamilyName = FamilyName> = string & { readonly [roomPayload]: F };
 
 /** The payload type of a branded room. */
-export type PayloadOf<R> = R extends Room<infer T> ? T : unknown;
+export type PayloadOf<R> = R extends Room<infer F> ? FamilyPayloads[F] : unknown;
 
 /** Curve-alert markets named by the spec. */
 export type CurveMarket = 'venue_a' | 'launchpad' | 'venue_c' | 'venue_d-curve';
@@ -41,12 +32,12 @@ function seg(value: string, field: string): string {
   return value;
 }
 
-function room<T>(...parts: string[]): Room<T> {
-  return parts.join(':') as Room<T>;
+function room<F extends FamilyName>(...parts: string[]): Room<F> {
+  return parts.join(':') as Room<F>;
 }
 
-function enrichedSuffix<T>(r: Room<T>, enriched: boolean | undefined): Room<T> {
-  return (enriched ? `${r}:enriched` : r) as Room<T>;
+function enrichedSuffix<F extends FamilyName>(r: Room<F>, enriched: boolean | undefined): Room<F> {
+  return (enriched ? `${r}:enriched` : r) as Room<F>;
 }
 
 /** Options shared by the rooms that accept the `:enriched` suffix. */
@@ -58,17 +49,17 @@ export interface EnrichOption {
 /** Builders for every room family. */
 export const rooms = {
   /** New tokens and pools. */
-  latest: (): Room<TokenLaunch> => 'latest' as Room<TokenLaunch>,
+  latest: (): Room<'launch'> => 'latest' as Room<'launch'>,
   /** Tokens approaching curve completion (payload fields not shown by the spec). */
-  graduating: (): Room<OpenObject> => 'graduating' as Room<OpenObject>,
+  graduating: (): Room<'graduating'> => 'graduating' as Room<'graduating'>,
   /** Tokens of `market` with at least `sol` SOL in the curve. */
-  graduatingWith: (market: string, sol: number): Room<OpenObject> => room('graduating', seg(market, 'market'), String(positive(sol, 'sol'))),
+  graduatingWith: (market: string, sol: number): Room<'graduating'> => room('graduating', seg(market, 'market'), String(positive(sol, 'sol'))),
   /** Just-graduated tokens. */
-  graduated: (): Room<TokenGraduated> => 'graduated' as Room<TokenGraduated>,
+  graduated: (): Room<'graduated'> => 'graduated' as Room<'graduated'>,
   /** Token reaches `pct` percent of its curve on `market`. */
-  curve: (market: CurveMarket, pct: number): Room<OpenObject> => room(market, 'curve', String(percent(pct))),
+  curve: (market: CurveMarket, pct: number): Room<'curve'> => room(market, 'curve', String(percent(pct))),
   /** Liquidity of a token, optionally narrowed to a pool and a wallet. Payload: an array of events. */
-  liquidity: (mint: string, scope: { pool?: string; wallet?: string } & EnrichOption = {}): Room<readonly LiquidityEvent[]> => {
+  liquidity: (mint: string, scope: { pool?: string; wallet?: string } & EnrichOption = {}): Room<'liquidity'> => {
     const parts = ['liquidity', seg(mint, 'mint')];
     if (scope.wallet !== undefined && scope.pool === undefined) {
       throw new ChainpilotError('STREAM_INVALID_ROOM', 'wallet: a token liquidity room scoped to a wallet also needs a pool; use rooms.liquidityWallet(wallet) for a provider across pools', {
@@ -81,48 +72,48 @@ export const rooms = {
     return enrichedSuffix(room(...parts), scope.enriched);
   },
   /** All liquidity actions in one pool. */
-  liquidityPool: (pool: string, opts: EnrichOption = {}): Room<readonly LiquidityEvent[]> => enrichedSuffix(room('liquidity', 'pool', seg(pool, 'pool')), opts.enriched),
+  liquidityPool: (pool: string, opts: EnrichOption = {}): Room<'liquidity'> => enrichedSuffix(room('liquidity', 'pool', seg(pool, 'pool')), opts.enriched),
   /** One provider across pools and tokens. */
-  liquidityWallet: (wallet: string, opts: EnrichOption = {}): Room<readonly LiquidityEvent[]> =>
+  liquidityWallet: (wallet: string, opts: EnrichOption = {}): Room<'liquidity'> =>
     enrichedSuffix(room('liquidity', 'wallet', seg(wallet, 'wallet')), opts.enriched),
   /** Swaps of a token (liquidity is separate), optionally narrowed to a pool and a wallet. */
-  transactions: (token: string, scope: { pool?: string; wallet?: string } & EnrichOption = {}): Room<readonly SwapEvent[]> => {
+  transactions: (token: string, scope: { pool?: string; wallet?: string } & EnrichOption = {}): Room<'transaction'> => {
     const parts = ['transaction', seg(token, 'token')];
     if (scope.pool !== undefined) parts.push(seg(scope.pool, 'pool'));
     if (scope.wallet !== undefined) parts.push(seg(scope.wallet, 'wallet'));
     return enrichedSuffix(room(...parts), scope.enriched);
   },
-  sniper: (token: string): Room<SafetySignal> => room('sniper', seg(token, 'token')),
-  bundlers: (token: string): Room<SafetySignal> => room('bundlers', seg(token, 'token')),
-  insider: (token: string): Room<SafetySignal> => room('insider', seg(token, 'token')),
-  devHolding: (token: string): Room<SafetySignal> => room('dev_holding', seg(token, 'token')),
-  holders: (token: string): Room<SafetySignal> => room('holders', seg(token, 'token')),
-  top10: (token: string): Room<SafetySignal> => room('top10', seg(token, 'token')),
+  sniper: (token: string): Room<'safety'> => room('sniper', seg(token, 'token')),
+  bundlers: (token: string): Room<'safety'> => room('bundlers', seg(token, 'token')),
+  insider: (token: string): Room<'safety'> => room('insider', seg(token, 'token')),
+  devHolding: (token: string): Room<'safety'> => room('dev_holding', seg(token, 'token')),
+  holders: (token: string): Room<'safety'> => room('holders', seg(token, 'token')),
+  top10: (token: string): Room<'safety'> => room('top10', seg(token, 'token')),
   /** Primary-pool price with automatic primary-pool rotation. */
-  price: (token: string): Room<PriceUpdate> => room('price', 'token', seg(token, 'token')),
+  price: (token: string): Room<'price'> => room('price', 'token', seg(token, 'token')),
   /** Primary-pool price, the `token:{primary}` family. */
-  tokenPrice: (primary: string): Room<PriceUpdate> => room('token', seg(primary, 'primary')),
+  tokenPrice: (primary: string): Room<'price'> => room('token', seg(primary, 'primary')),
   /** Aggregated price across the top 10 valid pools. */
-  aggregatedPrice: (token: string): Room<AggregatedPrice> => room('price', 'aggregated', seg(token, 'token')),
-  tokenStats: (token: string): Room<OpenObject> => room('stats', 'token', seg(token, 'token'), 'total'),
-  poolStats: (pool: string): Room<OpenObject> => room('stats', 'pool', seg(pool, 'pool'), 'total'),
-  tokenVolume: (token: string): Room<OpenObject> => room('volume', 'token', seg(token, 'token')),
-  poolVolume: (pool: string): Room<OpenObject> => room('volume', 'pool', seg(pool, 'pool')),
+  aggregatedPrice: (token: string): Room<'aggregated-price'> => room('price', 'aggregated', seg(token, 'token')),
+  tokenStats: (token: string): Room<'stats'> => room('stats', 'token', seg(token, 'token'), 'total'),
+  poolStats: (pool: string): Room<'stats'> => room('stats', 'pool', seg(pool, 'pool'), 'total'),
+  tokenVolume: (token: string): Room<'stats'> => room('volume', 'token', seg(token, 'token')),
+  poolVolume: (pool: string): Room<'stats'> => room('volume', 'pool', seg(pool, 'pool')),
   /** Live PnL of one wallet on one token (`tradeUpdate`, `balanceUpdate`). */
-  pnl: (wallet: string, token: string): Room<OpenObject> => room('pnl', seg(wallet, 'wallet'), seg(token, 'token')),
-  pnlWallet: (wallet: string): Room<OpenObject> => room('pnl', seg(wallet, 'wallet')),
-  pnlSummary: (wallet: string): Room<OpenObject> => room('pnl', seg(wallet, 'wallet'), 'summary'),
+  pnl: (wallet: string, token: string): Room<'pnl'> => room('pnl', seg(wallet, 'wallet'), seg(token, 'token')),
+  pnlWallet: (wallet: string): Room<'pnl'> => room('pnl', seg(wallet, 'wallet')),
+  pnlSummary: (wallet: string): Room<'pnl'> => room('pnl', seg(wallet, 'wallet'), 'summary'),
   /** Every event of a DCA program, or one event type. */
-  dca: (program: string, event?: DcaEventRoom): Room<OpenObject> =>
+  dca: (program: string, event?: DcaEventRoom): Room<'dca'> =>
     event === undefined ? room('dca', seg(program, 'program')) : room('dca', seg(program, 'program'), event),
-  dcaBuyers: (program: string, mint: string): Room<OpenObject> => room('dca', seg(program, 'program'), seg(mint, 'mint'), 'buyers'),
-  dcaSellers: (program: string, mint: string): Room<OpenObject> => room('dca', seg(program, 'program'), seg(mint, 'mint'), 'sellers'),
-  dcaWallet: (program: string, wallet: string): Room<OpenObject> => room('dca', seg(program, 'program'), 'wallet', seg(wallet, 'wallet')),
-  dcaAccount: (program: string, dcaAddress: string): Room<OpenObject> => room('dca', seg(program, 'program'), seg(dcaAddress, 'dcaAddress')),
+  dcaBuyers: (program: string, mint: string): Room<'dca'> => room('dca', seg(program, 'program'), seg(mint, 'mint'), 'buyers'),
+  dcaSellers: (program: string, mint: string): Room<'dca'> => room('dca', seg(program, 'program'), seg(mint, 'mint'), 'sellers'),
+  dcaWallet: (program: string, wallet: string): Room<'dca'> => room('dca', seg(program, 'program'), 'wallet', seg(wallet, 'wallet')),
+  dcaAccount: (program: string, dcaAddress: string): Room<'dca'> => room('dca', seg(program, 'program'), seg(dcaAddress, 'dcaAddress')),
   /** Oracle underlying ticks for crypto up/down windows. */
-  pmCrypto: (asset: string): Room<OpenObject> => room('pm', 'crypto', seg(asset, 'asset')),
+  pmCrypto: (asset: string): Room<'crypto'> => room('pm', 'crypto', seg(asset, 'asset')),
   /** Outcome price updates of one prediction-market outcome token. */
-  pmMarketPrices: (exchange: string, tokenId: string): Room<OpenObject> =>
+  pmMarketPrices: (exchange: string, tokenId: string): Room<'prediction'> =>
     room('pm', 'market', seg(exchange, 'exchange'), seg(tokenId, 'tokenId'), 'prices'),
 } as const;
 

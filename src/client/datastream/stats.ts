@@ -10,6 +10,16 @@ export interface RoomStats {
   backfilled: number;
 }
 
+/** Rejected payloads of one room family (or `frame` for frames that are not JSON messages). */
+export interface FamilyRejects {
+  /** Messages or rows rejected. */
+  rejected: number;
+  /** The latest reason, naming the field (a sample: one reason, not every one). */
+  sampleReason: string;
+  /** The room of that sample (`''` for frame-level rejects). */
+  sampleRoom: string;
+}
+
 export interface DatastreamStats {
   frames: number;
   bytes: number;
@@ -44,11 +54,18 @@ export interface DatastreamStats {
   /** Sockets created and not yet released: never more than 1. */
   liveSockets: number;
   perRoom: Record<string, RoomStats>;
+  /**
+   * Rejects per room family (`launch`, `transaction`, `safety`, ...; `frame` for frames that were
+   * not JSON objects with a string type or a message without a room), with a sample reason.
+   */
+  rejectedByFamily: Record<string, FamilyRejects>;
 }
 
 export interface StatsBook {
   readonly s: DatastreamStats;
   room(room: string): RoomStats;
+  /** Counts `n` rejects of `family` and keeps `reason` as the sample. */
+  reject(family: string, room: string, reason: string, n: number): void;
   snapshot(): DatastreamStats;
 }
 
@@ -80,8 +97,10 @@ export function createStats(): StatsBook {
     backfillFailures: 0,
     liveSockets: 0,
     perRoom: {},
+    rejectedByFamily: {},
   };
   const perRoom = new Map<string, RoomStats>();
+  const rejects = new Map<string, FamilyRejects>();
   return {
     s,
     room(room) {
@@ -92,10 +111,22 @@ export function createStats(): StatsBook {
       }
       return r;
     },
+    reject(family, room, reason, n) {
+      let r = rejects.get(family);
+      if (!r) {
+        r = { rejected: 0, sampleReason: '', sampleRoom: '' };
+        rejects.set(family, r);
+      }
+      r.rejected += n;
+      r.sampleReason = reason.length > 200 ? `${reason.slice(0, 200)}...` : reason;
+      r.sampleRoom = room;
+    },
     snapshot() {
       const rooms: Record<string, RoomStats> = {};
       for (const [k, v] of perRoom) rooms[k] = { ...v };
-      return { ...s, perRoom: rooms };
+      const byFamily: Record<string, FamilyRejects> = {};
+      for (const [k, v] of rejects) byFamily[k] = { ...v };
+      return { ...s, perRoom: rooms, rejectedByFamily: byFamily };
     },
   };
 }

@@ -1,14 +1,13 @@
 /**
- * Messages the Datastream client delivers: the engine's `StreamMessage` (src/engine/feed-port.ts)
- * plus the commitment of the data. The shapes are declared here so that the client layer does not
- * import the engine; they are structurally identical and a type test keeps them so.
+ * Messages the Datastream client delivers: the room, its family, and the payload parsed once by
+ * the family's guard (room-registry.ts). The engine's `StreamMessage` (src/engine/feed-port.ts) is
+ * this type, so the engine maps typed payloads and never looks at wire data.
  */
 import type { UnixMs } from '../../core/index.js';
+import type { FamilyName, FamilyPayloads } from './room-family.js';
 
-export interface DatastreamMessage<T = unknown> {
+interface MessageBase {
   readonly room: string;
-  /** Validated payload: an object for token and pool rooms, an array of events for liquidity and transaction rooms. */
-  readonly data: T;
   /** When the frame was received (client clock); for backfill, when the page was received. */
   readonly receivedAt: UnixMs;
   /** `backfill` for events recovered from REST history after a gap. */
@@ -19,6 +18,9 @@ export interface DatastreamMessage<T = unknown> {
    */
   readonly commitment: 'processed' | 'confirmed' | 'unspecified';
 }
+
+/** A message of family `F`: `data` is that family's typed payload (a list for row families). */
+export type DatastreamMessage<F extends FamilyName = FamilyName> = { [K in F]: MessageBase & { readonly family: K; readonly data: FamilyPayloads[K] } }[F];
 
 /** A period during which the client was disconnected and may have missed events. */
 export interface StreamGap {

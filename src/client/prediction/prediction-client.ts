@@ -31,6 +31,9 @@ export type AccountView = 'overview' | 'positions' | 'closed-positions' | 'pnl' 
 export type MarketView = 'trades' | 'candlesticks' | 'price' | 'midpoint' | 'spread' | 'orderbook' | 'quote';
 
 /** Timeouts, retries, clock, random, logger, redactor and pools pass through to the HTTP client. */
+/** Body of POST /v1/markets/batch: `{ids}` (or a bare array of ids). */
+export type MarketsBatchBody = { readonly ids: readonly string[] } | readonly string[];
+
 export interface PredictionClientOptions extends SharedHttpOptions {
   /** `{prediction_url}`. */
   readonly baseUrl: string;
@@ -51,8 +54,12 @@ export interface PredictionClient {
   getMarketBySlug(slug: string, query?: PredictionQuery, opts?: CallOptions): Promise<PredictionMarket>;
   /** GET /v1/markets/batch. */
   getMarketsBatch(query?: PredictionQuery, opts?: CallOptions): Promise<unknown>;
-  /** POST /v1/markets/batch (a read; body shape not shown by the spec). */
-  postMarketsBatch(body: unknown, query?: PredictionQuery, opts?: CallOptions): Promise<unknown>;
+  /**
+   * POST /v1/markets/batch (a read). The spec does not show the body; chainpilot sends
+   * `{"ids": [...]}` with 1 to 100 market ids (tickers or ids), the shape the simulator serves and
+   * `docs/client.md` documents (a bare array is accepted too and sent as given).
+   */
+  postMarketsBatch(body: MarketsBatchBody, query?: PredictionQuery, opts?: CallOptions): Promise<unknown>;
   /** GET /v1/markets/{ticker}/{trades|candlesticks|price|midpoint|spread|orderbook|quote}. */
   getMarketView(ticker: string, view: MarketView, query?: PredictionQuery & { readonly interval?: string }, opts?: CallOptions): Promise<unknown>;
   /** Cross-market trades. */
@@ -118,7 +125,13 @@ export function createPredictionClient(options: PredictionClientOptions): Predic
     getMarket: async (t, p, o) => ctx.get(`/v1/markets/${seg(ctx, 'ticker', t)}`, q(p), predictionMarketSchema, o),
     getMarketBySlug: async (s, p, o) => ctx.get(`/v1/markets/slug/${seg(ctx, 'slug', s)}`, q(p), predictionMarketSchema, o),
     getMarketsBatch: (p, o) => get('/v1/markets/batch', p, o),
-    postMarketsBatch: async (body, p, o) => ctx.post('/v1/markets/batch', body, json, { ...o, query: q(p) }),
+    postMarketsBatch: async (body, p, o) => {
+      const ids = Array.isArray(body) ? body : (body as { ids?: unknown }).ids;
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100 || !ids.every((i) => typeof i === 'string' && i.length > 0)) {
+        throw ctx.invalid('ids', 'send 1 to 100 market ids as {ids: [...]}');
+      }
+      return ctx.post('/v1/markets/batch', body, json, { ...o, query: q(p) });
+    },
     getMarketView: async (t, view, p = {}, o) => {
       if (!MARKET_VIEWS.has(view)) throw ctx.invalid('view', `must be one of ${[...MARKET_VIEWS].join(', ')}`);
       return get(`/v1/markets/${seg(ctx, 'ticker', t)}/${view}`, p, o, { interval: p.interval });

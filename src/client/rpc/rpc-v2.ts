@@ -135,11 +135,24 @@ export function parsePageV2(method: string, result: unknown): AccountsPageV2 {
   };
 }
 
-function mergeResults(results: unknown[]): unknown {
+/**
+ * Merges the answers of the chunks of one owners batch: arrays concatenated in chunk order, objects
+ * merged key by key at every depth (so `{context, value: [...]}` keeps every chunk's `value`), and
+ * other values from the last chunk (for example `context.slot`).
+ */
+export function mergeResults(results: unknown[]): unknown {
   if (results.length === 1) return results[0];
-  if (results.every(Array.isArray)) return results.flat();
-  if (results.every(isRecord)) return Object.assign({}, ...results) as Record<string, unknown>;
-  return results;
+  return results.reduce((acc, r) => mergeTwo(acc, r));
+}
+
+function mergeTwo(a: unknown, b: unknown): unknown {
+  if (Array.isArray(a) && Array.isArray(b)) return [...(a as unknown[]), ...(b as unknown[])];
+  if (isRecord(a) && isRecord(b)) {
+    const out: Record<string, unknown> = { ...a };
+    for (const [k, v] of Object.entries(b)) out[k] = k in out ? mergeTwo(out[k], v) : v;
+    return out;
+  }
+  return b;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

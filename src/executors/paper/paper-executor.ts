@@ -13,7 +13,16 @@ export interface PaperExecutorOptions {
   /** Decision-to-fill latency; the fill uses the market as observed at decision time plus this. */
   readonly latencyMs: number;
   readonly fillModel?: FillModelOptions;
+  /**
+   * A buy of a token with no observed price yet waits up to this long (engine clock) for the first
+   * price tick before it is rejected with PAPER_NO_PRICE (the engine joins the token's price room
+   * when the buy is placed). Default 10 000 ms.
+   */
+  readonly priceWaitMs?: number;
 }
+
+/** How often a fill waiting for its first price looks again (engine clock). */
+const PRICE_POLL_MS = 100;
 
 export interface PaperExecutor extends Executor {
   /** Intents accepted and not yet filled. */
@@ -27,12 +36,19 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   let sink: ExecutionSink | undefined;
   let stopped = false;
 
-  const settle = (intent: OrderIntent, out: ExecutionSink): void => {
+  const priceWaitMs = options.priceWaitMs ?? 10_000;
+
+  const settle = (intent: OrderIntent, out: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
     const at = clock.now();
     const r = modelFill(intent, market.get(intent.mint), model);
+    if (!r.ok && r.code === 'PAPER_NO_PRICE' && at - submittedAt < priceWaitMs && !stopped) {
+      // no price yet: wait for the first tick of the price room the engine joined, within the bound
+      timers.set(intent.id, clock.setTimeout(() => settle(intent, out, submittedAt), Math.min(PRICE_POLL_MS, priceWaitMs - (at - submittedAt))));
+      return;
+    }
     if (!r.ok) {
-      if (r.code === 'PAPER_NO_PRICE') out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: r.reason });
+      if (r.code === 'PAPER_NO_PRICE') out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: `${r.reason} (waited ${at - submittedAt} ms for a price)` });
       else out({ type: 'failed', intentId: intent.id, at, code: r.code, reason: r.reason, feeLamports: lamports(r.feeLamports) });
       return;
     }
@@ -58,7 +74,8 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       if (stopped) return Promise.reject(new ChainpilotError('PAPER_STOPPED', 'paper executor is stopped; no new intents', { retry: 'not_retryable', context: { intentId: intent.id } }));
       if (timers.has(intent.id)) return Promise.resolve();
       out({ type: 'accepted', intentId: intent.id, at: clock.now() });
-      timers.set(intent.id, clock.setTimeout(() => settle(intent, out), options.latencyMs));
+      const submittedAt = clock.now();
+      timers.set(intent.id, clock.setTimeout(() => settle(intent, out, submittedAt), options.latencyMs));
       return Promise.resolve();
     },
     stop() {

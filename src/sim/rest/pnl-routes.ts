@@ -97,6 +97,20 @@ export function addPnlRoutes(r: RestRouter): void {
   r.add('GET', '/v2/pnl/leaderboard/kols/calendar', ({ state }) => ({ month: new Date(state.now).toISOString().slice(0, 7), leaderboard: leaderboard(state, state.now - 30 * DAY, true, 'strict') }));
   r.add('GET', '/v2/pnl/leaderboard/kols/date', ({ state }) => ({ date: new Date(state.now).toISOString().slice(0, 10), leaderboard: leaderboard(state, Math.floor(state.now / DAY) * DAY, true, 'strict') }));
   addBatchRoutes(r);
+  // Wallet portfolio chart: the service returns a chart even with a single data point (`chartData`
+  // of {date, value, timestamp, pnlPercentage}, the cumulative realised PnL in USD; `pnl` over 24 h and 30 d).
+  r.add('GET', '/wallet/:wallet/chart', ({ state, params }) => {
+    const ps = state.pnl.walletPositions(params['wallet']!).sort((a, b) => a.lastTrade - b.lastTrade);
+    let cum = 0;
+    const points = ps.map((p) => ({ at: p.lastTrade, value: (cum += pnlPositionView(state, p)['realized'] as number) }));
+    if (points.length === 0) points.push({ at: state.now, value: 0 });
+    const chartData = points.map((p) => ({ date: new Date(p.at).toISOString().slice(0, 10), value: p.value, timestamp: p.at, pnlPercentage: 0 }));
+    const since = (ms: number): { value: number; percentage: number } => {
+      const before = points.filter((p) => p.at <= state.now - ms).at(-1)?.value ?? 0;
+      return { value: cum - before, percentage: 0 };
+    };
+    return { chartData, pnl: { '24h': since(DAY), '30d': since(30 * DAY) } };
+  });
   r.add('GET', '/pnl/:wallet', ({ state, params }) => walletSummary(state, params['wallet']!));
   r.add('GET', '/pnl/:wallet/:token', ({ state, params }) => {
     const p = state.pnl.position(params['wallet']!, params['token']!);

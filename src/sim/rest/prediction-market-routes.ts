@@ -51,7 +51,9 @@ export function addPredictionMarketRoutes(r: RestRouter): void {
   });
   r.add('GET', '/v1/browse', ({ state, query }) => list(state, query, (a, b) => b.volume - a.volume));
   const batch = ({ state, query, body }: { state: MarketState; query: Record<string, string>; body: unknown }): unknown => {
-    const ids = Array.isArray(body) ? body.map(String) : (query['ids'] ?? '').split(',').filter((s) => s.length > 0);
+    // POST body: {ids: [...]} (what the client sends) or a bare array; GET: ids=a,b
+    const fromBody = Array.isArray(body) ? body : typeof body === 'object' && body !== null && Array.isArray((body as { ids?: unknown }).ids) ? (body as { ids: unknown[] }).ids : undefined;
+    const ids = fromBody ? fromBody.map(String) : (query['ids'] ?? '').split(',').filter((s) => s.length > 0);
     if (ids.length === 0 || ids.length > 100) throw badParam('ids', 'send 1 to 100 market ids');
     const pm = pmState(state);
     return { data: ids.map((id) => pm.markets.get(id)).filter((m): m is PmMarket => !!m).map((m) => view(state, m)) };

@@ -1,4 +1,5 @@
 /** Price, statistics and volume rooms of a token and its pools, published after each trade. */
+import type { AggregatedPrice, PriceUpdate } from '../../client/datastream/index.js';
 import type { MarketState } from '../model/market-state.js';
 import type { TokenState, TradeRecord } from '../model/model-types.js';
 import { liquidityUsd, marketCapUsd, priceSol } from '../model/token-pricing.js';
@@ -7,19 +8,21 @@ import type { DatastreamHub } from './datastream-hub.js';
 
 export function publishPriceRooms(state: MarketState, hub: DatastreamHub, t: TokenState, tr: TradeRecord): void {
   const solUsd = state.settings.solUsd;
-  const price = (): unknown => ({
+  // the service's shape: `price` in USD, `price_quote` in SOL, `time` in Unix ms
+  const price = (): PriceUpdate => ({
     token: t.mint, pool: tr.pool, market: tr.market, price: tr.priceUsd, price_quote: priceSol(t),
-    liquidity: liquidityUsd(t, solUsd), marketCap: marketCapUsd(t, solUsd), timestamp: tr.time,
+    liquidity: liquidityUsd(t, solUsd), marketCap: marketCapUsd(t, solUsd), time: tr.time,
   });
   for (const room of [`price:token:${t.mint}`, `token:${t.mint}`, `token:${tr.pool}`]) if (hub.has(room)) hub.publish(room, price());
   const agg = `price:aggregated:${t.mint}`;
   if (hub.has(agg)) {
     const liq = liquidityUsd(t, solUsd);
-    hub.publish(agg, {
+    const msg: AggregatedPrice = {
       token: t.mint, timestamp: tr.time, price: tr.priceUsd, pool: tr.pool,
       aggregated: { median: tr.priceUsd, average: tr.priceUsd, min: tr.priceUsd, max: tr.priceUsd, poolCount: 1 },
       topPools: [{ poolId: tr.pool, price: tr.priceUsd, liquidity: liq, market: tr.market }],
-    });
+    };
+    hub.publish(agg, msg);
   }
   for (const room of [`stats:token:${t.mint}:total`, `stats:pool:${tr.pool}:total`]) if (hub.has(room)) hub.publish(room, tokenStats(state, t, tr.time));
   const vol = (): unknown => ({ token: t.mint, pool: tr.pool, side: tr.side, volume: tr.volumeUsd, volumeSol: Number(tr.solLamports) / 1e9, totalVolume: Number(t.volumeLamports) / 1e9 * solUsd, timestamp: tr.time });

@@ -5,7 +5,8 @@
 import type { MarketState } from '../model/market-state.js';
 import type { SimEvent, TokenState, TradeRecord } from '../model/model-types.js';
 import { curvePct, realSolLamports } from '../model/token-pricing.js';
-import { liquidityRow, tokenWithPools, tradeRow } from '../views/wire-views.js';
+import type { TokenGraduated } from '../../client/datastream/index.js';
+import { liquidityRow, streamSwap, tokenWithPools } from '../views/wire-views.js';
 import type { DatastreamHub } from './datastream-hub.js';
 import { createSafetyPublisher } from './safety-rooms.js';
 import { publishPriceRooms } from './price-rooms.js';
@@ -49,7 +50,8 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
   };
 
   const onTrade = (t: TokenState, tr: TradeRecord, maxBefore: number): void => {
-    const row = (enrich: boolean): unknown => tradeRow(state, tr, enrich, t);
+    // the service sends an array of swaps per message
+    const row = (enrich: boolean): unknown => [streamSwap(state, tr, enrich, t)];
     withEnriched(`transaction:${t.mint}`, row);
     withEnriched(`transaction:${t.mint}:${tr.pool}`, row);
     withEnriched(`transaction:${t.mint}:${tr.pool}:${tr.wallet}`, row);
@@ -90,7 +92,8 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
           return;
         case 'graduated':
           if (hub.has('graduated')) {
-            hub.publish('graduated', { ...tokenWithPools(state, e.token), graduationTx: e.token.graduationTx ?? null, graduationTime: e.at });
+            const msg: TokenGraduated = { ...(tokenWithPools(state, e.token) as unknown as TokenGraduated), graduationTx: e.token.graduationTx ?? null, graduationTime: e.at };
+            hub.publish('graduated', msg);
           }
           return;
         case 'liquidity': {

@@ -2,6 +2,7 @@
  * Safety signal rooms (`holders`, `top10`, `dev_holding`, `sniper`, `insider`, `bundlers`), published
  * when the value they report changes, with the previous value alongside.
  */
+import type { SafetyUpdate } from '../../client/datastream/index.js';
 import type { MarketState } from '../model/market-state.js';
 import type { TokenState, TradeRecord, TraderRole } from '../model/model-types.js';
 import { holdersByBalance, pctOfSupply, roleBalance } from '../model/holdings.js';
@@ -27,11 +28,14 @@ export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): 
     const bal = t.balances.get(tr.wallet) ?? 0n;
     const change = tr.side === 'buy' ? tr.tokenRaw : -tr.tokenRaw;
     const key = role === 'bundler' ? 'totalBundlerPercentage' : role === 'sniper' ? 'totalSniperPercentage' : 'totalInsiderPercentage';
-    hub.publish(room, {
+    // like the service, sniper and insider messages carry both totals; each room's figure is its own
+    const both = role === 'bundler' ? {} : { totalSniperPercentage: pctOfSupply(t, roleBalance(t, 'sniper').raw), totalInsiderPercentage: pctOfSupply(t, roleBalance(t, 'insider').raw) };
+    const msg: SafetyUpdate = {
       token: t.mint, wallet: tr.wallet, currentAmount: bal.toString(), previousAmount: (bal - change > 0n ? bal - change : 0n).toString(),
       currentPercentage: pctOfSupply(t, bal), previousPercentage: pctOfSupply(t, bal - change > 0n ? bal - change : 0n),
-      currentCount: all.wallets.length, previousCount: all.wallets.length, [key]: total, previousTotalPercentage: prev ?? null, timestamp: tr.time,
-    });
+      currentCount: all.wallets.length, previousCount: all.wallets.length, ...both, [key]: total, previousTotalPercentage: prev ?? null, timestamp: tr.time,
+    };
+    hub.publish(room, msg);
   };
   return (t, tr) => {
     const h = `holders:${t.mint}`;
@@ -43,14 +47,14 @@ export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): 
     if (hub.has(top)) {
       const pct = pctOfSupply(t, holdersByBalance(t).slice(0, 10).reduce((a, [, b]) => a + b, 0n));
       const prev = changed(top, pct);
-      if (prev !== false) hub.publish(top, { token: t.mint, top10Percentage: pct, previous: prev ?? null, timestamp: tr.time });
+      if (prev !== false) hub.publish(top, { token: t.mint, totalPercentage: pct, previousPercentage: prev ?? null, timestamp: tr.time } satisfies SafetyUpdate);
     }
     const dev = `dev_holding:${t.mint}`;
     if (hub.has(dev) && tr.wallet === t.deployer) {
       const bal = t.balances.get(t.deployer) ?? 0n;
       const pct = pctOfSupply(t, bal);
       const prev = changed(dev, pct);
-      if (prev !== false) hub.publish(dev, { token: t.mint, deployer: t.deployer, amount: bal.toString(), percentage: pct, previousPercentage: prev ?? null, timestamp: tr.time });
+      if (prev !== false) hub.publish(dev, { token: t.mint, creator: t.deployer, deployer: t.deployer, amount: bal.toString(), percentage: pct, previousPercentage: prev ?? null, timestamp: tr.time });
     }
     roleRoom(t, tr, 'sniper', 'sniper');
     roleRoom(t, tr, 'insider', 'insider');

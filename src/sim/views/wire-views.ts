@@ -3,6 +3,7 @@
  * integer strings, exact amounts decimal strings, prices and USD figures numbers.
  */
 import { fromRaw } from '../../core/index.js';
+import type { LiquidityEvent, LiquidityTokenAmount, SwapEvent } from '../../client/datastream/index.js';
 import type { MarketState } from '../model/market-state.js';
 import type { LiquidityRecord, TokenState, TradeRecord } from '../model/model-types.js';
 import { holdersByBalance, pctOfSupply, roleBalance } from '../model/holdings.js';
@@ -105,11 +106,32 @@ export function tradeRow(state: MarketState, tr: TradeRecord, enrich: boolean, t
   };
 }
 
+/**
+ * A swap as the Datastream's `transaction:*` rooms send it (the service's documented shape, typed by
+ * the client's `SwapEvent`): amounts as numbers and the token as a `{from, to}` pair, where `from`
+ * is what the wallet spent (SOL on a buy) and `to` what it received.
+ */
+export function streamSwap(state: MarketState, tr: TradeRecord, enrich: boolean, token?: TokenState): SwapEvent & JsonObject {
+  const t = token ?? state.tokens.get(tr.mint);
+  const decimals = t?.decimals ?? 6;
+  const tokenAmount = Number(fromRaw(tr.tokenRaw, decimals));
+  const solAmount = Number(tr.solLamports) / 1e9;
+  const solUsd = state.settings.solUsd;
+  const tokenSide = { name: t?.name ?? '', symbol: t?.symbol ?? '', address: tr.mint, decimals, amount: tokenAmount, price: { usd: tr.priceUsd } };
+  const solSide = { name: 'Wrapped SOL', symbol: 'SOL', address: SOL_MINT, decimals: 9, amount: solAmount, price: { usd: solUsd } };
+  return {
+    tx: tr.tx, type: tr.side, wallet: tr.wallet, pool: tr.pool, program: tr.market,
+    amount: tokenAmount, priceUsd: tr.priceUsd, volume: tr.volumeUsd, solVolume: solAmount, time: tr.time,
+    token: tr.side === 'buy' ? { from: solSide, to: tokenSide } : { from: tokenSide, to: solSide },
+    ...(enrich ? { identity: identityOf(state, tr.wallet, t) } : {}),
+  };
+}
+
 /** A liquidity event, in the spec's shape. */
-export function liquidityRow(state: MarketState, e: LiquidityRecord, enrich: boolean): JsonObject {
+export function liquidityRow(state: MarketState, e: LiquidityRecord, enrich: boolean): LiquidityEvent & JsonObject {
   const t = state.tokens.get(e.mint);
   const decimals = t?.decimals ?? 6;
-  const tokens: JsonObject[] = [];
+  const tokens: (LiquidityTokenAmount & JsonObject)[] = [];
   if (e.tokenRaw > 0n) tokens.push({ address: e.mint, amount: fromRaw(e.tokenRaw, decimals), amountRaw: e.tokenRaw.toString(), decimals });
   if (e.solLamports > 0n) tokens.push({ address: SOL_MINT, amount: fromRaw(e.solLamports, 9), amountRaw: e.solLamports.toString(), decimals: 9 });
   return {

@@ -5,7 +5,7 @@
  */
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 
-export interface RoomRegistry {
+export interface RoomOwners {
   acquire(strategyId: string, room: string): void;
   release(strategyId: string, room: string): void;
   /** Strategies interested in `room`, in the order given at creation. */
@@ -14,7 +14,7 @@ export interface RoomRegistry {
   releaseAll(): void;
 }
 
-export function createRoomRegistry(feed: StreamFeed, order: readonly string[], onMessage: (msg: StreamMessage) => void): RoomRegistry {
+export function createRoomOwners(feed: StreamFeed, order: readonly string[], onMessage: (msg: StreamMessage) => void): RoomOwners {
   const rank = new Map(order.map((id, i) => [id, i]));
   const counts = new Map<string, Map<string, number>>();
   const ordered = new Map<string, readonly string[]>();

@@ -1,0 +1,81 @@
+/** Wallet PnL and DCA rooms (open objects: the spec shows few of their fields). */
+import { fpInt, fpStr, fpTail } from '../fingerprint.js';
+import { isObj, optNum, optStr } from '../guards.js';
+import type { DcaUpdate, OpenObject, PnlUpdate } from '../payloads.js';
+import { roomFamily } from '../room-family.js';
+
+/** `pnl:{wallet}:{token}`, `pnl:{wallet}` (queued) and `pnl:{wallet}:summary` (coalesced: the latest totals). */
+export const pnlFamily = roomFamily({
+  name: 'pnl',
+  pattern: 'pnl:{wallet}[:{token}|:summary]',
+  example: 'pnl:WalletA:MintA',
+  match: (p) => p[0] === 'pnl' && (p.length === 2 || p.length === 3),
+  delivery: 'queued',
+  rows: false,
+  provisional: false,
+  parse: (d) => {
+    if (!isObj(d)) return 'data must be an object';
+    if (!optStr(d.type)) return 'type must be a string';
+    if (!optStr(d.tx)) return 'tx must be a string';
+    if (!optStr(d.token)) return 'token must be a string';
+    return d as PnlUpdate;
+  },
+  identity: (d) => {
+    fpStr(d.type ?? '');
+    fpTail(d.tx ?? '', 24);
+    fpTail(d.token ?? '', 10);
+    fpInt(typeof d.timestamp === 'number' ? d.timestamp : 0);
+  },
+  // `pnl:{w}:{t}` and `pnl:{w}` carry the same trade updates
+  scope: (r) => (r.parts[2] === 'summary' ? r.parts.join(':') : `pnl:${r.parts[1] ?? ''}`),
+});
+
+/** `pnl:{wallet}:summary` is coalesced; the registry looks it up before `pnl`. */
+export const pnlSummaryFamily = roomFamily({
+  ...pnlFamily,
+  pattern: 'pnl:{wallet}:summary',
+  example: 'pnl:WalletA:summary',
+  match: (p) => p[0] === 'pnl' && p.length === 3 && p[2] === 'summary',
+  delivery: 'coalesced',
+  identity: undefined,
+});
+
+/** `dca:{program}[...]`: every event reaches the global room, its type room and each scoped room. */
+export const dcaFamily = roomFamily({
+  name: 'dca',
+  pattern: 'dca:{program}[:{event}|:{mint}:buyers|:{mint}:sellers|:wallet:{wallet}|:{dcaAddress}]',
+  example: 'dca:dca_program_a:MintA:buyers',
+  match: (p) => p[0] === 'dca' && p.length >= 2 && p.length <= 4,
+  delivery: 'queued',
+  rows: false,
+  provisional: false,
+  parse: (d) => {
+    if (!isObj(d)) return 'data must be an object';
+    if (!optStr(d.eventName)) return 'eventName must be a string';
+    if (!optStr(d.signature)) return 'signature must be a string';
+    if (d.order !== undefined && !isObj(d.order)) return 'order must be an object';
+    if (!optNum(d.writeVersion)) return 'writeVersion must be a number';
+    return d as DcaUpdate;
+  },
+  identity: (d) => {
+    fpStr(d.eventName ?? '');
+    fpTail(d.signature ?? (typeof d.tx === 'string' ? d.tx : ''), 24);
+    const address = d.order?.address;
+    fpTail(typeof address === 'string' ? address : '', 12);
+    fpInt(d.writeVersion ?? 0);
+  },
+  scope: (r) => `dca:${r.parts[1] ?? ''}`,
+});
+
+/** Any other room: an open object, delivered as sent (the engine maps no domain event from it). */
+export const unknownFamily = roomFamily({
+  name: 'unknown',
+  pattern: '(any other room)',
+  example: 'somethingnew:x',
+  match: () => true,
+  delivery: 'queued',
+  rows: false,
+  provisional: false,
+  parse: (d) => (isObj(d) ? (d as OpenObject) : 'data must be an object'),
+  scope: (r) => r.parts.join(':'),
+});
