@@ -102,7 +102,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }));
   await ctx.journal.markBuilt(intent.id, ctx.clock.now());
   ctx.probe?.('built', intent.id);
-  const signed = ctx.signer.sign(built.transaction);
+  const signed = ctx.signer.signWire(built.raw);
   try {
     await ctx.journal.recordSigned(
       intent.id,
