@@ -128,6 +128,9 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  // --- live path (issue 15) ---
+  LIVE_INSPECTION_INSTRUCTION: 'an instruction of the built transaction moves, delegates, re-assigns or closes an account our wallet owns beyond the intended input and output; it was not signed',
+  LIVE_INSPECTION_ACCOUNT: 'simulation shows a token account our wallet owns losing tokens, changing owner, getting a delegate or being closed beyond the intended input and output; it was not signed',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

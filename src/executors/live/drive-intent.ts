@@ -92,6 +92,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   const verdict = await inspectSwap(built, intent, ctx.signer.publicKey, ctx.rpc, {
     allowedPrograms: ctx.allowedPrograms,
     rentBudgetLamports: ctx.settings.rentBudgetLamports,
+    mode: ctx.settings.inspection,
   }, ctx.signal);
   throwIfAborted(ctx.signal, `inspecting intent ${intent.id}`); // stopping is not a verdict: reconcile later
   if (!verdict.ok) {

@@ -1,4 +1,5 @@
 /** Knobs of the live executor, with conservative defaults resolved once and frozen. */
+import type { InspectionMode } from './inspect.js';
 import type { Commitment } from './ports.js';
 
 export interface LiveSettings {
@@ -32,6 +33,11 @@ export interface LiveSettings {
   readonly maxRebuildAgeMs: number;
   /** Build tries for a retryable swap-service error (default 3). */
   readonly buildTries: number;
+  /**
+   * `simulate` (default): instruction checks plus the RPC simulation's balance comparison;
+   * `static`: instruction checks only, no simulation round trip (see docs/executor.md).
+   */
+  readonly inspection: InspectionMode;
 }
 
 export type LiveSettingsInput = Pick<LiveSettings, 'maxTradeLamports' | 'maxDayLamports'> & Partial<LiveSettings>;
@@ -52,6 +58,7 @@ export function resolveLiveSettings(input: LiveSettingsInput): LiveSettings {
     maxIntentAgeMs: 60_000,
     maxRebuildAgeMs: 300_000,
     buildTries: 3,
+    inspection: 'simulate' as const,
     ...input,
   });
 }

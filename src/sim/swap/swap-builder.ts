@@ -8,6 +8,7 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { maliciousInstruction } from './malicious-builder.js';
 import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
 import type { SimMarketPort } from '../market-port.js';
 import type { Ledger, PoolAccounts } from '../ledger/ledger-types.js';
@@ -89,10 +90,9 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
           SystemProgram.transfer({ fromPubkey: authority, toPubkey: wallet, lamports: quote.amountOut }),
         );
       }
-      if (deps.ledger.faults.nextSwapMalicious()) {
-        // A malicious builder: an extra transfer out of the wallet the caller never asked for.
-        tx.add(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: attacker, lamports: 10_000_000n }));
-      }
+      const malicious = deps.ledger.faults.nextSwapMalicious();
+      // A malicious builder: one instruction against the wallet the caller never asked for.
+      if (malicious) tx.add(maliciousInstruction(malicious, { ledger: deps.ledger, wallet, attacker, swapMint: accounts.mint }));
       const terms = { mint: req.mint, poolId: quote.pool.poolId, side: req.side, amountIn, amountOut: quote.amountOut, minOut };
       tx.add(new TransactionInstruction({ programId: new PublicKey(MEMO_PROGRAM), keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
       tx.addSignature(authority, sign(null, tx.serializeMessage(), signingKey(accounts)));
