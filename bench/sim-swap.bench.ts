@@ -1,11 +1,13 @@
 /**
- * End-to-end swaps per second through the simulator (POST /swap → sign → sendTransaction →
+ * End-to-end swaps per second through the simulator (POST /swap → sign (chainpilot's native
+ * signer, as the live executor signs) → sendTransaction →
  * getSignatureStatuses until confirmed), and where the time goes: the same steps in process
  * (builder, signing, ledger send) with the ledger's landing split out. Baseline: a getSlot round
  * trip on the same JSON-RPC server (the HTTP + JSON floor). Short by default; BENCH_SWAP_MS=5000
  * for a longer run.
  */
-import { Keypair, LAMPORTS_PER_SOL, Transaction } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { keypairSigner } from '../src/executors/signer/signer.js';
 import { manualClock, seededRandom, silentLogger } from '../src/core/index.js';
 import { createLedger, ledgerServices, WRAPPED_SOL_MINT, type Ledger } from '../src/sim/ledger/index.js';
 import { createSwapBuilder } from '../src/sim/swap/swap-builder.js';
@@ -43,6 +45,7 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
   const rpcUrl = `${service.urls['rpc']}?api_key=k`;
   const swapUrl = `${service.urls['swap']}/swap`;
   const wallet = Keypair.generate();
+  const signer = keypairSigner(wallet);
   ledger!.airdrop(wallet.publicKey.toBase58(), 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   let i = 0;
   const stage = { swap: 0, sign: 0, send: 0, confirm: 0 };
@@ -56,9 +59,7 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
       const { txn } = (await post(swapUrl, { wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippage: 5, priorityFee: 0.00001 })) as { txn: string };
       stage.swap += performance.now() - t;
       t = performance.now();
-      const tx = Transaction.from(Buffer.from(txn, 'base64'));
-      tx.partialSign(wallet);
-      const bytes = tx.serialize().toString('base64');
+      const bytes = signer.signWire(Buffer.from(txn, 'base64')).base64;
       stage.sign += performance.now() - t;
       t = performance.now();
       const sent = await rpc('sendTransaction', [bytes, { encoding: 'base64', skipPreflight: true }]);
@@ -76,7 +77,7 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
         { name: 'getSlot round trip (baseline)', value: baseline, unit: 'req/s' },
         { name: 'end-to-end swap over HTTP (confirmed)', value: swapsPerSec, unit: 'swaps/s', ratio: swapsPerSec / baseline, note: `${i} swaps` },
         { name: '  POST /swap', value: stage.swap / i, unit: 'ms/swap', note: pct(stage.swap) },
-        { name: '  sign (web3.js)', value: stage.sign / i, unit: 'ms/swap', note: pct(stage.sign) },
+        { name: '  sign (native ed25519 signer)', value: stage.sign / i, unit: 'ms/swap', note: pct(stage.sign) },
         { name: '  sendTransaction (verify + execute)', value: stage.send / i, unit: 'ms/swap', note: pct(stage.send) },
         { name: '  next slot + getSignatureStatuses', value: stage.confirm / i, unit: 'ms/swap', note: pct(stage.confirm) },
       ],
@@ -93,6 +94,7 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
   const ledger = createLedger({ market, clock, random: seededRandom('bench') });
   const builder = createSwapBuilder({ market, ledger, random: seededRandom('b') });
   const wallet = Keypair.generate();
+  const signer = keypairSigner(wallet);
   ledger.airdrop(wallet.publicKey.toBase58(), 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   let i = 0;
   const t = { build: 0, sign: 0, send: 0, verify: 0 };
@@ -102,9 +104,7 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
       const built = builder.build(parseSwapRequest({ wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippage: 5, priorityFee: 0 }));
       t.build += performance.now() - s;
       s = performance.now();
-      const tx = Transaction.from(Buffer.from(built.txn, 'base64'));
-      tx.partialSign(wallet);
-      const bytes = tx.serialize();
+      const bytes = signer.signWire(Buffer.from(built.txn, 'base64')).raw;
       t.sign += performance.now() - s;
       s = performance.now();
       if (!verifySignatures(parseTx(bytes))) throw new Error('bad signature');

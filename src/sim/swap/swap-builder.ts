@@ -48,6 +48,18 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
     }
     return k;
   };
+  // Deriving an associated address is a curve search; a bounded cache keeps it off the hot path.
+  const atas = new Map<string, PublicKey>();
+  const ataOf = (mint: PublicKey, owner: PublicKey): PublicKey => {
+    const key = `${owner.toBase58()}:${mint.toBase58()}`;
+    let a = atas.get(key);
+    if (!a) {
+      a = getAssociatedTokenAddressSync(mint, owner, true);
+      if (atas.size >= 4_096) atas.delete(atas.keys().next().value as string);
+      atas.set(key, a);
+    }
+    return a;
+  };
   return {
     build(req) {
       const pool = deps.market.pool(req.mint);
@@ -71,7 +83,7 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       const minOut = mulDiv(quote.amountOut, BigInt(10_000 - req.slippageBps), 10_000n);
       const accounts = deps.ledger.poolAccounts(quote.pool);
       const wallet = new PublicKey(req.wallet);
-      const walletAta = getAssociatedTokenAddressSync(accounts.mint, wallet, true);
+      const walletAta = ataOf(accounts.mint, wallet);
       const authority = accounts.authority.publicKey;
       const { blockhash, lastValidBlockHeight } = deps.ledger.latestBlockhash();
       const microLamports = (req.priorityFeeLamports * 1_000_000n) / BigInt(SWAP_CU_LIMIT);
@@ -95,9 +107,26 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       if (malicious) tx.add(maliciousInstruction(malicious, { ledger: deps.ledger, wallet, attacker, swapMint: accounts.mint }));
       const terms = { mint: req.mint, poolId: quote.pool.poolId, side: req.side, amountIn, amountOut: quote.amountOut, minOut };
       tx.add(new TransactionInstruction({ programId: new PublicKey(MEMO_PROGRAM), keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
-      tx.addSignature(authority, sign(null, tx.serializeMessage(), signingKey(accounts)));
-      const txn = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+      // Compile once and lay out the wire bytes here: web3.js would compile the message again for
+      // each of addSignature and serialize.
+      const compiled = tx.compileMessage();
+      const message = compiled.serialize();
+      const signers = compiled.accountKeys.slice(0, compiled.header.numRequiredSignatures);
+      const txn = wireOf(message, signers, authority, sign(null, message, signingKey(accounts))).toString('base64');
       return { txn, amountIn, amountOut: quote.amountOut, minOut };
     },
   };
+}
+
+/**
+ * Wire bytes of a message whose required signers are `signers` (fee payer first, as compiled):
+ * `signer`'s slot carries `signature`, every other slot is left empty for its owner to fill.
+ */
+function wireOf(message: Buffer, signers: readonly PublicKey[], signer: PublicKey, signature: Buffer): Buffer {
+  const n = signers.length;
+  const out = Buffer.alloc(1 + 64 * n + message.length);
+  out[0] = n; // n < 128: one-byte compact length
+  for (let i = 0; i < n; i++) if (signers[i]?.equals(signer)) signature.copy(out, 1 + 64 * i);
+  message.copy(out, 1 + 64 * n);
+  return out;
 }
