@@ -6,8 +6,9 @@
  * at landing (the swap fails, paying its fee, if the model then gives less than the slippage bound).
  */
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { compileLegacyMessage } from './compile-legacy.js';
 import { maliciousInstruction } from './malicious-builder.js';
 import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
 import type { SimMarketPort } from '../market-port.js';
@@ -36,6 +37,7 @@ export interface BuiltSwap {
 
 /** Creates the builder; `build` throws LEDGER_TOKEN_NOT_TRADABLE or LEDGER_INVALID_SWAP_REQUEST. */
 export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapRequest): BuiltSwap } {
+  const memoProgram = new PublicKey(MEMO_PROGRAM);
   const attacker = Keypair.fromSeed(deps.random.fork('malicious-builder').bytes(32)).publicKey;
   // node:crypto signs ed25519 natively, many times faster than web3.js's JavaScript signer.
   const keys = new Map<string, KeyObject>();
@@ -85,33 +87,31 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       const wallet = new PublicKey(req.wallet);
       const walletAta = ataOf(accounts.mint, wallet);
       const authority = accounts.authority.publicKey;
-      const { blockhash, lastValidBlockHeight } = deps.ledger.latestBlockhash();
+      const { blockhash } = deps.ledger.latestBlockhash();
       const microLamports = (req.priorityFeeLamports * 1_000_000n) / BigInt(SWAP_CU_LIMIT);
 
-      const tx = new Transaction({ feePayer: wallet, blockhash, lastValidBlockHeight });
-      tx.add(ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
+      const tx: TransactionInstruction[] = [];
+      tx.push(ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
       if (req.side === 'buy') {
-        tx.add(
+        tx.push(
           createAssociatedTokenAccountIdempotentInstruction(wallet, walletAta, wallet, accounts.mint),
           SystemProgram.transfer({ fromPubkey: wallet, toPubkey: authority, lamports: amountIn }),
           createTransferInstruction(accounts.tokenVault, walletAta, authority, quote.amountOut),
         );
       } else {
-        tx.add(
+        tx.push(
           createTransferInstruction(walletAta, accounts.tokenVault, wallet, amountIn),
           SystemProgram.transfer({ fromPubkey: authority, toPubkey: wallet, lamports: quote.amountOut }),
         );
       }
       const malicious = deps.ledger.faults.nextSwapMalicious();
       // A malicious builder: one instruction against the wallet the caller never asked for.
-      if (malicious) tx.add(maliciousInstruction(malicious, { ledger: deps.ledger, wallet, attacker, swapMint: accounts.mint }));
+      if (malicious) tx.push(maliciousInstruction(malicious, { ledger: deps.ledger, wallet, attacker, swapMint: accounts.mint }));
       const terms = { mint: req.mint, poolId: quote.pool.poolId, side: req.side, amountIn, amountOut: quote.amountOut, minOut };
-      tx.add(new TransactionInstruction({ programId: new PublicKey(MEMO_PROGRAM), keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
-      // Compile once and lay out the wire bytes here: web3.js would compile the message again for
-      // each of addSignature and serialize.
-      const compiled = tx.compileMessage();
-      const message = compiled.serialize();
-      const signers = compiled.accountKeys.slice(0, compiled.header.numRequiredSignatures);
+      tx.push(new TransactionInstruction({ programId: memoProgram, keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
+      // Compile once and lay out the wire bytes here (web3.js compiles the message again for each
+      // of addSignature and serialize, sorting keys by their base58 text each time).
+      const { message, signers } = compileLegacyMessage(wallet, blockhash, tx);
       const txn = wireOf(message, signers, authority, sign(null, message, signingKey(accounts))).toString('base64');
       return { txn, amountIn, amountOut: quote.amountOut, minOut };
     },
