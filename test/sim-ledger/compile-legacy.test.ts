@@ -1,4 +1,5 @@
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedMessage } from '@solana/web3.js';
+import type { PublicKey} from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedMessage } from '@solana/web3.js';
 import { createTransferInstruction } from '@solana/spl-token';
 import { describe, expect, it } from 'vitest';
 import { compileLegacyMessage } from '../../src/sim/swap/compile-legacy.js';
