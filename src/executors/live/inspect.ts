@@ -125,7 +125,11 @@ export async function inspectSwap(
   if (priorityFee > intent.priorityFeeLamports) {
     return reject('LIVE_INSPECTION_PRIORITY_FEE', `priority fee ${priorityFee} lamports exceeds the intent budget ${intent.priorityFeeLamports}`);
   }
-  const ours = swapAccountsOf(intent, walletAddress);
+  const viaLookups = message.addressTableLookups.length > 0; // a venue may reach a token program through a table
+  const ours = swapAccountsOf(intent, walletAddress, {
+    classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
+    token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
+  });
   const staticVerdict = checkInstructions(decodeInstructions(w, allKeys(w)), intent, ours, policy.rentBudgetLamports);
   if (!staticVerdict.ok) return staticVerdict;
   const blockhash = message.recentBlockhash;

@@ -2,8 +2,9 @@
  * The accounts a swap for one intent is meant to touch on our side: the intended input (SOL from
  * the wallet and its wrapped-SOL account on a buy; the mint's token account on a sell) and the
  * intended output (the mint's token account on a buy; the wallet and its wrapped-SOL account on a
- * sell). Both token programs' associated addresses are included, since inspection may run
- * without reading the mint. Address derivation is a curve search, so results are cached (bounded).
+ * sell). Both token programs' associated addresses are included (when the transaction can reach
+ * the program), since inspection may run without reading the mint. Address derivation is a curve
+ * search, so results are cached (bounded).
  */
 import { PublicKey } from '@solana/web3.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
@@ -16,8 +17,12 @@ export interface SwapAccounts {
   readonly inputs: ReadonlySet<string>;
   /** Our accounts the output may arrive in. */
   readonly outputs: ReadonlySet<string>;
-  /** Our token accounts of the intent's mint, per token program. */
-  readonly mintAccounts: { readonly classic: string; readonly token2022: string };
+}
+
+/** Which token programs a transaction can reach (its own or a venue's calls need the program's account). */
+export interface TokenProgramsReached {
+  readonly classic: boolean;
+  readonly token2022: boolean;
 }
 
 const MAX_CACHED = 2_048;
@@ -34,14 +39,18 @@ export function associatedAddress(owner: string, mint: string, program: 'classic
   return address;
 }
 
-/** Input and output accounts of `intent` for `wallet` (base58). */
-export function swapAccountsOf(intent: Pick<OrderIntent, 'side' | 'mint'>, wallet: string): SwapAccounts {
-  const classic = associatedAddress(wallet, intent.mint, 'classic');
-  const token2022 = associatedAddress(wallet, intent.mint, '2022');
-  const wsol = associatedAddress(wallet, WSOL_MINT, 'classic');
-  const sol = new Set([wallet, wsol]);
-  const mint = new Set([classic, token2022]);
-  return intent.side === 'buy'
-    ? { wallet, inputs: sol, outputs: mint, mintAccounts: { classic, token2022 } }
-    : { wallet, inputs: mint, outputs: sol, mintAccounts: { classic, token2022 } };
+/**
+ * Input and output accounts of `intent` for `wallet` (base58). Associated addresses are derived
+ * only under the token programs the transaction can reach: an account of a program the
+ * transaction cannot call cannot be touched by it, and each derivation is a curve search.
+ */
+export function swapAccountsOf(intent: Pick<OrderIntent, 'side' | 'mint'>, wallet: string, reached: TokenProgramsReached = { classic: true, token2022: true }): SwapAccounts {
+  const sol = new Set([wallet]);
+  const mint = new Set<string>();
+  if (reached.classic) {
+    sol.add(associatedAddress(wallet, WSOL_MINT, 'classic'));
+    mint.add(associatedAddress(wallet, intent.mint, 'classic'));
+  }
+  if (reached.token2022) mint.add(associatedAddress(wallet, intent.mint, '2022'));
+  return intent.side === 'buy' ? { wallet, inputs: sol, outputs: mint } : { wallet, inputs: mint, outputs: sol };
 }

@@ -64,6 +64,8 @@ export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => n
             { pubkey: dest, isSigner: false, isWritable: true },
             { pubkey: ATTACKER, isSigner: false, isWritable: false },
             { pubkey: ours, isSigner: false, isWritable: true },
+            // A real venue moves tokens through the token program, so it must pass its account.
+            { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
           ],
           data,
         }),
