@@ -54,6 +54,7 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
     const baseline = await timed(async () => {
       await rpc('getSlot', []);
     }, RUN_MS / 2);
+    const cpu0 = process.cpuUsage();
     const swapsPerSec = await timed(async () => {
       let t = performance.now();
       const { txn } = (await post(swapUrl, { wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippage: 5, priorityFee: 0.00001 })) as { txn: string };
@@ -70,12 +71,15 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
       if (st.result.value[0]?.confirmationStatus !== 'confirmed') throw new Error(`swap did not confirm: ${JSON.stringify(st)}`);
       stage.confirm += performance.now() - t;
     }, RUN_MS);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMsPerSwap = (cpu.user + cpu.system) / 1000 / i;
     const total = stage.swap + stage.sign + stage.send + stage.confirm;
     const pct = (x: number) => `${((100 * x) / total).toFixed(1)} % of the time`;
     return {
       rows: [
         { name: 'getSlot round trip (baseline)', value: baseline, unit: 'req/s' },
         { name: 'end-to-end swap over HTTP (confirmed)', value: swapsPerSec, unit: 'swaps/s', ratio: swapsPerSec / baseline, note: `${i} swaps` },
+        { name: 'same, CPU time per swap (client + simulator)', value: cpuMsPerSwap, unit: 'ms', note: `${(1000 / cpuMsPerSwap).toFixed(0)} swaps per CPU second: the rate on an idle core` },
         { name: '  POST /swap', value: stage.swap / i, unit: 'ms/swap', note: pct(stage.swap) },
         { name: '  sign (native ed25519 signer)', value: stage.sign / i, unit: 'ms/swap', note: pct(stage.sign) },
         { name: '  sendTransaction (verify + execute)', value: stage.send / i, unit: 'ms/swap', note: pct(stage.send) },
