@@ -2,9 +2,9 @@
  * The accounts a swap for one intent is meant to touch on our side: the intended input (SOL from
  * the wallet and its wrapped-SOL account on a buy; the mint's token account on a sell) and the
  * intended output (the mint's token account on a buy; the wallet and its wrapped-SOL account on a
- * sell). Both token programs' associated addresses are included (when the transaction can reach
- * the program), since inspection may run without reading the mint. Address derivation is a curve
- * search, so results are cached (bounded).
+ * sell). A sell's input is the mint's associated account under either token program the
+ * transaction can reach (inspection may run without reading the mint); a buy's output needs no
+ * address (see `swapAccountsOf`). Address derivation is a curve search, so results are cached.
  */
 import { PublicKey } from '@solana/web3.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
@@ -46,11 +46,15 @@ export function associatedAddress(owner: string, mint: string, program: 'classic
  */
 export function swapAccountsOf(intent: Pick<OrderIntent, 'side' | 'mint'>, wallet: string, reached: TokenProgramsReached = { classic: true, token2022: true }): SwapAccounts {
   const sol = new Set([wallet]);
-  const mint = new Set<string>();
-  if (reached.classic) {
-    sol.add(associatedAddress(wallet, WSOL_MINT, 'classic'));
-    mint.add(associatedAddress(wallet, intent.mint, 'classic'));
+  if (reached.classic) sol.add(associatedAddress(wallet, WSOL_MINT, 'classic'));
+  if (intent.side === 'buy') {
+    // A buy's output account needs no address: nothing may take from it or close it, and the
+    // simulation finds the tokens in whichever account of ours they arrive. A new mint per buy
+    // would otherwise cost a curve search on the latency path.
+    return { wallet, inputs: sol, outputs: new Set() };
   }
+  const mint = new Set<string>();
+  if (reached.classic) mint.add(associatedAddress(wallet, intent.mint, 'classic'));
   if (reached.token2022) mint.add(associatedAddress(wallet, intent.mint, '2022'));
-  return intent.side === 'buy' ? { wallet, inputs: sol, outputs: mint } : { wallet, inputs: mint, outputs: sol };
+  return { wallet, inputs: mint, outputs: sol };
 }
