@@ -63,6 +63,7 @@ export function createPriorityFeeSource(
           const micro = percentileOf(fees.map((f) => f.prioritizationFee), policy.percentile);
           cached = { at: now, lamports: (micro * BigInt(policy.computeUnits) + 999_999n) / 1_000_000n };
         } catch (e) {
+          if (signal?.aborted) throw e; // stopping is not a failed read
           log.warn({ err: describeError(e) }, 'getRecentPrioritizationFees failed; paying the priority fee cap');
           cached = { at: now, lamports: policy.capLamports };
         }
