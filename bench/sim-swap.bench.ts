@@ -1,11 +1,13 @@
 /**
- * End-to-end swaps per second through the simulator (POST /swap → sign → sendTransaction →
+ * End-to-end swaps per second through the simulator (POST /swap → sign (chainpilot's native
+ * signer, as the live executor signs) → sendTransaction →
  * getSignatureStatuses until confirmed), and where the time goes: the same steps in process
  * (builder, signing, ledger send) with the ledger's landing split out. Baseline: a getSlot round
  * trip on the same JSON-RPC server (the HTTP + JSON floor). Short by default; BENCH_SWAP_MS=5000
  * for a longer run.
  */
-import { Keypair, LAMPORTS_PER_SOL, Transaction } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { keypairSigner } from '../src/executors/signer/signer.js';
 import { manualClock, seededRandom, silentLogger } from '../src/core/index.js';
 import { createLedger, ledgerServices, WRAPPED_SOL_MINT, type Ledger } from '../src/sim/ledger/index.js';
 import { createSwapBuilder } from '../src/sim/swap/swap-builder.js';
@@ -43,6 +45,7 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
   const rpcUrl = `${service.urls['rpc']}?api_key=k`;
   const swapUrl = `${service.urls['swap']}/swap`;
   const wallet = Keypair.generate();
+  const signer = keypairSigner(wallet);
   ledger!.airdrop(wallet.publicKey.toBase58(), 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   let i = 0;
   const stage = { swap: 0, sign: 0, send: 0, confirm: 0 };
@@ -51,14 +54,13 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
     const baseline = await timed(async () => {
       await rpc('getSlot', []);
     }, RUN_MS / 2);
+    const cpu0 = process.cpuUsage();
     const swapsPerSec = await timed(async () => {
       let t = performance.now();
       const { txn } = (await post(swapUrl, { wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippage: 5, priorityFee: 0.00001 })) as { txn: string };
       stage.swap += performance.now() - t;
       t = performance.now();
-      const tx = Transaction.from(Buffer.from(txn, 'base64'));
-      tx.partialSign(wallet);
-      const bytes = tx.serialize().toString('base64');
+      const bytes = signer.signWire(Buffer.from(txn, 'base64')).base64;
       stage.sign += performance.now() - t;
       t = performance.now();
       const sent = await rpc('sendTransaction', [bytes, { encoding: 'base64', skipPreflight: true }]);
@@ -69,14 +71,17 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
       if (st.result.value[0]?.confirmationStatus !== 'confirmed') throw new Error(`swap did not confirm: ${JSON.stringify(st)}`);
       stage.confirm += performance.now() - t;
     }, RUN_MS);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMsPerSwap = (cpu.user + cpu.system) / 1000 / i;
     const total = stage.swap + stage.sign + stage.send + stage.confirm;
     const pct = (x: number) => `${((100 * x) / total).toFixed(1)} % of the time`;
     return {
       rows: [
         { name: 'getSlot round trip (baseline)', value: baseline, unit: 'req/s' },
         { name: 'end-to-end swap over HTTP (confirmed)', value: swapsPerSec, unit: 'swaps/s', ratio: swapsPerSec / baseline, note: `${i} swaps` },
+        { name: 'same, CPU time per swap (client + simulator)', value: cpuMsPerSwap, unit: 'ms', note: `${(1000 / cpuMsPerSwap).toFixed(0)} swaps per CPU second: the rate on an idle core` },
         { name: '  POST /swap', value: stage.swap / i, unit: 'ms/swap', note: pct(stage.swap) },
-        { name: '  sign (web3.js)', value: stage.sign / i, unit: 'ms/swap', note: pct(stage.sign) },
+        { name: '  sign (native ed25519 signer)', value: stage.sign / i, unit: 'ms/swap', note: pct(stage.sign) },
         { name: '  sendTransaction (verify + execute)', value: stage.send / i, unit: 'ms/swap', note: pct(stage.send) },
         { name: '  next slot + getSignatureStatuses', value: stage.confirm / i, unit: 'ms/swap', note: pct(stage.confirm) },
       ],
@@ -93,6 +98,7 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
   const ledger = createLedger({ market, clock, random: seededRandom('bench') });
   const builder = createSwapBuilder({ market, ledger, random: seededRandom('b') });
   const wallet = Keypair.generate();
+  const signer = keypairSigner(wallet);
   ledger.airdrop(wallet.publicKey.toBase58(), 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   let i = 0;
   const t = { build: 0, sign: 0, send: 0, verify: 0 };
@@ -102,9 +108,7 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
       const built = builder.build(parseSwapRequest({ wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippage: 5, priorityFee: 0 }));
       t.build += performance.now() - s;
       s = performance.now();
-      const tx = Transaction.from(Buffer.from(built.txn, 'base64'));
-      tx.partialSign(wallet);
-      const bytes = tx.serialize();
+      const bytes = signer.signWire(Buffer.from(built.txn, 'base64')).raw;
       t.sign += performance.now() - s;
       s = performance.now();
       if (!verifySignatures(parseTx(bytes))) throw new Error('bad signature');

@@ -167,6 +167,26 @@ const execution = z.strictObject({
   slippageBps: intIn('execution.slippageBps').default(300),
   priorityFeeLamports: intIn('execution.priorityFeeLamports').default(100_000),
   defaultDecimals: intIn('execution.defaultDecimals').default(6),
+  // Live rebuild policy (docs/executor.md); paper and backtests ignore it.
+  /** Rebuilds allowed after a transaction expired unseen (transactions per intent = retries + 1). */
+  retries: intIn('execution.retries').default(2),
+  /** Slippage added per rebuild and its ceiling; off when absent (rebuilds keep the intent's slippage). */
+  slippageRamp: z.strictObject({ stepBps: intIn('execution.slippageRamp.stepBps'), maxBps: intIn('execution.slippageRamp.maxBps') }).optional(),
+  /** Priority fee from getRecentPrioritizationFees at a percentile, capped; off when absent (the fixed priorityFeeLamports). */
+  priorityFee: z.strictObject({
+    percentile: numIn('execution.priorityFee.percentile'),
+    capLamports: intIn('execution.priorityFee.capLamports').optional(),
+    computeUnits: intIn('execution.priorityFee.computeUnits').default(200_000),
+  }).optional(),
+  /** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
+  inspection: z.enum(['simulate', 'static']).default('simulate'),
+}).superRefine((e, ctx) => {
+  if (e.slippageRamp && e.slippageRamp.maxBps < e.slippageBps) {
+    ctx.addIssue({ code: 'custom', path: ['slippageRamp', 'maxBps'], message: `must be at least execution.slippageBps (${e.slippageBps}), or the ramp never widens anything; raise it or remove slippageRamp` });
+  }
+  if (e.priorityFee?.capLamports !== undefined && e.priorityFee.capLamports > e.priorityFeeLamports) {
+    ctx.addIssue({ code: 'custom', path: ['priorityFee', 'capLamports'], message: `must be at most execution.priorityFeeLamports (${e.priorityFeeLamports}), the budget spend caps and inspection count; lower it or raise priorityFeeLamports` });
+  }
 }).prefault({});
 
 const paper = z.strictObject({

@@ -132,6 +132,10 @@ export const ERROR_CODES = {
   CLI_USAGE: 'the command line is not one chainpilot understands (unknown command or option, missing argument)',
   // --- strategy API protections ---
   ENGINE_BUY_IN_FLIGHT: 'denial: this strategy already has an unresolved buy of the token; wait for onFill or onIntentFailed, or pass allowConcurrent: true',
+  // --- live path (issue 15) ---
+  LIVE_INSPECTION_INSTRUCTION: 'an instruction of the built transaction moves, delegates, re-assigns or closes an account our wallet owns beyond the intended input and output; it was not signed',
+  LIVE_INVALID_SETTINGS: 'a live executor setting is out of range, or needs an RPC method the given port lacks (priorityFee needs getRecentPrioritizationFees)',
+  LIVE_INSPECTION_ACCOUNT: 'simulation shows a token account our wallet owns losing tokens, changing owner, getting a delegate or being closed beyond the intended input and output; it was not signed',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -26,6 +26,7 @@ import type { LedgerServicesOptions } from '../sim/ledger/index.js';
 import { ledgerServices } from '../sim/ledger/index.js';
 import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
 import { createDeploymentEngine } from './deployment-engine.js';
+import { liveExecutorSettings } from './live-executor-settings.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings, type LiveConfirmation } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
@@ -124,10 +125,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     cleanup.push(() => journal.close());
     const executor = createLiveExecutor({
       rpc, swap, signer, journal, clock, logger: log.child({ part: 'executor' }),
-      settings: {
-        maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
-        allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment,
-      },
+      settings: liveExecutorSettings(d),
     });
 
     // Reconcile before the engine exists: reports of earlier runs' intents are printed, not applied

@@ -8,7 +8,7 @@ afterEach(async () => {
 });
 
 const cases: [SwapMode, string, 'buy' | 'sell'][] = [
-  ['drain', 'LIVE_INSPECTION_OUTFLOW', 'buy'],
+  ['drain', 'LIVE_INSPECTION_INSTRUCTION', 'buy'],
   ['foreign-payer', 'LIVE_INSPECTION_FEE_PAYER', 'buy'],
   ['unknown-program', 'LIVE_INSPECTION_PROGRAM', 'buy'],
   ['greedy-fee', 'LIVE_INSPECTION_PRIORITY_FEE', 'buy'],
@@ -37,6 +37,47 @@ describe('inspection before signing', () => {
     expect(rec?.state).toBe('DENIED');
     expect(rec?.attempts).toHaveLength(0); // nothing was signed
     expect(h.chain.stats.received.size).toBe(received); // nothing was sent
+  });
+
+  it('rejects, in simulate mode, a venue instruction that sells another token account of our wallet (only the simulation can see it)', async () => {
+    h = await createHarness();
+    await startHarness(h);
+    const other = h.chain.createMint(6);
+    h.chain.addPool(other, 30_000_000_000n, 1_000_000_000_000_000n);
+    await h.executor.submit(h.intent(0));
+    await h.executor.submit(h.intent(9, { mint: other.toBase58() }));
+    await h.runUntil(() => h.reports.filter((r) => r.type === 'filled').length === 2);
+    const otherTokens = h.chain.tokensOf(h.wallet, other);
+    const received = h.chain.stats.received.size;
+    h.swap.mode = 'siphon';
+    h.swap.siphonMint = other;
+    await h.executor.submit(h.intent(1, { side: 'sell', amountIn: h.chain.tokensOf(h.wallet, h.mint) / 4n }));
+    await h.runUntil(() => h.reports.some((r) => r.intentId === 'int-1' && r.type !== 'accepted'));
+    const r = h.reports.find((x) => x.intentId === 'int-1' && x.type !== 'accepted');
+    expect(r?.type === 'rejected' && r.code).toBe('LIVE_INSPECTION_ACCOUNT');
+    expect(r?.type === 'rejected' && r.reason).toContain(`mint ${other.toBase58()}`);
+    expect(h.chain.stats.received.size).toBe(received);
+    expect(h.chain.tokensOf(h.wallet, other)).toBe(otherTokens);
+  });
+
+  it('in static mode lands an honest swap and rejects a base-program theft, without one simulation call', async () => {
+    h = await createHarness({ settings: { inspection: 'static' } });
+    let simulations = 0;
+    const simulate = h.chain.simulateTransaction.bind(h.chain);
+    h.chain.simulateTransaction = (tx, o) => {
+      simulations++;
+      return simulate(tx, o);
+    };
+    await startHarness(h);
+    await h.executor.submit(h.intent(0));
+    await h.runUntil(() => h.reports.some((r) => r.type === 'filled'));
+    h.swap.mode = 'drain';
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(() => h.reports.some((r) => r.intentId === 'int-1' && r.type !== 'accepted'));
+    const r = h.reports.find((x) => x.intentId === 'int-1' && x.type !== 'accepted');
+    expect(r?.type === 'rejected' && r.code).toBe('LIVE_INSPECTION_INSTRUCTION');
+    expect(r?.type === 'rejected' && r.reason).toMatch(/^instruction #\d+ \(System Transfer\) moves 1000000000 lamports from our wallet/);
+    expect(simulations).toBe(0);
   });
 
   it('rejects a swap whose simulation fails', async () => {

@@ -1,10 +1,12 @@
 /**
- * The embedded intent journal: one SQLite file (better-sqlite3, WAL, synchronous=FULL). Every state
- * change is one transaction, so a crash at any instant leaves either the old or the new state.
+ * The embedded intent journal: one SQLite file (better-sqlite3, WAL). Every state change is one
+ * transaction, so a crash at any instant leaves either the old or the new state. What is fsynced
+ * when: see sqlite-durability.ts.
  */
 import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
+import { applyDurability, type JournalSynchronous } from './sqlite-durability.js';
 import {
   canTransition,
   type AttemptRecord,
@@ -74,18 +76,20 @@ export interface SqliteJournalOptions {
   /** Path of the journal file (created if missing). */
   readonly path: string;
   /**
-   * `full` (default) fsyncs every state change: nothing is lost even on power loss. `normal` (WAL)
-   * survives any process crash but may lose the last changes on power loss or an OS crash, which
-   * could let a sent transaction be forgotten: use it only where that risk is accepted.
+   * `critical` (default) fsyncs the signed attempt before its first send, which also makes every
+   * earlier change durable; nothing that left the process is ever forgotten, even on power loss
+   * (docs/executor.md, "Durability"). `full` fsyncs every state change. `normal` survives any
+   * process crash but may lose the last changes on power loss or an OS crash, which could let a
+   * sent transaction be forgotten: use it only where that risk is accepted.
    */
-  readonly synchronous?: 'full' | 'normal';
+  readonly synchronous?: JournalSynchronous;
 }
 
 /** Opens (or creates) the SQLite intent journal at `path`. */
 export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal {
   const db = new Database(options.path);
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  const durability = applyDurability(db, options.synchronous);
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
 
@@ -226,7 +230,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
       return row ? toRecord(row) : undefined;
     },
     markBuilt: async (id, at) => markBuilt(id, at),
-    recordSigned: async (id, attempt, at) => recordSigned(id, attempt, at),
+    recordSigned: async (id, attempt, at) => durability.durable(() => recordSigned(id, attempt, at)),
     markSent: async (id, signature, at) => markSent(id, signature, at),
     resolve: async (id, r, at) => resolve(id, r, at),
     deny: async (id, code, reason, at) => deny(id, code, reason, at),

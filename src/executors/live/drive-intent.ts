@@ -18,6 +18,7 @@ import { inspectSwap, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import type { LiveSettings } from './live-settings.js';
 import { slippageForAttempt } from './live-settings.js';
 import { WSOL_MINT, type BuiltSwap, type LiveRpcPort, type SwapBuilderPort } from './ports.js';
+import type { PriorityFeeSource } from './priority-fee.js';
 import { readFill } from './read-fill.js';
 import type { StatusSource } from './status-batcher.js';
 
@@ -34,6 +35,8 @@ export interface DriveContext {
   readonly clock: Clock;
   readonly settings: LiveSettings;
   readonly allowedPrograms: ReadonlySet<string>;
+  /** Priority fee of each build (the intent's budget, or a percentile of recent fees). */
+  readonly priorityFees: PriorityFeeSource;
   readonly log: Logger;
   readonly report: (r: ExecutionReport) => void;
   readonly probe?: (point: LiveProbePoint, intentId: string) => void;
@@ -92,6 +95,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   const verdict = await inspectSwap(built, intent, ctx.signer.publicKey, ctx.rpc, {
     allowedPrograms: ctx.allowedPrograms,
     rentBudgetLamports: ctx.settings.rentBudgetLamports,
+    mode: ctx.settings.inspection,
   }, ctx.signal);
   throwIfAborted(ctx.signal, `inspecting intent ${intent.id}`); // stopping is not a verdict: reconcile later
   if (!verdict.ok) {
@@ -102,7 +106,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }));
   await ctx.journal.markBuilt(intent.id, ctx.clock.now());
   ctx.probe?.('built', intent.id);
-  const signed = ctx.signer.sign(built.transaction);
+  const signed = ctx.signer.signWire(built.raw);
   try {
     await ctx.journal.recordSigned(
       intent.id,
@@ -129,13 +133,14 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
 
 async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number): Promise<BuiltSwap | { code: 'LIVE_BUILD_FAILED'; reason: string }> {
   const buy = intent.side === 'buy';
+  const priorityFeeLamports = await ctx.priorityFees.feeFor(intent.priorityFeeLamports, ctx.signal);
   const req = {
     wallet: ctx.signer.address,
     from: buy ? WSOL_MINT : intent.mint,
     to: buy ? intent.mint : WSOL_MINT,
     amount: buy ? lamportsToSol(intent.amountIn) : fromRaw(intent.amountIn, intent.decimals),
     slippagePct: slippageBps / 100,
-    priorityFeeSol: lamportsToSol(intent.priorityFeeLamports),
+    priorityFeeSol: lamportsToSol(priorityFeeLamports),
   };
   let lastError = '';
   for (let attempt = 0; attempt < ctx.settings.buildTries; attempt++) {

@@ -1,22 +1,22 @@
 /**
  * Inspection before signing. A built swap is signed only if: the fee payer is our wallet, every
- * called program is on the allow list, the priority fee fits the intent's budget, and a simulation
- * shows no more SOL or tokens leaving our wallet than the intent plus fee budget, with the output
- * arriving in an account our wallet owns. The answer is a value: pass, or a coded rejection.
+ * called program is on the allow list, the priority fee fits the intent's budget, no instruction
+ * of the base programs moves, delegates, re-assigns or closes an account of ours beyond the
+ * intended input and output (instruction-checks.ts), and, in `simulate` mode, a simulation shows
+ * no more SOL or tokens leaving than the intent plus fee budget, every token account our wallet
+ * owns that the transaction can write keeping its tokens, owner, delegate and close authority
+ * (except the intended input), and the output arriving in an account our wallet owns. The answer
+ * is a value: pass, or a coded rejection. Inspection decodes the very wire bytes that get signed.
  */
-import {
-  ComputeBudgetProgram,
-  PublicKey,
-  SystemProgram,
-  VersionedTransaction,
-  type Transaction,
-  type VersionedMessage,
-  type Message,
-} from '@solana/web3.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { AddressLookupTableAccount, ComputeBudgetProgram, PublicKey, SystemProgram, VersionedMessage, VersionedTransaction, type Message, type Transaction } from '@solana/web3.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import type { ErrorCode } from '../../core/error-codes.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
+import { wireLayout } from '../signer/wire-transaction.js';
+import { checkInstructions, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
+import { WSOL_MINT } from './ports.js';
+import { swapAccountsOf, type SwapAccounts } from './swap-accounts.js';
 
 /** Programs every swap may call besides the venue programs. */
 export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
@@ -34,11 +34,16 @@ const MAX_COMPUTE_UNITS = 1_400_000n;
 /** Tries of the pre-state read and simulation pair. */
 const READ_TRIES = 4;
 
+/** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
+export type InspectionMode = 'simulate' | 'static';
+
 export interface InspectionPolicy {
   /** Program ids (base58) a swap may call; {@link BASE_ALLOWED_PROGRAMS} plus the venues'. */
   readonly allowedPrograms: ReadonlySet<string>;
   /** Lamports allowed beyond intent and fees for rent of accounts the swap opens (default one token account). */
   readonly rentBudgetLamports: bigint;
+  /** Default `simulate`. */
+  readonly mode?: InspectionMode;
 }
 
 export type InspectionResult =
@@ -46,12 +51,48 @@ export type InspectionResult =
       readonly ok: true;
       readonly blockhash: string;
       readonly priorityFeeLamports: bigint;
-      /** Simulated change of our output balance (tokens for a buy, lamports for a sell). */
-      readonly simulatedOut: bigint;
+      /** Simulated change of our output balance (tokens for a buy, lamports for a sell); absent in `static` mode. */
+      readonly simulatedOut?: bigint;
     }
   | { readonly ok: false; readonly code: ErrorCode; readonly reason: string };
 
 const reject = (code: ErrorCode, reason: string): InspectionResult => ({ ok: false, code, reason });
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The message of a wire transaction and its account keys (lookup-table keys resolved when given). */
+interface WireMessage {
+  readonly message: VersionedMessage;
+  readonly staticKeys: readonly string[];
+}
+
+/** Decodes the message bytes of `raw` (exactly what the signer signs). */
+export function wireMessage(raw: Uint8Array): WireMessage {
+  const layout = wireLayout(raw);
+  const message = VersionedMessage.deserialize(raw.subarray(layout.messageOffset));
+  return { message, staticKeys: message.staticAccountKeys.map((k) => k.toBase58()) };
+}
+
+/** Every account key in index order: static keys, then loaded writable, then loaded read-only. */
+function allKeys(w: WireMessage, tables?: ReadonlyMap<string, readonly string[]>): string[] {
+  const writable: string[] = [];
+  const readonly: string[] = [];
+  for (const l of w.message.addressTableLookups) {
+    const table = l.accountKey.toBase58();
+    const addresses = tables?.get(table);
+    const at = (i: number): string => addresses?.[i] ?? `lookup:${table}#${i}`;
+    for (const i of l.writableIndexes) writable.push(at(i));
+    for (const i of l.readonlyIndexes) readonly.push(at(i));
+  }
+  return [...w.staticKeys, ...writable, ...readonly];
+}
+
+function decodeInstructions(w: WireMessage, keys: readonly string[]): DecodedInstruction[] {
+  return w.message.compiledInstructions.map((ix) => ({
+    program: keys[ix.programIdIndex] ?? '',
+    accounts: ix.accountKeyIndexes.map((i) => keys[i] ?? `missing#${i}`),
+    data: ix.data,
+  }));
+}
 
 /** Inspects a built swap for `intent` on behalf of `wallet`. Never signs; never throws for a bad transaction. */
 export async function inspectSwap(
@@ -62,14 +103,20 @@ export async function inspectSwap(
   policy: InspectionPolicy,
   signal?: AbortSignal,
 ): Promise<InspectionResult> {
-  const message = messageOf(built.transaction);
-  const keys = message.staticAccountKeys;
-  const payer = keys[0];
-  if (!payer?.equals(wallet)) {
-    return reject('LIVE_INSPECTION_FEE_PAYER', `fee payer is ${payer?.toBase58() ?? 'missing'}, expected our wallet ${wallet.toBase58()}`);
+  let w: WireMessage;
+  try {
+    w = wireMessage(built.raw);
+  } catch (e) {
+    return reject('LIVE_INSPECTION_INSTRUCTION', `the built transaction cannot be decoded (${errorText(e)})`);
+  }
+  const { message } = w;
+  const walletAddress = wallet.toBase58();
+  const payer = w.staticKeys[0];
+  if (payer !== walletAddress) {
+    return reject('LIVE_INSPECTION_FEE_PAYER', `fee payer is ${payer ?? 'missing'}, expected our wallet ${walletAddress}`);
   }
   for (const ix of message.compiledInstructions) {
-    const program = keys[ix.programIdIndex]?.toBase58();
+    const program = w.staticKeys[ix.programIdIndex];
     if (program === undefined || !policy.allowedPrograms.has(program)) {
       return reject('LIVE_INSPECTION_PROGRAM', `instruction calls program ${program ?? '(from a lookup table)'} which is not in execution.allowedPrograms`);
     }
@@ -78,82 +125,161 @@ export async function inspectSwap(
   if (priorityFee > intent.priorityFeeLamports) {
     return reject('LIVE_INSPECTION_PRIORITY_FEE', `priority fee ${priorityFee} lamports exceeds the intent budget ${intent.priorityFeeLamports}`);
   }
-  const feeBudget = LAMPORTS_PER_SIGNATURE * BigInt(message.header.numRequiredSignatures) + intent.priorityFeeLamports;
+  const viaLookups = message.addressTableLookups.length > 0; // a venue may reach a token program through a table
+  const ours = swapAccountsOf(intent, walletAddress, {
+    classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
+    token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
+  });
+  const staticVerdict = checkInstructions(decodeInstructions(w, allKeys(w)), intent, ours, policy.rentBudgetLamports);
+  if (!staticVerdict.ok) return staticVerdict;
+  const blockhash = message.recentBlockhash;
+  if ((policy.mode ?? 'simulate') === 'static') return { ok: true, blockhash, priorityFeeLamports: priorityFee };
 
-  const mint = new PublicKey(intent.mint);
-  const ataClassic = getAssociatedTokenAddressSync(mint, wallet, true, TOKEN_PROGRAM_ID);
-  const ata2022 = getAssociatedTokenAddressSync(mint, wallet, true, TOKEN_2022_PROGRAM_ID);
+  const feeBudget = LAMPORTS_PER_SIGNATURE * BigInt(message.header.numRequiredSignatures) + intent.priorityFeeLamports;
+  let keys: string[];
+  try {
+    keys = await resolvedKeys(w, rpc, signal);
+  } catch (e) {
+    return reject('LIVE_INSPECTION_SIMULATION', `could not read the transaction's address lookup tables (${errorText(e)})`);
+  }
+  if (message.addressTableLookups.length > 0) {
+    // Loaded addresses are known now: judge the instructions again with real addresses.
+    const again = checkInstructions(decodeInstructions(w, keys), intent, ours, policy.rentBudgetLamports);
+    if (!again.ok) return again;
+  }
+  // Every account the transaction can write, our wallet first: only these can change.
+  const watched = [walletAddress];
+  for (let i = 1; i < keys.length; i++) if (message.isAccountWritable(i) && keys[i] !== walletAddress) watched.push(keys[i]!);
+
   // Pre-state and simulation must describe the same slot: another of our transactions landing in
   // between would otherwise look like an outflow. Re-read a few times, then judge what we have.
   // A failed read is retried too; only when every try failed is the swap rejected (unsigned).
   let pre: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>> | undefined;
   let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>> | undefined;
-  let ata = ataClassic;
   for (let read = 0; ; read++) {
     try {
-      pre = await rpc.getMultipleAccounts([wallet.toBase58(), mint.toBase58(), ataClassic.toBase58(), ata2022.toBase58()], {
-        commitment: 'processed',
-        encoding: 'base64',
-        ...(signal ? { signal } : {}),
-      });
+      pre = await rpc.getMultipleAccounts(watched, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
     } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${e instanceof Error ? e.message : String(e)})`);
+      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
       continue;
     }
-    const mintAccount = pre.value[1];
-    if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${wallet.toBase58()} does not exist on chain (no SOL)`);
-    if (!mintAccount) return reject('LIVE_INSPECTION_OUTPUT', `mint ${intent.mint} does not exist on chain`);
-    ata = mintAccount.owner === TOKEN_2022_PROGRAM_ID.toBase58() ? ata2022 : ataClassic;
+    if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${walletAddress} does not exist on chain (no SOL)`);
     try {
       sim = await rpc.simulateTransaction(built.base64, {
         sigVerify: false,
         replaceRecentBlockhash: false,
         commitment: 'processed',
-        accounts: { addresses: [wallet.toBase58(), ata.toBase58()], encoding: 'base64' },
+        accounts: { addresses: watched, encoding: 'base64' },
         ...(signal ? { signal } : {}),
       });
     } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${e instanceof Error ? e.message : String(e)})`);
+      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${errorText(e)})`);
       continue;
     }
     if (sim.context.slot === pre.context.slot || read >= READ_TRIES - 1) break;
   }
   if (!pre || !sim) return reject('LIVE_INSPECTION_SIMULATION', 'could not read our accounts and simulate at the same time');
-  const preWallet = pre.value[0]!;
-  const preAta = ata === ata2022 ? pre.value[3] : pre.value[2];
   if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
-  const [postWallet, postAta] = sim.value.accounts ?? [];
-  if (!postWallet) return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return our wallet account');
+  const post = sim.value.accounts ?? [];
+  if (post.length !== watched.length || !post[0]) return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
+  return judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
+}
 
-  const solDelta = postWallet.lamports - preWallet.lamports;
-  const preTokens = tokenAmount(preAta ?? null, wallet);
-  const postTokens = tokenAmount(postAta ?? null, wallet);
-  if (postAta && postTokens === undefined) {
-    return reject('LIVE_INSPECTION_OUTPUT', `token account ${ata.toBase58()} is not owned by our wallet after the swap`);
+/** Compares the wallet's SOL and every token account our wallet owns, before and after the simulation. */
+function judgeBalances(
+  intent: OrderIntent,
+  ours: SwapAccounts,
+  watched: readonly string[],
+  pre: readonly (RpcAccount | null)[],
+  post: readonly (RpcAccount | null)[],
+  feeBudget: bigint,
+  rentBudget: bigint,
+  blockhash: string,
+  priorityFee: bigint,
+): InspectionResult {
+  const wallet = ours.wallet;
+  const solDelta = post[0]!.lamports - pre[0]!.lamports;
+  let mintDelta = 0n; // the intent's mint, over every token account our wallet owns
+  let wsolDelta = 0n;
+  let inputTaken = 0n;
+  for (let i = 1; i < watched.length; i++) {
+    const address = watched[i]!;
+    const before = tokenAccountOf(pre[i] ?? null);
+    const after = tokenAccountOf(post[i] ?? null);
+    if (before?.owner !== wallet && after?.owner !== wallet) continue;
+    const mint = before?.mint ?? after!.mint;
+    const io = ours.inputs.has(address) || ours.outputs.has(address);
+    const name = `our token account ${address} (mint ${mint})`;
+    if (before?.owner === wallet) {
+      if (!after) {
+        if (!io) return reject('LIVE_INSPECTION_ACCOUNT', `simulation closes ${name}, which is neither the intended input nor the output`);
+      } else if (after.owner !== wallet) {
+        return reject('LIVE_INSPECTION_ACCOUNT', `simulation re-assigns ${name} to owner ${after.owner}`);
+      } else if (after.delegate !== before.delegate && after.delegate !== null) {
+        return reject('LIVE_INSPECTION_ACCOUNT', `simulation delegates ${name} to ${after.delegate}`);
+      } else if (after.closeAuthority !== before.closeAuthority && after.closeAuthority !== null && after.closeAuthority !== wallet) {
+        return reject('LIVE_INSPECTION_ACCOUNT', `simulation gives the close authority of ${name} to ${after.closeAuthority}`);
+      }
+    }
+    const change = (after?.owner === wallet ? after.amount : 0n) - (before?.owner === wallet ? before.amount : 0n);
+    if (change < 0n) {
+      if (!ours.inputs.has(address)) return reject('LIVE_INSPECTION_ACCOUNT', `simulation takes ${-change} raw tokens from ${name}, which is not the intended input`);
+      inputTaken -= change;
+    }
+    if (mint === intent.mint) mintDelta += change;
+    if (mint === WSOL_MINT) wsolDelta += change;
   }
-  const tokenDelta = (postTokens ?? 0n) - (preTokens ?? 0n);
-  const blockhash = message.recentBlockhash;
 
   if (intent.side === 'buy') {
-    const maxOut = intent.amountIn + feeBudget + policy.rentBudgetLamports;
-    if (-solDelta > maxOut) {
-      return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solDelta} lamports from our wallet; the intent allows at most ${maxOut} (amount + fees + rent)`);
+    const maxOut = intent.amountIn + feeBudget + rentBudget;
+    const solOut = -(solDelta + wsolDelta);
+    if (solOut > maxOut) {
+      return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount + fees + rent)`);
     }
-    if (tokenDelta <= 0n) {
-      return reject('LIVE_INSPECTION_OUTPUT', `simulation delivers no ${intent.mint} tokens to our account ${ata.toBase58()}`);
+    if (mintDelta <= 0n) {
+      return reject('LIVE_INSPECTION_OUTPUT', `simulation delivers no ${intent.mint} tokens to a token account our wallet owns`);
     }
-    return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: tokenDelta };
+    return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: mintDelta };
   }
-  if (-tokenDelta > intent.amountIn) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-tokenDelta} raw tokens from our account; the intent sells ${intent.amountIn}`);
+  if (inputTaken > intent.amountIn || -mintDelta > intent.amountIn) {
+    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.amountIn}`);
   }
-  if (-solDelta > feeBudget + policy.rentBudgetLamports) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solDelta} lamports from our wallet on a sell; fees allow at most ${feeBudget + policy.rentBudgetLamports}`);
+  const solIn = solDelta + wsolDelta;
+  if (-solIn > feeBudget + rentBudget) {
+    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solIn} lamports from our wallet on a sell; fees allow at most ${feeBudget + rentBudget}`);
   }
-  if (solDelta + feeBudget <= 0n) {
+  if (solIn + feeBudget <= 0n) {
     return reject('LIVE_INSPECTION_OUTPUT', 'simulation delivers no SOL to our wallet for the sold tokens');
   }
-  return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: solDelta };
+  return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: solIn };
+}
+
+/** Lookup tables are append-only: an address once at an index stays there, so they are cached. */
+const tableCache = new Map<string, string[]>();
+const MAX_TABLES = 256;
+
+async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleAccounts'>, signal?: AbortSignal): Promise<string[]> {
+  const lookups = w.message.addressTableLookups;
+  if (lookups.length === 0) return [...w.staticKeys];
+  const needed = (l: (typeof lookups)[number]): boolean => {
+    const known = tableCache.get(l.accountKey.toBase58());
+    return !known || [...l.writableIndexes, ...l.readonlyIndexes].some((i) => i >= known.length);
+  };
+  const missing = lookups.filter(needed).map((l) => l.accountKey.toBase58());
+  if (missing.length > 0) {
+    const r = await rpc.getMultipleAccounts(missing, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
+    missing.forEach((table, i) => {
+      const account = r.value[i];
+      if (!account) throw new Error(`lookup table ${table} does not exist`);
+      const state = AddressLookupTableAccount.deserialize(Buffer.from(account.data[0], 'base64'));
+      if (tableCache.size >= MAX_TABLES) tableCache.delete(tableCache.keys().next().value as string);
+      tableCache.set(table, state.addresses.map((a) => a.toBase58()));
+    });
+  }
+  const tables = new Map(lookups.map((l) => [l.accountKey.toBase58(), tableCache.get(l.accountKey.toBase58()) ?? []]));
+  const keys = allKeys(w, tables);
+  if (keys.some((k) => k.startsWith('lookup:'))) throw new Error('an index points past the end of its lookup table');
+  return keys;
 }
 
 /** The compiled message of a versioned or legacy transaction. */
@@ -182,11 +308,27 @@ export function priorityFeeOf(message: VersionedMessage | Message): bigint {
   return (micro + 999_999n) / 1_000_000n;
 }
 
-/** Raw amount of an SPL token account owned by `owner`; undefined if absent or owned by someone else. */
-export function tokenAmount(account: RpcAccount | null, owner: PublicKey): bigint | undefined {
-  if (!account) return undefined;
+/** The SPL token account fields inspection compares. */
+export interface TokenAccountView {
+  readonly mint: string;
+  readonly owner: string;
+  readonly amount: bigint;
+  readonly delegate: string | null;
+  readonly closeAuthority: string | null;
+}
+
+/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
+export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
+  if (!account || (account.owner !== TOKEN_PROGRAM && account.owner !== TOKEN_2022_PROGRAM)) return undefined;
   const data = Buffer.from(account.data[0], 'base64');
-  if (data.length < 72) return undefined;
-  if (!new PublicKey(data.subarray(32, 64)).equals(owner)) return undefined;
-  return data.readBigUInt64LE(64);
+  if (data.length < 165) return undefined;
+  if (data.length > 165 && (account.owner !== TOKEN_2022_PROGRAM || data[165] !== 2)) return undefined; // a Token-2022 mint with extensions
+  const key = (at: number): string => new PublicKey(data.subarray(at, at + 32)).toBase58();
+  return {
+    mint: key(0),
+    owner: key(32),
+    amount: data.readBigUInt64LE(64),
+    delegate: data.readUInt32LE(72) === 1 ? key(76) : null,
+    closeAuthority: data.readUInt32LE(129) === 1 ? key(133) : null,
+  };
 }

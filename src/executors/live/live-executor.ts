@@ -16,6 +16,7 @@ import { driveIntent, type DriveContext, type LiveProbePoint } from './drive-int
 import { BASE_ALLOWED_PROGRAMS, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from './live-settings.js';
 import type { LiveRpcPort, SwapBuilderPort } from './ports.js';
+import { createPriorityFeeSource } from './priority-fee.js';
 import { createStatusBatcher } from './status-batcher.js';
 
 export interface LiveExecutorOptions {
@@ -59,6 +60,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     clock: options.clock,
     settings,
     allowedPrograms: new Set([...BASE_ALLOWED_PROGRAMS, ...settings.allowedPrograms]),
+    priorityFees: createPriorityFeeSource(settings.priorityFee, options.rpc, options.clock, log),
     log,
     report: (r: ExecutionReport) => sink?.(r),
     ...(options.probe ? { probe: options.probe } : {}),

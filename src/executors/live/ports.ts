@@ -89,6 +89,8 @@ export interface LiveRpcPort {
     addresses: readonly string[],
     opts?: { commitment?: Commitment; encoding?: 'base64'; signal?: AbortSignal },
   ): Promise<{ context: { slot: number }; value: (RpcAccount | null)[] }>;
+  /** Recent per-slot priority fees (micro-lamports per compute unit); needed only with `settings.priorityFee`. */
+  getRecentPrioritizationFees?(addresses?: readonly string[], opts?: { signal?: AbortSignal }): Promise<readonly { slot: number; prioritizationFee: bigint }[]>;
 }
 
 export interface SwapRequest {

@@ -2,10 +2,12 @@
  * The wallet signer. The secret key lives only in this closure: it is never a property, never
  * serialised, never part of an error message, and strategies never see the signer at all.
  */
+import { createPrivateKey, sign as ed25519Sign } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { Keypair, type PublicKey, type Transaction, VersionedTransaction } from '@solana/web3.js';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { ChainpilotError } from '../../core/errors.js';
+import { signerIndex, wireLayout } from './wire-transaction.js';
 
 /** A signed transaction: its first signature (the transaction id) and its exact wire bytes. */
 export interface SignedTransaction {
@@ -20,7 +22,19 @@ export interface Signer {
   readonly publicKey: PublicKey;
   /** Signs a transaction whose fee payer is this wallet; returns the signature and signed bytes. */
   sign(tx: VersionedTransaction | Transaction): SignedTransaction;
+  /**
+   * Signs wire bytes (legacy or v0) as they came from the swap service: node:crypto ed25519 over
+   * the exact message bytes, written into this wallet's signature slot of a copy. Nothing is
+   * re-serialised, so the signed message is byte for byte the one inspection decoded. Other
+   * signers' slots are left as they are (a wrong co-signature makes the cluster drop the
+   * transaction, which then expires; it cannot move funds). Throws EXEC_SIGNER_FAILED when the
+   * bytes are not a transaction or this wallet is not one of its required signers.
+   */
+  signWire(raw: Uint8Array): SignedTransaction;
 }
+
+/** DER prefix of a PKCS#8 ed25519 private key; the 32-byte seed follows. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 const base58 = getBase58Decoder();
 
@@ -28,6 +42,8 @@ const base58 = getBase58Decoder();
 export function keypairSigner(keypair: Keypair): Signer {
   const publicKey = keypair.publicKey;
   const address = publicKey.toBase58();
+  const publicBytes = publicKey.toBytes();
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, keypair.secretKey.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
   const signer: Signer = {
     address,
     publicKey,
@@ -51,10 +67,43 @@ export function keypairSigner(keypair: Keypair): Signer {
       }
       return { signature: base58.decode(sig), raw, base64: Buffer.from(raw).toString('base64') };
     },
+    signWire(wire) {
+      const layout = wireLayout(wire);
+      const slot = signerIndex(wire, layout, publicBytes);
+      if (slot < 0) {
+        throw new ChainpilotError('EXEC_SIGNER_FAILED', 'signing produced no signature: the transaction has no signer slot for this wallet', {
+          retry: 'not_retryable',
+          context: { wallet: address },
+        });
+      }
+      const raw = new Uint8Array(wire);
+      const signature = ed25519Sign(null, raw.subarray(layout.messageOffset), privateKey);
+      const at = layout.signaturesOffset + 64 * slot;
+      raw.set(signature, at);
+      return lazySigned(raw, raw.subarray(at, at + 64));
+    },
   };
   // Nothing secret to show when logged or inspected.
   Object.defineProperty(signer, 'toJSON', { value: () => ({ address }), enumerable: false });
   return Object.freeze(signer);
+}
+
+/**
+ * A signed transaction whose base58 id and base64 text are computed on first read (they are text
+ * encodings of bytes already final; the journal reads both right after signing).
+ */
+function lazySigned(raw: Uint8Array, signatureBytes: Uint8Array): SignedTransaction {
+  let signature: string | undefined;
+  let base64: string | undefined;
+  return {
+    raw,
+    get signature() {
+      return (signature ??= base58.decode(signatureBytes));
+    },
+    get base64() {
+      return (base64 ??= Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64'));
+    },
+  };
 }
 
 /**

@@ -16,6 +16,18 @@ export type LandingFault =
   /** Lands and reports `finalized` at once, skipping processed and confirmed. */
   | { readonly kind: 'finalizeAtOnce' };
 
+/**
+ * What a malicious swap builder adds to an otherwise honest swap, each aimed at our wallet:
+ * `solTransfer` an extra SOL transfer out of the wallet; `tokenTransfer` a transfer out of another
+ * token account the wallet owns; `approve` a delegate on that account; `setAuthority` a new owner
+ * for it; `closeAccount` its closing with the rent sent away; `transferWithFee` a Token-2022
+ * TransferCheckedWithFee out of a Token-2022 account of the wallet.
+ */
+export type MaliciousSwapVariant = 'solTransfer' | 'tokenTransfer' | 'approve' | 'setAuthority' | 'closeAccount' | 'transferWithFee';
+
+/** Every malicious-builder variant. */
+export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = ['solTransfer', 'tokenTransfer', 'approve', 'setAuthority', 'closeAccount', 'transferWithFee'];
+
 /** What happens to one JSON-RPC request. */
 export interface RpcFault {
   readonly kind: 'error' | 'timeout';
@@ -34,32 +46,34 @@ export interface FaultRates {
   readonly finalizeAtOnceRate?: number;
   readonly rpcErrorRate?: number;
   readonly rpcTimeoutRate?: number;
-  /** Share of /swap answers that carry an extra transfer out of the wallet. */
+  /** Share of /swap answers that carry an extra transfer out of the wallet (variant `solTransfer`). */
   readonly maliciousSwapRate?: number;
 }
 
 export interface FaultPlan {
   /** Queues a one-shot fault for the next matching transaction, request or swap build. */
-  inject(fault: LandingFault | { readonly kind: 'rpc'; readonly rpc: RpcFault } | { readonly kind: 'maliciousSwap' }): void;
+  inject(
+    fault: LandingFault | { readonly kind: 'rpc'; readonly rpc: RpcFault } | { readonly kind: 'maliciousSwap'; readonly variant?: MaliciousSwapVariant },
+  ): void;
   /** The fault for a transaction being accepted now, if any. */
   nextLanding(): LandingFault | undefined;
   /** The fault for a JSON-RPC request of `method`, if any. */
   nextRpc(method: string): RpcFault | undefined;
-  /** True when the next /swap answer must carry an extra transfer out of the wallet. */
-  nextSwapMalicious(): boolean;
+  /** The malicious addition the next /swap answer must carry, or false for an honest one. */
+  nextSwapMalicious(): MaliciousSwapVariant | false;
 }
 
 /** Creates a fault plan drawing from `random` at the given rates (all zero by default). */
 export function createFaultPlan(random: Random, rates: FaultRates = {}): FaultPlan {
   const landing: LandingFault[] = [];
   const rpc: RpcFault[] = [];
-  let malicious = 0;
+  const malicious: MaliciousSwapVariant[] = [];
   const roll = (p: number | undefined): boolean => p !== undefined && p > 0 && random.chance(p);
 
   return {
     inject(fault) {
       if (fault.kind === 'rpc') rpc.push(fault.rpc);
-      else if (fault.kind === 'maliciousSwap') malicious++;
+      else if (fault.kind === 'maliciousSwap') malicious.push(fault.variant ?? 'solTransfer');
       else landing.push(fault);
     },
     nextLanding() {
@@ -80,11 +94,9 @@ export function createFaultPlan(random: Random, rates: FaultRates = {}): FaultPl
       return undefined;
     },
     nextSwapMalicious() {
-      if (malicious > 0) {
-        malicious--;
-        return true;
-      }
-      return roll(rates.maliciousSwapRate);
+      const queued = malicious.shift();
+      if (queued) return queued;
+      return roll(rates.maliciousSwapRate) ? 'solTransfer' : false;
     },
   };
 }

@@ -124,11 +124,17 @@ export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: R
   const snapshot = (tx: ParsedTx, before?: Snapshot): Snapshot => {
     const lamports: bigint[] = [];
     const tokens: TokenBalanceJson[] = [];
+    // Programs hold no tokens: read their lamports only, not their (large) executable data.
+    const programs = new Set(tx.instructions.map((ix) => ix.programIdIndex));
     tx.keyStrings.forEach((k, accountIndex) => {
       if (before && !tx.isWritable(accountIndex)) {
         lamports.push(before.lamports[accountIndex] ?? 0n);
         const t = before.tokens.find((b) => b.accountIndex === accountIndex);
         if (t) tokens.push(t);
+        return;
+      }
+      if (programs.has(accountIndex)) {
+        lamports.push(svm.getBalance(k as Address) ?? 0n);
         return;
       }
       const a = getAccount(k);

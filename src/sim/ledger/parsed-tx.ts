@@ -3,7 +3,7 @@
  * ed25519 signature verification with node:crypto, so the ledger can refuse a bad transaction with
  * the right JSON-RPC error before it reaches the runtime.
  */
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { VersionedTransaction, type MessageCompiledInstruction, type PublicKey } from '@solana/web3.js';
 import { getBase58Decoder } from '@solana/kit';
 
@@ -44,13 +44,38 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
     feePayer: feePayer.toBase58(),
     recentBlockhash: m.recentBlockhash,
     instructions: m.compiledInstructions,
-    messageBytes: m.serialize(),
+    messageBytes: bytes.subarray(messageOffset(bytes)),
     signatures: tx.signatures,
     isWritable: (i) => m.isAccountWritable(i),
   };
 }
 
+/** Offset of the message in wire bytes (after the compact signature count and the signatures). */
+function messageOffset(bytes: Uint8Array): number {
+  let count = 0;
+  let i = 0;
+  for (; i < 3; i++) {
+    const b = bytes[i] ?? 0;
+    count |= (b & 0x7f) << (7 * i);
+    if ((b & 0x80) === 0) break;
+  }
+  return i + 1 + 64 * count;
+}
+
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** Parsed public keys by address: a DER parse per signature is most of a verification's cost. */
+const publicKeys = new Map<string, KeyObject>();
+const MAX_PUBLIC_KEYS = 4_096;
+
+function publicKeyOf(address: string, key: PublicKey): KeyObject {
+  let k = publicKeys.get(address);
+  if (!k) {
+    k = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]), format: 'der', type: 'spki' });
+    if (publicKeys.size >= MAX_PUBLIC_KEYS) publicKeys.delete(publicKeys.keys().next().value as string);
+    publicKeys.set(address, k);
+  }
+  return k;
+}
 
 /** True when every required signature is present and valid for its signer. */
 export function verifySignatures(tx: ParsedTx): boolean {
@@ -58,9 +83,9 @@ export function verifySignatures(tx: ParsedTx): boolean {
   for (let i = 0; i < tx.numSigners; i++) {
     const sig = tx.signatures[i];
     const key = tx.keys[i];
-    if (!sig || !key) return false;
-    const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]), format: 'der', type: 'spki' });
-    if (!verify(null, tx.messageBytes, publicKey, sig)) return false;
+    const address = tx.keyStrings[i];
+    if (!sig || !key || address === undefined) return false;
+    if (!verify(null, tx.messageBytes, publicKeyOf(address, key), sig)) return false;
   }
   return true;
 }

@@ -6,8 +6,10 @@
  * at landing (the swap fails, paying its fee, if the model then gives less than the slippage bound).
  */
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { compileLegacyMessage } from './compile-legacy.js';
+import { maliciousInstruction } from './malicious-builder.js';
 import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
 import type { SimMarketPort } from '../market-port.js';
 import type { Ledger, PoolAccounts } from '../ledger/ledger-types.js';
@@ -35,6 +37,7 @@ export interface BuiltSwap {
 
 /** Creates the builder; `build` throws LEDGER_TOKEN_NOT_TRADABLE or LEDGER_INVALID_SWAP_REQUEST. */
 export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapRequest): BuiltSwap } {
+  const memoProgram = new PublicKey(MEMO_PROGRAM);
   const attacker = Keypair.fromSeed(deps.random.fork('malicious-builder').bytes(32)).publicKey;
   // node:crypto signs ed25519 natively, many times faster than web3.js's JavaScript signer.
   const keys = new Map<string, KeyObject>();
@@ -46,6 +49,18 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       keys.set(pool.poolId, k);
     }
     return k;
+  };
+  // Deriving an associated address is a curve search; a bounded cache keeps it off the hot path.
+  const atas = new Map<string, PublicKey>();
+  const ataOf = (mint: PublicKey, owner: PublicKey): PublicKey => {
+    const key = `${owner.toBase58()}:${mint.toBase58()}`;
+    let a = atas.get(key);
+    if (!a) {
+      a = getAssociatedTokenAddressSync(mint, owner, true);
+      if (atas.size >= 4_096) atas.delete(atas.keys().next().value as string);
+      atas.set(key, a);
+    }
+    return a;
   };
   return {
     build(req) {
@@ -70,34 +85,48 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       const minOut = mulDiv(quote.amountOut, BigInt(10_000 - req.slippageBps), 10_000n);
       const accounts = deps.ledger.poolAccounts(quote.pool);
       const wallet = new PublicKey(req.wallet);
-      const walletAta = getAssociatedTokenAddressSync(accounts.mint, wallet, true);
+      const walletAta = ataOf(accounts.mint, wallet);
       const authority = accounts.authority.publicKey;
-      const { blockhash, lastValidBlockHeight } = deps.ledger.latestBlockhash();
+      const { blockhash } = deps.ledger.latestBlockhash();
       const microLamports = (req.priorityFeeLamports * 1_000_000n) / BigInt(SWAP_CU_LIMIT);
 
-      const tx = new Transaction({ feePayer: wallet, blockhash, lastValidBlockHeight });
-      tx.add(ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
+      const tx: TransactionInstruction[] = [];
+      tx.push(ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
       if (req.side === 'buy') {
-        tx.add(
+        tx.push(
           createAssociatedTokenAccountIdempotentInstruction(wallet, walletAta, wallet, accounts.mint),
           SystemProgram.transfer({ fromPubkey: wallet, toPubkey: authority, lamports: amountIn }),
           createTransferInstruction(accounts.tokenVault, walletAta, authority, quote.amountOut),
         );
       } else {
-        tx.add(
+        tx.push(
           createTransferInstruction(walletAta, accounts.tokenVault, wallet, amountIn),
           SystemProgram.transfer({ fromPubkey: authority, toPubkey: wallet, lamports: quote.amountOut }),
         );
       }
-      if (deps.ledger.faults.nextSwapMalicious()) {
-        // A malicious builder: an extra transfer out of the wallet the caller never asked for.
-        tx.add(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: attacker, lamports: 10_000_000n }));
-      }
+      const malicious = deps.ledger.faults.nextSwapMalicious();
+      // A malicious builder: one instruction against the wallet the caller never asked for.
+      if (malicious) tx.push(maliciousInstruction(malicious, { ledger: deps.ledger, wallet, attacker, swapMint: accounts.mint }));
       const terms = { mint: req.mint, poolId: quote.pool.poolId, side: req.side, amountIn, amountOut: quote.amountOut, minOut };
-      tx.add(new TransactionInstruction({ programId: new PublicKey(MEMO_PROGRAM), keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
-      tx.addSignature(authority, sign(null, tx.serializeMessage(), signingKey(accounts)));
-      const txn = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+      tx.push(new TransactionInstruction({ programId: memoProgram, keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
+      // Compile once and lay out the wire bytes here (web3.js compiles the message again for each
+      // of addSignature and serialize, sorting keys by their base58 text each time).
+      const { message, signers } = compileLegacyMessage(wallet, blockhash, tx);
+      const txn = wireOf(message, signers, authority, sign(null, message, signingKey(accounts))).toString('base64');
       return { txn, amountIn, amountOut: quote.amountOut, minOut };
     },
   };
+}
+
+/**
+ * Wire bytes of a message whose required signers are `signers` (fee payer first, as compiled):
+ * `signer`'s slot carries `signature`, every other slot is left empty for its owner to fill.
+ */
+function wireOf(message: Buffer, signers: readonly PublicKey[], signer: PublicKey, signature: Buffer): Buffer {
+  const n = signers.length;
+  const out = Buffer.alloc(1 + 64 * n + message.length);
+  out[0] = n; // n < 128: one-byte compact length
+  for (let i = 0; i < n; i++) if (signers[i]?.equals(signer)) signature.copy(out, 1 + 64 * i);
+  message.copy(out, 1 + 64 * n);
+  return out;
 }

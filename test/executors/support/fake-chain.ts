@@ -83,6 +83,8 @@ export interface FakeChain extends LiveRpcPort {
   failNext(method: keyof LiveRpcPort, count: number): void;
   /** Every status reported as finalized as soon as it lands (status jumping to finalized). */
   jumpToFinalized: boolean;
+  /** Per-slot priority fees (micro-lamports per CU) getRecentPrioritizationFees answers. */
+  recentFees: bigint[];
   readonly stats: { sends: Map<string, number>; landed: Landed[]; received: Set<string> };
   /** Lands due pending transactions (called by every RPC method). */
   tick(): void;
@@ -287,6 +289,7 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
     clock,
     fates: [],
     jumpToFinalized: false,
+    recentFees: [],
     stats: { sends: new Map(), landed: [], received: new Set() },
     height,
     tick,
@@ -379,6 +382,11 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
       tick();
       maybeFail('getTransaction');
       return landed.get(signature)?.tx ?? null;
+    },
+
+    async getRecentPrioritizationFees() {
+      tick();
+      return chain.recentFees.map((prioritizationFee, i) => ({ slot: height() - i, prioritizationFee }));
     },
 
     async getMultipleAccounts(addresses) {

@@ -9,7 +9,7 @@ import { ChainpilotError } from '../../../src/core/errors.js';
 import { WSOL_MINT, type BuiltSwap, type SwapBuilderPort, type SwapRequest } from '../../../src/executors/live/ports.js';
 import { FAKE_SWAP_PROGRAM, type FakeChain } from './fake-chain.js';
 
-export type SwapMode = 'honest' | 'legacy' | 'drain' | 'foreign-payer' | 'unknown-program' | 'greedy-fee' | 'wrong-output' | 'oversell';
+export type SwapMode = 'honest' | 'legacy' | 'drain' | 'foreign-payer' | 'unknown-program' | 'greedy-fee' | 'wrong-output' | 'oversell' | 'siphon';
 
 export const ATTACKER = Keypair.fromSeed(new Uint8Array(32).fill(9)).publicKey;
 
@@ -18,6 +18,11 @@ export interface FakeSwap extends SwapBuilderPort {
   builds: number;
   /** Errors thrown by the next builds. */
   failNext: number;
+  /**
+   * `siphon` mode: the venue instruction sells this other mint of the wallet instead (a venue
+   * program moving a token account the base-program checks cannot see; only simulation can).
+   */
+  siphonMint?: PublicKey;
 }
 
 export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => number): FakeSwap {
@@ -33,7 +38,8 @@ export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => n
       }
       const wallet = new PublicKey(req.wallet);
       const buy = req.from === WSOL_MINT;
-      const mint = new PublicKey(buy ? req.to : req.from);
+      const asked = new PublicKey(buy ? req.to : req.from);
+      const mint = swap.mode === 'siphon' && swap.siphonMint ? swap.siphonMint : asked;
       let amountIn = buy ? toRaw(req.amount, 9) : toRaw(req.amount, decimalsOf(mint.toBase58()));
       if (swap.mode === 'oversell') amountIn *= 2n;
       const feeLamports = toRaw(req.priorityFeeSol, 9) * (swap.mode === 'greedy-fee' ? 10n : 1n);
@@ -58,6 +64,8 @@ export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => n
             { pubkey: dest, isSigner: false, isWritable: true },
             { pubkey: ATTACKER, isSigner: false, isWritable: false },
             { pubkey: ours, isSigner: false, isWritable: true },
+            // A real venue moves tokens through the token program, so it must pass its account.
+            { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
           ],
           data,
         }),

@@ -1,0 +1,266 @@
+/**
+ * The live path's latency budget, in process against the simulator (ledger, JSON-RPC and swap
+ * service on loopback HTTP, 20 ms slots, typed clients; the simulator runs in a child process so
+ * its work is not counted as ours), one intent at a time: a launch frame as
+ * received (JSON text) → engine (parse, normalise, strategy, risk gate) → executor (journal,
+ * swap build, inspection, signing, journal) → bytes handed to `sendTransaction`, and on to landed
+ * (`confirmed`). Each stage is timed by thin wrappers around the executor's ports; the swap
+ * service and RPC round trips are reported apart, and "in process" is the rest: what chainpilot
+ * itself spends (goal: p99 under 2 ms). Run once per inspection mode: the difference between the
+ * two is what the simulation costs.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Keypair } from '@solana/web3.js';
+import { z } from 'zod';
+import { createRpcClient, createSwapClient } from '../src/client/index.js';
+import { parseRoomMessage } from '../src/client/datastream/room-registry.js';
+import { seededRandom, systemClock, type UnixMs } from '../src/core/index.js';
+import { createEngine } from '../src/engine/engine.js';
+import type { ExecutionSink, Executor } from '../src/engine/execution-port.js';
+import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
+import { defineStrategy } from '../src/engine/strategy-api.js';
+import { instantiateStrategy } from '../src/engine/strategy-instance.js';
+import type { IntentJournal } from '../src/executors/journal/journal.js';
+import { openSqliteJournal } from '../src/executors/journal/sqlite-journal.js';
+import type { InspectionMode } from '../src/executors/live/inspect.js';
+import { createLiveExecutor } from '../src/executors/live/live-executor.js';
+import type { LiveRpcPort, SwapBuilderPort } from '../src/executors/live/ports.js';
+import { keypairSigner, type Signer } from '../src/executors/signer/signer.js';
+import { percentile, type Bench, type BenchRow } from './harness.js';
+
+const SOL = 1_000_000_000n;
+const INTENTS = Number(process.env['BENCH_BUDGET_INTENTS'] ?? 60);
+const WARMUP = 5;
+
+interface Sample {
+  engine: number;
+  swap: number;
+  inspectionInProcess: number;
+  inspectionRpc: number;
+  otherRpc: number;
+  signing: number;
+  journal: number;
+  toSend: number;
+  inProcess: number;
+  inProcessCpu: number;
+  toLanded: number;
+}
+
+interface SimProcess {
+  readonly rpc: string;
+  readonly swap: string;
+  readonly apiKey: string;
+  readonly mints: string[];
+  stop(): Promise<void>;
+}
+
+/** Starts the simulator in a child process (see support/budget-sim.ts). */
+async function startSim(wallet: string, mints: number): Promise<SimProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/budget-sim.ts', import.meta.url)), wallet, String(mints)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (b: Buffer) => {
+      text += b.toString();
+      const nl = text.indexOf('\n');
+      if (nl >= 0) resolve(text.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`budget simulator exited with ${code}`)));
+  });
+  const info = JSON.parse(line) as Omit<SimProcess, 'stop'>;
+  return {
+    ...info,
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
+  const clock = systemClock();
+  const wallet = Keypair.generate();
+  const sim = await startSim(wallet.publicKey.toBase58(), INTENTS);
+  const rpc = createRpcClient({ url: sim.rpc, apiKey: sim.apiKey, timeoutMs: 5_000 });
+  const swap = createSwapClient({ url: sim.swap, timeoutMs: 5_000 });
+  const mints = sim.mints;
+
+  // Stage clocks of the current intent (one at a time).
+  const now = (): number => performance.now();
+  let cur = { t0: 0, submit: 0, send: 0, landed: 0, swap: 0, swapEnd: 0, inspectionRpc: 0, otherRpc: 0, signing: 0, journal: 0, heightStart: 0 };
+  const timed = async <T>(f: () => Promise<T>, add: (ms: number) => void): Promise<T> => {
+    const s = now();
+    try {
+      return await f();
+    } finally {
+      add(now() - s);
+    }
+  };
+  const rpcPort: LiveRpcPort = {
+    sendTransaction: (tx, o) => {
+      if (cur.send === 0) cur.send = now();
+      return rpc.sendTransaction(tx, o);
+    },
+    getSignatureStatuses: (s, o) => rpc.getSignatureStatuses(s, o),
+    getBlockHeight: (o) => {
+      cur.heightStart = now();
+      return timed(() => rpc.getBlockHeight(o), (ms) => (cur.otherRpc += ms));
+    },
+    simulateTransaction: (tx, o) => timed(() => rpc.simulateTransaction(tx, o), (ms) => (cur.inspectionRpc += ms)),
+    getTransaction: (s, o) => rpc.getTransaction(s, o),
+    getMultipleAccounts: (a, o) => timed(() => rpc.getMultipleAccounts(a, o), (ms) => (cur.inspectionRpc += ms)),
+  };
+  const swapPort: SwapBuilderPort = {
+    buildSwap: (req, o) =>
+      timed(() => swap.buildSwap(req, o), (ms) => {
+        cur.swap += ms;
+        cur.swapEnd = now();
+      }),
+  };
+  const inner = keypairSigner(wallet);
+  const signer: Signer = {
+    address: inner.address,
+    publicKey: inner.publicKey,
+    sign: (tx) => inner.sign(tx),
+    signWire: (raw) => {
+      const s = now();
+      const signed = inner.signWire(raw);
+      void signed.signature; // the id and text encodings are part of signing, not of the journal
+      void signed.base64;
+      cur.signing += now() - s;
+      return signed;
+    },
+  };
+  const j = openSqliteJournal({ path: join(dir, `budget-${mode}.sqlite`) });
+  const journal: IntentJournal = {
+    create: (i, s, at) => timed(() => j.create(i, s, at), (ms) => (cur.journal += ms)),
+    get: (id) => timed(() => j.get(id), (ms) => (cur.send === 0 ? (cur.journal += ms) : undefined)),
+    markBuilt: (id, at) => timed(() => j.markBuilt(id, at), (ms) => (cur.journal += ms)),
+    recordSigned: (id, a, at) => timed(() => j.recordSigned(id, a, at), (ms) => (cur.journal += ms)),
+    markSent: (id, sig, at) => j.markSent(id, sig, at),
+    resolve: (id, r, at) => j.resolve(id, r, at),
+    deny: (id, c, r, at) => j.deny(id, c, r, at),
+    markReported: (id, at) => j.markReported(id, at),
+    unresolved: () => j.unresolved(),
+    landed: () => j.landed(),
+    spentOn: (d) => j.spentOn(d),
+    close: () => j.close(),
+  };
+  const live = createLiveExecutor({
+    rpc: rpcPort, swap: swapPort, signer, journal, clock,
+    settings: { maxTradeLamports: 10n * SOL, maxDayLamports: 10_000n * SOL, allowedPrograms: ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'], pollMs: 2, inspection: mode },
+  });
+  let landed: () => void = () => undefined;
+  const executor: Executor = {
+    start: (sink: ExecutionSink) =>
+      live.start((r) => {
+        if (r.type === 'filled') {
+          cur.landed = now();
+          landed();
+        } else if (r.type !== 'accepted') throw new Error(`budget bench intent ${r.intentId} ended ${r.type}`);
+        sink(r);
+      }),
+    submit: (intent) => {
+      cur.submit = now();
+      return live.submit(intent);
+    },
+    stop: (s) => live.stop(s),
+  };
+  const feed: StreamFeed = { subscribe: () => () => undefined, onGap: () => () => undefined };
+  const strategy = defineStrategy({
+    id: 'budget', params: z.strictObject({}), rooms: () => ['latest'],
+    onLaunch(e, ctx) {
+      ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: 'budget' });
+    },
+  });
+  const engine = createEngine({
+    feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, {})],
+    risk: { maxOpenPositions: 1_000_000 }, startingCashLamports: 1_000n * SOL,
+    execution: { slippageBps: 500, priorityFeeLamports: 10_000n, defaultDecimals: 6 },
+  });
+  const samples: Sample[] = [];
+  const parsed = (room: string, data: unknown, at: UnixMs): StreamMessage => {
+    const r = parseRoomMessage(room, data, at);
+    if (!r.ok) throw new Error(`bench frame rejected: ${r.reason}`);
+    return r.message;
+  };
+  try {
+    await engine.start();
+    for (const mint of mints) {
+      engine.ingest(parsed(`price:token:${mint}`, { price: 0.0005, price_quote: 0.000003, time: clock.now() }, clock.now()));
+      const text = JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] } });
+      cur = { t0: now(), submit: 0, send: 0, landed: 0, swap: 0, swapEnd: 0, inspectionRpc: 0, otherRpc: 0, signing: 0, journal: 0, heightStart: 0 };
+      const done = new Promise<void>((r) => (landed = r));
+      // The client's one parse: JSON, then the room family's guard.
+      const f = JSON.parse(text) as { room: string; data: unknown };
+      engine.ingest(parsed(f.room, f.data, clock.now()));
+      await done;
+      const c = cur;
+      const toSend = c.send - c.t0;
+      const inspectionTotal = c.heightStart - c.swapEnd;
+      const network = c.swap + c.inspectionRpc + c.otherRpc;
+      samples.push({
+        engine: c.submit - c.t0,
+        swap: c.swap,
+        inspectionInProcess: inspectionTotal - c.inspectionRpc,
+        inspectionRpc: c.inspectionRpc,
+        otherRpc: c.otherRpc,
+        signing: c.signing,
+        journal: c.journal,
+        toSend,
+        inProcess: toSend - network,
+        inProcessCpu: toSend - network - c.journal,
+        toLanded: c.landed - c.t0,
+      });
+    }
+  } finally {
+    await engine.stop();
+    await live.stop();
+    await j.close();
+    await rpc.close();
+    await swap.close();
+    await sim.stop();
+  }
+  return samples.slice(WARMUP);
+}
+
+const bench: Bench = {
+  name: 'latency-budget',
+  async run() {
+    const dir = mkdtempSync(join(tmpdir(), 'chainpilot-bench-budget-'));
+    try {
+      const rows: BenchRow[] = [];
+      for (const mode of ['simulate', 'static'] as const) {
+        const s = await run(mode, dir);
+        const p = (k: keyof Sample, q: number): number => percentile(s.map((x) => x[k]), q);
+        const row = (name: string, k: keyof Sample, note?: string): BenchRow[] => [
+          { name: `${mode}: ${name} p50`, value: p(k, 50), unit: 'ms', ...(note ? { note } : {}) },
+          { name: `${mode}: ${name} p99`, value: p(k, 99), unit: 'ms' },
+        ];
+        rows.push(
+          ...row('frame -> bytes to sendTransaction', 'toSend', `${s.length} intents, one at a time`),
+          ...row('  in process (goal p99 < 2 ms)', 'inProcess', 'all but swap service and RPC round trips'),
+          ...row('  in process without the journal', 'inProcessCpu', 'the journal includes the one fsync (disk)'),
+          ...row('    engine (frame -> submit)', 'engine'),
+          ...row('    inspection, in process', 'inspectionInProcess'),
+          ...row('    signing', 'signing'),
+          ...row('    journal', 'journal'),
+          ...row('  swap service round trip', 'swap'),
+          ...row('  inspection RPC round trips', 'inspectionRpc'),
+          ...row('  block height read', 'otherRpc'),
+          ...row('frame -> landed (confirmed)', 'toLanded', '20 ms slots'),
+        );
+      }
+      return rows;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+export default bench;

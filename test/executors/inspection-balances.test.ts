@@ -1,0 +1,108 @@
+import type { PublicKey} from '@solana/web3.js';
+import { Keypair, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { describe, expect, it } from 'vitest';
+import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
+import type { OrderIntent } from '../../src/engine/execution-port.js';
+import { BASE_ALLOWED_PROGRAMS, inspectSwap } from '../../src/executors/live/inspect.js';
+import type { LiveRpcPort, RpcAccount } from '../../src/executors/live/ports.js';
+
+const key = (n: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
+const wallet = key(1);
+const venue = key(2);
+const mint = key(3);
+const otherMint = key(4);
+const attacker = key(5);
+const ours = getAssociatedTokenAddressSync(mint, wallet, true);
+const otherAccount = getAssociatedTokenAddressSync(otherMint, wallet, true);
+
+interface TokenState { mint: PublicKey; owner: PublicKey; amount: bigint; delegate?: PublicKey; closeAuthority?: PublicKey }
+const tokenAccount = (t: TokenState): RpcAccount => {
+  const d = Buffer.alloc(165);
+  t.mint.toBuffer().copy(d, 0);
+  t.owner.toBuffer().copy(d, 32);
+  d.writeBigUInt64LE(t.amount, 64);
+  if (t.delegate) {
+    d.writeUInt32LE(1, 72);
+    t.delegate.toBuffer().copy(d, 76);
+  }
+  d[108] = 1;
+  if (t.closeAuthority) {
+    d.writeUInt32LE(1, 129);
+    t.closeAuthority.toBuffer().copy(d, 133);
+  }
+  return { lamports: 2_039_280n, owner: TOKEN_PROGRAM_ID.toBase58(), data: [d.toString('base64'), 'base64'], executable: false };
+};
+const sol = (lamports: bigint): RpcAccount => ({ lamports, owner: '11111111111111111111111111111111', data: ['', 'base64'], executable: false });
+
+/** A venue swap the instruction checks cannot judge: everything happens inside the venue program. */
+function built() {
+  const ix = new TransactionInstruction({
+    programId: venue,
+    keys: [
+      { pubkey: wallet, isSigner: true, isWritable: true },
+      { pubkey: ours, isSigner: false, isWritable: true },
+      { pubkey: otherAccount, isSigner: false, isWritable: true },
+      { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from([1]),
+  });
+  const message = new TransactionMessage({ payerKey: wallet, recentBlockhash: key(9).toBase58(), instructions: [ix] }).compileToV0Message();
+  const transaction = new VersionedTransaction(message);
+  const raw = transaction.serialize();
+  return { transaction, raw, base64: Buffer.from(raw).toString('base64') };
+}
+
+const intent: OrderIntent = {
+  id: 'b1', strategyId: 's', side: 'buy', mint: mint.toBase58(), decimals: 6, amountIn: 1_000_000n, slippageBps: 100 as Bps,
+  priorityFeeLamports: 0n as Lamports, referencePrice: undefined, createdAt: 0 as UnixMs, reason: 't',
+};
+
+/** An RPC whose simulation turns `pre` into `post` (accounts keyed by address). */
+function rpc(pre: Map<string, RpcAccount>, post: Map<string, RpcAccount | null>): Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> {
+  return {
+    getMultipleAccounts: async (addresses) => ({ context: { slot: 7 }, value: addresses.map((a) => pre.get(a) ?? null) }),
+    simulateTransaction: async (_tx, o) => ({
+      context: { slot: 7 },
+      value: { err: null, logs: [], accounts: (o?.accounts?.addresses ?? []).map((a) => (post.has(a) ? post.get(a)! : pre.get(a) ?? null)) },
+    }),
+  };
+}
+
+const policy = { allowedPrograms: new Set([...BASE_ALLOWED_PROGRAMS, venue.toBase58()]), rentBudgetLamports: 2_039_280n };
+const before = new Map<string, RpcAccount>([
+  [wallet.toBase58(), sol(10_000_000n)],
+  [otherAccount.toBase58(), tokenAccount({ mint: otherMint, owner: wallet, amount: 50n })],
+]);
+const honestAfter: [string, RpcAccount | null][] = [
+  [wallet.toBase58(), sol(10_000_000n - 1_000_000n - 5_000n - 2_039_280n)],
+  [ours.toBase58(), tokenAccount({ mint, owner: wallet, amount: 42n })],
+];
+
+describe('inspection compares every token account our wallet owns in the simulation', () => {
+  it('passes a venue swap that only spends the input and delivers the output', async () => {
+    const r = await inspectSwap(built(), intent, wallet, rpc(before, new Map(honestAfter)), policy);
+    expect(r).toMatchObject({ ok: true, simulatedOut: 42n });
+  });
+
+  it.each<[string, RpcAccount | null, RegExp]>([
+    ['takes tokens from', tokenAccount({ mint: otherMint, owner: wallet, amount: 49n }), /takes 1 raw tokens from our token account .* which is not the intended input/],
+    ['delegates', tokenAccount({ mint: otherMint, owner: wallet, amount: 50n, delegate: attacker }), /delegates our token account .* to /],
+    ['re-assigns', tokenAccount({ mint: otherMint, owner: attacker, amount: 50n }), /re-assigns our token account .* to owner /],
+    ['closes', null, /closes our token account .* which is neither the intended input nor the output/],
+    ['hands the close authority of', tokenAccount({ mint: otherMint, owner: wallet, amount: 50n, closeAuthority: attacker }), /gives the close authority of our token account/],
+  ])('rejects a venue instruction that %s another token account of ours', async (_what, after, reason) => {
+    const post = new Map<string, RpcAccount | null>([...honestAfter, [otherAccount.toBase58(), after]]);
+    const r = await inspectSwap(built(), intent, wallet, rpc(before, post), policy);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.code).toBe('LIVE_INSPECTION_ACCOUNT');
+    expect(r.reason).toMatch(reason);
+    expect(r.reason).toContain(`mint ${otherMint.toBase58()}`);
+  });
+
+  it('passes the same swap in static mode: venue programs are trusted there', async () => {
+    const never = { getMultipleAccounts: () => Promise.reject(new Error('no RPC in static mode')), simulateTransaction: () => Promise.reject(new Error('no RPC in static mode')) };
+    expect(await inspectSwap(built(), intent, wallet, never, { ...policy, mode: 'static' })).toMatchObject({ ok: true });
+  });
+});
