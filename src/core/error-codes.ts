@@ -128,6 +128,13 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  // --- recording, backtest, report, sweep ---
+  RECORDING_WRITE_FAILED: 'a recording file could not be written (disk full, permissions); the run goes on without it and the error is logged',
+  RECORDING_NOT_FOUND: '--data named no recording file: check the path, directory or glob (files end in .jsonl or .jsonl.gz)',
+  RECORDING_INVALID: 'a recording file is not a chainpilot recording: its header is missing or of another format version, or a line is not a record',
+  BACKTEST_DATA_MISS: 'a ctx.data look-up in a backtest had no answer in the recording (never a network call); counted, and answered by the data-miss fallback',
+  BACKTEST_DIVERGED: '--verify-against: the decision log of the backtest departs from the given one; both sides of the first difference are printed',
+  BACKTEST_INVALID_OPTION: 'a backtest, sweep or report option is invalid (time window, --set path or values, walk-forward split, metric)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

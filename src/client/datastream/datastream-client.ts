@@ -89,6 +89,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     s.bytes += buf.length;
     const text = buf.toString('utf8');
+    o.onRawFrame?.(text, at);
     let frame: unknown;
     try {
       frame = JSON.parse(text);

@@ -3,7 +3,7 @@
  * defaults resolved here, the result frozen.
  */
 import { z } from 'zod';
-import { ChainpilotError, systemClock, seededRandom, type Clock, type Random } from '../../core/index.js';
+import { ChainpilotError, systemClock, seededRandom, type Clock, type Random, type UnixMs } from '../../core/index.js';
 import type { BackfillSource } from './backfill-source.js';
 import type { OverflowPolicy } from './delivery.js';
 
@@ -55,6 +55,8 @@ export interface DatastreamClientOptions extends DatastreamKnobs {
   readonly random?: Random;
   /** REST history used to backfill gaps and confirm liquidity (the runtime adapts the data-api client). */
   readonly backfill?: BackfillSource;
+  /** Called with each frame's raw text and receive time before it is parsed (recorders). */
+  readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
 }
 
 export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
@@ -63,11 +65,12 @@ export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
   readonly clock: Clock;
   readonly random: Random;
   readonly backfill?: BackfillSource;
+  readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
 };
 
 /** Validates options once; throws STREAM_INVALID_OPTIONS naming the field. */
 export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
-  const { url, apiKey, clock, random, backfill, ...knobs } = o;
+  const { url, apiKey, clock, random, backfill, onRawFrame, ...knobs } = o;
   const parsed = datastreamKnobs.safeParse(knobs);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -94,5 +97,6 @@ export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
     clock: clock ?? systemClock(),
     random: random ?? seededRandom('datastream'),
     ...(backfill ? { backfill } : {}),
+    ...(onRawFrame ? { onRawFrame } : {}),
   });
 }
