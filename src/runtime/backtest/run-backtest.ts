@@ -63,6 +63,8 @@ export interface BacktestResult {
   readonly denialsByCode: Readonly<Record<string, number>>;
   readonly lines: number;
   readonly wallMs: number;
+  /** Positions still open at the end, marked at the last observed price. */
+  readonly openPositions: readonly { readonly strategyId: string; readonly mint: string; readonly valueLamports: bigint | undefined }[];
 }
 
 const isAsyncFn = (f: unknown): boolean => typeof f === 'function' && f.constructor.name === 'AsyncFunction';
@@ -170,5 +172,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     equity, prices, summary, feed: feed.stats(), data: data.stats(),
     denialsByCode: Object.fromEntries(session.engine.stats.denialsByCode),
     lines: lines.length, wallMs: performance.now() - wall0,
+    openPositions: session.engine.portfolio.open().map((p) => ({ strategyId: p.strategyId, mint: p.mint, valueLamports: session.engine.portfolio.valueOf(p) })),
   };
 }
