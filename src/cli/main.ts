@@ -10,6 +10,9 @@ import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerRecord } from './commands/record.js';
+import { registerBacktest } from './commands/backtest.js';
+import { registerReport } from './commands/report.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -26,6 +29,9 @@ export function buildProgram(): Command {
   registerSimCommand(program);
   registerWalletCommand(program);
   registerRunCommand(program);
+  registerRecord(program);
+  registerBacktest(program);
+  registerReport(program);
   return program;
 }
 

@@ -6,6 +6,7 @@
  * The same seed, start and duration give the same recording, byte for byte.
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { createDatastreamClient } from '../../client/datastream/index.js';
 import { manualClock, seededRandom, silentLogger, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
@@ -48,8 +49,10 @@ export interface RecordSimResult {
   readonly summary: RunSummary | undefined;
 }
 
+/** Spins the event loop (sockets are polled on every turn) until `ready`, for at most 5 s of wall time. */
 async function settle(ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 5_000 && !ready(); i++) await new Promise((r) => (i < 100 ? setImmediate(r) : setTimeout(r, 1)));
+  const until = performance.now() + 5_000;
+  while (!ready() && performance.now() < until) await new Promise((r) => setImmediate(r));
   await new Promise((r) => setImmediate(r));
 }
 
