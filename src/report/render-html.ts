@@ -1,9 +1,11 @@
 /**
- * The self-contained HTML report: one file with the report JSON, the bundled uPlot (MIT, its
- * licence notice kept in the page) and the page script. No network request: it opens from disk.
+ * The self-contained HTML report: one file with the report JSON (gzipped, base64), the bundled uPlot
+ * (MIT, its licence notice kept in the page) and the page script. No network request: it opens
+ * from disk in any browser with DecompressionStream (Chromium 80+, Firefox 113+, Safari 16.4+).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import type { BacktestReport } from './report-types.js';
 import { REPORT_PAGE_SCRIPT } from './report-page-script.js';
 
@@ -19,11 +21,6 @@ function uplotAssets(): { js: string; css: string; licence: string } {
     assets = { js, css, licence };
   }
   return assets;
-}
-
-/** JSON safe inside a <script> element. */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -52,7 +49,7 @@ export function renderReportHtml(report: BacktestReport): string {
 <h2>Most traded tokens</h2><div id="prices"></div>
 <h2>Trades</h2><p class="note">Click a column to sort.</p><table id="trades"></table>
 <div class="grid"><div><h2>Per strategy</h2><table id="by-strategy"></table></div><div><h2>Per exit reason</h2><table id="by-exit"></table></div><div><h2>Denials by code</h2><table id="denials"></table></div></div>
-<script type="application/json" id="report-data">${scriptJson(report)}</script>
+<script type="application/octet-stream" id="report-data" data-encoding="gzip+base64">${gzipSync(JSON.stringify(report), { level: 9 }).toString('base64')}</script>
 <script>/*! uPlot (bundled) — licence:\n${licence.replace(/\*\//g, '* /')}*/\n${js}</script>
 <script>${REPORT_PAGE_SCRIPT}</script>
 <footer>Charts: uPlot, MIT licence (notice in the page source).</footer>

@@ -5,7 +5,20 @@
 export const REPORT_PAGE_SCRIPT = String.raw`
 (function () {
   'use strict';
-  var R = JSON.parse(document.getElementById('report-data').textContent);
+  // The report JSON is embedded gzipped and base64-encoded (a day of trades stays small); the browser inflates it.
+  var b64 = document.getElementById('report-data').textContent.trim();
+  var bin = atob(b64), bytes = new Uint8Array(bin.length);
+  for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(function (text) {
+    render(JSON.parse(text));
+  }).catch(function (e) {
+    document.body.setAttribute('data-render-error', String(e));
+    console.error('report: cannot read the embedded data: ' + e);
+  });
+})();
+
+function render(R) {
+  'use strict';
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     if (attrs) for (var k in attrs) e.setAttribute(k, attrs[k]);
@@ -73,7 +86,8 @@ export const REPORT_PAGE_SCRIPT = String.raw`
     tok.markers.forEach(function (p) { (p.side === 'buy' ? buys : sells)[idx[p.at]] = p.price; });
     var box = el('div', { 'class': 'chart', 'data-mint': tok.mint });
     pc.appendChild(box);
-    new uPlot({ title: 'Price of ' + short(tok.mint) + ' (SOL)', width: width, height: 220, scales: { x: { time: true } },
+    new uPlot({ title: 'Price of ' + short(tok.mint) + ' (SOL per token)', width: width, height: 220, scales: { x: { time: true } },
+      axes: [{}, { size: 80, values: function (u, vals) { return vals.map(function (v) { return v === 0 ? '0' : Number(v).toPrecision(3); }); } }],
       series: [{}, { label: 'price', stroke: '#0f766e', width: 1.5, spanGaps: true },
         { label: 'buy', stroke: '#16a34a', width: 0, paths: function () { return null; }, points: { show: true, size: 9, fill: '#16a34a' } },
         { label: 'sell', stroke: '#dc2626', width: 0, paths: function () { return null; }, points: { show: true, size: 9, fill: '#dc2626' } }] },
@@ -120,5 +134,5 @@ export const REPORT_PAGE_SCRIPT = String.raw`
   table('by-exit', [['exit reason', 'reason'], ['trades', 'trades'], ['PnL SOL', 'pnlSol']], R.byExitReason.slice());
   table('denials', [['code', 'code'], ['count', 'count']], R.denials.slice());
   document.body.setAttribute('data-rendered', 'true');
-})();
+}
 `;

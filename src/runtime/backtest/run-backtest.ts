@@ -67,6 +67,10 @@ export interface BacktestResult {
   readonly openPositions: readonly { readonly strategyId: string; readonly mint: string; readonly valueLamports: bigint | undefined }[];
 }
 
+/** Prices of traded tokens are sampled this often (run clock) while they are active. */
+const PRICE_SAMPLE_MS = 5_000;
+const ACTIVE_MS = 10 * 60_000;
+
 const isAsyncFn = (f: unknown): boolean => typeof f === 'function' && f.constructor.name === 'AsyncFunction';
 
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -101,26 +105,44 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
   const sampleMs = o.sampleMs ?? 60_000;
+  const priceSampleMs = Math.min(sampleMs, PRICE_SAMPLE_MS);
   const equity: [number, bigint][] = [];
   const prices = new Map<string, PricePoint[]>();
+  /** Mints with a decision in the last ACTIVE_MS: their prices are sampled at `priceSampleMs`. */
+  const active = new Map<string, number>();
   let seenDecisions = 0;
   let nextSample = startAt;
-  const sample = (at: number): void => {
+  let nextPriceSample = startAt;
+  const samplePrices = (at: number): void => {
     for (; seenDecisions < decisions.length; seenDecisions++) {
       const e = decisions[seenDecisions]!;
-      if (e.kind !== 'unfilled' && !prices.has(e.mint)) prices.set(e.mint, []);
+      if (e.kind === 'unfilled') continue;
+      if (!prices.has(e.mint)) prices.set(e.mint, []);
+      active.set(e.mint, e.at);
     }
-    equity.push([at, session.engine.portfolio.totals().equityLamports]);
-    for (const [mint, list] of prices) {
+    for (const [mint, lastAt] of active) {
+      if (at - lastAt > ACTIVE_MS && session.engine.portfolio.openOn(mint).length === 0) {
+        active.delete(mint);
+        continue;
+      }
+      const list = prices.get(mint)!;
       const p = session.engine.market.get(mint)?.price;
       if (p !== undefined && list[list.length - 1]?.[1] !== p) list.push([at, p]);
     }
   };
   const advance = (t: number): void => {
-    while (nextSample <= t) {
-      if (nextSample > clock.now()) clock.advanceTo(nextSample as UnixMs);
-      sample(nextSample);
-      nextSample += sampleMs;
+    for (;;) {
+      const next = Math.min(nextSample, nextPriceSample);
+      if (next > t) break;
+      if (next > clock.now()) clock.advanceTo(next as UnixMs);
+      if (next === nextPriceSample) {
+        samplePrices(next);
+        nextPriceSample += priceSampleMs;
+      }
+      if (next === nextSample) {
+        equity.push([next, session.engine.portfolio.totals().equityLamports]);
+        nextSample += sampleMs;
+      }
     }
     if (t > clock.now()) clock.advanceTo(t as UnixMs);
   };
