@@ -13,6 +13,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerRecord } from './commands/record.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerReport } from './commands/report.js';
+import { registerSweep } from './commands/sweep.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerBacktest(program);
   registerReport(program);
+  registerSweep(program);
   return program;
 }
 

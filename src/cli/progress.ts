@@ -9,10 +9,10 @@ export interface ProgressSink {
   stop(): void;
 }
 
-export function createProgress(what: string, stream: NodeJS.WriteStream = process.stderr, everyMs = 5_000): ProgressSink {
+export function createProgress(what: string, unit = 'lines', stream: NodeJS.WriteStream = process.stderr, everyMs = 5_000): ProgressSink {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar({
-      stream, format: `${what} [{bar}] {percentage}% | {rate} lines/s | {label} | ETA {eta_formatted}`, hideCursor: true, clearOnComplete: false,
+      stream, format: `${what} [{bar}] {percentage}% | {rate} ${unit}/s | {label} | ETA {eta_formatted}`, hideCursor: true, clearOnComplete: false,
     }, cliProgress.Presets.shades_classic);
     let started = false;
     return {
@@ -32,7 +32,7 @@ export function createProgress(what: string, stream: NodeJS.WriteStream = proces
       const now = Date.now();
       if (now - last < everyMs && done < total) return;
       last = now;
-      stream.write(`${what}: ${Math.floor((done / Math.max(1, total)) * 100)}% (${done}/${total} lines, ${Math.round(rate)} lines/s) at ${label}\n`);
+      stream.write(`${what}: ${Math.floor((done / Math.max(1, total)) * 100)}% (${done}/${total} ${unit}, ${Math.round(rate)} ${unit}/s) at ${label}\n`);
     },
     stop: () => undefined,
   };

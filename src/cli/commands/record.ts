@@ -56,7 +56,7 @@ export function registerRecord(program: Command): void {
           const redactor = createRedactor();
           const loaded = file ? loadDeployment(file) : undefined;
           for (const s of loaded?.secrets ?? []) redactor.add(s);
-          const progress = createProgress('record --sim');
+          const progress = createProgress('record --sim', 'simulated ms');
           const r = await recordSimulator({
             ...common, seed: opts.seed ?? loaded?.deployment.endpoints.simulator?.seed ?? 1, durationMs, redactor,
             ...(startAt !== undefined ? { startAt } : {}),
