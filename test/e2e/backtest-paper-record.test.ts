@@ -5,6 +5,7 @@
  * --verify-against` its decision log finds no difference; a changed log is reported at the exact
  * line; `chainpilot report` rebuilds the same HTML from report.json.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,5 +45,13 @@ describe('a paper run with record: on, backtested', () => {
     expect(bad.report.fingerprint).toBe(ok.report.fingerprint);
 
     expect(rebuildReportHtml(readFileSync(ok.files.report, 'utf8'), ok.files.report)).toBe(readFileSync(ok.files.html, 'utf8'));
-  }, 60_000);
+
+    // The command exits 1 and prints both sides of the first difference.
+    const cli = spawnSync(process.execPath, ['bin/chainpilot.js', 'backtest', file, '--data', join(dir, 'rec'), '--out', join(dir, 'out3'), '--verify-against', join(dir, 'changed.jsonl')], { encoding: 'utf8', timeout: 60_000 });
+    expect(cli.status).toBe(1);
+    expect(cli.stdout).toContain('BACKTEST_DIVERGED');
+    expect(cli.stdout).toContain(`expected: ${lines[4]!}`);
+    expect(cli.stdout).toContain(`backtest: ${paperLog.split('\n')[4]!}`);
+    expect(cli.stderr).toMatch(/backtest: \d+% /); // a progress line (no TTY)
+  }, 90_000);
 });
