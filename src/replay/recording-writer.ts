@@ -107,7 +107,7 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
     file = createWriteStream(path);
     file.on('error', fail);
     if (o.gzip) {
-      gz = createGzip({ level: 6 });
+      gz = createGzip({ level: 1 }); // fast: the recorder competes with ingest for the CPU
       gz.on('error', fail);
       gz.pipe(file);
     }
