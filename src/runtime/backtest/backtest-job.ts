@@ -120,7 +120,7 @@ export function reportOf(result: BacktestResult, recording: Recording, loaded: L
       recordings: recording.files.map((f) => ({ file: basename(f.path), sha256: f.sha256 })),
       chainpilot: chainpilotVersion(), seed: result.seed, from: result.startedAt, to: result.endedAt, lines: result.lines,
       wallMs: Math.round(result.wallMs), sampleMs, dataLookups: result.data,
-      feed: { frames: result.feed.frames, messages: result.feed.messages, unrouted: result.feed.unrouted, parseFailures: result.feed.parseFailures, invalidPayloads: result.feed.invalidPayloads, duplicates: result.feed.duplicates, badLines: recording.badLines },
+      feed: { frames: result.feed.frames, messages: result.feed.messages, unrouted: result.feed.unrouted, parseFailures: result.feed.parseFailures, invalidPayloads: result.feed.invalidPayloads, duplicates: result.feed.duplicates, badLines: recording.badLines, silentRooms: result.feed.silentRooms.length },
       decisionLogSha256: sha256(result.decisionLog),
     },
   });
