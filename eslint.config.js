@@ -43,6 +43,8 @@ export default tseslint.config(
   ...layer('src/executors/**/*.ts', ['strategies', 'config', 'sim', 'runtime', 'cli'], 'executors never import strategies or composition roots'),
   ...layer('src/config/**/*.ts', ['executors', 'strategies', 'sim', 'runtime', 'cli'], 'config is data: it imports core only'),
   ...layer('src/sim/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'runtime', 'cli'], 'the simulator is a service: it imports core and client types only'),
+  ...layer('src/replay/**/*.ts', ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'report'], 'a replay is a feed: it imports core, client and engine ports only'),
+  ...layer('src/report/**/*.ts', ['client', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'replay'], 'reports are computed from decisions: core and engine types only'),
   {
     files: ['src/engine/**/*.ts', 'src/strategies/**/*.ts'],
     rules: {

@@ -10,6 +10,10 @@ import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerRecord } from './commands/record.js';
+import { registerBacktest } from './commands/backtest.js';
+import { registerReport } from './commands/report.js';
+import { registerSweep } from './commands/sweep.js';
 
 /** Commander's "error: ..." as `CLI_BAD_OPTION: ...` (a refused value) or `CLI_USAGE: ...` (anything else). */
 export function codedCliError(text: string): string {
@@ -33,6 +37,10 @@ export function buildProgram(): Command {
   registerSimCommand(program);
   registerWalletCommand(program);
   registerRunCommand(program);
+  registerRecord(program);
+  registerBacktest(program);
+  registerReport(program);
+  registerSweep(program);
   return program;
 }
 

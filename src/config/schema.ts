@@ -214,6 +214,16 @@ const telemetry = z.strictObject({
   statusInterval: durationIn('telemetry.statusInterval').default(1_000),
 }).prefault({});
 
+/** Recording of the run's Datastream and ctx.data answers (docs/backtesting.md); off when absent. */
+const record = z.strictObject({
+  dir: z.string().min(1).default('./recordings'),
+  gzip: z.boolean().default(true),
+  /** New file after this many uncompressed bytes (default 256 MiB). */
+  rotateBytes: z.number().int().min(1024).default(256 * 1024 * 1024),
+  /** New file after this much run-clock time. */
+  rotateEvery: duration.default(86_400_000),
+});
+
 const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address');
 
 /**
@@ -254,6 +264,7 @@ export const deploymentSchema = z.strictObject({
   engine,
   store,
   telemetry,
+  record: record.optional(),
 });
 
 /** The validated deployment, with every default applied. */

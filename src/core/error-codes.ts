@@ -136,6 +136,13 @@ export const ERROR_CODES = {
   LIVE_INSPECTION_INSTRUCTION: 'an instruction of the built transaction moves, delegates, re-assigns or closes an account our wallet owns beyond the intended input and output; it was not signed',
   LIVE_INVALID_SETTINGS: 'a live executor setting is out of range, or needs an RPC method the given port lacks (priorityFee needs getRecentPrioritizationFees)',
   LIVE_INSPECTION_ACCOUNT: 'simulation shows a token account our wallet owns losing tokens, changing owner, getting a delegate or being closed beyond the intended input and output; it was not signed',
+  // --- recording, backtest, report, sweep ---
+  RECORDING_WRITE_FAILED: 'a recording file could not be written (disk full, permissions); the run goes on without it and the error is logged',
+  RECORDING_NOT_FOUND: '--data named no recording file: check the path, directory or glob (files end in .jsonl or .jsonl.gz)',
+  RECORDING_INVALID: 'a recording file is not a chainpilot recording: its header is missing or of another format version, or a line is not a record',
+  BACKTEST_DATA_MISS: 'a ctx.data look-up in a backtest had no answer in the recording (never a network call); counted, and answered by the data-miss fallback',
+  BACKTEST_DIVERGED: '--verify-against: the decision log of the backtest departs from the given one; both sides of the first difference are printed',
+  BACKTEST_INVALID_OPTION: 'a backtest, sweep or report option is invalid (time window, --set path or values, walk-forward split, metric)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,7 +4,7 @@
  * endpoint, and waiting until Ctrl-C, a duration or an abort signal stops the run.
  */
 import { destination, type DestinationStream } from 'pino';
-import { createDatastreamClient, type DatastreamClient } from '../client/datastream/index.js';
+import { createDatastreamClient, type DatastreamClient, type DatastreamClientOptions } from '../client/datastream/index.js';
 import { createLogger, createRedactor, longTimeout, seededRandom, type Logger, type Redactor } from '../core/index.js';
 import { loadDeployment, type Deployment, type LoadedDeployment } from '../config/index.js';
 import { createRestPorts, type RestPorts } from './rest-ports.js';
@@ -43,9 +43,9 @@ export function openRun(o: RunBaseOptions): OpenedRun {
 }
 
 /** The Datastream client and REST ports of one endpoint (remote service or embedded simulator). */
-export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number }): { feed: DatastreamClient; rest: RestPorts } {
+export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly onRawFrame?: DatastreamClientOptions['onRawFrame'] }): { feed: DatastreamClient; rest: RestPorts } {
   const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor });
-  const feed = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, random: seededRandom(o.seed).fork('datastream'), backfill: rest.backfill });
+  const feed = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, random: seededRandom(o.seed).fork('datastream'), backfill: rest.backfill, ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}) });
   return { feed, rest };
 }
 

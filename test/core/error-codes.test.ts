@@ -13,7 +13,7 @@ describe('error codes', () => {
 
   it('use one UPPER_SNAKE form with an area prefix', () => {
     for (const code of Object.keys(ERROR_CODES)) {
-      expect(code).toMatch(/^(CORE|HTTP|API|PREDICTION|RPC|SWAP|STREAM|ENGINE|RISK|STRATEGY|CONFIG|EXEC|JOURNAL|PAPER|LIVE|QUEUE|SIM|LEDGER|RUNTIME|CLI)_[A-Z0-9_]+$/);
+      expect(code).toMatch(/^(CORE|HTTP|API|PREDICTION|RPC|SWAP|STREAM|ENGINE|RISK|STRATEGY|CONFIG|EXEC|JOURNAL|PAPER|LIVE|QUEUE|SIM|LEDGER|RUNTIME|CLI|RECORDING|BACKTEST)_[A-Z0-9_]+$/);
     }
   });
 });

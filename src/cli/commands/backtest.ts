@@ -1,0 +1,65 @@
+/** `chainpilot backtest DEPLOYMENT --data FILE|DIR|GLOB [--from T --to T] [--out DIR] [--verify-against DECISIONS.jsonl]`. */
+import { InvalidArgumentError, type Command } from 'commander';
+import { isChainpilotError } from '../../core/index.js';
+import { runBacktestJob } from '../../runtime/backtest/backtest-job.js';
+import { formatReportSummary } from '../../report/summary-table.js';
+import { createProgress } from '../progress.js';
+import { durationOption, seedOption } from '../options.js';
+
+/** `--from 2026-01-01T00:00:00Z` or Unix milliseconds. */
+export function timeOption(v: string): number {
+  const n = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('expected an ISO time such as 2026-01-01T06:00:00Z, or Unix milliseconds');
+  return n;
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+export function registerBacktest(program: Command): void {
+  program
+    .command('backtest')
+    .description('replay a recording through a deployment (same engine, paper executor, simulated clock) and write report.json and report.html')
+    .argument('<deployment>', 'deployment YAML file')
+    .requiredOption('--data <path>', 'recording file, directory or glob (repeatable)', collect)
+    .option('--from <time>', 'replay from this time (ISO or Unix ms)', timeOption)
+    .option('--to <time>', 'replay up to this time (ISO or Unix ms)', timeOption)
+    .option('--out <dir>', 'output directory', './backtest-out')
+    .option('--seed <n>', 'engine seed (default: the recording\'s)', seedOption)
+    .option('--data-miss <policy>', 'ctx.data look-up with no recorded answer: latest (newest earlier answer) or error', 'latest')
+    .option('--sample <time>', 'equity sampling interval', durationOption, 60_000)
+    .option('--verify-against <file>', 'decision log to compare with; exits 1 at the first difference')
+    .action(async (file: string, opts: { data: string[]; from?: number; to?: number; out: string; seed?: number; dataMiss: string; sample: number; verifyAgainst?: string }) => {
+      if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
+      const progress = createProgress('backtest');
+      try {
+        const r = await runBacktestJob({
+          file, data: opts.data, outDir: opts.out, dataMiss: opts.dataMiss, sampleMs: opts.sample,
+          ...(opts.from !== undefined ? { fromMs: opts.from } : {}),
+          ...(opts.to !== undefined ? { toMs: opts.to } : {}),
+          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+          ...(opts.verifyAgainst ? { verifyAgainst: opts.verifyAgainst } : {}),
+          onProgress: (p) => progress.update(p.lines, p.totalLines, new Date(p.at).toISOString(), p.linesPerSec),
+        });
+        progress.stop();
+        process.stdout.write(`${formatReportSummary(r.report)}\n\nwrote ${r.files.report}, ${r.files.html} and ${r.files.decisions}\n`);
+        if (opts.verifyAgainst) {
+          if (r.divergence) {
+            const dv = r.divergence;
+            process.stdout.write(`\nBACKTEST_DIVERGED: the decision log departs from ${opts.verifyAgainst} at line ${dv.line}\n  expected: ${dv.expected ?? '(end of log)'}\n  backtest: ${dv.actual ?? '(end of log)'}\n`);
+            if (r.drift && r.drift.matched > 0) process.stdout.write(`  fill drift over ${r.drift.matched} fills of the same intents: mean ${r.drift.meanBps.toFixed(1)} bps, max |${r.drift.maxAbsBps.toFixed(1)}| bps\n`);
+            process.exitCode = 1;
+          } else process.stdout.write(`\nverified: the decision log equals ${opts.verifyAgainst} byte for byte\n`);
+        }
+      } catch (e) {
+        progress.stop();
+        if (isChainpilotError(e)) {
+          process.stderr.write(`chainpilot backtest: ${e.code}: ${e.message}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        throw e;
+      }
+    });
+}

@@ -1,0 +1,19 @@
+/** `chainpilot report REPORT.json [--out FILE]`: rebuilds the HTML report from a report.json. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { rebuildReportHtml } from '../../runtime/backtest/rebuild-report.js';
+
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description('rebuild report.html from a backtest\'s report.json')
+    .argument('<report>', 'report.json written by chainpilot backtest')
+    .option('--out <file>', 'HTML file to write (default: report.html next to the JSON)')
+    .action((file: string, opts: { out?: string }) => {
+      const out = opts.out ?? join(dirname(file), 'report.html');
+      const r = rebuildReportHtml(readFileSync(file, 'utf8'), file);
+      writeFileSync(out, r);
+      process.stdout.write(`wrote ${out}\n`);
+    });
+}

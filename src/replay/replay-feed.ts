@@ -1,0 +1,113 @@
+/**
+ * A `StreamFeed` over recorded frames. Frames go through the Datastream client's own room router
+ * (payload guards, dedup across overlapping rooms, delivery), so a replayed frame reaches the
+ * engine exactly as the live client delivered it; a frame of a room nobody has joined at that
+ * moment is dropped as the client drops it. The engine cannot tell the two feeds apart.
+ */
+import type { UnixMs } from '../core/index.js';
+import { createRoomRouter, type RoomRouter } from '../client/datastream/room-router.js';
+import { createStats } from '../client/datastream/stats.js';
+import type { DatastreamMessage } from '../client/datastream/stream-message.js';
+import type { StreamFeed, StreamGap, StreamMessage } from '../engine/feed-port.js';
+
+export interface ReplayFeedStats {
+  readonly frames: number;
+  readonly messages: number;
+  /** Frames that were not JSON objects with a string `type` (as the client counts them). */
+  readonly parseFailures: number;
+  /** Messages of rooms nobody had joined at that moment. */
+  readonly unrouted: number;
+  readonly invalidPayloads: number;
+  readonly duplicates: number;
+  readonly handlerErrors: number;
+  /** Rooms joined during the replay that have no frame in the recording (silent then, or not recorded). */
+  readonly silentRooms: readonly string[];
+}
+
+export interface ReplayFeed extends StreamFeed {
+  /** Delivers one recorded frame (parsed `frame`, or the raw `text` of a non-JSON frame). */
+  frame(frame: unknown, text: string | undefined, receivedAt: UnixMs): void;
+  /** Calls the gap handlers with a recorded gap. */
+  gap(gap: StreamGap): void;
+  stats(): ReplayFeedStats;
+}
+
+/** `recordedRooms`: every room that has a frame in the recording (to report rooms it lacks). */
+export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFeed {
+  const book = createStats();
+  const s = book.s;
+  const gapHandlers = new Set<(g: StreamGap) => void>();
+  const joined = new Set<string>();
+  let frames = 0;
+  const router: RoomRouter = createRoomRouter({ maxQueue: 10_000, overflow: 'drop-oldest', dedupCapacity: 100_000 }, book, {
+    onHandlerError: () => void s.handlerErrors++,
+    onOverflow: () => undefined,
+    countDropped: (_room, n) => void (s.dropped += n),
+    countCoalesced: (_room, n) => void (s.coalesced += n),
+    invalid: () => undefined,
+  });
+
+  return {
+    subscribe(room, handler) {
+      joined.add(room);
+      const { sub } = router.add(room, handler as (m: DatastreamMessage) => void);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        router.remove(sub);
+      };
+    },
+    onGap(handler) {
+      gapHandlers.add(handler);
+      return () => void gapHandlers.delete(handler);
+    },
+    frame(frame, text, receivedAt) {
+      frames++;
+      if (frame === undefined || typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+        s.parseFailures++;
+        void text;
+        return;
+      }
+      const f = frame as { type?: unknown; room?: unknown; data?: unknown };
+      if (f.type !== 'message') {
+        if (typeof f.type !== 'string') s.parseFailures++;
+        return;
+      }
+      s.messages++;
+      const entry = typeof f.room === 'string' ? router.rooms.get(f.room) : undefined;
+      if (entry === undefined) {
+        if (typeof f.room !== 'string') s.parseFailures++;
+        else s.unroutedMessages++;
+        return;
+      }
+      router.route(entry, f.data, receivedAt, 'live');
+    },
+    gap(gap) {
+      for (const h of gapHandlers) {
+        try {
+          h(gap);
+        } catch {
+          s.handlerErrors++;
+        }
+      }
+    },
+    stats: () => ({
+      frames, messages: s.messages, parseFailures: s.parseFailures, unrouted: s.unroutedMessages, invalidPayloads: s.invalidPayloads,
+      duplicates: s.duplicates, handlerErrors: s.handlerErrors,
+      silentRooms: recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : [],
+    }),
+  };
+}
+
+/** Every room that has at least one message frame in `frames`. */
+export function roomsOf(frames: Iterable<unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const f of frames) {
+    const room = (f as { room?: unknown } | undefined)?.room;
+    if (typeof room === 'string') out.add(room);
+  }
+  return out;
+}
+
+export type { StreamMessage };

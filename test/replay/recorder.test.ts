@@ -1,0 +1,124 @@
+/**
+ * The recorder and the reader: raw frames stored verbatim with run-clock receive times, frames that
+ * are not JSON kept as strings, rotation by size and by time, look-up answers recorded, and no
+ * secret in any file.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRedactor, manualClock, silentLogger, type UnixMs } from '../../src/core/index.js';
+import type { DatastreamEvent } from '../../src/client/datastream/index.js';
+import { readRecording } from '../../src/replay/recording-reader.js';
+import { createRecorder, endpointNames } from '../../src/runtime/record/recorder.js';
+
+const dirs: string[] = [];
+const tmp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'cp-rec-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const readAll = (dir: string): string => readdirSync(dir).sort().map((f) => {
+  const raw = readFileSync(join(dir, f));
+  return (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
+}).join('');
+
+function fakeClient(): { onEvent(h: (e: DatastreamEvent) => void): () => void; emit(e: DatastreamEvent): void } {
+  const hs = new Set<(e: DatastreamEvent) => void>();
+  return { onEvent: (h) => (hs.add(h), () => void hs.delete(h)), emit: (e) => hs.forEach((h) => h(e)) };
+}
+
+describe('recorder', () => {
+  it('stores each frame as received, with the run clock time and the feed time, and reads them back', async () => {
+    const dir = tmp();
+    const clock = manualClock(1_000);
+    const rec = createRecorder({ dir, source: 'unit', clock, clockKind: 'simulator', rooms: ['latest'], endpoints: { datastream: 'simulator' }, redactor: createRedactor(), log: silentLogger() });
+    const client = fakeClient();
+    rec.watch(client);
+    rec.start();
+    const frame = '{"type":"message", "room":"latest","data":{"token":{"mint":"M1"},"x":1.50}}';
+    clock.advance(5);
+    rec.onRawFrame(frame, 999 as UnixMs);
+    rec.onRawFrame('not json {', 1_005 as UnixMs);
+    client.emit({ kind: 'malformed', reason: 'not JSON', sample: 'not json {' });
+    client.emit({ kind: 'disconnected', at: 1_005 as UnixMs, reason: 'liveness' });
+    client.emit({ kind: 'gap', gap: { startedAt: 1_005 as UnixMs, endedAt: 1_007 as UnixMs, rooms: ['latest'] } });
+    await rec.close();
+
+    const text = readAll(dir);
+    // Verbatim: spacing and number formatting of the frame survive (it is not re-serialised).
+    expect(text).toContain(`{"t":1005,"rt":999,"f":${frame}}\n`);
+    expect(text).toContain('{"t":1005,"x":"not json {"}\n');
+    const r = readRecording(dir);
+    expect(r.files[0]!.header).toMatchObject({ k: 'header', format: 1, rooms: ['latest'], clock: 'simulator', startedAt: 1_000, source: 'unit' });
+    expect(r.lines.map((l) => l.kind)).toEqual(['start', 'frame', 'frame', 'conn', 'gap', 'end']);
+    expect(r.lines[1]).toMatchObject({ kind: 'frame', t: 1_005, rt: 999, frame: { type: 'message', room: 'latest' } });
+    expect(r.lines[2]).toMatchObject({ kind: 'frame', frame: undefined, text: 'not json {' });
+    expect(r.badLines).toBe(0);
+  });
+
+  it('rotates to a new part by size and by run-clock time, each part starting with a header', async () => {
+    const dir = tmp();
+    const clock = manualClock(0);
+    const rec = createRecorder({ dir, source: 'rot', clock, clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, rotateBytes: 2_048, rotateMs: 60_000 });
+    const frame = `{"type":"message","room":"latest","data":{"pad":"${'x'.repeat(200)}"}}`;
+    for (let i = 0; i < 20; i++) rec.onRawFrame(frame, clock.now()); // ~4.5 KB: two size rotations
+    clock.advance(61_000);
+    rec.onRawFrame(frame, clock.now()); // time rotation
+    await rec.close();
+    const files = readdirSync(dir).sort();
+    expect(files.length).toBe(4);
+    for (const f of files) expect(readFileSync(join(dir, f), 'utf8').split('\n')[0]).toMatch(/^\{"k":"header"/);
+    const r = readRecording(dir);
+    expect(r.files.map((f) => f.header.part)).toEqual([0, 1, 2, 3]);
+    expect(r.lines.filter((l) => l.kind === 'frame').length).toBe(21);
+  });
+
+  it('records ctx.data answers and failures with the time asked and the time answered', async () => {
+    const dir = tmp();
+    const clock = manualClock(0);
+    const rec = createRecorder({ dir, source: 'data', clock, clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger() });
+    let release: (v: unknown) => void = () => undefined;
+    const port = rec.data({ get: (path) => (path === '/bad' ? Promise.reject(Object.assign(new Error('boom'), { code: 'HTTP_SERVER_ERROR' })) : new Promise((r) => (release = r))) });
+    const p = port.get('/tokens/M1', { b: 2, a: 'x' });
+    clock.advance(40);
+    release({ holders: 12 });
+    await expect(p).resolves.toEqual({ holders: 12 });
+    await expect(port.get('/bad', undefined)).rejects.toThrow('boom');
+    await rec.close();
+    const data = readRecording(dir).lines.filter((l) => l.kind === 'data');
+    expect(data).toEqual([
+      { kind: 'data', t: 40, askedAt: 0, key: '/tokens/M1?a=x&b=2', path: '/tokens/M1', body: { holders: 12 }, error: undefined },
+      { kind: 'data', t: 40, askedAt: 40, key: '/bad?', path: '/bad', body: undefined, error: { code: 'HTTP_SERVER_ERROR', message: 'boom' } },
+    ]);
+  });
+
+  it('never writes an API key, a URL with a key or a wallet secret into a recording', async () => {
+    const dir = tmp();
+    const apiKey = 'k3y-1234567890abcdef';
+    const walletSecret = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi2qR3Xq8w9ZfXo7M5P1yZ1';
+    const redactor = createRedactor([apiKey, walletSecret]);
+    const clock = manualClock(0);
+    const endpoints = endpointNames({ datastream: `wss://stream.example.com/ws/${apiKey}`, base: `https://api.example.com/v1?api_key=${apiKey}` });
+    expect(endpoints).toEqual({ datastream: 'stream.example.com', base: 'api.example.com' });
+    const rec = createRecorder({ dir, source: 'secret', clock, clockKind: 'wall', rooms: [`latest`], endpoints, redactor, log: silentLogger() });
+    const client = fakeClient();
+    rec.watch(client);
+    rec.onRawFrame(`{"type":"error","message":"invalid key ${apiKey}"}`, 0 as UnixMs);
+    rec.onRawFrame(`{"type":"message","room":"latest","data":{"echo":"${walletSecret}"}}`, 0 as UnixMs);
+    const port = rec.data({ get: () => Promise.resolve({ url: `wss://stream.example.com/ws/${apiKey}` }) });
+    await port.get('/x', { key: apiKey });
+    await rec.close();
+    const text = readAll(dir);
+    expect(text.length).toBeGreaterThan(200);
+    expect(text).not.toContain(apiKey);
+    expect(text).not.toContain(walletSecret);
+    expect(redactor.leaks(text)).toBe(false);
+    expect(text).toContain('[REDACTED]');
+  });
+});
