@@ -128,6 +128,12 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  // --- scale-out (queue, Redis journal) ---
+  JOURNAL_FENCED: "the wallet's lease was taken over by another worker (or this view is read-only): this writer may not write or send and stops",
+  JOURNAL_REDIS_NOT_DURABLE: "the Redis behind the journal is not durable: it needs appendonly yes and maxmemory-policy noeviction",
+  QUEUE_CATCH_UP_TIMEOUT: "the engine's start waited too long for queued or unresolved intents of an earlier run to settle (no worker running?)",
+  QUEUE_NO_WALLETS: "chainpilot worker found no deployment with a wallet key and queued execution to work for",
+  QUEUE_BAD_JOB: "a queued job's data could not be decoded into an intent",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
