@@ -10,6 +10,7 @@ import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerSimCommand(program);
   registerWalletCommand(program);
   registerRunCommand(program);
+  registerWorkerCommand(program);
   return program;
 }
 

@@ -45,6 +45,7 @@ export const SECRET_PATHS: readonly (readonly string[])[] = [
   ['endpoints', 'remote', 'apiKey'],
   ['endpoints', 'remote', 'rpcApiKey'],
   ['wallet', 'secretKey'],
+  ['execution', 'queue', 'url'],
 ];
 
 const simulatorEndpoints = z.strictObject({
@@ -108,10 +109,26 @@ const risk = z.strictObject({
   killSwitch: z.boolean().default(false),
 }).prefault({});
 
+/**
+ * Scale-out (docs/scale-out.md): intents leave as BullMQ jobs on one queue per wallet; workers
+ * (`chainpilot worker`) execute them. Off when absent.
+ */
+const queue = z.strictObject({
+  /** Redis URL; a password in it is a secret (redacted, `\${ENV}` allowed). */
+  url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL'),
+  /** Prefix of every chainpilot key on that Redis (queues, journals, report streams). */
+  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "-" or "_"').default('chainpilot'),
+  /** The wallet's address, when the engine's host does not hold its key (default: from `wallet`). */
+  wallet: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address').optional(),
+  /** How long a start waits for an earlier run's queued and unresolved intents to settle. */
+  catchUpTimeout: duration.default(120_000),
+});
+
 const execution = z.strictObject({
   slippageBps: bpsInt.default(300),
   priorityFeeLamports: z.number().int().min(0).default(100_000),
   defaultDecimals: z.number().int().min(0).max(18).default(6),
+  queue: queue.optional(),
 }).prefault({});
 
 const paper = z.strictObject({
