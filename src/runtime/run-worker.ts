@@ -15,7 +15,7 @@ import { loadDeployment, type Deployment } from '../config/index.js';
 import { checkRedisDurability } from '../executors/journal/redis-journal.js';
 import type { LiveSettings } from '../executors/live/live-settings.js';
 import { DEFAULT_QUEUE_PREFIX } from '../executors/queue/queue-names.js';
-import { startWalletWorker, type WalletWorker, type WalletWorkerStats } from '../executors/queue/wallet-worker.js';
+import { startWalletWorker, type WalletWorker, type WalletWorkerOptions, type WalletWorkerStats } from '../executors/queue/wallet-worker.js';
 import { walletSigner } from './live-wallet.js';
 
 export interface StartWorkersOptions {
@@ -34,6 +34,8 @@ export interface StartWorkersOptions {
   readonly stalledIntervalMs?: number;
   /** Tests on a throw-away Redis only: skip the durability check. */
   readonly unsafeAllowVolatileRedis?: boolean;
+  /** Test hook: named instants of every job (crash tests kill the process there). */
+  readonly probe?: WalletWorkerOptions['probe'];
 }
 
 export interface RunningWorkers {
@@ -75,6 +77,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
         ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),
         ...(o.lockDurationMs !== undefined ? { lockDurationMs: o.lockDurationMs } : {}),
         ...(o.stalledIntervalMs !== undefined ? { stalledIntervalMs: o.stalledIntervalMs } : {}),
+        ...(o.probe ? { probe: o.probe } : {}),
       }));
       log.info({ wallet, deployment: d.name }, 'working the wallet queue');
     }
