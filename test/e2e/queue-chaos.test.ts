@@ -191,7 +191,7 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
       }
       if (!engineRestarted && kills >= 20) {
         engineRestarted = true;
-        await Promise.all([...engine.execs.values()].map((e) => e.stop(AbortSignal.abort()))); // no drain: as if the process died
+        await Promise.all([...engine.execs.values()].map((e) => e.close())); // no drain: as if the process died
         engine = await startEngine(wallets);
       }
       const wallet = wallets[n % WALLETS]!;
@@ -215,7 +215,7 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
       c.once('exit', () => r());
       c.kill('SIGTERM');
     })));
-    await Promise.all([...engine.execs.values()].map((e) => e.stop(AbortSignal.abort())));
+    await Promise.all([...engine.execs.values()].map((e) => e.close()));
 
     expect(engine.pending.size, 'intents without a terminal report').toBe(0);
     expect(unexpected, 'workers that died by themselves').toEqual([]);

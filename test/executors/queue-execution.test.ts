@@ -102,7 +102,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
         expect(s.activeWorkers).toBeGreaterThanOrEqual(1);
       }
     } finally {
-      await Promise.all(execs.map((e) => e.stop(AbortSignal.abort())));
+      await Promise.all(execs.map((e) => e.close()));
       await Promise.all(workers.map((w) => w.close(true)));
       await dropPrefix(prefix);
     }
@@ -133,7 +133,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect(a.stats().takeovers + b.stats().takeovers).toBe(1);
       expect(reports.filter((r) => r.type === 'filled')).toHaveLength(1);
     } finally {
-      await exec.stop(AbortSignal.abort());
+      await exec.close();
       await Promise.all([a.close(true), b?.close(true)]);
       await dropPrefix(prefix);
     }
@@ -158,7 +158,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect(rec?.attempts).toHaveLength(1);
       expect(reports.filter((r) => r.type !== 'accepted').map((r) => r.type)).toEqual(['filled']);
     } finally {
-      await exec.stop(AbortSignal.abort());
+      await exec.close();
       await b?.close(true);
       await dropPrefix(prefix);
     }
@@ -172,7 +172,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
     await first.start((r) => reports.push(r));
     await first.submit(intent('restart-1', chain.mint));
     await first.submit(intent('restart-2', chain.mint));
-    await first.stop(AbortSignal.abort()); // the engine goes away with both intents in flight
+    await first.close(); // the engine goes away with both intents in flight
     const w = worker(prefix, 4, 'A');
     const second = executor(prefix, wallet);
     try {
@@ -182,7 +182,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect(reports.filter((r) => r.type !== 'accepted').map((r) => [r.intentId, r.type]).sort()).toEqual([['restart-1', 'filled'], ['restart-2', 'filled']]);
       expect((await second.stats()).reportsBehind).toBe(0);
     } finally {
-      await second.stop(AbortSignal.abort());
+      await second.close();
       await w.close(true);
       await dropPrefix(prefix);
     }

@@ -17,7 +17,7 @@ import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/execution-port.js';
 import { encodeIntent } from '../journal/codec.js';
-import type { IntentRecord } from '../journal/journal.js';
+import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import { checkRedisDurability, openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
 import { DEFAULT_QUEUE_PREFIX, REPORT_GROUP, walletQueueName, type IntentJobData } from './queue-names.js';
 import { decodeReport } from './report-codec.js';
@@ -77,8 +77,12 @@ export interface CatchUpResult {
 
 export interface QueueExecutor extends Executor {
   readonly wallet: string;
+  /** The wallet's journal, read-only (writes fail with JOURNAL_FENCED): status, restore, checks. */
+  readonly journal: IntentJournal;
   catchUp(): Promise<CatchUpResult>;
   stats(): Promise<QueueExecutionStats>;
+  /** Stops (if running) and closes the Redis connections; the journal view is unusable afterwards. */
+  close(): Promise<void>;
 }
 
 const DEDUP_LIMIT = 100_000;
@@ -187,6 +191,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
 
   return {
     wallet: o.wallet,
+    journal,
     async catchUp() {
       await prepare();
       const timeoutMs = o.catchUpTimeoutMs ?? 120_000;
@@ -235,7 +240,13 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
     },
 
     async stop(signal) {
+      if (phase === 'stopped') return;
       accepting = false;
+      if (phase !== 'running') {
+        phase = 'stopped';
+        reader.disconnect();
+        return;
+      }
       if (phase === 'running' && inflight.size > 0 && !signal?.aborted) {
         await new Promise<void>((res) => {
           settled = res;
@@ -244,8 +255,12 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
       }
       phase = 'stopped';
       await loop;
-      await queue.close();
       reader.disconnect();
+    },
+
+    async close() {
+      await this.stop(AbortSignal.abort());
+      await queue.close();
       redis.disconnect();
     },
 
