@@ -38,7 +38,7 @@ describe.skipIf(!redisOk)('runLive with queued execution', () => {
         `    rpcUrl: ${sim.urls['rpc'] ?? ''}`, `    swapUrl: ${sim.urls['swap'] ?? ''}`, `    rpcApiKey: ${apiKey}`,
       ].join('\n');
       const yaml = readFileSync('config/live-sim.yaml', 'utf8')
-        .replace(/endpoints:\n  simulator:\n    seed: 42\n    speed: 60[^\n]*\n/, `${remote}\n`)
+        .replace(/endpoints:\n {2}simulator:\n {4}seed: 42\n {4}speed: 60[^\n]*\n/, `${remote}\n`)
         .replace('  keypairPath: ./wallet.json   # relative to the working directory', `  secretKey: ${getBase58Decoder().decode(wallet.secretKey)}`)
         .replace('execution:\n', `execution:\n  queue:\n    url: ${own.url}\n`)
         .replace('./data/live-sim.journal.sqlite', join(dir, 'unused.sqlite'));
