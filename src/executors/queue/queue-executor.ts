@@ -189,7 +189,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
     }
   };
 
-  return {
+  const executor: QueueExecutor = {
     wallet: o.wallet,
     journal,
     async catchUp() {
@@ -214,7 +214,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
 
     async start(s) {
       if (phase === 'running' || phase === 'stopped') throw new ChainpilotError('LIVE_NOT_STARTED', `start() called while the queue executor is ${phase}`, { retry: 'not_retryable' });
-      if (phase === 'idle') await this.catchUp();
+      if (phase === 'idle') await executor.catchUp();
       sink = s;
       for (const r of early.splice(0)) s(r);
       phase = 'running';
@@ -259,7 +259,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
     },
 
     async close() {
-      await this.stop(AbortSignal.abort());
+      await executor.stop(AbortSignal.abort());
       await queue.close();
       redis.disconnect();
     },
@@ -288,6 +288,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
       };
     },
   };
+  return executor;
 }
 
 function toRecord(flat: unknown[]): Record<string, unknown> {
