@@ -3,6 +3,7 @@
  * this process, real Redis (a random prefix per test) and the simulator's real ledger.
  */
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRpcClient, createSwapClient } from '../../src/client/index.js';
@@ -12,6 +13,7 @@ import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
 import { openRedisJournal, redisJournalKeys } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor, type QueueExecutor } from '../../src/executors/queue/queue-executor.js';
+import { walletQueueName } from '../../src/executors/queue/queue-names.js';
 import { startWalletWorker, type WalletWorker, type WalletWorkerOptions } from '../../src/executors/queue/wallet-worker.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { REDIS_URL, useRedis } from '../helpers/redis.js';
@@ -187,4 +189,21 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       await dropPrefix(prefix);
     }
   }, 60_000);
+
+  it('fails a job that does not carry an intent at once, with QUEUE_BAD_JOB logged and nothing journaled', async () => {
+    const prefix = `cpt-${randomBytes(5).toString('hex')}`;
+    const wallet = chain.wallet(5).publicKey.toBase58();
+    const w = worker(prefix, 5, 'A');
+    const queue = new Queue(walletQueueName(wallet), { connection: redis, prefix });
+    try {
+      await queue.add('intent', { intent: '{"id":"bad-1"}' }, { jobId: 'bad-1', attempts: 5, backoff: { type: 'fixed', delay: 10 } });
+      await until('the job failed', async () => (await queue.getJobState('bad-1')) === 'failed');
+      expect((await queue.getJob('bad-1'))?.attemptsMade).toBe(1);
+      expect(await openRedisJournal({ redis, prefix, wallet }).get('bad-1')).toBeUndefined();
+    } finally {
+      await queue.close();
+      await w.close(true);
+      await dropPrefix(prefix);
+    }
+  });
 });

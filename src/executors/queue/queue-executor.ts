@@ -149,10 +149,11 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
     for (const from of ['0', '>']) {
       const args: (string | number)[] = ['GROUP', REPORT_GROUP, consumer, 'COUNT', 256];
       if (from === '>' && blockMs > 0) args.push('BLOCK', blockMs);
-      const res = (await reader.call('XREADGROUP', ...args, 'STREAMS', stream, from)) as [string, [string, string[]][]][] | null;
+      const res = (await reader.call('XREADGROUP', ...args, 'STREAMS', stream, from)) as [string, [string, string[] | null][]][] | null;
       const entries = res?.[0]?.[1] ?? [];
       for (const [id, fields] of entries) {
-        const text = fields[fields.indexOf('r') + 1];
+        // A pending entry whose body was trimmed comes back without fields: nothing to apply.
+        const text = fields ? fields[fields.indexOf('r') + 1] : undefined;
         try {
           if (text !== undefined) deliver(decodeReport(text));
           counters.lagMs = Math.max(0, wallClockMs() - Number(id.split('-')[0]));
@@ -269,7 +270,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused'),
         queue.getWorkersCount(),
         readLeaseStats(redis, prefix, o.wallet),
-        redis.xinfo('GROUPS', stream).catch(() => []) as Promise<unknown[]>,
+        redis.xinfo('GROUPS', stream).catch(() => []) as Promise<unknown[]>, // no stream before the first start: nothing behind
       ]);
       const group = (groups as unknown[][]).map(toRecord).find((g) => g['name'] === REPORT_GROUP);
       const behind = Number(group?.['lag'] ?? 0) + Number(group?.['pending'] ?? 0);

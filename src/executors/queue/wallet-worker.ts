@@ -13,7 +13,7 @@
  * Every journal write carries the lease epoch; every send first checks the lease on Redis. A worker
  * whose lease was taken over gets JOURNAL_FENCED, stops the job and leaves it to the new holder.
  */
-import { Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ChainpilotError, describeError, isChainpilotError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
@@ -83,7 +83,13 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
   const counters = { completed: 0, failed: 0, fenced: 0, takeovers: 0, running: false };
 
   const processJob = async (job: Job<IntentJobData>): Promise<void> => {
-    const intent = decodeJob(job);
+    let intent: OrderIntent;
+    try {
+      intent = decodeJob(job);
+    } catch (e) {
+      log.error({ jobId: job.id, code: 'QUEUE_BAD_JOB', err: describeError(e) }, 'job is not an intent; failed without retries');
+      throw new UnrecoverableError(describeError(e)); // no run can succeed: fail the job at once
+    }
     const lease = await acquireWalletLease({ redis: o.redis, prefix: o.prefix, wallet, ttlMs: o.leaseTtlMs ?? 10_000, holder: o.holder, log, signal: closing.signal });
     if (lease.tookOver) counters.takeovers++;
     counters.running = true;
