@@ -11,6 +11,9 @@ export type { LiveSettings, LiveSettingsInput } from './executors/live/live-sett
 export type { LiveRpcPort, SwapBuilderPort } from './executors/live/ports.js';
 export { openSqliteJournal } from './executors/journal/sqlite-journal.js';
 export type { IntentJournal, IntentRecord, IntentState } from './executors/journal/journal.js';
+export { checkRedisDurability, openRedisJournal, type RedisJournal } from './executors/journal/redis-journal.js';
+export { createQueueExecutor, type QueueExecutionStats, type QueueExecutor, type QueueExecutorOptions } from './executors/queue/queue-executor.js';
+export { startWalletWorker, type WalletWorker, type WalletWorkerStats } from './executors/queue/wallet-worker.js';
 export { keypairSigner, signerFromEnv, signerFromKeypairFile, type Signer } from './executors/signer/signer.js';
 export { startSimulator } from './sim/start-simulator.js';
 export type { StartSimulatorOptions, RunningSimulator } from './sim/start-simulator.js';

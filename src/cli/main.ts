@@ -20,6 +20,7 @@ export function codedCliError(text: string): string {
   const body = text.replace(/^error: /, '');
   return `${/ is invalid\b/.test(body) ? 'CLI_BAD_OPTION' : 'CLI_USAGE'}: ${body}`;
 }
+import { registerWorkerCommand } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerBacktest(program);
   registerReport(program);
   registerSweep(program);
+  registerWorkerCommand(program);
   return program;
 }
 

@@ -62,6 +62,7 @@ export const CONFIG_LIMITS = {
   'execution.priorityFee.percentile': { kind: 'number', min: 0.01, max: 100 },
   'execution.priorityFee.capLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'execution.priorityFee.computeUnits': { kind: 'integer', min: 1, max: 1_400_000 },
+  'execution.queue.catchUpTimeout': { kind: 'duration', min: SECOND_MS, max: HOUR_MS },
   'paper.startingBalanceSol': sol(),
   'paper.latency': { kind: 'duration', min: 0, max: MINUTE_MS },
   'paper.extraSlippageBps': bps(),
@@ -76,6 +77,8 @@ export const CONFIG_LIMITS = {
   'engine.haltAfterErrors': { kind: 'integer', min: 0, max: 1_000_000 },
   'engine.errorWindow': { kind: 'duration', min: SECOND_MS, max: DAY_MS },
   'telemetry.statusInterval': { kind: 'duration', min: 100, max: HOUR_MS },
+  'record.rotateBytes': { kind: 'integer', min: 1_024, max: 1_000_000_000_000 },
+  'record.rotateEvery': { kind: 'duration', min: MINUTE_MS, max: 30 * DAY_MS },
 } as const satisfies Record<string, NumericLimit>;
 
 export type LimitedKey = keyof typeof CONFIG_LIMITS;

@@ -82,6 +82,7 @@ export const SECRET_PATHS: readonly (readonly string[])[] = [
   ['endpoints', 'remote', 'apiKey'],
   ['endpoints', 'remote', 'rpcApiKey'],
   ['wallet', 'secretKey'],
+  ['execution', 'queue', 'url'],
 ];
 
 const simulatorEndpoints = z.strictObject({
@@ -163,6 +164,21 @@ const risk = z.strictObject({
   killSwitch: z.boolean().default(false),
 }).prefault({});
 
+/**
+ * Scale-out (docs/scale-out.md): intents leave as BullMQ jobs on one queue per wallet; workers
+ * (`chainpilot worker`) execute them. Off when absent.
+ */
+const queue = z.strictObject({
+  /** Redis URL; a password in it is a secret (redacted, `\${ENV}` allowed). */
+  url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL'),
+  /** Prefix of every chainpilot key on that Redis (queues, journals, report streams). */
+  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "-" or "_"').default('chainpilot'),
+  /** The wallet's address, when the engine's host does not hold its key (default: from `wallet`). */
+  wallet: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address').optional(),
+  /** How long a start waits for an earlier run's queued and unresolved intents to settle. */
+  catchUpTimeout: durationIn('execution.queue.catchUpTimeout').default(120_000),
+});
+
 const execution = z.strictObject({
   slippageBps: intIn('execution.slippageBps').default(300),
   priorityFeeLamports: intIn('execution.priorityFeeLamports').default(100_000),
@@ -180,6 +196,7 @@ const execution = z.strictObject({
   }).optional(),
   /** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
   inspection: z.enum(['simulate', 'static']).default('simulate'),
+  queue: queue.optional(),
 }).superRefine((e, ctx) => {
   if (e.slippageRamp && e.slippageRamp.maxBps < e.slippageBps) {
     ctx.addIssue({ code: 'custom', path: ['slippageRamp', 'maxBps'], message: `must be at least execution.slippageBps (${e.slippageBps}), or the ramp never widens anything; raise it or remove slippageRamp` });
@@ -219,9 +236,9 @@ const record = z.strictObject({
   dir: z.string().min(1).default('./recordings'),
   gzip: z.boolean().default(true),
   /** New file after this many uncompressed bytes (default 256 MiB). */
-  rotateBytes: z.number().int().min(1024).default(256 * 1024 * 1024),
+  rotateBytes: intIn('record.rotateBytes').default(256 * 1024 * 1024),
   /** New file after this much run-clock time. */
-  rotateEvery: duration.default(86_400_000),
+  rotateEvery: durationIn('record.rotateEvery').default(86_400_000),
 });
 
 const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address');

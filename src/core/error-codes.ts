@@ -143,6 +143,12 @@ export const ERROR_CODES = {
   BACKTEST_DATA_MISS: 'a ctx.data look-up in a backtest had no answer in the recording (never a network call); counted, and answered by the data-miss fallback',
   BACKTEST_DIVERGED: '--verify-against: the decision log of the backtest departs from the given one; both sides of the first difference are printed',
   BACKTEST_INVALID_OPTION: 'a backtest, sweep or report option is invalid (time window, --set path or values, walk-forward split, metric)',
+  // --- scale-out (queue, Redis journal) ---
+  JOURNAL_FENCED: "the wallet's lease was taken over by another worker (or this view is read-only): this writer may not write or send and stops",
+  JOURNAL_REDIS_NOT_DURABLE: "the Redis behind the journal is not durable: it needs appendonly yes and maxmemory-policy noeviction",
+  QUEUE_CATCH_UP_TIMEOUT: "the engine's start waited too long for queued or unresolved intents of an earlier run to settle (no worker running?)",
+  QUEUE_NO_WALLETS: "chainpilot worker found no deployment with a wallet key and queued execution to work for",
+  QUEUE_BAD_JOB: "a queued job's data could not be decoded into an intent",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -15,7 +15,9 @@ import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../client/index.js';
-import { lamportsToSol, seededRandom, systemClock, type Clock } from '../core/index.js';
+import { ChainpilotError, lamportsToSol, seededRandom, systemClock, type Clock, type Logger } from '../core/index.js';
+import type { Deployment } from '../config/index.js';
+import type { RestoredFill } from '../engine/engine.js';
 import type { Engine } from '../engine/engine.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../engine/execution-port.js';
@@ -27,6 +29,7 @@ import { ledgerServices } from '../sim/ledger/index.js';
 import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
 import { createDeploymentEngine } from './deployment-engine.js';
 import { liveExecutorSettings } from './live-executor-settings.js';
+import type { QueuedExecution } from './queued-execution.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings, type LiveConfirmation } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
@@ -74,6 +77,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     out(`warning: ${w}\n`);
     log.warn({ warning: w }, 'live caps');
   }
+  checkQueuedEndpoints(d);
   const strategies = await resolveStrategies(loaded);
   const signer = walletSigner(d);
   const seed = o.seed ?? d.endpoints.simulator?.seed ?? 1;
@@ -120,26 +124,41 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     cleanup.push(() => swap.close());
 
     const storePath = resolve(d.store.path);
-    mkdirSync(dirname(storePath), { recursive: true });
-    const journal = openSqliteJournal({ path: storePath });
-    cleanup.push(() => journal.close());
-    const executor = createLiveExecutor({
-      rpc, swap, signer, journal, clock, logger: log.child({ part: 'executor' }),
-      settings: liveExecutorSettings(d),
-    });
-
-    // Reconcile before the engine exists: reports of earlier runs' intents are printed, not applied
-    // (the engine's portfolio starts from the wallet's balance read after reconciliation).
+    // Queued execution (execution.queue): workers execute; the engine queues and reads reports back.
+    const queued = d.execution.queue ? await startQueued(d, clock, log) : undefined;
+    let journal: IntentJournal;
+    let executor: Executor;
     let engineSink: ExecutionSink | undefined;
     const reconciled: ExecutionReport[] = [];
-    await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
+    let restoredFills: RestoredFill[] = [];
+    if (queued) {
+      journal = queued.executor.journal;
+      executor = queued.executor;
+      cleanup.push(() => queued.executor.close());
+      const caught = await queued.catchUp();
+      reconciled.push(...caught.reports);
+      restoredFills = [...caught.restoredFills];
+    } else {
+      mkdirSync(dirname(storePath), { recursive: true });
+      const sqlite = openSqliteJournal({ path: storePath });
+      journal = sqlite;
+      cleanup.push(() => sqlite.close());
+      const live = createLiveExecutor({
+        rpc, swap, signer, journal, clock, logger: log.child({ part: 'executor' }),
+        settings: liveExecutorSettings(d),
+      });
+      // Reconcile before the engine exists: reports of earlier runs' intents are printed, not applied
+      // (the engine's portfolio starts from the wallet's balance read after reconciliation).
+      await live.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
+      executor = live;
+    }
     if (reconciled.length > 0) out(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}\n`);
     const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
 
     const { feed, rest } = connectFeed({ ...feedEndpoint, redactor, seed });
     cleanup.push(() => rest.close());
     cleanup.push(() => feed.close());
-    const gated: Executor = {
+    const gated: Executor = queued ? executor : {
       start: (sink) => {
         engineSink = sink;
         return Promise.resolve();
@@ -150,7 +169,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     // Positions of earlier runs come back from the journal (reconciled intents included), so a
     // restart keeps managing what the wallet holds; cash is the wallet's balance. Only against a
     // persistent chain: the embedded simulator starts a new ledger each run, where they never existed.
-    const restoredFills = sim ? [] : (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
+    if (!queued && !sim) restoredFills = (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
     if (restoredFills.length > 0) out(`restored ${restoredFills.length} fill(s) from the journal\n`);
     const { engine, closeDecisionLog } = createDeploymentEngine({
       deployment: d, strategies, feed, executor: gated, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
@@ -160,7 +179,7 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     await engine.start();
     try {
       const where = sim ? `the embedded simulator's ledger (seed ${seed})` : `${network} through ${redactor.redact(rpcUrl)}`;
-      out(`chainpilot run --live: ${d.name} with ${strategies.map((s) => s.id).join(', ')} on ${where}; wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; journal ${storePath}${o.durationMs ? `; for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
+      out(`chainpilot run --live: ${d.name} with ${strategies.map((s) => s.id).join(', ')} on ${where}; wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; ${queued ? `queued to workers through Redis (${d.execution.queue?.prefix ?? ''})` : `journal ${storePath}`}${o.durationMs ? `; for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
       await waitForStop({ ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}), ...(o.signal ? { signal: o.signal } : {}), tickMs: d.telemetry.statusInterval, tick: () => out(`${panel.render()}\n`) });
     } finally {
       await engine.stop(AbortSignal.timeout(d.live.drainTimeout));
@@ -177,6 +196,24 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
   } finally {
     await closeAll();
   }
+}
+
+/** Queued execution refuses the embedded simulator, whose ledger workers in other processes cannot reach. */
+function checkQueuedEndpoints(d: Deployment): void {
+  if (d.execution.queue && !d.endpoints.remote) {
+    throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', 'execution.queue needs endpoints.remote with rpcUrl and swapUrl that the workers reach too; the embedded simulator lives inside this process (run `chainpilot sim` and point endpoints.remote at it)', {
+      retry: 'not_retryable',
+      context: { field: 'execution.queue' },
+    });
+  }
+}
+
+/** Queued execution of `d` (execution.queue is set); BullMQ and ioredis load only then. */
+async function startQueued(d: Deployment, clock: Clock, log: Logger): Promise<QueuedExecution> {
+  const { createQueuedExecution } = await import('./queued-execution.js');
+  const q = createQueuedExecution(d, { clock, log });
+  if (!q) throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', 'execution.queue is not set', { retry: 'not_retryable' });
+  return q;
 }
 
 function summarise(reports: readonly ExecutionReport[]): string {

@@ -150,7 +150,8 @@ export function utcDay(at: UnixMs): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
-function validateIntent(i: OrderIntent): string | undefined {
+/** Why `i` cannot be executed (a field out of range), or undefined when it is well-formed. */
+export function validateIntent(i: OrderIntent): string | undefined {
   if (typeof i.id !== 'string' || i.id.length === 0 || i.id.length > 128) return 'id must be a non-empty string of at most 128 characters';
   if (typeof i.amountIn !== 'bigint' || i.amountIn <= 0n) return 'amountIn must be a bigint > 0';
   if (typeof i.priorityFeeLamports !== 'bigint' || i.priorityFeeLamports < 0n) return 'priorityFeeLamports must be a bigint >= 0';

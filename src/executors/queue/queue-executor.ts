@@ -1,0 +1,299 @@
+/**
+ * The queue executor: the engine's side of scale-out (design.md §8). Intents leave as BullMQ jobs
+ * (job id = intent id) on the wallet's queue, whose global concurrency is 1, so one worker drives a
+ * wallet at a time across every machine. Reports come back on the wallet's report stream through a
+ * consumer group: each entry is applied, then acknowledged; after a restart the engine first
+ * re-reads what it had not acknowledged, so nothing is lost, and duplicates (one key per signature,
+ * or per intent for outcomes without one) are dropped and counted.
+ *
+ * `catchUp()` is the start-up rule of the live executor for a queue: it waits until the wallet's
+ * queue is empty and its journal holds nothing unresolved (workers finish what an earlier run left),
+ * then drains the stream, and returns the journal's landed intents to rebuild positions from.
+ */
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { ChainpilotError, describeError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/execution-port.js';
+import { encodeIntent } from '../journal/codec.js';
+import type { IntentJournal, IntentRecord } from '../journal/journal.js';
+import { checkRedisDurability, openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
+import { DEFAULT_QUEUE_PREFIX, REPORT_GROUP, walletQueueName, type IntentJobData } from './queue-names.js';
+import { decodeReport } from './report-codec.js';
+import { readLeaseStats } from './wallet-lease.js';
+
+export interface QueueExecutorOptions {
+  /** Redis URL (`redis://` or `rediss://`); may carry a password: never logged. */
+  readonly url: string;
+  readonly prefix?: string;
+  /** Wallet address the intents trade from: its queue, journal and report stream. */
+  readonly wallet: string;
+  /** The run clock (timestamps of `accepted` reports). */
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  /** How long `catchUp()` waits for an earlier run's intents to settle (default 120 s). */
+  readonly catchUpTimeoutMs?: number;
+  /** Consumer name in the report group (default `engine`): the same name after a restart re-reads its pending entries. */
+  readonly consumer?: string;
+  /** Job retries after a failed run (default 1000, every `retryDelayMs`, default 1000 ms). */
+  readonly jobAttempts?: number;
+  readonly retryDelayMs?: number;
+  /**
+   * Skips the durability check (appendonly, noeviction). Tests and benchmarks against a throw-away
+   * Redis only: a volatile Redis can forget a sent transaction and let it land twice.
+   */
+  readonly unsafeAllowVolatileRedis?: boolean;
+  /** Wall clock for report lag (ms since the epoch, compared with stream entry ids); default `Date.now`. */
+  readonly wallClockMs?: () => number;
+}
+
+/** Queue metrics of one wallet, for the daemon's /metrics (see docs/scale-out.md#metrics). */
+export interface QueueExecutionStats {
+  readonly wallet: string;
+  /** Jobs waiting to run (waiting, delayed, prioritized, paused). */
+  readonly queueDepth: number;
+  /** Jobs running now (0 or 1: global concurrency 1). */
+  readonly activeJobs: number;
+  /** BullMQ workers connected to this wallet's queue. */
+  readonly activeWorkers: number;
+  /** Times a worker took the wallet's lease from a holder that never released it. */
+  readonly leaseTakeovers: number;
+  readonly leaseEpoch: number;
+  readonly reportsApplied: number;
+  readonly duplicateReports: number;
+  /** Report stream entries not yet delivered to the engine, plus delivered but unacknowledged. */
+  readonly reportsBehind: number;
+  /** Age of the last applied report when it was applied (stream entry time → applied), ms. */
+  readonly reportLagMs: number | undefined;
+  readonly loopErrors: number;
+}
+
+/** What `catchUp()` found: reports of an earlier run, and the landed intents to restore positions from. */
+export interface CatchUpResult {
+  readonly reports: readonly ExecutionReport[];
+  readonly landed: readonly IntentRecord[];
+}
+
+export interface QueueExecutor extends Executor {
+  readonly wallet: string;
+  /** The wallet's journal, read-only (writes fail with JOURNAL_FENCED): status, restore, checks. */
+  readonly journal: IntentJournal;
+  catchUp(): Promise<CatchUpResult>;
+  stats(): Promise<QueueExecutionStats>;
+  /** Stops (if running) and closes the Redis connections; the journal view is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+const DEDUP_LIMIT = 100_000;
+
+/** Creates the queue executor of one wallet (connections open lazily on first use). */
+export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
+  const log = o.logger ?? silentLogger();
+  const prefix = o.prefix ?? DEFAULT_QUEUE_PREFIX;
+  const consumer = o.consumer ?? 'engine';
+  const wallClockMs = o.wallClockMs ?? (() => Date.now());
+  const redis = new Redis(o.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  const reader = new Redis(o.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  for (const c of [redis, reader]) c.on('error', (e: Error) => log.warn({ err: describeError(e) }, 'redis connection error; reconnecting'));
+  const queue = new Queue<IntentJobData>(walletQueueName(o.wallet), { connection: redis, prefix });
+  queue.on('error', (e) => log.warn({ err: describeError(e) }, 'queue error'));
+  const journal: RedisJournal = openRedisJournal({ redis, prefix, wallet: o.wallet });
+  const stream = journal.keys.reports;
+
+  let sink: ExecutionSink | undefined;
+  const early: ExecutionReport[] = [];
+  const seen = new Set<string>();
+  const inflight = new Set<string>();
+  let settled: (() => void) | undefined;
+  let phase: 'idle' | 'ready' | 'running' | 'stopped' = 'idle';
+  let accepting = true;
+  let prepared: Promise<void> | undefined;
+  let loop: Promise<void> | undefined;
+  const counters = { applied: 0, duplicates: 0, loopErrors: 0, lagMs: undefined as number | undefined };
+
+  const prepare = (): Promise<void> =>
+    (prepared ??= (async () => {
+      if (!o.unsafeAllowVolatileRedis) {
+        const { appendfsync } = await checkRedisDurability(redis);
+        if (appendfsync !== undefined && appendfsync !== 'always') {
+          log.warn({ appendfsync }, 'Redis appendfsync is not "always": a power loss can forget the last writes (docs/scale-out.md#redis-settings)');
+        }
+      }
+      await queue.setGlobalConcurrency(1);
+      try {
+        await redis.xgroup('CREATE', stream, REPORT_GROUP, '0', 'MKSTREAM');
+      } catch (e) {
+        if (!(e instanceof Error) || !e.message.includes('BUSYGROUP')) throw e;
+      }
+    })());
+
+  const deliver = (r: ExecutionReport): void => {
+    const key = r.type === 'filled' && r.fill.signature !== undefined ? `sig:${r.fill.signature}` : `${r.type}:${r.intentId}`;
+    if (seen.has(key)) {
+      counters.duplicates++;
+      log.info({ intentId: r.intentId, type: r.type }, 'duplicate report dropped');
+      return;
+    }
+    seen.add(key);
+    if (seen.size > DEDUP_LIMIT) seen.delete(seen.values().next().value as string);
+    counters.applied++;
+    if (inflight.delete(r.intentId) && inflight.size === 0) settled?.();
+    if (sink) sink(r);
+    else early.push(r);
+  };
+
+  /** Reads one batch (own pending entries first, then new ones), applies and acknowledges it. Returns entries read. */
+  const readBatch = async (blockMs: number): Promise<number> => {
+    let n = 0;
+    for (const from of ['0', '>']) {
+      const args: (string | number)[] = ['GROUP', REPORT_GROUP, consumer, 'COUNT', 256];
+      if (from === '>' && blockMs > 0) args.push('BLOCK', blockMs);
+      const res = (await reader.call('XREADGROUP', ...args, 'STREAMS', stream, from)) as [string, [string, string[] | null][]][] | null;
+      const entries = res?.[0]?.[1] ?? [];
+      for (const [id, fields] of entries) {
+        // A pending entry whose body was trimmed comes back without fields: nothing to apply.
+        const text = fields ? fields[fields.indexOf('r') + 1] : undefined;
+        try {
+          if (text !== undefined) deliver(decodeReport(text));
+          counters.lagMs = Math.max(0, wallClockMs() - Number(id.split('-')[0]));
+        } catch (e) {
+          counters.loopErrors++;
+          log.error({ entry: id, err: describeError(e) }, 'undecodable report acknowledged and skipped');
+        }
+        await redis.xack(stream, REPORT_GROUP, id);
+      }
+      const last = entries.at(-1);
+      if (last) await redis.xtrim(stream, 'MINID', last[0]);
+      n += entries.length;
+      if (from === '0' && entries.length > 0) return n; // finish the pending list before reading new entries
+    }
+    return n;
+  };
+
+  const backlog = async (): Promise<{ jobs: number; unresolved: number }> => {
+    const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused', 'waiting-children');
+    const jobs = Object.values(c).reduce((a, b) => a + b, 0);
+    return { jobs, unresolved: (await journal.unresolved()).length };
+  };
+
+  const runLoop = async (): Promise<void> => {
+    while (phase === 'running') {
+      try {
+        await readBatch(500);
+      } catch (e) {
+        if (phase !== 'running') return;
+        counters.loopErrors++;
+        log.warn({ err: describeError(e) }, 'reading reports failed; retrying');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+
+  const executor: QueueExecutor = {
+    wallet: o.wallet,
+    journal,
+    async catchUp() {
+      await prepare();
+      const timeoutMs = o.catchUpTimeoutMs ?? 120_000;
+      const deadline = wallClockMs() + timeoutMs;
+      for (;;) {
+        await readBatch(100);
+        const b = await backlog();
+        if (b.jobs === 0 && b.unresolved === 0) break;
+        if (wallClockMs() > deadline) {
+          throw new ChainpilotError('QUEUE_CATCH_UP_TIMEOUT', `wallet ${o.wallet} still has ${b.jobs} queued job(s) and ${b.unresolved} unresolved intent(s) after ${timeoutMs} ms; start \`chainpilot worker\` for it or raise execution.queue.catchUpTimeout`, {
+            retry: 'retryable',
+            context: { wallet: o.wallet, jobs: b.jobs, unresolved: b.unresolved },
+          });
+        }
+      }
+      while ((await readBatch(0)) > 0) { /* drain everything reported so far */ }
+      phase = phase === 'idle' ? 'ready' : phase;
+      return { reports: early.splice(0), landed: await journal.landed() };
+    },
+
+    async start(s) {
+      if (phase === 'running' || phase === 'stopped') throw new ChainpilotError('LIVE_NOT_STARTED', `start() called while the queue executor is ${phase}`, { retry: 'not_retryable' });
+      if (phase === 'idle') await executor.catchUp();
+      sink = s;
+      for (const r of early.splice(0)) s(r);
+      phase = 'running';
+      loop = runLoop();
+    },
+
+    async submit(intent) {
+      if (phase !== 'running' || !accepting) {
+        throw new ChainpilotError('LIVE_NOT_STARTED', `submit(${intent.id}) while the queue executor is ${accepting ? phase : 'stopping'}; await start() first`, {
+          retry: 'not_retryable',
+          context: { intentId: intent.id, phase },
+        });
+      }
+      inflight.add(intent.id);
+      await queue.add('intent', { intent: encodeIntent(intent) }, {
+        jobId: intent.id,
+        attempts: o.jobAttempts ?? 1000,
+        backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
+        removeOnComplete: { count: 10_000 },
+        removeOnFail: { count: 10_000 },
+      });
+      sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+    },
+
+    async stop(signal) {
+      if (phase === 'stopped') return;
+      accepting = false;
+      if (phase !== 'running') {
+        phase = 'stopped';
+        reader.disconnect();
+        return;
+      }
+      if (phase === 'running' && inflight.size > 0 && !signal?.aborted) {
+        await new Promise<void>((res) => {
+          settled = res;
+          signal?.addEventListener('abort', () => res(), { once: true });
+        });
+      }
+      phase = 'stopped';
+      await loop;
+      reader.disconnect();
+    },
+
+    async close() {
+      await executor.stop(AbortSignal.abort());
+      await queue.close();
+      redis.disconnect();
+    },
+
+    async stats() {
+      const [c, workers, lease, groups] = await Promise.all([
+        queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused'),
+        queue.getWorkersCount(),
+        readLeaseStats(redis, prefix, o.wallet),
+        redis.xinfo('GROUPS', stream).catch(() => []) as Promise<unknown[]>, // no stream before the first start: nothing behind
+      ]);
+      const group = (groups as unknown[][]).map(toRecord).find((g) => g['name'] === REPORT_GROUP);
+      const behind = Number(group?.['lag'] ?? 0) + Number(group?.['pending'] ?? 0);
+      return {
+        wallet: o.wallet,
+        queueDepth: (c['waiting'] ?? 0) + (c['delayed'] ?? 0) + (c['prioritized'] ?? 0) + (c['paused'] ?? 0),
+        activeJobs: c['active'] ?? 0,
+        activeWorkers: workers,
+        leaseTakeovers: lease.takeovers,
+        leaseEpoch: lease.epoch,
+        reportsApplied: counters.applied,
+        duplicateReports: counters.duplicates,
+        reportsBehind: behind,
+        reportLagMs: counters.lagMs,
+        loopErrors: counters.loopErrors,
+      };
+    },
+  };
+  return executor;
+}
+
+function toRecord(flat: unknown[]): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) r[String(flat[i])] = flat[i + 1];
+  return r;
+}

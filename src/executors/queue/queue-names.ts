@@ -1,0 +1,17 @@
+/** Names shared by the engine side and the workers: one BullMQ queue per wallet, one key prefix. */
+
+/** Default prefix of every chainpilot key on Redis (BullMQ queues and journals alike). */
+export const DEFAULT_QUEUE_PREFIX = 'chainpilot';
+
+/** Consumer group of the engine on a wallet's report stream. */
+export const REPORT_GROUP = 'engine';
+
+/** BullMQ queue name of a wallet (`:` is not allowed in BullMQ queue names). */
+export function walletQueueName(wallet: string): string {
+  return `wallet-${wallet}`;
+}
+
+/** What a job carries: the intent, encoded by the journal codec (no secrets, no keys). */
+export interface IntentJobData {
+  readonly intent: string;
+}

@@ -1,0 +1,148 @@
+/**
+ * `chainpilot worker --redis URL FILE...`: the worker composition root (docs/scale-out.md). For each
+ * deployment file whose wallet key this host holds, a BullMQ worker on that wallet's queue runs the
+ * live executor's rules against the Redis journal, with the deployment's RPC, swap service and
+ * executor caps. Several wallets per worker; any number of workers on any machine.
+ *
+ * Order of start-up: load every deployment (refusing what cannot run here) → connect Redis and check
+ * its durability → start one wallet worker per distinct wallet.
+ */
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import { createRpcClient, createSwapClient } from '../client/index.js';
+import { ChainpilotError, createLogger, createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor } from '../core/index.js';
+import { loadDeployment, type Deployment } from '../config/index.js';
+import { checkRedisDurability } from '../executors/journal/redis-journal.js';
+import type { LiveSettings } from '../executors/live/live-settings.js';
+import { DEFAULT_QUEUE_PREFIX } from '../executors/queue/queue-names.js';
+import { startWalletWorker, type WalletWorker, type WalletWorkerOptions, type WalletWorkerStats } from '../executors/queue/wallet-worker.js';
+import { walletSigner } from './live-wallet.js';
+
+export interface StartWorkersOptions {
+  readonly redisUrl: string;
+  /** Deployment YAML files; those with a wallet key and remote RPC and swap endpoints are worked for. */
+  readonly files: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly log?: Logger;
+  readonly clock?: Clock;
+  /** Worker id in logs and lease ownership (default `host:pid`). */
+  readonly holder?: string;
+  /** Overrides of the live executor's settings (tests: short polls, small block windows). */
+  readonly settings?: Partial<LiveSettings>;
+  readonly leaseTtlMs?: number;
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
+  /** Tests on a throw-away Redis only: skip the durability check. */
+  readonly unsafeAllowVolatileRedis?: boolean;
+  /** Test hook: named instants of every job (crash tests kill the process there). */
+  readonly probe?: WalletWorkerOptions['probe'];
+}
+
+export interface RunningWorkers {
+  readonly wallets: readonly string[];
+  stats(): readonly WalletWorkerStats[];
+  /** Stops taking jobs and waits for running ones (or leaves them to other workers with `force`). */
+  stop(force?: boolean): Promise<void>;
+}
+
+interface WalletPlan {
+  readonly deployment: Deployment;
+  readonly file: string;
+}
+
+/** Loads the deployments and starts a worker per wallet; see the module comment. */
+export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorkers> {
+  const redactor = createRedactor([o.redisUrl]);
+  const log = o.log ?? createLogger({ redactor, level: 'info', name: 'worker' });
+  const plans = planWallets(o, redactor, log);
+  const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
+  redis.on('error', (e: Error) => log.warn({ err: redactor.redact(describeError(e)) }, 'redis connection error; reconnecting'));
+  const workers: WalletWorker[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    if (!o.unsafeAllowVolatileRedis) await checkRedisDurability(redis);
+    const holder = o.holder ?? `${hostname()}:${process.pid}`;
+    for (const [wallet, p] of plans) {
+      const d = p.deployment;
+      const remote = d.endpoints.remote;
+      const rpc = createRpcClient({ url: remote?.rpcUrl ?? '', ...(remote?.rpcApiKey !== undefined ? { apiKey: remote.rpcApiKey } : {}), redactor, timeoutMs: 5_000 });
+      const swap = createSwapClient({ url: remote?.swapUrl ?? '', ...(remote ? { apiKey: remote.apiKey } : {}), redactor, timeoutMs: 10_000 });
+      closers.push(() => rpc.close(), () => swap.close());
+      workers.push(startWalletWorker({
+        redis, prefix: d.execution.queue?.prefix ?? DEFAULT_QUEUE_PREFIX, signer: walletSigner(d), rpc, swap, clock: o.clock ?? systemClock(), log, holder,
+        settings: {
+          maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
+          allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment, ...o.settings,
+        },
+        ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),
+        ...(o.lockDurationMs !== undefined ? { lockDurationMs: o.lockDurationMs } : {}),
+        ...(o.stalledIntervalMs !== undefined ? { stalledIntervalMs: o.stalledIntervalMs } : {}),
+        ...(o.probe ? { probe: o.probe } : {}),
+      }));
+      log.info({ wallet, deployment: d.name }, 'working the wallet queue');
+    }
+  } catch (e) {
+    for (const c of closers) await c();
+    redis.disconnect();
+    throw e;
+  }
+  return {
+    wallets: workers.map((w) => w.wallet),
+    stats: () => workers.map((w) => w.stats()),
+    async stop(force = false) {
+      await Promise.all(workers.map((w) => w.close(force)));
+      for (const c of closers) await c();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** One plan per distinct wallet; refuses deployments this host cannot work for, naming the field. */
+function planWallets(o: StartWorkersOptions, redactor: Redactor, log: Logger): Map<string, WalletPlan> {
+  const plans = new Map<string, WalletPlan>();
+  for (const file of o.files) {
+    const loaded = loadDeployment(file, o.env ? { env: o.env } : {});
+    for (const s of loaded.secrets) redactor.add(s);
+    const d = loaded.deployment;
+    if (!d.wallet) {
+      log.info({ file }, 'no wallet key in this deployment: not worked here');
+      continue;
+    }
+    const remote = d.endpoints.remote;
+    if (!remote?.rpcUrl || !remote.swapUrl) {
+      throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', `${file}: a worker needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl (the embedded simulator's ledger lives in one process and cannot be shared by workers)`, {
+        retry: 'not_retryable',
+        context: { file },
+      });
+    }
+    if (d.live.maxTradeSpendSol === undefined || d.live.maxDaySpendSol === undefined) {
+      throw new ChainpilotError('RUNTIME_LIVE_LIMITS_MISSING', `${file}: a worker needs live.maxTradeSpendSol and live.maxDaySpendSol (the executor caps)`, { retry: 'not_retryable', context: { file } });
+    }
+    const wallet = walletSigner(d).address;
+    if (plans.has(wallet)) {
+      log.warn({ file, wallet }, 'wallet already worked for by an earlier deployment file; its caps apply');
+      continue;
+    }
+    plans.set(wallet, { deployment: d, file });
+  }
+  if (plans.size === 0) {
+    throw new ChainpilotError('QUEUE_NO_WALLETS', `none of ${o.files.length} deployment file(s) has a wallet key (wallet.keypairPath or wallet.secretKey); a worker executes only for wallets it holds keys for`, { retry: 'not_retryable' });
+  }
+  return plans;
+}
+
+/** Runs workers until `signal` aborts or SIGINT/SIGTERM (CLI), then stops them gracefully. */
+export async function runWorkers(o: StartWorkersOptions & { readonly signal?: AbortSignal; readonly out?: (t: string) => void }): Promise<void> {
+  const out = o.out ?? ((t: string) => void process.stdout.write(t));
+  const running = await startWorkers(o);
+  out(`chainpilot worker: ${running.wallets.length} wallet(s): ${running.wallets.join(', ')}; Ctrl-C stops\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    o.signal?.addEventListener('abort', stop, { once: true });
+  });
+  await running.stop();
+  const s = running.stats();
+  out(`stopped: ${s.reduce((n, w) => n + w.jobsCompleted, 0)} job(s) completed, ${s.reduce((n, w) => n + w.fenced, 0)} fenced, ${s.reduce((n, w) => n + w.takeovers, 0)} lease take-over(s)\n`);
+}
