@@ -128,6 +128,15 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  // runtime: deployment handle (runtime issue)
+  RUNTIME_ENTRIES_PAUSED: 'denial: new buys are paused (feed policy feed.onLoss: pause-entries, or an operator pause); exits and sells still run',
+  RUNTIME_HALTED: 'denial: the deployment is halted after a fatal error or feed.onLoss: halt; no new intents until restart',
+  RUNTIME_FEED_LOST: 'the market feed stopped, went stale, disconnected, overflowed or failed a backfill; feed.onLoss decides what happens to entries',
+  RUNTIME_INVARIANT_BROKEN: 'applying an execution report failed: an invariant of the portfolio or journal broke; the deployment halts',
+  RUNTIME_START_FAILED: 'the deployment could not start; the cause is in the message',
+  RUNTIME_HANDLE_STATE: 'a handle method was called in a state that does not allow it (start twice, start after stop)',
+  RUNTIME_PROCESS_EXIT: 'user code called process.exit; a strategy cannot end the process',
+  RUNTIME_FEED_NEVER_OPENED: 'the run ended without the market feed ever delivering a frame (key refused or service unreachable)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
