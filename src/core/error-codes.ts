@@ -136,6 +136,7 @@ export const ERROR_CODES = {
   RUNTIME_START_FAILED: 'the deployment could not start; the cause is in the message',
   RUNTIME_HANDLE_STATE: 'a handle method was called in a state that does not allow it (start twice, start after stop)',
   RUNTIME_PROCESS_EXIT: 'user code called process.exit; a strategy cannot end the process',
+  LIVE_CHAIN_READ_FAILED: 'a chain read (block height, transaction) kept failing after its bounded retries; the intent is left to start-up reconciliation',
   RUNTIME_FEED_NEVER_OPENED: 'the run ended without the market feed ever delivering a frame (key refused or service unreachable)',
 } as const;
 

@@ -64,6 +64,8 @@ export interface StartInfo {
   readonly where: string;
   readonly warnings: readonly string[];
   readonly notes: readonly string[];
+  /** Appended to the start line (live: the wallet, its balance and the journal). */
+  readonly detail?: string;
 }
 
 export interface Assembly {
@@ -80,6 +82,8 @@ export interface Assembly {
   describeIntents?(reports: readonly ShutdownIntentReport[]): Promise<ShutdownIntentReport[]>;
   /** Runs after the engine stopped, before parts close (live: reads the wallet; tests inspect). */
   afterStop?(): Promise<void>;
+  /** Counters of the mode's parts (live: chain reads retried, sends failed). */
+  counters?(): Readonly<Record<string, number>>;
   /** Starts the embedded simulator's clock once the engine is ready (no frame is missed at start). */
   go?(): void;
 }

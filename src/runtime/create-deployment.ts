@@ -321,7 +321,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     done: () => done.promise,
     startInfo: () => a?.info,
     liveEnd: () => liveEnd,
-    counters: () => ({ ...counters, ...prefixed('feed.', watch?.counters() ?? {}) }),
+    counters: () => ({ ...counters, ...prefixed('feed.', watch?.counters() ?? {}), ...prefixed('live.', a?.counters?.() ?? {}) }),
     clock: () => a?.clock,
   };
   return handle;

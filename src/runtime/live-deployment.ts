@@ -117,11 +117,11 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     startingCashLamports: startLamports, data: connection.data, restoredFills, decisions: c.decisions, admission: c.admission,
   });
   const where = sim ? `the embedded simulator's ledger (seed ${c.seed})` : `${network} through ${c.redactor.redact(rpcUrl)}`;
-  notes.unshift(`wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; journal ${storePath}`);
   return {
     engine, tracker, clock, connection, closeDecisionLog,
     ...(sim && owned ? { caughtUp: () => owned.client.stats().frames >= sim.sim.stats().framesSent } : {}),
-    info: { strategies: strategies.map((s) => s.id), where, warnings, notes },
+    info: { strategies: strategies.map((s) => s.id), where, warnings, notes, detail: `wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; journal ${storePath}` },
+    counters: () => executor.counters(),
     async describeIntents(reports) {
       const out: ShutdownIntentReport[] = [];
       for (const r of reports) {

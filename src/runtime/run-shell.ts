@@ -97,7 +97,7 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
     const info = handle.startInfo();
     for (const w of info?.warnings ?? []) out(`warning: ${w}\n`);
     for (const n of info?.notes ?? []) out(`${n}\n`);
-    out(`${title(loaded, handle)}${o.durationMs ? `; for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
+    out(`${title(loaded, handle)}${info?.detail ? `; ${info.detail}` : ''}${o.durationMs ? `; for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
     if (o.durationMs !== undefined) timers.push(wall.setTimeout(() => requestStop('duration'), o.durationMs));
     const runClock = handle.clock();
     const panel = createStatusPanel(handle, () => runClock?.now() ?? Date.now());
