@@ -97,8 +97,10 @@ export function createIntentTracker(o: IntentTrackerOptions): TrackedExecutor {
       try {
         await o.inner.submit(intent);
       } catch (e) {
-        // The engine turns the refusal into a `rejected` report; the tracker only forgets it.
+        // The engine turns the refusal into a `rejected` report; the tracker forgets it, and an
+        // invariant breach (the journal could not take the intent) halts the deployment.
         settle(intent.id, 'rejected');
+        if (isFatal(e)) o.onFatal(e);
         throw e;
       }
     },
