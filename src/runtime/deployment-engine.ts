@@ -3,7 +3,8 @@
  * deployment's risk limits, execution defaults and error policy, its decision log file, and the
  * kill switch. Only the executor, feed, clock and starting cash differ between modes.
  */
-import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { ensureDir } from './ensure-dir.js';
 import { dirname } from 'node:path';
 import { ChainpilotError, silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
@@ -51,7 +52,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     // Opened synchronously: an unwritable path is a coded start error now, not a stream error later.
     let fd: number;
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      ensureDir(dirname(path));
       fd = openSync(path, 'w');
     } catch (e) {
       throw new ChainpilotError('RUNTIME_START_FAILED', `telemetry.decisionLog: cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); pick a writable path or remove the key`, { retry: 'not_retryable', context: { field: 'telemetry.decisionLog' }, cause: e });

@@ -12,7 +12,6 @@
  * engine, feed and strategies. Nothing is submitted before reconciliation finished. Every part
  * reads the run clock (the simulator's under the embedded simulator).
  */
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRpcClient, createSwapClient, type RpcClient } from '../client/index.js';
 import { describeError, lamportsToSol, seededRandom } from '../core/index.js';
@@ -26,6 +25,7 @@ import type { Assembly, AssemblyContext } from './assembly.js';
 import { createDeploymentEngine } from './deployment-engine.js';
 import type { ShutdownIntentReport } from './deployment-handle.js';
 import { isFatal } from './intent-tracker.js';
+import { ensureDir } from './ensure-dir.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
@@ -76,7 +76,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   c.own(() => swap.close());
 
   const storePath = resolve(d.store.path);
-  mkdirSync(dirname(storePath), { recursive: true });
+  ensureDir(dirname(storePath));
   const journal = openSqliteJournal({ path: storePath });
   c.own(() => journal.close());
   const executor = createLiveExecutor({
