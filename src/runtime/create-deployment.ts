@@ -267,7 +267,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       return started;
     },
     stop(options) {
-      stopping ??= stopOnce(options?.drainMs ?? d.shutdown.drain);
+      stopping ??= stopOnce(options?.drainMs ?? defaultDrainMs(loaded, mode));
       return stopping;
     },
     health(): DeploymentHealth {
@@ -325,6 +325,16 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     clock: () => a?.clock,
   };
   return handle;
+}
+
+/**
+ * `shutdown.drain`; in live mode `live.drainTimeout` wins when the file sets it (it predates
+ * `shutdown.drain` and is kept so that older files keep their meaning).
+ */
+function defaultDrainMs(loaded: LoadedDeployment, mode: DeploymentMode): number {
+  const d = loaded.deployment;
+  const legacySet = loaded.locate(['live', 'drainTimeout']) !== loaded.locate(['live']);
+  return mode === 'live' && legacySet ? d.live.drainTimeout : d.shutdown.drain;
 }
 
 function prefixed(prefix: string, o: Readonly<Record<string, number>>): Record<string, number> {

@@ -18,7 +18,12 @@ export const EMBEDDED_LIVENESS_MS = 24 * 3_600_000;
 /** The feed connection and clock of a run: injected, the embedded simulator, or the remote service. */
 export async function openEndpoint(c: AssemblyContext, services?: Parameters<typeof startEmbeddedSim>[0]['services']): Promise<{ clock: Clock; connection: FeedConnection; owned?: OwnedConnection; sim?: EmbeddedSim }> {
   const d = c.deployment;
-  if (c.deps.connection) return { clock: c.deps.clock ?? systemClock(), connection: c.deps.connection };
+  const injected = c.deps.connection;
+  if (injected) {
+    // The holder's share of a shared (daemon) or replay connection: released, never closed here.
+    c.own(() => injected.release());
+    return { clock: c.deps.clock ?? systemClock(), connection: injected };
+  }
   const knobs = c.deps.datastream ?? {};
   if (d.endpoints.remote) {
     const clock = c.deps.clock ?? systemClock();
