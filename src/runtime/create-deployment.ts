@@ -55,6 +55,8 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   let halted: Cause | undefined;
   let feedPause: Cause | undefined;
   let operatorPause: Cause | undefined;
+  /** The loss last alerted under `feed.onLoss: continue` (one alert per episode). */
+  let lossNoted: string | undefined;
   let stoppingIntents = false;
   let a: Assembly | undefined;
   let watch: FeedWatch | undefined;
@@ -124,12 +126,14 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         feedPause = loss;
         alert('warn', loss.code, `${loss.message}; new buys are paused until the feed is healthy (exits keep working)`);
       }
-    } else if (loss && policy === 'continue' && !feedPause) {
+    } else if (loss && policy === 'continue' && lossNoted !== loss.message) {
+      lossNoted = loss.message;
       alert('warn', loss.code, `${loss.message}; feed.onLoss: continue keeps trading`);
     } else if (!loss && feedPause) {
       feedPause = undefined;
       alert('info', 'RUNTIME_FEED_LOST', 'the feed is healthy again; new buys resume');
     }
+    if (!loss) lossNoted = undefined;
     settle();
   };
 

@@ -80,13 +80,15 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     return s ? Math.max(s.frames, messages) : messages;
   };
 
+  /** Counts a problem, logs it once per `key`; a loss-relevant one always re-evaluates the policy. */
   const problem = (kind: string, key: string, message: string, extra: Record<string, unknown> = {}): void => {
     counters[kind] = (counters[kind] ?? 0) + 1;
-    if (!loggedOnce.has(key)) {
+    const first = !loggedOnce.has(key);
+    if (first) {
       loggedOnce.add(key);
       log.warn({ feedProblem: kind, ...extra }, `feed: ${message}`);
-      o.onChange(watch.health(), { kind, message });
     }
+    if (first || kind !== 'rejected') o.onChange(watch.health(), first ? { kind, message } : undefined);
   };
 
   const onEvent = (e: { readonly kind: string } & Readonly<Record<string, unknown>>): void => {

@@ -7,10 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
 import { ChainpilotError, silentLogger } from '../../src/core/index.js';
 import type { ExecutionSink, Executor } from '../../src/engine/execution-port.js';
+import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createDeployment } from '../../src/runtime/create-deployment.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
 import { runShell } from '../../src/runtime/run-shell.js';
-import { createRedraw } from '../../src/runtime/status-panel.js';
+import { createRedraw, createStatusPanel } from '../../src/runtime/status-panel.js';
 import { paperSimYaml, tempDir, until, type TempDir } from './helpers.js';
 
 let tmp: TempDir | undefined;
@@ -70,7 +71,7 @@ describe('the deployment handle', () => {
     await expect(runPaper({ file, durationMs: 5_000, out: () => undefined, log: silentLogger(), signals: false })).rejects.toMatchObject({ code: 'RUNTIME_START_FAILED' });
   });
 
-  it('drains at stop: every intent in flight is reported with the outcome it reached', async () => {
+  it('shows pending intents on the status screen, and drains at stop: every intent in flight is reported with the outcome it reached', async () => {
     tmp = tempDir('cp-life-');
     const file = tmp.write('paper.yaml', paperSimYaml().replace('latency: 250ms', 'latency: 20s'));
     const handle = createDeployment(loadDeployment(file), { mode: 'paper', speed: 60, seed: 5 });
@@ -79,12 +80,43 @@ describe('the deployment handle', () => {
     await handle.start();
     await until(() => handle.stats().pending.length > 0, 'an intent in flight', 25_000);
     const inFlight = handle.stats().pending.map((p) => p.intent.id);
+    const screen = createStatusPanel(handle, () => handle.clock()?.now() ?? 0).screen();
+    expect(screen).toMatch(/^paper-sim \[paper\] running/);
+    expect(screen).toMatch(/equity [\d.]+ SOL {2}realised [+-][\d.]+ {2}unrealised [+-][\d.]+/);
+    expect(screen).toMatch(/feed open \d+ frames\/s last [\d.]+s rejected 0 dropped 0 gaps 0/);
+    expect(screen).toMatch(new RegExp(`pending intents ${inFlight.length}\\n {2}(buy|sell) `));
+    expect(screen).toContain('open positions');
+    expect(screen).toMatch(/\ndenials /);
     const report = await handle.stop();
     expect(states).toContain('stopping');
     expect(report.drainedWithinDeadline).toBe(true);
     expect(report.intents.map((i) => i.intentId)).toEqual(expect.arrayContaining(inFlight));
     for (const i of report.intents) expect(['landed', 'failed', 'rejected', 'expired']).toContain(i.outcome);
     expect(handle.stats().pending).toEqual([]);
+  }, 40_000);
+
+  it('denies buys with RUNTIME_ENTRIES_PAUSED while entries are paused, and buys again after resume', async () => {
+    tmp = tempDir('cp-life-');
+    const file = tmp.write('probe.yaml', [
+      'version: 1', 'name: probe', 'endpoints:', '  simulator:', '    seed: 3', '    speed: max',
+      'strategies:', `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`, '    params: { everyMs: 10000 }', 'telemetry:', '  logLevel: silent', '',
+    ].join('\n'));
+    const log = memoryDecisionLog();
+    const handle = createDeployment(loadDeployment(file), { mode: 'paper', decisions: log.sink });
+    const kinds = (): { kind: string; code?: string; at: number }[] => log.lines.map((l) => JSON.parse(l) as { kind: string; code?: string; at: number });
+    await handle.start();
+    try {
+      await until(() => kinds().some((e) => e.kind === 'intent'), 'a first buy');
+      handle.pause('maintenance');
+      expect(handle.health().state).toBe('paused');
+      await until(() => kinds().some((e) => e.kind === 'denied' && e.code === 'RUNTIME_ENTRIES_PAUSED'), 'a paused denial');
+      const pausedAt = kinds().find((e) => e.code === 'RUNTIME_ENTRIES_PAUSED')!.at;
+      handle.resume();
+      await until(() => kinds().some((e) => e.kind === 'intent' && e.at > pausedAt), 'a buy after resume');
+      expect(handle.stats().denialsByCode['RUNTIME_ENTRIES_PAUSED']).toBeGreaterThan(0);
+    } finally {
+      await handle.stop();
+    }
   }, 40_000);
 
   it('redraws the status screen in place on a TTY instead of reprinting it', () => {
