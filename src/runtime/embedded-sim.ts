@@ -15,13 +15,19 @@ import { createLockstepDriver, type LockstepDriver } from './lockstep-driver.js'
  */
 export const MAX_SPEED_START_AT = Date.UTC(2026, 0, 1) as UnixMs;
 
+/** The lockstep test of a consumer, and how it writes off frames lost with a dropped socket. */
+export interface LockstepIdle {
+  idle(): boolean;
+  resync(): void;
+}
+
 export interface EmbeddedSim {
   readonly sim: RunningSimulator;
   readonly clock: ManualClock;
   readonly apiKey: string;
   readonly speed: number | 'max';
   /** Starts moving time; `idle` says when the deployment has taken in what was sent. */
-  drive(idle: () => boolean): void;
+  drive(idle: LockstepIdle): void;
   stop(): Promise<void>;
 }
 
@@ -48,7 +54,7 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
     sim, clock, apiKey, speed: o.speed,
     drive(idle) {
       if (o.clock || driver) return;
-      driver = createLockstepDriver({ clock, speed: o.speed, idle });
+      driver = createLockstepDriver({ clock, speed: o.speed, idle: idle.idle, onForced: idle.resync });
       driver.start();
     },
     async stop() {

@@ -21,6 +21,8 @@ export interface LockstepDriverOptions {
   readonly stepMs?: number;
   /** Real milliseconds to wait for `idle` before stepping anyway (a dead consumer must not freeze the market). */
   readonly idleTimeoutMs?: number;
+  /** Called when a step was forced: frames that will never arrive (a dropped socket) are written off. */
+  readonly onForced?: () => void;
 }
 
 export interface LockstepDriver {
@@ -34,7 +36,7 @@ export interface LockstepDriver {
 export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
   const { clock } = o;
   const step = o.stepMs ?? (o.speed === 'max' ? 1_000 : 250);
-  const idleTimeoutMs = o.idleTimeoutMs ?? 2_000;
+  const idleTimeoutMs = o.idleTimeoutMs ?? 5_000;
   let running = false;
   let immediate: NodeJS.Immediate | undefined;
   let pacer: NodeJS.Timeout | undefined;
@@ -53,6 +55,7 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
     if (now - waitingSince < idleTimeoutMs) return false;
     forced++;
     waitingSince = undefined;
+    o.onForced?.();
     return true;
   };
 

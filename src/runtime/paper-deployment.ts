@@ -8,7 +8,7 @@ import { createPaperExecutor } from '../executors/paper/paper-executor.js';
 import type { Assembly, AssemblyContext } from './assembly.js';
 import { createDeploymentEngine } from './deployment-engine.js';
 import type { FeedConnection } from './deployment-handle.js';
-import { startEmbeddedSim, type EmbeddedSim } from './embedded-sim.js';
+import { startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from './embedded-sim.js';
 import { resolveStrategies } from './resolve-strategies.js';
 import { connectFeed, type OwnedConnection } from './run-common.js';
 
@@ -48,13 +48,22 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
   return { clock: sim.clock, connection: owned, owned, sim };
 }
 
-/** Lockstep idle test of a run on the embedded simulator: every frame sent arrived, no REST in flight. */
-export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): () => boolean {
-  return () => {
-    if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
-    const hub = sim.sim.stats();
-    // every frame sent arrived, and every room joined is known to the server (joins are not lost to a race)
-    return owned.client.stats().frames >= hub.framesSent && hub.rooms >= owned.client.rooms().length;
+/**
+ * Lockstep idle test of a run on the embedded simulator: every frame sent arrived, every room
+ * joined is known to the server (no join lost to a race), no REST in flight. Frames sent to a
+ * socket that was dropped never arrive: a forced step writes them off.
+ */
+export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): LockstepIdle {
+  let lost = 0;
+  return {
+    idle() {
+      if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
+      const hub = sim.sim.stats();
+      return owned.client.stats().frames + lost >= hub.framesSent && hub.rooms >= owned.client.rooms().length;
+    },
+    resync() {
+      lost = Math.max(lost, sim.sim.stats().framesSent - owned.client.stats().frames);
+    },
   };
 }
 

@@ -28,9 +28,10 @@ interface Child { code: number | null; signal: NodeJS.Signals | null; stdout: st
 
 /**
  * Runs `chainpilot ARGS`; `onOutput` sees stdout as it grows and may send signals. Killed after
- * `guardMs` (a hang fails the test instead of stalling the suite).
+ * `guardMs` (a hang fails the test instead of stalling the suite; generous, as a loaded machine
+ * takes many seconds to start a `tsx` child).
  */
-function cli(args: string[], onOutput?: (stdout: string, kill: (s: NodeJS.Signals) => void) => void, guardMs = 60_000): Promise<Child> {
+function cli(args: string[], onOutput?: (stdout: string, kill: (s: NodeJS.Signals) => void) => void, guardMs = 150_000): Promise<Child> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/chainpilot.js', ...args], { env: { ...process.env, K: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -104,7 +105,7 @@ describe('chainpilot shutdown', () => {
     } finally {
       await rpc.close();
     }
-  }, 120_000);
+  }, 360_000);
 
   it('exits at once with 130 on a second signal while the drain waits', async () => {
     tmp = tempDir('cp-shutdown-');
@@ -123,7 +124,7 @@ describe('chainpilot shutdown', () => {
     expect(signals, r.stdout.slice(-1000)).toBe(2);
     expect(r.code).toBe(130);
     expect(r.stdout).toContain('SIGINT again: exiting now');
-  }, 60_000);
+  }, 180_000);
 
   it('does not let a strategy end the process, neither when imported nor from a callback', async () => {
     tmp = tempDir('cp-shutdown-');
@@ -138,5 +139,5 @@ describe('chainpilot shutdown', () => {
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toMatch(/strategy errors [1-9]/);
     expect(p.stdout).toContain('summary over');
-  }, 60_000);
+  }, 300_000);
 });
