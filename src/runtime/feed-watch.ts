@@ -169,7 +169,8 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     if (samples.length > RATE_SAMPLES + 1) samples.shift();
     const age = lastFrameAt === undefined ? Infinity : now - lastFrameAt;
     const wasStale = stale;
-    stale = state === 'open' && age > o.staleAfterMs && !(o.caughtUp?.() ?? false) && lastFrameAt !== undefined;
+    // A replay (no watch source) is never stale: its quiet stretches are the recording's.
+    stale = source !== undefined && state === 'open' && age > o.staleAfterMs && !(o.caughtUp?.() ?? false) && lastFrameAt !== undefined;
     if (stale && !wasStale) problem('stale', `stale:${lastFrameAt}`, `stale: no frame for ${age} ms (feed.staleAfter ${o.staleAfterMs} ms)`);
     if (!stale && wasStale) o.onChange(watch.health(), undefined);
     if (transientCause !== undefined && now >= transientUntil) {
