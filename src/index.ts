@@ -34,6 +34,8 @@ export { createPaperExecutor, type PaperExecutor, type PaperExecutorOptions } fr
 export { loadDeployment, parseDeployment, deploymentJsonSchema, type Deployment } from './config/index.js';
 export { createPaperSession, type PaperSession } from './runtime/paper-session.js';
 export { runPaper } from './runtime/run-paper.js';
+export { createDeployment, type RuntimeDeps, type RuntimeHandle } from './runtime/create-deployment.js';
+export type * from './runtime/deployment-handle.js';
 export { runLive, type RunLiveOptions, type LiveRunResult, type LiveRunView } from './runtime/run-live.js';
 export { checkLiveDeployment, missingLimits, type LiveConfirmation } from './runtime/live-rails.js';
 export { checkLiveNetwork, GENESIS_HASHES, type LiveNetwork } from './runtime/live-network.js';

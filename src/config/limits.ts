@@ -77,6 +77,8 @@ export const CONFIG_LIMITS = {
   'engine.haltAfterErrors': { kind: 'integer', min: 0, max: 1_000_000 },
   'engine.errorWindow': { kind: 'duration', min: SECOND_MS, max: DAY_MS },
   'telemetry.statusInterval': { kind: 'duration', min: 100, max: HOUR_MS },
+  'feed.staleAfter': { kind: 'duration', min: SECOND_MS, max: DAY_MS },
+  'shutdown.drain': { kind: 'duration', min: 0, max: HOUR_MS },
   'record.rotateBytes': { kind: 'integer', min: 1_024, max: 1_000_000_000_000 },
   'record.rotateEvery': { kind: 'duration', min: MINUTE_MS, max: 30 * DAY_MS },
 } as const satisfies Record<string, NumericLimit>;

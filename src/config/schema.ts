@@ -262,6 +262,20 @@ const live = z.strictObject({
   drainTimeout: durationIn('live.drainTimeout').default(30_000),
 }).prefault({});
 
+/** The runtime's watch over the market feed (docs/runtime.md). */
+const feed = z.strictObject({
+  /** No frame (pings included) for this long on the run clock: the feed is stale. */
+  staleAfter: durationIn('feed.staleAfter').default(120_000),
+  /** What a lost feed (stopped, stale, disconnected, overflowing, failed backfill) does to entries. */
+  onLoss: z.enum(['pause-entries', 'halt', 'continue']).default('pause-entries'),
+}).prefault({});
+
+/** Clean shutdown (docs/runtime.md). */
+const shutdown = z.strictObject({
+  /** How long a stop waits (run clock) for in-flight intents to land, fail or expire. */
+  drain: durationIn('shutdown.drain').default(30_000),
+}).prefault({});
+
 const wallet = z.strictObject({ keypairPath: z.string().min(1).optional(), secretKey: z.string().min(1).optional() });
 
 export const deploymentSchema = z.strictObject({
@@ -282,6 +296,8 @@ export const deploymentSchema = z.strictObject({
   store,
   telemetry,
   record: record.optional(),
+  feed,
+  shutdown,
 });
 
 /** The validated deployment, with every default applied. */

@@ -149,6 +149,16 @@ export const ERROR_CODES = {
   QUEUE_CATCH_UP_TIMEOUT: "the engine's start waited too long for queued or unresolved intents of an earlier run to settle (no worker running?)",
   QUEUE_NO_WALLETS: "chainpilot worker found no deployment with a wallet key and queued execution to work for",
   QUEUE_BAD_JOB: "a queued job's data could not be decoded into an intent",
+  // runtime: deployment handle (runtime issue)
+  RUNTIME_ENTRIES_PAUSED: 'denial: new buys are paused (feed policy feed.onLoss: pause-entries, or an operator pause); exits and sells still run',
+  RUNTIME_HALTED: 'denial: the deployment is halted after a fatal error or feed.onLoss: halt; no new intents until restart',
+  RUNTIME_FEED_LOST: 'the market feed stopped, went stale, disconnected, overflowed or failed a backfill; feed.onLoss decides what happens to entries',
+  RUNTIME_INVARIANT_BROKEN: 'applying an execution report failed: an invariant of the portfolio or journal broke; the deployment halts',
+  RUNTIME_START_FAILED: 'the deployment could not start; the cause is in the message',
+  RUNTIME_HANDLE_STATE: 'a handle method was called in a state that does not allow it (start twice, start after stop)',
+  RUNTIME_PROCESS_EXIT: 'user code called process.exit; a strategy cannot end the process',
+  LIVE_CHAIN_READ_FAILED: 'a chain read (block height, transaction) kept failing after its bounded retries; the intent is left to start-up reconciliation',
+  RUNTIME_FEED_NEVER_OPENED: 'the run ended without the market feed ever delivering a frame (key refused or service unreachable)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

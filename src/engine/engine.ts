@@ -16,7 +16,7 @@ import { createExitManager } from './exit-manager.js';
 import type { ExitRules } from './exit-rules.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { createNormaliser } from './normalise.js';
-import { createOrderFlow, type OrderFlow } from './order-flow.js';
+import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
 import { createRoomOwners } from './room-owners.js';
@@ -61,6 +61,8 @@ export interface EngineOptions {
    * `startingCashLamports` (the wallet balance already reflects these trades).
    */
   readonly restoredFills?: readonly RestoredFill[];
+  /** The runtime's admission check before the risk gate (paused entries, halted deployment). */
+  readonly admission?: Admission;
 }
 
 /** A fill of an earlier run and the strategy that owned it. */
@@ -119,6 +121,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock, random: options.random, executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
+    admission: options.admission,
     onPositionOpened: (p) => positionRooms(p.strategyId, p.mint, 'acquire'),
     onPositionClosed: (p) => {
       positionRooms(p.strategyId, p.mint, 'release');

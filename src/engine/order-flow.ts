@@ -3,7 +3,7 @@
  * log, pending bookkeeping (buys and sells in flight count against limits), and the execution
  * reports that update the portfolio.
  */
-import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type Logger, type Random, type UnixMs } from '../core/index.js';
+import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type ErrorCode, type Logger, type Random, type UnixMs } from '../core/index.js';
 import type { DecisionSink } from './decision-log.js';
 import type { EngineStats } from './engine-stats.js';
 import type { ExecutionReport, Executor, Fill, OrderIntent } from './execution-port.js';
@@ -60,7 +60,15 @@ export interface OrderFlowDeps {
   readonly onIntentFailed: (strategyId: string, event: IntentFailed) => void;
   /** A buy was placed on a token without an observed price: watch its price room until `release` is called. */
   readonly watchPriceFor: (strategyId: string, mint: string) => () => void;
+  /** The runtime's say before the risk gate (paused entries, a halted deployment); undefined admits. */
+  readonly admission: Admission | undefined;
 }
+
+/**
+ * The runtime's admission check, asked before the risk gate for every order: a denial (coded) is
+ * logged, counted and written to the decision log like a risk denial.
+ */
+export type Admission = (side: 'buy' | 'sell') => { readonly code: ErrorCode; readonly reason: string } | undefined;
 
 interface Pending {
   readonly intent: OrderIntent;
@@ -127,11 +135,14 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     const at = d.clock.now();
     const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: req.amountIn.toString() };
     const inFlight = req.side === 'buy' && req.allowConcurrent !== true ? pendingBuyOf(req.strategyId, req.mint) : undefined;
+    const refused = closed ? undefined : d.admission?.(req.side);
     const decision = closed
       ? { allowed: false as const, code: 'ENGINE_STOPPED', reason: 'the engine is stopping: no new orders' }
-      : inFlight !== undefined
-        ? { allowed: false as const, code: 'ENGINE_BUY_IN_FLIGHT', reason: `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true` }
-        : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
+      : refused
+        ? { allowed: false as const, code: refused.code, reason: refused.reason }
+        : inFlight !== undefined
+          ? { allowed: false as const, code: 'ENGINE_BUY_IN_FLIGHT', reason: `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true` }
+          : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
     if (!decision.allowed) {
       d.decisions({ kind: 'denied', ...base, code: decision.code, reason: decision.reason });
       d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code: decision.code, reason: decision.reason });

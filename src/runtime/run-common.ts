@@ -1,11 +1,12 @@
 /**
  * What the paper and live composition roots share: loading the deployment with its secrets
- * registered in a redactor, the run's redacting logger, the Datastream feed and REST ports for an
- * endpoint, and waiting until Ctrl-C, a duration or an abort signal stops the run.
+ * registered in a redactor, the run's redacting logger, and the Datastream feed and REST ports for
+ * an endpoint.
  */
 import { destination, type DestinationStream } from 'pino';
-import { createDatastreamClient, type DatastreamClient, type DatastreamClientOptions } from '../client/datastream/index.js';
-import { createLogger, createRedactor, longTimeout, seededRandom, type Logger, type Redactor } from '../core/index.js';
+import { createDatastreamClient, type DatastreamClient, type DatastreamKnobs } from '../client/datastream/index.js';
+import { createLogger, createRedactor, longTimeout, seededRandom, type Clock, type Logger, type Redactor, type UnixMs } from '../core/index.js';
+import type { FeedConnection } from './deployment-handle.js';
 import { loadDeployment, type Deployment, type LoadedDeployment } from '../config/index.js';
 import { createRestPorts, type RestPorts } from './rest-ports.js';
 
@@ -42,24 +43,46 @@ export function openRun(o: RunBaseOptions): OpenedRun {
   return { loaded, deployment: d, redactor, log, out };
 }
 
-/** The Datastream client and REST ports of one endpoint (remote service or embedded simulator). */
-export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly onRawFrame?: DatastreamClientOptions['onRawFrame'] }): { feed: DatastreamClient; rest: RestPorts } {
-  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor });
-  const feed = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, random: seededRandom(o.seed).fork('datastream'), backfill: rest.backfill, ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}) });
-  return { feed, rest };
+/** The Datastream client and REST ports of one endpoint, as the handle's feed connection. */
+export interface OwnedConnection extends FeedConnection {
+  readonly client: DatastreamClient;
+  readonly rest: RestPorts;
+}
+
+/**
+ * The Datastream client and REST ports of one endpoint (remote service or embedded simulator), on
+ * the run clock: reconnect backoff, liveness, `receivedAt`, gap times and REST retry waits all read
+ * `clock`. `release()` closes both.
+ */
+export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void }): OwnedConnection {
+  const random = seededRandom(o.seed);
+  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest') });
+  const client = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, clock: o.clock, random: random.fork('datastream'), backfill: rest.backfill, ...o.knobs, ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}) });
+  let released = false;
+  return {
+    client, rest, feed: client, data: rest.data,
+    watch: { onEvent: (h) => client.onEvent(h), get state() { return client.state; }, stats: () => client.stats() },
+    async release() {
+      if (released) return;
+      released = true;
+      client.close();
+      await rest.close();
+    },
+  };
 }
 
 /**
  * Resolves when SIGINT arrives, `signal` aborts or `durationMs` passes; calls `tick` every
- * `tickMs` meanwhile. Removes its listeners and timers before resolving.
+ * `tickMs` meanwhile (`chainpilot record`). Removes its listeners and timers before resolving.
  */
 export async function waitForStop(o: { readonly durationMs?: number; readonly signal?: AbortSignal; readonly tickMs: number; readonly tick: () => void }): Promise<void> {
   const stopped = new AbortController();
   const stop = (): void => stopped.abort();
   process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   o.signal?.addEventListener('abort', stop, { once: true });
   if (o.signal?.aborted) stop();
-  // telemetry.statusInterval is bounded well below MAX_TIMER_MS by the schema; the duration is not
+  // tickMs is bounded well below MAX_TIMER_MS by its callers; the duration is not
   const interval = setInterval(o.tick, o.tickMs);
   const cancelDuration = o.durationMs !== undefined ? longTimeout(stop, o.durationMs) : undefined;
   try {
@@ -71,6 +94,7 @@ export async function waitForStop(o: { readonly durationMs?: number; readonly si
     clearInterval(interval);
     cancelDuration?.();
     process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
     o.signal?.removeEventListener('abort', stop);
   }
 }

@@ -41,13 +41,15 @@ export interface ConfirmArgs {
   /** Called after every send call returned, before anything is journaled (crash-test probe). */
   readonly afterSend?: () => void;
   readonly signal?: AbortSignal;
+  /** Counts a send, status or block-height read that failed (its outcome is "unknown", never silent). */
+  readonly onReadError?: (what: 'send-error' | 'status-error' | 'height-error', error: unknown) => void;
 }
 
 /** Follows one transaction to `landed`, `failed` or `expired`. Loops while the outcome is unknown. */
 export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
   const { rpc, clock, settings, signal } = a;
   const target = commitmentRank(settings.commitment);
-  const statuses = a.statuses ?? directStatuses(rpc);
+  const statuses = a.statuses ?? directStatuses(rpc, a.onReadError);
   const sig = signal ? { signal } : {};
   let lastSendAt = -Infinity;
   let firstSendDone = false;
@@ -59,9 +61,10 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
       lastSendAt = clock.now();
       try {
         await rpc.sendTransaction(a.txBase64, { skipPreflight: true, maxRetries: 0, ...sig });
-      } catch {
+      } catch (e) {
         // A failed send has an unknown outcome: the status poll decides, never the send.
         throwIfAborted(signal, 'confirming a transaction');
+        a.onReadError?.('send-error', e);
       }
       a.afterSend?.();
       if (!firstSendDone) {
@@ -76,8 +79,9 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
     }
     try {
       height = await rpc.getBlockHeight({ commitment: 'confirmed', ...sig });
-    } catch {
+    } catch (e) {
       throwIfAborted(signal, 'confirming a transaction');
+      a.onReadError?.('height-error', e);
     }
     if (height !== undefined && height > a.expiryBlockHeight + settings.expiryMarginBlocks) {
       const final = await statuses.status(a.signature, true, signal);
@@ -93,7 +97,7 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
 }
 
 /** One direct `getSignatureStatuses` call per read. */
-function directStatuses(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>): StatusSource {
+function directStatuses(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>, onError?: ConfirmArgs['onReadError']): StatusSource {
   return {
     async status(signature, history, signal) {
       try {
@@ -102,7 +106,8 @@ function directStatuses(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>): StatusS
           ...(signal ? { signal } : {}),
         });
         return r.value.length === 1 ? r.value[0] : undefined;
-      } catch {
+      } catch (e) {
+        onError?.('status-error', e);
         return undefined;
       }
     },

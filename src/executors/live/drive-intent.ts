@@ -41,7 +41,31 @@ export interface DriveContext {
   readonly report: (r: ExecutionReport) => void;
   readonly probe?: (point: LiveProbePoint, intentId: string) => void;
   readonly signal: AbortSignal;
+  /** Counts a chain read or send that failed and was retried or treated as "unknown" (never silent). */
+  readonly count?: (what: LiveRetryKind, error: unknown) => void;
 }
+
+/** What `count` counts. */
+export type LiveRetryKind = 'read-retry' | 'send-error' | 'status-error' | 'height-error';
+
+/**
+ * Read errors that no retry can fix: an invariant breach, a parameter we built wrong, a key the
+ * endpoint refuses, a client misconfiguration. An RPC error member or a 5xx is "unknown" (nodes
+ * answer -32603 and friends transiently), so it is retried.
+ */
+const PERMANENT_READ_CODES: ReadonlySet<string> = new Set(['RPC_INVALID_PARAM', 'HTTP_AUTH_FAILED', 'HTTP_CLIENT_ERROR', 'HTTP_INVALID_OPTIONS']);
+
+function isPermanent(e: unknown): boolean {
+  return e instanceof ChainpilotError && (e.retry === 'fatal' || PERMANENT_READ_CODES.has(e.code));
+}
+
+/** Attempts of one chain read before the intent is left to start-up reconciliation (about 2 minutes at the backoff cap). */
+export const READ_ATTEMPTS = 60;
+/**
+ * Longest wait between two attempts of a chain read (ms of the run clock): short, because a read
+ * between build and sign spends the blockhash's life (about 60 s).
+ */
+export const READ_BACKOFF_CAP_MS = 2_000;
 
 /** Runs intent `id` to a terminal, reported outcome. Throws only on abort or an invariant breach. */
 export async function driveIntent(ctx: DriveContext, id: string): Promise<void> {
@@ -103,7 +127,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
     await ctx.journal.deny(intent.id, verdict.code, verdict.reason, ctx.clock.now());
     return;
   }
-  const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }));
+  const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }), 'reading the block height');
   await ctx.journal.markBuilt(intent.id, ctx.clock.now());
   ctx.probe?.('built', intent.id);
   const signed = ctx.signer.signWire(built.raw);
@@ -170,6 +194,7 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     txBase64: attempt.txBase64,
     expiryBlockHeight: attempt.expiryBlockHeight,
     settings: ctx.settings,
+    ...(ctx.count ? { onReadError: ctx.count } : {}),
     afterSend: () => ctx.probe?.('sent', intent.id),
     onFirstSend: async () => {
       if (!sent) await ctx.journal.markSent(intent.id, attempt.signature, ctx.clock.now());
@@ -187,7 +212,7 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     const t = await ctx.rpc.getTransaction(attempt.signature, { commitment: ctx.settings.commitment, maxSupportedTransactionVersion: 0, signal: ctx.signal });
     if (!t?.meta) throw new ChainpilotError('LIVE_FAILED_ON_CHAIN', 'transaction meta not yet available', { retry: 'retryable' });
     return { ...t, meta: t.meta };
-  });
+  }, `reading transaction ${attempt.signature}`);
   const at = (tx.blockTime === null ? ctx.clock.now() : tx.blockTime * 1000) as UnixMs;
   if (outcome.kind === 'failed') {
     await ctx.journal.resolve(
@@ -215,15 +240,26 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
   await ctx.journal.markReported(intentId, at);
 }
 
-/** Repeats a read until it answers: an RPC error is "unknown", so the read is retried, never guessed. */
-async function readUntilKnown<T>(ctx: DriveContext, read: () => Promise<T>): Promise<T> {
-  for (;;) {
+/**
+ * Repeats a read until it answers: an RPC error is "unknown", so the read is retried, never
+ * guessed. Bounded and classified: a permanent error (see PERMANENT_READ_CODES) stops at once; any other
+ * backs off (doubling from `pollMs`, capped) and is counted; after READ_ATTEMPTS the intent is
+ * left to start-up reconciliation with LIVE_CHAIN_READ_FAILED.
+ */
+export async function readUntilKnown<T>(ctx: Pick<DriveContext, 'clock' | 'settings' | 'signal' | 'log' | 'count'>, read: () => Promise<T>, what = 'reading chain state'): Promise<T> {
+  let last: unknown;
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
     try {
       return await read();
     } catch (e) {
-      throwIfAborted(ctx.signal, 'reading chain state');
-      ctx.log.debug({ err: describeError(e) }, 'read failed; retrying');
-      await clockSleep(ctx.clock, ctx.settings.pollMs, ctx.signal);
+      throwIfAborted(ctx.signal, what);
+      if (isPermanent(e)) throw e;
+      last = e;
+      ctx.count?.('read-retry', e);
+      const waitMs = Math.min(READ_BACKOFF_CAP_MS, ctx.settings.pollMs * 2 ** Math.min(attempt, 16));
+      ctx.log[attempt === 0 ? 'warn' : 'debug']({ err: describeError(e), attempt: attempt + 1, waitMs }, `${what} failed; retrying`);
+      await clockSleep(ctx.clock, waitMs, ctx.signal);
     }
   }
+  throw new ChainpilotError('LIVE_CHAIN_READ_FAILED', `${what} failed ${READ_ATTEMPTS} times (last: ${describeError(last)}); the intent is left to start-up reconciliation`, { retry: 'retryable', cause: last });
 }

@@ -12,7 +12,7 @@ import type { UnixMs } from '../../core/units.js';
 import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
-import { driveIntent, type DriveContext, type LiveProbePoint } from './drive-intent.js';
+import { driveIntent, type DriveContext, type LiveProbePoint, type LiveRetryKind } from './drive-intent.js';
 import { BASE_ALLOWED_PROGRAMS, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from './live-settings.js';
 import type { LiveRpcPort, SwapBuilderPort } from './ports.js';
@@ -35,6 +35,8 @@ export interface LiveExecutorOptions {
 
 export interface LiveExecutor extends Executor {
   readonly settings: LiveSettings;
+  /** Chain reads and sends that failed and were retried or treated as unknown, by kind. */
+  counters(): Readonly<Record<LiveRetryKind, number>>;
   /** Resolves when every intent currently in flight has settled (tests, benchmarks). */
   idle(): Promise<void>;
 }
@@ -50,10 +52,13 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   const inflight = new Map<string, Promise<void>>();
   let sink: ExecutionSink | undefined;
   let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
+  const counters: Record<LiveRetryKind, number> = { 'read-retry': 0, 'send-error': 0, 'status-error': 0, 'height-error': 0 };
+  const count = (what: LiveRetryKind): void => void counters[what]++;
 
   const ctx: DriveContext = {
     rpc: options.rpc,
-    statuses: createStatusBatcher(options.rpc),
+    statuses: createStatusBatcher(options.rpc, () => count('status-error')),
+    count,
     swap: options.swap,
     signer: options.signer,
     journal: options.journal,
@@ -88,6 +93,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
 
   return {
     settings,
+    counters: () => ({ ...counters }),
     async start(s) {
       if (phase !== 'idle') throw new ChainpilotError('LIVE_NOT_STARTED', `start() called twice (executor is ${phase})`, { retry: 'not_retryable' });
       sink = s;

@@ -20,7 +20,7 @@ interface Waiter {
 }
 
 /** A status source that batches reads made in the same event-loop turn. */
-export function createStatusBatcher(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>): StatusSource {
+export function createStatusBatcher(rpc: Pick<LiveRpcPort, 'getSignatureStatuses'>, onError?: (error: unknown) => void): StatusSource {
   const queues: Record<'recent' | 'history', Waiter[]> = { recent: [], history: [] };
   let scheduled = false;
 
@@ -32,8 +32,9 @@ export function createStatusBatcher(rpc: Pick<LiveRpcPort, 'getSignatureStatuses
       try {
         const r = await rpc.getSignatureStatuses(chunk, history ? { searchTransactionHistory: true } : {});
         if (r.value.length === chunk.length) chunk.forEach((s, k) => found.set(s, r.value[k]));
-      } catch {
-        // unknown: leave these signatures out of `found`
+      } catch (e) {
+        // unknown: leave these signatures out of `found` (counted by the caller)
+        onError?.(e);
       }
     }
     for (const w of batch) w.resolve(found.get(w.signature));

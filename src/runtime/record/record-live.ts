@@ -47,7 +47,9 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
     ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
   });
-  const { feed, rest } = connectFeed({ baseUrl: urls.base, datastreamUrl: urls.datastream, apiKey, redactor, seed, onRawFrame: recorder.onRawFrame });
+  const conn = connectFeed({ baseUrl: urls.base, datastreamUrl: urls.datastream, apiKey, redactor, seed, clock, onRawFrame: recorder.onRawFrame });
+  const feed = conn.client;
+  const rest = conn.rest;
   recorder.watch(feed);
   let session: PaperSession | undefined;
   const unsubs: (() => void)[] = [];
@@ -67,8 +69,7 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
     await session?.stop(AbortSignal.timeout(5_000));
     for (const u of unsubs) u();
     await recorder.close();
-    feed.close();
-    await rest.close();
+    await conn.release();
     await sim?.stop();
   }
   const st = recorder.writer.stats();
