@@ -18,6 +18,9 @@ import { normaliseMessage } from './normalise.js';
 import { createOrderFlow, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
+import { createRiskDay, type RiskStateStore } from './risk-day.js';
+import { positionRooms } from './position-rooms.js';
+import { fetchSolPrices } from './restore-prices.js';
 import { createRoomRegistry } from './room-registry.js';
 import type { StrategyInstance } from './strategy-instance.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
@@ -60,6 +63,21 @@ export interface EngineOptions {
    * `startingCashLamports` (the wallet balance already reflects these trades).
    */
   readonly restoredFills?: readonly RestoredFill[];
+  /** Fees of earlier runs' transactions that failed on chain: realised PnL includes every fee paid. */
+  readonly restoredFailedFees?: readonly RestoredFailedFee[];
+  /** Prefix of intent ids (default `int_`); live runs add a random run prefix so ids never repeat across runs and processes. */
+  readonly intentIdPrefix?: string;
+  /** Where the risk day, daily-loss halt and kill switch persist (default: in memory). */
+  readonly riskStore?: RiskStateStore;
+  /** Risk-day boundary in milliseconds after UTC midnight (default 0: UTC midnight). */
+  readonly dayBoundaryOffsetMs?: number;
+}
+
+/** A fee an earlier run paid for a transaction that failed on chain. */
+export interface RestoredFailedFee {
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly feeLamports: bigint;
 }
 
 /** A fill of an earlier run and the strategy that owned it. */
@@ -73,8 +91,13 @@ export interface Engine {
   start(): Promise<void>;
   /** Leaves every room, cancels timers and stops the executor. */
   stop(signal?: AbortSignal): Promise<void>;
-  /** Kill switch: no new buys; exits and explicit sells still pass. */
-  kill(reason: string): void;
+  /**
+   * Kill switch: no new buys; exits and explicit sells still pass. Persisted in the risk store
+   * unless `persist` is false (a switch set in the deployment file).
+   */
+  kill(reason: string, options?: { readonly persist?: boolean }): void;
+  /** Clears the persisted kill switch. */
+  unkill(): void;
   readonly portfolio: Portfolio;
   readonly market: MarketView;
   readonly risk: RiskGate;
@@ -92,8 +115,12 @@ export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
   const market = createMarketView();
-  const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? []);
-  const gate = createRiskGate(options.risk);
+  const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? [], options.restoredFailedFees ?? []);
+  const riskDay = createRiskDay({
+    clock, log, equity: () => portfolio.totals().equityLamports, boundaryOffsetMs: options.dayBoundaryOffsetMs ?? 0,
+    ...(options.riskStore ? { store: options.riskStore } : {}),
+  });
+  const gate = createRiskGate(options.risk, riskDay);
   const stats = createEngineStats(clock, portfolio);
   const order = options.strategies.map((s) => s.id);
   const rooms = createRoomRegistry(feed, order, (msg) => engine.ingest(msg));
@@ -109,11 +136,15 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   const orders: OrderFlow = createOrderFlow({
-    clock, random: options.random, executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
+    clock, random: options.random, idPrefix: options.intentIdPrefix ?? 'int_', executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
-    onPositionOpened: (p) => rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`),
-    onPositionClosed: (p) => rooms.release(p.strategyId, `${priceRoom}:${p.mint}`),
+    onPositionOpened: (p) => {
+      for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
+    },
+    onPositionClosed: (p) => {
+      for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.release(p.strategyId, r);
+    },
     onFill: (strategyId, fill) => runners.get(strategyId)?.call('onFill', fill),
   });
 
@@ -149,9 +180,13 @@ export function createEngine(options: EngineOptions): Engine {
     risk: gate,
     stats,
     rooms: () => rooms.rooms(),
-    kill(reason) {
-      gate.kill(reason);
+    kill(reason, o) {
+      riskDay.kill(reason, o);
       log.warn({ reason }, 'kill switch on: new buys are denied');
+    },
+    unkill() {
+      riskDay.unkill();
+      log.warn(riskDay.killReason === undefined ? {} : { reason: riskDay.killReason }, riskDay.killReason === undefined ? 'kill switch off: buys are allowed again' : 'kill switch cleared in the store, but the deployment file still sets it');
     },
     ingest(msg) {
       stats.frameSeen();
@@ -169,11 +204,17 @@ export function createEngine(options: EngineOptions): Engine {
     async start() {
       if (running) return;
       await executor.start((r) => orders.onReport(r));
-      // Restored positions get their price rooms and exit rules like fresh ones.
-      for (const p of portfolio.open()) {
-        rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`);
+      // Restored positions are whole before any event: priced from REST, then their price and
+      // safety rooms and exit rules like fresh ones (a price at or past an exit level fires it).
+      const restored = portfolio.open();
+      const prices = restored.length > 0 && options.data ? await fetchSolPrices(options.data, [...new Set(restored.map((p) => p.mint))], log) : new Map<string, string>();
+      for (const [mint, price] of prices) portfolio.mark(mint, price);
+      for (const p of restored) {
+        for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
         exits.positionChanged(p);
       }
+      for (const [mint, price] of prices) for (const o of exits.onPrice(portfolio.openOn(mint), price)) orders.placeExit(o);
+      riskDay.start();
       running = true;
       stats.started();
       for (const r of runners.values()) r.start();
@@ -191,6 +232,7 @@ export function createEngine(options: EngineOptions): Engine {
       for (const r of runners.values()) r.stop();
       rooms.releaseAll();
       exits.stop();
+      riskDay.stop();
       await executor.stop(signal);
       stats.markEquity(true);
     },
@@ -203,11 +245,13 @@ export function createEngine(options: EngineOptions): Engine {
  * fills' cash impact is measured on a scratch portfolio first, then added back to the start, so
  * the replay reproduces cost basis and realised PnL exactly without counting the cash twice.
  */
-function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[]): Portfolio {
-  if (restored.length === 0) return createPortfolio(cashLamports);
-  const scratch = createPortfolio(0n);
-  for (const r of restored) scratch.applyFill(r.strategyId, r.fill);
-  const portfolio = createPortfolio(cashLamports - scratch.totals().cashLamports);
-  for (const r of restored) portfolio.applyFill(r.strategyId, r.fill);
-  return portfolio;
+function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[], fees: readonly RestoredFailedFee[]): Portfolio {
+  if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports);
+  const replay = (p: Portfolio): Portfolio => {
+    for (const r of restored) p.applyFill(r.strategyId, r.fill);
+    for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, f.feeLamports);
+    return p;
+  };
+  const scratch = replay(createPortfolio(0n));
+  return replay(createPortfolio(cashLamports - scratch.totals().cashLamports));
 }

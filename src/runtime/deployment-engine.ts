@@ -13,7 +13,8 @@ import { createEngine, type Engine } from '../engine/engine.js';
 import type { Executor, OrderIntent } from '../engine/execution-port.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
-import type { RestoredFill } from '../engine/engine.js';
+import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
+import { dayBoundaryOffsetMs, type RiskStateStore } from '../engine/risk-day.js';
 
 export interface DeploymentEngineOptions {
   readonly deployment: Deployment;
@@ -30,6 +31,12 @@ export interface DeploymentEngineOptions {
   readonly onIntent?: (intent: OrderIntent) => void;
   /** Fills of earlier runs to rebuild positions from (live: the journal's landed intents). */
   readonly restoredFills?: readonly RestoredFill[];
+  /** Where the risk day, daily-loss halt and kill switch persist (the deployment store; default in memory). */
+  readonly riskStore?: RiskStateStore;
+  /** Fees of failed transactions of earlier runs (live: the journal). */
+  readonly restoredFailedFees?: readonly RestoredFailedFee[];
+  /** Prefix of intent ids (live: a random run prefix; default `int_`). */
+  readonly intentIdPrefix?: string;
 }
 
 export interface DeploymentEngine {
@@ -57,6 +64,10 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log: o.log ?? silentLogger(),
     startingCashLamports: o.startingCashLamports,
     ...(o.restoredFills ? { restoredFills: o.restoredFills } : {}),
+    ...(o.riskStore ? { riskStore: o.riskStore } : {}),
+    ...(o.restoredFailedFees ? { restoredFailedFees: o.restoredFailedFees } : {}),
+    ...(o.intentIdPrefix ? { intentIdPrefix: o.intentIdPrefix } : {}),
+    dayBoundaryOffsetMs: dayBoundaryOffsetMs(r.dayBoundary),
     risk: {
       maxTradeLamports: r.maxTradeSol, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureSol,
       maxPerTokenLamports: r.maxPerTokenSol, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitSol,
@@ -73,7 +84,8 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     errorPolicy: { maxErrors: d.engine.haltAfterErrors, windowMs: d.engine.errorWindow },
     positionPriceRoom: d.engine.positionPriceRoom,
   });
-  if (r.killSwitch) engine.kill('risk.killSwitch is set in the deployment');
+  // The file's switch is re-applied at every start and not persisted: removing it from the file clears it.
+  if (r.killSwitch) engine.kill('risk.killSwitch is set in the deployment', { persist: false });
   return {
     engine,
     async closeDecisionLog() {
