@@ -128,6 +128,9 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  RUNTIME_STORE_FOREIGN: 'the store at store.path belongs to another deployment or wallet (both are named); point store.path at this deployment\'s own store',
+  RUNTIME_STORE_LOCKED: 'another process (its pid is named) holds the store; stop it first, or give this deployment its own store.path',
+  LIVE_INTENT_ID_REPEATED: 'an intent id was submitted that the journal already holds from another run or process; it was rejected, never left pending',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

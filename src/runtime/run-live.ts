@@ -11,21 +11,19 @@
  * journal → executor `start()` (reconciles every unfinished intent) → wallet balance read →
  * engine, feed and strategies. Nothing is submitted before reconciliation finished.
  */
-import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
 import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../client/index.js';
 import { lamportsToSol, seededRandom, systemClock, type Clock } from '../core/index.js';
 import type { Engine } from '../engine/engine.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../engine/execution-port.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
-import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
 import { createLiveExecutor } from '../executors/live/live-executor.js';
 import type { LedgerServicesOptions } from '../sim/ledger/index.js';
 import { ledgerServices } from '../sim/ledger/index.js';
 import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
 import { createDeploymentEngine } from './deployment-engine.js';
+import { openDeploymentStore, resolveStorePath } from './deployment-store.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings, type LiveConfirmation } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
@@ -83,6 +81,9 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
   };
 
   try {
+    // The store first: a second process on it, or a store of another deployment or wallet, is refused before anything starts.
+    const store = openDeploymentStore({ path: resolveStorePath(loaded), deployment: d.name, wallet: signer.address });
+    cleanup.push(() => store.close());
     let sim: RunningSimulator | undefined;
     let clock: Clock = systemClock();
     let rpcUrl: string;
@@ -118,10 +119,8 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     const swap: SwapClient = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor, timeoutMs: 10_000 });
     cleanup.push(() => swap.close());
 
-    const storePath = resolve(d.store.path);
-    mkdirSync(dirname(storePath), { recursive: true });
-    const journal = openSqliteJournal({ path: storePath });
-    cleanup.push(() => journal.close());
+    const storePath = store.path;
+    const journal = store.journal;
     const executor = createLiveExecutor({
       rpc, swap, signer, journal, clock, logger: log.child({ part: 'executor' }),
       settings: {
@@ -152,11 +151,14 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     // Positions of earlier runs come back from the journal (reconciled intents included), so a
     // restart keeps managing what the wallet holds; cash is the wallet's balance. Only against a
     // persistent chain: the embedded simulator starts a new ledger each run, where they never existed.
-    const restoredFills = sim ? [] : (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
+    const restored = sim ? { fills: [], failedFees: [] } : await store.restored();
+    const restoredFills = restored.fills;
     if (restoredFills.length > 0) out(`restored ${restoredFills.length} fill(s) from the journal\n`);
     const { engine, closeDecisionLog } = createDeploymentEngine({
       deployment: d, strategies, feed, executor: gated, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
       startingCashLamports: startLamports, data: rest.data, restoredFills,
+      // Durable risk state, every fee paid, and intent ids unique across runs and processes.
+      restoredFailedFees: restored.failedFees, riskStore: store.risk, intentIdPrefix: `int_${randomBytes(4).toString('hex')}_`,
     });
     const panel = createStatusPanel(engine, () => Date.now());
     await engine.start();

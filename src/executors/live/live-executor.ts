@@ -115,7 +115,11 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
       if (created.kind === 'over_daily_cap') {
         return reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`);
       }
-      if (created.kind === 'exists') return; // idempotent: the id is already journaled and driven
+      if (created.kind === 'exists') {
+        if (inflight.has(intent.id)) return; // idempotent: the id is already journaled and driven here
+        // Journaled by another run or process: report it, never leave the engine waiting on it.
+        return reject(intent, 'LIVE_INTENT_ID_REPEATED', `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`);
+      }
       sink?.({ type: 'accepted', intentId: intent.id, at: now });
       void drive(intent.id);
     },
