@@ -81,9 +81,6 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
   };
 
   try {
-    // The store first: a second process on it, or a store of another deployment or wallet, is refused before anything starts.
-    const store = openDeploymentStore({ path: resolveStorePath(loaded), deployment: d.name, wallet: signer.address });
-    cleanup.push(() => store.close());
     let sim: RunningSimulator | undefined;
     let clock: Clock = systemClock();
     let rpcUrl: string;
@@ -119,6 +116,10 @@ export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
     const swap: SwapClient = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor, timeoutMs: 10_000 });
     cleanup.push(() => swap.close());
 
+    // The store after the network check (a refused deployment creates no file): a second process on
+    // it, or a store of another deployment or wallet, is refused before anything is reconciled.
+    const store = openDeploymentStore({ path: resolveStorePath(loaded), deployment: d.name, wallet: signer.address });
+    cleanup.push(() => store.close());
     const storePath = store.path;
     const journal = store.journal;
     const executor = createLiveExecutor({
