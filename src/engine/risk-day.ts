@@ -90,6 +90,10 @@ export function createRiskDay(o: RiskDayOptions = {}): RiskDay {
   let configKill: string | undefined;
   let timer: TimerHandle | undefined;
   let running = false;
+  /** Set once the store was read: writes before that would overwrite the saved day. */
+  let loaded = false;
+  /** kill/unkill called before start: that choice wins over the saved switch. */
+  let killDecided = false;
 
   const snapshot = (): PersistedRiskState => ({
     dayStartedAt: (dayStartedAt ?? 0) as UnixMs,
@@ -97,7 +101,9 @@ export function createRiskDay(o: RiskDayOptions = {}): RiskDay {
     dailyHalted: haltedDay !== undefined && haltedDay === dayStartedAt,
     killReason,
   });
-  const save = (): void => store.save(snapshot());
+  const save = (): void => {
+    if (loaded) store.save(snapshot());
+  };
 
   const roll = (start: UnixMs, equity: bigint): void => {
     const lifted = haltedDay !== undefined && haltedDay !== start;
@@ -125,7 +131,8 @@ export function createRiskDay(o: RiskDayOptions = {}): RiskDay {
       if (running) return;
       running = true;
       const saved = store.load();
-      killReason ??= saved?.killReason;
+      loaded = true;
+      if (!killDecided) killReason = saved?.killReason;
       const now = o.clock?.now();
       if (now === undefined) return;
       const today = dayStartOf(now, offset);
@@ -164,10 +171,12 @@ export function createRiskDay(o: RiskDayOptions = {}): RiskDay {
         return;
       }
       killReason = reason;
+      if (!loaded) killDecided = true;
       save();
     },
     unkill() {
       killReason = undefined;
+      if (!loaded) killDecided = true;
       save();
     },
     get killReason() {

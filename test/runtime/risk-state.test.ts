@@ -168,6 +168,18 @@ describe('durable risk state', () => {
     await third.engine.stop();
   });
 
+  it('lets a kill or unkill made before start win over the store, without losing the saved halt of the day', () => {
+    const clock = manualClock(T0);
+    const today = dayStartOf(T0, 0);
+    const store = memoryRiskStateStore({ dayStartedAt: today, dayStartEquityLamports: 9n * SOL, dailyHalted: true, killReason: 'old reason' });
+    const day = createRiskDay({ clock, equity: () => SOL, store });
+    day.unkill();
+    day.start();
+    expect(day.killReason).toBeUndefined();
+    expect(store.load()).toEqual({ dayStartedAt: today, dayStartEquityLamports: 9n * SOL, dailyHalted: true, killReason: undefined });
+    day.stop();
+  });
+
   it('does not persist a kill switch set in the deployment file', async () => {
     dir = mkdtempSync(join(tmpdir(), 'cp-risk-'));
     const clock = manualClock(T0);
