@@ -37,7 +37,8 @@ await new Promise<void>((resolve) => {
     if (h <= hour) return;
     hour = h;
     const s = engine.stats.summary();
-    printSample(hour, started, { events: s.events, intents: s.intents, fills: s.fills, openPositions: s.openPositions, tokens: sim.model.state.tokens.size });
+    const cashMilliSol = Number(engine.portfolio.totals().cashLamports / 1_000_000n);
+    printSample(hour, started, { events: s.events, intents: s.intents, fills: s.fills, denials: s.denials, openPositions: s.openPositions, cashMilliSol, dailyHalted: engine.risk.halted(clock.now()) ? 1 : 0, tokens: sim.model.state.tokens.size });
     if (hour >= hours) {
       clearInterval(timer);
       resolve();
