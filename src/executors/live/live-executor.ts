@@ -116,8 +116,9 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
         return reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`);
       }
       if (created.kind === 'exists') {
-        if (inflight.has(intent.id)) return; // idempotent: the id is already journaled and driven here
-        // Journaled by another run or process: report it, never leave the engine waiting on it.
+        // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
+        if (inflight.has(intent.id) || sameIntent(created.record.intent, intent)) return;
+        // Another intent under an id another run or process journaled: report it, never leave it pending.
         return reject(intent, 'LIVE_INTENT_ID_REPEATED', `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`);
       }
       sink?.({ type: 'accepted', intentId: intent.id, at: now });
@@ -150,6 +151,12 @@ export function spendOf(intent: OrderIntent): bigint {
 /** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
 export function utcDay(at: UnixMs): string {
   return new Date(at).toISOString().slice(0, 10);
+}
+
+/** True when `a` and `b` are the same decision (every field equal), not just the same id. */
+function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
+  return a.id === b.id && a.strategyId === b.strategyId && a.side === b.side && a.mint === b.mint && a.decimals === b.decimals && a.amountIn === b.amountIn
+    && a.slippageBps === b.slippageBps && a.priorityFeeLamports === b.priorityFeeLamports && a.referencePrice === b.referencePrice && a.createdAt === b.createdAt && a.reason === b.reason;
 }
 
 function validateIntent(i: OrderIntent): string | undefined {
