@@ -38,7 +38,7 @@ await new Promise<void>((resolve) => {
     hour = h;
     const s = engine.stats.summary();
     const cashMilliSol = Number(engine.portfolio.totals().cashLamports / 1_000_000n);
-    printSample(hour, started, { events: s.events, intents: s.intents, fills: s.fills, denials: s.denials, openPositions: s.openPositions, cashMilliSol, dailyHalted: engine.risk.halted(clock.now()) ? 1 : 0, tokens: sim.model.state.tokens.size });
+    printSample(hour, started, { events: s.events, intents: s.intents, fills: s.fills, denials: s.denials, openPositions: s.openPositions, rooms: engine.rooms().length, cashMilliSol, dailyHalted: engine.risk.halted(clock.now()) ? 1 : 0, tokens: sim.model.state.tokens.size });
     if (hour >= hours) {
       clearInterval(timer);
       resolve();
