@@ -162,6 +162,8 @@ const risk = z.strictObject({
   minHolders: intIn('risk.minHolders').optional(),
   requireSafetyData: z.boolean().default(false),
   killSwitch: z.boolean().default(false),
+  /** Start of the risk day (daily-loss limit), "HH:MM" in UTC. */
+  dayBoundary: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a UTC time of day "HH:MM", such as "00:00" or "13:30"').default('00:00'),
 }).prefault({});
 
 /**

@@ -13,13 +13,15 @@ import type { DomainEvent } from './events.js';
 import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
-import type { ExitRules } from './exit-rules.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { createNormaliser } from './normalise.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
 import { createRoomOwners } from './room-owners.js';
+import { createRiskDay, type RiskStateStore } from './risk-day.js';
+import { positionRooms } from './position-rooms.js';
+import { fetchSolPrices } from './restore-prices.js';
 import type { StrategyInstance } from './strategy-instance.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
 import { createEngineStats, type EngineStats } from './engine-stats.js';
@@ -63,6 +65,21 @@ export interface EngineOptions {
   readonly restoredFills?: readonly RestoredFill[];
   /** The runtime's admission check before the risk gate (paused entries, halted deployment). */
   readonly admission?: Admission;
+  /** Fees of earlier runs' transactions that failed on chain: realised PnL includes every fee paid. */
+  readonly restoredFailedFees?: readonly RestoredFailedFee[];
+  /** Prefix of intent ids (default `int_`); live runs add a random run prefix so ids never repeat across runs and processes. */
+  readonly intentIdPrefix?: string;
+  /** Where the risk day, daily-loss halt and kill switch persist (default: in memory). */
+  readonly riskStore?: RiskStateStore;
+  /** Risk-day boundary in milliseconds after UTC midnight (default 0: UTC midnight). */
+  readonly dayBoundaryOffsetMs?: number;
+}
+
+/** A fee an earlier run paid for a transaction that failed on chain. */
+export interface RestoredFailedFee {
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly feeLamports: bigint;
 }
 
 /** A fill of an earlier run and the strategy that owned it. */
@@ -76,8 +93,13 @@ export interface Engine {
   start(): Promise<void>;
   /** Leaves every room, cancels timers and stops the executor. */
   stop(signal?: AbortSignal): Promise<void>;
-  /** Kill switch: no new buys; exits and explicit sells still pass. */
-  kill(reason: string): void;
+  /**
+   * Kill switch: no new buys; exits and explicit sells still pass. Persisted in the risk store
+   * unless `persist` is false (a switch set in the deployment file).
+   */
+  kill(reason: string, options?: { readonly persist?: boolean }): void;
+  /** Clears the persisted kill switch. */
+  unkill(): void;
   readonly portfolio: Portfolio;
   readonly market: MarketView;
   readonly risk: RiskGate;
@@ -88,11 +110,6 @@ export interface Engine {
   rooms(): string[];
 }
 
-/** The safety room each `exitOnSafety` limit reads. */
-const SAFETY_ROOMS: readonly (readonly [keyof NonNullable<ExitRules['exitOnSafety']>, string])[] = [
-  ['maxBundlerPct', 'bundlers'], ['maxSniperPct', 'sniper'], ['maxInsiderPct', 'insider'], ['maxTop10Pct', 'top10'], ['maxDevHoldingPct', 'dev_holding'],
-];
-
 export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_000 };
 
 /** Builds an engine; nothing happens until `start()`. */
@@ -101,8 +118,12 @@ export function createEngine(options: EngineOptions): Engine {
   const log = options.log ?? silentLogger();
   const market = createMarketView();
   const normaliser = createNormaliser();
-  const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? []);
-  const gate = createRiskGate(options.risk);
+  const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? [], options.restoredFailedFees ?? []);
+  const riskDay = createRiskDay({
+    clock, log, equity: () => portfolio.totals().equityLamports, boundaryOffsetMs: options.dayBoundaryOffsetMs ?? 0,
+    ...(options.riskStore ? { store: options.riskStore } : {}),
+  });
+  const gate = createRiskGate(options.risk, riskDay);
   const stats = createEngineStats(clock, portfolio);
   const order = options.strategies.map((s) => s.id);
   const rooms = createRoomOwners(feed, order, (msg) => engine.ingest(msg));
@@ -118,13 +139,15 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   const orders: OrderFlow = createOrderFlow({
-    clock, random: options.random, executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
+    clock, random: options.random, idPrefix: options.intentIdPrefix ?? 'int_', executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
     admission: options.admission,
-    onPositionOpened: (p) => positionRooms(p.strategyId, p.mint, 'acquire'),
+    onPositionOpened: (p) => {
+      for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
+    },
     onPositionClosed: (p) => {
-      positionRooms(p.strategyId, p.mint, 'release');
+      for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.release(p.strategyId, r);
       runners.get(p.strategyId)?.positionClosed(p.mint);
     },
     onFill: (strategyId, fill) => runners.get(strategyId)?.call('onFill', fill),
@@ -140,17 +163,6 @@ export function createEngine(options: EngineOptions): Engine {
       };
     },
   });
-
-  /**
-   * Rooms held for an open position: the token's price room, and the safety room of every
-   * `exitOnSafety` limit of the strategy's exit rules, so those exits act whatever the strategy watches.
-   */
-  const positionRooms = (strategyId: string, mint: string, op: 'acquire' | 'release'): void => {
-    rooms[op](strategyId, `${priceRoom}:${mint}`);
-    const safety = rulesById.get(strategyId)?.exitOnSafety;
-    if (!safety) return;
-    for (const [field, role] of SAFETY_ROOMS) if (safety[field] !== undefined) rooms[op](strategyId, `${role}:${mint}`);
-  };
 
   for (const s of options.strategies) {
     runners.set(s.id, createStrategyRunner({
@@ -184,9 +196,13 @@ export function createEngine(options: EngineOptions): Engine {
     risk: gate,
     stats,
     rooms: () => rooms.rooms(),
-    kill(reason) {
-      gate.kill(reason);
+    kill(reason, o) {
+      riskDay.kill(reason, o);
       log.warn({ reason }, 'kill switch on: new buys are denied');
+    },
+    unkill() {
+      riskDay.unkill();
+      log.warn(riskDay.killReason === undefined ? {} : { reason: riskDay.killReason }, riskDay.killReason === undefined ? 'kill switch off: buys are allowed again' : 'kill switch cleared in the store, but the deployment file still sets it');
     },
     ingest(msg) {
       stats.frameSeen();
@@ -204,11 +220,17 @@ export function createEngine(options: EngineOptions): Engine {
     async start() {
       if (running) return;
       await executor.start((r) => orders.onReport(r));
-      // Restored positions get their price rooms and exit rules like fresh ones.
-      for (const p of portfolio.open()) {
-        positionRooms(p.strategyId, p.mint, 'acquire');
+      // Restored positions are whole before any event: priced from REST, then their price and
+      // safety rooms and exit rules like fresh ones (a price at or past an exit level fires it).
+      const restored = portfolio.open();
+      const prices = restored.length > 0 && options.data ? await fetchSolPrices(options.data, [...new Set(restored.map((p) => p.mint))], log) : new Map<string, string>();
+      for (const [mint, price] of prices) portfolio.mark(mint, price);
+      for (const p of restored) {
+        for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
         exits.positionChanged(p);
       }
+      for (const [mint, price] of prices) for (const o of exits.onPrice(portfolio.openOn(mint), price)) orders.placeExit(o);
+      riskDay.start();
       running = true;
       stats.started();
       for (const r of runners.values()) r.start();
@@ -226,6 +248,7 @@ export function createEngine(options: EngineOptions): Engine {
       for (const r of runners.values()) r.stop();
       rooms.releaseAll();
       exits.stop();
+      riskDay.stop();
       await executor.stop(signal);
       stats.markEquity(true);
     },
@@ -238,11 +261,13 @@ export function createEngine(options: EngineOptions): Engine {
  * fills' cash impact is measured on a scratch portfolio first, then added back to the start, so
  * the replay reproduces cost basis and realised PnL exactly without counting the cash twice.
  */
-function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[]): Portfolio {
-  if (restored.length === 0) return createPortfolio(cashLamports);
-  const scratch = createPortfolio(0n);
-  for (const r of restored) scratch.applyFill(r.strategyId, r.fill);
-  const portfolio = createPortfolio(cashLamports - scratch.totals().cashLamports);
-  for (const r of restored) portfolio.applyFill(r.strategyId, r.fill);
-  return portfolio;
+function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[], fees: readonly RestoredFailedFee[]): Portfolio {
+  if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports);
+  const replay = (p: Portfolio): Portfolio => {
+    for (const r of restored) p.applyFill(r.strategyId, r.fill);
+    for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, f.feeLamports);
+    return p;
+  };
+  const scratch = replay(createPortfolio(0n));
+  return replay(createPortfolio(cashLamports - scratch.totals().cashLamports));
 }

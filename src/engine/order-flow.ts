@@ -13,8 +13,6 @@ import type { Portfolio, Position } from './portfolio.js';
 import type { RiskGate, RiskState } from './risk-gate.js';
 import type { IntentFailed, OrderResult, PendingIntent } from './strategy-api.js';
 
-const DAY_MS = 86_400_000;
-
 export interface PlaceRequest {
   readonly strategyId: string;
   readonly side: 'buy' | 'sell';
@@ -43,6 +41,8 @@ export interface OrderFlow {
 export interface OrderFlowDeps {
   readonly clock: Clock;
   readonly random: Random;
+  /** Prefix of intent ids (the engine's `intentIdPrefix`). */
+  readonly idPrefix: string;
   readonly executor: Executor;
   readonly gate: RiskGate;
   readonly market: MarketView;
@@ -84,8 +84,6 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   /** Realised PnL of a position when it was (re)opened, to score the round trip. */
   const realisedAtOpen = new Map<string, bigint>();
   let closed = false;
-  let day = -1;
-  let dayStartEquity = 0n;
 
   // Running totals of work in flight (kept exact on every add and remove; O(1) for the risk gate).
   let buyTotal = 0n;
@@ -121,14 +119,6 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     pendingSellRaw: (s, m) => sellByKey.get(keyOf(s, m)) ?? 0n,
     openingPositions: () => opening.size,
     lastBuyAt: (m) => lastBuy.get(m),
-    dayStartEquity(at) {
-      const today = Math.floor(at / DAY_MS);
-      if (today !== day) {
-        day = today;
-        dayStartEquity = d.portfolio.totals().equityLamports;
-      }
-      return dayStartEquity;
-    },
   };
 
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
@@ -152,7 +142,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     const obs = d.market.get(req.mint);
     const held = d.portfolio.position(req.strategyId, req.mint);
     const intent: OrderIntent = Object.freeze({
-      id: newId(at, d.random, 'int_'),
+      id: newId(at, d.random, d.idPrefix),
       strategyId: req.strategyId,
       side: req.side,
       mint: req.mint,

@@ -5,6 +5,7 @@
 import type { ErrorCode, UnixMs } from '../core/index.js';
 import type { MarketView } from './market-view.js';
 import type { PortfolioTotals, Position } from './portfolio.js';
+import { createRiskDay, type RiskDay } from './risk-day.js';
 
 /** Limits and filters. Every optional limit is off when undefined. */
 export interface RiskLimits {
@@ -17,7 +18,7 @@ export interface RiskLimits {
   readonly maxPerTokenLamports?: bigint | undefined;
   /** No new buy of a token within this time after the last buy of it. */
   readonly cooldownMs?: number | undefined;
-  /** Buys halt for the rest of the UTC day once the day's loss reaches this (realised + unrealised). */
+  /** Buys halt for the rest of the risk day once the day's loss reaches this (realised + unrealised). */
   readonly dailyLossLimitLamports?: bigint | undefined;
   readonly allowMints?: readonly string[] | undefined;
   readonly denyMints?: readonly string[] | undefined;
@@ -61,8 +62,6 @@ export interface RiskState {
   /** Buys in flight that would open a new position. */
   openingPositions(): number;
   lastBuyAt(mint: string): UnixMs | undefined;
-  /** Equity at the start of the current UTC day. */
-  dayStartEquity(at: UnixMs): bigint;
 }
 
 export interface RiskGate {
@@ -71,18 +70,16 @@ export interface RiskGate {
   kill(reason: string): void;
   resume(): void;
   readonly killed: boolean;
-  /** True after the daily loss limit tripped, until the next UTC day. */
+  /** True after the daily loss limit tripped, until the next risk-day boundary. */
   halted(at: UnixMs): boolean;
+  /** The durable risk state (day boundary, day-start equity, halt, kill switch). */
+  readonly day: RiskDay;
 }
 
 const deny = (code: RiskCode, reason: string, context: Record<string, string | number | boolean>): RiskDecision => ({ allowed: false, code, reason, context });
 
-const DAY_MS = 86_400_000;
-
-/** Creates the gate for `limits`. */
-export function createRiskGate(limits: RiskLimits): RiskGate {
-  let killedReason: string | undefined;
-  let haltedDay: number | undefined;
+/** Creates the gate for `limits`; kill switch and daily halt live in `day` (default: in memory, UTC midnight). */
+export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay()): RiskGate {
   const allow = limits.allowMints && limits.allowMints.length > 0 ? new Set(limits.allowMints) : undefined;
   const denyList = new Set(limits.denyMints ?? []);
 
@@ -96,16 +93,17 @@ export function createRiskGate(limits: RiskLimits): RiskGate {
   ];
 
   const gate: RiskGate = {
+    day,
     get killed() {
-      return killedReason !== undefined;
+      return day.killReason !== undefined;
     },
     kill(reason) {
-      killedReason = reason;
+      day.kill(reason);
     },
     resume() {
-      killedReason = undefined;
+      day.unkill();
     },
-    halted: (at) => haltedDay === Math.floor(at / DAY_MS),
+    halted: (at) => day.halted(at),
     check(req, s) {
       const { mint } = req;
       if (req.amountIn <= 0n) return deny('RISK_INVALID_AMOUNT', 'amount must be > 0', { amountIn: req.amountIn.toString() });
@@ -117,15 +115,16 @@ export function createRiskGate(limits: RiskLimits): RiskGate {
         }
         return { allowed: true };
       }
+      const killedReason = day.killReason;
       if (killedReason !== undefined) return deny('RISK_KILL_SWITCH', `kill switch is on: ${killedReason}`, { reason: killedReason });
-      const day = Math.floor(req.at / DAY_MS);
-      if (haltedDay === day) return deny('RISK_DAILY_LOSS_HALT', 'buys are halted for the rest of the UTC day after the daily loss limit', { day });
       const totals = s.totals();
+      const dayStartEquity = day.dayStartEquity(req.at, totals.equityLamports);
+      if (day.halted(req.at)) return deny('RISK_DAILY_LOSS_HALT', 'buys are halted for the rest of the risk day after the daily loss limit', { dayStartedAt: day.snapshot().dayStartedAt });
       if (limits.dailyLossLimitLamports !== undefined) {
-        const loss = s.dayStartEquity(req.at) - totals.equityLamports;
+        const loss = dayStartEquity - totals.equityLamports;
         if (loss >= limits.dailyLossLimitLamports) {
-          haltedDay = day;
-          return deny('RISK_DAILY_LOSS_HALT', `today's loss ${loss} lamports reached the limit ${limits.dailyLossLimitLamports}; buys halt until the next UTC day`, { lossLamports: loss.toString() });
+          day.halt(req.at);
+          return deny('RISK_DAILY_LOSS_HALT', `today's loss ${loss} lamports reached the limit ${limits.dailyLossLimitLamports}; buys halt until the next risk-day boundary`, { lossLamports: loss.toString() });
         }
       }
       if (denyList.has(mint)) return deny('RISK_TOKEN_DENIED', 'token is on the deny list', { mint });

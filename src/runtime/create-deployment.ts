@@ -309,7 +309,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       return Promise.resolve();
     },
     unkill() {
-      a?.engine.risk.resume();
+      a?.engine.unkill();
       alert('info', 'RISK_KILL_SWITCH', 'kill switch cleared');
       settle();
       return Promise.resolve();
@@ -345,17 +345,15 @@ function prefixed(prefix: string, o: Readonly<Record<string, number>>): Record<s
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [`${prefix}${k}`, v]));
 }
 
-const DAY_MS = 86_400_000;
-
-/**
- * Risk state as the engine holds it today (UTC day, in memory). The durable risk state (day
- * boundary, persisted halt and kill switch) is the store's work; see docs/runtime.md.
- */
+/** Risk state from the engine's risk day (day boundary, day-start equity, halt, kill switch: persisted in the store). */
 function riskView(engine: Assembly['engine'] | undefined, at: UnixMs, limit: bigint | undefined, maxExposure: bigint | undefined): DeploymentStats['risk'] {
   const totals = engine?.portfolio.totals();
+  const day = engine?.risk.day.snapshot();
+  const startEquity = day?.dayStartEquityLamports ?? totals?.startingCashLamports ?? 0n;
+  const equity = totals?.equityLamports ?? startEquity;
   return {
-    dayStartedAt: (Math.floor(at / DAY_MS) * DAY_MS) as UnixMs, dayStartEquityLamports: totals?.startingCashLamports ?? 0n, dailyLossLamports: 0n, dailyLossLimitLamports: limit,
-    dailyHalted: engine?.risk.halted(at) ?? false, killed: engine?.risk.killed ?? false, killReason: undefined,
+    dayStartedAt: (day?.dayStartedAt ?? at) as UnixMs, dayStartEquityLamports: startEquity, dailyLossLamports: startEquity > equity ? startEquity - equity : 0n, dailyLossLimitLamports: limit,
+    dailyHalted: engine?.risk.halted(at) ?? false, killed: engine?.risk.killed ?? false, killReason: day?.killReason,
     exposureLamports: totals?.openCostLamports ?? 0n, maxExposureLamports: maxExposure,
   };
 }

@@ -14,8 +14,9 @@ import { createEngine, type Engine } from '../engine/engine.js';
 import type { Executor, OrderIntent } from '../engine/execution-port.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
-import type { RestoredFill } from '../engine/engine.js';
+import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { Admission } from '../engine/order-flow.js';
+import { dayBoundaryOffsetMs, type RiskStateStore } from '../engine/risk-day.js';
 
 export interface DeploymentEngineOptions {
   readonly deployment: Deployment;
@@ -34,6 +35,12 @@ export interface DeploymentEngineOptions {
   readonly restoredFills?: readonly RestoredFill[];
   /** The runtime's admission check (paused entries, halted deployment). */
   readonly admission?: Admission;
+  /** Where the risk day, daily-loss halt and kill switch persist (the deployment store; default in memory). */
+  readonly riskStore?: RiskStateStore;
+  /** Fees of failed transactions of earlier runs (live: the journal). */
+  readonly restoredFailedFees?: readonly RestoredFailedFee[];
+  /** Prefix of intent ids (live: a random run prefix; default `int_`). */
+  readonly intentIdPrefix?: string;
 }
 
 export interface DeploymentEngine {
@@ -71,6 +78,10 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log,
     startingCashLamports: o.startingCashLamports,
     ...(o.restoredFills ? { restoredFills: o.restoredFills } : {}),
+    ...(o.riskStore ? { riskStore: o.riskStore } : {}),
+    ...(o.restoredFailedFees ? { restoredFailedFees: o.restoredFailedFees } : {}),
+    ...(o.intentIdPrefix ? { intentIdPrefix: o.intentIdPrefix } : {}),
+    dayBoundaryOffsetMs: dayBoundaryOffsetMs(r.dayBoundary),
     risk: {
       maxTradeLamports: r.maxTradeSol, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureSol,
       maxPerTokenLamports: r.maxPerTokenSol, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitSol,
@@ -88,7 +99,8 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     errorPolicy: { maxErrors: d.engine.haltAfterErrors, windowMs: d.engine.errorWindow },
     positionPriceRoom: d.engine.positionPriceRoom,
   });
-  if (r.killSwitch) engine.kill('risk.killSwitch is set in the deployment');
+  // The file's switch is re-applied at every start and not persisted: removing it from the file clears it.
+  if (r.killSwitch) engine.kill('risk.killSwitch is set in the deployment', { persist: false });
   return {
     engine,
     async closeDecisionLog() {

@@ -12,20 +12,20 @@
  * engine, feed and strategies. Nothing is submitted before reconciliation finished. Every part
  * reads the run clock (the simulator's under the embedded simulator).
  */
-import { dirname, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createRpcClient, createSwapClient, type RpcClient } from '../client/index.js';
-import { describeError, lamportsToSol, seededRandom } from '../core/index.js';
-import type { Engine } from '../engine/engine.js';
+import { ChainpilotError, describeError, lamportsToSol, seededRandom } from '../core/index.js';
+import type { Engine, RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../engine/execution-port.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
-import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
 import { createLiveExecutor } from '../executors/live/live-executor.js';
 import { ledgerServices } from '../sim/ledger/index.js';
 import type { Assembly, AssemblyContext } from './assembly.js';
 import { createDeploymentEngine } from './deployment-engine.js';
+import { openDeploymentStore, resolveStorePath } from './deployment-store.js';
+import { liveExecutorSettings } from './live-executor-settings.js';
 import type { ShutdownIntentReport } from './deployment-handle.js';
 import { isFatal } from './intent-tracker.js';
-import { ensureDir } from './ensure-dir.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
@@ -75,53 +75,78 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock });
   c.own(() => swap.close());
 
-  const storePath = resolve(d.store.path);
-  ensureDir(dirname(storePath));
-  const journal = openSqliteJournal({ path: storePath });
-  c.own(() => journal.close());
-  const executor = createLiveExecutor({
-    rpc, swap, signer, journal, clock, logger: c.log.child({ part: 'executor' }),
-    settings: {
-      maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
-      allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment,
-    },
-    onError: (e) => {
-      if (isFatal(e)) c.onFatal(e);
-    },
-  });
+  if (d.execution.queue && sim) {
+    throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', 'execution.queue needs remote endpoints: workers in other processes cannot reach the embedded simulator\'s ledger; point endpoints.remote at the service (or remove execution.queue)', { retry: 'not_retryable' });
+  }
+  // The store after the network check (a refused deployment creates no file): a second process on
+  // it, or a store of another deployment or wallet, is refused before anything is reconciled.
+  const store = openDeploymentStore({ path: resolveStorePath(c.loaded), deployment: d.name, wallet: signer.address });
+  c.own(() => store.close());
+  const storePath = store.path;
 
   // Reconcile before the engine exists: reports of earlier runs' intents are described, not
   // applied (the engine's portfolio starts from the wallet's balance read after reconciliation).
-  let engineSink: ExecutionSink | undefined;
   const reconciled: ExecutionReport[] = [];
-  await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
-  const notes: string[] = [];
-  if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
-  const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
-  const inner: Executor = c.deps.executor ?? {
-    start: (sink) => {
-      engineSink = sink;
-      return Promise.resolve();
-    },
-    submit: (intent) => executor.submit(intent),
-    stop: (signal) => executor.stop(signal),
-  };
-  const tracker = c.track(inner, clock);
+  let journal: IntentJournal;
+  let inner: Executor;
+  let counters: () => Readonly<Record<string, number>>;
   // Positions of earlier runs come back from the journal (reconciled intents included), so a
   // restart keeps managing what the wallet holds; cash is the wallet's balance. Only against a
   // persistent chain: the embedded simulator starts a new ledger each run, where they never existed.
-  const restoredFills = sim ? [] : (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
+  let restored: { readonly fills: readonly RestoredFill[]; readonly failedFees: readonly RestoredFailedFee[] } = { fills: [], failedFees: [] };
+  let via = `journal ${storePath}`;
+  if (d.execution.queue) {
+    // Queued execution: workers execute; the engine queues and reads reports back (BullMQ loads only here).
+    const { createQueuedExecution } = await import('./queued-execution.js');
+    const queued = createQueuedExecution(d, { clock, log: c.log });
+    if (!queued) throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', 'execution.queue is not set', { retry: 'not_retryable' });
+    c.own(() => queued.executor.close());
+    journal = queued.executor.journal;
+    const caught = await queued.catchUp();
+    reconciled.push(...caught.reports);
+    restored = { fills: caught.restoredFills, failedFees: [] };
+    inner = c.deps.executor ?? queued.executor;
+    counters = () => ({});
+    via = `queued to workers through Redis (${d.execution.queue.prefix})`;
+  } else {
+    journal = store.journal;
+    const executor = createLiveExecutor({
+      rpc, swap, signer, journal, clock, logger: c.log.child({ part: 'executor' }),
+      settings: liveExecutorSettings(d),
+      onError: (e) => {
+        if (isFatal(e)) c.onFatal(e);
+      },
+    });
+    let engineSink: ExecutionSink | undefined;
+    await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
+    inner = c.deps.executor ?? {
+      start: (sink) => {
+        engineSink = sink;
+        return Promise.resolve();
+      },
+      submit: (intent) => executor.submit(intent),
+      stop: (signal) => executor.stop(signal),
+    };
+    counters = () => executor.counters();
+    if (!sim) restored = await store.restored();
+  }
+  const notes: string[] = [];
+  if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
+  const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
+  const tracker = c.track(inner, clock);
+  const restoredFills = restored.fills;
   if (restoredFills.length > 0) notes.push(`restored ${restoredFills.length} fill(s) from the journal`);
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
     startingCashLamports: startLamports, data: connection.data, restoredFills, decisions: c.decisions, admission: c.admission,
+    restoredFailedFees: restored.failedFees, riskStore: store.risk, intentIdPrefix: `int_${randomBytes(4).toString('hex')}_`,
   });
   const where = sim ? `the embedded simulator's ledger (seed ${c.seed})` : `${network} through ${c.redactor.redact(rpcUrl)}`;
   return {
     engine, tracker, clock, connection, closeDecisionLog,
     ...(sim && owned ? { caughtUp: () => owned.client.stats().frames >= sim.sim.stats().framesSent } : {}),
-    info: { strategies: strategies.map((s) => s.id), where, warnings, notes, detail: `wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; journal ${storePath}` },
-    counters: () => executor.counters(),
+    info: { strategies: strategies.map((s) => s.id), where, warnings, notes, detail: `wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; ${via}` },
+    counters,
     async describeIntents(reports) {
       const out: ShutdownIntentReport[] = [];
       for (const r of reports) {

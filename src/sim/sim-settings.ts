@@ -37,6 +37,14 @@ export const marketSettingsSchema = z
     tradeRetentionMs: z.number().int().min(600_000).default(3 * 3_600_000),
     /** A token that stopped trading leaves the market (REST, PnL, DCA) this long afterwards. */
     tokenRetentionMs: z.number().int().min(600_000).default(6 * 3_600_000),
+    /** Most recent liquidity actions kept per token (older rows fall off REST history, like trades). */
+    maxLiquidityPerToken: z.number().int().min(10).default(2_000),
+    /** FIFO lots kept per wallet and token in the PnL book; beyond it the two oldest merge (cost basis stays exact). */
+    maxLotsPerPosition: z.number().int().min(2).default(64),
+    /** Retired tokens remembered so REST history of them answers empty pages instead of 404 (oldest forgotten first). */
+    maxRetiredTokens: z.number().int().min(0).default(20_000),
+    /** Distinct deployer wallets kept for re-use by new launches (oldest dropped first). */
+    maxDeployers: z.number().int().min(1).default(2_000),
   })
   .strict();
 

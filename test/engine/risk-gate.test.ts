@@ -9,7 +9,6 @@ const SOL = 1_000_000_000n;
 function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } = {}) {
   const market = createMarketView();
   const portfolio = createPortfolio(opts.cash ?? 100n * SOL);
-  let dayStart: bigint | undefined;
   const s: RiskState = {
     market,
     totals: () => portfolio.totals(),
@@ -19,7 +18,6 @@ function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } 
     pendingSellRaw: () => 0n,
     openingPositions: () => 0,
     lastBuyAt: () => opts.lastBuyAt as UnixMs | undefined,
-    dayStartEquity: () => (dayStart ??= portfolio.totals().equityLamports),
   };
   const buyFill = (mint: string, sol: bigint, tokens = 1_000_000n) =>
     portfolio.applyFill('s', { intentId: mint, side: 'buy', mint, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(0n), price: priceOf(sol, tokens, 6), filledAt: 0 as UnixMs });

@@ -165,15 +165,19 @@ describe('live executor on the fake chain', () => {
     expect(filled('int-1').tokenAmount).toBe(h.chain.tokensOf(h.wallet, h.mint));
   });
 
-  it('treats a second submit of the same intent id as the same intent', async () => {
+  it('treats a second submit of the same intent as the same intent, and reports another intent under a journaled id', async () => {
     h = await createHarness();
     await startHarness(h);
-    await h.executor.submit(h.intent(1));
-    await h.executor.submit(h.intent(1));
+    const first = h.intent(1);
+    await h.executor.submit(first);
+    await h.executor.submit(first);
     await h.runUntil(settled('int-1'));
-    await h.executor.submit(h.intent(1));
+    await h.executor.submit(first);
     await h.runUntil(() => true);
     expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    // A different decision under the same id (another run's, say) is rejected, never left pending.
+    await h.executor.submit(h.intent(1, { amountIn: 50_000_000n }));
+    expect(h.reports.at(-1)).toMatchObject({ type: 'rejected', intentId: 'int-1', code: 'LIVE_INTENT_ID_REPEATED' });
     expect(h.swap.builds).toBe(1);
   });
 

@@ -123,7 +123,12 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
       if (created.kind === 'over_daily_cap') {
         return reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`);
       }
-      if (created.kind === 'exists') return; // idempotent: the id is already journaled and driven
+      if (created.kind === 'exists') {
+        // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
+        if (inflight.has(intent.id) || sameIntent(created.record.intent, intent)) return;
+        // Another intent under an id another run or process journaled: report it, never leave it pending.
+        return reject(intent, 'LIVE_INTENT_ID_REPEATED', `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`);
+      }
       sink?.({ type: 'accepted', intentId: intent.id, at: now });
       void drive(intent.id);
     },
@@ -154,6 +159,12 @@ export function spendOf(intent: OrderIntent): bigint {
 /** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
 export function utcDay(at: UnixMs): string {
   return new Date(at).toISOString().slice(0, 10);
+}
+
+/** True when `a` and `b` are the same decision (every field equal), not just the same id. */
+function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
+  return a.id === b.id && a.strategyId === b.strategyId && a.side === b.side && a.mint === b.mint && a.decimals === b.decimals && a.amountIn === b.amountIn
+    && a.slippageBps === b.slippageBps && a.priorityFeeLamports === b.priorityFeeLamports && a.referencePrice === b.referencePrice && a.createdAt === b.createdAt && a.reason === b.reason;
 }
 
 /** Why `i` cannot be executed (a field out of range), or undefined when it is well-formed. */

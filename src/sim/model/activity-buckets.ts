@@ -1,6 +1,9 @@
 /**
- * Market-wide activity in one-minute buckets per (market, launchpad), kept for 48 hours: the
- * lighthouse windows read these instead of a raw market-wide tape, so memory stays bounded.
+ * Market-wide activity per (market, launchpad), kept for 48 hours: the lighthouse windows read
+ * these instead of a raw market-wide tape, so memory stays bounded. Buckets are one minute wide for
+ * the last {@link MINUTE_DETAIL_MS}; older ones are merged into one-hour buckets (their unique-wallet
+ * sets too), so the 24 h windows cost 48 hourly sets instead of 2 880 per-minute ones. A window
+ * that reaches past the minute detail therefore starts on an hour boundary.
  */
 import type { TradeRecord } from './model-types.js';
 
@@ -20,6 +23,9 @@ export interface ActivityBucket {
 
 export const ACTIVITY_RETENTION_MS = 48 * 3_600_000;
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+/** Minute buckets younger than this stay minute buckets (covers the 5 m, 1 h and 6 h windows and the windows before them). */
+export const MINUTE_DETAIL_MS = 12 * HOUR_MS;
 
 export interface ActivityBuckets {
   add(trade: TradeRecord, launchpad: string): void;
@@ -69,7 +75,34 @@ export function createActivityBuckets(): ActivityBuckets {
       return out;
     },
     prune(nowMs) {
-      for (const minute of minutes.keys()) if (minute < nowMs - ACTIVITY_RETENTION_MS) minutes.delete(minute);
+      for (const [start, m] of minutes) {
+        if (start < nowMs - ACTIVITY_RETENTION_MS) {
+          minutes.delete(start);
+          continue;
+        }
+        const hour = Math.floor(start / HOUR_MS) * HOUR_MS;
+        if (hour === start || start >= nowMs - MINUTE_DETAIL_MS) continue;
+        // Merge this old minute into its hour bucket (kept under the hour's start time).
+        minutes.delete(start);
+        let h = minutes.get(hour);
+        if (!h) minutes.set(hour, (h = new Map()));
+        for (const [key, b] of m) {
+          const into = h.get(key);
+          if (!into) {
+            h.set(key, b);
+            continue;
+          }
+          into.transactions += b.transactions;
+          into.buys += b.buys;
+          into.sells += b.sells;
+          into.volume += b.volume;
+          into.volumeBuys += b.volumeBuys;
+          into.volumeSells += b.volumeSells;
+          into.tokensCreated += b.tokensCreated;
+          into.migrations += b.migrations;
+          for (const w of b.wallets) into.wallets.add(w);
+        }
+      }
     },
   };
 }

@@ -8,6 +8,8 @@ import { addWallet, pickWallet } from './trader-population.js';
 export const DCA_PROGRAM_ID = 'DCA265Vj8a9CEuX1eb1LWRnDT7uK6q1xMipnNyatn23M';
 export const SOL_MINT = 'So11111111111111111111111111111111111111112';
 const OPENS_PER_HOUR = 24;
+/** DCA wallets made so far are re-used once there are this many (the population stays bounded). */
+export const MAX_DCA_WALLETS = 200;
 
 /** Opens, fills and closes DCA orders for the slot at `at`. `buy` executes one cycle and returns nothing. */
 export function stepDca(state: MarketState, at: UnixMs, _slot: number, buy: (t: TokenState, wallet: string, lamports: bigint) => void): void {
@@ -16,7 +18,8 @@ export function stepDca(state: MarketState, at: UnixMs, _slot: number, buy: (t: 
     const candidates = state.active.filter((t) => t.status === 'graduated');
     if (candidates.length > 0) {
       const t = r.pick(candidates);
-      const wallet = r.chance(0.5) ? addWallet(state, 'dca').address : pickWallet(state, 'dca').address;
+      const fresh = r.chance(0.5) && (state.byRole.get('dca')?.length ?? 0) < MAX_DCA_WALLETS;
+      const wallet = fresh ? addWallet(state, 'dca').address : pickWallet(state, 'dca').address;
       const cycles = r.int(3, 10);
       const per = BigInt(r.int(1, 5)) * 100_000_000n;
       const cycleMs = r.int(30, 120) * 1000;

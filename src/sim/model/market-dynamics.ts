@@ -63,18 +63,24 @@ export function stepMarket(state: MarketState, at: UnixMs, faults: ModelFaults):
 /** Rows kept per token however old, so every token keeps some history. */
 export const MIN_ROWS_PER_TOKEN = 50;
 
-/** Once a simulated hour: trade rows older than `tradeRetentionMs` go (keeping each token's last rows), and old activity buckets. */
+/**
+ * Once a simulated hour: trade and liquidity rows older than `tradeRetentionMs` go (keeping each
+ * token's last rows), old activity buckets are compacted or dropped, and dead tokens retire.
+ */
 function pruneHistory(state: MarketState, at: UnixMs): void {
   if (Math.floor(at / 3_600_000) === Math.floor((at - state.settings.slotMs) / 3_600_000)) return;
   state.activity.prune(at);
   const horizon = at - state.settings.tradeRetentionMs;
-  for (const rows of state.tradesByToken.values()) {
-    if (rows.length <= MIN_ROWS_PER_TOKEN || rows[0]!.time >= horizon) continue;
-    let cut = 0;
-    while (cut < rows.length - MIN_ROWS_PER_TOKEN && rows[cut]!.time < horizon) cut += 1;
-    rows.splice(0, cut);
-  }
+  for (const rows of state.tradesByToken.values()) pruneRows(rows, horizon);
+  for (const rows of state.liquidityByToken.values()) pruneRows(rows, horizon);
   retireDeadTokens(state, at);
+}
+
+function pruneRows(rows: { readonly time: number }[], horizon: number): void {
+  if (rows.length <= MIN_ROWS_PER_TOKEN || rows[0]!.time >= horizon) return;
+  let cut = 0;
+  while (cut < rows.length - MIN_ROWS_PER_TOKEN && rows[cut]!.time < horizon) cut += 1;
+  rows.splice(0, cut);
 }
 
 /** Tokens that stopped trading more than `tokenRetentionMs` ago leave the market entirely (REST, PnL, DCA). */
@@ -90,9 +96,30 @@ function retireDeadTokens(state: MarketState, at: UnixMs): void {
     state.liquidityByToken.delete(t.mint);
     state.pnl.dropToken(t.mint);
     for (const [address, o] of state.dca) if (o.outputMint === t.mint) state.dca.delete(address);
+    state.retired.set(t.mint, at);
   }
+  for (const mint of state.retired.keys()) {
+    if (state.retired.size <= state.settings.maxRetiredTokens) break;
+    state.retired.delete(mint);
+  }
+  forgetInsiders(state, retired);
   const gone = new Set(retired);
   state.launched.splice(0, state.launched.length, ...state.launched.filter((t) => !gone.has(t)));
+}
+
+/** Insider wallets are made for one launch: they leave the population with their token. */
+function forgetInsiders(state: MarketState, retired: readonly TokenState[]): void {
+  let dropped = false;
+  for (const t of retired) {
+    for (const [wallet, roles] of t.roles) {
+      if (!roles.has('insider') || state.wallets.get(wallet)?.role !== 'insider') continue;
+      state.wallets.delete(wallet);
+      dropped = true;
+    }
+  }
+  if (!dropped) return;
+  const list = state.byRole.get('insider');
+  if (list) list.splice(0, list.length, ...list.filter((w) => state.wallets.has(w.address)));
 }
 
 function launch(state: MarketState, at: UnixMs, slot: number): void {

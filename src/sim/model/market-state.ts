@@ -25,6 +25,8 @@ export interface MarketState {
   readonly deployers: string[];
   readonly pnl: PnlBook;
   readonly dca: Map<string, DcaOrder>;
+  /** Mints of retired tokens and when they left (bounded by `maxRetiredTokens`, oldest first). */
+  readonly retired: Map<string, UnixMs>;
   prediction?: PredictionState;
   seq: number;
   now: UnixMs;
@@ -37,7 +39,7 @@ export function createMarketState(settings: MarketSettings, random: Random, gene
   return {
     settings, genesisAt, random, tokens: new Map(), launched: [], active: [], poolToMint: new Map(),
     tradesByToken: new Map(), activity: createActivityBuckets(), liquidityByToken: new Map(), wallets: new Map(), byRole: new Map(),
-    deployers: [], pnl: createPnlBook(), dca: new Map(), seq: 0, now: genesisAt, subMs: 0, listeners: new Set(),
+    deployers: [], pnl: createPnlBook(settings.maxLotsPerPosition), dca: new Map(), retired: new Map(), seq: 0, now: genesisAt, subMs: 0, listeners: new Set(),
   };
 }
 

@@ -35,7 +35,8 @@ export interface PnlBook {
   dropToken(mint: string): void;
 }
 
-export function createPnlBook(): PnlBook {
+/** `maxLots` bounds each position's FIFO lots: beyond it the two oldest merge into one (raw and cost summed exactly). */
+export function createPnlBook(maxLots = Number.POSITIVE_INFINITY): PnlBook {
   const byWallet = new Map<string, Map<string, PnlPosition>>();
   const byToken = new Map<string, Map<string, PnlPosition>>();
   return {
@@ -56,6 +57,10 @@ export function createPnlBook(): PnlBook {
       p.lastTrade = at;
       if (side === 'buy') {
         p.lots.push({ raw: tokenRaw, costLamports: solLamports });
+        if (p.lots.length > maxLots) {
+          const [a, b] = p.lots.splice(0, 2) as [{ raw: bigint; costLamports: bigint }, { raw: bigint; costLamports: bigint }];
+          p.lots.unshift({ raw: a.raw + b.raw, costLamports: a.costLamports + b.costLamports });
+        }
         p.balanceRaw += tokenRaw;
         p.costBasisLamports += solLamports;
         p.boughtLamports += solLamports;

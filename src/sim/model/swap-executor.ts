@@ -160,6 +160,7 @@ export function recordLiquidity(
     let rows = state.liquidityByToken.get(t.mint);
     if (!rows) state.liquidityByToken.set(t.mint, (rows = []));
     rows.push(event);
+    if (rows.length > state.settings.maxLiquidityPerToken) rows.splice(0, rows.length - state.settings.maxLiquidityPerToken);
   }
   emit(state, { kind: 'liquidity', token: t, event });
   return event;

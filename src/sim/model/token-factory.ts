@@ -22,7 +22,10 @@ export function createToken(state: MarketState, at: UnixMs): TokenState {
   const symbol = (name.split(' ')[1] ?? 'TKN').toUpperCase().slice(0, 6);
   const reuseDeployer = state.deployers.length > 0 && r.chance(0.2);
   const deployer = reuseDeployer ? r.pick(state.deployers) : simAddress(r);
-  if (!reuseDeployer) state.deployers.push(deployer);
+  if (!reuseDeployer) {
+    state.deployers.push(deployer);
+    if (state.deployers.length > s.maxDeployers) state.deployers.splice(0, state.deployers.length - s.maxDeployers);
+  }
   const roll = r.next();
   const fate: TokenFate = roll < s.runnerShare ? 'runner' : roll < s.runnerShare + s.rugShare ? 'rug' : 'fizzle';
   const mint = simAddress(r);

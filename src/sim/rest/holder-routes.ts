@@ -11,7 +11,7 @@ import { pnlPositionView } from '../views/pnl-views.js';
 import { identityOf, type JsonObject } from '../views/wire-views.js';
 import { badParam, parseQuery, q } from './rest-errors.js';
 import type { RestRouter } from './rest-router.js';
-import { findToken } from './token-routes.js';
+import { findToken, findTokenOrRetired } from './token-routes.js';
 
 const base58 = getBase58Decoder();
 
@@ -36,7 +36,8 @@ const ENRICH: Readonly<Record<string, { identity: boolean; pnl: boolean }>> = {
 
 export function addHolderRoutes(r: RestRouter): void {
   r.add('GET', '/tokens/:token/holders', ({ state, params, query }) => {
-    const t = findToken(state, params['token']!);
+    const t = findTokenOrRetired(state, params['token']!);
+    if (!t) return { total: 0, accounts: [] };
     const e = query['enrich'] === undefined ? { identity: false, pnl: false } : ENRICH[query['enrich']];
     if (!e) throw badParam('enrich', 'use identity, walletPnl, identity,walletPnl, all or *');
     const accounts = holdersByBalance(t).slice(0, 100).map(([w, raw]) => {
@@ -51,7 +52,8 @@ export function addHolderRoutes(r: RestRouter): void {
     return { total: t.holderList.length, accounts };
   });
   r.add('GET', '/tokens/:token/holders/paginated', ({ state, params, query }) => {
-    const t = findToken(state, params['token']!);
+    const t = findTokenOrRetired(state, params['token']!);
+    if (!t) return { total: 0, accounts: [], cursor: null, nextCursor: null, hasMore: false };
     const f = parseQuery(z.object({ limit: q.int(1, 5000).default(1000), cursor: z.string().regex(/^\d+$/, 'send back the cursor you were given').optional() }).loose(), query);
     const all = holdersByBalance(t);
     const offset = f.cursor === undefined ? 0 : Number(f.cursor);

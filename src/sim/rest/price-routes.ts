@@ -6,7 +6,7 @@ import { liquidityUsd, marketCapUsd, priceSol, priceUsd } from '../model/token-p
 import { buildCandles, CANDLE_SECONDS } from '../views/candles.js';
 import { badParam, parseQuery, q } from './rest-errors.js';
 import type { RestRouter } from './rest-router.js';
-import { findToken } from './token-routes.js';
+import { findToken, findTokenOrRetired } from './token-routes.js';
 
 const chartQuery = z.object({
   type: z.enum(Object.keys(CANDLE_SECONDS) as [string, ...string[]]).default('1m'),
@@ -40,7 +40,9 @@ export function addPriceRoutes(r: RestRouter): void {
     return multi(state, b.data.tokens);
   });
   r.add('GET', '/price/history', ({ state, query }) => {
-    const t = findToken(state, parseQuery(tokenParam, query).token);
+    const mint = parseQuery(tokenParam, query).token;
+    const t = findTokenOrRetired(state, mint);
+    if (!t) return { token: mint, history: [] };
     const rows = state.tradesByToken.get(t.mint) ?? [];
     return { token: t.mint, history: rows.slice(-1000).map((tr) => ({ time: Math.floor(tr.time / 1000), price: tr.priceUsd })) };
   });
@@ -68,8 +70,9 @@ export function addPriceRoutes(r: RestRouter): void {
     return { token: t.mint, lowest: low ? { price: low.priceUsd, time: Math.floor(low.time / 1000) } : null, highest: high ? { price: high.priceUsd, time: Math.floor(high.time / 1000) } : null };
   });
   const chart = ({ state, params, query }: Parameters<Parameters<RestRouter['add']>[2]>[0]): unknown => {
-    const t = findToken(state, params['token']!);
     const f = parseQuery(chartQuery.loose(), query);
+    const t = findTokenOrRetired(state, params['token']!);
+    if (!t) return [];
     const nowSec = Math.floor(state.now / 1000);
     const from = f.time_from ?? 0;
     const to = f.time_to ?? nowSec;

@@ -12,8 +12,14 @@ import type { RestRouter } from './rest-router.js';
 
 export function findToken(state: MarketState, mint: string): TokenState {
   const t = state.tokens.get(mint) ?? state.tokens.get(state.poolToMint.get(mint) ?? '');
-  if (!t) throw notFound(`token ${mint}`);
+  if (!t) throw notFound(state.retired.has(mint) ? `token ${mint} (retired: it stopped trading more than tokenRetentionMs ago)` : `token ${mint}`);
   return t;
+}
+
+/** Like findToken, but undefined for a retired token: history routes then answer an empty page. */
+export function findTokenOrRetired(state: MarketState, mint: string): TokenState | undefined {
+  if (state.retired.has(mint) && !state.tokens.has(mint)) return undefined;
+  return findToken(state, mint);
 }
 
 /** Tokens newest first. */

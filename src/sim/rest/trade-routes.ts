@@ -8,7 +8,7 @@ import type { LiquidityRecord, TradeRecord } from '../model/model-types.js';
 import { liquidityRow, tokenMeta, tradeRow } from '../views/wire-views.js';
 import { badParam, parseQuery, q } from './rest-errors.js';
 import type { RestRequest, RestRouter } from './rest-router.js';
-import { findToken } from './token-routes.js';
+import { findTokenOrRetired } from './token-routes.js';
 
 const tradesQuery = z.object({
   events: z.enum(['trades', 'all', 'liquidity']).default('trades'), enrich: z.enum(['identity']).optional(),
@@ -35,7 +35,8 @@ function decodeCursor(cursor: string, scope: string): number {
 function history(req: RestRequest): unknown {
   const { state, params } = req;
   const f = parseQuery(tradesQuery.loose(), req.query);
-  const t = findToken(state, params['token']!);
+  const t = findTokenOrRetired(state, params['token']!);
+  if (!t) return { trades: [], hasNextPage: false, nextCursor: null };
   const pool = params['pool'];
   const wallet = params['wallet'];
   const match = (p: string, w: string): boolean => (pool === undefined || p === pool) && (wallet === undefined || w === wallet);

@@ -1,0 +1,146 @@
+/**
+ * The store of a deployment: one SQLite file holding the intent journal, the owner of the store
+ * (deployment name, and wallet address in live mode) and the durable risk state (risk day,
+ * daily-loss halt, kill switch). `store.path` resolves against the deployment file's directory,
+ * like strategy paths. Opening a store that another deployment or wallet owns is refused with
+ * RUNTIME_STORE_FOREIGN naming both; a store is held by one process at a time (a lock file, see
+ * store-lock.ts), and a second process is refused with RUNTIME_STORE_LOCKED naming the holder's pid.
+ */
+import { ensureDir } from './ensure-dir.js';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { ChainpilotError, type UnixMs } from '../core/index.js';
+import type { LoadedDeployment } from '../config/index.js';
+import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
+import type { PersistedRiskState, RiskStateStore } from '../engine/risk-day.js';
+import { decodeIntent } from '../executors/journal/codec.js';
+import type { IntentJournal } from '../executors/journal/journal.js';
+import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
+import { acquireStoreLock, type StoreLockOptions } from './store-lock.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS store_owner (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS risk_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  day_started_at INTEGER NOT NULL,
+  day_start_equity TEXT NOT NULL,
+  daily_halted INTEGER NOT NULL,
+  kill_reason TEXT
+);
+`;
+
+export interface DeploymentStoreOptions {
+  /** Absolute path of the store file (see {@link resolveStorePath}). */
+  readonly path: string;
+  /** The deployment's `name`. */
+  readonly deployment: string;
+  /** The wallet address (live); a paper store has none. */
+  readonly wallet?: string;
+  readonly lock?: StoreLockOptions;
+}
+
+export interface DeploymentStore {
+  readonly path: string;
+  readonly journal: IntentJournal;
+  /** The engine's risk-state port (risk day, halt, kill switch). */
+  readonly risk: RiskStateStore;
+  /** Landed fills and failed-transaction fees of every journaled intent, in the order they resolved. */
+  restored(): Promise<{ readonly fills: readonly RestoredFill[]; readonly failedFees: readonly RestoredFailedFee[] }>;
+  /** Closes the journal and the store and releases the lock. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** `store.path` of `loaded`, resolved against the deployment file's directory (absolute paths stay). */
+export function resolveStorePath(loaded: LoadedDeployment): string {
+  const p = loaded.deployment.store.path;
+  return isAbsolute(p) ? p : resolve(dirname(resolve(loaded.file)), p);
+}
+
+/** Locks, opens and claims the store; see the module comment. */
+export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore {
+  ensureDir(dirname(o.path));
+  const lock = acquireStoreLock(o.path, o.lock);
+  let db: Database.Database | undefined;
+  let journal: IntentJournal | undefined;
+  try {
+    db = new Database(o.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    claimOwner(db, o);
+    journal = openSqliteJournal({ path: o.path });
+  } catch (e) {
+    db?.close();
+    lock.release();
+    throw e;
+  }
+  const conn = db;
+  const j = journal;
+  const getRisk = conn.prepare<[], { day_started_at: number; day_start_equity: string; daily_halted: number; kill_reason: string | null }>('SELECT * FROM risk_state WHERE id = 1');
+  const putRisk = conn.prepare('INSERT INTO risk_state (id, day_started_at, day_start_equity, daily_halted, kill_reason) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET day_started_at = excluded.day_started_at, day_start_equity = excluded.day_start_equity, daily_halted = excluded.daily_halted, kill_reason = excluded.kill_reason');
+  const resolvedRows = conn.prepare<[], { state: string; intent_json: string; fill_json: string | null; fee_lamports: string | null }>(
+    "SELECT state, intent_json, fill_json, fee_lamports FROM intents WHERE state IN ('LANDED', 'FAILED_ON_CHAIN') ORDER BY updated_at, rowid",
+  );
+  let closed = false;
+  return {
+    path: o.path,
+    journal: j,
+    risk: {
+      load(): PersistedRiskState | undefined {
+        const r = getRisk.get();
+        return r ? { dayStartedAt: r.day_started_at as UnixMs, dayStartEquityLamports: BigInt(r.day_start_equity), dailyHalted: r.daily_halted === 1, killReason: r.kill_reason ?? undefined } : undefined;
+      },
+      save(s) {
+        putRisk.run(s.dayStartedAt, s.dayStartEquityLamports.toString(), s.dailyHalted ? 1 : 0, s.killReason ?? null);
+      },
+    },
+    async restored() {
+      const landed = new Map((await j.landed()).map((r) => [r.intent.id, r]));
+      const fills: RestoredFill[] = [];
+      const failedFees: RestoredFailedFee[] = [];
+      for (const row of resolvedRows.all()) {
+        const intent = decodeIntent(row.intent_json);
+        if (row.state === 'LANDED') {
+          const fill = landed.get(intent.id)?.fill;
+          if (fill) fills.push({ strategyId: intent.strategyId, fill });
+        } else if (row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
+          failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: BigInt(row.fee_lamports) });
+        }
+      }
+      return { fills, failedFees };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await j.close();
+        conn.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+/** Records the owner on first use; refuses a store that another deployment or wallet owns. */
+function claimOwner(db: Database.Database, o: DeploymentStoreOptions): void {
+  const get = db.prepare<[string], { value: string }>('SELECT value FROM store_owner WHERE key = ?');
+  const put = db.prepare('INSERT INTO store_owner (key, value) VALUES (?, ?)');
+  db.transaction(() => {
+    const deployment = get.get('deployment')?.value;
+    const wallet = get.get('wallet')?.value;
+    if (deployment !== undefined && deployment !== o.deployment) throw foreign(o, 'deployment', deployment, o.deployment);
+    if (wallet !== undefined && o.wallet !== undefined && wallet !== o.wallet) throw foreign(o, 'wallet', wallet, o.wallet);
+    if (deployment === undefined) put.run('deployment', o.deployment);
+    if (wallet === undefined && o.wallet !== undefined) put.run('wallet', o.wallet);
+  }).immediate();
+}
+
+function foreign(o: DeploymentStoreOptions, what: 'deployment' | 'wallet', owner: string, ours: string): ChainpilotError {
+  return new ChainpilotError(
+    'RUNTIME_STORE_FOREIGN',
+    `store ${o.path} belongs to ${what} ${owner}, not to this ${what} ${ours}; point store.path at this deployment's own store (paths resolve against the deployment file)`,
+    { retry: 'not_retryable', context: { store: o.path, field: 'store.path', [`store${what === 'wallet' ? 'Wallet' : 'Deployment'}`]: owner, [what]: ours } },
+  );
+}
