@@ -1,10 +1,11 @@
 /** Process entry of the `chainpilot` command. */
 import { runCli } from './main.js';
+import { printCliError } from './print-error.js';
 
 try {
   await runCli(process.argv);
 } catch (e) {
-  // Commands print their own coded errors; anything reaching here is unexpected.
-  process.stderr.write(`chainpilot: ${e instanceof Error ? e.message : String(e)}\n`);
+  // Commands throw coded errors; printCliError prints `CODE: message` and a hint.
+  printCliError(e);
   process.exitCode = 1;
 }

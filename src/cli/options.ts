@@ -1,6 +1,6 @@
 /** Option parsers shared by the commands: each names what it expects when a value is wrong. */
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../config/schema.js';
+import { parseDuration } from '../core/duration.js';
 
 /** `--duration 60s | 5m | 1h` in milliseconds. */
 export function durationOption(v: string): number {

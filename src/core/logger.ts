@@ -3,8 +3,14 @@
  * was registered can never be written, whatever field it hides in.
  */
 import { createRequire } from 'node:module';
-import { pino, destination, stdSerializers, type Logger, type DestinationStream } from 'pino';
+import type * as PinoModule from 'pino';
+import type { Logger, DestinationStream } from 'pino';
 import type { Redactor } from './redact.js';
+
+type Pino = typeof PinoModule;
+let pinoModule: Pino | undefined;
+/** pino loads on the first logger, not when core loads: commands that never log start faster. */
+const loadPino = (): Pino => (pinoModule ??= createRequire(import.meta.url)('pino') as Pino);
 
 export type { Logger } from 'pino';
 
@@ -21,6 +27,7 @@ export interface LoggerOptions {
 /** Creates a logger whose every line is redacted before it is written. */
 export function createLogger(options: LoggerOptions): Logger {
   const { redactor } = options;
+  const { pino, destination, stdSerializers } = loadPino();
   const base = options.destination ?? (options.pretty ? prettyStream() : destination({ sync: false }));
   const redacting: DestinationStream = {
     write(line: string) {
@@ -46,5 +53,5 @@ function prettyStream(): DestinationStream {
 
 /** A logger that discards everything (tests, benchmarks). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return loadPino().pino({ level: 'silent' });
 }

@@ -8,7 +8,6 @@
  * work. Change it only by adding optional members.
  */
 import type { Clock, Logger, UnixMs } from '../core/index.js';
-import type { LoadedDeployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import type { DecisionEntry, DecisionSink } from '../engine/decision-log.js';
 import type { RunSummary } from '../engine/engine-stats.js';

@@ -25,8 +25,14 @@ function isDefinition(v: unknown): v is AnyDefinition {
 export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
   let mod: Record<string, unknown>;
   try {
-    const { tsImport } = await import('tsx/esm/api');
-    mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
+    const url = pathToFileURL(path).href;
+    if (/\.m?js$/.test(path)) {
+      mod = (await import(url)) as Record<string, unknown>;
+    } else {
+      // tsx loads only when a TypeScript strategy is named.
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    }
   } catch (e) {
     throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${path}: ${e instanceof Error ? e.message : String(e)}`, { retry: 'not_retryable', context: { path } });
   }
