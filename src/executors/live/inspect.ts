@@ -13,7 +13,7 @@ import {
   type VersionedMessage,
   type Message,
 } from '@solana/web3.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';

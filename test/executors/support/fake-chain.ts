@@ -15,7 +15,7 @@ import {
   type MessageCompiledInstruction,
   type VersionedMessage,
 } from '@solana/web3.js';
-import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../../src/client/spl-token.js';
 import { getBase58Decoder } from '@solana/kit';
 import type { Clock } from '../../../src/core/clock.js';
 import { ChainpilotError } from '../../../src/core/errors.js';

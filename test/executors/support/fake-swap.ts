@@ -3,7 +3,7 @@
  * venue program. Malicious modes build what a compromised swap service might send.
  */
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../../src/client/spl-token.js';
 import { toRaw } from '../../../src/core/decimal.js';
 import { ChainpilotError } from '../../../src/core/errors.js';
 import { WSOL_MINT, type BuiltSwap, type SwapBuilderPort, type SwapRequest } from '../../../src/executors/live/ports.js';
