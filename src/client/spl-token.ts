@@ -6,6 +6,7 @@
  * Layouts follow the program's Rust `Pack` implementations (82-byte mint, 165-byte account).
  */
 import { PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import { ChainpilotError } from '../core/errors.js';
 
 /** The SPL Token program. */
 export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -54,7 +55,7 @@ export function getAssociatedTokenAddressSync(
   associatedTokenProgramId: PublicKey = ASSOCIATED_TOKEN_PROGRAM_ID,
 ): PublicKey {
   if (!allowOwnerOffCurve && !PublicKey.isOnCurve(owner.toBytes())) {
-    throw new TypeError(`owner ${owner.toBase58()} is off the ed25519 curve: pass allowOwnerOffCurve for a program-derived owner`);
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `owner ${owner.toBase58()} is off the ed25519 curve: pass allowOwnerOffCurve for a program-derived owner`, { retry: 'not_retryable' });
   }
   return PublicKey.findProgramAddressSync([owner.toBuffer(), programId.toBuffer(), mint.toBuffer()], associatedTokenProgramId)[0];
 }
@@ -84,7 +85,7 @@ export function encodeMint(m: MintImage): Uint8Array {
 
 /** Decodes a mint's 82 bytes. */
 export function decodeMint(data: Uint8Array): MintImage {
-  if (data.length < MINT_SIZE) throw new RangeError(`a mint has ${MINT_SIZE} bytes; got ${data.length}`);
+  if (data.length < MINT_SIZE) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `a mint has ${MINT_SIZE} bytes; got ${data.length}`, { retry: 'not_retryable' });
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return {
     mintAuthority: readOptionKey(view, data, 0),
@@ -114,7 +115,7 @@ export function encodeTokenAccount(a: TokenAccountImage): Uint8Array {
 
 /** Decodes a token account's 165 bytes. */
 export function decodeTokenAccount(data: Uint8Array): TokenAccountImage {
-  if (data.length < ACCOUNT_SIZE) throw new RangeError(`a token account has ${ACCOUNT_SIZE} bytes; got ${data.length}`);
+  if (data.length < ACCOUNT_SIZE) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `a token account has ${ACCOUNT_SIZE} bytes; got ${data.length}`, { retry: 'not_retryable' });
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return {
     mint: new PublicKey(data.subarray(0, 32)),

@@ -21,14 +21,17 @@ export const duration = z.union([z.number(), z.string()]).transform((v, ctx) => 
 
 /** SOL as a decimal ("0.25" or 0.25), to lamports. */
 export const sol = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  let l: bigint | undefined;
   try {
-    const l = toRaw(String(v), 9);
-    if (l < 0n) throw new Error('negative');
-    return l;
+    l = toRaw(String(v), 9);
   } catch {
+    l = undefined; // reported below
+  }
+  if (l === undefined || l < 0n) {
     ctx.addIssue({ code: 'custom', message: `expected a non-negative SOL amount with at most 9 decimals, such as "0.5"; got ${JSON.stringify(v)}` });
     return z.NEVER;
   }
+  return l;
 });
 
 const bpsInt = z.number().int().min(0).max(10_000);

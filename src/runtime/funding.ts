@@ -8,11 +8,11 @@ export interface FundingOrder {
   readonly lamports: bigint;
 }
 
-/** Parses `ADDRESS=SOL` (e.g. `7xKX...=10`) into a funding order. Throws CONFIG_INVALID naming the fix. */
+/** Parses `ADDRESS=SOL` (e.g. `7xKX...=10`) into a funding order. Throws CLI_BAD_OPTION naming the fix. */
 export function parseFunding(spec: string): { address: string; lamports: bigint } {
   const m = /^([1-9A-HJ-NP-Za-km-z]{32,44})=(\d+(?:\.\d{1,9})?)$/.exec(spec);
   if (!m) {
-    throw new ChainpilotError('CONFIG_INVALID', `--fund ${spec}: use ADDRESS=SOL, e.g. 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU=10`, {
+    throw new ChainpilotError('CLI_BAD_OPTION', `--fund ${spec}: use ADDRESS=SOL, e.g. 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU=10`, {
       retry: 'not_retryable', context: { option: '--fund' },
     });
   }

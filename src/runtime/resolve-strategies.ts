@@ -5,7 +5,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ChainpilotError, isChainpilotError } from '../core/index.js';
+import { ChainpilotError, isChainpilotError, type ErrorCode } from '../core/index.js';
 import type { LoadedDeployment, StrategyConfig } from '../config/index.js';
 import type { ExitRules } from '../engine/exit-rules.js';
 import type { StrategyDefinition } from '../engine/strategy-api.js';
@@ -50,10 +50,15 @@ function exitsOf(s: StrategyConfig): ExitRules | undefined {
   return { ...rest, timeStopMs: timeStop };
 }
 
-/** Resolves every enabled strategy. Throws CONFIG_INVALID listing every unknown strategy and bad parameter. */
+/**
+ * Resolves every enabled strategy. Throws one error listing every unknown strategy, unloadable file
+ * and bad parameter: STRATEGY_UNKNOWN, STRATEGY_LOAD_FAILED or STRATEGY_INVALID_PARAMS when all
+ * problems are of that kind, CONFIG_INVALID for a mix or a duplicate id.
+ */
 export async function resolveStrategies(loaded: LoadedDeployment): Promise<StrategyInstance[]> {
   const out: StrategyInstance[] = [];
   const problems: string[] = [];
+  const kinds = new Set<ErrorCode>();
   const ids = new Set<string>();
   const baseDir = dirname(resolve(loaded.file));
   for (const [i, s] of loaded.deployment.strategies.entries()) {
@@ -63,15 +68,18 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
       if (!def && isFile(s.use)) def = await loadStrategyFile(resolve(baseDir, s.use));
     } catch (e) {
       problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: ${isChainpilotError(e) ? e.message : String(e)}`);
+      kinds.add('STRATEGY_LOAD_FAILED');
       continue;
     }
     if (!def) {
       problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: unknown strategy "${s.use}"; built-ins: ${Object.keys(BUILTIN_STRATEGIES).join(', ')}, or a path to a .ts file`);
+      kinds.add('STRATEGY_UNKNOWN');
       continue;
     }
     const id = s.id ?? def.id;
     if (ids.has(id)) {
       problems.push(`${loaded.locate(['strategies', i])} strategies.${i}.id: "${id}" is used twice; give each strategy a unique id`);
+      kinds.add('CONFIG_INVALID');
       continue;
     }
     ids.add(id);
@@ -81,12 +89,15 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
         const path = ['strategies', i, 'params', ...issue.path.filter((p): p is string | number => typeof p !== 'symbol')];
         problems.push(`${loaded.locate(path)} ${path.join('.')}: ${issue.message}`);
       }
+      kinds.add('STRATEGY_INVALID_PARAMS');
       continue;
     }
     out.push(instantiateStrategy(def, s.params, { id, exits: exitsOf(s) }));
   }
   if (problems.length > 0) {
-    throw new ChainpilotError('CONFIG_INVALID', `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
+    // One kind of problem gets its own code (STRATEGY_UNKNOWN, ...); a mix is CONFIG_INVALID.
+    const code: ErrorCode = kinds.size === 1 ? [...kinds][0]! : 'CONFIG_INVALID';
+    throw new ChainpilotError(code, `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
       retry: 'not_retryable', context: { file: loaded.file, errors: problems.length },
     });
   }

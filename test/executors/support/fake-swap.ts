@@ -29,7 +29,7 @@ export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => n
       swap.builds++;
       if (swap.failNext > 0) {
         swap.failNext--;
-        throw new ChainpilotError('CORE_TIMEOUT', 'fake swap service unavailable', { retry: 'retryable' });
+        throw new ChainpilotError('HTTP_TIMEOUT', 'fake swap service unavailable', { retry: 'retryable' });
       }
       const wallet = new PublicKey(req.wallet);
       const buy = req.from === WSOL_MINT;
