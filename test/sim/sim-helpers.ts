@@ -58,6 +58,12 @@ export interface StreamClient {
   /** Parsed `message` frames. */
   messages(room?: string): Frame[];
   join(...rooms: string[]): Promise<void>;
+  /**
+   * Resolves when the server answered a frame sent now. It reads frames in order and sends in
+   * order, so whatever it sent before (pushes, replies to earlier frames) has arrived by then: the
+   * proof for "nothing came". Not for a silenced socket, which gets no answer.
+   */
+  sync(): Promise<void>;
   leave(room: string): void;
   close(): Promise<void>;
 }
@@ -93,7 +99,10 @@ export async function connect(t: Pick<TestSim, 'sim'>, opts: { answerPings?: boo
     messages: (room) => parsed().filter((f) => f.type === 'message' && (room === undefined || f.room === room)),
     async join(...rooms) {
       for (const room of rooms) ws.send(JSON.stringify({ type: 'join', room }));
-      // The server handles frames in order: the error reply to a bogus frame proves the joins are done.
+      await this.sync();
+    },
+    async sync() {
+      // The server handles frames in order: the error reply to a bogus frame proves the ones before are done.
       control.pending += 1;
       const target = control.seen + 1;
       ws.send('{"type":"sync"}');
