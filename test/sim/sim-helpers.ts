@@ -94,20 +94,21 @@ export async function connect(t: Pick<TestSim, 'sim'>, opts: { answerPings?: boo
       return [];
     }
   });
+  const sync = async (): Promise<void> => {
+    // The server handles frames in order: the error reply to a bogus frame proves the ones before are done.
+    control.pending += 1;
+    const target = control.seen + 1;
+    ws.send('{"type":"sync"}');
+    await waitFor(() => control.seen >= target);
+  };
   return {
     ws, raw,
     messages: (room) => parsed().filter((f) => f.type === 'message' && (room === undefined || f.room === room)),
     async join(...rooms) {
       for (const room of rooms) ws.send(JSON.stringify({ type: 'join', room }));
-      await this.sync();
+      await sync();
     },
-    async sync() {
-      // The server handles frames in order: the error reply to a bogus frame proves the ones before are done.
-      control.pending += 1;
-      const target = control.seen + 1;
-      ws.send('{"type":"sync"}');
-      await waitFor(() => control.seen >= target);
-    },
+    sync,
     control,
     leave(room) {
       ws.send(JSON.stringify({ type: 'leave', room }));
