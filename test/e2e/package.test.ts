@@ -1,5 +1,6 @@
 /**
- * The package as a user gets it: `npm pack` (which builds dist/ through `prepare`), the tarball
+ * The package as a user gets it: `npm pack` of a copy of the project (which builds dist/ through
+ * `prepare`), the tarball
  * installed into an empty project from npm's cache (`--prefer-offline`: after any install of this
  * project the cache holds every dependency, so nothing is fetched), each entry point imported, and
  * `npx chainpilot paper` run with a strategy written against `chainpilot/strategy`.
@@ -7,7 +8,7 @@
  * Slow (packing builds the project; installing compiles the native addons): an e2e test.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,8 +69,23 @@ async function npm(args: string[], cwd: string): Promise<string> {
   return r.stdout;
 }
 
+/**
+ * Packs a copy of the project (its own dist/, node_modules linked), so packing never rebuilds the
+ * dist/ that other tests and the CLI of this checkout are using at the same time.
+ */
+async function packCopy(): Promise<void> {
+  const copy = join(dir, 'project');
+  mkdirSync(copy);
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { files: string[] };
+  for (const f of [...pkg.files.filter((f) => f !== 'dist'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.npmrc', 'README.md']) {
+    cpSync(join(repo, f), join(copy, f), { recursive: true });
+  }
+  symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'));
+  await npm(['pack', '--pack-destination', dir], copy);
+}
+
 beforeAll(async () => {
-  await npm(['pack', '--pack-destination', dir], repo);
+  await packCopy();
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${dir}`);
   // The empty project: native addons build from source like in the repository (no binary download).
