@@ -9,8 +9,10 @@ import type { Redactor } from './redact.js';
 
 type Pino = typeof PinoModule;
 let pinoModule: Pino | undefined;
+/** `require` here, in ESM and in a CommonJS bundle (where import.meta.url is undefined), as the crash tests build. */
+const localRequire = (): NodeJS.Require => createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
 /** pino loads on the first logger, not when core loads: commands that never log start faster. */
-const loadPino = (): Pino => (pinoModule ??= createRequire(import.meta.url)('pino') as Pino);
+const loadPino = (): Pino => (pinoModule ??= localRequire()('pino') as Pino);
 
 export type { Logger } from 'pino';
 
@@ -47,7 +49,7 @@ export function createLogger(options: LoggerOptions): Logger {
 
 function prettyStream(): DestinationStream {
   // pino-pretty as a synchronous in-process stream: no worker thread to leak at exit.
-  const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
+  const pretty = localRequire()('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
   return pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
 }
 
