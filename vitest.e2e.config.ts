@@ -6,7 +6,7 @@ export default defineConfig({
     include: ['test/e2e/**/*.test.ts'],
     exclude: [...configDefaults.exclude],
     testTimeout: 120_000,
-    hookTimeout: 600_000,
+    hookTimeout: 1_200_000,
     maxWorkers: 2,
     reporters: ['default'],
   },

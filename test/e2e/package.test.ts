@@ -65,7 +65,7 @@ await import(process.argv[2]);
 `;
 
 async function npm(args: string[], cwd: string): Promise<string> {
-  const r = await run('npm', args, { cwd, timeout: 540_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const r = await run('npm', args, { cwd, timeout: 1_100_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
   return r.stdout;
 }
 
@@ -96,7 +96,7 @@ beforeAll(async () => {
   writeFileSync(join(app, 'first-launches.ts'), STRATEGY);
   writeFileSync(join(app, 'deploy.yaml'), DEPLOYMENT);
   writeFileSync(join(app, 'graph-probe.mjs'), GRAPH_PROBE);
-}, 600_000);
+}, 1_200_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
