@@ -3,12 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** One flat-config block forbidding imports of the named layers from files matching `files`. */
-function layer(files, forbidden, message) {
+function layer(files, forbidden, message, typesFrom = []) {
+  const group = (dirs) => dirs.flatMap((d) => [`**/${d}/*`, `**/${d}/**`]);
+  const patterns = [{ group: group(forbidden), message }];
+  // `typesFrom`: folders whose types (never values) a layer may use, e.g. the engine maps the client's typed payloads.
+  if (typesFrom.length > 0) patterns.push({ group: group(typesFrom), message: `${message} (types only)`, allowTypeImports: true });
   return [
     {
       files: [files],
       rules: {
-        'no-restricted-imports': ['error', { patterns: [{ group: forbidden.flatMap((d) => [`**/${d}/*`, `**/${d}/**`]), message }] }],
+        '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
       },
     },
   ];
@@ -38,19 +42,45 @@ export default tseslint.config(
   // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
   ...layer('src/core/**/*.ts', ['client', 'engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'core imports nothing of ours'),
   ...layer('src/client/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'client imports core only'),
-  ...layer('src/engine/**/*.ts', ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'the engine depends on ports, not adapters'),
-  ...layer('src/strategies/**/*.ts', ['client', 'executors', 'config', 'sim', 'runtime', 'cli'], 'strategies see only the strategy API'),
+  ...layer('src/engine/**/*.ts', ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'the engine depends on ports, not adapters: never client, config, executors or sim', ['client']),
+  // The strategy API itself (api.ts, sol.ts) and the built-in registry sit on the engine's strategy types.
+  ...layer('src/strategies/*.ts', ['client', 'executors', 'config', 'sim', 'runtime', 'cli'], 'the strategy API is built on the engine and core only'),
   ...layer('src/executors/**/*.ts', ['strategies', 'config', 'sim', 'runtime', 'cli'], 'executors never import strategies or composition roots'),
-  ...layer('src/config/**/*.ts', ['executors', 'strategies', 'sim', 'runtime', 'cli'], 'config is data: it imports core only'),
+  ...layer('src/config/**/*.ts', ['client', 'engine', 'executors', 'strategies', 'sim', 'runtime', 'cli'], 'config is data: it imports core only'),
   ...layer('src/sim/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'runtime', 'cli'], 'the simulator is a service: it imports core and client types only'),
   ...layer('src/replay/**/*.ts', ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'report'], 'a replay is a feed: it imports core, client and engine ports only'),
   ...layer('src/report/**/*.ts', ['client', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'replay'], 'reports are computed from decisions: core and engine types only'),
+  // A strategy (built-in or a user's) imports only the strategy API: its own files, ../api.js and
+  // ../sol.js for built-ins, `chainpilot/strategy` (or the API's source path) for user strategies.
   {
-    files: ['src/engine/**/*.ts', 'src/strategies/**/*.ts'],
+    files: ['src/strategies/*/**/*.ts'],
     rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./|\\.\\./(api|sol)\\.js$)', message: 'strategies import only the strategy API (../api.js)' }] }],
+    },
+  },
+  {
+    files: ['config/strategies/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./|chainpilot/strategy$|(\\.\\./)+src/strategies/api\\.js$)', message: "strategies import only the strategy API ('chainpilot/strategy')" }] }],
+    },
+  },
+  // One clock per run, one seeded random source: no wall time, timers or Math.random in the engine
+  // or in strategies (Math.random is banned everywhere above).
+  {
+    files: ['src/engine/**/*.ts', 'src/strategies/**/*.ts', 'config/strategies/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'].map((name) => ({
+          name,
+          message: 'Use the injected clock (clock.setTimeout in the engine, ctx.schedule in a strategy).',
+        })),
+        { name: 'Date', message: 'Use the injected clock (clock.now(), ctx.clock.now()); times are UnixMs.' },
+        { name: 'performance', message: 'Use the injected clock.' },
+      ],
       'no-restricted-properties': [
         'error',
-        { object: 'Date', property: 'now', message: 'Use the injected clock.' },
+        ...['setTimeout', 'setInterval', 'setImmediate', 'Date', 'performance'].map((property) => ({ object: 'globalThis', property, message: 'Use the injected clock.' })),
       ],
     },
   },

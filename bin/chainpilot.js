@@ -1,9 +1,44 @@
 #!/usr/bin/env node
-// The `chainpilot` command. Runs the TypeScript sources through tsx (also used to load user
-// strategies written in TypeScript), so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The `chainpilot` command: runs the compiled CLI in dist/ (built by `npm install` through
+// `prepare`, and before packing). tsx is loaded only to read a user's .ts strategy file.
+//
+// In a source checkout (tsconfig.json present) whose dist/ is missing or older than a file in
+// src/, the TypeScript sources run through tsx instead, so an edited checkout never runs stale
+// code; `npm run build` makes it fast again. An installed package without dist/ is broken: say so.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-register();
-const main = fileURLToPath(new URL('../src/cli/entry.ts', import.meta.url));
-await import(main);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = `${root}/dist/cli/entry.js`;
+const source = `${root}/src/cli/entry.ts`;
+
+/** The newest modification time (ms) of a file under `dir`. */
+function newestMtimeMs(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const t = statSync(`${entry.parentPath ?? entry.path}/${entry.name}`).mtimeMs;
+    if (t > newest) newest = t;
+  }
+  return newest;
+}
+
+function useSources() {
+  if (!existsSync(`${root}/tsconfig.json`) || !existsSync(source)) return false;
+  if (!existsSync(compiled)) return true;
+  return newestMtimeMs(`${root}/src`) > statSync(compiled).mtimeMs;
+}
+
+if (useSources()) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source);
+} else if (existsSync(compiled)) {
+  await import(compiled);
+} else {
+  process.stderr.write(
+    'chainpilot: the compiled CLI (dist/cli/entry.js) is missing from this installation.\n' +
+      'hint: reinstall the package; in a clone of the repository run `npm install` (or `npm run build`).\n',
+  );
+  process.exitCode = 1;
+}

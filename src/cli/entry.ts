@@ -4,13 +4,13 @@
  * socket, a timer) can never keep it hanging.
  */
 import { runCli } from './main.js';
+import { printCliError } from './print-error.js';
 
 try {
   await runCli(process.argv);
 } catch (e) {
-  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
-  const message = e instanceof Error ? e.message : String(e);
-  process.stderr.write(`${code && /^[A-Z][A-Z0-9_]+$/.test(code) ? `${code}: ` : 'chainpilot: '}${message}\n`);
+  // Commands throw coded errors; printCliError prints `CODE: message` and a hint.
+  printCliError(e);
   process.exitCode = 1;
 }
 // stdout/stderr writes to pipes are asynchronous: let them drain, then end the process.

@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { CLI_LIMITS, describeRange, type NumericLimit } from '../config/limits.js';
-import { parseDuration } from '../config/schema.js';
+import { parseDuration } from '../core/duration.js';
 
 const got = (v: string): string => `got ${JSON.stringify(v)}`;
 const inRange = (n: number, l: NumericLimit): boolean => n >= l.min && n <= l.max;

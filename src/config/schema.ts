@@ -6,17 +6,11 @@
  */
 import { z } from 'zod';
 import { toRaw } from '../core/index.js';
+import { parseDuration } from '../core/duration.js';
 import { CONFIG_LIMITS, describeRange, type LimitedKey } from './limits.js';
 
-const DURATION = /^(\d+)(ms|s|m|h|d)$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Milliseconds from a number or a string such as "30s". */
-export function parseDuration(v: string | number): number | undefined {
-  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-  const m = DURATION.exec(v.trim());
-  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : undefined;
-}
+/** Milliseconds from a number or a string such as "30s" (kept here for existing importers). */
+export { parseDuration };
 
 export const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const ms = parseDuration(v);
@@ -29,14 +23,17 @@ export const duration = z.union([z.number(), z.string()]).transform((v, ctx) => 
 
 /** SOL as a decimal ("0.25" or 0.25), to lamports. */
 export const sol = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  let l: bigint | undefined;
   try {
-    const l = toRaw(String(v), 9);
-    if (l < 0n) throw new Error('negative');
-    return l;
+    l = toRaw(String(v), 9);
   } catch {
+    l = undefined; // reported below
+  }
+  if (l === undefined || l < 0n) {
     ctx.addIssue({ code: 'custom', message: `expected a non-negative SOL amount with at most 9 decimals, such as "0.5"; got ${JSON.stringify(v)}` });
     return z.NEVER;
   }
+  return l;
 });
 
 /** A duration within the key's limits. */

@@ -9,7 +9,6 @@ export const ERROR_CODES = {
   CORE_INVALID_UNIT: 'a unit value (lamports, raw amount, bps, time) was out of range or not an integer',
   CORE_INVALID_DECIMAL: 'a decimal amount was not a finite number or had too many decimal places',
   CORE_ABORTED: 'the operation was aborted by its AbortSignal',
-  CORE_TIMEOUT: 'the operation did not finish within its timeout',
 
   // --- client: http, data api, prediction, rpc, swap ---
   HTTP_TIMEOUT: 'an HTTP request did not complete within its timeout (reads are retried; the outcome of a write is unknown)',
@@ -121,7 +120,6 @@ export const ERROR_CODES = {
   LEDGER_SERVER_START_FAILED: 'the JSON-RPC or swap server could not listen on its host and port',
 
   // --- runtime and cli ---
-  RUNTIME_SIMULATOR_UNAVAILABLE: "paper mode with simulator endpoints needs the embedded simulator, which is not part of this build",
   RUNTIME_LIVE_NOT_CONFIRMED: "live mode was not confirmed: pass --live (or set mode: live and pass --confirm with the deployment's name); mode: paper refuses",
   RUNTIME_LIVE_NO_WALLET: 'live mode needs exactly one of wallet.keypairPath or wallet.secretKey',
   RUNTIME_LIVE_LIMITS_MISSING: 'live mode needs explicit risk limits (maxTradeSol, maxOpenPositions, maxExposureSol, dailyLossLimitSol) and executor caps (live.maxTradeSpendSol, live.maxDaySpendSol)',
@@ -162,6 +160,13 @@ export const ERROR_CODES = {
   RUNTIME_STORE_FOREIGN: 'the store at store.path belongs to another deployment or wallet (both are named); point store.path at this deployment\'s own store',
   RUNTIME_STORE_LOCKED: 'another process (its pid is named) holds the store; stop it first, or give this deployment its own store.path',
   LIVE_INTENT_ID_REPEATED: 'an intent id was submitted that the journal already holds from another run or process; it was rejected, never left pending',
+
+  // --- added by issue 18 (errors you can look up): former plain Errors ---
+  CORE_INVALID_ARGUMENT: 'a function was called with an argument outside its domain (a bug in the caller; the message names the argument)',
+  HTTP_POOL_CLOSED: 'a request was made through an HTTP connection pool registry after it was closed',
+  SIM_REQUEST_TOO_LARGE: "a request body to the simulator's JSON-RPC or swap server exceeded its size limit",
+  LEDGER_UNSUPPORTED_TRANSACTION: "a transaction sent to the simulator's ledger uses address lookup tables, or has no signature or fee payer",
+  SIM_PREDICTION_OFF: 'a prediction-markets view was asked of a simulator whose prediction model has not started',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -8,3 +8,4 @@ export * from './redact.js';
 export * from './logger.js';
 export * from './abort.js';
 export * from './ids.js';
+export * from './duration.js';

@@ -3,8 +3,16 @@
  * was registered can never be written, whatever field it hides in.
  */
 import { createRequire } from 'node:module';
-import { pino, destination, stdSerializers, type Logger, type DestinationStream } from 'pino';
+import type * as PinoModule from 'pino';
+import type { Logger, DestinationStream } from 'pino';
 import type { Redactor } from './redact.js';
+
+type Pino = typeof PinoModule;
+let pinoModule: Pino | undefined;
+/** `require` here, in ESM and in a CommonJS bundle (where import.meta.url is undefined), as the crash tests build. */
+const localRequire = (): NodeJS.Require => createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+/** pino loads on the first logger, not when core loads: commands that never log start faster. */
+const loadPino = (): Pino => (pinoModule ??= localRequire()('pino') as Pino);
 
 export type { Logger } from 'pino';
 
@@ -21,6 +29,7 @@ export interface LoggerOptions {
 /** Creates a logger whose every line is redacted before it is written. */
 export function createLogger(options: LoggerOptions): Logger {
   const { redactor } = options;
+  const { pino, destination, stdSerializers } = loadPino();
   const base = options.destination ?? (options.pretty ? prettyStream() : destination({ sync: false }));
   const redacting: DestinationStream = {
     write(line: string) {
@@ -40,11 +49,11 @@ export function createLogger(options: LoggerOptions): Logger {
 
 function prettyStream(): DestinationStream {
   // pino-pretty as a synchronous in-process stream: no worker thread to leak at exit.
-  const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
+  const pretty = localRequire()('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
   return pretty({ colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
 }
 
 /** A logger that discards everything (tests, benchmarks). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return loadPino().pino({ level: 'silent' });
 }

@@ -2,6 +2,8 @@
  * One seeded random source (xoshiro128**, seeded through splitmix32). Same seed, same sequence,
  * on every machine. Nothing in the engine, strategies or simulator uses Math.random.
  */
+import { ChainpilotError } from './errors.js';
+
 export interface Random {
   /** Uniform float in [0, 1). For modelling only, never for money. */
   next(): number;
@@ -63,11 +65,11 @@ export function seededRandom(seed: number | string): Random {
   const r: Random = {
     next: () => nextU32() / 0x1_0000_0000,
     int(min, max) {
-      if (max < min) throw new RangeError(`int(min, max): max ${max} < min ${min}`);
+      if (max < min) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `int(min, max): max ${max} < min ${min}`, { retry: 'not_retryable' });
       return min + Math.floor(r.next() * (max - min + 1));
     },
     bigintBelow(bound) {
-      if (bound <= 0n) throw new RangeError('bigintBelow: bound must be > 0');
+      if (bound <= 0n) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `bigintBelow(bound): bound must be > 0; got ${bound}`, { retry: 'not_retryable' });
       const bits = bound.toString(2).length;
       for (;;) {
         let v = 0n;
@@ -78,7 +80,7 @@ export function seededRandom(seed: number | string): Random {
     },
     chance: (p) => r.next() < p,
     pick<T>(items: readonly T[]): T {
-      if (items.length === 0) throw new RangeError('pick: empty array');
+      if (items.length === 0) throw new ChainpilotError('CORE_INVALID_ARGUMENT', 'pick(items): items is empty', { retry: 'not_retryable' });
       return items[Math.floor(r.next() * items.length)] as T;
     },
     bytes(n) {

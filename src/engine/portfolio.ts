@@ -75,7 +75,7 @@ export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): 
 
 /** Creates an empty book with `startingCashLamports` of SOL. */
 export function createPortfolio(startingCashLamports: bigint): Portfolio {
-  if (startingCashLamports < 0n) throw new RangeError('starting cash must be >= 0');
+  if (startingCashLamports < 0n) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `startingCashLamports must be >= 0; got ${startingCashLamports}`, { retry: 'not_retryable' });
   const positions = new Map<string, Position>();
   /** Open position keys by mint, and each open position's mark value (cached per price change). */
   const openByMint = new Map<string, Set<string>>();

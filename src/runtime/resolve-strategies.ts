@@ -5,7 +5,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ChainpilotError, isChainpilotError } from '../core/index.js';
+import { ChainpilotError, isChainpilotError, type ErrorCode } from '../core/index.js';
 import { describeIssue, type LoadedDeployment, type StrategyConfig } from '../config/index.js';
 import type { ExitRules } from '../engine/exit-rules.js';
 import type { StrategyDefinition } from '../engine/strategy-api.js';
@@ -25,8 +25,14 @@ function isDefinition(v: unknown): v is AnyDefinition {
 export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
   let mod: Record<string, unknown>;
   try {
-    const { tsImport } = await import('tsx/esm/api');
-    mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
+    const url = pathToFileURL(path).href;
+    if (/\.m?js$/.test(path)) {
+      mod = (await import(url)) as Record<string, unknown>;
+    } else {
+      // tsx loads only when a TypeScript strategy is named.
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    }
   } catch (e) {
     throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${path}: ${e instanceof Error ? e.message : String(e)}`, { retry: 'not_retryable', context: { path } });
   }
@@ -44,10 +50,15 @@ function exitsOf(s: StrategyConfig): ExitRules | undefined {
   return { ...rest, timeStopMs: timeStop };
 }
 
-/** Resolves every enabled strategy. Throws CONFIG_INVALID listing every unknown strategy and bad parameter. */
+/**
+ * Resolves every enabled strategy. Throws one error listing every unknown strategy, unloadable file
+ * and bad parameter: STRATEGY_UNKNOWN, STRATEGY_LOAD_FAILED or STRATEGY_INVALID_PARAMS when all
+ * problems are of that kind, CONFIG_INVALID for a mix or a duplicate id.
+ */
 export async function resolveStrategies(loaded: LoadedDeployment): Promise<StrategyInstance[]> {
   const out: StrategyInstance[] = [];
   const problems: string[] = [];
+  const kinds = new Set<ErrorCode>();
   const ids = new Set<string>();
   const baseDir = dirname(resolve(loaded.file));
   for (const [i, s] of loaded.deployment.strategies.entries()) {
@@ -58,27 +69,33 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
       if (!def && isFile(s.use)) def = await loadStrategyFile(resolve(baseDir, s.use));
     } catch (e) {
       problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: ${isChainpilotError(e) ? e.message : String(e)}`);
+      kinds.add('STRATEGY_LOAD_FAILED');
       continue;
     }
     if (!def) {
       problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: unknown strategy "${s.use}"; built-ins: ${Object.keys(BUILTIN_STRATEGIES).join(', ')}, or a path to a .ts file`);
+      kinds.add('STRATEGY_UNKNOWN');
       continue;
     }
     const id = s.id ?? def.id;
     if (ids.has(id)) {
       problems.push(`${loaded.locate(['strategies', i])} strategies.${i}.id: "${id}" is used twice; give each strategy a unique id`);
+      kinds.add('CONFIG_INVALID');
       continue;
     }
     ids.add(id);
     const r = def.params.safeParse(s.params);
     if (!r.success) {
       for (const issue of r.error.issues) problems.push(...describeIssue(issue, loaded.locate, s.params, def.params, ['strategies', i, 'params']));
+      kinds.add('STRATEGY_INVALID_PARAMS');
       continue;
     }
     out.push(instantiateStrategy(def, s.params, { id, exits: exitsOf(s) }));
   }
   if (problems.length > 0) {
-    throw new ChainpilotError('CONFIG_INVALID', `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
+    // One kind of problem gets its own code (STRATEGY_UNKNOWN, ...); a mix is CONFIG_INVALID.
+    const code: ErrorCode = kinds.size === 1 ? [...kinds][0]! : 'CONFIG_INVALID';
+    throw new ChainpilotError(code, `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
       retry: 'not_retryable', context: { file: loaded.file, errors: problems.length },
     });
   }

@@ -5,7 +5,6 @@
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../sim/start-simulator.js';
 import type { SimServiceFactory } from '../sim/market-port.js';
 import { ledgerServices } from '../sim/ledger/index.js';
-import { LAMPORTS_PER_SOL } from '../core/index.js';
 
 export interface SimRuntimeOptions {
   readonly port?: number;
@@ -28,13 +27,7 @@ export function defaultSimServices(fund: SimRuntimeOptions['fund'] = []): SimSer
   return [ledgerServices({ onLedger: (ledger) => fund.forEach((f) => ledger.airdrop(f.address, f.lamports)) })];
 }
 
-/** Parses `ADDRESS=SOL` (e.g. `7xKX...=10`) into a funding order. */
-export function parseFunding(spec: string): { address: string; lamports: bigint } {
-  const m = /^([1-9A-HJ-NP-Za-km-z]{32,44})=(\d+(?:\.\d{1,9})?)$/.exec(spec);
-  if (!m) throw new Error(`--fund ${spec}: use ADDRESS=SOL, e.g. 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU=10`);
-  const [whole, frac = ''] = m[2]!.split('.');
-  return { address: m[1]!, lamports: BigInt(whole!) * LAMPORTS_PER_SOL + BigInt(frac.padEnd(9, '0')) };
-}
+export { parseFunding } from './funding.js';
 
 /** Lines printed on start: every URL, and the key when the simulator generated it. */
 export function describeSimulator(sim: RunningSimulator, keyGiven: boolean): string[] {

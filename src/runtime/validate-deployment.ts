@@ -1,10 +1,10 @@
 /** Validation of a deployment file for the CLI: schema, strategies and their parameters. */
-import { createRedactor, describeError, isChainpilotError } from '../core/index.js';
+import { createRedactor, describeError, isChainpilotError, type ErrorCode } from '../core/index.js';
 import { effectiveConfigYaml, loadDeployment } from '../config/index.js';
 import { resolveStrategies } from './resolve-strategies.js';
 
-/** Loads and checks `file`; `text` is the redacted effective config, or the error report. */
-export async function validateDeploymentFile(file: string, env?: Readonly<Record<string, string | undefined>>): Promise<{ ok: boolean; text: string }> {
+/** Loads and checks `file`; `text` is the redacted effective config, or the error report (`code` when it is a coded error). */
+export async function validateDeploymentFile(file: string, env?: Readonly<Record<string, string | undefined>>): Promise<{ ok: boolean; text: string; code?: ErrorCode }> {
   const redactor = createRedactor();
   try {
     const loaded = loadDeployment(file, env ? { env } : {});
@@ -13,6 +13,6 @@ export async function validateDeploymentFile(file: string, env?: Readonly<Record
     return { ok: true, text: redactor.redact(effectiveConfigYaml(loaded.deployment)) };
   } catch (e) {
     const text = isChainpilotError(e) ? `${e.code}: ${e.message}` : describeError(e);
-    return { ok: false, text: redactor.redact(text) };
+    return { ok: false, text: redactor.redact(text), ...(isChainpilotError(e) ? { code: e.code } : {}) };
   }
 }

@@ -3,6 +3,8 @@
  * into the pool and the output is `reserveOut * netIn / (reserveIn + netIn)`, rounded down, so the
  * product of reserves never decreases.
  */
+import { ChainpilotError } from '../core/errors.js';
+
 export interface SwapMath {
   readonly feeIn: bigint;
   readonly netIn: bigint;
@@ -21,7 +23,7 @@ export function constantProductOut(reserveIn: bigint, reserveOut: bigint, amount
 /** Net input needed to take exactly `amountOut` out of a pool (rounded up). */
 export function netInForOut(reserveIn: bigint, reserveOut: bigint, amountOut: bigint): bigint {
   if (amountOut <= 0n) return 0n;
-  if (amountOut >= reserveOut) throw new RangeError('amountOut must be below reserveOut');
+  if (amountOut >= reserveOut) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `amountOut ${amountOut} must be below reserveOut ${reserveOut}`, { retry: 'not_retryable' });
   const num = reserveIn * amountOut;
   const den = reserveOut - amountOut;
   return num % den === 0n ? num / den : num / den + 1n;

@@ -147,7 +147,9 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
     const e = await failure;
     expect(isChainpilotError(e, 'STREAM_AUTH_REFUSED')).toBe(true);
     clock.advance(10 * CAP);
-    await new Promise((r) => setTimeout(r, 20));
+    // A reconnect would have gone through connect(), which arms a timer on this clock synchronously.
+    expect(c.state).toBe('stopped');
+    expect(clock.pending()).toBe(0);
     expect(server.attempts).toBe(3);
   });
 
@@ -170,9 +172,10 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
     c.close();
     await waitFor(() => server!.open().length === 0, 'server sees the close');
     clock.advance(100 * CAP);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(server.conns).toHaveLength(1);
+    // A reconnect would have gone through connect(), which arms a timer on this clock synchronously.
     expect(c.state).toBe('closed');
+    expect(clock.pending()).toBe(0);
+    expect(server.conns).toHaveLength(1);
     expect(clock.pending()).toBe(0);
     expect(() => c.subscribe('latest', () => {})).toThrowError(expect.objectContaining({ code: 'STREAM_CLOSED' }) as Error);
     await expect(c.whenOpen()).rejects.toMatchObject({ code: 'STREAM_CLOSED' });
@@ -189,9 +192,10 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
     server.dropAll();
     await waitFor(() => c.state === 'closed', 'closed');
     clock.advance(100 * CAP);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(server.conns).toHaveLength(1);
+    // A reconnect would have gone through connect(), which arms a timer on this clock synchronously.
+    expect(c.state).toBe('closed');
     expect(clock.pending()).toBe(0);
+    expect(server.conns).toHaveLength(1);
   });
 
   it('keeps exactly one live socket, one join per socket, and no leaked timers or listeners over 50 reconnects', async () => {

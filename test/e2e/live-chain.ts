@@ -1,6 +1,6 @@
 /** Reads what a live run left behind: the journal, the chain's view of every signature, balances. */
 import Database from 'better-sqlite3';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { PublicKey } from '@solana/web3.js';
 import type { LiveRunView } from '../../src/runtime/run-live.js';
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { createRpcClient } from '../../src/client/index.js';
 import { seededRandom } from '../../src/core/index.js';
 import { defaultSimServices } from '../../src/runtime/sim-runtime.js';

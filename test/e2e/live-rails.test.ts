@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { isChainpilotError, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
 import { checkLiveNetwork, GENESIS_HASHES, type NetworkProbe } from '../../src/runtime/live-network.js';

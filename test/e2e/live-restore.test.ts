@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { createRpcClient } from '../../src/client/index.js';
 import { silentLogger, sleep } from '../../src/core/index.js';
 import { runLive } from '../../src/runtime/run-live.js';

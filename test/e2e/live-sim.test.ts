@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { getBase58Decoder } from '@solana/kit';
 import { silentLogger } from '../../src/core/index.js';
 import { runLive } from '../../src/runtime/run-live.js';

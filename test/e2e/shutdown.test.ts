@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { createRpcClient } from '../../src/client/index.js';
 import { ledgerServices } from '../../src/sim/ledger/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';

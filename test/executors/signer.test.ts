@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/redact.js';
 import { createLogger } from '../../src/core/logger.js';
 import { assertPrivateKeyFile, keypairSigner, signerFromEnv, signerFromKeypairFile } from '../../src/executors/signer/signer.js';
-import { writeNewKeypairFile } from '../../src/cli/commands/wallet.js';
+import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { createHarness, startHarness, WALLET_KEY } from './support/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chainpilot-signer-'));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LAMPORTS_PER_SOL, PublicKey, type Keypair } from '@solana/web3.js';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/execution-port.js';

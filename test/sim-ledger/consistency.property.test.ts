@@ -1,5 +1,5 @@
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';

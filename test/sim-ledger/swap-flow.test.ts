@@ -1,5 +1,5 @@
 import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WRAPPED_SOL_MINT } from '../../src/sim/ledger/index.js';
 import { constantProductOut } from './fake-market.js';

@@ -43,7 +43,7 @@ describe('simulator Datastream', () => {
     await waitFor(() => t.sim.stats().rooms === 0);
     const before = c.raw.length;
     t.clock.advance(60_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await c.sync(); // frames pushed during the advance would have arrived before the answer
     expect(c.raw.length).toBe(before);
     expect(c.ws.readyState).toBe(c.ws.OPEN);
   });

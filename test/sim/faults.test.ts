@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, drain, get, KEY, startTestSim, type StreamClient, type TestSim } from './sim-helpers.js';
+import { connect, drain, get, KEY, startTestSim, waitFor, type StreamClient, type TestSim } from './sim-helpers.js';
 
 const open: { sims: TestSim[]; clients: StreamClient[] } = { sims: [], clients: [] };
 async function sim(opts: Parameters<typeof startTestSim>[0]): Promise<TestSim> {
@@ -65,9 +65,16 @@ describe('simulator faults', () => {
     await c.join('latest', 'pm:crypto:BTC');
     t.clock.advance(1_000);
     const before = c.raw.length;
+    const sentBefore = t.sim.stats().framesSent;
     t.clock.advance(60_000);
+    expect(t.sim.stats().framesSent).toBe(sentBefore);
+    const rooms = t.sim.stats().rooms;
     c.ws.send('{"type":"ping"}');
-    await new Promise((r) => setTimeout(r, 100));
+    c.ws.send('{"type":"join","room":"graduated"}');
+    // The server handles frames in order: once the join took effect it has handled the ping, and a
+    // pong would have counted in framesSent.
+    await waitFor(() => t.sim.stats().rooms === rooms + 1);
+    expect(t.sim.stats().framesSent).toBe(sentBefore);
     expect(c.raw.length).toBe(before);
     expect(c.ws.readyState).toBe(c.ws.OPEN);
   });

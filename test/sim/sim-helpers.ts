@@ -58,6 +58,12 @@ export interface StreamClient {
   /** Parsed `message` frames. */
   messages(room?: string): Frame[];
   join(...rooms: string[]): Promise<void>;
+  /**
+   * Resolves when the server answered a frame sent now. It reads frames in order and sends in
+   * order, so whatever it sent before (pushes, replies to earlier frames) has arrived by then: the
+   * proof for "nothing came". Not for a silenced socket, which gets no answer.
+   */
+  sync(): Promise<void>;
   leave(room: string): void;
   close(): Promise<void>;
 }
@@ -88,17 +94,21 @@ export async function connect(t: Pick<TestSim, 'sim'>, opts: { answerPings?: boo
       return [];
     }
   });
+  const sync = async (): Promise<void> => {
+    // The server handles frames in order: the error reply to a bogus frame proves the ones before are done.
+    control.pending += 1;
+    const target = control.seen + 1;
+    ws.send('{"type":"sync"}');
+    await waitFor(() => control.seen >= target);
+  };
   return {
     ws, raw,
     messages: (room) => parsed().filter((f) => f.type === 'message' && (room === undefined || f.room === room)),
     async join(...rooms) {
       for (const room of rooms) ws.send(JSON.stringify({ type: 'join', room }));
-      // The server handles frames in order: the error reply to a bogus frame proves the joins are done.
-      control.pending += 1;
-      const target = control.seen + 1;
-      ws.send('{"type":"sync"}');
-      await waitFor(() => control.seen >= target);
+      await sync();
     },
+    sync,
     control,
     leave(room) {
       ws.send(JSON.stringify({ type: 'leave', room }));

@@ -5,7 +5,7 @@
  * REST trade tape with the exact amounts that moved on the ledger.
  */
 import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction } from '@solana/web3.js';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';

@@ -1,7 +1,6 @@
 /** `chainpilot paper FILE [--duration 60s] [--speed N] [--seed N]`: paper trading. */
 import type { Command } from 'commander';
 import { durationOption as duration, seedOption as seed, speedOption as speed } from '../options.js';
-import { runPaper } from '../../runtime/run-paper.js';
 
 export function registerPaper(program: Command): void {
   program
@@ -12,6 +11,7 @@ export function registerPaper(program: Command): void {
     .option('--speed <n>', 'simulator speed: multiple of real time, or max', speed)
     .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
     .action(async (file: string, opts: { duration?: number; speed?: number | 'max'; seed?: number }) => {
+      const { runPaper } = await import('../../runtime/run-paper.js');
       const r = await runPaper({ file, ...(opts.duration ? { durationMs: opts.duration } : {}), ...(opts.speed ? { speed: opts.speed } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
       if (r.problem) process.stderr.write(`${r.problem}\n`);
       process.exitCode = r.exitCode;

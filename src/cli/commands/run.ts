@@ -6,7 +6,6 @@
  */
 import type { Command } from 'commander';
 import { durationOption as duration, seedOption as seed, speedOption as speed } from '../options.js';
-import { runLive } from '../../runtime/run-live.js';
 
 interface RunOpts { live?: boolean; confirm?: string; duration?: number; speed?: number | 'max'; seed?: number }
 
@@ -22,6 +21,7 @@ export function registerRunCommand(program: Command): void {
     .option('--speed <n>', 'simulator speed: multiple of real time, or max (simulator endpoints only)', speed)
     .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
     .action(async (file: string, o: RunOpts) => {
+      const { runLive } = await import('../../runtime/run-live.js');
       const r = await runLive({
         file,
         ...(o.live ? { live: true } : {}),

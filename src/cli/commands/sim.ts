@@ -1,7 +1,8 @@
 /** `chainpilot sim`: runs the embedded market simulator until Ctrl-C. */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { parseFunding, runSimulator } from '../../runtime/sim-runtime.js';
+import { parseFunding } from '../../runtime/funding.js';
+import { isChainpilotError } from '../../core/errors.js';
 import { portOption, simSeedOption, speedOption } from '../options.js';
 
 /** Where `sim` reads the key from when --api-key is absent (a key on the command line shows in `ps`). */
@@ -11,7 +12,8 @@ function collectFunding(v: string, acc: { address: string; lamports: bigint }[])
   try {
     return [...acc, parseFunding(v)];
   } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
+    if (isChainpilotError(e)) throw new InvalidArgumentError(e.message);
+    throw e;
   }
 }
 
@@ -35,6 +37,7 @@ export function registerSimCommand(program: Command): void {
     .option('--fund <address=sol>', 'airdrop SOL to a wallet on the ledger (repeatable)', collectFunding, [])
     .option('--no-ledger', 'serve REST and the Datastream only (no JSON-RPC, no swap service)')
     .action(async (o: { port: number; host: string; seed: number | string; speed: number | 'max'; faults: string; apiKey?: string; fund: { address: string; lamports: bigint }[]; ledger: boolean }) => {
+      const { runSimulator } = await import('../../runtime/sim-runtime.js');
       const ac = new AbortController();
       const stop = (): void => ac.abort();
       process.once('SIGINT', stop);

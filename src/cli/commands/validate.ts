@@ -1,7 +1,6 @@
 /** `chainpilot validate FILE`: checks a deployment and prints its effective config, secrets redacted. */
 import type { Command } from 'commander';
-import { validateDeploymentFile } from '../../runtime/validate-deployment.js';
-import { guardProcessExit } from '../../runtime/run-shell.js';
+import { errorHint } from '../print-error.js';
 
 export function registerValidate(program: Command): void {
   program
@@ -9,6 +8,7 @@ export function registerValidate(program: Command): void {
     .description('check a deployment file and print the effective configuration (secrets redacted)')
     .argument('<file>', 'deployment YAML file')
     .action(async (file: string) => {
+      const [{ validateDeploymentFile }, { guardProcessExit }] = await Promise.all([import('../../runtime/validate-deployment.js'), import('../../runtime/run-shell.js')]);
       // Strategy modules are imported to check their parameters: they may not end the process.
       const restore = guardProcessExit();
       let r: Awaited<ReturnType<typeof validateDeploymentFile>>;
@@ -21,6 +21,7 @@ export function registerValidate(program: Command): void {
         process.stdout.write(`# ${file} is valid. Effective configuration:\n${r.text}`);
       } else {
         process.stderr.write(`${r.text}\n`);
+        if (r.code) process.stderr.write(`${errorHint(r.code)}\n`);
         process.exitCode = 1;
       }
     });

@@ -1,5 +1,6 @@
 /** One undici connection pool per origin, shared by every client built from the same registry. */
 import { Pool } from 'undici';
+import { ChainpilotError } from '../../core/errors.js';
 
 /** Keep-alive pools keyed by origin (`scheme://host:port`). */
 export interface PoolRegistry {
@@ -22,7 +23,7 @@ export function createPoolRegistry(options: PoolRegistryOptions = {}): PoolRegis
   let closed = false;
   return {
     get(origin) {
-      if (closed) throw new Error('the HTTP pool registry is closed');
+      if (closed) throw new ChainpilotError('HTTP_POOL_CLOSED', `the HTTP pool registry is closed; no new request to ${origin}`, { retry: 'not_retryable' });
       let pool = pools.get(origin);
       if (!pool) {
         pool = new Pool(origin, {

@@ -9,7 +9,7 @@
  * is a value: pass, or a coded rejection. Inspection decodes the very wire bytes that get signed.
  */
 import { AddressLookupTableAccount, ComputeBudgetProgram, PublicKey, SystemProgram, VersionedMessage, VersionedTransaction, type Message, type Transaction } from '@solana/web3.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import { wireLayout } from '../signer/wire-transaction.js';

@@ -11,7 +11,7 @@
  * approve a delegate; our input and output accounts are recognised by address as well.
  */
 import { ComputeBudgetProgram, SystemProgram } from '@solana/web3.js';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import type { SwapAccounts } from './swap-accounts.js';

@@ -7,7 +7,7 @@
  * address (see `swapAccountsOf`). Address derivation is a curve search, so results are cached.
  */
 import { PublicKey } from '@solana/web3.js';
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import { WSOL_MINT } from './ports.js';
 

@@ -4,7 +4,7 @@
  * transaction metadata. Remembers the slot of the last write to each account.
  */
 import { Keypair, PublicKey } from '@solana/web3.js';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import type { LiteSVM } from 'litesvm';
 import type { Address, EncodedAccount, Lamports as KitLamports } from '@solana/kit';
 import { fromRaw, type Logger, type Random } from '../../core/index.js';

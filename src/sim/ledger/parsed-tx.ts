@@ -6,6 +6,7 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { VersionedTransaction, type MessageCompiledInstruction, type PublicKey } from '@solana/web3.js';
 import { getBase58Decoder } from '@solana/kit';
+import { ChainpilotError } from '../../core/errors.js';
 
 const base58 = getBase58Decoder();
 
@@ -25,15 +26,15 @@ export interface ParsedTx {
   isWritable(index: number): boolean;
 }
 
-/** Decodes wire bytes; throws an Error whose message says what is wrong. */
+/** Decodes wire bytes; throws LEDGER_UNSUPPORTED_TRANSACTION (or web3.js's decoding error) saying what is wrong. */
 export function parseTx(bytes: Uint8Array): ParsedTx {
   const tx = VersionedTransaction.deserialize(bytes);
   const m = tx.message;
-  if (m.addressTableLookups.length > 0) throw new Error('address lookup tables are not supported by the simulator');
+  if (m.addressTableLookups.length > 0) throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'address lookup tables are not supported by the simulator; list every account in the message', { retry: 'not_retryable' });
   const keys = m.staticAccountKeys;
   const first = tx.signatures[0];
   const feePayer = keys[0];
-  if (!first || !feePayer) throw new Error('transaction has no signature or no fee payer');
+  if (!first || !feePayer) throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'transaction has no signature or no fee payer', { retry: 'not_retryable' });
   return {
     bytes,
     signature: base58.decode(first),

@@ -15,7 +15,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) {
     const b = chunk as Buffer;
     size += b.length;
-    if (size > MAX_BODY_BYTES) throw new Error(`request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new ChainpilotError('SIM_REQUEST_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes; send a smaller request`, { retry: 'not_retryable', context: { maxBytes: MAX_BODY_BYTES } });
     chunks.push(b);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -3,7 +3,7 @@
  * accounts and mints; anything else falls back to base64 as a node does).
  */
 import { getBase58Decoder } from '@solana/kit';
-import { MintLayout } from '@solana/spl-token';
+import { decodeMint } from '../../client/spl-token.js';
 import { fromRaw } from '../../core/index.js';
 import type { LedgerAccount } from '../ledger/ledger-types.js';
 import { MINT_SIZE, readTokenAccount, TOKEN_PROGRAM_ID } from '../ledger/spl-accounts.js';
@@ -44,7 +44,7 @@ function parsed(a: LedgerAccount, decimalsOf: (mint: string) => number): unknown
     };
   }
   if (a.data.length === MINT_SIZE) {
-    const m = MintLayout.decode(Buffer.from(a.data));
+    const m = decodeMint(a.data);
     return {
       program: 'spl-token',
       parsed: {
@@ -53,8 +53,8 @@ function parsed(a: LedgerAccount, decimalsOf: (mint: string) => number): unknown
           decimals: m.decimals,
           supply: m.supply.toString(),
           isInitialized: m.isInitialized,
-          mintAuthority: m.mintAuthorityOption ? m.mintAuthority.toBase58() : null,
-          freezeAuthority: m.freezeAuthorityOption ? m.freezeAuthority.toBase58() : null,
+          mintAuthority: m.mintAuthority?.toBase58() ?? null,
+          freezeAuthority: m.freezeAuthority?.toBase58() ?? null,
         },
       },
       space: a.data.length,

@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
-import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import { compileLegacyMessage } from './compile-legacy.js';
 import { maliciousInstruction } from './malicious-builder.js';
 import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';

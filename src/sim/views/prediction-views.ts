@@ -2,11 +2,12 @@
 import type { MarketState } from '../model/market-state.js';
 import type { PmEvent, PmMarket, PredictionState } from '../model/prediction-model.js';
 import type { JsonObject } from './wire-views.js';
+import { ChainpilotError } from '../../core/errors.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function pmState(state: MarketState): PredictionState {
-  if (!state.prediction) throw new Error('prediction model not started');
+  if (!state.prediction) throw new ChainpilotError('SIM_PREDICTION_OFF', 'the prediction model has not started; start the simulator before serving prediction markets', { retry: 'not_retryable' });
   return state.prediction;
 }
 

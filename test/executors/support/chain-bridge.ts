@@ -36,7 +36,7 @@ export async function serveChain(rpc: LiveRpcPort, swap: SwapBuilderPort): Promi
           }
         } catch (e) {
           const c = e instanceof ChainpilotError ? e : undefined;
-          out = { error: { code: c?.code ?? 'CORE_TIMEOUT', message: e instanceof Error ? e.message : String(e), retry: c?.retry ?? 'retryable' } };
+          out = { error: { code: c?.code ?? 'HTTP_TIMEOUT', message: e instanceof Error ? e.message : String(e), retry: c?.retry ?? 'retryable' } };
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out, replacer));
       })();
@@ -53,7 +53,7 @@ export function chainClient(url: string): LiveRpcPort & SwapBuilderPort {
     try {
       res = await fetch(url, { method: 'POST', body: JSON.stringify({ method, params }, replacer), headers: { 'content-type': 'application/json' } });
     } catch (e) {
-      throw new ChainpilotError('CORE_TIMEOUT', `bridge unreachable: ${String(e)}`, { retry: method === 'sendTransaction' ? 'unknown_outcome' : 'retryable' });
+      throw new ChainpilotError('HTTP_TIMEOUT', `bridge unreachable: ${String(e)}`, { retry: method === 'sendTransaction' ? 'unknown_outcome' : 'retryable' });
     }
     const body = JSON.parse(await res.text(), reviver) as { result?: unknown; error?: { code: ErrorCode; message: string; retry: 'retryable' } };
     if (body.error) throw new ChainpilotError(body.error.code, body.error.message, { retry: body.error.retry });

@@ -15,7 +15,7 @@ import {
   type MessageCompiledInstruction,
   type VersionedMessage,
 } from '@solana/web3.js';
-import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../../src/client/spl-token.js';
 import { getBase58Decoder } from '@solana/kit';
 import type { Clock } from '../../../src/core/clock.js';
 import { ChainpilotError } from '../../../src/core/errors.js';
@@ -112,7 +112,7 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
     const n = failures.get(method) ?? 0;
     if (n > 0) {
       failures.set(method, n - 1);
-      throw new ChainpilotError('CORE_TIMEOUT', `fake rpc ${method} failed (injected)`, { retry: method === 'sendTransaction' ? 'unknown_outcome' : 'retryable' });
+      throw new ChainpilotError('HTTP_TIMEOUT', `fake rpc ${method} failed (injected)`, { retry: method === 'sendTransaction' ? 'unknown_outcome' : 'retryable' });
     }
   };
 
@@ -319,7 +319,7 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
       tick();
       const raw = Buffer.from(txBase64, 'base64');
       const tx = VersionedTransaction.deserialize(raw);
-      if (!verifySignature(tx)) throw new ChainpilotError('CORE_TIMEOUT', 'fake rpc: signature verification failed', { retry: 'not_retryable' });
+      if (!verifySignature(tx)) throw new ChainpilotError('HTTP_TIMEOUT', 'fake rpc: signature verification failed', { retry: 'not_retryable' });
       const signature = b58.decode(tx.signatures[0]!);
       chain.stats.sends.set(signature, (chain.stats.sends.get(signature) ?? 0) + 1);
       const isNew = !chain.stats.received.has(signature);
@@ -334,7 +334,7 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
         }
       }
       maybeFail('sendTransaction');
-      if (throwAfter) throw new ChainpilotError('CORE_TIMEOUT', 'fake rpc: sendTransaction timed out', { retry: 'unknown_outcome' });
+      if (throwAfter) throw new ChainpilotError('HTTP_TIMEOUT', 'fake rpc: sendTransaction timed out', { retry: 'unknown_outcome' });
       return signature;
     },
 

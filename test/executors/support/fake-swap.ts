@@ -3,7 +3,7 @@
  * venue program. Malicious modes build what a compromised swap service might send.
  */
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../../src/client/spl-token.js';
 import { toRaw } from '../../../src/core/decimal.js';
 import { ChainpilotError } from '../../../src/core/errors.js';
 import { WSOL_MINT, type BuiltSwap, type SwapBuilderPort, type SwapRequest } from '../../../src/executors/live/ports.js';
@@ -34,7 +34,7 @@ export function createFakeSwap(chain: FakeChain, decimalsOf: (mint: string) => n
       swap.builds++;
       if (swap.failNext > 0) {
         swap.failNext--;
-        throw new ChainpilotError('CORE_TIMEOUT', 'fake swap service unavailable', { retry: 'retryable' });
+        throw new ChainpilotError('HTTP_TIMEOUT', 'fake swap service unavailable', { retry: 'retryable' });
       }
       const wallet = new PublicKey(req.wallet);
       const buy = req.from === WSOL_MINT;

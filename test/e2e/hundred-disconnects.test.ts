@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';
 import { createDatastreamClient, rooms, type DatastreamClient, type DatastreamMessage } from '../../src/client/datastream/index.js';
-import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';
-import { httpBackfillSource, startHistoryServer, type HistoryServer } from './helpers/history-server.js';
-import { liquidityEvent } from './helpers/events.js';
+import { startStreamServer, waitFor, type StreamServer } from '../datastream/helpers/stream-server.js';
+import { httpBackfillSource, startHistoryServer, type HistoryServer } from '../datastream/helpers/history-server.js';
+import { liquidityEvent } from '../datastream/helpers/events.js';
 
 const KEY = 'hundred-key-4b1e';
 const CAP = 200;

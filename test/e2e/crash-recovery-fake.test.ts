@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { seededRandom } from '../../src/core/random.js';
-import type { SendFate } from './support/fake-chain.js';
-import { serveChain } from './support/chain-bridge.js';
-import { createFakeChain } from './support/fake-chain.js';
-import { createFakeSwap } from './support/fake-swap.js';
-import { bundleChild, cleanUp, crashAndCheck, INITIAL_LAMPORTS, type Backend } from './support/crash-suite.js';
+import type { SendFate } from '../executors/support/fake-chain.js';
+import { serveChain } from '../executors/support/chain-bridge.js';
+import { createFakeChain } from '../executors/support/fake-chain.js';
+import { createFakeSwap } from '../executors/support/fake-swap.js';
+import { bundleChild, cleanUp, crashAndCheck, INITIAL_LAMPORTS, type Backend } from '../executors/support/crash-suite.js';
 
 beforeAll(bundleChild);
 afterAll(cleanUp);

@@ -9,7 +9,7 @@ import { seededRandom } from '../../src/core/random.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { ledgerServices, type Ledger } from '../../src/sim/ledger/index.js';
 import { fakeMarket } from '../sim-ledger/fake-market.js';
-import { bundleChild, cleanUp, crashAndCheck, INITIAL_LAMPORTS, type Backend } from './support/crash-suite.js';
+import { bundleChild, cleanUp, crashAndCheck, INITIAL_LAMPORTS, type Backend } from '../executors/support/crash-suite.js';
 
 beforeAll(bundleChild);
 afterAll(cleanUp);

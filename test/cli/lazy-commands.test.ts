@@ -1,0 +1,41 @@
+/**
+ * `chainpilot --version` and `--help` must start fast (bench/startup.bench.ts): registering the
+ * commands loads only commander and the option parsers; each command imports its implementation
+ * when it runs. Checked on the static module graph of the CLI entry (esbuild, dynamic imports split
+ * off into their own chunks).
+ */
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+/** Source files and packages the entry loads before any command runs (static imports only). */
+async function staticGraph(entry: string): Promise<{ files: string[]; packages: string[] }> {
+  const r = await build({
+    entryPoints: [entry], bundle: true, splitting: true, format: 'esm', platform: 'node', packages: 'external',
+    outdir: '/tmp/cp-lazy-graph', write: false, metafile: true, logLevel: 'silent',
+  });
+  const outputs: Metafile['outputs'] = r.metafile.outputs;
+  const start = Object.keys(outputs).find((o) => outputs[o]?.entryPoint === entry)!;
+  const seen = new Set<string>([start]);
+  const queue = [start];
+  const packages = new Set<string>();
+  while (queue.length > 0) {
+    for (const imp of outputs[queue.pop()!]!.imports) {
+      if (imp.kind !== 'import-statement') continue;
+      if (imp.external) packages.add(imp.path);
+      else if (!seen.has(imp.path)) {
+        seen.add(imp.path);
+        queue.push(imp.path);
+      }
+    }
+  }
+  return { files: [...seen].flatMap((o) => Object.keys(outputs[o]!.inputs)), packages: [...packages] };
+}
+
+describe('the chainpilot command', () => {
+  it('registers its commands without loading any command implementation, zod, yaml, pino or a Solana SDK', async () => {
+    const { files, packages } = await staticGraph('src/cli/entry.ts');
+    expect(files).toContain('src/cli/main.ts');
+    expect(files.filter((f) => /^src\/(runtime\/(?!funding)|sim|engine|executors|config|client|strategies)/.test(f) || f.endsWith('wallet-file.ts'))).toEqual([]);
+    expect(packages.filter((p) => !p.startsWith('node:')).sort()).toEqual(['commander']);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * The package as a user gets it: `npm pack` of a copy of the project (which builds dist/ through
+ * `prepare`), the tarball
+ * installed into an empty project from npm's cache (`--prefer-offline`: after any install of this
+ * project the cache holds every dependency, so nothing is fetched), each entry point imported, and
+ * `npx chainpilot paper` run with a strategy written against `chainpilot/strategy`.
+ *
+ * Slow (packing builds the project; installing compiles the native addons): an e2e test.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repo = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'cp-package-'));
+const app = join(dir, 'app');
+
+const STRATEGY = `import { defineStrategy, solParam, z, type TokenLaunched } from 'chainpilot/strategy';
+
+const params = z.strictObject({ buySol: solParam.prefault('0.01'), maxBuys: z.number().int().positive().default(2) });
+
+export default defineStrategy<z.output<typeof params>, { buys: number }>({
+  id: 'first-launches',
+  params,
+  rooms: () => ['latest'],
+  initialState: () => ({ buys: 0 }),
+  onLaunch(e: TokenLaunched, ctx) {
+    if (ctx.state.buys >= ctx.params.maxBuys) return;
+    const r = ctx.buy({ mint: e.mint, lamports: ctx.params.buySol, reason: 'first launches' });
+    if (r.ok) ctx.state.buys += 1;
+  },
+});
+`;
+
+const DEPLOYMENT = `version: 1
+name: package-e2e
+endpoints:
+  simulator: { seed: 7, speed: 120 }
+strategies:
+  - use: ./first-launches.ts
+    params: { buySol: "0.02" }
+risk:
+  maxTradeSol: "0.1"
+  maxOpenPositions: 5
+  maxExposureSol: "1"
+  dailyLossLimitSol: "1"
+telemetry:
+  logLevel: warn
+  decisionLog: ./decisions.jsonl
+`;
+
+/** Lists the files a module graph loads, through a resolve hook in a child process. */
+const GRAPH_PROBE = `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+export async function resolve(spec, ctx, next) {
+  const r = await next(spec, ctx);
+  if (!r.url.startsWith('node:')) process.stdout.write(r.url + '\\\\n');
+  return r;
+}\`));
+await import(process.argv[2]);
+`;
+
+async function npm(args: string[], cwd: string): Promise<string> {
+  const r = await run('npm', args, { cwd, timeout: 1_100_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  return r.stdout;
+}
+
+/**
+ * Packs a copy of the project (its own dist/, node_modules linked), so packing never rebuilds the
+ * dist/ that other tests and the CLI of this checkout are using at the same time.
+ */
+async function packCopy(): Promise<void> {
+  const copy = join(dir, 'project');
+  mkdirSync(copy);
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { files: string[] };
+  for (const f of [...pkg.files.filter((f) => f !== 'dist'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.npmrc', 'README.md']) {
+    cpSync(join(repo, f), join(copy, f), { recursive: true });
+  }
+  symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'));
+  await npm(['pack', '--pack-destination', dir], copy);
+}
+
+beforeAll(async () => {
+  await packCopy();
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack wrote no tarball into ${dir}`);
+  // The empty project: native addons build from source like in the repository (no binary download).
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'user-app', version: '1.0.0', private: true, type: 'module' }));
+  copyFileSync(join(repo, '.npmrc'), join(app, '.npmrc'));
+  await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball)], app);
+  writeFileSync(join(app, 'first-launches.ts'), STRATEGY);
+  writeFileSync(join(app, 'deploy.yaml'), DEPLOYMENT);
+  writeFileSync(join(app, 'graph-probe.mjs'), GRAPH_PROBE);
+}, 1_200_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the packed chainpilot package', () => {
+  it('ships compiled JavaScript and type declarations for every entry point', () => {
+    const pkg = JSON.parse(readFileSync(join(app, 'node_modules/chainpilot/package.json'), 'utf8')) as { exports: Record<string, { import?: string; types?: string }> };
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', './runtime', './sim', './strategy']);
+    for (const [name, entry] of Object.entries(pkg.exports)) {
+      if (name === './package.json') continue;
+      expect(readFileSync(join(app, 'node_modules/chainpilot', entry.import!), 'utf8').length).toBeGreaterThan(0);
+      expect(readFileSync(join(app, 'node_modules/chainpilot', entry.types!), 'utf8').length).toBeGreaterThan(0);
+    }
+  });
+
+  it('imports each entry point from an installed project', async () => {
+    const script = `const m = await import('chainpilot'); const s = await import('chainpilot/strategy');
+const sim = await import('chainpilot/sim'); const rt = await import('chainpilot/runtime');
+console.log(JSON.stringify([typeof m.createServiceClients, typeof m.ChainpilotError, typeof s.defineStrategy, typeof s.solParam.parse, typeof s.z.object, typeof sim.startSimulator, typeof rt.runPaper, typeof rt.loadDeployment]));`;
+    const r = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
+    expect(JSON.parse(r.stdout)).toEqual(['function', 'function', 'function', 'function', 'function', 'function', 'function', 'function']);
+  });
+
+  it('loads no native addon and no Solana SDK for chainpilot/strategy', async () => {
+    const r = await run(process.execPath, ['graph-probe.mjs', 'chainpilot/strategy'], { cwd: app });
+    const loaded = r.stdout.trim().split('\n');
+    expect(loaded.some((u) => u.includes('/node_modules/chainpilot/dist/strategies/api.js'))).toBe(true);
+    expect(loaded.filter((u) => /@solana|litesvm|better-sqlite3|bigint-buffer|\.node$/.test(u))).toEqual([]);
+  });
+
+  it('runs `npx chainpilot paper` with a user strategy written against chainpilot/strategy', async () => {
+    const r = await run('npx', ['--no-install', 'chainpilot', 'paper', 'deploy.yaml', '--duration', '4s'], { cwd: app, timeout: 120_000 });
+    expect(r.stdout).toContain('package-e2e with first-launches on the embedded simulator');
+    expect(r.stdout).toContain('summary over');
+    const decisions = readFileSync(join(app, 'decisions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; strategyId: string });
+    expect(decisions.some((d) => d.kind === 'intent' && d.strategyId === 'first-launches')).toBe(true);
+  }, 180_000);
+
+  it('prints the version quickly and a coded error with a hint for a bad deployment', async () => {
+    const v = await run('npx', ['--no-install', 'chainpilot', '--version'], { cwd: app });
+    expect(v.stdout.trim()).toBe(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version);
+    writeFileSync(join(app, 'bad.yaml'), 'version: 1\nname: bad\nstrategies:\n  - use: no-such-strategy\n');
+    const bad = await run('npx', ['--no-install', 'chainpilot', 'validate', 'bad.yaml'], { cwd: app }).catch((e: { stderr: string; code: number }) => e);
+    expect('code' in bad ? bad.code : 0).toBe(1);
+    expect(bad.stderr).toMatch(/^[A-Z]+_[A-Z_]+: /m);
+    expect(bad.stderr).toContain('hint: ');
+  });
+});
