@@ -128,6 +128,14 @@ export const ERROR_CODES = {
   RUNTIME_LIVE_NETWORK_MISMATCH: "the deployment's network is missing, disagrees with its endpoints, or is not the cluster the RPC reports (getVersion, getGenesisHash)",
   RUNTIME_LIVE_ENDPOINTS_MISSING: 'live mode with remote endpoints needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl',
   CLI_BAD_OPTION: "a command-line option has an invalid value",
+  RUNTIME_DAEMON_NO_FILES: 'the daemon was given no deployment files, or a path that does not exist',
+  RUNTIME_DAEMON_DUPLICATE_NAME: 'two deployment files given to the daemon use the same deployment name',
+  RUNTIME_DEPLOYMENT_FAILED: 'a deployment stopped by itself or failed with an uncoded error; the message says why',
+  RUNTIME_DAEMON_UNSAFE_LISTEN: 'the daemon refuses to listen on a non-loopback address without an API token',
+  RUNTIME_DAEMON_LISTEN_FAILED: "the daemon's control server could not listen on its address (in use, or not allowed)",
+  RUNTIME_DAEMON_BAD_CONFIG: 'the daemon configuration (--listen, server.listen, token) is invalid',
+  CLI_API_UNREACHABLE: "the CLI could not reach the daemon's control API; check --url and that the daemon runs",
+  CLI_API_REFUSED: "the daemon's control API refused the request (wrong token, unknown deployment or bad request)",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
