@@ -160,6 +160,20 @@ const live = z.strictObject({
   drainTimeout: duration.default(30_000),
 }).prefault({});
 
+/** The runtime's watch over the market feed (docs/runtime.md). */
+const feed = z.strictObject({
+  /** No frame (pings included) for this long on the run clock: the feed is stale. */
+  staleAfter: duration.pipe(z.number().int().min(1_000, 'expected at least 1s')).default(120_000),
+  /** What a lost feed (stopped, stale, disconnected, overflowing, failed backfill) does to entries. */
+  onLoss: z.enum(['pause-entries', 'halt', 'continue']).default('pause-entries'),
+}).prefault({});
+
+/** Clean shutdown (docs/runtime.md). */
+const shutdown = z.strictObject({
+  /** How long a stop waits (run clock) for in-flight intents to land, fail or expire. */
+  drain: duration.default(30_000),
+}).prefault({});
+
 const wallet = z.strictObject({ keypairPath: z.string().min(1).optional(), secretKey: z.string().min(1).optional() });
 
 export const deploymentSchema = z.strictObject({
@@ -179,6 +193,8 @@ export const deploymentSchema = z.strictObject({
   engine,
   store,
   telemetry,
+  feed,
+  shutdown,
 });
 
 /** The validated deployment, with every default applied. */

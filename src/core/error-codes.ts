@@ -136,6 +136,15 @@ export const ERROR_CODES = {
   RUNTIME_DAEMON_BAD_CONFIG: 'the daemon configuration (--listen, server.listen, token) is invalid',
   CLI_API_UNREACHABLE: "the CLI could not reach the daemon's control API; check --url and that the daemon runs",
   CLI_API_REFUSED: "the daemon's control API refused the request (wrong token, unknown deployment or bad request)",
+  // runtime: deployment handle (runtime issue)
+  RUNTIME_ENTRIES_PAUSED: 'denial: new buys are paused (feed policy feed.onLoss: pause-entries, or an operator pause); exits and sells still run',
+  RUNTIME_HALTED: 'denial: the deployment is halted after a fatal error or feed.onLoss: halt; no new intents until restart',
+  RUNTIME_FEED_LOST: 'the market feed stopped, went stale, disconnected, overflowed or failed a backfill; feed.onLoss decides what happens to entries',
+  RUNTIME_INVARIANT_BROKEN: 'applying an execution report failed: an invariant of the portfolio or journal broke; the deployment halts',
+  RUNTIME_START_FAILED: 'the deployment could not start; the cause is in the message',
+  RUNTIME_HANDLE_STATE: 'a handle method was called in a state that does not allow it (start twice, start after stop)',
+  RUNTIME_PROCESS_EXIT: 'user code called process.exit; a strategy cannot end the process',
+  RUNTIME_FEED_NEVER_OPENED: 'the run ended without the market feed ever delivering a frame (key refused or service unreachable)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

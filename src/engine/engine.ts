@@ -15,7 +15,7 @@ import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { normaliseMessage } from './normalise.js';
-import { createOrderFlow, type OrderFlow } from './order-flow.js';
+import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
 import { createRoomRegistry } from './room-registry.js';
@@ -60,6 +60,8 @@ export interface EngineOptions {
    * `startingCashLamports` (the wallet balance already reflects these trades).
    */
   readonly restoredFills?: readonly RestoredFill[];
+  /** The runtime's admission check before the risk gate (paused entries, halted deployment). */
+  readonly admission?: Admission;
 }
 
 /** A fill of an earlier run and the strategy that owned it. */
@@ -112,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock, random: options.random, executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
+    admission: options.admission,
     onPositionOpened: (p) => rooms.acquire(p.strategyId, `${priceRoom}:${p.mint}`),
     onPositionClosed: (p) => rooms.release(p.strategyId, `${priceRoom}:${p.mint}`),
     onFill: (strategyId, fill) => runners.get(strategyId)?.call('onFill', fill),

@@ -3,7 +3,7 @@
  * log, pending bookkeeping (buys and sells in flight count against limits), and the execution
  * reports that update the portfolio.
  */
-import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type Logger, type Random, type UnixMs } from '../core/index.js';
+import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type ErrorCode, type Logger, type Random, type UnixMs } from '../core/index.js';
 import type { DecisionSink } from './decision-log.js';
 import type { EngineStats } from './engine-stats.js';
 import type { ExecutionReport, Executor, Fill, OrderIntent } from './execution-port.js';
@@ -52,7 +52,15 @@ export interface OrderFlowDeps {
   readonly onPositionOpened: (p: Position) => void;
   readonly onPositionClosed: (p: Position) => void;
   readonly onFill: (strategyId: string, fill: Fill) => void;
+  /** The runtime's say before the risk gate (paused entries, a halted deployment); undefined admits. */
+  readonly admission: Admission | undefined;
 }
+
+/**
+ * The runtime's admission check, asked before the risk gate for every order: a denial (coded) is
+ * logged, counted and written to the decision log like a risk denial.
+ */
+export type Admission = (side: 'buy' | 'sell') => { readonly code: ErrorCode; readonly reason: string } | undefined;
 
 interface Pending {
   readonly intent: OrderIntent;
@@ -116,9 +124,12 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
     const at = d.clock.now();
     const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: req.amountIn.toString() };
+    const refused = closed ? undefined : d.admission?.(req.side);
     const decision = closed
       ? { allowed: false as const, code: 'ENGINE_STOPPED', reason: 'the engine is stopping: no new orders' }
-      : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
+      : refused
+        ? { allowed: false as const, code: refused.code, reason: refused.reason }
+        : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
     if (!decision.allowed) {
       d.decisions({ kind: 'denied', ...base, code: decision.code, reason: decision.reason });
       d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code: decision.code, reason: decision.reason });

@@ -3,9 +3,9 @@
  * deployment's risk limits, execution defaults and error policy, its decision log file, and the
  * kill switch. Only the executor, feed, clock and starting cash differ between modes.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
+import { ChainpilotError, silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import { formatDecision, type DecisionEntry, type DecisionSink } from '../engine/decision-log.js';
@@ -14,6 +14,7 @@ import type { Executor, OrderIntent } from '../engine/execution-port.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
 import type { RestoredFill } from '../engine/engine.js';
+import type { Admission } from '../engine/order-flow.js';
 
 export interface DeploymentEngineOptions {
   readonly deployment: Deployment;
@@ -30,6 +31,8 @@ export interface DeploymentEngineOptions {
   readonly onIntent?: (intent: OrderIntent) => void;
   /** Fills of earlier runs to rebuild positions from (live: the journal's landed intents). */
   readonly restoredFills?: readonly RestoredFill[];
+  /** The runtime's admission check (paused entries, halted deployment). */
+  readonly admission?: Admission;
 }
 
 export interface DeploymentEngine {
@@ -41,10 +44,20 @@ export interface DeploymentEngine {
 /** Builds the engine of `deployment` around the given executor and feed. */
 export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEngine {
   const d = o.deployment;
+  const log = o.log ?? silentLogger();
   let file: WriteStream | undefined;
   if (d.telemetry.decisionLog) {
-    mkdirSync(dirname(d.telemetry.decisionLog), { recursive: true });
-    file = createWriteStream(d.telemetry.decisionLog, { flags: 'w' });
+    const path = d.telemetry.decisionLog;
+    // Opened synchronously: an unwritable path is a coded start error now, not a stream error later.
+    let fd: number;
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      fd = openSync(path, 'w');
+    } catch (e) {
+      throw new ChainpilotError('RUNTIME_START_FAILED', `telemetry.decisionLog: cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); pick a writable path or remove the key`, { retry: 'not_retryable', context: { field: 'telemetry.decisionLog' }, cause: e });
+    }
+    file = createWriteStream('', { fd });
+    file.on('error', (e) => log.error({ err: e.message, path }, 'decision log write failed; later decisions are not in the file'));
   }
   const sinks: DecisionSink[] = [];
   if (o.decisions) sinks.push(o.decisions);
@@ -54,7 +67,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
   }
   const r = d.risk;
   const engine = createEngine({
-    feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log: o.log ?? silentLogger(),
+    feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log,
     startingCashLamports: o.startingCashLamports,
     ...(o.restoredFills ? { restoredFills: o.restoredFills } : {}),
     risk: {
@@ -70,6 +83,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     },
     ...(o.data ? { data: o.data } : {}),
     ...(o.onIntent ? { onIntent: o.onIntent } : {}),
+    ...(o.admission ? { admission: o.admission } : {}),
     errorPolicy: { maxErrors: d.engine.haltAfterErrors, windowMs: d.engine.errorWindow },
     positionPriceRoom: d.engine.positionPriceRoom,
   });

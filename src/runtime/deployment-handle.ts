@@ -185,6 +185,19 @@ export interface FeedConnection {
 export interface FeedWatchSource {
   onEvent(handler: (event: { readonly kind: string } & Readonly<Record<string, unknown>>) => void): () => void;
   readonly state: string;
+  /** The client's counters (the Datastream client's `stats()` satisfies it): frames include pings. */
+  stats?(): FeedWatchStats;
+}
+
+/** The counters the feed watch reads (a subset of the Datastream client's stats). */
+export interface FeedWatchStats {
+  readonly frames: number;
+  readonly gaps: number;
+  readonly reconnects: number;
+  readonly parseFailures: number;
+  readonly invalidPayloads: number;
+  readonly dropped: number;
+  readonly backfillFailures: number;
 }
 
 /** Dependencies injected by whoever holds the handle; absent ones are built by the composition root. */
@@ -202,5 +215,8 @@ export interface DeploymentDeps {
   /** Seed of the run's ids and simulator (overrides the deployment's). */
   readonly seed?: number;
 }
+
+/** The factory every composition root provides (src/runtime/create-deployment.ts). */
+export type CreateDeployment = (loaded: LoadedDeployment, deps?: DeploymentDeps) => DeploymentHandle;
 
 export type { DecisionEntry };

@@ -1,11 +1,12 @@
 /**
  * What the paper and live composition roots share: loading the deployment with its secrets
- * registered in a redactor, the run's redacting logger, the Datastream feed and REST ports for an
- * endpoint, and waiting until Ctrl-C, a duration or an abort signal stops the run.
+ * registered in a redactor, the run's redacting logger, and the Datastream feed and REST ports for
+ * an endpoint.
  */
 import { destination, type DestinationStream } from 'pino';
-import { createDatastreamClient, type DatastreamClient } from '../client/datastream/index.js';
-import { createLogger, createRedactor, seededRandom, type Logger, type Redactor } from '../core/index.js';
+import { createDatastreamClient, type DatastreamClient, type DatastreamKnobs } from '../client/datastream/index.js';
+import { createLogger, createRedactor, seededRandom, type Clock, type Logger, type Redactor } from '../core/index.js';
+import type { FeedConnection } from './deployment-handle.js';
 import { loadDeployment, type Deployment, type LoadedDeployment } from '../config/index.js';
 import { createRestPorts, type RestPorts } from './rest-ports.js';
 
@@ -42,33 +43,30 @@ export function openRun(o: RunBaseOptions): OpenedRun {
   return { loaded, deployment: d, redactor, log, out };
 }
 
-/** The Datastream client and REST ports of one endpoint (remote service or embedded simulator). */
-export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number }): { feed: DatastreamClient; rest: RestPorts } {
-  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor });
-  const feed = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, random: seededRandom(o.seed).fork('datastream'), backfill: rest.backfill });
-  return { feed, rest };
+/** The Datastream client and REST ports of one endpoint, as the handle's feed connection. */
+export interface OwnedConnection extends FeedConnection {
+  readonly client: DatastreamClient;
+  readonly rest: RestPorts;
 }
 
 /**
- * Resolves when SIGINT arrives, `signal` aborts or `durationMs` passes; calls `tick` every
- * `tickMs` meanwhile. Removes its listeners and timers before resolving.
+ * The Datastream client and REST ports of one endpoint (remote service or embedded simulator), on
+ * the run clock: reconnect backoff, liveness, `receivedAt`, gap times and REST retry waits all read
+ * `clock`. `release()` closes both.
  */
-export async function waitForStop(o: { readonly durationMs?: number; readonly signal?: AbortSignal; readonly tickMs: number; readonly tick: () => void }): Promise<void> {
-  const stopped = new AbortController();
-  const stop = (): void => stopped.abort();
-  process.once('SIGINT', stop);
-  o.signal?.addEventListener('abort', stop, { once: true });
-  if (o.signal?.aborted) stop();
-  const timers: NodeJS.Timeout[] = [setInterval(o.tick, o.tickMs)];
-  if (o.durationMs !== undefined) timers.push(setTimeout(stop, o.durationMs));
-  try {
-    await new Promise<void>((resolve) => {
-      if (stopped.signal.aborted) resolve();
-      stopped.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-  } finally {
-    for (const t of timers) clearInterval(t);
-    process.removeListener('SIGINT', stop);
-    o.signal?.removeEventListener('abort', stop);
-  }
+export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs }): OwnedConnection {
+  const random = seededRandom(o.seed);
+  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest') });
+  const client = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, clock: o.clock, random: random.fork('datastream'), backfill: rest.backfill, ...o.knobs });
+  let released = false;
+  return {
+    client, rest, feed: client, data: rest.data,
+    watch: { onEvent: (h) => client.onEvent(h), get state() { return client.state; }, stats: () => client.stats() },
+    async release() {
+      if (released) return;
+      released = true;
+      client.close();
+      await rest.close();
+    },
+  };
 }

@@ -1,39 +1,19 @@
 /**
- * `chainpilot run FILE --live`: the live composition root. The same engine and strategies as paper
- * mode, with the live executor (swap → inspect → sign → journal → send → confirm) on the real
- * JSON-RPC and swap clients, the SQLite journal at `store.path` and the deployment's wallet.
- *
- * With simulator endpoints it starts the embedded simulator in process with its ledger and funds
- * the wallet (`live.simulatorFundSol`), so live mode can be rehearsed with no risk; with remote
- * endpoints it uses `rpcUrl`, `swapUrl` and the keys from the deployment.
- *
- * Order of start-up: rails (no I/O) → wallet → simulator or remote clients → network check →
- * journal → executor `start()` (reconciles every unfinished intent) → wallet balance read →
- * engine, feed and strategies. Nothing is submitted before reconciliation finished.
+ * `chainpilot run FILE --live`: runs a deployment in live mode through its handle (see
+ * live-deployment.ts for the composition and the order of start-up). A thin shell (run-shell.ts):
+ * status panel, signals, drain with a per-intent report, summary, wallet line and exit status.
  */
-import { mkdirSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
-import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../client/index.js';
-import { lamportsToSol, seededRandom, systemClock, type Clock } from '../core/index.js';
-import type { Engine } from '../engine/engine.js';
+import { lamportsToSol } from '../core/index.js';
 import type { RunSummary } from '../engine/engine-stats.js';
-import type { ExecutionReport, ExecutionSink, Executor } from '../engine/execution-port.js';
-import type { IntentJournal } from '../executors/journal/journal.js';
-import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
-import { createLiveExecutor } from '../executors/live/live-executor.js';
 import type { LedgerServicesOptions } from '../sim/ledger/index.js';
-import { ledgerServices } from '../sim/ledger/index.js';
-import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
-import { createDeploymentEngine } from './deployment-engine.js';
-import { checkLiveNetwork } from './live-network.js';
-import { checkLiveDeployment, liveCapWarnings, type LiveConfirmation } from './live-rails.js';
-import { readWalletHoldings, walletSigner } from './live-wallet.js';
-import { resolveStrategies } from './resolve-strategies.js';
-import { connectFeed, openRun, waitForStop, type RunBaseOptions } from './run-common.js';
-import { createStatusPanel, formatSummary } from './status-panel.js';
+import type { ShutdownReport } from './deployment-handle.js';
+import type { LiveRunView } from './live-deployment.js';
+import type { LiveConfirmation } from './live-rails.js';
+import { runShell, type ShellOptions } from './run-shell.js';
 
-export interface RunLiveOptions extends RunBaseOptions, LiveConfirmation {
+export type { LiveRunView } from './live-deployment.js';
+
+export interface RunLiveOptions extends ShellOptions, LiveConfirmation {
   /** Overrides `endpoints.simulator.speed` (simulator endpoints only). */
   readonly speed?: number | 'max';
   /** Seed of the engine's ids and of the simulator (overrides `endpoints.simulator.seed`). */
@@ -47,14 +27,6 @@ export interface RunLiveOptions extends RunBaseOptions, LiveConfirmation {
   readonly inspect?: (view: LiveRunView) => Promise<void> | void;
 }
 
-/** What `inspect` sees of a finished live run. */
-export interface LiveRunView {
-  readonly wallet: string;
-  readonly engine: Engine;
-  readonly journal: IntentJournal;
-  readonly rpc: RpcClient;
-}
-
 export interface LiveRunResult {
   readonly summary: RunSummary;
   readonly wallet: string;
@@ -63,126 +35,27 @@ export interface LiveRunResult {
   /** Wallet SOL on chain at exit, and the portfolio's cash: equal unless something was left unresolved. */
   readonly walletLamports: bigint;
   readonly cashLamports: bigint;
+  readonly report: ShutdownReport;
+  readonly exitCode: number;
+  readonly problem: string | undefined;
 }
 
-/** Runs a deployment in live mode until Ctrl-C, `durationMs` or `signal`; see the module comment. */
+/** Runs a deployment in live mode until a signal, `durationMs`, `signal` or a fatal error. */
 export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
-  const { loaded, deployment: d, redactor, log, out } = openRun(o);
-  const network = checkLiveDeployment(d, o);
-  for (const w of liveCapWarnings(d)) {
-    out(`warning: ${w}\n`);
-    log.warn({ warning: w }, 'live caps');
-  }
-  const strategies = await resolveStrategies(loaded);
-  const signer = walletSigner(d);
-  const seed = o.seed ?? d.endpoints.simulator?.seed ?? 1;
-  const cleanup: (() => Promise<void> | void)[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const c of cleanup.reverse()) await c();
-    cleanup.length = 0;
+  const r = await runShell(o, {
+    mode: 'live',
+    confirmation: { ...(o.live !== undefined ? { live: o.live } : {}), ...(o.confirm !== undefined ? { confirm: o.confirm } : {}) },
+    ...(o.speed !== undefined ? { speed: o.speed } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.ledger ? { ledger: o.ledger } : {}),
+    ...(o.inspect ? { inspect: o.inspect } : {}),
+  }, (loaded, handle) => `chainpilot run --live: ${loaded.deployment.name} with ${handle.startInfo()?.strategies.join(', ') ?? ''} on ${handle.startInfo()?.where ?? ''}`);
+  const end = r.handle.liveEnd();
+  const out = o.out ?? ((t: string) => void process.stdout.write(t));
+  if (end) out(`wallet ${end.wallet}: ${lamportsToSol(end.walletLamports)} SOL on chain, portfolio cash ${lamportsToSol(end.cashLamports)} SOL; ${end.unresolvedIntents} intent(s) left for the next start to reconcile\n`);
+  return {
+    summary: r.report.summary, wallet: end?.wallet ?? '', unresolvedIntents: end?.unresolvedIntents ?? 0,
+    walletLamports: end?.walletLamports ?? 0n, cashLamports: end?.cashLamports ?? 0n,
+    report: r.report, exitCode: r.exitCode, problem: r.problem,
   };
-
-  try {
-    let sim: RunningSimulator | undefined;
-    let clock: Clock = systemClock();
-    let rpcUrl: string;
-    let swapUrl: string;
-    let rpcKey: string | undefined;
-    let feedEndpoint: { baseUrl: string; datastreamUrl: string; apiKey: string };
-    const remote = d.endpoints.remote;
-    if (remote) {
-      rpcUrl = remote.rpcUrl ?? '';
-      swapUrl = remote.swapUrl ?? '';
-      rpcKey = remote.rpcApiKey;
-      feedEndpoint = { baseUrl: remote.baseUrl, datastreamUrl: remote.datastreamUrl, apiKey: remote.apiKey };
-    } else {
-      const apiKey = randomBytes(16).toString('hex');
-      redactor.add(apiKey);
-      const fund = d.live.simulatorFundSol;
-      sim = await startSimulator({
-        seed, speed: o.speed ?? d.endpoints.simulator?.speed ?? 60, apiKey, log: log.child({ part: 'sim' }),
-        services: [ledgerServices({ ...o.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) })],
-      });
-      const started = sim;
-      cleanup.push(() => started.stop());
-      clock = sim.clock;
-      rpcUrl = sim.urls['rpc'] ?? '';
-      swapUrl = sim.urls['swap'] ?? '';
-      rpcKey = apiKey;
-      feedEndpoint = { baseUrl: sim.urls.base, datastreamUrl: sim.urls.datastream, apiKey };
-    }
-
-    const rpc = createRpcClient({ url: rpcUrl, ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}), redactor, timeoutMs: 5_000 });
-    cleanup.push(() => rpc.close());
-    await checkLiveNetwork(rpc, network, o.signal);
-    const swap: SwapClient = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor, timeoutMs: 10_000 });
-    cleanup.push(() => swap.close());
-
-    const storePath = resolve(d.store.path);
-    mkdirSync(dirname(storePath), { recursive: true });
-    const journal = openSqliteJournal({ path: storePath });
-    cleanup.push(() => journal.close());
-    const executor = createLiveExecutor({
-      rpc, swap, signer, journal, clock, logger: log.child({ part: 'executor' }),
-      settings: {
-        maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
-        allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment,
-      },
-    });
-
-    // Reconcile before the engine exists: reports of earlier runs' intents are printed, not applied
-    // (the engine's portfolio starts from the wallet's balance read after reconciliation).
-    let engineSink: ExecutionSink | undefined;
-    const reconciled: ExecutionReport[] = [];
-    await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
-    if (reconciled.length > 0) out(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}\n`);
-    const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
-
-    const { feed, rest } = connectFeed({ ...feedEndpoint, redactor, seed });
-    cleanup.push(() => rest.close());
-    cleanup.push(() => feed.close());
-    const gated: Executor = {
-      start: (sink) => {
-        engineSink = sink;
-        return Promise.resolve();
-      },
-      submit: (intent) => executor.submit(intent),
-      stop: (signal) => executor.stop(signal),
-    };
-    // Positions of earlier runs come back from the journal (reconciled intents included), so a
-    // restart keeps managing what the wallet holds; cash is the wallet's balance. Only against a
-    // persistent chain: the embedded simulator starts a new ledger each run, where they never existed.
-    const restoredFills = sim ? [] : (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
-    if (restoredFills.length > 0) out(`restored ${restoredFills.length} fill(s) from the journal\n`);
-    const { engine, closeDecisionLog } = createDeploymentEngine({
-      deployment: d, strategies, feed, executor: gated, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }),
-      startingCashLamports: startLamports, data: rest.data, restoredFills,
-    });
-    const panel = createStatusPanel(engine, () => Date.now());
-    await engine.start();
-    try {
-      const where = sim ? `the embedded simulator's ledger (seed ${seed})` : `${network} through ${redactor.redact(rpcUrl)}`;
-      out(`chainpilot run --live: ${d.name} with ${strategies.map((s) => s.id).join(', ')} on ${where}; wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; journal ${storePath}${o.durationMs ? `; for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
-      await waitForStop({ ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}), ...(o.signal ? { signal: o.signal } : {}), tickMs: d.telemetry.statusInterval, tick: () => out(`${panel.render()}\n`) });
-    } finally {
-      await engine.stop(AbortSignal.timeout(d.live.drainTimeout));
-      await closeDecisionLog();
-    }
-    const unresolvedIntents = (await journal.unresolved()).length;
-    const holdings = await readWalletHoldings(rpc, signer.address);
-    await o.inspect?.({ wallet: signer.address, engine, journal, rpc });
-    const summary = engine.stats.summary();
-    const cashLamports = engine.portfolio.totals().cashLamports;
-    out(`${redactor.redact(formatSummary(summary))}\n`);
-    out(`wallet ${signer.address}: ${lamportsToSol(holdings.lamports)} SOL on chain, portfolio cash ${lamportsToSol(cashLamports)} SOL; ${unresolvedIntents} intent(s) left for the next start to reconcile\n`);
-    return { summary, wallet: signer.address, unresolvedIntents, walletLamports: holdings.lamports, cashLamports };
-  } finally {
-    await closeAll();
-  }
-}
-
-function summarise(reports: readonly ExecutionReport[]): string {
-  const counts = new Map<string, number>();
-  for (const r of reports) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
-  return [...counts].map(([t, n]) => `${n} ${t}`).join(', ');
 }

@@ -1,38 +1,93 @@
 /**
- * Terminal output of a running session: a status block (events/s, open positions with PnL, recent
- * fills and denials) and the final summary (trades, win rate, PnL, fees, max drawdown).
+ * Terminal output of a running deployment, read from its handle: on a TTY one screen redrawn in
+ * place (balances, PnL, open positions, pending intents, feed health with frames/s and last-frame
+ * age, rejected frames, denials); without a TTY one compact line per interval. And the end-of-run
+ * summary and shutdown report.
  */
-import type { Engine } from '../engine/engine.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import { formatSol } from '../engine/portfolio.js';
+import type { DeploymentHandle, ShutdownReport } from './deployment-handle.js';
 
 const short = (mint: string): string => (mint.length > 10 ? `${mint.slice(0, 4)}…${mint.slice(-4)}` : mint);
 const signed = (l: bigint): string => `${l >= 0n ? '+' : ''}${formatSol(l)}`;
+const age = (ms: number | undefined): string => (ms === undefined ? 'never' : ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
 
-/** Tracks the event rate between calls of `render`. */
-export function createStatusPanel(engine: Engine, now: () => number): { render(): string } {
-  let lastEvents = engine.stats.events;
-  let lastAt = now();
+/** Rows of open positions and pending intents shown on the TTY screen (more are counted). */
+const MAX_ROWS = 8;
+
+export interface StatusPanel {
+  /** The full screen (TTY). */
+  screen(): string;
+  /** One compact line (no TTY). */
+  line(): string;
+}
+
+/** Tracks the event rate between renders; `nowMs` is the run clock. */
+export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number): StatusPanel {
+  let lastEvents = 0;
+  let lastAt: number | undefined;
+  const rate = (events: number): number => {
+    const t = nowMs();
+    const r = lastAt !== undefined && t > lastAt ? ((events - lastEvents) * 1000) / (t - lastAt) : 0;
+    lastEvents = events;
+    lastAt = t;
+    return r;
+  };
+  const feedText = (): string => {
+    const h = handle.health();
+    const f = h.feed;
+    const last = f.lastFrameAt === undefined ? undefined : h.at - f.lastFrameAt;
+    return `feed ${f.state} ${f.framesPerSec.toFixed(0)} frames/s last ${age(last)} rejected ${f.rejected} dropped ${f.dropped} gaps ${f.gaps}`;
+  };
   return {
-    render() {
-      const t = now();
-      const events = engine.stats.events;
-      const rate = t > lastAt ? ((events - lastEvents) * 1000) / (t - lastAt) : 0;
-      lastEvents = events;
-      lastAt = t;
-      const totals = engine.portfolio.totals();
+    line() {
+      const s = handle.stats();
+      const h = handle.health();
+      const sum = s.summary;
+      const denials = Object.values(s.denialsByCode).reduce((n, x) => n + x, 0);
+      return `${h.state}  events ${sum.events} (${rate(sum.events).toFixed(0)}/s)  ${feedText()}  open ${sum.openPositions}  pending ${s.pending.length}  equity ${formatSol(sum.equityLamports)} SOL  realised ${signed(sum.realisedLamports)}  unrealised ${signed(sum.unrealisedLamports)}  denials ${denials}${h.cause ? `  (${h.cause.code})` : ''}`;
+    },
+    screen() {
+      const s = handle.stats();
+      const h = handle.health();
+      const sum = s.summary;
       const lines = [
-        `events ${events} (${rate.toFixed(0)}/s)  bad frames ${engine.stats.badFrames}  open ${totals.openPositions}  cash ${formatSol(totals.cashLamports)} SOL  equity ${formatSol(totals.equityLamports)} SOL  realised ${signed(totals.realisedLamports)}  unrealised ${signed(totals.unrealisedLamports)}`,
+        `${handle.name} [${handle.mode}] ${h.state}${h.cause ? ` (${h.cause.code}: ${h.cause.message})` : ''}`,
+        `equity ${formatSol(sum.equityLamports)} SOL  realised ${signed(sum.realisedLamports)}  unrealised ${signed(sum.unrealisedLamports)}  fees ${formatSol(sum.feesLamports)}  max drawdown ${formatSol(sum.maxDrawdownLamports)}`,
+        `events ${sum.events} (${rate(sum.events).toFixed(0)}/s)  intents ${sum.intents}  fills ${sum.fills}  trades ${sum.trades}  strategy errors ${sum.strategyErrors}`,
+        feedText(),
+        `open positions ${s.positions.length}`,
       ];
-      for (const p of engine.portfolio.open().slice(0, 8)) {
-        const value = engine.portfolio.valueOf(p);
-        lines.push(`  ${p.strategyId.padEnd(18)} ${short(p.mint).padEnd(10)} cost ${formatSol(p.costLamports)}  pnl ${value === undefined ? '?' : signed(value - p.costLamports)}`);
+      for (const p of s.positions.slice(0, MAX_ROWS)) {
+        lines.push(`  ${p.strategyId.padEnd(18)} ${short(p.mint).padEnd(10)} cost ${formatSol(p.costLamports)}  pnl ${p.unrealisedLamports === undefined ? '?' : signed(p.unrealisedLamports)}`);
       }
-      for (const f of engine.stats.recentFills.slice(-3)) {
-        lines.push(`  fill ${f.fill.side.padEnd(4)} ${short(f.fill.mint).padEnd(10)} ${formatSol(f.fill.solAmount)} SOL @ ${Number(f.fill.price).toPrecision(6)} (${f.strategyId})`);
-      }
-      for (const d of engine.stats.recentDenials.slice(-3)) lines.push(`  denied ${short(d.mint).padEnd(10)} ${d.code} (${d.strategyId})`);
+      if (s.positions.length > MAX_ROWS) lines.push(`  … ${s.positions.length - MAX_ROWS} more`);
+      lines.push(`pending intents ${s.pending.length}`);
+      for (const p of s.pending.slice(0, MAX_ROWS)) lines.push(`  ${p.intent.side.padEnd(4)} ${short(p.intent.mint).padEnd(10)} ${p.state.padEnd(8)} ${p.intent.strategyId}`);
+      if (s.pending.length > MAX_ROWS) lines.push(`  … ${s.pending.length - MAX_ROWS} more`);
+      const denials = Object.entries(s.denialsByCode).sort((x, y) => y[1] - x[1]);
+      lines.push(`denials ${denials.map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}`);
+      const rejected = Object.entries(h.feed.rejectedByFamily);
+      if (rejected.length > 0) lines.push(`rejected frames ${rejected.map(([f, r]) => `${f} ${r.count} (${r.sample.slice(0, 60)})`).join('; ')}`);
       return lines.join('\n');
+    },
+  };
+}
+
+/**
+ * Writes frames of a screen so that each one replaces the previous (cursor up, clear to the end),
+ * keeping the terminal's earlier output above it.
+ */
+export function createRedraw(write: (text: string) => void): { draw(text: string): void; done(): void } {
+  let previousLines = 0;
+  return {
+    draw(text) {
+      const up = previousLines > 0 ? `\x1b[${previousLines}F` : '';
+      write(`${up}\x1b[J${text}\n`);
+      previousLines = text.split('\n').length;
+    },
+    done() {
+      previousLines = 0;
     },
   };
 }
@@ -46,4 +101,12 @@ export function formatSummary(s: RunSummary): string {
     `  realised ${signed(s.realisedLamports)} SOL  unrealised ${signed(s.unrealisedLamports)} SOL  fees ${formatSol(s.feesLamports)} SOL`,
     `  equity ${formatSol(s.equityLamports)} SOL  max drawdown ${formatSol(s.maxDrawdownLamports)} SOL  strategy errors ${s.strategyErrors}`,
   ].join('\n');
+}
+
+/** The per-intent shutdown report as text (empty when nothing was in flight). */
+export function formatShutdownReport(r: ShutdownReport): string {
+  if (r.intents.length === 0) return `shutdown: no intent was in flight`;
+  const lines = [`shutdown: ${r.intents.length} intent(s) were in flight${r.drainedWithinDeadline ? '' : '; the drain deadline passed'}`];
+  for (const i of r.intents) lines.push(`  ${i.intentId} ${i.side} ${short(i.mint)} ${i.outcome} (${i.state})${i.signature ? ` ${i.signature}` : ''}`);
+  return lines.join('\n');
 }

@@ -22,7 +22,7 @@ export function registerRunCommand(program: Command): void {
     .option('--speed <n>', 'simulator speed: multiple of real time, or max (simulator endpoints only)', speed)
     .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
     .action(async (file: string, o: RunOpts) => {
-      await runLive({
+      const r = await runLive({
         file,
         ...(o.live ? { live: true } : {}),
         ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
@@ -30,5 +30,7 @@ export function registerRunCommand(program: Command): void {
         ...(o.speed ? { speed: o.speed } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       });
+      if (r.problem) process.stderr.write(`${r.problem}\n`);
+      process.exitCode = r.exitCode;
     });
 }

@@ -1,6 +1,7 @@
 /** `chainpilot validate FILE`: checks a deployment and prints its effective config, secrets redacted. */
 import type { Command } from 'commander';
 import { validateDeploymentFile } from '../../runtime/validate-deployment.js';
+import { guardProcessExit } from '../../runtime/run-shell.js';
 
 export function registerValidate(program: Command): void {
   program
@@ -8,7 +9,14 @@ export function registerValidate(program: Command): void {
     .description('check a deployment file and print the effective configuration (secrets redacted)')
     .argument('<file>', 'deployment YAML file')
     .action(async (file: string) => {
-      const r = await validateDeploymentFile(file);
+      // Strategy modules are imported to check their parameters: they may not end the process.
+      const restore = guardProcessExit();
+      let r: Awaited<ReturnType<typeof validateDeploymentFile>>;
+      try {
+        r = await validateDeploymentFile(file);
+      } finally {
+        restore();
+      }
       if (r.ok) {
         process.stdout.write(`# ${file} is valid. Effective configuration:\n${r.text}`);
       } else {

@@ -1,0 +1,59 @@
+/**
+ * The embedded simulator as a deployment's endpoint: started in process on a manual clock that
+ * becomes the run's one clock, moved by the lockstep driver (see lockstep-driver.ts), with the
+ * Datastream client and REST ports of the run connected to it.
+ */
+import { randomBytes } from 'node:crypto';
+import { manualClock, type Logger, type ManualClock, type Redactor, type UnixMs } from '../core/index.js';
+import type { SimServiceFactory } from '../sim/market-port.js';
+import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
+import { createLockstepDriver, type LockstepDriver } from './lockstep-driver.js';
+
+/**
+ * Simulated start time at `--speed max` when none is given: a fixed instant, so that two runs with
+ * one seed write the same decision log (timestamps included). Numeric speeds start at wall time.
+ */
+export const MAX_SPEED_START_AT = Date.UTC(2026, 0, 1) as UnixMs;
+
+export interface EmbeddedSim {
+  readonly sim: RunningSimulator;
+  readonly clock: ManualClock;
+  readonly apiKey: string;
+  readonly speed: number | 'max';
+  /** Starts moving time; `idle` says when the deployment has taken in what was sent. */
+  drive(idle: () => boolean): void;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedSimOptions {
+  readonly seed: number;
+  readonly speed: number | 'max';
+  readonly redactor: Redactor;
+  readonly log: Logger;
+  readonly services?: readonly SimServiceFactory[];
+  /** A clock the caller moves (tests, backtests): the runtime never drives it. */
+  readonly clock?: ManualClock;
+  readonly startAt?: UnixMs;
+}
+
+/** Starts the simulator on its own manual clock (not yet moving). */
+export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedSim> {
+  const apiKey = randomBytes(16).toString('hex');
+  o.redactor.add(apiKey);
+  const startAt = o.startAt ?? (o.speed === 'max' ? MAX_SPEED_START_AT : ((Math.floor(Date.now() / 1000) * 1000) as UnixMs));
+  const clock = o.clock ?? manualClock(startAt);
+  const sim = await startSimulator({ seed: o.seed, clock, apiKey, log: o.log, ...(o.services ? { services: o.services } : {}) });
+  let driver: LockstepDriver | undefined;
+  return {
+    sim, clock, apiKey, speed: o.speed,
+    drive(idle) {
+      if (o.clock || driver) return;
+      driver = createLockstepDriver({ clock, speed: o.speed, idle });
+      driver.start();
+    },
+    async stop() {
+      driver?.stop();
+      await sim.stop();
+    },
+  };
+}

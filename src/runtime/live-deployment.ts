@@ -1,0 +1,150 @@
+/**
+ * Composition root of live mode: the same engine and strategies as paper mode, with the live
+ * executor (swap → inspect → sign → journal → send → confirm) on the real JSON-RPC and swap
+ * clients, the SQLite journal at `store.path` and the deployment's wallet.
+ *
+ * With simulator endpoints it starts the embedded simulator in process with its ledger and funds
+ * the wallet (`live.simulatorFundSol`), so live mode can be rehearsed with no risk; with remote
+ * endpoints it uses `rpcUrl`, `swapUrl` and the keys from the deployment.
+ *
+ * Order of start-up: rails (no I/O) → wallet → simulator or remote clients → network check →
+ * journal → executor `start()` (reconciles every unfinished intent) → wallet balance read →
+ * engine, feed and strategies. Nothing is submitted before reconciliation finished. Every part
+ * reads the run clock (the simulator's under the embedded simulator).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createRpcClient, createSwapClient, type RpcClient } from '../client/index.js';
+import { describeError, lamportsToSol, seededRandom } from '../core/index.js';
+import type { Engine } from '../engine/engine.js';
+import type { ExecutionReport, ExecutionSink, Executor } from '../engine/execution-port.js';
+import type { IntentJournal } from '../executors/journal/journal.js';
+import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
+import { createLiveExecutor } from '../executors/live/live-executor.js';
+import { ledgerServices } from '../sim/ledger/index.js';
+import type { Assembly, AssemblyContext } from './assembly.js';
+import { createDeploymentEngine } from './deployment-engine.js';
+import type { ShutdownIntentReport } from './deployment-handle.js';
+import { isFatal } from './intent-tracker.js';
+import { checkLiveNetwork } from './live-network.js';
+import { checkLiveDeployment, liveCapWarnings } from './live-rails.js';
+import { readWalletHoldings, walletSigner } from './live-wallet.js';
+import { embeddedIdle, openEndpoint } from './paper-deployment.js';
+import { resolveStrategies } from './resolve-strategies.js';
+
+/** What `inspect` sees of a finished live run. */
+export interface LiveRunView {
+  readonly wallet: string;
+  readonly engine: Engine;
+  readonly journal: IntentJournal;
+  readonly rpc: RpcClient;
+}
+
+/** The wallet and journal at the end of a live run (read after the drain). */
+export interface LiveEndState {
+  readonly wallet: string;
+  /** Intents still unresolved in the journal at exit (the next start reconciles them). */
+  readonly unresolvedIntents: number;
+  /** Wallet SOL on chain at exit, and the portfolio's cash: equal unless something was left unresolved. */
+  readonly walletLamports: bigint;
+  readonly cashLamports: bigint;
+}
+
+/** Builds the live assembly; `end` receives the wallet and journal state after the drain. */
+export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) => void): Promise<Assembly> {
+  const d = c.deployment;
+  const network = checkLiveDeployment(d, c.deps.confirmation ?? {});
+  const warnings = liveCapWarnings(d);
+  for (const w of warnings) c.log.warn({ warning: w }, 'live caps');
+  const strategies = await resolveStrategies(c.loaded);
+  const signer = walletSigner(d);
+  const fund = d.live.simulatorFundSol;
+  const services = [ledgerServices({ ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) })];
+  const { clock, connection, owned, sim } = await openEndpoint(c, services);
+
+  const remote = d.endpoints.remote;
+  const rpcUrl = sim ? sim.sim.urls['rpc'] ?? '' : remote?.rpcUrl ?? '';
+  const swapUrl = sim ? sim.sim.urls['swap'] ?? '' : remote?.swapUrl ?? '';
+  const rpcKey = sim ? sim.apiKey : remote?.rpcApiKey;
+  const random = seededRandom(c.seed);
+  const rpc = createRpcClient({ url: rpcUrl, ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}), redactor: c.redactor, timeoutMs: 5_000, clock, random: random.fork('rpc') });
+  c.own(() => rpc.close());
+  // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
+  if (sim && owned) sim.drive(embeddedIdle(sim, owned));
+  await checkLiveNetwork(rpc, network);
+  const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock });
+  c.own(() => swap.close());
+
+  const storePath = resolve(d.store.path);
+  mkdirSync(dirname(storePath), { recursive: true });
+  const journal = openSqliteJournal({ path: storePath });
+  c.own(() => journal.close());
+  const executor = createLiveExecutor({
+    rpc, swap, signer, journal, clock, logger: c.log.child({ part: 'executor' }),
+    settings: {
+      maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
+      allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment,
+    },
+    onError: (e) => {
+      if (isFatal(e)) c.onFatal(e);
+    },
+  });
+
+  // Reconcile before the engine exists: reports of earlier runs' intents are described, not
+  // applied (the engine's portfolio starts from the wallet's balance read after reconciliation).
+  let engineSink: ExecutionSink | undefined;
+  const reconciled: ExecutionReport[] = [];
+  await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
+  const notes: string[] = [];
+  if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
+  const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
+  const inner: Executor = c.deps.executor ?? {
+    start: (sink) => {
+      engineSink = sink;
+      return Promise.resolve();
+    },
+    submit: (intent) => executor.submit(intent),
+    stop: (signal) => executor.stop(signal),
+  };
+  const tracker = c.track(inner, clock);
+  // Positions of earlier runs come back from the journal (reconciled intents included), so a
+  // restart keeps managing what the wallet holds; cash is the wallet's balance. Only against a
+  // persistent chain: the embedded simulator starts a new ledger each run, where they never existed.
+  const restoredFills = sim ? [] : (await journal.landed()).flatMap((r) => (r.fill ? [{ strategyId: r.intent.strategyId, fill: r.fill }] : []));
+  if (restoredFills.length > 0) notes.push(`restored ${restoredFills.length} fill(s) from the journal`);
+  const { engine, closeDecisionLog } = createDeploymentEngine({
+    deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
+    startingCashLamports: startLamports, data: connection.data, restoredFills, decisions: c.decisions, admission: c.admission,
+  });
+  const where = sim ? `the embedded simulator's ledger (seed ${c.seed})` : `${network} through ${c.redactor.redact(rpcUrl)}`;
+  notes.unshift(`wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; journal ${storePath}`);
+  return {
+    engine, tracker, clock, connection, closeDecisionLog,
+    ...(sim && owned ? { caughtUp: () => owned.client.stats().frames >= sim.sim.stats().framesSent } : {}),
+    info: { strategies: strategies.map((s) => s.id), where, warnings, notes },
+    async describeIntents(reports) {
+      const out: ShutdownIntentReport[] = [];
+      for (const r of reports) {
+        const rec = await journal.get(r.intentId).catch((e: unknown) => {
+          c.log.warn({ intentId: r.intentId, err: describeError(e) }, 'journal read for the shutdown report failed');
+          return undefined;
+        });
+        const signature = rec?.attempts.at(-1)?.signature ?? r.signature;
+        out.push({ ...r, state: rec?.state ?? r.state, ...(signature !== undefined ? { signature } : {}) });
+      }
+      return out;
+    },
+    async afterStop() {
+      const unresolvedIntents = (await journal.unresolved()).length;
+      const holdings = await readWalletHoldings(rpc, signer.address);
+      await c.deps.inspect?.({ wallet: signer.address, engine, journal, rpc });
+      end({ wallet: signer.address, unresolvedIntents, walletLamports: holdings.lamports, cashLamports: engine.portfolio.totals().cashLamports });
+    },
+  };
+}
+
+function summarise(reports: readonly ExecutionReport[]): string {
+  const counts = new Map<string, number>();
+  for (const r of reports) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
+  return [...counts].map(([t, n]) => `${n} ${t}`).join(', ');
+}

@@ -1,0 +1,97 @@
+/**
+ * Moves the embedded simulator's manual clock for a deployment that trades on it. Unlike the
+ * simulator's own driver it waits, between steps, until the deployment has taken in everything the
+ * simulator sent (frames on the socket, REST answers in flight): frames are received at a known
+ * simulated time, so at `'max'` speed the same seed gives the same decisions, and at high numeric
+ * speeds the simulator falls behind wall time instead of flooding a consumer that cannot keep up
+ * (which used to starve timers, `--duration` and Ctrl-C).
+ *
+ * This is the clock's source, not a scheduled duration: it uses `setImmediate` and a short real
+ * interval to pace itself, never a long timer.
+ */
+import { performance } from 'node:perf_hooks';
+import type { ManualClock, UnixMs } from '../core/index.js';
+
+export interface LockstepDriverOptions {
+  readonly clock: ManualClock;
+  readonly speed: number | 'max';
+  /** True when the consumer has taken in everything sent so far. */
+  readonly idle: () => boolean;
+  /** Simulated milliseconds per step (default 1000 at max speed, 250 otherwise). */
+  readonly stepMs?: number;
+  /** Real milliseconds to wait for `idle` before stepping anyway (a dead consumer must not freeze the market). */
+  readonly idleTimeoutMs?: number;
+}
+
+export interface LockstepDriver {
+  start(): void;
+  stop(): void;
+  /** Steps taken without the consumer idle (idle timeouts). */
+  readonly forcedSteps: number;
+}
+
+/** Creates a driver; nothing moves until `start()`. */
+export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
+  const { clock } = o;
+  const step = o.stepMs ?? (o.speed === 'max' ? 1_000 : 250);
+  const idleTimeoutMs = o.idleTimeoutMs ?? 2_000;
+  let running = false;
+  let immediate: NodeJS.Immediate | undefined;
+  let pacer: NodeJS.Timeout | undefined;
+  let waitingSince: number | undefined;
+  let forced = 0;
+  let t0 = 0;
+  let base = 0;
+
+  const ready = (): boolean => {
+    if (o.idle()) {
+      waitingSince = undefined;
+      return true;
+    }
+    const now = performance.now();
+    waitingSince ??= now;
+    if (now - waitingSince < idleTimeoutMs) return false;
+    forced++;
+    waitingSince = undefined;
+    return true;
+  };
+
+  const loop = (): void => {
+    immediate = undefined;
+    if (!running) return;
+    let target: number;
+    if (o.speed === 'max') target = clock.now() + step;
+    else {
+      const wall = base + Math.floor((performance.now() - t0) * o.speed);
+      if (wall <= clock.now()) {
+        // ahead of wall time: wait a little real time, then look again
+        pacer = setTimeout(loop, 10);
+        return;
+      }
+      target = Math.min(wall, clock.now() + step);
+    }
+    // Two idle checks a turn apart: the consumer's microtasks settle in between.
+    if (ready()) clock.advanceTo(target as UnixMs);
+    immediate = setImmediate(loop);
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      t0 = performance.now();
+      base = clock.now();
+      immediate = setImmediate(loop);
+    },
+    stop() {
+      running = false;
+      if (immediate) clearImmediate(immediate);
+      if (pacer) clearTimeout(pacer);
+      immediate = undefined;
+      pacer = undefined;
+    },
+    get forcedSteps() {
+      return forced;
+    },
+  };
+}
