@@ -10,6 +10,8 @@ import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerDaemonCommand } from './commands/daemon.js';
+import { registerControlCommands } from './commands/control.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerSimCommand(program);
   registerWalletCommand(program);
   registerRunCommand(program);
+  registerDaemonCommand(program);
+  registerControlCommands(program);
   return program;
 }
 
