@@ -112,6 +112,18 @@ describe('daemon supervisor', () => {
     expect(released).toContain('a');
   });
 
+  it('a reload starts a failed deployment again even when its file did not change', async () => {
+    const { sup, of } = setup();
+    await sup.apply([spec('live1', 'h', 'mode: live\n')]);
+    of('live1')[0]!.die({ code: 'CONFIG_INVALID', message: 'strategy file broken' });
+    await settle();
+    expect(sup.get('live1')?.state).toBe('failed');
+    const diff = await sup.apply([spec('live1', 'h', 'mode: live\n')]);
+    expect(diff.changed).toEqual(['live1']);
+    expect(of('live1')).toHaveLength(2);
+    expect(sup.get('live1')?.state).toBe('running');
+  });
+
   it('refuses two files with one deployment name and runs the first', async () => {
     const { sup } = setup();
     const diff = await sup.apply([spec('a'), { ...spec('a'), file: '/d/other.yaml' }]);

@@ -39,6 +39,8 @@ export interface SharedEndpointsOptions {
   readonly base?: (loaded: LoadedDeployment) => RuntimeDeps;
   /** Speed override for every simulator endpoint (tests, benches). */
   readonly speed?: number | 'max';
+  /** Datastream knobs of remote connections (tests: quick reconnects). */
+  readonly datastream?: RuntimeDeps['datastream'];
 }
 
 const short = (v: string): string => createHash('sha256').update(v).digest('hex').slice(0, 12);
@@ -66,7 +68,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     if (d.endpoints.remote) {
       const r = d.endpoints.remote;
       const clock = systemClock();
-      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock });
+      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, ...(o.datastream ? { knobs: o.datastream } : {}) });
       log.info('shared remote endpoint opened');
       return { key, owned, clock, sim: undefined, holders: 0 };
     }

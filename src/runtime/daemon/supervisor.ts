@@ -265,7 +265,8 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
           removed.push(s.name);
           slots.delete(s.name);
           work.push(stopSlot(s));
-        } else if (next.hash !== s.hash || next.file !== s.file) {
+        } else if (next.hash !== s.hash || next.file !== s.file || s.state === 'failed') {
+          // A changed file, or a failed deployment (its strategy file may have been fixed): drain and start again.
           changed.push(s.name);
           work.push(stopSlot(s).then(() => {
             const fresh = newSlot(next);
