@@ -56,7 +56,7 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
   const publicPrefixes = o.publicPrefixes ?? [];
   const isPublic = (url: string): boolean => {
     const path = url.split('?')[0] ?? url;
-    return open.has(path) || publicPrefixes.some((p) => path === p || (p.endsWith('/') && path.startsWith(p)));
+    return open.has(path) || publicPrefixes.some((p) => path === p || (p.endsWith('/') && p !== '/' && path.startsWith(p)));
   };
 
   app.addHook('onRequest', async (req, reply) => {

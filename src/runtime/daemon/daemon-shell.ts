@@ -10,6 +10,7 @@ import { createLogger, createRedactor, describeError, type Logger } from '../../
 import { createDeployment } from '../create-deployment.js';
 import { formatShutdownReport, formatSummary } from '../status-panel.js';
 import { flush, guardProcessExit, SECOND_SIGNAL_EXIT } from '../run-shell.js';
+import { createDashboard } from '../dashboard/dashboard-routes.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
@@ -22,6 +23,8 @@ export interface DaemonShellOptions {
   readonly confirmLive?: readonly string[];
   readonly speed?: number | 'max';
   readonly logLevel?: string;
+  /** Backtest reports the dashboard lists. */
+  readonly reportsDir?: string;
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolves to stop the daemon (tests); signals stop it too. */
@@ -78,13 +81,15 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   process.on('SIGTERM', onTerm);
   process.on('SIGHUP', onHup);
   o.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
+  const dashboard = createDashboard(o.reportsDir ? { reportsDir: resolve(o.reportsDir) } : {});
   try {
     daemon = await startDaemon({
+      extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes,
       paths: o.paths, factory: createDeployment, deps: endpoints, dataDir: resolve(o.dataDir), log, version: version(),
       ...(o.listen ? { listen: o.listen } : {}), ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}), ...(o.env ? { env: o.env } : {}),
     });
     const t = daemon.token.source;
-    out(`chainpilot daemon: ${daemon.supervisor.list().length} deployment(s); control API on ${daemon.url}; API token from ${t.kind === 'env' ? `$${t.name}` : t.path}\n`);
+    out(`chainpilot daemon: ${daemon.supervisor.list().length} deployment(s); control API on ${daemon.url}; API token from ${t.kind === 'env' ? `$${t.name}` : t.path}; dashboard at ${daemon.url}/\n`);
     out(`${formatReloadDiff(daemon.initial)}\n`);
     o.onReady?.(daemon);
     if (!stopped.signal.aborted) await new Promise<void>((r) => stopped.signal.addEventListener('abort', () => r(), { once: true }));
