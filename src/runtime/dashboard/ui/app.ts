@@ -200,7 +200,7 @@ function decisionRows(name: string, kinds: readonly string[]): { key: string; ce
     if (e.kind === 'fill') rows.push({ key, cells: [time(e.at), e.strategyId, e.side ?? '', shortMint(e.mint ?? ''), `${sol(e.solAmount)} SOL`, e.tokenAmount ?? ''] });
     else {
       const what = e.kind === 'denied' ? h('span', { class: 'code' }, e.code ?? '') : e.kind === 'unfilled' ? h('span', { class: 'code' }, `${e.outcome ?? ''} ${e.code ?? ''}`) : '';
-      rows.push({ key, cls: `kind-${e.kind}`, cells: [time(e.at), e.kind, e.strategyId, e.side ?? '', e.mint ? shortMint(e.mint) : '', e.amountIn ? `${sol(e.amountIn)} SOL` : '', what, e.reason ?? ''] });
+      rows.push({ key, cls: `kind-${e.kind}`, cells: [time(e.at), e.kind, e.strategyId, e.side ?? '', e.mint ? shortMint(e.mint) : '', e.amountIn ? (e.side === 'sell' ? `${e.amountIn} raw` : `${sol(e.amountIn)} SOL`) : '', what, e.reason ?? ''] });
     }
     if (rows.length >= MAX_ROWS) break;
   }
@@ -281,7 +281,7 @@ function drawChart(name: string, host: HTMLElement): void {
     return;
   }
   charts.set(name, new uPlot({
-    width: Math.max(320, Math.min(640, host.clientWidth || 560)), height: 200, legend: { show: false },
+    width: Math.max(320, Math.min(560, host.clientWidth || 520)), height: 200, legend: { show: false },
     series: [{}, { label: 'equity (SOL)', stroke: '#2f7d32', width: 2 }],
     axes: [{}, { size: 70 }],
   }, data, host));
