@@ -58,6 +58,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
   let browser: Browser;
   let page: Page;
   let port = 0;
+  const requested: string[] = [];
   const env = { ...process.env, CHAINPILOT_API_TOKEN: TOKEN };
 
   const start = async (listen: string): Promise<RunningDaemon> => {
@@ -81,9 +82,10 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     expect(existsSync(join(ARTIFACTS, name))).toBe(true);
     if (process.env['DASHBOARD_SCREENSHOT_TO_DOCS'] === '1' && name === 'dashboard-killed.png') copyFileSync(join(ARTIFACTS, name), join(process.cwd(), 'docs', 'dashboard.png'));
   };
-  const pageStats = (): Promise<PageStats> => page.evaluate(() => (window as unknown as { chainpilotDashboard: PageStats }).chainpilotDashboard);
+  // Browser-side expressions are strings: this file is type-checked for Node, not the DOM.
+  const pageStats = (): Promise<PageStats> => page.evaluate<PageStats>('({ ...window.chainpilotDashboard })');
   /** Every row key in every table of the page, per table: none may repeat. */
-  const rowKeys = (): Promise<string[][]> => page.evaluate(() => [...document.querySelectorAll('table')].map((t) => [...t.querySelectorAll('tr[data-key]')].map((r) => r.getAttribute('data-key') ?? '')));
+  const rowKeys = (): Promise<string[][]> => page.evaluate<string[][]>("[...document.querySelectorAll('table')].map((t) => [...t.querySelectorAll('tr[data-key]')].map((r) => r.getAttribute('data-key')))");
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cp-dashboard-'));
@@ -97,6 +99,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     port = Number(new URL(daemon.url).port);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
+    page.on('request', (r) => requested.push(r.url()));
   }, 120_000);
 
   afterAll(async () => {
@@ -114,8 +117,10 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     await page.waitForSelector('section.deployment[data-name="paper-b"]');
     await page.waitForSelector('#connection.ok');
     expect(page.url()).not.toContain(TOKEN);
-    expect(await page.evaluate(() => sessionStorage.getItem('chainpilot.apiToken'))).toBe(TOKEN);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(requested.some((u) => u.includes('/api/stream?ticket='))).toBe(true);
+    expect(requested.filter((u) => u.includes(TOKEN))).toEqual([]);
+    expect(await page.evaluate<string>("sessionStorage.getItem('chainpilot.apiToken')")).toBe(TOKEN);
+    expect(await page.evaluate<number>('localStorage.length')).toBe(0);
     const overview = await page.textContent('#summary');
     expect(overview).toMatch(/paper-a\s*paper/);
     expect(overview).toMatch(/paper-b\s*paper/);
@@ -131,7 +136,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     expect(Date.now() - seen).toBeLessThan(5_000);
     const row = await page.textContent(`table.fills tr[data-key$=":${fill.seq}"]`);
     expect(row).toContain(String(fill.entry['strategyId']));
-    expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
+    expect(await page.evaluate<number>("performance.getEntriesByType('navigation').length")).toBe(1);
   }, 120_000);
 
   it('kills a deployment after the confirmation, and every buy decided afterwards is denied', async () => {
@@ -167,6 +172,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     const resetAt = (await pageStats()).messages;
     await waitFor('new messages after the restart', async () => ((await pageStats()).messages > resetAt + 20 ? true : undefined), 60_000);
     await waitFor('a decision row of the new run', async () => ((await rowKeys()).flat().some((k) => /:\d+$/.test(k)) ? true : undefined), 60_000);
+    expect(requested.filter((u) => u.includes(TOKEN))).toEqual([]);
     const after = await pageStats();
     expect(after.duplicates).toBe(0);
     expect(after.gaps).toBe(0);
