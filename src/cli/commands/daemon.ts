@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { speedOption as speed } from '../options.js';
 
-interface DaemonOpts { listen?: string; tokenEnv?: string; dataDir: string; confirmLive?: string; speed?: number | 'max'; logLevel?: string; reportsDir?: string }
+interface DaemonOpts { listen?: string; tokenEnv?: string; dataDir: string; confirmLive?: string; speed?: number | 'max'; logLevel?: string; reportsDir?: string; notify?: string }
 
 export function registerDaemonCommand(program: Command): void {
   program
@@ -15,6 +15,7 @@ export function registerDaemonCommand(program: Command): void {
     .option('--confirm-live <names>', 'comma-separated names of deployments with mode: live that may trade live')
     .option('--speed <n>', 'speed of every embedded simulator: multiple of real time, or max', speed)
     .option('--log-level <level>', 'daemon log level (trace ... silent)', 'info')
+    .option('--notify <file>', 'daemon-wide notifications: a YAML file with a notify: block (docs/notifications.md)')
     .option('--reports-dir <dir>', 'directory of backtest reports the dashboard lists (*.html and */report.html)')
     .action(async (paths: string[], o: DaemonOpts) => {
       const { runDaemonShell } = await import('../../runtime/daemon/daemon-shell.js');
@@ -23,7 +24,7 @@ export function registerDaemonCommand(program: Command): void {
         ...(o.listen ? { listen: o.listen } : {}), ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
         ...(o.confirmLive ? { confirmLive: o.confirmLive.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         ...(o.speed !== undefined ? { speed: o.speed } : {}), ...(o.logLevel ? { logLevel: o.logLevel } : {}),
-        ...(o.reportsDir ? { reportsDir: o.reportsDir } : {}),
+        ...(o.reportsDir ? { reportsDir: o.reportsDir } : {}), ...(o.notify ? { notifyFile: o.notify } : {}),
       });
     });
 }

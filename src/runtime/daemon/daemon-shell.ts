@@ -11,6 +11,8 @@ import { createDeployment } from '../create-deployment.js';
 import { formatShutdownReport, formatSummary } from '../status-panel.js';
 import { flush, guardProcessExit, SECOND_SIGNAL_EXIT } from '../run-shell.js';
 import { createDashboard } from '../dashboard/dashboard-routes.js';
+import { createNotifyHub } from '../notify/notify-hub.js';
+import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
@@ -25,6 +27,8 @@ export interface DaemonShellOptions {
   readonly logLevel?: string;
   /** Backtest reports the dashboard lists. */
   readonly reportsDir?: string;
+  /** Daemon-wide notifications file (a `notify:` block, docs/notifications.md). */
+  readonly notifyFile?: string;
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolves to stop the daemon (tests); signals stop it too. */
@@ -82,19 +86,28 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   process.on('SIGHUP', onHup);
   o.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
   const dashboard = createDashboard(o.reportsDir ? { reportsDir: resolve(o.reportsDir) } : {});
+  const env = o.env ?? process.env;
+  const daemonNotify = o.notifyFile ? loadNotifyFile(o.notifyFile, env) : undefined;
+  for (const s of daemonNotify?.secrets ?? []) redactor.add(s);
+  const hub = createNotifyHub({
+    ...(daemonNotify ? { daemonConfig: daemonNotify.config } : {}), idPrefix: dashboard.boot, redactor, log,
+    deploymentConfig: (name) => deploymentNotifyConfig(daemon?.supervisor.get(name)?.file, env, redactor),
+  });
   try {
     daemon = await startDaemon({
-      extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes,
+      extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes, metricsExtensions: [hub.metrics],
       paths: o.paths, factory: createDeployment, deps: endpoints, dataDir: resolve(o.dataDir), log, version: version(),
       ...(o.listen ? { listen: o.listen } : {}), ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}), ...(o.env ? { env: o.env } : {}),
     });
     const t = daemon.token.source;
     out(`chainpilot daemon: ${daemon.supervisor.list().length} deployment(s); control API on ${daemon.url}; API token from ${t.kind === 'env' ? `$${t.name}` : t.path}; dashboard at ${daemon.url}/\n`);
     out(`${formatReloadDiff(daemon.initial)}\n`);
+    hub.attach(daemon);
     o.onReady?.(daemon);
     if (!stopped.signal.aborted) await new Promise<void>((r) => stopped.signal.addEventListener('abort', () => r(), { once: true }));
     const reports = await daemon.stop();
     await endpoints.closeAll();
+    await hub.close();
     for (const r of reports) {
       out(`${r.name}: ${formatShutdownReport(r)}\n${redactor.redact(formatSummary(r.summary))}\n`);
     }

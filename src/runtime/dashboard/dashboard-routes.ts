@@ -35,6 +35,8 @@ export interface Dashboard {
   readonly publicPrefixes: readonly string[];
   /** Open streams (tests, metrics). */
   readonly openStreams: () => number;
+  /** Random id of this daemon run (SSE ids, notification idempotency keys). */
+  readonly boot: string;
 }
 
 const ASSETS: Readonly<Record<string, string>> = {
@@ -71,6 +73,7 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
   return {
     publicPrefixes: ['/', '/dashboard/', '/api/stream', '/api/reports/open'],
     openStreams: () => streams.size,
+    boot,
     extraRoutes(app, daemon) {
       const asset = (name: string) => async (_req: unknown, reply: FastifyReply) => {
         const file = `${assetsDir}${name}`;
