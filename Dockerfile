@@ -31,6 +31,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
+COPY assets ./assets
 COPY config/daemon /config
 RUN mkdir -p /data && chown node:node /data
 USER node
