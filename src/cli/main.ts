@@ -14,13 +14,15 @@ import { registerRecord } from './commands/record.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerReport } from './commands/report.js';
 import { registerSweep } from './commands/sweep.js';
+import { registerWorkerCommand } from './commands/worker.js';
+import { registerDaemonCommand } from './commands/daemon.js';
+import { registerControlCommands } from './commands/control.js';
 
 /** Commander's "error: ..." as `CLI_BAD_OPTION: ...` (a refused value) or `CLI_USAGE: ...` (anything else). */
 export function codedCliError(text: string): string {
   const body = text.replace(/^error: /, '');
   return `${/ is invalid\b/.test(body) ? 'CLI_BAD_OPTION' : 'CLI_USAGE'}: ${body}`;
 }
-import { registerWorkerCommand } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -43,6 +45,8 @@ export function buildProgram(): Command {
   registerReport(program);
   registerSweep(program);
   registerWorkerCommand(program);
+  registerDaemonCommand(program);
+  registerControlCommands(program);
   return program;
 }
 

@@ -80,6 +80,9 @@ export const SECRET_PATHS: readonly (readonly string[])[] = [
   ['endpoints', 'remote', 'rpcApiKey'],
   ['wallet', 'secretKey'],
   ['execution', 'queue', 'url'],
+  ['notify', 'webhook', 'url'],
+  ['notify', 'webhook', 'secret'],
+  ['notify', 'telegram', 'botToken'],
 ];
 
 const simulatorEndpoints = z.strictObject({
@@ -277,6 +280,43 @@ const shutdown = z.strictObject({
 
 const wallet = z.strictObject({ keypairPath: z.string().min(1).optional(), secretKey: z.string().min(1).optional() });
 
+/** One notification event's level: `on` (sent), `quiet` (sent without sound), `off`. */
+const notifyLevel = z.enum(['on', 'quiet', 'off']);
+
+/** Notifications (docs/notifications.md). Secrets and the webhook URL are secret paths (`${ENV}`). */
+export const notifySchema = z.strictObject({
+  webhook: z.strictObject({
+    url: url,
+    /** Shared secret of the HMAC-SHA256 signature header. */
+    secret: z.string().min(16, 'expected a shared secret of at least 16 characters (from ${ENV})'),
+    timeout: duration.default(5_000),
+    retries: z.number().int().min(0).max(10).default(4),
+    retryBase: duration.default(1_000),
+    retryMax: duration.default(30_000),
+  }).optional(),
+  telegram: z.strictObject({
+    botToken: z.string().min(1),
+    chatId: z.union([z.string().min(1), z.number().int()]).transform(String),
+    baseUrl: url.default('https://api.telegram.org'),
+    timeout: duration.default(5_000),
+    retries: z.number().int().min(0).max(10).default(4),
+    retryBase: duration.default(1_000),
+    retryMax: duration.default(30_000),
+  }).optional(),
+  /** Per-channel queue bound: events beyond it are dropped and counted. */
+  queueSize: z.number().int().min(1).max(10_000).default(100),
+  events: z.strictObject({
+    fills: notifyLevel.default('on'),
+    intentFailures: notifyLevel.default('on'),
+    dailyLossHalt: notifyLevel.default('on'),
+    killSwitch: notifyLevel.default('on'),
+    feed: notifyLevel.default('on'),
+    fatal: notifyLevel.default('on'),
+    shutdown: notifyLevel.default('on'),
+    dailySummary: notifyLevel.default('on'),
+  }).prefault({}),
+});
+
 export const deploymentSchema = z.strictObject({
   version: z.literal(1),
   name: z.string().min(1),
@@ -297,7 +337,10 @@ export const deploymentSchema = z.strictObject({
   record: record.optional(),
   feed,
   shutdown,
+  notify: notifySchema.optional(),
 });
+
+export type NotifyConfig = z.output<typeof notifySchema>;
 
 /** The validated deployment, with every default applied. */
 export type Deployment = z.output<typeof deploymentSchema>;

@@ -1,0 +1,106 @@
+/**
+ * Request and response bodies of the daemon's control API, as zod schemas. The handlers parse
+ * requests with them, tests parse responses with them, and `/api/openapi.json` is generated from
+ * them, so the three cannot drift. Amounts are exact: lamports and raw token amounts travel as
+ * decimal integer strings.
+ */
+import { z } from 'zod';
+
+const amount = z.string().regex(/^-?\d+$/).describe('exact integer amount as a decimal string');
+const ms = z.number().int().describe('Unix milliseconds on the run clock');
+const cause = z.object({ code: z.string(), message: z.string() }).nullable();
+
+export const slotState = z.enum(['created', 'starting', 'running', 'paused', 'halted', 'killed', 'stopping', 'stopped', 'failed', 'degraded', 'restarting']);
+
+export const feedHealthBody = z.object({
+  state: z.string(),
+  connected: z.boolean(),
+  lastFrameAt: ms.nullable(),
+  lastFrameAgeMs: z.number().nullable(),
+  framesPerSec: z.number(),
+  frames: z.number().int(),
+  gaps: z.number().int(),
+  reconnects: z.number().int(),
+  rejected: z.number().int(),
+  rejectedByFamily: z.record(z.string(), z.object({ count: z.number().int(), sample: z.string() })),
+  dropped: z.number().int(),
+  backfillFailures: z.number().int(),
+});
+
+export const deploymentSummaryBody = z.object({
+  name: z.string(),
+  file: z.string(),
+  mode: z.enum(['paper', 'live', 'backtest']),
+  state: slotState,
+  cause,
+  ready: z.boolean(),
+  restarts: z.number().int(),
+  equityLamports: amount.nullable(),
+  openPositions: z.number().int().nullable(),
+});
+
+export const positionBody = z.object({
+  strategyId: z.string(), mint: z.string(), tokenRaw: amount, decimals: z.number().int(), costLamports: amount,
+  valueLamports: amount.nullable(), unrealisedLamports: amount.nullable(), realisedLamports: amount, openedAt: ms,
+});
+
+export const riskBody = z.object({
+  dayStartedAt: ms, dayStartEquityLamports: amount, dailyLossLamports: amount, dailyLossLimitLamports: amount.nullable(),
+  dailyHalted: z.boolean(), killed: z.boolean(), killReason: z.string().nullable(), exposureLamports: amount, maxExposureLamports: amount.nullable(),
+});
+
+export const intentBody = z.object({
+  id: z.string(), strategyId: z.string(), side: z.enum(['buy', 'sell']), mint: z.string(), amountIn: amount, createdAt: ms, reason: z.string(), state: z.string(),
+});
+
+export const summaryBody = z.object({
+  startedAt: ms.nullable(), endedAt: ms, events: z.number().int(), frames: z.number().int(), badFrames: z.number().int(), intents: z.number().int(),
+  fills: z.number().int(), denials: z.number().int(), trades: z.number().int(), wins: z.number().int(), winRate: z.number(),
+  realisedLamports: amount, unrealisedLamports: amount, feesLamports: amount, equityLamports: amount, maxDrawdownLamports: amount,
+  openPositions: z.number().int(), strategyErrors: z.number().int(),
+});
+
+export const deploymentDetailBody = deploymentSummaryBody.extend({
+  reasons: z.array(z.string()),
+  feed: feedHealthBody.nullable(),
+  summary: summaryBody.nullable(),
+  positions: z.array(positionBody),
+  pending: z.array(intentBody),
+  risk: riskBody.nullable(),
+  denialsByCode: z.record(z.string(), z.number().int()),
+});
+
+export const deploymentListBody = z.object({ deployments: z.array(deploymentSummaryBody) });
+
+/** A decision-log entry as the engine wrote it (intent, denied, fill, unfilled), with its daemon sequence number. */
+export const decisionEntryBody = z.object({ seq: z.number().int(), deployment: z.string(), entry: z.record(z.string(), z.unknown()) });
+
+export const pageBody = z.object({
+  entries: z.array(decisionEntryBody),
+  next: z.number().int().describe('pass as `after` to get the following page'),
+  truncated: z.boolean().describe('true when entries after `after` fell out of the bounded history'),
+});
+
+export const pageQuery = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const intentsBody = z.object({ pending: z.array(intentBody), recent: z.array(decisionEntryBody) });
+
+export const actionBody = z.object({ reason: z.string().max(500).optional() }).default({});
+export const actionResultBody = z.object({ name: z.string(), state: slotState, killed: z.boolean().nullable() });
+
+export const readyBody = z.object({
+  ready: z.boolean(),
+  deployments: z.array(z.object({ name: z.string(), state: slotState, ready: z.boolean(), reasons: z.array(z.string()) })),
+});
+
+export const reloadBody = z.object({
+  added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()), unchanged: z.array(z.string()),
+  invalid: z.array(z.object({ file: z.string(), code: z.string(), message: z.string(), kept: z.string().optional() })),
+});
+
+export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+export const healthBody = z.object({ status: z.literal('ok'), uptimeSeconds: z.number() });

@@ -1,0 +1,41 @@
+/** The OpenAPI 3.1 document of the control API, generated from the zod schemas in api-schemas.ts. */
+import { z } from 'zod';
+import * as s from './api-schemas.js';
+
+type Schema = z.ZodType;
+const json = (schema: Schema): Record<string, unknown> => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+const ok = (schema: Schema, description = 'OK'): Record<string, unknown> => ({ description, content: { 'application/json': { schema: json(schema) } } });
+const refused = { 401: ok(s.errorBody, 'missing or wrong bearer token'), 404: ok(s.errorBody, 'no such deployment') };
+const name = { name: 'name', in: 'path', required: true, schema: { type: 'string' } };
+const paging = [
+  { name: 'after', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+];
+const action = (summary: string): Record<string, unknown> => ({
+  post: { summary, parameters: [name], requestBody: { required: false, content: { 'application/json': { schema: json(s.actionBody) } } }, responses: { 200: ok(s.actionResultBody), ...refused } },
+});
+
+/** Builds the document (cheap; built once per app). */
+export function openApiDocument(version: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'chainpilot daemon control API', version },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths: {
+      '/healthz': { get: { summary: 'the process is up', security: [], responses: { 200: ok(s.healthBody) } } },
+      '/readyz': { get: { summary: 'every deployment started, reconciled and its feed connected recently', security: [], responses: { 200: ok(s.readyBody), 503: ok(s.readyBody, 'not ready, with the reasons') } } },
+      '/metrics': { get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+      '/api/deployments': { get: { summary: 'every deployment with its state', responses: { 200: ok(s.deploymentListBody), 401: refused[401] } } },
+      '/api/deployments/{name}': { get: { summary: 'state, positions, pending intents, risk state and feed health', parameters: [name], responses: { 200: ok(s.deploymentDetailBody), ...refused } } },
+      '/api/deployments/{name}/fills': { get: { summary: 'fills, oldest first, paged by sequence', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } } },
+      '/api/deployments/{name}/decisions': { get: { summary: 'every evaluated decision (intents, denials with their code, fills, unfilled), paged', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } } },
+      '/api/deployments/{name}/intents': { get: { summary: 'pending intents with their journal state, and recent intent decisions', parameters: [name], responses: { 200: ok(s.intentsBody), ...refused } } },
+      '/api/deployments/{name}/pause': action('pause entries (exits keep working)'),
+      '/api/deployments/{name}/resume': action('resume entries'),
+      '/api/deployments/{name}/kill': action('kill switch on: no new buys (persisted)'),
+      '/api/deployments/{name}/unkill': action('kill switch off (persisted)'),
+      '/api/reload': { post: { summary: 're-read the deployment files and apply the difference', responses: { 200: ok(s.reloadBody), 401: refused[401] } } },
+    },
+  };
+}

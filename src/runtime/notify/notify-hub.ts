@@ -1,0 +1,137 @@
+/**
+ * Notifications for a whole daemon: follows its two event logs, turns what matters into
+ * notifications, and hands each to the daemon-wide notifier (`--notify FILE`) and to the
+ * deployment's own (`notify:` in its file). Sends a daily summary per deployment when the UTC day
+ * changes. Counters per scope and channel are exported to /metrics.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { NotifyConfig } from '../../config/index.js';
+import type { Logger, Redactor } from '../../core/index.js';
+import type { MetricsExtension } from '../daemon/daemon-metrics.js';
+import type { DaemonView } from '../daemon/run-daemon.js';
+import { createEventMapper, dailySummaryDraft, fromDecision, type Draft } from './messages.js';
+import { createNotifier, type ChannelStats, type Notifier } from './notifier.js';
+
+export interface NotifyHubOptions {
+  /** The daemon-wide `notify:` block. */
+  readonly daemonConfig?: NotifyConfig;
+  /** The deployment's own `notify:` block (the same object while its file is unchanged). */
+  readonly deploymentConfig?: (deployment: string) => NotifyConfig | undefined;
+  readonly idPrefix: string;
+  readonly redactor: Redactor;
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** How often the day boundary is checked (default 60 s). */
+  readonly dayCheckEveryMs?: number;
+}
+
+export interface NotifyHub {
+  /** Register with `startDaemon({ metricsExtensions })`. */
+  readonly metrics: MetricsExtension;
+  /** Starts following the daemon's logs. */
+  attach(view: DaemonView): void;
+  /** Sends the daily summaries if the UTC day changed since the last check (timer; tests call it). */
+  checkDay(): void;
+  stats(): Readonly<Record<string, Readonly<Record<string, ChannelStats>>>>;
+  close(graceMs?: number): Promise<void>;
+}
+
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
+  const now = o.now ?? Date.now;
+  const make = (config: NotifyConfig): Notifier => createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now });
+  const daemonNotifier = o.daemonConfig ? make(o.daemonConfig) : undefined;
+  const own = new Map<string, { config: NotifyConfig; notifier: Notifier }>();
+  const retired: Notifier[] = [];
+  const mapEvent = createEventMapper();
+  const haltNoticed = new Set<string>();
+  let view: DaemonView | undefined;
+  let day = utcDay(now());
+  let timer: NodeJS.Timeout | undefined;
+
+  const ownNotifier = (deployment: string): Notifier | undefined => {
+    const config = o.deploymentConfig?.(deployment);
+    const cur = own.get(deployment);
+    if (cur && cur.config === config) return cur.notifier;
+    if (cur) {
+      retired.push(cur.notifier);
+      void cur.notifier.close(1_000);
+      own.delete(deployment);
+    }
+    if (!config) return undefined;
+    const notifier = make(config);
+    own.set(deployment, { config, notifier });
+    return notifier;
+  };
+  const send = (d: Draft | undefined): void => {
+    if (!d) return;
+    daemonNotifier?.notify(d);
+    ownNotifier(d.deployment)?.notify(d);
+  };
+
+  const hub: NotifyHub = {
+    metrics(registry: Registry) {
+      const labelNames = ['scope', 'channel'] as const;
+      const each = (fn: (labels: { scope: string; channel: string }, s: ChannelStats) => void): void => {
+        for (const [scope, channels] of Object.entries(hub.stats())) for (const [channel, s] of Object.entries(channels)) fn({ scope, channel }, s);
+      };
+      const counter = (name: string, help: string, pick: (s: ChannelStats) => number): void => void new Counter({
+        name, help, labelNames, registers: [registry],
+        collect() {
+          this.reset();
+          each((l, s) => this.inc(l, pick(s)));
+        },
+      });
+      counter('chainpilot_notify_sent_total', 'Notifications delivered, per scope (daemon or deployment name) and channel', (s) => s.sent);
+      counter('chainpilot_notify_failed_total', 'Notifications given up on after their retries', (s) => s.failed);
+      counter('chainpilot_notify_dropped_total', 'Notifications dropped because the channel queue was full', (s) => s.dropped);
+      counter('chainpilot_notify_retries_total', 'Retried notification sends', (s) => s.retries);
+      new Gauge({ name: 'chainpilot_notify_queued', help: 'Notifications waiting in the channel queue', labelNames, registers: [registry], collect() {
+        this.reset();
+        each((l, s) => this.set(l, s.queued));
+      } });
+    },
+    attach(v) {
+      view = v;
+      v.decisions.subscribe((x) => {
+        const e = x.value;
+        if (e.kind === 'denied' && e.code === 'RISK_DAILY_LOSS_HALT') {
+          const k = `${x.deployment}:${utcDay(e.at)}`;
+          if (haltNoticed.has(k)) return;
+          haltNoticed.add(k);
+          send({ key: `halt-${utcDay(e.at)}`, event: 'dailyLossHalt', deployment: x.deployment, at: e.at, text: `${x.deployment}: daily loss limit reached: buys are denied until the next day (${e.reason})`, data: { code: e.code } });
+          return;
+        }
+        send(fromDecision(x.deployment, x.seq, e));
+      });
+      v.events.subscribe((x) => send(mapEvent(x.deployment, x.seq, x.value)));
+      timer = setInterval(() => hub.checkDay(), o.dayCheckEveryMs ?? 60_000);
+      timer.unref();
+    },
+    checkDay() {
+      const today = utcDay(now());
+      if (today === day || !view) return;
+      const ended = day;
+      day = today;
+      for (const slot of view.supervisor.list()) {
+        const h = slot.handle;
+        if (!h) continue;
+        const st = h.stats();
+        send(dailySummaryDraft(slot.name, ended, now(), { ...st.summary, dailyLossLamports: st.risk.dailyLossLamports }));
+      }
+    },
+    stats() {
+      const out: Record<string, Record<string, ChannelStats>> = {};
+      if (daemonNotifier) out['daemon'] = { ...daemonNotifier.stats() };
+      for (const [name, { notifier }] of own) out[name] = { ...notifier.stats() };
+      return out;
+    },
+    async close(graceMs) {
+      if (timer) clearInterval(timer);
+      const all = [...(daemonNotifier ? [daemonNotifier] : []), ...[...own.values()].map((x) => x.notifier), ...retired];
+      await Promise.all(all.map((n) => n.close(graceMs)));
+    },
+  };
+  return hub;
+}

@@ -1,0 +1,154 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { afterEach, describe, expect, it } from 'vitest';
+import { manualClock, silentLogger } from '../../src/core/index.js';
+import { parseDeployment } from '../../src/config/index.js';
+import type { DecisionEntry } from '../../src/runtime/deployment-handle.js';
+import * as schemas from '../../src/runtime/daemon/api-schemas.js';
+import { bearerMatches, buildControlApp } from '../../src/runtime/daemon/control-app.js';
+import { createDaemonMetrics } from '../../src/runtime/daemon/daemon-metrics.js';
+import { createEventLog } from '../../src/runtime/daemon/event-log.js';
+import { createSupervisor } from '../../src/runtime/daemon/supervisor.js';
+import { fakeHandle, type FakeHandle } from './fake-handle.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function setup() {
+  const clock = manualClock(1_700_000_000_000);
+  const handles = new Map<string, FakeHandle>();
+  const sup = createSupervisor({
+    clock, log: silentLogger(),
+    deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
+    factory: (loaded) => {
+      const h = fakeHandle(loaded, { now: () => clock.now() });
+      handles.set(h.name, h);
+      return h;
+    },
+    onEvent: (name, ev) => {
+      metrics.observe(name, ev);
+      if (ev.type === 'decision') decisions.append(name, ev.entry);
+    },
+  });
+  const decisions = createEventLog<DecisionEntry>(1_000, () => undefined);
+  const metrics = createDaemonMetrics({ slots: () => sup.list(), processMetrics: false });
+  const specs = ['alpha', 'beta'].map((n) => ({ file: `/d/${n}.yaml`, hash: 'h', loaded: parseDeployment(`version: 1\nname: ${n}\nstrategies:\n  - use: graduation-sniper\n`, `/d/${n}.yaml`) }));
+  await sup.apply(specs);
+  const app = buildControlApp({ supervisor: sup, decisions, metrics, token: TOKEN, version: '0.0.0-test', clock, log: silentLogger(), reload: () => sup.apply(specs) });
+  return { app, handles, clock, sup };
+}
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+describe('daemon control API', () => {
+  it('compares bearer tokens exactly', () => {
+    expect(bearerMatches(`Bearer ${TOKEN}`, TOKEN)).toBe(true);
+    expect(bearerMatches(`Bearer ${TOKEN}x`, TOKEN)).toBe(false);
+    expect(bearerMatches(TOKEN, TOKEN)).toBe(false);
+    expect(bearerMatches(undefined, TOKEN)).toBe(false);
+    expect(bearerMatches('Bearer ', TOKEN)).toBe(false);
+  });
+
+  it('refuses a missing or wrong token with 401 and accepts the right one; probes need none', async () => {
+    const { app } = await setup();
+    close = () => app.close();
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: TOKEN }]) {
+      const r = await app.inject({ method: 'GET', url: '/api/deployments', headers });
+      expect(r.statusCode).toBe(401);
+      expect(schemas.errorBody.parse(r.json()).error.code).toBe('CLI_API_REFUSED');
+      expect(r.body).not.toContain(TOKEN);
+    }
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    const ok = await app.inject({ method: 'GET', url: '/api/deployments', headers: auth });
+    expect(ok.statusCode).toBe(200);
+    expect(schemas.deploymentListBody.parse(ok.json()).deployments.map((d) => [d.name, d.state])).toEqual([['alpha', 'running'], ['beta', 'running']]);
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+
+  it('readyz turns 503 with reasons when a feed is cut and 200 after it reconnects', async () => {
+    const { app, handles } = await setup();
+    close = () => app.close();
+    handles.get('beta')!.setFeed({ connected: false, state: 'reconnecting' });
+    const down = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(down.statusCode).toBe(503);
+    const body = schemas.readyBody.parse(down.json());
+    expect(body.deployments.find((d) => d.name === 'beta')).toMatchObject({ ready: false, reasons: ['feed not connected'] });
+    expect(body.deployments.find((d) => d.name === 'alpha')?.ready).toBe(true);
+    handles.get('beta')!.setFeed({ connected: true, state: 'open' });
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+
+  it('serves details, paged decisions and fills that agree with their schemas', async () => {
+    const { app, handles, clock } = await setup();
+    close = () => app.close();
+    const h = handles.get('alpha')!;
+    const at = clock.now();
+    const emit = (entry: DecisionEntry): void => h.emit({ type: 'decision', at, entry });
+    emit({ kind: 'intent', at, intentId: 'i1', strategyId: 's', side: 'buy', mint: 'M1', amountIn: '100', referencePrice: null, reason: 'r' });
+    emit({ kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M2', amountIn: '100', code: 'RISK_MAX_OPEN_POSITIONS', reason: 'full' });
+    emit({ kind: 'fill', at: at + 250, intentId: 'i1', strategyId: 's', side: 'buy', mint: 'M1', solAmount: '100', tokenAmount: '5', feeLamports: '5000', price: '20' });
+    const detail = await app.inject({ method: 'GET', url: '/api/deployments/alpha', headers: auth });
+    expect(schemas.deploymentDetailBody.parse(detail.json()).risk?.dailyLossLimitLamports).toBe('1000000000');
+    const decisions = schemas.pageBody.parse((await app.inject({ method: 'GET', url: '/api/deployments/alpha/decisions?limit=2', headers: auth })).json());
+    expect(decisions.entries.map((e) => e.entry['kind'])).toEqual(['intent', 'denied']);
+    const rest = schemas.pageBody.parse((await app.inject({ method: 'GET', url: `/api/deployments/alpha/decisions?after=${decisions.next}`, headers: auth })).json());
+    expect(rest.entries.map((e) => e.entry['kind'])).toEqual(['fill']);
+    const fills = schemas.pageBody.parse((await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills', headers: auth })).json());
+    expect(fills.entries).toHaveLength(1);
+    expect((await app.inject({ method: 'GET', url: '/api/deployments/beta/fills', headers: auth })).json()).toMatchObject({ entries: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/deployments/nope', headers: auth })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills?limit=0', headers: auth })).statusCode).toBe(400);
+  });
+
+  it('kill, unkill, pause and resume reach the handle', async () => {
+    const { app, handles } = await setup();
+    close = () => app.close();
+    const r = await app.inject({ method: 'POST', url: '/api/deployments/alpha/kill', headers: auth, payload: { reason: 'operator: rug wave' } });
+    expect(schemas.actionResultBody.parse(r.json())).toEqual({ name: 'alpha', state: 'killed', killed: true });
+    await app.inject({ method: 'POST', url: '/api/deployments/alpha/unkill', headers: auth });
+    await app.inject({ method: 'POST', url: '/api/deployments/alpha/pause', headers: auth });
+    await app.inject({ method: 'POST', url: '/api/deployments/alpha/resume', headers: auth });
+    expect(handles.get('alpha')!.calls).toEqual(['start', 'kill:operator: rug wave', 'unkill', 'pause:paused through the control API', 'resume']);
+    expect(handles.get('beta')!.calls).toEqual(['start']);
+  });
+
+  it('metrics parse as Prometheus text, follow the naming rules and move with events', async () => {
+    const { app, handles, clock } = await setup();
+    close = () => app.close();
+    const scrape = async () => parsePrometheusTextFormat((await app.inject({ method: 'GET', url: '/metrics', headers: auth })).body);
+    const value = (families: ReturnType<typeof parsePrometheusTextFormat>, name: string, labels: Record<string, string>): number | undefined => {
+      const f = families.find((x) => x.name === name);
+      const m = f?.metrics.find((x) => 'value' in x && Object.entries(labels).every(([k, v]) => x.labels?.[k] === v));
+      return m && 'value' in m ? Number(m.value) : undefined;
+    };
+    const before = await scrape();
+    for (const f of before) {
+      expect(f.name).toMatch(/^chainpilot_[a-z_]+$/);
+      if (f.type === 'COUNTER') expect(f.name).toMatch(/_total$/);
+      for (const m of f.metrics) for (const k of Object.keys(m.labels ?? {})) expect(['deployment', 'strategy', 'room_family', 'code', 'method', 'side', 'outcome', 'state', 'mode', 'level']).toContain(k);
+    }
+    expect(value(before, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(0);
+    handles.get('alpha')!.setFeed({ frames: 42, rejectedByFamily: { latest: { count: 3, sample: 'token.mint missing' } } });
+    const at = clock.now();
+    handles.get('alpha')!.emit({ type: 'decision', at, entry: { kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M', amountIn: '1', code: 'RISK_COOLDOWN', reason: 'x' } });
+    const after = await scrape();
+    expect(value(after, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(42);
+    expect(value(after, 'chainpilot_feed_frames_rejected_total', { deployment: 'alpha', room_family: 'latest' })).toBe(3);
+    expect(value(after, 'chainpilot_denials_total', { deployment: 'alpha', code: 'RISK_COOLDOWN' })).toBe(1);
+    expect(value(after, 'chainpilot_deployment_state', { deployment: 'alpha', state: 'running' })).toBe(1);
+    expect(value(after, 'chainpilot_equity_sol', { deployment: 'alpha' })).toBe(10);
+  });
+
+  it('publishes an OpenAPI document generated from the schemas', async () => {
+    const { app } = await setup();
+    close = () => app.close();
+    const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json', headers: auth })).json() as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/metrics', '/api/deployments/{name}/kill', '/api/reload']));
+    expect(JSON.stringify(doc.paths['/api/deployments/{name}'])).toContain('dailyLossLimitLamports');
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * A hand-written fake of the deployment handle for supervisor and control-API tests: the test
+ * drives its state, feed health and events. Real deployments are covered by the daemon's
+ * end-to-end tests.
+ */
+import type { UnixMs } from '../../src/core/index.js';
+import type { LoadedDeployment } from '../../src/config/index.js';
+import type { DeploymentEvent, DeploymentHandle, DeploymentState, FeedHealth, ShutdownReport } from '../../src/runtime/deployment-handle.js';
+import type { RunSummary } from '../../src/engine/engine-stats.js';
+
+export interface FakeHandle extends DeploymentHandle {
+  emit(ev: DeploymentEvent): void;
+  setFeed(f: Partial<FeedHealth>): void;
+  /** Ends the handle by itself (a fatal error). */
+  die(cause: { code: string; message: string }): void;
+  readonly calls: string[];
+  state: DeploymentState;
+  killed: boolean;
+}
+
+const summary = (at: number): RunSummary => ({
+  startedAt: 0 as UnixMs, endedAt: at as UnixMs, events: 0, frames: 0, badFrames: 0, intents: 0, fills: 0, denials: 0, trades: 0, wins: 0, winRate: 0,
+  realisedLamports: 0n, unrealisedLamports: 0n, feesLamports: 0n, equityLamports: 10_000_000_000n, maxDrawdownLamports: 0n, openPositions: 0, strategyErrors: 0,
+});
+
+export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; failStart?: { code: string; message: string } }): FakeHandle {
+  const listeners = new Set<(e: DeploymentEvent) => void>();
+  let resolveDone!: (r: ShutdownReport) => void;
+  const done = new Promise<ShutdownReport>((r) => (resolveDone = r));
+  let feed: FeedHealth = {
+    state: 'open', connected: true, lastFrameAt: o.now() as UnixMs, framesPerSec: 0, frames: 0, gaps: 0, reconnects: 0, rejected: 0,
+    rejectedByFamily: {}, dropped: 0, backfillFailures: 0,
+  };
+  let cause: { code: string; message: string } | undefined;
+  const report = (): ShutdownReport => ({ name: loaded.deployment.name, drainedWithinDeadline: true, intents: [], summary: summary(o.now()), fatal: cause });
+  const h: FakeHandle = {
+    name: loaded.deployment.name,
+    mode: loaded.deployment.mode === 'live' ? 'live' : 'paper',
+    state: 'created',
+    killed: false,
+    calls: [],
+    async start() {
+      h.calls.push('start');
+      if (o.failStart) {
+        cause = o.failStart;
+        h.state = 'failed';
+        throw Object.assign(new Error(o.failStart.message), { code: o.failStart.code });
+      }
+      h.state = h.killed ? 'killed' : 'running';
+      h.emit({ type: 'state', at: o.now() as UnixMs, state: h.state });
+    },
+    async stop() {
+      h.calls.push('stop');
+      h.state = 'stopped';
+      const r = report();
+      resolveDone(r);
+      return r;
+    },
+    health() {
+      const ready = h.state === 'running' && feed.connected;
+      return { name: h.name, mode: h.mode, state: h.state, cause, ready, reasons: ready ? [] : [feed.connected ? `state ${h.state}` : 'feed not connected'], feed, startedAt: 0 as UnixMs, at: o.now() as UnixMs };
+    },
+    stats() {
+      return {
+        summary: summary(o.now()), positions: [], pending: [], denialsByCode: {},
+        risk: { dayStartedAt: 0 as UnixMs, dayStartEquityLamports: 10_000_000_000n, dailyLossLamports: 0n, dailyLossLimitLamports: 1_000_000_000n, dailyHalted: false, killed: h.killed, killReason: undefined, exposureLamports: 0n, maxExposureLamports: undefined },
+      };
+    },
+    events: {
+      on(l) {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
+    },
+    async kill(reason) {
+      h.calls.push(`kill:${reason}`);
+      h.killed = true;
+      h.state = 'killed';
+      h.emit({ type: 'state', at: o.now() as UnixMs, state: 'killed' });
+    },
+    async unkill() {
+      h.calls.push('unkill');
+      h.killed = false;
+      h.state = 'running';
+      h.emit({ type: 'state', at: o.now() as UnixMs, state: 'running' });
+    },
+    pause(reason) {
+      h.calls.push(`pause:${reason}`);
+      h.state = 'paused';
+    },
+    resume() {
+      h.calls.push('resume');
+      h.state = 'running';
+    },
+    done: () => done,
+    emit(ev) {
+      for (const l of listeners) l(ev);
+    },
+    setFeed(f) {
+      feed = { ...feed, ...f };
+    },
+    die(c) {
+      cause = c;
+      h.state = 'failed';
+      h.emit({ type: 'state', at: o.now() as UnixMs, state: 'failed', cause: c });
+      resolveDone(report());
+    },
+  };
+  return h;
+}
