@@ -81,6 +81,16 @@ export const CONFIG_LIMITS = {
   'shutdown.drain': { kind: 'duration', min: 0, max: HOUR_MS },
   'record.rotateBytes': { kind: 'integer', min: 1_024, max: 1_000_000_000_000 },
   'record.rotateEvery': { kind: 'duration', min: MINUTE_MS, max: 30 * DAY_MS },
+  'notify.webhook.timeout': { kind: 'duration', min: 10, max: MINUTE_MS },
+  'notify.webhook.retries': { kind: 'integer', min: 0, max: 10 },
+  'notify.webhook.retryBase': { kind: 'duration', min: 1, max: MINUTE_MS },
+  'notify.webhook.retryMax': { kind: 'duration', min: 1, max: HOUR_MS },
+  'notify.telegram.chatId': { kind: 'integer', min: -1_000_000_000_000_000, max: 1_000_000_000_000_000 },
+  'notify.telegram.timeout': { kind: 'duration', min: 10, max: MINUTE_MS },
+  'notify.telegram.retries': { kind: 'integer', min: 0, max: 10 },
+  'notify.telegram.retryBase': { kind: 'duration', min: 1, max: MINUTE_MS },
+  'notify.telegram.retryMax': { kind: 'duration', min: 1, max: HOUR_MS },
+  'notify.queueSize': { kind: 'integer', min: 1, max: 10_000 },
 } as const satisfies Record<string, NumericLimit>;
 
 export type LimitedKey = keyof typeof CONFIG_LIMITS;

@@ -103,7 +103,7 @@ describe('strategies named after Object.prototype members and unknown parameters
   it.each(['constructor', 'hasOwnProperty', '__proto__', 'toString'])('reports use: %s as an unknown strategy', async (name) => {
     const r = await validate(`version: 1\nname: t\nstrategies:\n  - use: ${name}\n`);
     expect(r.ok).toBe(false);
-    expect(r.text).toContain(`CONFIG_INVALID: d.yaml has 1 strategy error:\n  - d.yaml:4:5 strategies.0.use: unknown strategy "${name}"`);
+    expect(r.text).toContain(`STRATEGY_UNKNOWN: d.yaml has 1 strategy error:\n  - d.yaml:4:5 strategies.0.use: unknown strategy "${name}"`);
   });
 
   it('refuses a strategy buy size beyond the SOL supply with the key and line', async () => {

@@ -85,7 +85,7 @@ async function checkOutcome(text: string): Promise<void> {
     error = e;
   }
   if (!isChainpilotError(error)) throw new Error(`uncoded ${String(error)}\n--- input ---\n${text.slice(0, 2_000)}`);
-  expect(error.code, error.message).toMatch(/^(CONFIG_INVALID|CONFIG_YAML_SYNTAX|STRATEGY_LOAD_FAILED)$/);
+  expect(error.code, error.message).toMatch(/^(CONFIG_INVALID|CONFIG_YAML_SYNTAX|STRATEGY_LOAD_FAILED|STRATEGY_UNKNOWN|STRATEGY_INVALID_PARAMS)$/);
   expect(error.message).not.toMatch(/\n\s+at [^\n]+:\d+:\d+/); // no stack frame
   const problems = error.message.split('\n').slice(1);
   expect(problems.length, error.message).toBeGreaterThan(0);

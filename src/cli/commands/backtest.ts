@@ -1,9 +1,6 @@
 /** `chainpilot backtest DEPLOYMENT --data FILE|DIR|GLOB [--from T --to T] [--out DIR] [--verify-against DECISIONS.jsonl]`. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { isChainpilotError } from '../../core/index.js';
-import { runBacktestJob } from '../../runtime/backtest/backtest-job.js';
-import { formatReportSummary } from '../../report/summary-table.js';
-import { createProgress } from '../progress.js';
+import { isChainpilotError } from '../../core/errors.js';
 import { durationOption, seedOption } from '../options.js';
 
 /** `--from 2026-01-01T00:00:00Z` or Unix milliseconds. */
@@ -31,6 +28,7 @@ export function registerBacktest(program: Command): void {
     .option('--sample <time>', 'equity sampling interval', durationOption, 60_000)
     .option('--verify-against <file>', 'decision log to compare with; exits 1 at the first difference')
     .action(async (file: string, opts: { data: string[]; from?: number; to?: number; out: string; seed?: number; dataMiss: string; sample: number; verifyAgainst?: string }) => {
+      const [{ runBacktestJob }, { formatReportSummary }, { createProgress }] = await Promise.all([import('../../runtime/backtest/backtest-job.js'), import('../../report/summary-table.js'), import('../progress.js')]);
       if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
       const progress = createProgress('backtest');
       try {
@@ -47,7 +45,8 @@ export function registerBacktest(program: Command): void {
         if (opts.verifyAgainst) {
           if (r.divergence) {
             const dv = r.divergence;
-            process.stdout.write(`\nBACKTEST_DIVERGED: the decision log departs from ${opts.verifyAgainst} at line ${dv.line}\n  expected: ${dv.expected ?? '(end of log)'}\n  backtest: ${dv.actual ?? '(end of log)'}\n`);
+            process.stdout.write('\n');
+            process.stdout.write(`BACKTEST_DIVERGED: the decision log departs from ${opts.verifyAgainst} at line ${dv.line}\n  expected: ${dv.expected ?? '(end of log)'}\n  backtest: ${dv.actual ?? '(end of log)'}\n`);
             if (r.drift && r.drift.matched > 0) process.stdout.write(`  fill drift over ${r.drift.matched} fills of the same intents: mean ${r.drift.meanBps.toFixed(1)} bps, max |${r.drift.maxAbsBps.toFixed(1)}| bps\n`);
             process.exitCode = 1;
           } else process.stdout.write(`\nverified: the decision log equals ${opts.verifyAgainst} byte for byte\n`);

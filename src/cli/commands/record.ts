@@ -3,11 +3,8 @@
  * records the Datastream (and the strategies' ctx.data answers) for backtests.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { createRedactor, isChainpilotError } from '../../core/index.js';
-import { loadDeployment } from '../../config/index.js';
-import { recordLive } from '../../runtime/record/record-live.js';
-import { recordSimulator } from '../../runtime/record/record-sim.js';
-import { createProgress } from '../progress.js';
+import { isChainpilotError } from '../../core/errors.js';
+import { createRedactor } from '../../core/redact.js';
 import { durationOption, seedOption } from '../options.js';
 
 const SIZE = /^(\d+)(B|KB|MB|GB)?$/i;
@@ -46,6 +43,7 @@ export function registerRecord(program: Command): void {
     .option('--rotate-size <size>', 'start a new file after this many uncompressed bytes', sizeOption)
     .option('--rotate-time <time>', 'start a new file after this much run-clock time', durationOption)
     .action(async (file: string | undefined, opts: RecordOpts) => {
+      const [{ loadDeployment }, { recordLive }, { recordSimulator }, { createProgress }] = await Promise.all([import('../../config/index.js'), import('../../runtime/record/record-live.js'), import('../../runtime/record/record-sim.js'), import('../progress.js')]);
       try {
         const common = { dir: opts.out, gzip: opts.gzip, ...(opts.rotateSize ? { rotateBytes: opts.rotateSize } : {}), ...(opts.rotateTime ? { rotateMs: opts.rotateTime } : {}) };
         if (opts.sim) {

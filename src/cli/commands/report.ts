@@ -2,7 +2,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { rebuildReportHtml } from '../../runtime/backtest/rebuild-report.js';
 
 export function registerReport(program: Command): void {
   program
@@ -10,7 +9,8 @@ export function registerReport(program: Command): void {
     .description('rebuild report.html from a backtest\'s report.json')
     .argument('<report>', 'report.json written by chainpilot backtest')
     .option('--out <file>', 'HTML file to write (default: report.html next to the JSON)')
-    .action((file: string, opts: { out?: string }) => {
+    .action(async (file: string, opts: { out?: string }) => {
+      const { rebuildReportHtml } = await import('../../runtime/backtest/rebuild-report.js');
       const out = opts.out ?? join(dirname(file), 'report.html');
       const r = rebuildReportHtml(readFileSync(file, 'utf8'), file);
       writeFileSync(out, r);

@@ -1,9 +1,8 @@
 /** `chainpilot sweep DEPLOYMENT --data ... --set PATH=V1,V2 [--set ...] [--metric M] [--walk-forward 70/30]`. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { isChainpilotError } from '../../core/index.js';
-import { parseWalkForward, runSweep, SWEEP_METRICS, type SweepMetric } from '../../runtime/backtest/run-sweep.js';
-import { parseSetOption, type SweepAxis } from '../../runtime/backtest/sweep-grid.js';
-import { createProgress } from '../progress.js';
+import { isChainpilotError } from '../../core/errors.js';
+import type { SweepMetric } from '../../runtime/backtest/run-sweep.js';
+import type { SweepAxis } from '../../runtime/backtest/sweep-grid.js';
 
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
@@ -20,12 +19,15 @@ export function registerSweep(program: Command): void {
     .argument('<deployment>', 'deployment YAML file')
     .requiredOption('--data <path>', 'recording file, directory or glob (repeatable)', collect)
     .requiredOption('--set <path=values>', "a parameter and its values, e.g. 'strategies[curve-momentum].params.milestonePct=40,50,60' (repeatable)", collect)
-    .option('--metric <name>', `ranking metric: ${SWEEP_METRICS.join(', ')}`, 'profitFactor')
+    .option('--metric <name>', 'ranking metric (profitFactor by default; see docs/backtesting.md for the list)', 'profitFactor')
     .option('--min-trades <n>', 'cells with fewer closed trades rank last', intOption, 5)
     .option('--workers <n>', 'worker threads (default: every core; 0 = in this thread)', intOption)
     .option('--walk-forward <in/out>', 'split the window, e.g. 70/30, and report in-sample and out-of-sample per cell')
     .option('--out <dir>', 'output directory', './sweep-out')
     .action(async (file: string, opts: { data: string[]; set: string[]; metric: string; minTrades: number; workers?: number; walkForward?: string; out: string }) => {
+      const [{ parseWalkForward, runSweep, SWEEP_METRICS }, { parseSetOption }, { createProgress }] = await Promise.all([
+        import('../../runtime/backtest/run-sweep.js'), import('../../runtime/backtest/sweep-grid.js'), import('../progress.js'),
+      ]);
       if (!(SWEEP_METRICS as readonly string[]).includes(opts.metric)) throw new InvalidArgumentError(`--metric: expected one of ${SWEEP_METRICS.join(', ')}`);
       const progress = createProgress('sweep', 'cells');
       try {
