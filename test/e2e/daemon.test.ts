@@ -122,7 +122,7 @@ describe('chainpilot daemon', () => {
       const d = await detail('broken-d');
       return d.state === 'failed' ? d : undefined;
     });
-    expect(broken.cause).toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(broken.cause).toMatchObject({ code: 'STRATEGY_LOAD_FAILED' });
     expect(broken.cause?.message).toMatch(/d-broken\.yaml:4:\d+ strategies\.0\.use: cannot load strategy file .*broken on purpose/);
     for (const name of ['paper-a', 'paper-remote', 'live-c']) {
       const before = await fillsOf(name);
@@ -159,7 +159,13 @@ describe('chainpilot daemon', () => {
   it('kill stops new buys at once and the kill switch shows in the API', async () => {
     const r = await api('/api/deployments/paper-a/kill', { method: 'POST', body: { reason: 'e2e' } });
     expect(schemas.actionResultBody.parse(r.body)).toMatchObject({ name: 'paper-a', state: 'killed', killed: true });
-    const killedAt = (await api('/api/deployments/paper-a/decisions?limit=1000')).body as { next: number };
+    // The cursor of the last decision before the kill: page to the end of the history.
+    const killedAt = { next: 0 };
+    for (;;) {
+      const page = schemas.pageBody.parse((await api(`/api/deployments/paper-a/decisions?after=${killedAt.next}&limit=1000`)).body);
+      killedAt.next = page.next;
+      if (page.entries.length < 1000) break;
+    }
     // Every buy decided after the kill is denied: wait for one such decision to prove it.
     const denial = await waitFor('a buy decided after the kill', async () => {
       const page = schemas.pageBody.parse((await api(`/api/deployments/paper-a/decisions?after=${killedAt.next}&limit=1000`)).body);

@@ -110,7 +110,7 @@ describe('chainpilot shutdown', () => {
   it('exits at once with 130 on a second signal while the drain waits', async () => {
     tmp = tempDir('cp-shutdown-');
     const file = tmp.write('slow.yaml', readFileSync('config/paper-sim.yaml', 'utf8')
-      .replace(/\n {2}decisionLog: .*\n/, '\n  statusInterval: 100ms\n').replace('latency: 250ms', 'latency: 1h') + 'shutdown:\n  drain: 2h\n');
+      .replace(/\n {2}decisionLog: .*\n/, '\n  statusInterval: 100ms\n').replace('latency: 250ms', 'latency: 1m') + 'shutdown:\n  drain: 1h\n');
     let signals = 0;
     const r = await cli(['paper', file], (out, kill) => {
       if (signals === 0 && /pending [1-9]/.test(out)) {

@@ -42,7 +42,7 @@ export function registerControlCommands(program: Command): void {
       out(o.json ? `${JSON.stringify(body, null, 2)}\n` : `${formatStatus(body)}\n`);
     });
   for (const [verb, help] of [
-    ['kill', 'kill switch on for a deployment: no new buys (persisted; survives restarts)'],
+    ['kill', 'kill switch on for a deployment: no new buys (persisted for live deployments)'],
     ['unkill', 'kill switch off for a deployment'],
     ['pause', 'pause entries of a deployment (exits keep working)'],
     ['resume', 'resume entries of a deployment'],

@@ -33,8 +33,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/api/deployments/{name}/intents': { get: { summary: 'pending intents with their journal state, and recent intent decisions', parameters: [name], responses: { 200: ok(s.intentsBody), ...refused } } },
       '/api/deployments/{name}/pause': action('pause entries (exits keep working)'),
       '/api/deployments/{name}/resume': action('resume entries'),
-      '/api/deployments/{name}/kill': action('kill switch on: no new buys (persisted)'),
-      '/api/deployments/{name}/unkill': action('kill switch off (persisted)'),
+      '/api/deployments/{name}/kill': action('kill switch on: no new buys (persisted for live deployments)'),
+      '/api/deployments/{name}/unkill': action('kill switch off (persisted for live deployments)'),
       '/api/reload': { post: { summary: 're-read the deployment files and apply the difference', responses: { 200: ok(s.reloadBody), 401: refused[401] } } },
     },
   };
