@@ -51,18 +51,10 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
     stopReason = why;
     stop.abort();
   };
-  let signals = 0;
-  const onSignal = (name: NodeJS.Signals): void => {
-    signals++;
-    if (signals > 1) {
-      out(`\n${name} again: exiting now; unresolved intents are reconciled at the next start\n`);
-      flush(log);
-      restoreExit();
-      process.exit(SECOND_SIGNAL_EXIT);
-    }
+  const onSignal = drainOrExit({ out, log, restoreExit }, (name) => {
     out(`\n${name}: stopping new intents and draining those in flight (up to ${d.shutdown.drain} ms); ${name} again exits at once\n`);
     requestStop(name);
-  };
+  });
   const useSignals = o.signals ?? true;
   if (useSignals) {
     process.on('SIGINT', onSignal);
@@ -138,6 +130,24 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
     restoreExit();
     flush(log);
   }
+}
+
+/**
+ * A handler for SIGINT/SIGTERM: the first signal calls `first` (start the drain); a second one
+ * says so, flushes the log and exits at once with 130 (unresolved intents wait for the next start).
+ */
+export function drainOrExit(o: { readonly out: (text: string) => void; readonly log: Logger; readonly restoreExit: () => void }, first: (name: string) => void): (name: string) => void {
+  let signals = 0;
+  return (name) => {
+    signals++;
+    if (signals > 1) {
+      o.out(`\n${name} again: exiting now; unresolved intents are reconciled at the next start\n`);
+      flush(o.log);
+      o.restoreExit();
+      process.exit(SECOND_SIGNAL_EXIT);
+    }
+    first(name);
+  };
 }
 
 /** Flushes an asynchronous pino destination (no-op for others). */

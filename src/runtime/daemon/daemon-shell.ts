@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger, createRedactor, describeError, type Logger } from '../../core/index.js';
 import { createDeployment } from '../create-deployment.js';
 import { formatShutdownReport, formatSummary } from '../status-panel.js';
-import { flush, guardProcessExit, SECOND_SIGNAL_EXIT } from '../run-shell.js';
+import { drainOrExit, flush, guardProcessExit } from '../run-shell.js';
 import { createDashboard } from '../dashboard/dashboard-routes.js';
 import { createNotifyHub } from '../notify/notify-hub.js';
 import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
@@ -50,7 +50,7 @@ const version = (): string => {
 export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const out = o.out ?? ((t: string) => void process.stdout.write(t));
   const redactor = createRedactor();
-  const log: Logger = createLogger({ redactor, level: (o.logLevel ?? 'info') as 'info', name: 'daemon', ...(process.stderr.isTTY ? { pretty: true } : {}) });
+  const log: Logger = createLogger({ redactor, level: o.logLevel ?? 'info', name: 'daemon', ...(process.stderr.isTTY ? { pretty: true } : {}) });
   const confirm = new Set(o.confirmLive ?? []);
   const endpoints = createSharedEndpoints({
     log, redactor, ...(o.speed !== undefined ? { speed: o.speed } : {}),
@@ -59,18 +59,10 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const restoreExit = guardProcessExit();
   let daemon: RunningDaemon | undefined;
   const stopped = new AbortController();
-  let signals = 0;
-  const onStop = (name: string): void => {
-    signals++;
-    if (signals > 1) {
-      out(`\n${name} again: exiting now; unresolved intents are reconciled at the next start\n`);
-      flush(log);
-      restoreExit();
-      process.exit(SECOND_SIGNAL_EXIT);
-    }
+  const onStop = drainOrExit({ out, log, restoreExit }, (name) => {
     out(`\n${name}: draining every deployment; ${name} again exits at once\n`);
     stopped.abort();
-  };
+  });
   const onHup = (): void => {
     if (!daemon) return;
     out('SIGHUP: reloading the deployment files\n');
