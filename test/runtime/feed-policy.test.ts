@@ -3,10 +3,10 @@
  * once with its cause, and applies `feed.onLoss`. The first tests inject a narrow fake connection
  * and a manual clock (time matters); the last ones run on the real simulator over real sockets.
  */
-import { parseRoomMessage } from '../../src/client/datastream/room-registry.js';
+import { wire } from '../engine/wire.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
-import { manualClock, type UnixMs } from '../../src/core/index.js';
+import { manualClock } from '../../src/core/index.js';
 import type { StreamMessage } from '../../src/engine/feed-port.js';
 import { createDeployment } from '../../src/runtime/create-deployment.js';
 import type { DeploymentEvent, FeedConnection, FeedWatchStats } from '../../src/runtime/deployment-handle.js';
@@ -57,9 +57,8 @@ function fakeConnection(): FeedConnection & { deliver(room: string, data: unknow
     release: () => Promise.resolve(),
     deliver(room: string, data: unknown, at: number) {
       stats.frames++;
-      const parsed = parseRoomMessage(room, data, at as UnixMs);
-      if (!parsed.ok) throw new Error(`test frame rejected: ${parsed.reason}`);
-      for (const h of handlers.get(room) ?? []) h(parsed.message);
+      const message = wire(room, data, at);
+      for (const h of handlers.get(room) ?? []) h(message);
     },
     event(e: { kind: string } & Record<string, unknown>) {
       if (e.kind === 'connected') c.state = 'open';

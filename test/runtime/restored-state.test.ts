@@ -4,7 +4,7 @@
  * failed transactions (equity = start + realised + unrealised holds across the restart); and an
  * intent id the journal already holds is reported with a coded error, never left pending.
  */
-import { parseRoomMessage } from '../../src/client/datastream/room-registry.js';
+import { priceFrame as priceData, wire } from '../engine/wire.js';
 import type { StreamMessage } from '../../src/engine/feed-port.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,9 +85,7 @@ async function journalOutcome(store: DeploymentStore, intent: OrderIntent, outco
 
 /** A price frame as the client parses it: `price_quote` is SOL per token. */
 function priceFrame(mint: string, at: UnixMs): StreamMessage {
-  const r = parseRoomMessage(`price:token:${mint}`, { price: 0.02, price_quote: 0.0001, time: at }, at);
-  if (!r.ok) throw new Error(r.reason);
-  return r.message;
+  return wire(`price:token:${mint}`, priceData(0.0001, { time: at }), at);
 }
 
 describe('restored state', () => {

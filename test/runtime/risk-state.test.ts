@@ -3,7 +3,7 @@
  * and the kill switch live in the deployment store, so a restart keeps them and only the next
  * boundary (or `unkill`) lifts them. Real SQLite store, manual clock.
  */
-import { parseRoomMessage } from '../../src/client/datastream/room-registry.js';
+import { priceFrame, wire } from '../engine/wire.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,12 +59,7 @@ function run(clock: ManualClock, store: DeploymentStore, dailyLossLimitLamports 
     execution: { slippageBps: 2_000, priorityFeeLamports: 0n, defaultDecimals: 6 },
   });
   ref.market = engine.market;
-  const price = (mint: string, p: number) => {
-    // `price_quote` is SOL per token (the client's price shape).
-    const r = parseRoomMessage(`price:token:${mint}`, { price: p * 200, price_quote: p, pool: `${mint}-curve`, time: clock.now() }, clock.now());
-    if (!r.ok) throw new Error(r.reason);
-    engine.ingest(r.message);
-  };
+  const price = (mint: string, p: number) => engine.ingest(wire(`price:token:${mint}`, priceFrame(p, { pool: `${mint}-curve`, time: clock.now() }), clock.now()));
   const launch = (mint: string) => feed.push('latest', { token: { mint, symbol: mint, name: mint, decimals: 6 }, pools: [{ market: 'venue_a', poolId: `${mint}-curve` }] });
   const lastDecision = () => entries.at(-1);
   return { engine, price, launch, lastDecision };
