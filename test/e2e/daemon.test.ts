@@ -19,6 +19,7 @@ import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon/run-da
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/runtime/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { waitFor } from './support/wait-for.js';
 
 let dir = '';
 let daemon: RunningDaemon;
@@ -42,16 +43,6 @@ strategies:
 risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
 telemetry: { logLevel: silent }
 ${extra}`;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const api = async (path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown; text: string }> => {
   const res = await fetch(`${daemon.url}${path}`, {

@@ -17,6 +17,7 @@ import * as schemas from '../../src/runtime/daemon/api-schemas.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon/run-daemon.js';
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/runtime/daemon/shared-endpoints.js';
 import { createDashboard } from '../../src/runtime/dashboard/dashboard-routes.js';
+import { waitFor } from './support/wait-for.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -38,16 +39,6 @@ strategies:
 risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5", dailyLossLimitSol: "3" }
 telemetry: { logLevel: silent }
 `;
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface PageStats { connects: number; snapshots: number; resets: number; duplicates: number; gaps: number; messages: number }
 
