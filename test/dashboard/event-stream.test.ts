@@ -132,8 +132,11 @@ describe('the dashboard event stream', () => {
   it('ends open streams when the server closes', async () => {
     server = await startTestServer();
     const s = server;
-    const reading = readStream(s.url, { until: () => false });
-    await new Promise((r) => setTimeout(r, 200));
+    let opened!: () => void;
+    const snapshot = new Promise<void>((resolve) => (opened = resolve));
+    // read until the server ends the stream; the first message proves the stream is open
+    const reading = readStream(s.url, { until: (msgs) => (msgs.length > 0 && opened(), false) });
+    await snapshot;
     await s.close();
     server = undefined;
     const msgs = await reading;

@@ -6,11 +6,19 @@ describe('ledger services lifecycle', () => {
     const h = await startHarness();
     expect(h.clock.pending()).toBe(1); // the slot timer
     h.ledger.faults.inject({ kind: 'rpc', rpc: { kind: 'timeout', method: 'getSlot' } });
+    // the server asks the fault plan when the request arrives: that is the proof it is being held
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const nextRpc = h.ledger.faults.nextRpc.bind(h.ledger.faults);
+    h.ledger.faults.nextRpc = (method) => {
+      arrived();
+      return nextRpc(method);
+    };
     const held = fetch(h.rpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }) }).then(
       () => 'answered',
       () => 'connection closed',
     );
-    await new Promise((r) => setTimeout(r, 50)); // let the request reach the server
+    await reached;
     const started = performance.now();
     await h.stop();
     expect(performance.now() - started).toBeLessThan(2_000);
