@@ -93,8 +93,9 @@ const DEFAULT_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
 /** True when restarting after `cause` could do harm or cannot help: a live store that reported damage, or bad config. */
 export function restartIsSafe(mode: DeploymentMode, cause: { readonly code: string } | undefined): boolean {
   if (!cause) return true;
-  // A configuration error (the file, a strategy that cannot load or take its parameters, a live rail) waits for a reload.
-  if (/^(CONFIG_|STRATEGY_(UNKNOWN|LOAD_FAILED|INVALID_PARAMS)$|RUNTIME_LIVE_)/.test(cause.code)) return false;
+  // A configuration error (the file, a strategy that cannot load or take its parameters, a live rail, a store of
+  // another deployment) waits for a reload.
+  if (/^(CONFIG_|STRATEGY_(UNKNOWN|LOAD_FAILED|INVALID_PARAMS)$|RUNTIME_LIVE_|RUNTIME_STORE_FOREIGN$)/.test(cause.code)) return false;
   if (mode === 'live' && /^(JOURNAL_|EXEC_|RUNTIME_STORE)/.test(cause.code)) return false;
   return true;
 }
