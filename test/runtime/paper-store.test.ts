@@ -18,7 +18,8 @@ import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/dep
 import { ABANDONED_REASON, paperCashAfter } from '../../src/runtime/paper-book.js';
 import { paperStorePath } from '../../src/runtime/paper-deployment.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
-import { tempDir, until, type TempDir } from './helpers.js';
+import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { paperSimYaml, tempDir, until, type TempDir } from './helpers.js';
 
 const FIXTURE = `${process.cwd()}/test/runtime/fixtures/round-trip-strategy.ts`;
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
@@ -123,6 +124,28 @@ describe('a paper deployment with a store', () => {
     expect(second.stats().summary.realisedLamports).toBe(0n);
     expect(second.health().state).toBe('killed');
     await second.stop();
+  }, 60_000);
+
+  it('gives the shipped paper-sim the same decision log on every same-seed run with a store, each from the configured balance', async () => {
+    tmp = tempDir('cp-paper-store-');
+    const file = tmp.write('paper.yaml', paperSimYaml('store:\n  path: ./paper.db\n'));
+    const start = Date.UTC(2026, 0, 1);
+    const run = async (): Promise<{ lines: string; notes: readonly string[] }> => {
+      const log = memoryDecisionLog();
+      const h = createDeployment(loadDeployment(file), { mode: 'paper', speed: 'max', seed: 7, decisions: log.sink });
+      handles.push(h);
+      await h.start();
+      await until(() => (h.clock()?.now() ?? 0) >= start + 6 * 60_000, '6 simulated minutes');
+      await h.stop();
+      const cut = start + 5 * 60_000;
+      return { lines: log.lines.filter((l) => (JSON.parse(l) as { at: number }).at <= cut).join(''), notes: h.startInfo()?.notes ?? [] };
+    };
+    const a = await run();
+    const b = await run();
+    expect(a.lines).toMatch(/"kind":"fill"/);
+    expect(a.notes).toEqual([]);
+    expect(b.notes.join('\n')).toMatch(/^started a fresh paper book/);
+    expect(b.lines).toBe(a.lines);
   }, 60_000);
 
   it('keeps nothing when the file names no store and no store directory is given, and a backtest never opens one', () => {
