@@ -3,9 +3,10 @@
  * shared embedded simulator resumes its positions exactly after the supervisor restarts it (a
  * reload whose start fails, then a backoff restart), and one on a remote endpoint resumes them
  * after the daemon itself is stopped and started again on the same --data-dir. A kill through
- * `POST kill` survives both. A new daemon's embedded simulator is a new market: that book starts
- * afresh, still killed.
+ * `POST kill` survives both, and a daemon process killed with SIGKILL. A new daemon's embedded
+ * simulator is a new market: that book starts afresh, still killed.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,9 +49,11 @@ async function stopOne(): Promise<void> {
   endpoints = undefined;
 }
 
+let baseUrl = '';
 const api = async (path: string, method = 'GET', body?: unknown): Promise<unknown> => {
-  if (!daemon) throw new Error('no daemon');
-  const res = await fetch(`${daemon.url}${path}`, {
+  const url = daemon?.url ?? baseUrl;
+  if (!url) throw new Error('no daemon');
+  const res = await fetch(`${url}${path}`, {
     method, headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
@@ -87,7 +90,38 @@ beforeAll(async () => {
   await startOne();
 }, 120_000);
 
+let child: ChildProcess | undefined;
+
+/** `chainpilot daemon` as a child process on `deployments` and `data`; resolves with its control URL. */
+async function spawnDaemon(deployments: string, data: string): Promise<ChildProcess> {
+  const c = spawn(process.execPath, ['bin/chainpilot.js', 'daemon', deployments, '--listen', '127.0.0.1:0', '--data-dir', data, '--log-level', 'warn'], {
+    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = c;
+  let out = '';
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    c.stdout?.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /control API on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    c.once('exit', (code) => reject(new Error(`daemon exited with ${String(code)}:\n${out}`)));
+  });
+  return c;
+}
+
+async function killChild(): Promise<void> {
+  const c = child;
+  child = undefined;
+  baseUrl = '';
+  if (!c || c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((r) => c.once('exit', () => r()));
+  c.kill('SIGKILL');
+  await exited;
+}
+
 afterAll(async () => {
+  await killChild();
   await stopOne();
   await remoteSim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -137,4 +171,30 @@ describe('paper deployments in the daemon keep their book', () => {
     expect(sim.positions).toEqual([]);
     expect(sim.risk?.killReason).toBe('hold the sim book');
   }, 180_000);
+
+  it('resumes positions exactly after the daemon process is killed with SIGKILL and started again, still killed', async () => {
+    await stopOne();
+    const deployments = join(dir, 'crash');
+    mkdirSync(deployments);
+    writeFileSync(join(deployments, 'crash.yaml'), yaml('book-crash', [
+      '  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}',
+    ]));
+    const data = join(dir, 'crash-data');
+    await spawnDaemon(deployments, data);
+    await waitFor('book-crash to hold two half-sold positions', () => settled('book-crash'), 90_000);
+    await api('/api/deployments/book-crash/kill', 'POST', { reason: 'hold through a crash' });
+    const before = await book('book-crash');
+    await killChild();
+    // The lock file of the killed process is still there: the next daemon takes it over.
+    expect(existsSync(join(data, 'stores', 'book-crash.db.lock'))).toBe(true);
+
+    await spawnDaemon(deployments, data);
+    const after = await waitFor('book-crash to run again', async () => {
+      const d = await detail('book-crash');
+      return d.state === 'killed' && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
+    }, 60_000);
+    expect(after.risk?.killReason).toBe('hold through a crash');
+    expect(await book('book-crash')).toEqual(before);
+    await killChild();
+  }, 240_000);
 });
