@@ -165,7 +165,7 @@ export const ERROR_CODES = {
   RUNTIME_PROCESS_EXIT: 'user code called process.exit; a strategy cannot end the process',
   LIVE_CHAIN_READ_FAILED: 'a chain read (block height, transaction) kept failing after its bounded retries; the intent is left to start-up reconciliation',
   RUNTIME_FEED_NEVER_OPENED: 'the run ended without the market feed ever delivering a frame (key refused or service unreachable)',
-  RUNTIME_STORE_FOREIGN: 'the store at store.path belongs to another deployment or wallet (both are named); point store.path at this deployment\'s own store',
+  RUNTIME_STORE_FOREIGN: 'the store at store.path belongs to another deployment or wallet, or is a live store opened by a paper deployment or the reverse (both are named); point store.path at this deployment\'s own store',
   RUNTIME_STORE_LOCKED: 'another process (its pid is named) holds the store; stop it first, or give this deployment its own store.path',
   LIVE_INTENT_ID_REPEATED: 'an intent id was submitted that the journal already holds from another run or process; it was rejected, never left pending',
 

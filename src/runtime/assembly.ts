@@ -35,6 +35,17 @@ export interface RuntimeDeps extends DeploymentDeps {
   readonly inspect?: (view: LiveRunView) => Promise<void> | void;
   /** Redactor of the run (secrets of the deployment are added to it). */
   readonly redactor?: Redactor;
+  /**
+   * Directory of paper stores for deployments whose file names no `store.path` (the daemon:
+   * `<data-dir>/stores`); the store is `<storeDir>/<name>.db`. Without it such a paper run keeps its
+   * book in memory.
+   */
+  readonly storeDir?: string;
+  /**
+   * Identity of the market the injected connection trades on (the daemon's shared endpoint): a
+   * paper book is resumed only on the market it was kept for.
+   */
+  readonly market?: string;
   /** Datastream knobs (tests: short liveness). */
   readonly datastream?: { readonly livenessTimeoutMs?: number; readonly backoffBaseMs?: number; readonly backoffCapMs?: number };
 }

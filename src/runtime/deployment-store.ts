@@ -5,6 +5,8 @@
  * like strategy paths. Opening a store that another deployment or wallet owns is refused with
  * RUNTIME_STORE_FOREIGN naming both; a store is held by one process at a time (a lock file, see
  * store-lock.ts), and a second process is refused with RUNTIME_STORE_LOCKED naming the holder's pid.
+ * A paper deployment's store also holds its paper book (paper-book.ts); a store is either a live
+ * wallet's or a paper book's, never both (the other kind is refused with RUNTIME_STORE_FOREIGN).
  */
 import { ensureDir } from './ensure-dir.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -16,6 +18,7 @@ import type { PersistedRiskState, RiskStateStore } from '../engine/risk-day.js';
 import { decodeIntent } from '../executors/journal/codec.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
 import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
+import { openPaperBook, type PaperBook } from './paper-book.js';
 import { acquireStoreLock, type StoreLockOptions } from './store-lock.js';
 
 const SCHEMA = `
@@ -36,6 +39,8 @@ export interface DeploymentStoreOptions {
   readonly deployment: string;
   /** The wallet address (live); a paper store has none. */
   readonly wallet?: string;
+  /** A paper store: its book is kept for `market` (see paper-book.ts); `at` resolves intents left pending. */
+  readonly paper?: { readonly market: string; readonly at: number };
   readonly lock?: StoreLockOptions;
 }
 
@@ -44,6 +49,8 @@ export interface DeploymentStore {
   readonly journal: IntentJournal;
   /** The engine's risk-state port (risk day, halt, kill switch). */
   readonly risk: RiskStateStore;
+  /** The paper book (paper stores only). */
+  readonly paper: PaperBook | undefined;
   /** Landed fills and failed-transaction fees of every journaled intent, in the order they resolved. */
   restored(): Promise<{ readonly fills: readonly RestoredFill[]; readonly failedFees: readonly RestoredFailedFee[] }>;
   /** Closes the journal and the store and releases the lock. Idempotent. */
@@ -62,6 +69,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   const lock = acquireStoreLock(o.path, o.lock);
   let db: Database.Database | undefined;
   let journal: IntentJournal | undefined;
+  let paper: PaperBook | undefined;
   try {
     db = new Database(o.path);
     db.pragma('journal_mode = WAL');
@@ -69,6 +77,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
     claimOwner(db, o);
+    if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at);
     journal = openSqliteJournal({ path: o.path });
   } catch (e) {
     db?.close();
@@ -86,6 +95,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   return {
     path: o.path,
     journal: j,
+    paper,
     risk: {
       load(): PersistedRiskState | undefined {
         const r = getRisk.get();
@@ -130,17 +140,21 @@ function claimOwner(db: Database.Database, o: DeploymentStoreOptions): void {
   db.transaction(() => {
     const deployment = get.get('deployment')?.value;
     const wallet = get.get('wallet')?.value;
+    const kind = get.get('kind')?.value ?? (wallet !== undefined ? 'live' : undefined);
+    const ours = o.paper ? 'paper' : o.wallet !== undefined ? 'live' : undefined;
     if (deployment !== undefined && deployment !== o.deployment) throw foreign(o, 'deployment', deployment, o.deployment);
     if (wallet !== undefined && o.wallet !== undefined && wallet !== o.wallet) throw foreign(o, 'wallet', wallet, o.wallet);
+    if (ours !== undefined && kind !== undefined && kind !== ours) throw foreign(o, 'kind', kind === 'live' ? `live (wallet ${wallet ?? 'unknown'})` : 'paper (a paper book)', ours);
     if (deployment === undefined) put.run('deployment', o.deployment);
     if (wallet === undefined && o.wallet !== undefined) put.run('wallet', o.wallet);
+    if (ours !== undefined && get.get('kind') === undefined) put.run('kind', ours);
   }).immediate();
 }
 
-function foreign(o: DeploymentStoreOptions, what: 'deployment' | 'wallet', owner: string, ours: string): ChainpilotError {
-  return new ChainpilotError(
-    'RUNTIME_STORE_FOREIGN',
-    `store ${o.path} belongs to ${what} ${owner}, not to this ${what} ${ours}; point store.path at this deployment's own store (paths resolve against the deployment file)`,
-    { retry: 'not_retryable', context: { store: o.path, field: 'store.path', [`store${what === 'wallet' ? 'Wallet' : 'Deployment'}`]: owner, [what]: ours } },
-  );
+function foreign(o: DeploymentStoreOptions, what: 'deployment' | 'wallet' | 'kind', owner: string, ours: string): ChainpilotError {
+  const message = what === 'kind'
+    ? `store ${o.path} is the store of a ${owner} deployment, not of a ${ours} one; give the ${ours} deployment its own store.path (paths resolve against the deployment file)`
+    : `store ${o.path} belongs to ${what} ${owner}, not to this ${what} ${ours}; point store.path at this deployment's own store (paths resolve against the deployment file)`;
+  const key = { deployment: 'storeDeployment', wallet: 'storeWallet', kind: 'storeKind' }[what];
+  return new ChainpilotError('RUNTIME_STORE_FOREIGN', message, { retry: 'not_retryable', context: { store: o.path, field: 'store.path', [key]: owner, [what]: ours } });
 }

@@ -143,4 +143,46 @@ describe('daemon supervisor', () => {
     expect(of('b')[0]?.calls).toEqual(['start', 'stop']);
     expect(sup.list().every((s) => s.state === 'stopped')).toBe(true);
   });
+
+  it('holds a failed deployment\'s shared dependencies until its restart acquired new ones, so its endpoint stays open in between', async () => {
+    const clock = manualClock(1_000_000);
+    const handles: FakeHandle[] = [];
+    const order: string[] = [];
+    let n = 0;
+    const sup = createSupervisor({
+      clock, log: silentLogger(), backoff: { initialMs: 1_000, maxMs: 8_000 },
+      deps: {
+        acquire: async (l: LoadedDeployment) => {
+          const id = `${l.deployment.name}#${++n}`;
+          order.push(`acquire ${id}`);
+          return { deps: {}, release: async () => void order.push(`release ${id}`) };
+        },
+      },
+      factory: (loaded) => {
+        const h = fakeHandle(loaded, { now: () => clock.now() });
+        handles.push(h);
+        return h;
+      },
+    });
+    await sup.apply([spec('a')]);
+    handles[0]!.die({ code: 'ENGINE_STRATEGY_HALTED', message: 'boom' });
+    await settle();
+    expect(sup.get('a')?.state).toBe('restarting');
+    expect(order).toEqual(['acquire a#1']);
+    clock.advance(1_000);
+    await settle();
+    expect(order).toEqual(['acquire a#1', 'acquire a#2', 'release a#1']);
+    // A changed file restarts the same way: the new run acquires before the old one's deps go.
+    await sup.apply([spec('a', 'h2')]);
+    expect(order.slice(3)).toEqual(['acquire a#3', 'release a#2']);
+    // A store of another deployment is a configuration error: not retried, and its deps are released.
+    handles.at(-1)!.die({ code: 'RUNTIME_STORE_FOREIGN', message: 'store belongs to deployment b' });
+    await settle();
+    clock.advance(60_000);
+    await settle();
+    expect(sup.get('a')?.state).toBe('failed');
+    expect(order.slice(5)).toEqual(['release a#3']);
+    await sup.stopAll();
+    expect(order).toHaveLength(6);
+  });
 });

@@ -11,7 +11,7 @@ export function registerDaemonCommand(program: Command): void {
     .argument('<paths...>', 'deployment files or directories')
     .option('--listen <host:port>', 'control API address (default 127.0.0.1:8790; a non-loopback address needs an API token)')
     .option('--token-env <name>', 'environment variable holding the API token (default CHAINPILOT_API_TOKEN; without one a token is generated into --data-dir)')
-    .option('--data-dir <dir>', 'directory for the generated API token', '.chainpilot')
+    .option('--data-dir <dir>', 'directory for the generated API token, and the stores of paper deployments whose file sets no store.path (stores/<name>.db)', '.chainpilot')
     .option('--confirm-live <names>', 'comma-separated names of deployments with mode: live that may trade live')
     .option('--speed <n>', 'speed of every embedded simulator: multiple of real time, or max', speed)
     .option('--log-level <level>', 'daemon log level (trace ... silent)', 'info')

@@ -5,8 +5,10 @@
  * the signals and the terminal.
  */
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ChainpilotError, describeError, silentLogger, systemClock, type Clock, type Logger } from '../../core/index.js';
+import type { RuntimeDeps } from '../assembly.js';
 import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../deployment-handle.js';
 import { resolveDaemonToken, type ResolvedToken } from './api-token.js';
 import { buildControlApp } from './control-app.js';
@@ -25,7 +27,10 @@ export interface DaemonOptions {
   /** `host:port` of the control server (default 127.0.0.1:8790; port 0 picks a free one). */
   readonly listen?: string;
   readonly tokenEnv?: string;
-  /** Where the generated API token is written when none is in the environment. */
+  /**
+   * Where the generated API token is written when none is in the environment, and where paper
+   * deployments whose file names no `store.path` keep their store (`<dataDir>/stores/<name>.db`).
+   */
   readonly dataDir: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly clock?: Clock;
@@ -104,7 +109,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const metrics = createDaemonMetrics({ slots: () => supervisor.list(), ...(o.metricsExtensions ? { extensions: o.metricsExtensions } : {}) });
   const lastState = new Map<string, string>();
   supervisor = createSupervisor({
-    factory: o.factory, deps: o.deps, clock, log, ...(o.backoff ? { backoff: o.backoff } : {}),
+    factory: o.factory, deps: withStoreDir(o.deps, join(o.dataDir, 'stores')), clock, log, ...(o.backoff ? { backoff: o.backoff } : {}),
     onEvent(name, ev) {
       metrics.observe(name, ev);
       if (ev.type === 'decision') decisions.append(name, ev.entry);
@@ -156,6 +161,17 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
         return reports;
       })();
       return stopped;
+    },
+  };
+}
+
+/** `deps` with the daemon's store directory for paper deployments (a provider's own value wins). */
+function withStoreDir(deps: DepsProvider, storeDir: string): DepsProvider {
+  return {
+    async acquire(loaded) {
+      const acquired = await deps.acquire(loaded);
+      const withDir: RuntimeDeps = { storeDir, ...acquired.deps };
+      return { deps: withDir, release: () => acquired.release() };
     },
   };
 }

@@ -12,7 +12,7 @@ import type { LoadedDeployment } from '../../config/index.js';
 import type { RuntimeDeps } from '../assembly.js';
 import type { FeedConnection } from '../deployment-handle.js';
 import { startEmbeddedSim, type EmbeddedSim } from '../embedded-sim.js';
-import { EMBEDDED_LIVENESS_MS, embeddedIdle } from '../paper-deployment.js';
+import { EMBEDDED_LIVENESS_MS, embeddedIdle, remoteMarket, simulatorMarket } from '../paper-deployment.js';
 import { connectFeed, type OwnedConnection } from '../run-common.js';
 import type { DepsProvider } from './supervisor.js';
 
@@ -21,6 +21,8 @@ interface Shared {
   readonly owned: OwnedConnection;
   readonly clock: Clock;
   readonly sim: EmbeddedSim | undefined;
+  /** The market's identity (a paper book resumes only on the market it was kept for). */
+  readonly market: string;
   holders: number;
 }
 
@@ -70,7 +72,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       const clock = systemClock();
       const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, ...(o.datastream ? { knobs: o.datastream } : {}) });
       log.info('shared remote endpoint opened');
-      return { key, owned, clock, sim: undefined, holders: 0 };
+      return { key, owned, clock, sim: undefined, market: remoteMarket(r.baseUrl), holders: 0 };
     }
     const seed = d.endpoints.simulator?.seed ?? 1;
     const speed = o.speed ?? d.endpoints.simulator?.speed ?? 60;
@@ -81,7 +83,8 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     });
     sim.drive(embeddedIdle(sim, owned));
     log.info({ seed, speed }, 'shared simulator endpoint started');
-    return { key, owned, clock: sim.clock, sim, holders: 0 };
+    // One market while this simulator runs (supervisor restarts resume on it); a new one after a daemon restart.
+    return { key, owned, clock: sim.clock, sim, market: simulatorMarket(seed), holders: 0 };
   };
 
   const close = async (s: Shared): Promise<void> => {
@@ -115,7 +118,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
         release: async () => undefined,
       };
       return {
-        deps: { ...base, redactor, connection, clock: s.clock },
+        deps: { ...base, redactor, connection, clock: s.clock, market: s.market },
         async release() {
           if (released) return;
           released = true;

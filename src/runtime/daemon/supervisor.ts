@@ -4,6 +4,10 @@
  * failure never touches another. `apply` turns a freshly read set of deployment files into the
  * running set (start new, drain and stop removed, drain and restart changed, keep the running
  * version of a file that no longer validates) and returns the diff.
+ *
+ * A restart (after a failure, or of a changed file) keeps the slot's shared dependencies until the
+ * next start acquired its own: the endpoint stays open in between, so a paper deployment on a shared
+ * embedded simulator resumes its book on the same market (a closed simulator would be a new one).
  */
 import { describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
@@ -82,6 +86,8 @@ interface Slot {
   timer: TimerHandle | undefined;
   handle: DeploymentHandle | undefined;
   release: (() => Promise<void>) | undefined;
+  /** Dependencies of the previous run, held until the next start acquired its own (see the module comment). */
+  held: (() => Promise<void>) | undefined;
   unsubscribe: (() => void) | undefined;
   /** Set when the supervisor itself stops the slot: its end is not a failure. */
   stopping: boolean;
@@ -93,8 +99,9 @@ const DEFAULT_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
 /** True when restarting after `cause` could do harm or cannot help: a live store that reported damage, or bad config. */
 export function restartIsSafe(mode: DeploymentMode, cause: { readonly code: string } | undefined): boolean {
   if (!cause) return true;
-  // A configuration error (the file, a strategy that cannot load or take its parameters, a live rail) waits for a reload.
-  if (/^(CONFIG_|STRATEGY_(UNKNOWN|LOAD_FAILED|INVALID_PARAMS)$|RUNTIME_LIVE_)/.test(cause.code)) return false;
+  // A configuration error (the file, a strategy that cannot load or take its parameters, a live rail, a store of
+  // another deployment) waits for a reload.
+  if (/^(CONFIG_|STRATEGY_(UNKNOWN|LOAD_FAILED|INVALID_PARAMS)$|RUNTIME_LIVE_|RUNTIME_STORE_FOREIGN$)/.test(cause.code)) return false;
   if (mode === 'live' && /^(JOURNAL_|EXEC_|RUNTIME_STORE)/.test(cause.code)) return false;
   return true;
 }
@@ -122,6 +129,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     if (!restartIsSafe(mode, s.cause)) {
       o.log.error({ deployment: s.name, cause: s.cause }, 'deployment failed; not restarted (unsafe to restart after this cause)');
       setState(s, 'failed');
+      void releaseHeld(s);
       return;
     }
     if (s.startedAt !== undefined && o.clock.now() - s.startedAt > backoff.maxMs) s.streak = 0;
@@ -142,7 +150,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
 
   const onEnded = (s: Slot, generation: number, report: ShutdownReport | undefined, error: unknown): void => {
     if (s.generation !== generation || s.stopping || closed) return;
-    void releaseSlot(s).then(() => {
+    void releaseSlot(s, true).then(() => {
       if (s.generation !== generation || s.stopping || closed) return;
       const cause = error !== undefined ? causeOf(error) : report?.fatal ?? { code: 'RUNTIME_DEPLOYMENT_FAILED', message: 'the deployment stopped by itself' };
       setState(s, 'failed', cause);
@@ -150,18 +158,36 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     });
   };
 
-  const releaseSlot = async (s: Slot): Promise<void> => {
+  /** Detaches the handle; its dependencies are released, or held for the next start (`keep`). */
+  const releaseSlot = async (s: Slot, keep = false): Promise<void> => {
     s.unsubscribe?.();
     s.unsubscribe = undefined;
     s.handle = undefined;
     const release = s.release;
     s.release = undefined;
-    if (release) {
-      try {
-        await release();
-      } catch (e) {
-        o.log.error({ deployment: s.name, err: describeError(e) }, 'releasing shared dependencies failed');
-      }
+    if (keep) {
+      // Swapped in one step (no await between), so a stop that runs meanwhile sees a consistent slot.
+      const old = release ? s.held : undefined;
+      if (release) s.held = release;
+      await releaseQuietly(s, old);
+      return;
+    }
+    await releaseHeld(s);
+    await releaseQuietly(s, release);
+  };
+
+  const releaseHeld = async (s: Slot): Promise<void> => {
+    const held = s.held;
+    s.held = undefined;
+    await releaseQuietly(s, held);
+  };
+
+  const releaseQuietly = async (s: Slot, release: (() => Promise<void>) | undefined): Promise<void> => {
+    if (!release) return;
+    try {
+      await release();
+    } catch (e) {
+      o.log.error({ deployment: s.name, err: describeError(e) }, 'releasing shared dependencies failed');
     }
   };
 
@@ -174,9 +200,10 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     try {
       const acquired = await o.deps.acquire(s.loaded);
       s.release = () => acquired.release();
+      await releaseHeld(s);
       handle = o.factory(s.loaded, acquired.deps);
     } catch (e) {
-      await releaseSlot(s);
+      await releaseSlot(s, true);
       setState(s, 'failed', causeOf(e));
       scheduleRestart(s);
       return;
@@ -205,13 +232,14 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       } catch (stopError) {
         o.log.error({ deployment: s.name, err: describeError(stopError) }, 'stopping a deployment that failed to start failed too');
       }
-      await releaseSlot(s);
+      await releaseSlot(s, true);
       setState(s, 'failed', causeOf(e));
       scheduleRestart(s);
     }
   };
 
-  const stopSlot = async (s: Slot, drainMs?: number): Promise<ShutdownReport | undefined> => {
+  /** Drains and stops the slot; with `keep`, its dependencies are handed back instead of released (a restart). */
+  const stopSlot = async (s: Slot, drainMs?: number, keep = false): Promise<ShutdownReport | undefined> => {
     s.stopping = true;
     s.generation += 1;
     if (s.timer) o.clock.clearTimeout(s.timer);
@@ -226,7 +254,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
         o.log.error({ deployment: s.name, err: describeError(e) }, 'deployment stop failed');
       }
     }
-    await releaseSlot(s);
+    await releaseSlot(s, keep);
     setState(s, 'stopped');
     return report;
   };
@@ -269,8 +297,10 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
         } else if (next.hash !== s.hash || next.file !== s.file || s.state === 'failed') {
           // A changed file, or a failed deployment (its strategy file may have been fixed): drain and start again.
           changed.push(s.name);
-          work.push(stopSlot(s).then(() => {
+          work.push(stopSlot(s, undefined, true).then(() => {
             const fresh = newSlot(next);
+            fresh.held = s.held;
+            s.held = undefined;
             slots.set(fresh.name, fresh);
             return launch(fresh);
           }));
@@ -302,7 +332,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
 function newSlot(spec: { readonly file: string; readonly hash: string; readonly loaded: LoadedDeployment }): Slot {
   return {
     name: spec.loaded.deployment.name, file: spec.file, hash: spec.hash, loaded: spec.loaded, state: 'created', cause: undefined,
-    restarts: 0, streak: 0, startedAt: undefined, restartAt: undefined, timer: undefined, handle: undefined, release: undefined, unsubscribe: undefined, stopping: false, generation: 0,
+    restarts: 0, streak: 0, startedAt: undefined, restartAt: undefined, timer: undefined, handle: undefined, release: undefined, held: undefined, unsubscribe: undefined, stopping: false, generation: 0,
   };
 }
 

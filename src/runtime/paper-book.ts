@@ -1,0 +1,153 @@
+/**
+ * The paper book of a deployment store: every paper intent with its outcome (fill, failed fee,
+ * rejection, expiry), so a restarted paper deployment rebuilds positions, cost basis, cash and
+ * realised PnL exactly. The book is kept for one market (the endpoint it traded on, see
+ * `paperMarket` in paper-deployment.ts): opened for another market it starts afresh (the old
+ * book's rows are dropped and the risk day and daily halt reset; the kill switch stays, it is the
+ * operator's). An intent still pending when the previous run ended never filled: it is resolved
+ * as EXPIRED at open, never filled after the fact (its fill would be made up from prices the run
+ * did not see).
+ */
+import type Database from 'better-sqlite3';
+import { describeError, isChainpilotError } from '../core/index.js';
+import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
+import type { ExecutionReport, Executor, OrderIntent } from '../engine/execution-port.js';
+import { createPortfolio } from '../engine/portfolio.js';
+import { decodeFill, decodeIntent, encodeFill, encodeIntent } from '../executors/journal/codec.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS paper_book (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  market TEXT NOT NULL,
+  runs INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS paper_intents (
+  id TEXT PRIMARY KEY,
+  intent_json TEXT NOT NULL,
+  state TEXT NOT NULL,
+  fill_json TEXT,
+  fee_lamports TEXT,
+  code TEXT,
+  reason TEXT,
+  created_at INTEGER NOT NULL,
+  resolved_at INTEGER,
+  resolved_seq INTEGER UNIQUE
+);
+`;
+
+/** Reason given to intents that were pending when the previous run ended. */
+export const ABANDONED_REASON = 'in flight when the previous run ended; a paper fill is never made up after a restart';
+
+/** Fills and failed-transaction fees of the book, in the order they resolved. */
+export interface PaperRestore {
+  readonly fills: readonly RestoredFill[];
+  readonly failedFees: readonly RestoredFailedFee[];
+}
+
+export interface PaperBook {
+  /** The market the book was kept for when it was not this one (the book started afresh). */
+  readonly replacedMarket: string | undefined;
+  /** Runs on this book, this one included (1: a fresh book). */
+  readonly run: number;
+  /** Intents pending at the end of the previous run, resolved as EXPIRED at open. */
+  readonly abandoned: readonly OrderIntent[];
+  /** Writes a pending intent (before the executor sees it). */
+  submitted(intent: OrderIntent): void;
+  /** Writes a terminal outcome (before the engine applies it). */
+  resolved(report: ExecutionReport): void;
+  restored(): PaperRestore;
+}
+
+interface Row {
+  readonly intent_json: string;
+  readonly state: string;
+  readonly fill_json: string | null;
+  readonly fee_lamports: string | null;
+}
+
+/** Creates or opens the paper book in `db` for `market`; see the module comment. */
+export function openPaperBook(db: Database.Database, market: string, at: number): PaperBook {
+  db.exec(SCHEMA);
+  const opened = db.transaction(() => {
+    const book = db.prepare<[], { market: string; runs: number }>('SELECT market, runs FROM paper_book WHERE id = 1').get();
+    let replacedMarket: string | undefined;
+    let runs = (book?.runs ?? 0) + 1;
+    if (book && book.market !== market) {
+      replacedMarket = book.market;
+      runs = 1;
+      db.exec('DELETE FROM paper_intents');
+      // A new day at the next start (day_started_at 0 is never today); the kill switch is kept.
+      db.exec("UPDATE risk_state SET day_started_at = 0, day_start_equity = '0', daily_halted = 0");
+    }
+    db.prepare('INSERT INTO paper_book (id, market, runs) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET market = excluded.market, runs = excluded.runs').run(market, runs);
+    const pending = db.prepare<[], { id: string; intent_json: string }>("SELECT id, intent_json FROM paper_intents WHERE state = 'PENDING' ORDER BY created_at, rowid").all();
+    for (const p of pending) resolve.run('EXPIRED', null, null, 'EXPIRED', ABANDONED_REASON, at, p.id);
+    return { replacedMarket, runs, abandoned: pending.map((p) => decodeIntent(p.intent_json)) };
+  });
+  const resolve = db.prepare(
+    "UPDATE paper_intents SET state = ?, fill_json = ?, fee_lamports = ?, code = ?, reason = ?, resolved_at = ?, resolved_seq = (SELECT COALESCE(MAX(resolved_seq), 0) + 1 FROM paper_intents) WHERE id = ? AND state = 'PENDING'",
+  );
+  const insert = db.prepare("INSERT INTO paper_intents (id, intent_json, state, created_at) VALUES (?, ?, 'PENDING', ?)");
+  const resolvedRows = db.prepare<[], Row>("SELECT intent_json, state, fill_json, fee_lamports FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq");
+  const o = opened.immediate();
+  return {
+    replacedMarket: o.replacedMarket,
+    run: o.runs,
+    abandoned: o.abandoned,
+    submitted(intent) {
+      insert.run(intent.id, encodeIntent(intent), intent.createdAt);
+    },
+    resolved(r) {
+      if (r.type === 'filled') resolve.run('FILLED', encodeFill(r.fill), r.fill.feeLamports.toString(), null, null, r.at, r.intentId);
+      else if (r.type === 'failed') resolve.run('FAILED', null, r.feeLamports.toString(), r.code, r.reason, r.at, r.intentId);
+      else if (r.type === 'rejected') resolve.run('REJECTED', null, null, r.code, r.reason, r.at, r.intentId);
+      else if (r.type === 'expired') resolve.run('EXPIRED', null, null, 'EXPIRED', 'not filled before the executor stopped', r.at, r.intentId);
+    },
+    restored() {
+      const fills: RestoredFill[] = [];
+      const failedFees: RestoredFailedFee[] = [];
+      for (const row of resolvedRows.all()) {
+        const intent = decodeIntent(row.intent_json);
+        if (row.state === 'FILLED' && row.fill_json !== null) fills.push({ strategyId: intent.strategyId, fill: decodeFill(row.fill_json) });
+        else if (row.state === 'FAILED' && row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
+          failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: BigInt(row.fee_lamports) });
+        }
+      }
+      return { fills, failedFees };
+    },
+  };
+}
+
+/**
+ * `inner` with every intent and outcome written to `book` first: the intent before the executor
+ * sees it, the outcome before the engine applies it (a crash in between restores the outcome).
+ */
+export function bookedExecutor(inner: Executor, book: PaperBook): Executor {
+  return {
+    start: (sink) => inner.start((r) => {
+      if (r.type !== 'accepted') book.resolved(r);
+      sink(r);
+    }),
+    async submit(intent) {
+      book.submitted(intent);
+      try {
+        await inner.submit(intent);
+      } catch (e) {
+        book.resolved({ type: 'rejected', intentId: intent.id, at: intent.createdAt, code: isChainpilotError(e) ? e.code : 'RUNTIME_INVARIANT_BROKEN', reason: describeError(e) });
+        throw e;
+      }
+    },
+    stop: (signal) => inner.stop(signal),
+  };
+}
+
+/**
+ * Paper cash after the book's outcomes: the configured starting balance minus what the fills and
+ * failed fees took (plus what sells returned). Unlike live, where cash is the wallet's balance.
+ */
+export function paperCashAfter(startingLamports: bigint, r: PaperRestore): bigint {
+  const scratch = createPortfolio(0n);
+  for (const f of r.fills) scratch.applyFill(f.strategyId, f.fill);
+  for (const f of r.failedFees) scratch.applyFailedFee(f.strategyId, f.mint, f.feeLamports);
+  return startingLamports + scratch.totals().cashLamports;
+}
