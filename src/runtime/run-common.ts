@@ -5,6 +5,7 @@
  */
 import { destination, type DestinationStream } from 'pino';
 import { createDatastreamClient, type DatastreamClient, type DatastreamKnobs } from '../client/datastream/index.js';
+import type { HttpTelemetry } from '../client/http/index.js';
 import { createLogger, createRedactor, longTimeout, seededRandom, type Clock, type Logger, type Redactor, type UnixMs } from '../core/index.js';
 import type { FeedConnection } from './deployment-handle.js';
 import { loadDeployment, type Deployment, type LoadedDeployment } from '../config/index.js';
@@ -54,9 +55,9 @@ export interface OwnedConnection extends FeedConnection {
  * the run clock: reconnect backoff, liveness, `receivedAt`, gap times and REST retry waits all read
  * `clock`. `release()` closes both.
  */
-export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void }): OwnedConnection {
+export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void; readonly telemetry?: HttpTelemetry }): OwnedConnection {
   const random = seededRandom(o.seed);
-  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest') });
+  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest'), ...(o.telemetry ? { telemetry: o.telemetry } : {}) });
   const client = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, clock: o.clock, random: random.fork('datastream'), backfill: rest.backfill, ...o.knobs, ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}) });
   let released = false;
   return {
