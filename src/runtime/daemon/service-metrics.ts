@@ -96,7 +96,11 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   // Queued execution: one stats read per deployment and scrape, shared by the collectors below.
   const queues = new Map<string, () => Promise<QueueExecutionStats>>();
   let reading: Promise<Map<string, QueueExecutionStats>> | undefined;
-  const statsFailures = new Counter({ name: 'chainpilot_queue_stats_failures_total', help: 'Scrapes that could not read a deployment\'s queue stats from Redis in time', labelNames: ['deployment'], registers: [] });
+  const statsFailures = new Counter({
+    name: 'chainpilot_queue_stats_failures_total', help: 'Scrapes that could not read a deployment\'s queue stats from Redis in time', labelNames: ['deployment'], registers: [],
+    // This scrape's read counts in this scrape.
+    collect: async () => void (await snapshot()),
+  });
   const readOne = async (name: string, read: () => Promise<QueueExecutionStats>): Promise<[string, QueueExecutionStats] | undefined> => {
     let timer: NodeJS.Timeout | undefined;
     try {
