@@ -113,6 +113,20 @@ describe('daemon service metrics', () => {
   }, 90_000);
 });
 
+describe('docs/deploy.md', () => {
+  it('names every chainpilot series the daemon serves', async () => {
+    const service = createServiceMetrics();
+    const text = await createDaemonMetrics({ slots: () => [], extensions: [service.metrics], processMetrics: false }).render();
+    const names = parseMetrics(text).families.map((f) => f.name).filter((n) => n.startsWith('chainpilot_'));
+    expect(names).toContain('chainpilot_rpc_request_duration_seconds');
+    expect(names).toContain('chainpilot_queue_depth');
+    const doc = readFileSync('docs/deploy.md', 'utf8');
+    // A row may abbreviate siblings: `chainpilot_feed_reconnects_total`, `_gaps_total`.
+    const named = (n: string): boolean => doc.includes(`\`${n}\``) || doc.includes(`\`${n}{`) || n.split('_').some((_, k) => k >= 2 && doc.includes(`\`_${n.split('_').slice(k).join('_')}\``));
+    expect(names.filter((n) => !named(n))).toEqual([]);
+  });
+});
+
 describe('REST retries and 429s', () => {
   it('a simulator that answers 429 moves the retry and 429 counters of the data API, and each look-up is counted once', async () => {
     const sim = await startSimulator({ seed: 3, speed: 60, log: silentLogger(), faults: { rest: { rateLimitShare: 0.5, retryAfterSeconds: 0, serverErrorShare: 0 } } });
