@@ -3,7 +3,8 @@
  * conventions: `chainpilot_` prefix, base units, `_total` counters, `_seconds` histograms. Labels
  * are bounded: `deployment`, `strategy`, `room_family`, `code`, `side`, `outcome`, `state`; never
  * a token mint or a wallet. Counters move on deployment events; gauges are read from the handles
- * at scrape time, so a scrape always shows the current state.
+ * at scrape time, so a scrape always shows the current state. The service clients, journal and
+ * queue series come from service-metrics.ts, registered as an extension.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeploymentEvent } from '../deployment-handle.js';
