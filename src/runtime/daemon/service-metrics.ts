@@ -9,7 +9,7 @@
  * `method` is a JSON-RPC or HTTP method or a journal write (the first 64 distinct names, then
  * `other`); `code` is an error code. Never a token mint or a wallet.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { HttpTelemetry } from '../../client/http/index.js';
 import type { QueueExecutionStats } from '../../executors/queue/queue-executor.js';
 import type { DeploymentTelemetry } from '../deployment-telemetry.js';
@@ -30,7 +30,7 @@ export interface ServiceMetrics {
 }
 
 export interface ServiceMetricsOptions {
-  /** Seconds a scrape waits for one deployment's queue stats (default 2). */
+  /** How long a scrape waits for one deployment's queue stats (default 2 000 ms). */
   readonly queueStatsTimeoutMs?: number;
 }
 
@@ -44,12 +44,8 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
     return m;
   };
   const apiLabel = (api: string): string => (APIS.has(api) ? api : 'other');
-  const registered: { register(r: Registry): void }[] = [];
-  const keep = <T extends { register(r: Registry): void }>(m: T): T => {
-    registered.push(m);
-    return m;
-  };
-  const asCollector = (m: Counter | Gauge | Histogram): { register(r: Registry): void } => ({ register: (r) => r.registerMetric(m) });
+  // Created unregistered; `metrics` registers them with the daemon's registry.
+  const registered: (Counter | Gauge | Histogram)[] = [];
 
   // Service clients.
   const rpcSeconds = new Histogram({
@@ -70,7 +66,7 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
   });
   const journalErrors = new Counter({ name: 'chainpilot_journal_write_errors_total', help: 'Intent journal writes that threw, by method', labelNames: ['deployment', 'method'], registers: [] });
-  for (const m of [rpcSeconds, rpcErrors, httpSeconds, httpErrors, retries, rateLimited, journalSeconds, journalErrors]) keep(asCollector(m));
+  registered.push(rpcSeconds, rpcErrors, httpSeconds, httpErrors, retries, rateLimited, journalSeconds, journalErrors);
 
   const client = (deployment: string | undefined): HttpTelemetry => ({
     request(api, method, seconds, outcome) {
@@ -131,9 +127,9 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
       }
     };
     const opts = { name, help, labelNames: ['deployment'] as const, registers: [], collect };
-    keep(asCollector(kind === 'gauge' ? new Gauge(opts) : new Counter(opts)));
+    registered.push(kind === 'gauge' ? new Gauge(opts) : new Counter(opts));
   };
-  keep(asCollector(statsFailures));
+  registered.push(statsFailures);
   queueSeries('gauge', 'chainpilot_queue_depth', 'Jobs waiting in the deployment\'s wallet queue (waiting, delayed, prioritized, paused)', (s) => s.queueDepth);
   queueSeries('gauge', 'chainpilot_queue_active_jobs', 'Jobs of the wallet queue running now (0 or 1)', (s) => s.activeJobs);
   queueSeries('gauge', 'chainpilot_queue_workers', 'BullMQ workers connected to the wallet queue', (s) => s.activeWorkers);
@@ -147,7 +143,7 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   const endpoint = client(undefined);
   return {
     metrics: (registry) => {
-      for (const m of registered) m.register(registry);
+      for (const m of registered) registry.registerMetric(m);
     },
     endpoint,
     deployment(name) {
