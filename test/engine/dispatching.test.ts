@@ -21,7 +21,7 @@ describe('engine.dispatching()', () => {
     const clock = manualClock(1_700_000_000_000);
     const feed = fakeFeed(clock);
     const seen: { intent: OrderIntent; trigger: DomainEvent | undefined }[] = [];
-    let engine: Engine | undefined;
+    const ref: { engine?: Engine } = {};
     let sink: ExecutionSink | undefined;
     // Fills every buy at once, so the position exists and its stop loss can fire.
     const executor: Executor = {
@@ -30,7 +30,7 @@ describe('engine.dispatching()', () => {
         return Promise.resolve();
       },
       submit: (i) => {
-        seen.push({ intent: i, trigger: engine?.dispatching() });
+        seen.push({ intent: i, trigger: ref.engine?.dispatching() });
         if (i.side === 'buy') {
           sink?.({ type: 'filled', intentId: i.id, at: clock.now() as UnixMs, fill: { intentId: i.id, side: 'buy', mint: i.mint, decimals: 6, solAmount: i.amountIn as Lamports, tokenAmount: 1_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: '0.0001', filledAt: clock.now() as UnixMs } });
         }
@@ -48,10 +48,11 @@ describe('engine.dispatching()', () => {
         ctx.buy({ mint: String(t.payload), lamports: SOL / 10n, reason: 'timer', allowConcurrent: true });
       },
     });
-    engine = createEngine({
+    const engine = createEngine({
       feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 5_000 } })],
       risk: { maxOpenPositions: 5 }, startingCashLamports: 10n * SOL, execution: { slippageBps: 100, priorityFeeLamports: 0n, defaultDecimals: 6 },
     });
+    ref.engine = engine;
     await engine.start();
     engine.ingest(wire('price:token:M1', priceFrame(0.0001, { pool: 'M1-curve' }), clock.now()));
     clock.advance(5);
