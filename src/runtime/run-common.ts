@@ -53,7 +53,7 @@ export interface OwnedConnection extends FeedConnection {
 /**
  * The Datastream client and REST ports of one endpoint (remote service or embedded simulator), on
  * the run clock: reconnect backoff, liveness, `receivedAt`, gap times and REST retry waits all read
- * `clock`. `release()` closes both.
+ * `clock`. `release()` closes both. `telemetry` observes the REST requests and retries (daemon metrics).
  */
 export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void; readonly telemetry?: HttpTelemetry }): OwnedConnection {
   const random = seededRandom(o.seed);
