@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { createHttpClient, parseJsonLossless } from '../src/client/http/index.js';
 import { opsPerSecond, percentile, type Bench } from './harness.js';
+import { createServiceMetrics } from '../src/runtime/daemon/service-metrics.js';
 
 const rpcText = JSON.stringify({
   jsonrpc: '2.0',
@@ -63,13 +64,18 @@ const bench: Bench = {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const pool = new Pool(url, { connections: 1 });
     const client = createHttpClient({ baseUrl: url, service: 'bench', auth: { kind: 'header', name: 'x-api-key', value: 'bench-key' } });
+    // The same client observed by the daemon's Prometheus series (histogram + counters per call).
+    const observedClient = createHttpClient({ baseUrl: url, service: 'data-api', auth: { kind: 'header', name: 'x-api-key', value: 'bench-key' }, telemetry: createServiceMetrics().endpoint });
     try {
       const raw = async (): Promise<unknown> => JSON.parse(await (await pool.request({ method: 'GET', path: '/price?token=M' })).body.text()) as unknown;
       const ours = (): Promise<unknown> => client.json({ method: 'GET', path: '/price', query: { token: 'M' }, kind: 'read' });
       await roundTrips(200, raw);
+      const observed = (): Promise<unknown> => observedClient.json({ method: 'GET', path: '/price', query: { token: 'M' }, kind: 'read' });
       await roundTrips(200, ours);
+      await roundTrips(200, observed);
       const rawUs = percentile(await roundTrips(2000, raw), 50);
       const oursUs = percentile(await roundTrips(2000, ours), 50);
+      const observedUs = percentile(await roundTrips(2000, observed), 50);
       return [
         { name: 'JSON.parse rpc response (baseline)', value: plain, unit: 'ops/s' },
         { name: 'parseJsonLossless rpc response', value: lossless, unit: 'ops/s', ratio: lossless / plain, note: 'has 16-digit runs: slow path' },
@@ -77,9 +83,11 @@ const bench: Bench = {
         { name: 'parseJsonLossless status response', value: losslessStatus, unit: 'ops/s', ratio: losslessStatus / plainStatus, note: 'fast path' },
         { name: 'undici Pool GET p50 (baseline)', value: rawUs, unit: 'us' },
         { name: 'http client GET p50', value: oursUs, unit: 'us', ratio: oursUs / rawUs },
+        { name: 'http client GET p50 with daemon telemetry', value: observedUs, unit: 'us', ratio: observedUs / rawUs, note: `${(observedUs / oursUs).toFixed(2)}x the unobserved client` },
       ];
     } finally {
       await client.close();
+      await observedClient.close();
       await pool.close();
       server.closeAllConnections();
       server.close();

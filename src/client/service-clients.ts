@@ -4,7 +4,7 @@
  */
 import { createRedactor, seededRandom, type Clock, type Logger, type Random, type Redactor } from '../core/index.js';
 import { createDataApiClient, type DataApiClient } from './data-api/index.js';
-import { createPoolRegistry, type RetryOptions } from './http/index.js';
+import { createPoolRegistry, type HttpTelemetry, type RetryOptions } from './http/index.js';
 import { createPredictionClient, type PredictionClient } from './prediction/index.js';
 import { createRpcClient, type RpcClient } from './rpc/index.js';
 import { createSwapClient, type SwapClient } from './swap/index.js';
@@ -41,6 +41,8 @@ export interface ServiceClientsOptions {
   readonly redactor?: Redactor;
   /** Sockets per origin (default 16). */
   readonly connectionsPerOrigin?: number;
+  /** Observer of every client's requests and retries (metrics); nothing is measured without one. */
+  readonly telemetry?: HttpTelemetry;
 }
 
 type Has<O, K extends keyof O> = O[K] extends ServiceEndpoint ? true : false;
@@ -69,6 +71,7 @@ export function createServiceClients<const O extends ServiceClientsOptions>(opti
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     ...((ep.timeoutMs ?? options.timeoutMs) !== undefined ? { timeoutMs: ep.timeoutMs ?? options.timeoutMs } : {}),
   });
   const keyOf = (ep: ServiceEndpoint, shared: string | undefined): { apiKey?: string } => {
@@ -91,6 +94,7 @@ export function createServiceClients<const O extends ServiceClientsOptions>(opti
           pools,
           ...(options.clock ? { clock: options.clock } : {}),
           ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.telemetry ? { telemetry: options.telemetry } : {}),
           ...((s.timeoutMs ?? options.timeoutMs) !== undefined ? { timeoutMs: s.timeoutMs ?? options.timeoutMs } : {}),
         })
       : undefined,

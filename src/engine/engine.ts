@@ -108,6 +108,12 @@ export interface Engine {
   ingest(msg: StreamMessage): void;
   /** Rooms joined right now. */
   rooms(): string[];
+  /**
+   * The domain event being dispatched right now, undefined between events: an intent placed while
+   * it is set was triggered by it (exit rules and synchronous strategy callbacks; not timers or
+   * code after an `await`). The runtime measures event → intent latency with it.
+   */
+  dispatching(): DomainEvent | undefined;
 }
 
 export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_000 };
@@ -133,6 +139,7 @@ export function createEngine(options: EngineOptions): Engine {
   const runners = new Map<string, StrategyRunner>();
   let unsubGap: (() => void) | undefined;
   let running = false;
+  let current: DomainEvent | undefined;
 
   const exits = createExitManager(clock, (id) => rulesById.get(id), (o) => {
     orders.placeExit(o);
@@ -172,6 +179,16 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   const dispatch = (ev: DomainEvent, owners: readonly string[]): void => {
+    const outer = current;
+    current = ev;
+    try {
+      route(ev, owners);
+    } finally {
+      current = outer;
+    }
+  };
+
+  const route = (ev: DomainEvent, owners: readonly string[]): void => {
     stats.eventSeen();
     market.observe(ev);
     if (ev.type === 'price') {
@@ -196,6 +213,7 @@ export function createEngine(options: EngineOptions): Engine {
     risk: gate,
     stats,
     rooms: () => rooms.rooms(),
+    dispatching: () => current,
     kill(reason, o) {
       riskDay.kill(reason, o);
       log.warn({ reason }, 'kill switch on: new buys are denied');
@@ -237,7 +255,13 @@ export function createEngine(options: EngineOptions): Engine {
       unsubGap = feed.onGap((gap) => {
         const ev: DomainEvent = { type: 'gap', room: '', receivedAt: clock.now(), origin: 'live', startedAt: gap.startedAt, endedAt: gap.endedAt, rooms: gap.rooms };
         stats.eventSeen();
-        for (const r of runners.values()) r.event(ev);
+        const outer = current;
+        current = ev;
+        try {
+          for (const r of runners.values()) r.event(ev);
+        } finally {
+          current = outer;
+        }
       });
     },
     async stop(signal) {

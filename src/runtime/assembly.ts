@@ -16,6 +16,7 @@ import type { DeploymentDeps, DeploymentMode, FeedConnection, ShutdownIntentRepo
 import type { TrackedExecutor } from './intent-tracker.js';
 import type { LiveConfirmation } from './live-rails.js';
 import type { LiveRunView } from './live-deployment.js';
+import type { DeploymentTelemetry } from './deployment-telemetry.js';
 
 /** Dependencies of the runtime's composition roots: the contract's, plus what only the CLI and tests pass. */
 export interface RuntimeDeps extends DeploymentDeps {
@@ -48,6 +49,8 @@ export interface RuntimeDeps extends DeploymentDeps {
   readonly market?: string;
   /** Datastream knobs (tests: short liveness). */
   readonly datastream?: { readonly livenessTimeoutMs?: number; readonly backoffBaseMs?: number; readonly backoffCapMs?: number };
+  /** Where the deployment's own clients, journal and queue report (daemon: /metrics); absent: nothing is measured. */
+  readonly telemetry?: DeploymentTelemetry;
 }
 
 /** What the handle gives an assembly. */

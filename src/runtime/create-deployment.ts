@@ -153,7 +153,11 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     }),
     track: (inner, clock) => createIntentTracker({
       inner, clock, log, onFatal,
-      onSubmit: (intent) => emit({ type: 'intent', at: intent.createdAt, intent }),
+      onSubmit: (intent) => {
+        // The engine hands intents over while it dispatches the event that triggered them.
+        const trigger = a?.engine.dispatching();
+        emit({ type: 'intent', at: intent.createdAt, intent, ...(trigger ? { eventReceivedAt: trigger.receivedAt } : {}) });
+      },
       onReport: (r, intent) => {
         if (r.type === 'filled') {
           emit({ type: 'fill', at: r.at, strategyId: intent?.strategyId ?? '', fill: r.fill });

@@ -133,7 +133,8 @@ export type DeploymentEvent =
   | { readonly type: 'state'; readonly at: UnixMs; readonly state: DeploymentState; readonly cause?: { readonly code: string; readonly message: string } }
   | { readonly type: 'alert'; readonly at: UnixMs; readonly level: 'info' | 'warn' | 'error'; readonly code: string; readonly message: string }
   | { readonly type: 'decision'; readonly at: UnixMs; readonly entry: DecisionEntry }
-  | { readonly type: 'intent'; readonly at: UnixMs; readonly intent: OrderIntent }
+  /** `eventReceivedAt`: receive time (run clock) of the domain event whose dispatch placed the intent, when one did. */
+  | { readonly type: 'intent'; readonly at: UnixMs; readonly intent: OrderIntent; readonly eventReceivedAt?: UnixMs }
   | { readonly type: 'fill'; readonly at: UnixMs; readonly strategyId: string; readonly fill: Fill }
   | { readonly type: 'intent-ended'; readonly at: UnixMs; readonly intentId: string; readonly outcome: 'rejected' | 'failed' | 'expired'; readonly code: string; readonly reason: string }
   | { readonly type: 'feed'; readonly at: UnixMs; readonly health: FeedHealth }

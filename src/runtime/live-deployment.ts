@@ -31,6 +31,7 @@ import { checkLiveDeployment, liveCapWarnings } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
 import { embeddedIdle, openEndpoint } from './paper-deployment.js';
 import { resolveStrategies } from './resolve-strategies.js';
+import { timedJournal } from './timed-journal.js';
 
 /** What `inspect` sees of a finished live run. */
 export interface LiveRunView {
@@ -67,12 +68,14 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const swapUrl = sim ? sim.sim.urls['swap'] ?? '' : remote?.swapUrl ?? '';
   const rpcKey = sim ? sim.apiKey : remote?.rpcApiKey;
   const random = seededRandom(c.seed);
-  const rpc = createRpcClient({ url: rpcUrl, ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}), redactor: c.redactor, timeoutMs: 5_000, clock, random: random.fork('rpc') });
+  const telemetry = c.deps.telemetry;
+  const observe = telemetry ? { telemetry: telemetry.client } : {};
+  const rpc = createRpcClient({ url: rpcUrl, ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}), redactor: c.redactor, timeoutMs: 5_000, clock, random: random.fork('rpc'), ...observe });
   c.own(() => rpc.close());
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
   if (sim && owned) sim.drive(embeddedIdle(sim, owned));
   await checkLiveNetwork(rpc, network);
-  const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock });
+  const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock, ...observe });
   c.own(() => swap.close());
 
   if (d.execution.queue && sim) {
@@ -101,6 +104,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     const queued = createQueuedExecution(d, { clock, log: c.log });
     if (!queued) throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', 'execution.queue is not set', { retry: 'not_retryable' });
     c.own(() => queued.executor.close());
+    if (telemetry) c.own(telemetry.queue(() => queued.stats()));
     journal = queued.executor.journal;
     const caught = await queued.catchUp();
     reconciled.push(...caught.reports);
@@ -109,7 +113,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     counters = () => ({});
     via = `queued to workers through Redis (${d.execution.queue.prefix})`;
   } else {
-    journal = store.journal;
+    journal = timedJournal(store.journal, telemetry ? (op, seconds, outcome) => telemetry.journalWrite(op, seconds, outcome) : undefined);
     const executor = createLiveExecutor({
       rpc, swap, signer, journal, clock, logger: c.log.child({ part: 'executor' }),
       settings: liveExecutorSettings(d),

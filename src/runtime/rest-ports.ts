@@ -4,7 +4,7 @@
  * layer (keep-alive pool, retries with backoff on 429/5xx, key redaction).
  */
 import { ChainpilotError, type Clock, type Random, type Redactor } from '../core/index.js';
-import { createHttpClient, createPoolRegistry, readDataApiError } from '../client/http/index.js';
+import { createHttpClient, createPoolRegistry, readDataApiError, type HttpTelemetry } from '../client/http/index.js';
 import { createDataApiClient } from '../client/data-api/data-api-client.js';
 import { createTradesHistorySource } from '../client/data-api/trades-history-source.js';
 import type { BackfillSource } from '../client/datastream/index.js';
@@ -20,13 +20,16 @@ export interface RestPorts {
   close(): Promise<void>;
 }
 
-/** Builds the REST ports for `{base_url}` with the token data API key. */
-export function createRestPorts(options: { readonly baseUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly clock?: Clock; readonly random?: Random }): RestPorts {
+/** Builds the REST ports for `{base_url}` with the token data API key; `telemetry` observes both clients' requests and retries. */
+export function createRestPorts(options: { readonly baseUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly clock?: Clock; readonly random?: Random; readonly telemetry?: HttpTelemetry }): RestPorts {
   const auth = { kind: 'header' as const, name: 'x-api-key', value: options.apiKey };
   // One keep-alive pool to {base_url}, shared by the look-ups and the typed client's backfill.
   // Retry backoff and Retry-After read the run clock, so they last simulated time under the simulator.
   const pools = createPoolRegistry();
-  const shared = { redactor: options.redactor, pools, ...(options.clock ? { clock: options.clock } : {}), ...(options.random ? { random: options.random } : {}) };
+  const shared = {
+    redactor: options.redactor, pools, ...(options.clock ? { clock: options.clock } : {}), ...(options.random ? { random: options.random } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+  };
   const http = createHttpClient({ baseUrl: options.baseUrl, service: 'data-api', auth, errorBody: readDataApiError, ...shared });
   const api = createDataApiClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, ...shared });
   let inFlight = 0;

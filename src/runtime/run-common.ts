@@ -5,6 +5,7 @@
  */
 import { destination, type DestinationStream } from 'pino';
 import { createDatastreamClient, type DatastreamClient, type DatastreamKnobs } from '../client/datastream/index.js';
+import type { HttpTelemetry } from '../client/http/index.js';
 import { createLogger, createRedactor, longTimeout, seededRandom, type Clock, type Logger, type Redactor, type UnixMs } from '../core/index.js';
 import type { FeedConnection } from './deployment-handle.js';
 import { loadDeployment, type Deployment, type LoadedDeployment } from '../config/index.js';
@@ -52,11 +53,11 @@ export interface OwnedConnection extends FeedConnection {
 /**
  * The Datastream client and REST ports of one endpoint (remote service or embedded simulator), on
  * the run clock: reconnect backoff, liveness, `receivedAt`, gap times and REST retry waits all read
- * `clock`. `release()` closes both.
+ * `clock`. `release()` closes both. `telemetry` observes the REST requests and retries (daemon metrics).
  */
-export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void }): OwnedConnection {
+export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void; readonly telemetry?: HttpTelemetry }): OwnedConnection {
   const random = seededRandom(o.seed);
-  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest') });
+  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest'), ...(o.telemetry ? { telemetry: o.telemetry } : {}) });
   const client = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, clock: o.clock, random: random.fork('datastream'), backfill: rest.backfill, ...o.knobs, ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}) });
   let released = false;
   return {

@@ -67,6 +67,11 @@ describe('chainpilot daemon (process)', () => {
     expect(status.stdout).toMatch(/^DEPLOYMENT\s+MODE\s+STATE/m);
     expect(status.stdout).toMatch(/^one\s+paper\s+\w+/m);
     expect(status.stdout).toMatch(/^two\s+paper\s+\w+/m);
+    // The shell registers the service-client, journal and queue series with the daemon's registry.
+    const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${env.CHAINPILOT_API_TOKEN}` } })).text();
+    for (const family of ['chainpilot_rpc_request_duration_seconds histogram', 'chainpilot_http_retries_total counter', 'chainpilot_journal_write_duration_seconds histogram', 'chainpilot_queue_depth gauge', 'chainpilot_event_to_intent_seconds histogram']) {
+      expect(metrics).toContain(`# TYPE ${family}`);
+    }
     const killed = await cli(['kill', 'two', '--reason', 'test']);
     expect(killed.stdout.trim()).toBe('two: killed');
     const refused = await run(process.execPath, ['bin/chainpilot.js', 'status', '--url', url], { env: { ...env, CHAINPILOT_API_TOKEN: 'wrong' }, timeout: 60_000 }).catch((e: { code: number; stderr: string }) => e);

@@ -24,6 +24,7 @@ import { classifyStatus } from './http-status.js';
 import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
 import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
 import { parseRetryAfterMs } from './retry-after.js';
+import { observeSafely, outcomeOf, type HttpTelemetry } from './http-telemetry.js';
 
 /** How a client authenticates: a header (`x-api-key`) or a query parameter (`api_key`). */
 export type HttpAuth =
@@ -71,10 +72,12 @@ export interface HttpClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** A response body larger than this is refused (default 64 MiB): memory stays bounded. */
   readonly maxResponseBytes?: number;
+  /** Observer of requests and retries (metrics); nothing is measured without one. */
+  readonly telemetry?: HttpTelemetry;
 }
 
 /** The options every service client passes through to its HTTP client unchanged. */
-export type SharedHttpOptions = Pick<HttpClientOptions, 'timeoutMs' | 'retry' | 'clock' | 'random' | 'logger' | 'redactor' | 'pools'>;
+export type SharedHttpOptions = Pick<HttpClientOptions, 'timeoutMs' | 'retry' | 'clock' | 'random' | 'logger' | 'redactor' | 'pools' | 'telemetry'>;
 
 /** Copies the shared options that are set (absent ones keep the HTTP client's defaults). */
 export function sharedHttpOptions(o: SharedHttpOptions): SharedHttpOptions {
@@ -86,6 +89,7 @@ export function sharedHttpOptions(o: SharedHttpOptions): SharedHttpOptions {
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.redactor ? { redactor: o.redactor } : {}),
     ...(o.pools ? { pools: o.pools } : {}),
+    ...(o.telemetry ? { telemetry: o.telemetry } : {}),
   };
 }
 
@@ -271,6 +275,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     };
   };
 
+  const telemetry = options.telemetry;
+  const onRetry = telemetry?.retry?.bind(telemetry);
+  const onRequest = telemetry?.request?.bind(telemetry);
+
   const request = async (req: HttpRequest): Promise<HttpResponse> => {
     const started = clock.now();
     for (let attempt = 0; ; attempt++) {
@@ -285,6 +293,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const jitter = backoffWithJitter(attempt, retry.baseDelayMs, retry.maxDelayMs, () => random.next());
       const waitMs = Math.max(jitter, outcome.retryAfterMs ?? 0);
       if (clock.now() + waitMs - started > retry.maxElapsedMs) throw withAttempts();
+      if (onRetry) {
+        const status = error.context['status'];
+        observeSafely(() => onRetry(service, typeof status === 'number' ? status : undefined));
+      }
       options.logger?.debug(
         { service, endpoint: error.context['endpoint'], code: error.code, attempt: attempts, waitMs },
         redactor.redact(`retrying ${service} read after ${error.code}`),
@@ -293,9 +305,26 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   };
 
+  /** `request`, timed for the observer (only when it has a `request` method). */
+  const observed = onRequest
+    ? async (req: HttpRequest): Promise<HttpResponse> => {
+        const t0 = performance.now();
+        let outcome: ReturnType<typeof outcomeOf> = 'ok';
+        try {
+          return await request(req);
+        } catch (e) {
+          outcome = outcomeOf(e);
+          throw e;
+        } finally {
+          const seconds = (performance.now() - t0) / 1000;
+          observeSafely(() => onRequest(service, req.method, seconds, outcome));
+        }
+      }
+    : request;
+
   return {
-    request,
-    json: async (req) => (await request(req)).body,
+    request: observed,
+    json: async (req) => (await observed(req)).body,
     redactor,
     close: async () => {
       if (ownPools) await pools.close();

@@ -5,3 +5,4 @@ export * from './retry-after.js';
 export * from './lossless-json.js';
 export type { CallOptions, Query, ApiContext } from './rest-context.js';
 export * from './http-status.js';
+export * from './http-telemetry.js';

@@ -72,15 +72,19 @@ const withContext = <T extends z.ZodType>(value: T) => z.looseObject({ context: 
 
 /** Creates a JSON-RPC client. */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
+  const { telemetry, ...shared } = sharedHttpOptions(options);
+  // The HTTP layer reports retries; calls are reported by the transport, which knows the method.
+  const onRetry = telemetry?.retry?.bind(telemetry);
   const http = createHttpClient({
     baseUrl: options.url,
     service: 'rpc',
     ...(options.apiKey ? { auth: { kind: 'query' as const, name: 'api_key', value: options.apiKey } } : {}),
-    ...sharedHttpOptions(options),
+    ...shared,
+    ...(onRetry ? { telemetry: { retry: onRetry } } : {}),
     errorBody: readRpcError,
     parseJson: parseJsonLossless,
   });
-  const rpc = createRpcTransport(http);
+  const rpc = createRpcTransport(http, telemetry);
   const read = (signal: AbortSignal | undefined) => ({ kind: 'read' as const, signal });
   const cfg = (o: CommitmentOptions | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> =>
     strip({ commitment: o?.commitment, minContextSlot: o?.minContextSlot, ...extra });

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { ChainpilotError, type RetryClass } from '../../core/index.js';
-import type { ErrorBodyReader, HttpClient } from '../http/index.js';
+import { observeSafely, outcomeOf, type ErrorBodyReader, type HttpClient, type HttpTelemetry } from '../http/index.js';
 
 /** JSON-RPC error codes that signal a transient node condition. */
 const TRANSIENT_RPC_CODES = new Set([-32004, -32005, -32007, -32014, -32016, 429]);
@@ -31,9 +31,32 @@ export interface RpcTransport {
   batch(calls: readonly { readonly method: string; readonly params: unknown[] }[], opts: { signal?: AbortSignal | undefined }): Promise<RpcBatchItem[]>;
 }
 
-/** Creates the transport on an HTTP client whose base URL is the RPC URL. */
-export function createRpcTransport(http: HttpClient): RpcTransport {
+/**
+ * Creates the transport on an HTTP client whose base URL is the RPC URL. With `telemetry`, each
+ * call is reported once under its JSON-RPC method (`batch` for a batch) with its outcome: an RPC
+ * error that arrived with HTTP 200 is an error here.
+ */
+export function createRpcTransport(http: HttpClient, telemetry?: HttpTelemetry): RpcTransport {
   let nextId = 1;
+  const onRequest = telemetry?.request?.bind(telemetry);
+  const observed = <T>(method: string, run: () => Promise<T>): Promise<T> => {
+    if (!onRequest) return run();
+    const t0 = performance.now();
+    const note = (outcome: ReturnType<typeof outcomeOf>): void => {
+      const seconds = (performance.now() - t0) / 1000;
+      observeSafely(() => onRequest('rpc', method, seconds, outcome));
+    };
+    return run().then(
+      (v) => {
+        note('ok');
+        return v;
+      },
+      (e: unknown) => {
+        note(outcomeOf(e));
+        throw e;
+      },
+    );
+  };
   const rpcError = (method: string, error: unknown, kind: 'read' | 'write'): ChainpilotError => {
     const { code, message, data } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
     const rpcCode = typeof code === 'number' ? code : undefined;
@@ -51,7 +74,7 @@ export function createRpcTransport(http: HttpClient): RpcTransport {
       },
     });
   };
-  return {
+  const transport: RpcTransport = {
     async batch(calls, opts) {
       if (calls.length === 0) return [];
       const ids = calls.map(() => nextId++);
@@ -99,6 +122,11 @@ export function createRpcTransport(http: HttpClient): RpcTransport {
       }
       return parsed.data;
     },
+  };
+  if (!onRequest) return transport;
+  return {
+    batch: (calls, opts) => observed('batch', () => transport.batch(calls, opts)),
+    call: (method, params, schema, opts) => observed(method, () => transport.call(method, params, schema, opts)),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { Transaction, VersionedTransaction } from '@solana/web3.js';
 import { ChainpilotError, type Clock, type Logger, type Redactor } from '../../core/index.js';
-import { createHttpClient, readDataApiError, type PoolRegistry } from '../http/index.js';
+import { createHttpClient, readDataApiError, type HttpTelemetry, type PoolRegistry } from '../http/index.js';
 import { serializeSwapRequest, type SwapRequest } from './swap-request.js';
 
 export interface SwapClientOptions {
@@ -20,6 +20,8 @@ export interface SwapClientOptions {
   readonly logger?: Logger;
   readonly redactor?: Redactor;
   readonly pools?: PoolRegistry;
+  /** Observer of requests (metrics); nothing is measured without one. */
+  readonly telemetry?: HttpTelemetry;
 }
 
 export interface BuiltSwap {
@@ -51,6 +53,7 @@ export function createSwapClient(options: SwapClientOptions): SwapClient {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.redactor ? { redactor: options.redactor } : {}),
     ...(options.pools ? { pools: options.pools } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     retry: { maxAttempts: 1 },
     errorBody: readDataApiError,
   });

@@ -3,7 +3,8 @@
  * conventions: `chainpilot_` prefix, base units, `_total` counters, `_seconds` histograms. Labels
  * are bounded: `deployment`, `strategy`, `room_family`, `code`, `side`, `outcome`, `state`; never
  * a token mint or a wallet. Counters move on deployment events; gauges are read from the handles
- * at scrape time, so a scrape always shows the current state.
+ * at scrape time, so a scrape always shows the current state. The service clients, journal and
+ * queue series come from service-metrics.ts, registered as an extension.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeploymentEvent } from '../deployment-handle.js';
@@ -101,6 +102,10 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   });
   const intentAt = new Map<string, number>();
+  const eventToIntent = new Histogram({
+    name: 'chainpilot_event_to_intent_seconds', help: 'Run-clock time from the receipt of the domain event that triggered a decision to its intent being placed', labelNames: ['deployment', 'strategy'], registers: [registry],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
 
   // Portfolio and risk, read at scrape time.
   const portfolioGauge = (name: string, help: string, pick: (h: NonNullable<SlotView['handle']>) => number | undefined): void => {
@@ -162,8 +167,10 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
         case 'alert':
           alerts.inc({ deployment, code: ev.code, level: ev.level });
           return;
-        case 'state':
         case 'intent':
+          if (ev.eventReceivedAt !== undefined) eventToIntent.observe({ deployment, strategy: ev.intent.strategyId }, Math.max(0, ev.at - ev.eventReceivedAt) / 1000);
+          return;
+        case 'state':
         case 'fill':
         case 'intent-ended':
         case 'feed':

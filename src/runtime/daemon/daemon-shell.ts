@@ -13,6 +13,7 @@ import { drainOrExit, flush, guardProcessExit } from '../run-shell.js';
 import { createDashboard } from '../dashboard/dashboard-routes.js';
 import { createNotifyHub } from '../notify/notify-hub.js';
 import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
+import { createServiceMetrics } from './service-metrics.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
@@ -52,8 +53,9 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const redactor = createRedactor();
   const log: Logger = createLogger({ redactor, level: o.logLevel ?? 'info', name: 'daemon', ...(process.stderr.isTTY ? { pretty: true } : {}) });
   const confirm = new Set(o.confirmLive ?? []);
+  const serviceMetrics = createServiceMetrics();
   const endpoints = createSharedEndpoints({
-    log, redactor, ...(o.speed !== undefined ? { speed: o.speed } : {}),
+    log, redactor, telemetry: serviceMetrics, ...(o.speed !== undefined ? { speed: o.speed } : {}),
     base: (loaded) => ({ log, ...(confirm.has(loaded.deployment.name) ? { confirmation: { confirm: loaded.deployment.name } } : {}), ...(o.env ? { env: o.env } : {}) }),
   });
   const restoreExit = guardProcessExit();
@@ -87,7 +89,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   });
   try {
     daemon = await startDaemon({
-      extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes, metricsExtensions: [hub.metrics],
+      extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes, metricsExtensions: [hub.metrics, serviceMetrics.metrics],
       paths: o.paths, factory: createDeployment, deps: endpoints, dataDir: resolve(o.dataDir), log, version: version(),
       ...(o.listen ? { listen: o.listen } : {}), ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}), ...(o.env ? { env: o.env } : {}),
     });

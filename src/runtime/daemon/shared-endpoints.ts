@@ -14,6 +14,7 @@ import type { FeedConnection } from '../deployment-handle.js';
 import { startEmbeddedSim, type EmbeddedSim } from '../embedded-sim.js';
 import { EMBEDDED_LIVENESS_MS, embeddedIdle, remoteMarket, simulatorMarket } from '../paper-deployment.js';
 import { connectFeed, type OwnedConnection } from '../run-common.js';
+import type { ServiceMetrics } from './service-metrics.js';
 import type { DepsProvider } from './supervisor.js';
 
 interface Shared {
@@ -43,6 +44,8 @@ export interface SharedEndpointsOptions {
   readonly speed?: number | 'max';
   /** Datastream knobs of remote connections (tests: quick reconnects). */
   readonly datastream?: RuntimeDeps['datastream'];
+  /** Metrics of the shared REST clients and of each deployment's own parts (`deps.telemetry`). */
+  readonly telemetry?: Pick<ServiceMetrics, 'endpoint' | 'deployment'>;
 }
 
 const short = (v: string): string => createHash('sha256').update(v).digest('hex').slice(0, 12);
@@ -63,6 +66,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
   const redactor = o.redactor ?? createRedactor();
   const shared = new Map<string, Promise<Shared>>();
   const ready = new Map<string, Shared>();
+  const observed = o.telemetry ? { telemetry: o.telemetry.endpoint } : {};
 
   const openShared = async (key: string, loaded: LoadedDeployment): Promise<Shared> => {
     const d = loaded.deployment;
@@ -70,7 +74,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     if (d.endpoints.remote) {
       const r = d.endpoints.remote;
       const clock = systemClock();
-      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, ...(o.datastream ? { knobs: o.datastream } : {}) });
+      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, ...(o.datastream ? { knobs: o.datastream } : {}), ...observed });
       log.info('shared remote endpoint opened');
       return { key, owned, clock, sim: undefined, market: remoteMarket(r.baseUrl), holders: 0 };
     }
@@ -79,7 +83,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     const sim = await startEmbeddedSim({ seed, speed, redactor, log: log.child({ part: 'sim' }) });
     const owned = connectFeed({
       baseUrl: sim.sim.urls.base, datastreamUrl: sim.sim.urls.datastream, apiKey: sim.apiKey, redactor, seed, clock: sim.clock,
-      knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS },
+      knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS }, ...observed,
     });
     sim.drive(embeddedIdle(sim, owned));
     log.info({ seed, speed }, 'shared simulator endpoint started');
@@ -99,7 +103,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
   return {
     async acquire(loaded) {
       for (const s of loaded.secrets) redactor.add(s);
-      const base = o.base?.(loaded) ?? {};
+      const base = { ...o.base?.(loaded), ...(o.telemetry ? { telemetry: o.telemetry.deployment(loaded.deployment.name) } : {}) };
       const key = endpointKey(loaded, o.speed);
       if (key === undefined) return { deps: { ...base, redactor, ...(o.speed !== undefined ? { speed: o.speed } : {}) }, release: async () => undefined };
       let pending = shared.get(key);
