@@ -57,7 +57,7 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
     const clock = c.deps.clock ?? systemClock();
     const r = d.endpoints.remote;
     const rec = openRunRecorder(d, { clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: false });
-    const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor: c.redactor, seed: c.seed, clock, knobs, ...(rec ? { onRawFrame: rec.onRawFrame } : {}) });
+    const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor: c.redactor, seed: c.seed, clock, knobs, ...(rec ? { onRawFrame: rec.onRawFrame } : {}), ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}) });
     c.own(() => owned.release());
     return { clock, connection: recorded(c, owned, rec), owned, market: remoteMarket(r.baseUrl) };
   }
@@ -73,6 +73,7 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
   const owned = connectFeed({
     baseUrl: sim.sim.urls.base, datastreamUrl: sim.sim.urls.datastream, apiKey: sim.apiKey, redactor: c.redactor, seed: c.seed, clock: sim.clock,
     knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS, ...knobs }, ...(rec ? { onRawFrame: rec.onRawFrame } : {}),
+    ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}),
   });
   c.own(() => owned.release());
   return { clock: sim.clock, connection: recorded(c, owned, rec), owned, sim, market: simulatorMarket(c.seed) };
