@@ -22,6 +22,10 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Issue 18: the product code (src) gets strictTypeChecked. Tests, benches and example strategies keep
+  // the lighter set above: they read untyped JSON from real sockets and fixtures, and the strict set
+  // there is ~200 edits of test files other engineers are writing, with no product bug behind them.
+  ...tseslint.configs.strictTypeChecked.map((c) => ({ ...c, files: ['src/**/*.ts'] })),
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -32,11 +36,26 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',
         { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use the seeded random source (core/random).' },
       ],
+    },
+  },
+  // strictTypeChecked, tuned where its findings are noise for this code base (each with its reason).
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      // Amounts print as bigint/number in messages (`${amountRaw} raw`); nullish, any and objects are still flagged.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowAny: false, allowBoolean: false, allowNullish: false, allowNever: false, allowRegExp: false }],
+      // `() => fn()` callbacks (listeners, timers, resolve) are idiomatic; a void in a `return` or an expression is still flagged.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // Off: with noUncheckedIndexedAccess every bounded index read is `T | undefined`; `arr[i]!` after a bound check is the local, reviewed assertion.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Off: `async` on a sync body is how a Promise port turns a throw into a rejection; a forgotten await is caught by no-floating-promises.
+      '@typescript-eslint/require-await': 'off',
     },
   },
   // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
