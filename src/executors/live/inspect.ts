@@ -178,7 +178,6 @@ export async function inspectSwap(
     }
     if (sim.context.slot === pre.context.slot || read >= READ_TRIES - 1) break;
   }
-  if (!pre || !sim) return reject('LIVE_INSPECTION_SIMULATION', 'could not read our accounts and simulate at the same time');
   if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
   const post = sim.value.accounts ?? [];
   if (post.length !== watched.length || !post[0]) return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
