@@ -101,6 +101,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     },
   });
   const tracker = c.track(c.deps.executor ?? paper, clock);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
     startingCashLamports: d.paper.startingBalanceSol, data: connection.data, decisions: c.decisions, admission: c.admission,
