@@ -18,6 +18,9 @@ function layer(files, forbidden, message, typesFrom = []) {
   ];
 }
 
+/** Math.random is banned everywhere: one seeded random source (core/random). */
+const noMathRandom = { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use the seeded random source (core/random).' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
@@ -39,10 +42,7 @@ export default tseslint.config(
       // A switch over a union names every member, or says what the rest do in an explicit `default`.
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use the seeded random source (core/random).' },
-      ],
+      'no-restricted-syntax': ['error', noMathRandom],
     },
   },
   // strictTypeChecked, tuned where its findings are noise for this code base (each with its reason).
@@ -57,7 +57,19 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       // Off: `async` on a sync body is how a Promise port turns a throw into a rejection; a forgotten await is caught by no-floating-promises.
       '@typescript-eslint/require-await': 'off',
+      // Issue 18: only coded errors are thrown from src (docs/errors.md); an invariant breach uses a coded fatal error.
+      'no-restricted-syntax': [
+        'error',
+        noMathRandom,
+        { selector: "NewExpression[callee.name=/^(Error|TypeError|RangeError)$/]", message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).' },
+        { selector: "CallExpression[callee.name=/^(Error|TypeError|RangeError)$/]", message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).' },
+      ],
     },
+  },
+  // The dashboard's browser code shows its errors on the page; they never cross into Node.
+  {
+    files: ['src/runtime/dashboard/ui/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', noMathRandom] },
   },
   // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
   ...layer('src/core/**/*.ts', ['client', 'engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'core imports nothing of ours'),

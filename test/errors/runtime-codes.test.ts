@@ -4,6 +4,7 @@ import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { ChainpilotError, isChainpilotError, manualClock, silentLogger, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../../src/engine/execution-port.js';
 import { createDeployment } from '../../src/runtime/create-deployment.js';
+import { createEventLog } from '../../src/runtime/daemon/event-log.js';
 import { createSupervisor } from '../../src/runtime/daemon/supervisor.js';
 import { createIntentTracker } from '../../src/runtime/intent-tracker.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
@@ -48,6 +49,17 @@ describe('runtime codes', () => {
     expect(isChainpilotError(caught, 'RUNTIME_PROCESS_EXIT')).toBe(true);
     expect((caught as Error).message).toContain('process.exit(3)');
     expect(process.exit).not.toBe(guarded);
+  });
+
+  it('refuses an event log without room for an entry with CORE_INVALID_ARGUMENT (a coded error, not a RangeError)', () => {
+    let caught: unknown;
+    try {
+      createEventLog(0, () => undefined);
+    } catch (e) {
+      caught = e;
+    }
+    expect(isChainpilotError(caught, 'CORE_INVALID_ARGUMENT')).toBe(true);
+    expect(createEventLog(1, () => undefined).size).toBe(0);
   });
 
   it('turns an uncoded failure to apply an execution report into the fatal RUNTIME_INVARIANT_BROKEN, and passes a coded fatal error through', async () => {
