@@ -18,10 +18,17 @@ function layer(files, forbidden, message, typesFrom = []) {
   ];
 }
 
+/** Math.random is banned everywhere: one seeded random source (core/random). */
+const noMathRandom = { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use the seeded random source (core/random).' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Issue 18: the product code (src) gets strictTypeChecked. Tests, benches and example strategies keep
+  // the lighter set above: they read untyped JSON from real sockets and fixtures, and the strict set
+  // there is ~200 edits of test files other engineers are writing, with no product bug behind them.
+  ...tseslint.configs.strictTypeChecked.map((c) => ({ ...c, files: ['src/**/*.ts'] })),
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -32,12 +39,37 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
+      // A switch over a union names every member, or says what the rest do in an explicit `default`.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', noMathRandom],
+    },
+  },
+  // strictTypeChecked, tuned where its findings are noise for this code base (each with its reason).
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      // Amounts print as bigint/number in messages (`${amountRaw} raw`); nullish, any and objects are still flagged.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowAny: false, allowBoolean: false, allowNullish: false, allowNever: false, allowRegExp: false }],
+      // `() => fn()` callbacks (listeners, timers, resolve) are idiomatic; a void in a `return` or an expression is still flagged.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // Off: with noUncheckedIndexedAccess every bounded index read is `T | undefined`; `arr[i]!` after a bound check is the local, reviewed assertion.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Off: `async` on a sync body is how a Promise port turns a throw into a rejection; a forgotten await is caught by no-floating-promises.
+      '@typescript-eslint/require-await': 'off',
+      // Issue 18: only coded errors are thrown from src (docs/errors.md); an invariant breach uses a coded fatal error.
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use the seeded random source (core/random).' },
+        noMathRandom,
+        { selector: "NewExpression[callee.name=/^(Error|TypeError|RangeError)$/]", message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).' },
+        { selector: "CallExpression[callee.name=/^(Error|TypeError|RangeError)$/]", message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).' },
       ],
     },
+  },
+  // The dashboard's browser code shows its errors on the page; they never cross into Node.
+  {
+    files: ['src/runtime/dashboard/ui/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', noMathRandom] },
   },
   // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
   ...layer('src/core/**/*.ts', ['client', 'engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'core imports nothing of ours'),

@@ -171,8 +171,10 @@ export function formatValue(v: unknown): string {
   else if (v === undefined) text = 'nothing';
   else {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition, @typescript-eslint/no-base-to-string -- JSON.stringify returns undefined for a function or symbol (lib types say string)
       text = JSON.stringify(v) ?? String(v);
     } catch {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- prints whatever value the YAML held
       text = String(v);
     }
   }

@@ -17,6 +17,6 @@ export function newId(at: UnixMs, random: Random, prefix = ''): string {
   }
   const bytes = random.bytes(16);
   let rand = '';
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32];
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32]!;
   return prefix + time + rand;
 }

@@ -85,8 +85,8 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
   const recentErrors: RecentProblem[] = [];
 
   const stats: EngineStats = {
-    frameSeen: () => void frames++,
-    eventSeen: () => void events++,
+    frameSeen: () => { frames++; },
+    eventSeen: () => { events++; },
     badFrame(room, error) {
       badFrames++;
       pushBounded(recentBadFrames, { at: clock.now(), where: room, error: describeError(error) });
@@ -96,7 +96,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       denialsByCode.set(d.code, (denialsByCode.get(d.code) ?? 0) + 1);
       pushBounded(recentDenials, d);
     },
-    intentPlaced: () => void intents++,
+    intentPlaced: () => { intents++; },
     filled(strategyId, fill, after, realisedBefore) {
       fills++;
       pushBounded(recentFills, { at: fill.filledAt, strategyId, fill });

@@ -96,7 +96,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           fresh.timer = undefined;
           if (states.get(p.key) !== fresh || fresh.exiting) return;
           fresh.exiting = true;
-          onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs} ms`, level: -1 });
+          onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs!} ms`, level: -1 });
         }, Math.max(0, due));
       }
     },
@@ -116,11 +116,11 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           continue;
         }
         if (st.stopAt !== undefined && price.lte(st.stopAt)) {
-          out.push(...full(p, `stop loss ${rules.stopLossBps} bps below entry ${entry.toFixed()}`, st));
+          out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${entry.toFixed()}`, st));
           continue;
         }
         if (st.trailAt !== undefined && price.lte(st.trailAt) && st.highest.gt(entry)) {
-          out.push(...full(p, `trailing stop ${rules.trailingStopBps} bps below high ${st.highest.toFixed()}`, st));
+          out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.toFixed()}`, st));
           continue;
         }
         if (st.exiting) continue;

@@ -149,6 +149,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     call(handler, arg) {
       if (halted) return;
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
       const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
       if (!fn) return;
       invoke(handler, () => fn.call(def, arg, ctx));

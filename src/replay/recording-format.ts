@@ -17,6 +17,8 @@
  * A frame line starts with `{"t"`, every other line with `{"k"`: a reader tells them apart with
  * one character.
  */
+import { ChainpilotError } from '../core/index.js';
+
 export const RECORDING_FORMAT = 1;
 
 export interface RecordingHeader {
@@ -92,6 +94,6 @@ export function parseRecordLine(line: string): RecordLine {
     case 'end':
       return { kind: 'end', t };
     default:
-      throw new Error(`unknown record kind ${JSON.stringify(o['k'])}`);
+      throw new ChainpilotError('RECORDING_INVALID', `unknown record kind ${JSON.stringify(o['k'])}`, { retry: 'not_retryable' });
   }
 }

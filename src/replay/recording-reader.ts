@@ -48,6 +48,7 @@ export function readRecordingFile(path: string): RecordingFile {
   let header: RecordingHeader | undefined;
   try {
     const h = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as RecordingHeader;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks parsed JSON at runtime
     if (h.k === 'header') header = h;
   } catch {
     header = undefined;

@@ -65,7 +65,7 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
     }
   };
 
-  const sink = (): NodeJS.WritableStream | undefined => gz ?? file;
+  const sink = (): Gzip | WriteStream | undefined => gz ?? file;
 
   const flush = (): void => {
     scheduled = false;
@@ -150,7 +150,7 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
     drained() {
       flush();
       const s = sink();
-      if (!s || !(s as Gzip).writableNeedDrain) return Promise.resolve();
+      if (!s || !s.writableNeedDrain) return Promise.resolve();
       return new Promise((resolve) => s.once('drain', () => resolve()));
     },
     async close() {

@@ -7,7 +7,6 @@
 import type { UnixMs } from '../core/index.js';
 import { createRoomRouter, type RoomRouter } from '../client/datastream/room-router.js';
 import { createStats } from '../client/datastream/stats.js';
-import type { DatastreamMessage } from '../client/datastream/stream-message.js';
 import type { StreamFeed, StreamGap, StreamMessage } from '../engine/feed-port.js';
 
 export interface ReplayFeedStats {
@@ -40,7 +39,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
   const joined = new Set<string>();
   let frames = 0;
   const router: RoomRouter = createRoomRouter({ maxQueue: 10_000, overflow: 'drop-oldest', dedupCapacity: 100_000 }, book, {
-    onHandlerError: () => void s.handlerErrors++,
+    onHandlerError: () => { s.handlerErrors++; },
     onOverflow: () => undefined,
     countDropped: (_room, n) => void (s.dropped += n),
     countCoalesced: (_room, n) => void (s.coalesced += n),
@@ -50,7 +49,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
   return {
     subscribe(room, handler) {
       joined.add(room);
-      const { sub } = router.add(room, handler as (m: DatastreamMessage) => void);
+      const { sub } = router.add(room, handler);
       let done = false;
       return () => {
         if (done) return;
@@ -66,7 +65,6 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
       frames++;
       if (frame === undefined || typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
         s.parseFailures++;
-        void text;
         return;
       }
       const f = frame as { type?: unknown; room?: unknown; data?: unknown };

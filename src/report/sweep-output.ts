@@ -35,6 +35,7 @@ export interface SweepOutput {
 const COLS = ['netPnlSol', 'returnPct', 'trades', 'winRatePct', 'profitFactor', 'expectancySol', 'maxDrawdownPct', 'sharpe', 'feesSol'] as const;
 
 const csvCell = (v: unknown): string => {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- cells hold JSON scalars
   const s = v === null || v === undefined ? '' : String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
@@ -53,6 +54,7 @@ export function renderSweepCsv(o: SweepOutput): string {
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- cells hold JSON scalars
 const fmt = (v: unknown): string => (v === null || v === undefined ? 'n/a' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v));
 
 export function renderSweepHtml(o: SweepOutput): string {

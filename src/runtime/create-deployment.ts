@@ -356,7 +356,7 @@ function riskView(engine: Assembly['engine'] | undefined, at: UnixMs, limit: big
   const startEquity = day?.dayStartEquityLamports ?? totals?.startingCashLamports ?? 0n;
   const equity = totals?.equityLamports ?? startEquity;
   return {
-    dayStartedAt: (day?.dayStartedAt ?? at) as UnixMs, dayStartEquityLamports: startEquity, dailyLossLamports: startEquity > equity ? startEquity - equity : 0n, dailyLossLimitLamports: limit,
+    dayStartedAt: day?.dayStartedAt ?? at, dayStartEquityLamports: startEquity, dailyLossLamports: startEquity > equity ? startEquity - equity : 0n, dailyLossLimitLamports: limit,
     dailyHalted: engine?.risk.halted(at) ?? false, killed: engine?.risk.killed ?? false, killReason: day?.killReason,
     exposureLamports: totals?.openCostLamports ?? 0n, maxExposureLamports: maxExposure,
   };

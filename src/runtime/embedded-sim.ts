@@ -54,6 +54,7 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
     sim, clock, apiKey, speed: o.speed,
     drive(idle) {
       if (o.clock || driver) return;
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
       driver = createLockstepDriver({ clock, speed: o.speed, idle: idle.idle, onForced: idle.resync });
       driver.start();
     },

@@ -14,6 +14,7 @@ export function ensureDir(dir: string): void {
   for (;;) {
     try {
       if (statSync(at).isDirectory()) break;
+      // eslint-disable-next-line no-restricted-syntax -- an errno-style error like the ones mkdirSync throws; callers handle fs errors
       throw Object.assign(new Error(`${at} exists and is not a directory`), { code: 'ENOTDIR' });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;

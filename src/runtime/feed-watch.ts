@@ -140,6 +140,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
       case 'malformed': {
         const family = e.kind === 'malformed' ? '(malformed)' : roomFamily(String(e['room']));
         const n = e.kind === 'invalid-payload' ? Number(e['rejected'] ?? 1) : 1;
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the client's reason is a string; String() guards a foreign value
         const reason = String(e['reason'] ?? '');
         const entry = rejectedByFamily.get(family);
         if (entry) entry.count += n;
@@ -171,7 +172,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     const wasStale = stale;
     // A replay (no watch source) is never stale: its quiet stretches are the recording's.
     stale = source !== undefined && state === 'open' && age > o.staleAfterMs && !(o.caughtUp?.() ?? false) && lastFrameAt !== undefined;
-    if (stale && !wasStale) problem('stale', `stale:${lastFrameAt}`, `stale: no frame for ${age} ms (feed.staleAfter ${o.staleAfterMs} ms)`);
+    if (stale && !wasStale) problem('stale', `stale:${lastFrameAt!}`, `stale: no frame for ${age} ms (feed.staleAfter ${o.staleAfterMs} ms)`);
     if (!stale && wasStale) o.onChange(watch.health(), undefined);
     if (transientCause !== undefined && now >= transientUntil) {
       transientCause = undefined;

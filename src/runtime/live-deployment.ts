@@ -140,6 +140,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const tracker = c.track(inner, clock);
   const restoredFills = restored.fills;
   if (restoredFills.length > 0) notes.push(`restored ${restoredFills.length} fill(s) from the journal`);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
     startingCashLamports: startLamports, data: connection.data, restoredFills, decisions: c.decisions, admission: c.admission,

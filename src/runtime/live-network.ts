@@ -42,7 +42,7 @@ export async function checkLiveNetwork(rpc: NetworkProbe, network: LiveNetwork, 
     if (!isSim) throw mismatch(`network: simulator but the RPC reports solana-core ${JSON.stringify(core)}, not the chainpilot simulator; set network to the RPC's cluster, or point the endpoints at a simulator`, { rpcVersion: typeof core === 'string' ? core : null });
     return;
   }
-  if (isSim) throw mismatch(`network: ${network} but the RPC is the chainpilot simulator (solana-core ${String(core)}); set network: simulator to rehearse`, { rpcVersion: typeof core === 'string' ? core : null });
+  if (isSim) throw mismatch(`network: ${network} but the RPC is the chainpilot simulator (solana-core ${core}); set network: simulator to rehearse`, { rpcVersion: typeof core === 'string' ? core : null });
   const genesis = await ask('getGenesisHash');
   if (genesis !== GENESIS_HASHES[network]) {
     const actual = Object.entries(GENESIS_HASHES).find(([, h]) => h === genesis)?.[0];

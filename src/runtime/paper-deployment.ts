@@ -149,6 +149,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   });
   const inner = c.deps.executor ?? paper;
   const tracker = c.track(book ? bookedExecutor(inner, book) : inner, clock);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
     startingCashLamports: paperCashAfter(d.paper.startingBalanceSol, restored), data: connection.data, decisions: c.decisions, admission: c.admission,

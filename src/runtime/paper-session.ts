@@ -46,6 +46,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
       assumedDepthLamports: d.paper.assumedDepthSol,
     },
   });
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies: o.strategies, feed: o.feed, executor, clock: o.clock, random: o.random,
     startingCashLamports: d.paper.startingBalanceSol,

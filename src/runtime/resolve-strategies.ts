@@ -86,6 +86,7 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
     ids.add(id);
     const r = def.params.safeParse(s.params);
     if (!r.success) {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
       for (const issue of r.error.issues) problems.push(...describeIssue(issue, loaded.locate, s.params, def.params, ['strategies', i, 'params']));
       kinds.add('STRATEGY_INVALID_PARAMS');
       continue;

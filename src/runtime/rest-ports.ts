@@ -35,7 +35,7 @@ export function createRestPorts(options: { readonly baseUrl: string; readonly ap
   let inFlight = 0;
   const counted = <T>(p: Promise<T>): Promise<T> => {
     inFlight++;
-    return p.finally(() => void inFlight--);
+    return p.finally(() => { inFlight--; });
   };
   const history = createTradesHistorySource(api);
   const backfill: BackfillSource = { fetchHistoryPage: (q, signal) => counted(history.fetchHistoryPage(q, signal)) };

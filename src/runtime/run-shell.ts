@@ -93,6 +93,7 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
     if (o.durationMs !== undefined) timers.push(wall.setTimeout(() => requestStop('duration'), o.durationMs));
     const runClock = handle.clock();
     const panel = createStatusPanel(handle, () => runClock?.now() ?? Date.now());
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, when stdout is a pipe
     const tty = o.tty ?? (o.out === undefined && process.stdout.isTTY === true);
     const redraw = createRedraw(out);
     const tick = (): void => {
@@ -102,7 +103,7 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
     };
     statusTimer = wall.setTimeout(tick, d.telemetry.statusInterval);
     if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
-    if (statusTimer) wall.clearTimeout(statusTimer);
+    wall.clearTimeout(statusTimer);
     statusTimer = undefined;
     if (tty) redraw.done();
     log.info({ reason: stopReason }, 'stopping');
@@ -171,7 +172,7 @@ export function guardProcessExit(): () => void {
     realExit = process.exit.bind(process);
     process.exit = ((code?: number | string | null) => {
       throw new ChainpilotError('RUNTIME_PROCESS_EXIT', `process.exit(${String(code ?? '')}) was called by user code; a strategy cannot end the process (return from the callback, or throw)`, { retry: 'not_retryable' });
-    }) as typeof process.exit;
+    });
   }
   let restored = false;
   return () => {

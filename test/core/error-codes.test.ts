@@ -15,15 +15,9 @@ function sources(dir: string, skip: string): string {
  * Codes no test names yet (found when issue 18 added this check). The list only shrinks: a new code
  * never joins it; delete a code from it once a test asserts it.
  */
-const NOT_YET_TESTED = [
+const NOT_YET_TESTED: readonly string[] = [
   // added this session without a unit test naming them (paths covered by e2e runs or not yet tested)
-  'LIVE_CHAIN_READ_FAILED', 'LIVE_INVALID_SETTINGS', 'QUEUE_CATCH_UP_TIMEOUT', 'RECORDING_INVALID', 'RECORDING_NOT_FOUND', 'RECORDING_WRITE_FAILED',
-  'RUNTIME_DEPLOYMENT_FAILED', 'RUNTIME_FEED_NEVER_OPENED', 'RUNTIME_HALTED', 'RUNTIME_INVARIANT_BROKEN', 'RUNTIME_PROCESS_EXIT',
-  'CORE_INVALID_DECIMAL', 'HTTP_REQUEST_TIMEOUT', 'HTTP_INVALID_OPTIONS', 'STREAM_INVALID_OPTIONS', 'STREAM_CONFIRM_FAILED',
-  'STREAM_HANDLER_FAILED', 'ENGINE_STOPPED', 'ENGINE_SUBMIT_FAILED', 'ENGINE_DATA_UNAVAILABLE', 'ENGINE_DATA_RATE_LIMITED',
-  'STRATEGY_TOO_MANY_TIMERS', 'STRATEGY_TOO_MANY_ROOMS', 'RISK_SAFETY_RISK_SCORE', 'RISK_SAFETY_SNIPERS', 'RISK_SAFETY_INSIDERS',
-  'RISK_SAFETY_TOP10', 'RISK_SAFETY_DEV_HOLDING', 'RISK_MIN_LIQUIDITY', 'EXEC_SIGNER_FAILED', 'LIVE_RETRIES_EXHAUSTED',
-  'LEDGER_INVALID_AIRDROP', 'LEDGER_INVALID_SWAP_REQUEST', 'LEDGER_SERVER_START_FAILED',
+  'LIVE_RETRIES_EXHAUSTED',
 ];
 
 describe('error codes', () => {
@@ -52,5 +46,6 @@ describe('error codes', () => {
     const untested = defined.filter((code) => !new RegExp(`\\b${code}\\b`).test(tests));
     expect(untested.filter((code) => !NOT_YET_TESTED.includes(code)), 'codes with no test').toEqual([]);
     expect(NOT_YET_TESTED.filter((code) => !defined.includes(code)), 'NOT_YET_TESTED names codes the registry lacks').toEqual([]);
+    expect(NOT_YET_TESTED.filter((code) => !untested.includes(code)), 'a test names these now: delete them from NOT_YET_TESTED').toEqual([]);
   });
 });

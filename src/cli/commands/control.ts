@@ -27,7 +27,7 @@ interface ListBody { deployments: { name: string; mode: string; state: string; r
 export function formatStatus(body: ListBody): string {
   const rows = body.deployments.map((d) => [
     d.name, d.mode, d.state, d.ready ? 'yes' : 'no', d.equityLamports === null ? '-' : `${(Number(d.equityLamports) / 1e9).toFixed(4)} SOL`,
-    d.openPositions === null ? '-' : String(d.openPositions), String(d.restarts), d.cause ? `${d.cause.code}` : '',
+    d.openPositions === null ? '-' : String(d.openPositions), String(d.restarts), d.cause ? d.cause.code : '',
   ]);
   const head = ['DEPLOYMENT', 'MODE', 'STATE', 'READY', 'EQUITY', 'OPEN', 'RESTARTS', 'CAUSE'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));

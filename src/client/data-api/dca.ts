@@ -33,7 +33,7 @@ export interface DcaApi {
   getDcaWallet(wallet: string, query?: DcaQuery, opts?: CallOptions): Promise<unknown>;
   getDcaWalletOrders(wallet: string, query?: DcaQuery, opts?: CallOptions): Promise<unknown>;
   /** Every page of a wallet's orders, following the cursor. */
-  iterateDcaWalletOrders(wallet: string, query?: DcaQuery, opts?: CallOptions): AsyncGenerator<unknown>;
+  iterateDcaWalletOrders(wallet: string, query?: DcaQuery, opts?: CallOptions): AsyncGenerator;
   getDcaOrder(address: string, opts?: CallOptions): Promise<unknown>;
   getDcaToken(mint: string, query?: DcaQuery, opts?: CallOptions): Promise<unknown>;
   getDcaTokenBuyers(mint: string, query?: DcaQuery, opts?: CallOptions): Promise<unknown>;

@@ -34,7 +34,7 @@ export interface PnlApi {
   /** GET /v2/pnl/wallets/{wallet}/{positions|history|performance|highlights|risk|chart}. */
   getWalletPnlView(wallet: string, view: WalletPnlView, query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   /** Pages of /v2/pnl/wallets/{wallet}/positions while the response carries a cursor. */
-  iterateWalletPositions(wallet: string, query?: PnlQuery & { readonly cursor?: string | number }, opts?: CallOptions): AsyncGenerator<unknown>;
+  iterateWalletPositions(wallet: string, query?: PnlQuery & { readonly cursor?: string | number }, opts?: CallOptions): AsyncGenerator;
   getWalletTokenPnl(wallet: string, token: string, query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   getTokenTraders(token: string, query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   /** Earliest first (`sort` omitted or `first_trade`, `direction=asc`). */
@@ -111,11 +111,13 @@ export function createPnlApi(ctx: ApiContext): PnlApi {
       batch(`/v2/pnl/tokens/${seg(ctx, 'token', t)}/positions/batch`, 'wallets', wallets, DATA_API_LIMITS.pnlTokenPositionsBatch, (part) => ({ wallets: part }), o),
     getPositionsBatch: (pairs, o) => batch('/v2/pnl/positions/batch', 'pairs', pairs, DATA_API_LIMITS.pnlPairsBatch, (part) => ({ pairs: part }), o),
     getWalletsBatch: (wallets, o) => batch('/v2/pnl/wallets/batch', 'wallets', wallets, DATA_API_LIMITS.pnlWalletsBatch, (part) => ({ wallets: part }), o),
+    /* eslint-disable @typescript-eslint/no-deprecated -- the client still serves the legacy endpoints it marks deprecated */
     getLegacyWalletPnl: async (w, o) => ctx.get(`/pnl/${seg(ctx, 'wallet', w)}`, modeQuery(o), json, o),
     getLegacyWalletTokenPnl: async (w, t, o) => ctx.get(`/pnl/${seg(ctx, 'wallet', w)}/${seg(ctx, 'token', t)}`, modeQuery(o), json, o),
     getLegacyFirstBuyers: async (t, o) => ctx.get(`/first-buyers/${seg(ctx, 'token', t)}`, modeQuery(o), json, o),
     getLegacyTopTraders: async (page, o) => ctx.get(page === undefined ? '/top-traders/all' : `/top-traders/all/${Math.trunc(page)}`, modeQuery(o), json, o),
     getLegacyTokenTopTraders: async (t, o) => ctx.get(`/top-traders/${seg(ctx, 'token', t)}`, modeQuery(o), json, o),
+    /* eslint-enable @typescript-eslint/no-deprecated */
     getWalletChart: async (w, p, o) => ctx.get(`/wallet/${seg(ctx, 'wallet', w)}/chart`, p, json, o),
   };
 }

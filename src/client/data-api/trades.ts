@@ -62,6 +62,7 @@ export function createTradesApi(ctx: ApiContext): TradesApi {
     checkInt(ctx, 'limit', q.limit, 1, DATA_API_LIMITS.tradesPage);
     if (typeof q.cursor === 'number' && (!Number.isSafeInteger(q.cursor) || q.cursor < 0)) throw ctx.invalid('cursor', 'a numeric cursor must be a Unix-ms timestamp');
     if (q.events !== undefined && !['trades', 'all', 'liquidity'].includes(q.events)) throw ctx.invalid('events', 'must be trades, all or liquidity');
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a JavaScript caller's value at runtime
     if (q.sortDirection !== undefined && q.sortDirection !== 'ASC' && q.sortDirection !== 'DESC') throw ctx.invalid('sortDirection', 'must be ASC or DESC');
     const page = await ctx.get(
       tradesPath(ctx, scope),

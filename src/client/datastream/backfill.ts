@@ -81,6 +81,7 @@ export async function backfillRoom(
         page = await o.source.fetchHistoryPage(q, signal);
         break;
       } catch (e) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during the await above
         if (signal.aborted || attempt >= o.retries) {
           throw new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.resolved.name.room} failed after ${attempt + 1} attempt(s): ${describeError(e)}; events of the gap may be missing, check the REST history source`, {
             retry: 'retryable',

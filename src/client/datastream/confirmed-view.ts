@@ -103,6 +103,7 @@ export function createConfirmedLiquidityView(o: ConfirmedViewOptions): Confirmed
       let older = false;
       for (const r of p.rows) {
         const row = r as LiquidityEvent;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks REST rows at runtime
         if (typeof row !== 'object' || row === null || !Array.isArray(row.tokens)) continue;
         const k = fingerprintOf(row);
         found.set(k, (found.get(k) ?? 0) + 1);

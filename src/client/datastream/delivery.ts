@@ -69,6 +69,7 @@ export function createSubscriber<M>(id: number, room: string, handler: Handler<M
 
   const drain = (): void => {
     busy = false;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- invoke() sets busy
     while (!busy && sub.active && size() > 0) invoke(take());
     if (size() === 0) overflowing = false;
   };

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { ChainpilotError, systemClock, seededRandom, type Clock, type Random, type UnixMs } from '../../core/index.js';
 import type { BackfillSource } from './backfill-source.js';
-import type { OverflowPolicy } from './delivery.js';
 
 /** Numeric and policy knobs (all optional; defaults in `DATASTREAM_DEFAULTS`). */
 export const datastreamKnobs = z
@@ -41,7 +40,7 @@ export const DATASTREAM_DEFAULTS = Object.freeze({
   stableAfterMs: 10_000,
   authFailureLimit: 3,
   maxQueue: 10_000,
-  overflow: 'drop-oldest' as OverflowPolicy,
+  overflow: 'drop-oldest',
   dedupCapacity: 100_000,
   backfillOverlapMs: 30_000,
   backfillPageLimit: 500,

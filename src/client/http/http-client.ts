@@ -220,6 +220,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         text = await readCapped(res, maxResponseBytes);
       } catch (e) {
         if (req.signal?.aborted) throw aborted(req, true);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the timeout callback sets timedOut during the await
         if (timedOut) {
           return {
             error: fail('HTTP_TIMEOUT', `no complete response within ${limitMs} ms; raise timeoutMs or retry later`, isWrite ? 'unknown_outcome' : 'retryable', req, { timeoutMs: limitMs }),
@@ -341,13 +342,13 @@ async function readCapped(res: Dispatcher.ResponseData, maxBytes: number): Promi
     return undefined;
   };
   const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return drop();
+  if (Number.isFinite(declared) && declared > maxBytes) { drop(); return; }
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of res.body) {
     const buf = chunk as Buffer;
     total += buf.length;
-    if (total > maxBytes) return drop();
+    if (total > maxBytes) { drop(); return; }
     chunks.push(buf);
   }
   return Buffer.concat(chunks, total).toString('utf8');

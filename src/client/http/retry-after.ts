@@ -5,7 +5,7 @@
  * header is absent or unparseable. A date in the past gives 0.
  */
 export function parseRetryAfterMs(value: string | readonly string[] | undefined, nowMs: number): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
+  const raw: unknown = Array.isArray(value) ? value[0] : value;
   if (typeof raw !== 'string') return undefined;
   const text = raw.trim();
   if (text === '') return undefined;

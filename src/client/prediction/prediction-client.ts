@@ -156,6 +156,7 @@ export function createPredictionClient(options: PredictionClientOptions): Predic
       return get(`/v1/accounts/${seg(ctx, 'address', address)}/${view}`, p, o);
     },
     async getLeaderboard(kind, p = {}, o) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a JavaScript caller's value at runtime
       if (kind !== 'pnl' && kind !== 'traders') throw ctx.invalid('kind', 'must be pnl or traders');
       const base = p.eventId !== undefined ? `/v1/events/${seg(ctx, 'eventId', p.eventId)}` : '/v1';
       return get(`${base}/leaderboard/${kind}`, p, o);

@@ -122,7 +122,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       );
       for (const [i, r] of results.entries()) {
         if (r.value.length !== chunks[i]?.length) {
-          throw new ChainpilotError('RPC_INVALID_RESPONSE', `getSignatureStatuses: asked for ${chunks[i]?.length} statuses, got ${r.value.length}`, {
+          throw new ChainpilotError('RPC_INVALID_RESPONSE', `getSignatureStatuses: asked for ${chunks[i]?.length ?? 0} statuses, got ${r.value.length}`, {
             retry: 'retryable',
             context: { method: 'getSignatureStatuses' },
           });

@@ -140,6 +140,7 @@ function invalid(method: string, what: string, kind: 'read' | 'write' = 'read'):
 
 function safeStringify(v: unknown): string {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify returns undefined for undefined or a function (lib types say string)
     return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? '';
   } catch {
     return '[unserialisable]';

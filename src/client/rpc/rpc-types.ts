@@ -22,7 +22,7 @@ export interface RpcAccount {
 export interface SignatureStatus {
   readonly slot: number;
   readonly confirmations: number | null;
-  readonly err: unknown | null;
+  readonly err: unknown;
   readonly confirmationStatus: Commitment | null;
 }
 
@@ -35,7 +35,7 @@ export interface TokenBalance {
 
 export interface RpcTransactionMeta {
   readonly fee: bigint;
-  readonly err: unknown | null;
+  readonly err: unknown;
   readonly preBalances: bigint[];
   readonly postBalances: bigint[];
   readonly preTokenBalances: TokenBalance[];
@@ -51,7 +51,7 @@ export interface RpcTransaction {
 }
 
 export interface SimulationResult {
-  readonly err: unknown | null;
+  readonly err: unknown;
   readonly logs: string[] | null;
   readonly accounts: (RpcAccount | null)[] | null;
   readonly unitsConsumed?: number;

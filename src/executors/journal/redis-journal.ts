@@ -253,7 +253,7 @@ function decodeAttempt(json: string | undefined, state: string | undefined, n: n
     blockhash: p.blockhash as string,
     expiryBlockHeight: p.expiryBlockHeight as number,
     slippageBps: p.slippageBps as number,
-    state: state as AttemptRecord['state'],
+    state,
   };
 }
 
@@ -278,7 +278,7 @@ function mapScriptError(e: unknown, wallet: string, id: string, epoch: number): 
     });
   }
   const [from, to] = rest.split(' ');
-  return new ChainpilotError('JOURNAL_BAD_TRANSITION', rest.startsWith('signature') ? rest : `intent ${id} cannot move from ${from} to ${to}`, {
+  return new ChainpilotError('JOURNAL_BAD_TRANSITION', rest.startsWith('signature') ? rest : `intent ${id} cannot move from ${from ?? '?'} to ${to ?? '?'}`, {
     retry: 'fatal',
     context: { intentId: id, from: from ?? null, to: to ?? null },
   });

@@ -11,6 +11,7 @@
 import { AddressLookupTableAccount, ComputeBudgetProgram, PublicKey, SystemProgram, VersionedMessage, VersionedTransaction, type Message, type Transaction } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
+import { ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import { wireLayout } from '../signer/wire-transaction.js';
 import { checkInstructions, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
@@ -178,7 +179,6 @@ export async function inspectSwap(
     }
     if (sim.context.slot === pre.context.slot || read >= READ_TRIES - 1) break;
   }
-  if (!pre || !sim) return reject('LIVE_INSPECTION_SIMULATION', 'could not read our accounts and simulate at the same time');
   if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
   const post = sim.value.accounts ?? [];
   if (post.length !== watched.length || !post[0]) return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
@@ -270,7 +270,7 @@ async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleA
     const r = await rpc.getMultipleAccounts(missing, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
     missing.forEach((table, i) => {
       const account = r.value[i];
-      if (!account) throw new Error(`lookup table ${table} does not exist`);
+      if (!account) throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', `lookup table ${table} does not exist`, { retry: 'not_retryable' });
       const state = AddressLookupTableAccount.deserialize(Buffer.from(account.data[0], 'base64'));
       if (tableCache.size >= MAX_TABLES) tableCache.delete(tableCache.keys().next().value as string);
       tableCache.set(table, state.addresses.map((a) => a.toBase58()));
@@ -278,7 +278,7 @@ async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleA
   }
   const tables = new Map(lookups.map((l) => [l.accountKey.toBase58(), tableCache.get(l.accountKey.toBase58()) ?? []]));
   const keys = allKeys(w, tables);
-  if (keys.some((k) => k.startsWith('lookup:'))) throw new Error('an index points past the end of its lookup table');
+  if (keys.some((k) => k.startsWith('lookup:'))) throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', 'an index points past the end of its lookup table', { retry: 'not_retryable' });
   return keys;
 }
 

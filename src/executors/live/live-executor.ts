@@ -53,7 +53,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   let sink: ExecutionSink | undefined;
   let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
   const counters: Record<LiveRetryKind, number> = { 'read-retry': 0, 'send-error': 0, 'status-error': 0, 'height-error': 0 };
-  const count = (what: LiveRetryKind): void => void counters[what]++;
+  const count = (what: LiveRetryKind): void => { counters[what]++; };
 
   const ctx: DriveContext = {
     rpc: options.rpc,
@@ -112,22 +112,22 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
         });
       }
       const invalid = validateIntent(intent);
-      if (invalid) return reject(intent, 'LIVE_INVALID_INTENT', invalid);
+      if (invalid) { reject(intent, 'LIVE_INVALID_INTENT', invalid); return; }
       const spendLamports = spendOf(intent);
       if (spendLamports > settings.maxTradeLamports) {
-        return reject(intent, 'LIVE_SPEND_CAP_TRADE', `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`);
+        reject(intent, 'LIVE_SPEND_CAP_TRADE', `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`); return;
       }
       const now = options.clock.now();
       const day = utcDay(now);
       const created = await options.journal.create(intent, { spendLamports, day, dailyCapLamports: settings.maxDayLamports }, now);
       if (created.kind === 'over_daily_cap') {
-        return reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`);
+        reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`); return;
       }
       if (created.kind === 'exists') {
         // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
         if (inflight.has(intent.id) || sameIntent(created.record.intent, intent)) return;
         // Another intent under an id another run or process journaled: report it, never leave it pending.
-        return reject(intent, 'LIVE_INTENT_ID_REPEATED', `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`);
+        reject(intent, 'LIVE_INTENT_ID_REPEATED', `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`); return;
       }
       sink?.({ type: 'accepted', intentId: intent.id, at: now });
       void drive(intent.id);
@@ -174,10 +174,12 @@ export function validateIntent(i: OrderIntent): string | undefined {
   if (typeof i.priorityFeeLamports !== 'bigint' || i.priorityFeeLamports < 0n) return 'priorityFeeLamports must be a bigint >= 0';
   if (!Number.isInteger(i.decimals) || i.decimals < 0 || i.decimals > 18) return 'decimals must be an integer from 0 to 18';
   if (!Number.isInteger(i.slippageBps) || i.slippageBps < 0 || i.slippageBps > 10_000) return 'slippageBps must be an integer from 0 to 10000';
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a JavaScript caller's value at runtime
   if (i.side !== 'buy' && i.side !== 'sell') return "side must be 'buy' or 'sell'";
   try {
     new PublicKey(i.mint);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- the intent is checked at runtime: mint may not be a string
     return `mint ${String(i.mint)} is not a base58 address`;
   }
   return undefined;

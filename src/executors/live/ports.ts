@@ -12,6 +12,7 @@ const RANK: Readonly<Record<Commitment, number>> = { processed: 1, confirmed: 2,
 
 /** Rank of a commitment (0 for null/unknown): processed 1 < confirmed 2 < finalized 3. */
 export function commitmentRank(c: Commitment | null | undefined): number {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an unknown commitment string from the wire ranks 0
   return c ? (RANK[c] ?? 0) : 0;
 }
 
@@ -25,7 +26,7 @@ export interface TokenBalance {
 export interface SignatureStatus {
   readonly slot: number;
   readonly confirmations: number | null;
-  readonly err: unknown | null;
+  readonly err: unknown;
   readonly confirmationStatus: Commitment | null;
 }
 
@@ -39,7 +40,7 @@ export interface RpcAccount {
 
 export interface TransactionMeta {
   readonly fee: bigint;
-  readonly err: unknown | null;
+  readonly err: unknown;
   readonly preBalances: bigint[];
   readonly postBalances: bigint[];
   readonly preTokenBalances: TokenBalance[];
@@ -75,7 +76,7 @@ export interface LiveRpcPort {
     },
   ): Promise<{
     context: { slot: number };
-    value: { err: unknown | null; logs: string[] | null; accounts: (RpcAccount | null)[] | null; unitsConsumed?: number };
+    value: { err: unknown; logs: string[] | null; accounts: (RpcAccount | null)[] | null; unitsConsumed?: number };
   }>;
   getTransaction(
     signature: string,

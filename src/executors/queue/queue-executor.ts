@@ -182,6 +182,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
       try {
         await readBatch(500);
       } catch (e) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() changes phase during the await
         if (phase !== 'running') return;
         counters.loopErrors++;
         log.warn({ err: describeError(e) }, 'reading reports failed; retrying');
@@ -248,6 +249,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         reader.disconnect();
         return;
       }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() can run again during an await above and change phase
       if (phase === 'running' && inflight.size > 0 && !signal?.aborted) {
         await new Promise<void>((res) => {
           settled = res;

@@ -139,7 +139,7 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
     stalledInterval: o.stalledIntervalMs ?? 15_000,
     maxStalledCount: Number.MAX_SAFE_INTEGER, // a stalled job is resumed through the journal, never given up
   });
-  worker.on('completed', () => void counters.completed++);
+  worker.on('completed', () => { counters.completed++; });
   worker.on('failed', (job, e) => {
     counters.failed++;
     log.warn({ intentId: job?.id, err: describeError(e) }, 'job run failed; BullMQ retries it and the journal resumes the intent');

@@ -95,7 +95,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
   const endAt = Math.min(to, endLine?.t ?? lastT);
 
-  const clock = manualClock(startAt as UnixMs);
+  const clock = manualClock(startAt);
   const frames = lines.flatMap((l) => (l.kind === 'frame' ? [l.frame] : []));
   const feed = createReplayFeed(roomsOf(frames));
   const data = createReplayData(lines, clock, o.dataMiss ?? 'latest');

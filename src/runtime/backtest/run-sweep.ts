@@ -76,6 +76,7 @@ function score(r: CellResult, window: string, metric: SweepMetric): number | nul
   const w = r.windows[window];
   if (!w) return null;
   const v = w[metric];
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- cells read back from JSON may lack a metric
   if (v === null || v === undefined) return null;
   const n = Number(v);
   return metric === 'maxDrawdownPct' ? -n : n;

@@ -5,6 +5,7 @@
  * entries fall off once `capacity` is reached, and a reader that asks for a sequence that fell
  * off is told so (`truncated`), never given a silent gap.
  */
+import { ChainpilotError } from '../../core/index.js';
 
 export interface LoggedEntry<T> {
   /** 1-based, strictly increasing within one daemon run. */
@@ -36,7 +37,7 @@ export interface EventLog<T> {
 
 /** Creates an empty log holding at most `capacity` entries. */
 export function createEventLog<T>(capacity: number, onListenerError: (error: unknown) => void): EventLog<T> {
-  if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`event log capacity must be a positive integer, got ${capacity}`);
+  if (!Number.isSafeInteger(capacity) || capacity < 1) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `event log capacity must be a positive integer, got ${capacity}`, { retry: 'not_retryable' });
   const ring: (LoggedEntry<T> | undefined)[] = new Array<LoggedEntry<T> | undefined>(capacity);
   let seq = 0;
   let count = 0;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as s from './api-schemas.js';
 
 type Schema = z.ZodType;
-const json = (schema: Schema): Record<string, unknown> => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+const json = (schema: Schema): Record<string, unknown> => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });
 const ok = (schema: Schema, description = 'OK'): Record<string, unknown> => ({ description, content: { 'application/json': { schema: json(schema) } } });
 const refused = { 401: ok(s.errorBody, 'missing or wrong bearer token'), 404: ok(s.errorBody, 'no such deployment') };
 const name = { name: 'name', in: 'path', required: true, schema: { type: 'string' } };

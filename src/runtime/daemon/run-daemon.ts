@@ -179,7 +179,7 @@ function withStoreDir(deps: DepsProvider, storeDir: string): DepsProvider {
 /** The reload diff as lines a person can read. */
 export function formatReloadDiff(d: ReloadDiff): string {
   const lines: string[] = [];
-  const list = (label: string, names: readonly string[]): void => void (names.length > 0 && lines.push(`${label}: ${names.join(', ')}`));
+  const list = (label: string, names: readonly string[]): void => { if (names.length > 0) lines.push(`${label}: ${names.join(', ')}`); };
   list('added', d.added);
   list('removed', d.removed);
   list('changed', d.changed);

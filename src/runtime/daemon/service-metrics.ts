@@ -95,15 +95,21 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   const statsFailures = new Counter({
     name: 'chainpilot_queue_stats_failures_total', help: 'Scrapes that could not read a deployment\'s queue stats from Redis in time', labelNames: ['deployment'], registers: [],
     // This scrape's read counts in this scrape.
-    collect: async () => void (await snapshot()),
+    collect: async () => {
+      await snapshot();
+    },
   });
   const readOne = async (name: string, read: () => Promise<QueueExecutionStats>): Promise<[string, QueueExecutionStats] | undefined> => {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), queueTimeoutMs);
+      // a read that does not answer in time counts as a failure, like one that throws
+      const timeout = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), queueTimeoutMs);
       });
-      return [name, await Promise.race([read(), timeout])];
+      const stats = await Promise.race([read(), timeout]);
+      if (stats !== undefined) return [name, stats];
+      statsFailures.inc({ deployment: name });
+      return undefined;
     } catch {
       statsFailures.inc({ deployment: name });
       return undefined;

@@ -108,7 +108,7 @@ export function serveEventStream(res: ServerResponse, src: StreamSource, lastEve
   const from = parseEventId(lastEventId);
   const resumable = from !== undefined && from.boot === src.boot && from.decisions <= src.decisions.lastSeq && from.events <= src.events.lastSeq;
   let replayed = false;
-  if (resumable && from) {
+  if (resumable) {
     const d = src.decisions.page({ after: from.decisions, limit: Number.MAX_SAFE_INTEGER });
     const e = src.events.page({ after: from.events, limit: Number.MAX_SAFE_INTEGER });
     if (!d.truncated && !e.truncated) {

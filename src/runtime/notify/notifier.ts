@@ -77,6 +77,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
     const pump = async (): Promise<void> => {
       while (queue.length > 0 && !stop.signal.aborted) {
         await wait(pausedUntil - now());
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during the await above
         if (stop.signal.aborted) break;
         const n = queue[0] as Notification;
         const ok = await deliver(n);

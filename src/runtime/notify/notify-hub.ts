@@ -76,13 +76,13 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
       const each = (fn: (labels: { scope: string; channel: string }, s: ChannelStats) => void): void => {
         for (const [scope, channels] of Object.entries(hub.stats())) for (const [channel, s] of Object.entries(channels)) fn({ scope, channel }, s);
       };
-      const counter = (name: string, help: string, pick: (s: ChannelStats) => number): void => void new Counter({
+      const counter = (name: string, help: string, pick: (s: ChannelStats) => number): void => { new Counter({
         name, help, labelNames, registers: [registry],
         collect() {
           this.reset();
           each((l, s) => this.inc(l, pick(s)));
         },
-      });
+      }); };
       counter('chainpilot_notify_sent_total', 'Notifications delivered, per scope (daemon or deployment name) and channel', (s) => s.sent);
       counter('chainpilot_notify_failed_total', 'Notifications given up on after their retries', (s) => s.failed);
       counter('chainpilot_notify_dropped_total', 'Notifications dropped because the channel queue was full', (s) => s.dropped);

@@ -48,6 +48,7 @@ export function createLedger(options: LedgerOptions): Ledger {
   const svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n);
   const window = createBlockWindow(svm.latestBlockhash(), { validBlocks: options.validBlocks ?? 150, firstSlot: 1 });
   const state = createLedgerState(svm, () => window.slot(), keyRandom, options.log);
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { getAccount, setLamports, snapshot, ensureLiquidity } = state;
   const records = new Map<string, TxRecord>();
   const pending = new Map<number, ParsedTxWithFault[]>();

@@ -46,6 +46,7 @@ function instructionErrorJson(e: unknown): TxErrorJson {
 
 /** The JSON form of a LiteSVM transaction error. */
 export function txErrorJson(err: ReturnType<FailedTransactionMetadata['err']>): TxErrorJson {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an out-of-range index is undefined at runtime
   if (typeof err === 'number') return TX_FIELDLESS[err] ?? `TransactionError${err}`;
   const text = err.toString();
   if ('err' in err && typeof err.err === 'function') return { InstructionError: [err.index, instructionErrorJson(err.err())] };

@@ -41,7 +41,7 @@ export function createActivityBuckets(): ActivityBuckets {
   const bucket = (atMs: number, market: string, launchpad: string): ActivityBucket => {
     const minute = Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
     let m = minutes.get(minute);
-    if (!m) minutes.set(minute, (m = new Map()));
+    if (!m) minutes.set(minute, (m = new Map<string, ActivityBucket>()));
     const key = `${market}|${launchpad}`;
     let b = m.get(key);
     if (!b) {
@@ -85,7 +85,7 @@ export function createActivityBuckets(): ActivityBuckets {
         // Merge this old minute into its hour bucket (kept under the hour's start time).
         minutes.delete(start);
         let h = minutes.get(hour);
-        if (!h) minutes.set(hour, (h = new Map()));
+        if (!h) minutes.set(hour, (h = new Map<string, ActivityBucket>()));
         for (const [key, b] of m) {
           const into = h.get(key);
           if (!into) {

@@ -42,7 +42,7 @@ export function createPnlBook(maxLots = Number.POSITIVE_INFINITY): PnlBook {
   return {
     record(wallet, mint, side, solLamports, tokenRaw, at) {
       let wm = byWallet.get(wallet);
-      if (!wm) byWallet.set(wallet, (wm = new Map()));
+      if (!wm) byWallet.set(wallet, (wm = new Map<string, PnlPosition>()));
       let p = wm.get(mint);
       if (!p) {
         p = {
@@ -51,7 +51,7 @@ export function createPnlBook(maxLots = Number.POSITIVE_INFINITY): PnlBook {
         };
         wm.set(mint, p);
         let tm = byToken.get(mint);
-        if (!tm) byToken.set(mint, (tm = new Map()));
+        if (!tm) byToken.set(mint, (tm = new Map<string, PnlPosition>()));
         tm.set(wallet, p);
       }
       p.lastTrade = at;

@@ -51,7 +51,7 @@ export function addDcaRoutes(r: RestRouter): void {
   r.add('GET', '/dca/wallet/:wallet/orders', (req) => list(req, (o) => o.wallet === req.params['wallet']));
   r.add('GET', '/dca/order/:address', ({ state, params }) => {
     const o = state.dca.get(params['address']!);
-    if (!o) throw notFound(`DCA order ${params['address']}`);
+    if (!o) throw notFound(`DCA order ${params['address']!}`);
     return dcaOrderView(state, o);
   });
   r.add('GET', '/dca/token/:mint', ({ state, params }) => {

@@ -60,7 +60,7 @@ export function addPnlRoutes(r: RestRouter): void {
   });
   r.add('GET', '/v2/pnl/wallets/:wallet/tokens/:token', (req) => {
     const p = req.state.pnl.position(req.params['wallet']!, req.params['token']!);
-    if (!p) throw notFound(`position of ${req.params['wallet']} in ${req.params['token']}`);
+    if (!p) throw notFound(`position of ${req.params['wallet']!} in ${req.params['token']!}`);
     return pnlPositionView(req.state, p, mode(req));
   });
   r.add('GET', '/v2/pnl/wallets/:wallet/history', ({ state, params }) => ({
@@ -114,7 +114,7 @@ export function addPnlRoutes(r: RestRouter): void {
   r.add('GET', '/pnl/:wallet', ({ state, params }) => walletSummary(state, params['wallet']!));
   r.add('GET', '/pnl/:wallet/:token', ({ state, params }) => {
     const p = state.pnl.position(params['wallet']!, params['token']!);
-    if (!p) throw notFound(`position of ${params['wallet']} in ${params['token']}`);
+    if (!p) throw notFound(`position of ${params['wallet']!} in ${params['token']!}`);
     return pnlPositionView(state, p);
   });
   r.add('GET', '/first-buyers/:token', ({ state, params }) => state.pnl.tokenPositions(params['token']!).filter((p) => p.firstBuy !== undefined).sort((a, b) => a.firstBuy! - b.firstBuy!).slice(0, 100).map((p) => pnlPositionView(state, p)));

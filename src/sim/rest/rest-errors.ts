@@ -32,7 +32,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string,
 /** Query helpers: numbers and booleans arrive as strings. */
 export const q = {
   int: (min: number, max: number) => z.coerce.number().int().min(min).max(max),
-  num: () => z.coerce.number().finite(),
+  num: () => z.coerce.number(),
   bool: () => z.enum(['true', 'false']).transform((v) => v === 'true'),
   list: () => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s.length > 0)),
 };

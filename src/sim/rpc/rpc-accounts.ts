@@ -19,6 +19,7 @@ export function accountEncoding(value: unknown): AccountEncoding {
   if (value === undefined) return 'base64';
   if (value === 'base64' || value === 'base58' || value === 'jsonParsed') return value;
   if (value === 'binary') return 'base58';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes the caller's bad JSON value
   return invalidParams(`encoding ${String(value)} is not supported; use base64, base58 or jsonParsed`);
 }
 

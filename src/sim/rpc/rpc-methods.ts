@@ -43,13 +43,14 @@ function addressParam(value: unknown, what: string): string {
 function stringArray(value: unknown, what: string, max: number): string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) invalidParams(`${what} must be an array of strings`);
   if (value.length > max) invalidParams(`${what} has ${value.length} entries; at most ${max} are allowed`);
-  return value as string[];
+  return value;
 }
 
 function commitmentOf(c: Config, fallback: ConfirmationStatus): ConfirmationStatus {
   const v = c['commitment'];
   if (v === undefined) return fallback;
   if (v === 'processed' || v === 'confirmed' || v === 'finalized') return v;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes the caller's bad JSON value
   return invalidParams(`commitment ${String(v)} must be processed, confirmed or finalized`);
 }
 
@@ -63,6 +64,7 @@ function wireBytes(value: unknown, encoding: unknown): Uint8Array {
       return invalidParams('the transaction is not valid base58; pass {encoding: "base64"} for base64');
     }
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes the caller's bad JSON value
   return invalidParams(`encoding ${String(encoding)} must be base58 or base64`);
 }
 

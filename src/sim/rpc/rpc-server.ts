@@ -39,7 +39,9 @@ function sameKey(given: string | null, expected: string): boolean {
 export async function startRpcServer(options: RpcServerOptions): Promise<RunningServer> {
   const one = (request: unknown): Reply | typeof HANG => {
     const r = request as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a parsed JSON-RPC request at runtime
     const id = r && typeof r === 'object' && 'id' in r ? r.id : null;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a parsed JSON-RPC request at runtime
     if (!r || typeof r !== 'object' || r.jsonrpc !== '2.0' || typeof r.method !== 'string') {
       return { jsonrpc: '2.0', id, error: new RpcError(RPC_INVALID_REQUEST, 'Invalid request').toJSON() };
     }
@@ -67,14 +69,14 @@ export async function startRpcServer(options: RpcServerOptions): Promise<Running
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (!sameKey(url.searchParams.get('api_key'), options.apiKey)) {
-      return sendJson(res, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'missing or invalid api_key query parameter' } });
+      sendJson(res, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'missing or invalid api_key query parameter' } }); return;
     }
-    if (req.method !== 'POST') return sendJson(res, 405, { jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message: 'use POST' } });
+    if (req.method !== 'POST') { sendJson(res, 405, { jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message: 'use POST' } }); return; }
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
     } catch {
-      return sendJson(res, 200, { jsonrpc: '2.0', id: null, error: new RpcError(RPC_PARSE_ERROR, 'Parse error').toJSON() });
+      sendJson(res, 200, { jsonrpc: '2.0', id: null, error: new RpcError(RPC_PARSE_ERROR, 'Parse error').toJSON() }); return;
     }
     const replies = Array.isArray(body) ? body.map(one) : [one(body)];
     if (replies.includes(HANG)) {

@@ -13,6 +13,7 @@ export function encodeTransaction(bytes: Uint8Array, encoding: unknown): unknown
   if (encoding === 'base64') return [Buffer.from(bytes).toString('base64'), 'base64'];
   if (encoding === 'base58') return [base58.decode(bytes), 'base58'];
   if (encoding !== 'json' && encoding !== undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes the caller's bad JSON value
     return invalidParams(`encoding ${String(encoding)} is not served by the simulator; use json, base64 or base58`);
   }
   const tx = VersionedTransaction.deserialize(bytes);

@@ -32,7 +32,7 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
     const c = CURVE_ROOM.exec(room);
     if (c) {
       let rooms = curveRooms.get(c[1]!);
-      if (!rooms) curveRooms.set(c[1]!, (rooms = new Map()));
+      if (!rooms) curveRooms.set(c[1]!, (rooms = new Map<string, number>()));
       if (joined) rooms.set(room, Number(c[2]));
       else rooms.delete(room);
     }

@@ -35,10 +35,10 @@ function failedFilter(ctx: StrategyContext<Params, State>, mint: string): string
   if (!m?.price) return 'no price observed';
   const s = m.safety;
   if ((s.holders ?? 0) < p.minHolders) return `holders ${s.holders ?? 'unknown'} < ${p.minHolders}`;
-  if ((s.top10 ?? 0) > p.maxTop10Pct) return `top10 ${s.top10}% > ${p.maxTop10Pct}%`;
-  if ((s.bundlers ?? 0) > p.maxBundlerPct) return `bundlers ${s.bundlers}% > ${p.maxBundlerPct}%`;
-  if ((s.sniper ?? 0) > p.maxSniperPct) return `snipers ${s.sniper}% > ${p.maxSniperPct}%`;
-  if ((s.dev_holding ?? 0) > p.maxDevHoldingPct) return `dev holding ${s.dev_holding}% > ${p.maxDevHoldingPct}%`;
+  if ((s.top10 ?? 0) > p.maxTop10Pct) return `top10 ${s.top10 ?? 0}% > ${p.maxTop10Pct}%`;
+  if ((s.bundlers ?? 0) > p.maxBundlerPct) return `bundlers ${s.bundlers ?? 0}% > ${p.maxBundlerPct}%`;
+  if ((s.sniper ?? 0) > p.maxSniperPct) return `snipers ${s.sniper ?? 0}% > ${p.maxSniperPct}%`;
+  if ((s.dev_holding ?? 0) > p.maxDevHoldingPct) return `dev holding ${s.dev_holding ?? 0}% > ${p.maxDevHoldingPct}%`;
   return undefined;
 }
 

@@ -1,7 +1,6 @@
 /** Wallet PnL and DCA rooms (open objects: the spec shows few of their fields). */
 import { fpInt, fpStr, fpTail } from '../fingerprint.js';
 import { isObj, optNum, optStr } from '../guards.js';
-import type { DcaUpdate, OpenObject, PnlUpdate } from '../payloads.js';
 import { roomFamily } from '../room-family.js';
 
 /** `pnl:{wallet}:{token}`, `pnl:{wallet}` (queued) and `pnl:{wallet}:summary` (coalesced: the latest totals). */
@@ -18,7 +17,7 @@ export const pnlFamily = roomFamily({
     if (!optStr(d.type)) return 'type must be a string';
     if (!optStr(d.tx)) return 'tx must be a string';
     if (!optStr(d.token)) return 'token must be a string';
-    return d as PnlUpdate;
+    return d;
   },
   identity: (d) => {
     fpStr(d.type ?? '');
@@ -55,7 +54,7 @@ export const dcaFamily = roomFamily({
     if (!optStr(d.signature)) return 'signature must be a string';
     if (d.order !== undefined && !isObj(d.order)) return 'order must be an object';
     if (!optNum(d.writeVersion)) return 'writeVersion must be a number';
-    return d as DcaUpdate;
+    return d;
   },
   identity: (d) => {
     fpStr(d.eventName ?? '');
@@ -76,6 +75,6 @@ export const unknownFamily = roomFamily({
   delivery: 'queued',
   rows: false,
   provisional: false,
-  parse: (d) => (isObj(d) ? (d as OpenObject) : 'data must be an object'),
+  parse: (d) => (isObj(d) ? d : 'data must be an object'),
   scope: (r) => r.parts.join(':'),
 });

@@ -1,6 +1,6 @@
 /** Price-like rooms (coalesced: a slow consumer sees the latest value) and prediction-market ticks. */
 import { isInt, isIntString, isNum, isObj, isStr, optNum, optStr } from '../guards.js';
-import type { AggregatedPrice, PredictionTick, PriceUpdate, StatsPayload } from '../payloads.js';
+import type { AggregatedPrice, PredictionTick, PriceUpdate } from '../payloads.js';
 import { roomFamily } from '../room-family.js';
 
 const whole = (r: { parts: readonly string[] }): string => r.parts.join(':');
@@ -85,7 +85,7 @@ export const statsFamily = roomFamily({
   delivery: 'coalesced',
   rows: false,
   provisional: false,
-  parse: (d) => (isObj(d) ? (d as StatsPayload) : 'data must be an object'),
+  parse: (d) => (isObj(d) ? d : 'data must be an object'),
   scope: whole,
 });
 

@@ -5,7 +5,7 @@
  */
 import { fpInt, fpStr } from '../fingerprint.js';
 import { isNum, isObj, optNumOrNull, optStr } from '../guards.js';
-import type { SafetyPayload, SafetyRole, SafetyUpdate } from '../payloads.js';
+import type { SafetyPayload, SafetyRole } from '../payloads.js';
 import { roomFamily } from '../room-family.js';
 
 /** The figure field of each role, then its previous-value fields (first present wins). */
@@ -53,7 +53,7 @@ export const safetyFamily = roomFamily({
       }
     }
     if (!optStr(d.wallet)) return 'wallet must be a string';
-    return { role, figure, previousFigure, raw: d as SafetyUpdate };
+    return { role, figure, previousFigure, raw: d };
   },
   identity: (s) => {
     // the same figure reported again for the same wallet at the same time is the same update

@@ -1,7 +1,7 @@
 /** Token lifecycle rooms: `latest`, `graduating`, `graduated` and `{market}:curve:{pct}`. */
 import { fpStr, fpTail } from '../fingerprint.js';
 import { isNum, isObj, isStr, optNum, optNumOrNull, optStr, optStrOrNull, type Obj } from '../guards.js';
-import type { CurveAlert, TokenGraduated, TokenGraduating, TokenLaunch } from '../payloads.js';
+import type { TokenGraduated, TokenGraduating, TokenLaunch } from '../payloads.js';
 import { roomFamily, type RoomName } from '../room-family.js';
 
 /** Checks `{token: {mint, ...}, pools?: [...]}`: only the mint is required. */
@@ -103,7 +103,7 @@ export const curveFamily = roomFamily({
       if (bad !== undefined) return bad;
     } else if (!isStr(d.mint) || d.mint.length === 0) return 'token.mint (or mint) must be a non-empty string';
     if (!optNum(d.curvePercentage)) return 'curvePercentage must be a number';
-    return d as CurveAlert;
+    return d;
   },
   identity: (d) => fpStr(d.token?.mint ?? d.mint ?? ''),
   scope: whole,

@@ -117,11 +117,11 @@ export function parseSwap(row: unknown, r: RoomName): SwapTrade | string {
     side,
     tx: e.tx as string | undefined,
     wallet: e.wallet as string | undefined,
-    amount: (e.amount as number | string | undefined) ?? traded?.amount,
+    amount: e.amount ?? traded?.amount,
     priceUsd: e.priceUsd as number | undefined,
     volumeUsd: e.volume as number | undefined,
     time: e.time as number | undefined,
-    raw: e as SwapEvent,
+    raw: e,
   };
 }
 
