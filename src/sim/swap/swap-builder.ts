@@ -14,6 +14,7 @@ import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js
 import type { SimMarketPort } from '../market-port.js';
 import type { Ledger, PoolAccounts } from '../ledger/ledger-types.js';
 import { encodeSwapMemo, MEMO_PROGRAM } from '../ledger/swap-memo.js';
+import { rememberOwnSignature } from '../ledger/parsed-tx.js';
 import type { SwapRequest } from './swap-request.js';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -112,7 +113,9 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       // Compile once and lay out the wire bytes here (web3.js compiles the message again for each
       // of addSignature and serialize, sorting keys by their base58 text each time).
       const { message, signers } = compileLegacyMessage(wallet, blockhash, tx);
-      const txn = wireOf(message, signers, authority, sign(null, message, signingKey(accounts))).toString('base64');
+      const signature = sign(null, message, signingKey(accounts));
+      rememberOwnSignature(signature, accounts.authorityAddress, message); // the ledger need not verify it again
+      const txn = wireOf(message, signers, authority, signature).toString('base64');
       return { txn, amountIn, amountOut: quote.amountOut, minOut };
     },
   };
