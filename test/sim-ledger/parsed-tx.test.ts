@@ -71,7 +71,7 @@ describe('the ledger decodes wire transactions from the bytes', () => {
     expect(verifySignatures(parsed)).toBe(true);
     // Same remembered signature over other bytes: verified in full, and it fails.
     const tampered = Buffer.from(bytes);
-    tampered[tampered.length - 1] ^= 0x01;
+    tampered.writeUInt8(tampered.readUInt8(tampered.length - 1) ^ 0x01, tampered.length - 1);
     expect(verifySignatures(parseTx(tampered))).toBe(false);
     // A signature remembered for one signer does not vouch for it in another signer's slot.
     const swapped = Buffer.from(bytes);
