@@ -1,7 +1,9 @@
 /**
  * The part of the SPL Token program chainpilot uses, on @solana/web3.js: program ids, associated
- * token addresses, the mint and token account layouts, and the two instructions a swap needs
- * (create the associated account idempotently, transfer). It replaces @solana/spl-token, whose
+ * token addresses, the mint and token account layouts, the two instructions a swap needs (create
+ * the associated account idempotently, transfer) and the few others the simulator's malicious
+ * builder and the inspection tests encode (approve, set authority, close, burn, sync native,
+ * transfer checked, Token-2022 transfer checked with fee). It replaces @solana/spl-token, whose
  * token-2022 extensions pull a second, incompatible version line of the @solana/codecs packages.
  * Layouts follow the program's Rust `Pack` implementations (82-byte mint, 165-byte account).
  */
@@ -14,6 +16,9 @@ export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9
 export const TOKEN_2022_PROGRAM_ID = new PublicKey('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 /** The Associated Token Account program. */
 export const ASSOCIATED_TOKEN_PROGRAM_ID = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
+
+/** The wrapped SOL mint. */
+export const NATIVE_MINT = new PublicKey('So11111111111111111111111111111111111111112');
 
 /** Bytes of a mint account. */
 export const MINT_SIZE = 82;
@@ -164,6 +169,71 @@ export function createTransferInstruction(source: PublicKey, destination: Public
       { pubkey: destination, isSigner: false, isWritable: true },
       { pubkey: owner, isSigner: true, isWritable: false },
     ],
+    data,
+  });
+}
+
+/** `AuthorityType` of `SetAuthority` (the token program's four; Token-2022 extensions add more). */
+export const AuthorityType = { MintTokens: 0, FreezeAccount: 1, AccountOwner: 2, CloseAccount: 3 } as const;
+export type AuthorityType = (typeof AuthorityType)[keyof typeof AuthorityType];
+
+const meta = (pubkey: PublicKey, isSigner: boolean, isWritable: boolean) => ({ pubkey, isSigner, isWritable });
+
+/** Instruction data: a one-byte tag, then an optional u64 amount, then optional trailing bytes. */
+function tagged(tag: readonly number[], amountRaw?: bigint, tail: readonly number[] = []): Buffer {
+  const amountBytes = amountRaw === undefined ? 0 : 8;
+  const data = Buffer.alloc(tag.length + amountBytes + tail.length);
+  data.set(tag, 0);
+  if (amountRaw !== undefined) data.writeBigUInt64LE(amountRaw, tag.length);
+  data.set(tail, tag.length + amountBytes);
+  return data;
+}
+
+/** `Approve` (4): lets `delegate` move up to `amountRaw` from `account`, signed by `owner`. */
+export function createApproveInstruction(account: PublicKey, delegate: PublicKey, owner: PublicKey, amountRaw: bigint, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(delegate, false, false), meta(owner, true, false)], data: tagged([4], amountRaw) });
+}
+
+/** `SetAuthority` (6): gives `authorityType` over `account` to `newAuthority` (null clears it), signed by `currentAuthority`. */
+export function createSetAuthorityInstruction(account: PublicKey, currentAuthority: PublicKey, authorityType: AuthorityType, newAuthority: PublicKey | null, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+  const data = newAuthority ? Buffer.concat([Buffer.from([6, authorityType, 1]), newAuthority.toBuffer()]) : Buffer.from([6, authorityType, 0]);
+  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(currentAuthority, true, false)], data });
+}
+
+/** `Burn` (8): destroys `amountRaw` of `mint` held in `account`, signed by `owner`. */
+export function createBurnInstruction(account: PublicKey, mint: PublicKey, owner: PublicKey, amountRaw: bigint, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(mint, false, true), meta(owner, true, false)], data: tagged([8], amountRaw) });
+}
+
+/** `CloseAccount` (9): closes `account` and sends its lamports to `destination`, signed by `authority`. */
+export function createCloseAccountInstruction(account: PublicKey, destination: PublicKey, authority: PublicKey, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(destination, false, true), meta(authority, true, false)], data: Buffer.from([9]) });
+}
+
+/** `TransferChecked` (12): like `Transfer`, naming the mint and its decimals. */
+export function createTransferCheckedInstruction(source: PublicKey, mint: PublicKey, destination: PublicKey, owner: PublicKey, amountRaw: bigint, decimals: number, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+  return new TransactionInstruction({
+    programId,
+    keys: [meta(source, false, true), meta(mint, false, false), meta(destination, false, true), meta(owner, true, false)],
+    data: tagged([12], amountRaw, [decimals]),
+  });
+}
+
+/** `SyncNative` (17): sets a wrapped SOL account's token amount to its lamports above rent. */
+export function createSyncNativeInstruction(account: PublicKey, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+  return new TransactionInstruction({ programId, keys: [meta(account, false, true)], data: Buffer.from([17]) });
+}
+
+/** Token-2022 `TransferFeeExtension` (26) / `TransferCheckedWithFee` (1): a checked transfer stating the fee `feeRaw` the mint withholds. */
+export function createTransferCheckedWithFeeInstruction(source: PublicKey, mint: PublicKey, destination: PublicKey, owner: PublicKey, amountRaw: bigint, decimals: number, feeRaw: bigint, programId: PublicKey = TOKEN_2022_PROGRAM_ID): TransactionInstruction {
+  const data = Buffer.alloc(19);
+  data.set([26, 1], 0);
+  data.writeBigUInt64LE(amountRaw, 2);
+  data[10] = decimals;
+  data.writeBigUInt64LE(feeRaw, 11);
+  return new TransactionInstruction({
+    programId,
+    keys: [meta(source, false, true), meta(mint, false, false), meta(destination, false, true), meta(owner, true, false)],
     data,
   });
 }

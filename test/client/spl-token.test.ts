@@ -1,7 +1,9 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import {
   ACCOUNT_SIZE, AccountState, ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, MINT_SIZE,
+  AuthorityType, NATIVE_MINT, createApproveInstruction, createBurnInstruction, createCloseAccountInstruction, createSetAuthorityInstruction,
+  createSyncNativeInstruction, createTransferCheckedInstruction, createTransferCheckedWithFeeInstruction,
   createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, decodeMint, decodeTokenAccount, encodeMint, encodeTokenAccount, getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
 
@@ -51,5 +53,35 @@ describe('spl-token (the subset chainpilot uses)', () => {
     expect(c.programId.equals(ASSOCIATED_TOKEN_PROGRAM_ID)).toBe(true);
     expect([...c.data]).toEqual([1]);
     expect(c.keys.map((k) => k.pubkey.toBase58())).toEqual([signer, ata, owner, mint, new PublicKey('11111111111111111111111111111111'), TOKEN_PROGRAM_ID].map((k) => k.toBase58()));
+  });
+
+  // Expected bytes and account metas were printed by @solana/spl-token 0.4.15 for the same inputs
+  // (keys from seeds 1..4), before the package was removed.
+  it('encodes Approve, SetAuthority, Burn, CloseAccount, TransferChecked, SyncNative and TransferCheckedWithFee as @solana/spl-token 0.4.15 did', () => {
+    const k = (n: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
+    const [a, b, c, d] = [k(1), k(2), k(3), k(4)];
+    const shape = (ix: TransactionInstruction) => ({
+      program: ix.programId.toBase58(),
+      data: [...ix.data],
+      keys: ix.keys.map((m) => [m.pubkey.toBase58(), m.isSigner, m.isWritable]),
+    });
+    const token = TOKEN_PROGRAM_ID.toBase58();
+    const w = (p: PublicKey) => [p.toBase58(), false, true];
+    const r = (p: PublicKey) => [p.toBase58(), false, false];
+    const s = (p: PublicKey) => [p.toBase58(), true, false];
+    expect(NATIVE_MINT.toBase58()).toBe('So11111111111111111111111111111111111111112');
+    expect(shape(createApproveInstruction(a, b, c, 2n ** 64n - 1n))).toEqual({ program: token, data: [4, 255, 255, 255, 255, 255, 255, 255, 255], keys: [w(a), r(b), s(c)] });
+    expect(shape(createSetAuthorityInstruction(a, c, AuthorityType.AccountOwner, b))).toEqual({ program: token, data: [6, 2, 1, ...b.toBytes()], keys: [w(a), s(c)] });
+    expect(shape(createSetAuthorityInstruction(a, c, AuthorityType.CloseAccount, null))).toEqual({ program: token, data: [6, 3, 0], keys: [w(a), s(c)] });
+    expect(shape(createCloseAccountInstruction(a, b, c))).toEqual({ program: token, data: [9], keys: [w(a), w(b), s(c)] });
+    expect(shape(createBurnInstruction(a, d, c, 7n))).toEqual({ program: token, data: [8, 7, 0, 0, 0, 0, 0, 0, 0], keys: [w(a), w(d), s(c)] });
+    expect(shape(createSyncNativeInstruction(a))).toEqual({ program: token, data: [17], keys: [w(a)] });
+    expect(shape(createTransferCheckedInstruction(a, d, b, c, 700n, 6))).toEqual({ program: token, data: [12, 188, 2, 0, 0, 0, 0, 0, 0, 6], keys: [w(a), r(d), w(b), s(c)] });
+    expect(shape(createTransferCheckedInstruction(a, d, b, c, 700n, 6, TOKEN_2022_PROGRAM_ID)).program).toBe(TOKEN_2022_PROGRAM_ID.toBase58());
+    expect(shape(createTransferCheckedWithFeeInstruction(a, d, b, c, 1_000_000n, 6, 10_000n))).toEqual({
+      program: TOKEN_2022_PROGRAM_ID.toBase58(),
+      data: [26, 1, 64, 66, 15, 0, 0, 0, 0, 0, 6, 16, 39, 0, 0, 0, 0, 0, 0],
+      keys: [w(a), r(d), w(b), s(c)],
+    });
   });
 });

@@ -1,6 +1,6 @@
 import type { PublicKey} from '@solana/web3.js';
 import { Keypair, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';

@@ -8,7 +8,7 @@ import {
   createTransferCheckedInstruction,
   createTransferInstruction,
   getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
+} from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
 import { checkInstructions, type DecodedInstruction } from '../../src/executors/live/instruction-checks.js';
 import { swapAccountsOf } from '../../src/executors/live/swap-accounts.js';
@@ -63,7 +63,7 @@ describe('instruction checks', () => {
     ['re-assigning our wallet', 'buy', [SystemProgram.assign({ accountPubkey: wallet, programId: attacker })], /#1 \(System Assign\) would move, re-assign/],
     ['funding a stranger beyond the rent budget on a sell', 'sell', [SystemProgram.createAccount({ fromPubkey: wallet, newAccountPubkey: attacker, lamports: Number(RENT) + 1, space: 0, programId: attacker })], /#1 \(System CreateAccount\) funds a new account/],
     ['a second unit price', 'buy', [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 2 })], /#2 \(ComputeBudget SetComputeUnitPrice\) repeats/],
-    ['a Token-2022 transfer out of another account of ours', 'buy', [createTransferCheckedInstruction(ata(other, wallet, TOKEN_2022_PROGRAM_ID), other, attacker, wallet, 1n, 6, [], TOKEN_2022_PROGRAM_ID)], /#1 \(Token-2022 TransferChecked\) .*not the intended input/],
+    ['a Token-2022 transfer out of another account of ours', 'buy', [createTransferCheckedInstruction(ata(other, wallet, TOKEN_2022_PROGRAM_ID), other, attacker, wallet, 1n, 6, TOKEN_2022_PROGRAM_ID)], /#1 \(Token-2022 TransferChecked\) .*not the intended input/],
   ])('refuse %s, naming the instruction', (_what, side, ixs, reason) => {
     const r = check(side, side === 'sell' ? 700n : 1_000n, ixs);
     expect(r.ok).toBe(false);

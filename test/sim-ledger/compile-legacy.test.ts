@@ -1,6 +1,6 @@
 import type { PublicKey} from '@solana/web3.js';
 import { ComputeBudgetProgram, Keypair, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedMessage } from '@solana/web3.js';
-import { createTransferInstruction } from '@solana/spl-token';
+import { createTransferInstruction } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
 import { compileLegacyMessage } from '../../src/sim/swap/compile-legacy.js';
 

@@ -4,8 +4,6 @@
  * instructions. LiteSVM charges the same; the ledger needs the figure for `meta.fee`, for fee-only
  * failures it applies itself (slippage, injected on-chain failure) and for priority-fee statistics.
  */
-import type { MessageCompiledInstruction, PublicKey } from '@solana/web3.js';
-
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Default compute-unit limit per instruction when none is set: builtins get 3,000 (SIMD-0170), others 200,000. */
@@ -32,19 +30,19 @@ export interface ComputeBudget {
   readonly cuPriceMicroLamports: bigint;
 }
 
-/** Reads SetComputeUnitLimit (2) and SetComputeUnitPrice (3) from a compiled message. */
+/** Reads SetComputeUnitLimit (2) and SetComputeUnitPrice (3) from a compiled message (`keys` in base58). */
 export function readComputeBudget(
-  keys: readonly PublicKey[],
-  instructions: readonly MessageCompiledInstruction[],
+  keys: readonly string[],
+  instructions: readonly { readonly programIdIndex: number; readonly data: Uint8Array }[],
 ): ComputeBudget {
   let limit: bigint | undefined;
   let price = 0n;
   let defaultLimit = 0n;
   for (const ix of instructions) {
-    const program = keys[ix.programIdIndex]?.toBase58() ?? '';
+    const program = keys[ix.programIdIndex] ?? '';
     defaultLimit += BUILTINS.has(program) ? DEFAULT_CU_PER_BUILTIN : DEFAULT_CU_PER_INSTRUCTION;
     if (program !== COMPUTE_BUDGET_PROGRAM) continue;
-    const data = Buffer.from(ix.data);
+    const data = Buffer.from(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength);
     if (data[0] === 2 && data.length >= 5) limit = BigInt(data.readUInt32LE(1));
     else if (data[0] === 3 && data.length >= 9) price = data.readBigUInt64LE(1);
   }

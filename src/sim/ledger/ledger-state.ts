@@ -5,11 +5,10 @@
  */
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '../../client/spl-token.js';
-import type { LiteSVM } from 'litesvm';
-import type { Address, EncodedAccount, Lamports as KitLamports } from '@solana/kit';
-import { fromRaw, type Logger, type Random } from '../../core/index.js';
+import type { Logger, Random } from '../../core/index.js';
 import type { SimPool } from '../market-port.js';
 import type { LedgerAccount, PoolAccounts } from './ledger-types.js';
+import type { NativeSvm } from './native-svm.js';
 import type { ParsedTx } from './parsed-tx.js';
 import { mintData, mintSupply, readTokenAccount, tokenAccountData, TOKEN_PROGRAM_ID, ACCOUNT_SIZE, MINT_SIZE } from './spl-accounts.js';
 import type { SwapTerms } from './swap-memo.js';
@@ -37,36 +36,32 @@ export interface LedgerState {
   ensureLiquidity(terms: SwapTerms, pool: PoolAccounts): void;
 }
 
-/** LiteSVM hands out plain Uint8Arrays typed read-only by kit; the ledger never mutates them. */
-export function fromEncoded(a: EncodedAccount): LedgerAccount {
-  return { address: a.address, lamports: a.lamports, owner: a.programAddress, data: a.data as Uint8Array, executable: a.executable };
+/**
+ * `raw` shifted left by `decimals`, trailing zeros trimmed: what core's fromRaw gives (tested
+ * against it), without a BigNumber per token balance of every landed transaction.
+ */
+export function decimalText(raw: bigint, decimals: number): string {
+  if (decimals === 0 || raw < 0n) return decimals === 0 ? raw.toString() : `-${decimalText(-raw, decimals)}`;
+  const digits = raw.toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, -decimals);
+  const fraction = digits.slice(-decimals).replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
 }
 
 /** Wraps `svm`; `slot()` stamps writes; `keyRandom` derives the mint and pool authorities. */
-export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: Random, log?: Logger): LedgerState {
+export function createLedgerState(svm: NativeSvm, slot: () => number, keyRandom: Random, log?: Logger): LedgerState {
   const mintAuthority = Keypair.fromSeed(keyRandom.bytes(32));
   const pools = new Map<string, PoolAccounts>();
   const mintDecimals = new Map<string, number>();
-  const rentToken = svm.minimumBalanceForRentExemption(BigInt(ACCOUNT_SIZE));
-  const rentMint = svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
-  const rentSystem = svm.minimumBalanceForRentExemption(0n);
+  const rentToken = svm.rentExemptLamports(ACCOUNT_SIZE);
+  const rentMint = svm.rentExemptLamports(MINT_SIZE);
+  const rentSystem = svm.rentExemptLamports(0);
 
-  const getAccount = (a: string): LedgerAccount | undefined => {
-    const acc = svm.getAccount(a as Address);
-    if (!acc.exists) return undefined;
-    return fromEncoded(acc);
-  };
+  const getAccount = (a: string): LedgerAccount | undefined => svm.account(a);
   const lastWrite = new Map<string, number>();
   const setAccount = (a: LedgerAccount): void => {
     lastWrite.set(a.address, slot());
-    svm.setAccount({
-      address: a.address as Address,
-      lamports: a.lamports as KitLamports,
-      programAddress: a.owner as Address,
-      data: a.data,
-      executable: a.executable,
-      space: BigInt(a.data.length),
-    });
+    svm.setAccount(a);
   };
   const setLamports = (a: string, lamports: bigint): void => {
     const acc = getAccount(a);
@@ -113,7 +108,10 @@ export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: R
     const tokenVault = getAssociatedTokenAddressSync(mint, authority.publicKey);
     mintInto(pool.mint, tokenVault.toBase58(), authority.publicKey, pool.tokenReserveRaw);
     setLamports(authority.publicKey.toBase58(), rentSystem + pool.solReserveLamports);
-    const accounts: PoolAccounts = { poolId: pool.poolId, mint, decimals: pool.decimals, authority, tokenVault };
+    const accounts: PoolAccounts = {
+      poolId: pool.poolId, mint, decimals: pool.decimals, authority, tokenVault,
+      authorityAddress: authority.publicKey.toBase58(), tokenVaultAddress: tokenVault.toBase58(),
+    };
     pools.set(pool.poolId, accounts);
     log?.debug({ poolId: pool.poolId, mint: pool.mint }, 'ledger pool created');
     return accounts;
@@ -134,15 +132,15 @@ export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: R
         return;
       }
       if (programs.has(accountIndex)) {
-        lamports.push(svm.getBalance(k as Address) ?? 0n);
+        lamports.push(svm.balance(k, tx.keys[accountIndex]) ?? 0n);
         return;
       }
-      const a = getAccount(k);
+      const a = svm.account(k, tx.keys[accountIndex]);
       lamports.push(a?.lamports ?? 0n);
       const t = a && readTokenAccount(a.owner, a.data);
       if (!t) return;
       const decimals = mintDecimals.get(t.mint) ?? 0;
-      const ui = fromRaw(t.amountRaw, decimals);
+      const ui = decimalText(t.amountRaw, decimals);
       tokens.push({
         accountIndex,
         mint: t.mint,
@@ -157,12 +155,12 @@ export function createLedgerState(svm: LiteSVM, slot: () => number, keyRandom: R
   /** The vaults are a liquidity buffer: the model's reserves set prices; top up if a swap needs more. */
   const ensureLiquidity = (terms: SwapTerms, pool: PoolAccounts): void => {
     if (terms.side === 'buy') {
-      const vault = pool.tokenVault.toBase58();
+      const vault = pool.tokenVaultAddress;
       const have = tokenAmount(vault);
       if (have < terms.amountOut) mintInto(terms.mint, vault, pool.authority.publicKey, terms.amountOut - have);
     } else {
-      const a = pool.authority.publicKey.toBase58();
-      const have = svm.getBalance(a as Address) ?? 0n;
+      const a = pool.authorityAddress;
+      const have = svm.balance(a) ?? 0n;
       if (have < terms.amountOut + rentSystem) setLamports(a, terms.amountOut + rentSystem);
     }
   };

@@ -83,6 +83,9 @@ export interface PoolAccounts {
   /** Signs the vault side of swaps; its system account is the SOL vault. */
   readonly authority: Keypair;
   readonly tokenVault: PublicKey;
+  /** `authority.publicKey` and `tokenVault` in base58, computed once. */
+  readonly authorityAddress: string;
+  readonly tokenVaultAddress: string;
 }
 
 export interface Ledger {

@@ -5,14 +5,15 @@
  * slippage checked against the market model at landing, and injected faults.
  */
 import { PublicKey } from '@solana/web3.js';
-import { LiteSVM } from 'litesvm';
-import { getBase58Decoder, getTransactionDecoder, type Address } from '@solana/kit';
+import { getBase58Decoder } from '@solana/kit';
 import { ChainpilotError, type TimerHandle } from '../../core/index.js';
 import { createBlockWindow } from './block-window.js';
 import { createFaultPlan, type LandingFault } from './faults.js';
 import { readComputeBudget, transactionFeeLamports } from './fees.js';
 import { validateLedgerKnobs } from './ledger-options.js';
-import { createLedgerState, fromEncoded } from './ledger-state.js';
+import { createLedgerState } from './ledger-state.js';
+import { createNativeSvm, ledgerAccount } from './native-svm.js';
+import { keyText } from './key-text.js';
 import {
   INJECTED_FAILURE_ERROR,
   POOL_CHANGED_ERROR,
@@ -31,7 +32,6 @@ import { describeTxError, isRefusal, txErrorJson, type TxErrorJson } from './tx-
 import { commitmentReached, type ConfirmationStatus, type TxRecord } from './tx-record.js';
 
 const base58 = getBase58Decoder();
-const txDecoder = getTransactionDecoder();
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 
 /** Creates a ledger and starts producing slots on `options.clock`. */
@@ -45,7 +45,7 @@ export function createLedger(options: LedgerOptions): Ledger {
   const faults = createFaultPlan(random.fork('ledger-faults'), options.faults);
   const keyRandom = random.fork('ledger-keys');
 
-  const svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n);
+  const svm = createNativeSvm();
   const window = createBlockWindow(svm.latestBlockhash(), { validBlocks: options.validBlocks ?? 150, firstSlot: 1 });
   const state = createLedgerState(svm, () => window.slot(), keyRandom, options.log);
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
@@ -72,10 +72,10 @@ export function createLedger(options: LedgerOptions): Ledger {
     for (let i = 0; i < tx.instructions.length; i++) {
       const ix = tx.instructions[i];
       if (!ix || tx.keyStrings[ix.programIdIndex] !== MEMO_PROGRAM) continue;
-      const terms = decodeSwapMemo(Buffer.from(ix.data).toString('utf8'));
+      const terms = decodeSwapMemo(Buffer.from(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength).toString('utf8'));
       const pool = terms && state.pool(terms.poolId);
       if (!terms || !pool) continue;
-      const signerIndex = tx.keyStrings.indexOf(pool.authority.publicKey.toBase58());
+      const signerIndex = tx.keyStrings.indexOf(pool.authorityAddress);
       if (signerIndex >= 0 && signerIndex < tx.numSigners) return { terms, pool, memoIndex: i };
     }
     return undefined;
@@ -100,7 +100,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       records.set(tx.signature, { state: 'dropped', signature: tx.signature });
       return;
     }
-    const budget = readComputeBudget(tx.keys, tx.instructions);
+    const budget = readComputeBudget(tx.keyStrings, tx.instructions);
     const fee = transactionFeeLamports(tx.numSigners, budget);
     const pre = snapshot(tx);
     const preBalances = pre.lamports;
@@ -123,7 +123,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       logs = [`Program log: chainpilot-sim: ${failure.log}`, `Program failed: custom program error: 0x${failure.code.toString(16)}`];
     } else {
       if (swap) ensureLiquidity(swap.terms, swap.pool);
-      const result = svm.sendTransaction(txDecoder.decode(tx.bytes));
+      const result = svm.send(tx.bytes, tx.version);
       if ('err' in result) {
         err = txErrorJson(result.err());
         if (isRefusal(err)) {
@@ -203,11 +203,11 @@ export function createLedger(options: LedgerOptions): Ledger {
       };
     }
     if (swap) ensureLiquidity(swap.terms, swap.pool); // the vault must look as it will at landing
-    const r = svm.simulateTransaction(txDecoder.decode(tx.bytes));
+    const r = svm.simulate(tx.bytes, tx.version);
     if ('err' in r) {
       return { err: txErrorJson(r.err()), logs: r.meta().logs(), unitsConsumed: r.meta().computeUnitsConsumed(), accounts: addresses.map(() => null) };
     }
-    const post = new Map(r.postAccounts().map((a) => [a.address as string, a]));
+    const post = new Map(r.postAccounts().map((a) => [keyText(a.address), a.account()]));
     return {
       err: null,
       logs: r.meta().logs(),
@@ -215,8 +215,8 @@ export function createLedger(options: LedgerOptions): Ledger {
       accounts: addresses.map((a) => {
         const p = post.get(a);
         if (!p) return getAccount(a) ?? null;
-        if (p.lamports === 0n && p.data.length === 0) return null;
-        return fromEncoded(p);
+        if (p.lamports() === 0n && p.data().length === 0) return null;
+        return ledgerAccount(a, p);
       }),
     };
   };
@@ -261,7 +261,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       } catch {
         throw new ChainpilotError('LEDGER_INVALID_AIRDROP', `airdrop address ${address} is not a valid base58 address`, { retry: 'not_retryable' });
       }
-      const pre = svm.getBalance(key as Address) ?? 0n;
+      const pre = svm.balance(key) ?? 0n;
       setLamports(key, pre + amount);
       const signature = base58.decode(keyRandom.bytes(64));
       records.set(signature, {
@@ -278,18 +278,17 @@ export function createLedger(options: LedgerOptions): Ledger {
       return signature;
     },
     account: getAccount,
-    balance: (a) => svm.getBalance(a as Address) ?? 0n,
+    balance: (a) => svm.balance(a) ?? 0n,
     tokenAccountsByOwner(owner, mint) {
       return svm
-        .getProgramAccounts(TOKEN_PROGRAM as Address)
-        .map(fromEncoded)
+        .programAccounts(TOKEN_PROGRAM)
         .filter((a) => {
           const t = readTokenAccount(a.owner, a.data);
           return t !== undefined && t.owner === owner && (mint === undefined || t.mint === mint);
         });
     },
     programAccounts(programId) {
-      return svm.getProgramAccounts(programId as Address).map(fromEncoded);
+      return svm.programAccounts(programId);
     },
     send(bytes, sendOptions = {}) {
       const tx = decode(bytes);
@@ -304,8 +303,8 @@ export function createLedger(options: LedgerOptions): Ledger {
         return { ok: true, signature: tx.signature };
       }
       if (!window.isValid(tx.recentBlockhash)) return preflightFailure('BlockhashNotFound', [], 0n);
-      const fee = transactionFeeLamports(tx.numSigners, readComputeBudget(tx.keys, tx.instructions));
-      if ((svm.getBalance(tx.feePayer as Address) ?? 0n) < fee) return preflightFailure('InsufficientFundsForFee', [], 0n);
+      const fee = transactionFeeLamports(tx.numSigners, readComputeBudget(tx.keyStrings, tx.instructions));
+      if ((svm.balance(tx.feePayer, tx.keys[0]) ?? 0n) < fee) return preflightFailure('InsufficientFundsForFee', [], 0n);
       if (!sendOptions.skipPreflight) {
         const sim = simulateParsed(tx, []);
         if (sim.err !== null) return preflightFailure(sim.err, sim.logs, sim.unitsConsumed);
@@ -362,7 +361,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       return [...bySlot].map(([slot, fee]) => ({ slot, prioritizationFee: Number(fee) }));
     },
     poolAccounts: (pool) => state.poolAccounts(pool),
-    rentExemptLamports: (len) => svm.minimumBalanceForRentExemption(BigInt(len)),
+    rentExemptLamports: (len) => svm.rentExemptLamports(len),
     decimalsOf: (mint) => state.decimalsOf(mint),
     lastWriteSlot: (a) => state.lastWriteSlot(a),
     stop() {

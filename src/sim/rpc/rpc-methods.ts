@@ -257,7 +257,7 @@ export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
         return invalidParams('message is not a base64-encoded transaction message');
       }
       const value = ledger.isBlockhashValid(message.recentBlockhash)
-        ? Number(transactionFeeLamports(message.header.numRequiredSignatures, readComputeBudget(message.staticAccountKeys, message.compiledInstructions)))
+        ? Number(transactionFeeLamports(message.header.numRequiredSignatures, readComputeBudget(message.staticAccountKeys.map((k) => k.toBase58()), message.compiledInstructions)))
         : null;
       return { context: context(), value };
     },

@@ -9,6 +9,22 @@ import { getBase58Encoder } from '@solana/kit';
 
 const base58 = getBase58Encoder();
 
+/**
+ * Key bytes and their map id per PublicKey object: `toBuffer` goes through bn.js each call, and the
+ * same objects (program ids, the pool's mint, vault and authority, cached associated addresses)
+ * recur in every swap. Weak, so it holds nothing alive.
+ */
+const idOf = new WeakMap<PublicKey, { readonly bytes: Buffer; readonly id: string }>();
+const keyId = (key: PublicKey): { readonly bytes: Buffer; readonly id: string } => {
+  let k = idOf.get(key);
+  if (!k) {
+    const bytes = key.toBuffer();
+    k = { bytes, id: bytes.toString('latin1') };
+    idOf.set(key, k);
+  }
+  return k;
+};
+
 interface Meta {
   readonly key: PublicKey;
   readonly bytes: Buffer;
@@ -35,8 +51,7 @@ export function compileLegacyMessage(payer: PublicKey, blockhash: string, instru
   const metas = new Map<string, Meta>();
   const order: Meta[] = [];
   const touch = (key: PublicKey, signer: boolean, writable: boolean): void => {
-    const bytes = key.toBuffer();
-    const id = bytes.toString('latin1');
+    const { bytes, id } = keyId(key);
     let m = metas.get(id);
     if (!m) {
       m = { key, bytes, signer, writable };
@@ -60,7 +75,7 @@ export function compileLegacyMessage(payer: PublicKey, blockhash: string, instru
   ];
   const keys = groups.flat();
   const index = new Map(keys.map((m, i) => [m.bytes.toString('latin1'), i]));
-  const at = (k: PublicKey): number => index.get(k.toBuffer().toString('latin1'))!;
+  const at = (k: PublicKey): number => index.get(keyId(k).id)!;
   const parts: (Buffer | Uint8Array | number[])[] = [
     [groups[0]!.length + groups[1]!.length, groups[1]!.length, groups[3]!.length],
     shortVec(keys.length),

@@ -16,7 +16,7 @@ import {
   createTransferCheckedWithFeeInstruction,
   createTransferInstruction,
   getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
+} from '../../client/spl-token.js';
 import type { MaliciousSwapVariant } from '../ledger/faults.js';
 import type { Ledger } from '../ledger/ledger-types.js';
 import { readTokenAccount } from '../ledger/spl-accounts.js';
@@ -34,7 +34,7 @@ export function maliciousInstruction(variant: MaliciousSwapVariant, c: Malicious
   if (variant === 'transferWithFee') {
     const source = getAssociatedTokenAddressSync(c.swapMint, c.wallet, true, TOKEN_2022_PROGRAM_ID);
     const dest = getAssociatedTokenAddressSync(c.swapMint, c.attacker, true, TOKEN_2022_PROGRAM_ID);
-    return createTransferCheckedWithFeeInstruction(source, c.swapMint, dest, c.wallet, 1_000_000n, 6, 10_000n, [], TOKEN_2022_PROGRAM_ID);
+    return createTransferCheckedWithFeeInstruction(source, c.swapMint, dest, c.wallet, 1_000_000n, 6, 10_000n, TOKEN_2022_PROGRAM_ID);
   }
   const victim = victimAccount(c);
   switch (variant) {

@@ -14,6 +14,7 @@ import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js
 import type { SimMarketPort } from '../market-port.js';
 import type { Ledger, PoolAccounts } from '../ledger/ledger-types.js';
 import { encodeSwapMemo, MEMO_PROGRAM } from '../ledger/swap-memo.js';
+import { rememberOwnSignature } from '../ledger/parsed-tx.js';
 import type { SwapRequest } from './swap-request.js';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -50,10 +51,12 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
     }
     return k;
   };
-  // Deriving an associated address is a curve search; a bounded cache keeps it off the hot path.
+  // Deriving an associated address is a curve search, and a PublicKey from text a base58 decode:
+  // bounded caches (by the request's text) keep both off the hot path, and handing out the same
+  // objects lets the message compiler reuse their bytes.
   const atas = new Map<string, PublicKey>();
-  const ataOf = (mint: PublicKey, owner: PublicKey): PublicKey => {
-    const key = `${owner.toBase58()}:${mint.toBase58()}`;
+  const ataOf = (mint: PublicKey, mintText: string, owner: PublicKey, ownerText: string): PublicKey => {
+    const key = `${ownerText}:${mintText}`;
     let a = atas.get(key);
     if (!a) {
       a = getAssociatedTokenAddressSync(mint, owner, true);
@@ -61,6 +64,26 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       atas.set(key, a);
     }
     return a;
+  };
+  const wallets = new Map<string, PublicKey>();
+  const walletKey = (text: string): PublicKey => {
+    let k = wallets.get(text);
+    if (!k) {
+      k = new PublicKey(text);
+      if (wallets.size >= 4_096) wallets.delete(wallets.keys().next().value as string);
+      wallets.set(text, k);
+    }
+    return k;
+  };
+  // Keypair.publicKey builds a new PublicKey on every read.
+  const authorities = new Map<string, PublicKey>();
+  const authorityOf = (pool: PoolAccounts): PublicKey => {
+    let k = authorities.get(pool.poolId);
+    if (!k) {
+      k = pool.authority.publicKey;
+      authorities.set(pool.poolId, k);
+    }
+    return k;
   };
   return {
     build(req) {
@@ -84,24 +107,24 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       }
       const minOut = mulDiv(quote.amountOut, BigInt(10_000 - req.slippageBps), 10_000n);
       const accounts = deps.ledger.poolAccounts(quote.pool);
-      const wallet = new PublicKey(req.wallet);
-      const walletAta = ataOf(accounts.mint, wallet);
-      const authority = accounts.authority.publicKey;
+      const wallet = walletKey(req.wallet);
+      const walletAta = ataOf(accounts.mint, req.mint, wallet, req.wallet);
+      const authority = authorityOf(accounts);
       const { blockhash } = deps.ledger.latestBlockhash();
       const microLamports = (req.priorityFeeLamports * 1_000_000n) / BigInt(SWAP_CU_LIMIT);
 
       const tx: TransactionInstruction[] = [];
-      tx.push(ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports }));
+      tx.push(computeUnitLimit(SWAP_CU_LIMIT), computeUnitPrice(microLamports));
       if (req.side === 'buy') {
         tx.push(
           createAssociatedTokenAccountIdempotentInstruction(wallet, walletAta, wallet, accounts.mint),
-          SystemProgram.transfer({ fromPubkey: wallet, toPubkey: authority, lamports: amountIn }),
+          systemTransfer(wallet, authority, amountIn),
           createTransferInstruction(accounts.tokenVault, walletAta, authority, quote.amountOut),
         );
       } else {
         tx.push(
           createTransferInstruction(walletAta, accounts.tokenVault, wallet, amountIn),
-          SystemProgram.transfer({ fromPubkey: authority, toPubkey: wallet, lamports: quote.amountOut }),
+          systemTransfer(authority, wallet, quote.amountOut),
         );
       }
       const malicious = deps.ledger.faults.nextSwapMalicious();
@@ -112,10 +135,46 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       // Compile once and lay out the wire bytes here (web3.js compiles the message again for each
       // of addSignature and serialize, sorting keys by their base58 text each time).
       const { message, signers } = compileLegacyMessage(wallet, blockhash, tx);
-      const txn = wireOf(message, signers, authority, sign(null, message, signingKey(accounts))).toString('base64');
+      const signature = sign(null, message, signingKey(accounts));
+      rememberOwnSignature(signature, accounts.authorityAddress, message); // the ledger need not verify it again
+      const txn = wireOf(message, signers, authority, signature).toString('base64');
       return { txn, amountIn, amountOut: quote.amountOut, minOut };
     },
   };
+}
+
+// The three web3.js instruction helpers the builder needs, encoded by hand: web3.js lays each out
+// through buffer-layout, a few per cent of a build. Same bytes (test/sim-ledger/swap-builder.test.ts).
+
+/** Compute Budget `SetComputeUnitLimit` (2): u32 units. */
+function computeUnitLimit(units: number): TransactionInstruction {
+  const data = Buffer.alloc(5);
+  data[0] = 2;
+  data.writeUInt32LE(units, 1);
+  return new TransactionInstruction({ programId: ComputeBudgetProgram.programId, keys: [], data });
+}
+
+/** Compute Budget `SetComputeUnitPrice` (3): u64 micro-lamports per unit. */
+function computeUnitPrice(microLamports: bigint): TransactionInstruction {
+  const data = Buffer.alloc(9);
+  data[0] = 3;
+  data.writeBigUInt64LE(microLamports, 1);
+  return new TransactionInstruction({ programId: ComputeBudgetProgram.programId, keys: [], data });
+}
+
+/** System `Transfer` (u32 2): u64 lamports from `from` (signer) to `to`. */
+function systemTransfer(from: PublicKey, to: PublicKey, lamports: bigint): TransactionInstruction {
+  const data = Buffer.alloc(12);
+  data.writeUInt32LE(2, 0);
+  data.writeBigUInt64LE(lamports, 4);
+  return new TransactionInstruction({
+    programId: SystemProgram.programId,
+    keys: [
+      { pubkey: from, isSigner: true, isWritable: true },
+      { pubkey: to, isSigner: false, isWritable: true },
+    ],
+    data,
+  });
 }
 
 /**

@@ -4,9 +4,9 @@
  * 9 decimals), `slippage` in percent, `priorityFee` in SOL. Unknown fields are refused so a typo in
  * a client shows up at once.
  */
-import { PublicKey } from '@solana/web3.js';
 import { z } from 'zod';
 import { ChainpilotError, decimal, toRaw } from '../../core/index.js';
+import { keyBytes, keyText } from '../ledger/key-text.js';
 
 export const WRAPPED_SOL_MINT = 'So11111111111111111111111111111111111111112';
 
@@ -14,7 +14,7 @@ const address = (field: string) =>
   z.string({ error: `${field} must be a base58 address string` }).refine(
     (s) => {
       try {
-        return new PublicKey(s).toBase58() === s;
+        return keyText(keyBytes(s)) === s; // canonical base58 of 32 bytes (both directions cached)
       } catch {
         return false;
       }
