@@ -56,6 +56,40 @@ export function isLamports(value: unknown): value is Lamports {
   return typeof value === 'bigint' && value >= 0n;
 }
 
+export function isRawAmount(value: unknown): value is RawAmount {
+  return typeof value === 'bigint' && value >= 0n;
+}
+
+/** Zero of each amount brand (a starting point for sums). */
+export const ZERO_LAMPORTS = 0n as Lamports;
+export const ZERO_RAW = 0n as RawAmount;
+
+/** The sum of lamport amounts (a sum of non-negative amounts stays non-negative). */
+export function addLamports(...amounts: readonly Lamports[]): Lamports {
+  let sum = 0n;
+  for (const a of amounts) sum += a;
+  return sum as Lamports;
+}
+
+/** `a - b` in lamports; a negative difference is an invariant breach (CORE_INVALID_UNIT). */
+export function subLamports(a: Lamports, b: Lamports): Lamports {
+  if (b > a) fail('lamports difference', a - b, `cannot take ${b} lamports from ${a}`);
+  return (a - b) as Lamports;
+}
+
+/** The sum of raw token amounts. */
+export function addRaw(...amounts: readonly RawAmount[]): RawAmount {
+  let sum = 0n;
+  for (const a of amounts) sum += a;
+  return sum as RawAmount;
+}
+
+/** `a - b` in raw token units; a negative difference is an invariant breach (CORE_INVALID_UNIT). */
+export function subRaw(a: RawAmount, b: RawAmount): RawAmount {
+  if (b > a) fail('raw amount difference', a - b, `cannot take ${b} raw from ${a}`);
+  return (a - b) as RawAmount;
+}
+
 export function unixMs(value: number): UnixMs {
   if (!Number.isSafeInteger(value) || value < 0) fail('UnixMs', value, 'Unix milliseconds are non-negative integers');
   return value as UnixMs;
@@ -75,7 +109,13 @@ export function secondsToMs(s: UnixSeconds): UnixMs {
   return (s * 1000) as UnixMs;
 }
 
-/** Applies basis points to an integer amount, rounding down: `amount * bps / 10_000`. */
+/**
+ * Applies basis points to an integer amount, rounding down: `amount * bps / 10_000`. A share of
+ * lamports is lamports and a share of a raw amount is a raw amount (bps are never negative).
+ */
+export function applyBps(amount: Lamports, b: Bps | number): Lamports;
+export function applyBps(amount: RawAmount, b: Bps | number): RawAmount;
+export function applyBps(amount: bigint, b: Bps | number): bigint;
 export function applyBps(amount: bigint, b: Bps | number): bigint {
   return (amount * BigInt(b)) / BPS_DENOMINATOR;
 }
