@@ -97,13 +97,13 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     fillModel: {
       extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
       networkFeeLamports: BigInt(d.paper.networkFeeLamports), priorityFeeCapLamports: BigInt(d.paper.priorityFeeCapLamports),
-      assumedDepthLamports: d.paper.assumedDepthSol,
+      assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });
   const tracker = c.track(c.deps.executor ?? paper, clock);
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
-    startingCashLamports: d.paper.startingBalanceSol, data: connection.data, decisions: c.decisions, admission: c.admission,
+    startingCashLamports: d.paper.startingBalanceLamports, data: connection.data, decisions: c.decisions, admission: c.admission,
   });
   const speed = sim?.speed;
   const where = sim

@@ -43,12 +43,12 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
     fillModel: {
       extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
       networkFeeLamports: BigInt(d.paper.networkFeeLamports), priorityFeeCapLamports: BigInt(d.paper.priorityFeeCapLamports),
-      assumedDepthLamports: d.paper.assumedDepthSol,
+      assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies: o.strategies, feed: o.feed, executor, clock: o.clock, random: o.random,
-    startingCashLamports: d.paper.startingBalanceSol,
+    startingCashLamports: d.paper.startingBalanceLamports,
     ...(o.log ? { log: o.log } : {}),
     ...(o.data ? { data: o.data } : {}),
     ...(o.decisions ? { decisions: o.decisions } : {}),
