@@ -162,7 +162,7 @@ async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number
     wallet: ctx.signer.address,
     from: buy ? WSOL_MINT : intent.mint,
     to: buy ? intent.mint : WSOL_MINT,
-    amount: buy ? lamportsToSol(intent.amountIn) : fromRaw(intent.amountIn, intent.decimals),
+    amount: intent.side === 'buy' ? lamportsToSol(intent.spendLamports) : fromRaw(intent.sellRaw, intent.decimals),
     slippagePct: slippageBps / 100,
     priorityFeeSol: lamportsToSol(priorityFeeLamports),
   };
