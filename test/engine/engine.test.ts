@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
+import { lamports, manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
 import type { Fill } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
@@ -251,7 +251,7 @@ describe('engine', () => {
   it('denies as a value and logs the denial with its code when a limit is hit', async () => {
     const results: unknown[] = [];
     const def = defineStrategy({ id: 'big', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: 5n * SOL, reason: 'too big' })); } });
-    const t = setup([{ def }], { risk: { maxTradeLamports: SOL } });
+    const t = setup([{ def }], { risk: { maxTradeLamports: lamports(SOL) } });
     await t.engine.start();
     t.launch('A');
     expect(results).toEqual([{ ok: false, code: 'RISK_TRADE_SIZE', reason: expect.stringContaining('maxTradeLamports') }]);
