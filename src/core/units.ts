@@ -64,11 +64,9 @@ export function isRawAmount(value: unknown): value is RawAmount {
 export const ZERO_LAMPORTS = 0n as Lamports;
 export const ZERO_RAW = 0n as RawAmount;
 
-/** The sum of lamport amounts (a sum of non-negative amounts stays non-negative). */
-export function addLamports(...amounts: readonly Lamports[]): Lamports {
-  let sum = 0n;
-  for (const a of amounts) sum += a;
-  return sum as Lamports;
+/** `a + b` in lamports (a sum of non-negative amounts stays non-negative). Two operands: hot paths call it. */
+export function addLamports(a: Lamports, b: Lamports): Lamports {
+  return (a + b) as Lamports;
 }
 
 /** `a - b` in lamports; a negative difference is an invariant breach (CORE_INVALID_UNIT). */
@@ -77,11 +75,9 @@ export function subLamports(a: Lamports, b: Lamports): Lamports {
   return (a - b) as Lamports;
 }
 
-/** The sum of raw token amounts. */
-export function addRaw(...amounts: readonly RawAmount[]): RawAmount {
-  let sum = 0n;
-  for (const a of amounts) sum += a;
-  return sum as RawAmount;
+/** `a + b` in raw token units. */
+export function addRaw(a: RawAmount, b: RawAmount): RawAmount {
+  return (a + b) as RawAmount;
 }
 
 /** `a - b` in raw token units; a negative difference is an invariant breach (CORE_INVALID_UNIT). */

@@ -13,7 +13,7 @@ import { amountInOf, type ExecutionReport, type Executor, type Fill, type OrderI
 import type { ExitManager, ExitOrder } from './exit-manager.js';
 import type { MarketView } from './market-view.js';
 import type { Portfolio, Position } from './portfolio.js';
-import type { RiskGate, RiskState } from './risk-gate.js';
+import type { RiskGate, RiskRequest, RiskState } from './risk-gate.js';
 import type { IntentFailed, OrderResult, PendingIntent } from './strategy-api.js';
 
 interface PlaceCommon {
@@ -41,13 +41,11 @@ export type PlaceRequest =
     readonly sellRaw: bigint;
   });
 
-/** The checked amount of an order: what the risk gate and the intent carry. */
-type CheckedAmount = { readonly side: 'buy'; readonly spendLamports: Lamports } | { readonly side: 'sell'; readonly sellRaw: RawAmount };
-
-/** Brands the amount of `req` when it is a bigint > 0; undefined otherwise. */
-function checkAmount(req: PlaceRequest): CheckedAmount | undefined {
-  if (req.side === 'buy') return isLamports(req.spendLamports) && req.spendLamports > 0n ? { side: 'buy', spendLamports: req.spendLamports } : undefined;
-  return isRawAmount(req.sellRaw) && req.sellRaw > 0n ? { side: 'sell', sellRaw: req.sellRaw } : undefined;
+/** The risk request for `req` with its amount branded, when the amount is a bigint > 0; undefined otherwise. */
+function checkAmount(req: PlaceRequest, at: UnixMs): RiskRequest | undefined {
+  const { strategyId, mint } = req;
+  if (req.side === 'buy') return isLamports(req.spendLamports) && req.spendLamports > 0n ? { side: 'buy', strategyId, mint, spendLamports: req.spendLamports, at } : undefined;
+  return isRawAmount(req.sellRaw) && req.sellRaw > 0n ? { side: 'sell', strategyId, mint, sellRaw: req.sellRaw, at } : undefined;
 }
 
 export interface OrderFlow {
@@ -162,41 +160,35 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
     const at = d.clock.now();
     const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: String(req.side === 'buy' ? req.spendLamports : req.sellRaw) };
+    const deny = (code: string, reason: string): OrderResult => {
+      d.decisions({ kind: 'denied', ...base, code, reason });
+      d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code, reason });
+      d.log.info({ strategyId: req.strategyId, mint: req.mint, side: req.side, code }, `order denied: ${reason}`);
+      return { ok: false, code, reason };
+    };
+    if (closed) return deny('ENGINE_STOPPED', 'the engine is stopping: no new orders');
+    const refused = d.admission?.(req.side);
+    if (refused) return deny(refused.code, refused.reason);
     const inFlight = req.side === 'buy' && req.allowConcurrent !== true ? pendingBuyOf(req.strategyId, req.mint) : undefined;
-    const amount = checkAmount(req);
-    const refused = closed ? undefined : d.admission?.(req.side);
-    const decision = closed
-      ? { allowed: false as const, code: 'ENGINE_STOPPED', reason: 'the engine is stopping: no new orders' }
-      : refused
-        ? { allowed: false as const, code: refused.code, reason: refused.reason }
-        : inFlight !== undefined
-          ? { allowed: false as const, code: 'ENGINE_BUY_IN_FLIGHT', reason: `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true` }
-          : amount === undefined
-            ? { allowed: false as const, code: 'RISK_INVALID_AMOUNT', reason: invalidAmountReason(req) }
-            : { ...d.gate.check({ ...amount, strategyId: req.strategyId, mint: req.mint, at }, riskState), amount };
-    if (!decision.allowed) {
-      d.decisions({ kind: 'denied', ...base, code: decision.code, reason: decision.reason });
-      d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code: decision.code, reason: decision.reason });
-      d.log.info({ strategyId: req.strategyId, mint: req.mint, side: req.side, code: decision.code }, `order denied: ${decision.reason}`);
-      return { ok: false, code: decision.code, reason: decision.reason };
+    if (inFlight !== undefined) {
+      return deny('ENGINE_BUY_IN_FLIGHT', `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true`);
     }
+    const checked = checkAmount(req, at);
+    if (checked === undefined) return deny('RISK_INVALID_AMOUNT', invalidAmountReason(req));
+    const decision = d.gate.check(checked, riskState);
+    if (!decision.allowed) return deny(decision.code, decision.reason);
     const obs = d.market.get(req.mint);
     const held = d.portfolio.position(req.strategyId, req.mint);
-    const common = {
-      id: newId(at, d.random, d.idPrefix),
-      strategyId: req.strategyId,
-      mint: req.mint,
-      decimals: held?.decimals ?? obs?.decimals ?? d.execution.defaultDecimals,
-      slippageBps: bps(req.slippageBps ?? d.execution.slippageBps),
-      priorityFeeLamports: lamports(d.execution.priorityFeeLamports),
-      referencePrice: obs?.price,
-      createdAt: at,
-      reason: req.reason,
-    };
-    const checked = decision.amount;
+    const id = newId(at, d.random, d.idPrefix);
+    const decimals = held?.decimals ?? obs?.decimals ?? d.execution.defaultDecimals;
+    const slippageBps = bps(req.slippageBps ?? d.execution.slippageBps);
+    const priorityFeeLamports = lamports(d.execution.priorityFeeLamports);
+    const { strategyId, mint, reason } = req;
+    const referencePrice = obs?.price;
+    // one literal per side, fields in one order (as the journal codec writes them)
     const intent: OrderIntent = Object.freeze(checked.side === 'buy'
-      ? { ...common, side: 'buy', spendLamports: checked.spendLamports }
-      : { ...common, side: 'sell', sellRaw: checked.sellRaw });
+      ? { id, strategyId, side: 'buy', mint, decimals, spendLamports: checked.spendLamports, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason }
+      : { id, strategyId, side: 'sell', mint, decimals, sellRaw: checked.sellRaw, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason });
     // no observed price yet: watch the token's price room so the paper fill (and the exit rules) get one
     const releasePrice = req.side === 'buy' && obs?.price === undefined ? d.watchPriceFor(req.strategyId, req.mint) : undefined;
     const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n, releasePrice };

@@ -127,7 +127,7 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
         next = {
           ...p,
           tokenRaw: addRaw(p.tokenRaw, fill.tokenAmount),
-          costLamports: addLamports(p.costLamports, fill.solAmount, fill.feeLamports),
+          costLamports: addLamports(addLamports(p.costLamports, fill.solAmount), fill.feeLamports),
           boughtLamports: addLamports(reopened ? ZERO_LAMPORTS : p.boughtLamports, fill.solAmount),
           boughtRaw: addRaw(reopened ? ZERO_RAW : p.boughtRaw, fill.tokenAmount),
           feesLamports: addLamports(p.feesLamports, fill.feeLamports),

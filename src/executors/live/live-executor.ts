@@ -8,7 +8,7 @@ import { PublicKey } from '@solana/web3.js';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import { addLamports, lamports, ZERO_LAMPORTS, type Lamports, type UnixMs } from '../../core/units.js';
+import { addLamports, lamports, type Lamports, type UnixMs } from '../../core/units.js';
 import { amountInOf, type ExecutionReport, type ExecutionSink, type Executor, type OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
@@ -153,7 +153,8 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
 
 /** SOL that may leave the wallet for `intent`: amount (buys) plus base and priority fee budget. */
 export function spendOf(intent: OrderIntent): Lamports {
-  return addLamports(intent.side === 'buy' ? intent.spendLamports : ZERO_LAMPORTS, intent.priorityFeeLamports, lamports(LAMPORTS_PER_SIGNATURE));
+  const fees = addLamports(intent.priorityFeeLamports, lamports(LAMPORTS_PER_SIGNATURE));
+  return intent.side === 'buy' ? addLamports(intent.spendLamports, fees) : fees;
 }
 
 /** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
