@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../src/core/index.js';
 import { parseRoomMessage } from '../src/client/datastream/index.js';
 import { createEngine } from '../src/engine/engine.js';
-import type { ExecutionSink, Executor, OrderIntent } from '../src/engine/execution-port.js';
+import { amountInOf, type ExecutionSink, type Executor, type OrderIntent } from '../src/engine/execution-port.js';
 import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
 import { defineStrategy } from '../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../src/engine/strategy-instance.js';
@@ -25,7 +25,7 @@ function build(onIntent: (i: OrderIntent) => void, fillAt?: string) {
     start: (s) => { sink = s; return Promise.resolve(); },
     submit: (i) => {
       if (fillAt !== undefined) {
-        sink?.({ type: 'filled', intentId: i.id, at: 0 as UnixMs, fill: { intentId: i.id, side: i.side, mint: i.mint, decimals: 6, solAmount: i.amountIn as Lamports, tokenAmount: 10_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: fillAt, filledAt: 0 as UnixMs } });
+        sink?.({ type: 'filled', intentId: i.id, at: 0 as UnixMs, fill: { intentId: i.id, side: i.side, mint: i.mint, decimals: 6, solAmount: amountInOf(i) as Lamports, tokenAmount: 10_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: fillAt, filledAt: 0 as UnixMs } });
       }
       return Promise.resolve();
     },

@@ -31,7 +31,7 @@ const dir = mkdtempSync(join(tmpdir(), 'chainpilot-bench-live-'));
 
 function intentOf(id: string, mint: string, n = 0): OrderIntent {
   return {
-    id, strategyId: 'bench', side: 'buy', mint, decimals: 6, amountIn: 1_000_000n + BigInt(n), slippageBps: 100 as Bps,
+    id, strategyId: 'bench', side: 'buy', mint, decimals: 6, spendLamports: (1_000_000n + BigInt(n)) as Lamports, slippageBps: 100 as Bps,
     priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: Date.now() as UnixMs, reason: 'bench',
   };
 }

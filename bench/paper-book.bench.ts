@@ -18,7 +18,7 @@ import { opsPerSecond, type Bench } from './harness.js';
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 
 function intentOf(n: number): OrderIntent {
-  return { id: `int_${n}`, strategyId: 'bench', side: 'buy', mint: MINT, decimals: 6, amountIn: 10_000_000n, slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: n as UnixMs, reason: 'bench' };
+  return { id: `int_${n}`, strategyId: 'bench', side: 'buy', mint: MINT, decimals: 6, spendLamports: lamports(10_000_000n), slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: n as UnixMs, reason: 'bench' };
 }
 function fillOf(n: number): Fill {
   return { intentId: `int_${n}`, side: 'buy', mint: MINT, decimals: 6, solAmount: lamports(10_000_000n), tokenAmount: rawAmount(1_000_000n), feeLamports: lamports(5_000n), price: '0.00001', filledAt: n as UnixMs };

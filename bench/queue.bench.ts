@@ -34,7 +34,7 @@ const settings = { maxTradeLamports: 10n ** 12n, maxDayLamports: 10n ** 15n, all
 
 function intentOf(id: string, mint: string, n: number): OrderIntent {
   return {
-    id, strategyId: 'bench', side: 'buy', mint, decimals: 6, amountIn: 1_000_000n + BigInt(n), slippageBps: 100 as Bps,
+    id, strategyId: 'bench', side: 'buy', mint, decimals: 6, spendLamports: (1_000_000n + BigInt(n)) as Lamports, slippageBps: 100 as Bps,
     priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'bench',
   };
 }

@@ -26,7 +26,7 @@ const rest = createRestPorts({ baseUrl: sim.urls.base, apiKey, redactor: createR
 const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(42).fork('datastream'), backfill: rest.backfill });
 const market = { get: (mint: string) => engine.market.get(mint) };
 const executor = createPaperExecutor({ clock, market, latencyMs: d.paper.latency });
-const { engine } = createDeploymentEngine({ deployment: d, strategies, feed, executor, clock, random: seededRandom(42), startingCashLamports: d.paper.startingBalanceSol, data: rest.data });
+const { engine } = createDeploymentEngine({ deployment: d, strategies, feed, executor, clock, random: seededRandom(42), startingCashLamports: d.paper.startingBalanceLamports, data: rest.data });
 await engine.start();
 const started = Date.now();
 const t0 = clock.now();

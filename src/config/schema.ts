@@ -5,7 +5,7 @@
  * entry in limits.ts (CONFIG_LIMITS), so a value the schema accepts runs as the user meant.
  */
 import { z } from 'zod';
-import { toRaw } from '../core/index.js';
+import { parseSolToLamports, type Lamports } from '../core/index.js';
 import { parseDuration } from '../core/duration.js';
 import { CONFIG_LIMITS, describeRange, type LimitedKey } from './limits.js';
 
@@ -22,14 +22,9 @@ export const duration = z.union([z.number(), z.string()]).transform((v, ctx) => 
 });
 
 /** SOL as a decimal ("0.25" or 0.25), to lamports. */
-export const sol = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  let l: bigint | undefined;
-  try {
-    l = toRaw(String(v), 9);
-  } catch {
-    l = undefined; // reported below
-  }
-  if (l === undefined || l < 0n) {
+export const sol = z.union([z.string(), z.number()]).transform((v, ctx): Lamports => {
+  const l = parseSolToLamports(v);
+  if (l === undefined) {
     ctx.addIssue({ code: 'custom', message: `expected a non-negative SOL amount with at most 9 decimals, such as "0.5"; got ${JSON.stringify(v)}` });
     return z.NEVER;
   }
@@ -50,23 +45,36 @@ function durationIn(key: LimitedKey): z.ZodType<number, string | number> {
 }
 
 /** A SOL amount within the key's limits, in lamports. */
-function solIn(key: LimitedKey): z.ZodType<bigint, string | number> {
+function solIn(key: LimitedKey): z.ZodType<Lamports, string | number> {
   const l = CONFIG_LIMITS[key];
   const minL = BigInt(Math.round(l.min * 1e9));
   const maxL = BigInt(l.max) * 1_000_000_000n;
-  return z.union([z.string(), z.number()]).transform((v, ctx) => {
-    let lamports: bigint | undefined;
-    try {
-      lamports = toRaw(String(v), 9);
-    } catch {
-      lamports = undefined;
-    }
+  return z.union([z.string(), z.number()]).transform((v, ctx): Lamports => {
+    const lamports = parseSolToLamports(v);
     if (lamports === undefined || lamports < minL || lamports > maxL) {
       ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)}; got ${JSON.stringify(v)}` });
       return z.NEVER;
     }
     return lamports;
   });
+}
+
+/**
+ * The names the runtime reads for the SOL keys users write: the YAML says SOL (`risk.maxTradeSol:
+ * "0.2"`), the value inside is lamports, so its name says lamports (`risk.maxTradeLamports`).
+ * effective-config.ts maps them back when it prints the deployment as YAML.
+ */
+export const SOL_KEY_NAMES = {
+  risk: { maxTradeSol: 'maxTradeLamports', maxExposureSol: 'maxExposureLamports', maxPerTokenSol: 'maxPerTokenLamports', dailyLossLimitSol: 'dailyLossLimitLamports' },
+  paper: { startingBalanceSol: 'startingBalanceLamports', assumedDepthSol: 'assumedDepthLamports' },
+  live: { maxTradeSpendSol: 'maxTradeSpendLamports', maxDaySpendSol: 'maxDaySpendLamports', simulatorFundSol: 'simulatorFundLamports' },
+} as const;
+
+type Renamed<T, M> = { [K in keyof T as K extends keyof M ? (M[K] extends string ? M[K] : K) : K]: T[K] };
+
+/** `o` with the keys of `names` renamed, in the same order. */
+function renameKeys<T extends object, M extends Readonly<Record<string, string>>>(o: T, names: M): Renamed<T, M> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [names[k] ?? k, v])) as Renamed<T, M>;
 }
 
 /** An integer within the key's limits. */
@@ -164,7 +172,7 @@ const risk = z.strictObject({
   killSwitch: z.boolean().default(false),
   /** Start of the risk day (daily-loss limit), "HH:MM" in UTC. */
   dayBoundary: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a UTC time of day "HH:MM", such as "00:00" or "13:30"').default('00:00'),
-}).prefault({});
+}).transform((r) => renameKeys(r, SOL_KEY_NAMES.risk)).prefault({});
 
 /**
  * Scale-out (docs/scale-out.md): intents leave as BullMQ jobs on one queue per wallet; workers
@@ -216,7 +224,7 @@ const paper = z.strictObject({
   networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),
   priorityFeeCapLamports: intIn('paper.priorityFeeCapLamports').default(1_000_000),
   assumedDepthSol: solIn('paper.assumedDepthSol').prefault('100'),
-}).prefault({});
+}).transform((p) => renameKeys(p, SOL_KEY_NAMES.paper)).prefault({});
 
 const engine = z.strictObject({
   positionPriceRoom: z.enum(['price:token', 'price:aggregated']).default('price:token'),
@@ -262,7 +270,7 @@ const live = z.strictObject({
   simulatorFundSol: solIn('live.simulatorFundSol').prefault('10'),
   /** How long a stop waits for in-flight intents to reach an outcome before leaving them to the journal. */
   drainTimeout: durationIn('live.drainTimeout').default(30_000),
-}).prefault({});
+}).transform((l) => renameKeys(l, SOL_KEY_NAMES.live)).prefault({});
 
 /** The runtime's watch over the market feed (docs/runtime.md). */
 const feed = z.strictObject({

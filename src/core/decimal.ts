@@ -4,6 +4,7 @@
  */
 import BigNumber from 'bignumber.js';
 import { ChainpilotError } from './errors.js';
+import { isLamports, type Lamports } from './units.js';
 
 /** A BigNumber constructor configured for money: no exponential notation, round half even. */
 export const Decimal = BigNumber.clone({
@@ -46,6 +47,21 @@ export function toRaw(amount: string | BigNumber, decimals: number, round?: 'dow
 /** Converts raw integer units to an exact decimal string (1500000n, 6 → "1.5"). */
 export function fromRaw(raw: bigint, decimals: number): string {
   return new Decimal(raw.toString()).shiftedBy(-decimals).toFixed();
+}
+
+/**
+ * Parses a SOL amount written as a decimal ("0.25" or 0.25) into lamports: exact, at most 9
+ * decimals, never negative. Undefined when the text is not such an amount, so callers
+ * (config, strategy parameters) can name the field in their own error.
+ */
+export function parseSolToLamports(value: string | number): Lamports | undefined {
+  let l: bigint;
+  try {
+    l = toRaw(String(value), 9);
+  } catch {
+    return undefined;
+  }
+  return isLamports(l) ? l : undefined;
 }
 
 /** Formats lamports as SOL with all 9 decimals trimmed of trailing zeros. */

@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   STRATEGY_TOO_MANY_ROOMS: "a strategy watched more rooms than the per-strategy bound",
   STRATEGY_UNKNOWN: "the deployment names a strategy that is neither built in nor a loadable file",
   STRATEGY_LOAD_FAILED: "a user strategy file could not be loaded or does not export a strategy definition",
-  RISK_INVALID_AMOUNT: "denial: the order amount is zero or negative",
+  RISK_INVALID_AMOUNT: "denial: the order amount is not a bigint above zero (zero, negative, or a number)",
   RISK_NO_POSITION: "denial: a sell exceeds the position held and not already being sold",
   RISK_KILL_SWITCH: "denial: the kill switch is on; no new buys",
   RISK_DAILY_LOSS_HALT: "denial: today's loss reached the daily loss limit; buys halt until the next UTC day",

@@ -56,6 +56,36 @@ export function isLamports(value: unknown): value is Lamports {
   return typeof value === 'bigint' && value >= 0n;
 }
 
+export function isRawAmount(value: unknown): value is RawAmount {
+  return typeof value === 'bigint' && value >= 0n;
+}
+
+/** Zero of each amount brand (a starting point for sums). */
+export const ZERO_LAMPORTS = 0n as Lamports;
+export const ZERO_RAW = 0n as RawAmount;
+
+/** `a + b` in lamports (a sum of non-negative amounts stays non-negative). Two operands: hot paths call it. */
+export function addLamports(a: Lamports, b: Lamports): Lamports {
+  return (a + b) as Lamports;
+}
+
+/** `a - b` in lamports; a negative difference is an invariant breach (CORE_INVALID_UNIT). */
+export function subLamports(a: Lamports, b: Lamports): Lamports {
+  if (b > a) fail('lamports difference', a - b, `cannot take ${b} lamports from ${a}`);
+  return (a - b) as Lamports;
+}
+
+/** `a + b` in raw token units. */
+export function addRaw(a: RawAmount, b: RawAmount): RawAmount {
+  return (a + b) as RawAmount;
+}
+
+/** `a - b` in raw token units; a negative difference is an invariant breach (CORE_INVALID_UNIT). */
+export function subRaw(a: RawAmount, b: RawAmount): RawAmount {
+  if (b > a) fail('raw amount difference', a - b, `cannot take ${b} raw from ${a}`);
+  return (a - b) as RawAmount;
+}
+
 export function unixMs(value: number): UnixMs {
   if (!Number.isSafeInteger(value) || value < 0) fail('UnixMs', value, 'Unix milliseconds are non-negative integers');
   return value as UnixMs;
@@ -75,7 +105,13 @@ export function secondsToMs(s: UnixSeconds): UnixMs {
   return (s * 1000) as UnixMs;
 }
 
-/** Applies basis points to an integer amount, rounding down: `amount * bps / 10_000`. */
+/**
+ * Applies basis points to an integer amount, rounding down: `amount * bps / 10_000`. A share of
+ * lamports is lamports and a share of a raw amount is a raw amount (bps are never negative).
+ */
+export function applyBps(amount: Lamports, b: Bps | number): Lamports;
+export function applyBps(amount: RawAmount, b: Bps | number): RawAmount;
+export function applyBps(amount: bigint, b: Bps | number): bigint;
 export function applyBps(amount: bigint, b: Bps | number): bigint {
   return (amount * BigInt(b)) / BPS_DENOMINATOR;
 }

@@ -6,7 +6,7 @@
  * Each callback is isolated: an exception is counted and reported with strategy and event, and
  * the strategy is halted when it fails too often. Orders go through the risk gate to the executor.
  */
-import { silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
+import { lamports, silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
 import { createDataLookup, type DataLookupOptions, type DataPort } from './data-lookup.js';
 import type { DecisionSink } from './decision-log.js';
 import type { DomainEvent } from './events.js';
@@ -289,7 +289,7 @@ function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[
   if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports);
   const replay = (p: Portfolio): Portfolio => {
     for (const r of restored) p.applyFill(r.strategyId, r.fill);
-    for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, f.feeLamports);
+    for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, lamports(f.feeLamports));
     return p;
   };
   const scratch = replay(createPortfolio(0n));

@@ -7,20 +7,14 @@ import type { Bps, Lamports, RawAmount, UnixMs } from '../core/index.js';
 
 export type IntentSide = 'buy' | 'sell';
 
-/**
- * A decision to trade, as the risk gate passed it. Immutable. Its `id` is the idempotency key
- * everywhere: the journal's primary key and the queue's job id.
- */
-export interface OrderIntent {
+/** What every intent carries, whichever side it is. */
+interface IntentCommon {
   readonly id: string;
   readonly strategyId: string;
-  readonly side: IntentSide;
   /** Token mint traded against SOL. */
   readonly mint: string;
   /** Token decimals, to convert raw amounts. */
   readonly decimals: number;
-  /** buy: lamports of SOL to spend. sell: raw token units to sell. */
-  readonly amountIn: bigint;
   /** Maximum slippage accepted against the reference price. */
   readonly slippageBps: Bps;
   /** Priority fee budget for the whole transaction, in lamports (an executor may use less). */
@@ -30,6 +24,35 @@ export interface OrderIntent {
   readonly createdAt: UnixMs;
   /** Why the strategy decided this (free text for the decision log, e.g. "take-profit 2x"). */
   readonly reason: string;
+}
+
+/** A buy: spend `spendLamports` of SOL on the token. */
+export interface BuyIntent extends IntentCommon {
+  readonly side: 'buy';
+  /** SOL to spend, excluding network and priority fees. */
+  readonly spendLamports: Lamports;
+}
+
+/** A sell: sell `sellRaw` raw units of the token for SOL. */
+export interface SellIntent extends IntentCommon {
+  readonly side: 'sell';
+  /** Raw token units to sell. */
+  readonly sellRaw: RawAmount;
+}
+
+/**
+ * A decision to trade, as the risk gate passed it. Immutable. Its `id` is the idempotency key
+ * everywhere: the journal's primary key and the queue's job id. The side says which amount it
+ * holds: a buy spends lamports (`spendLamports`), a sell sells raw tokens (`sellRaw`).
+ */
+export type OrderIntent = BuyIntent | SellIntent;
+
+/**
+ * The intent's input amount as a bare integer, for formats that keep one `amountIn` field (the
+ * decision log, the journal and job encoding, the control API): lamports for a buy, raw for a sell.
+ */
+export function amountInOf(intent: Pick<BuyIntent, 'side' | 'spendLamports'> | Pick<SellIntent, 'side' | 'sellRaw'>): bigint {
+  return intent.side === 'buy' ? intent.spendLamports : intent.sellRaw;
 }
 
 /** What actually happened in a landed (or paper-filled) trade. Exact amounts only. */

@@ -3,25 +3,49 @@
  * log, pending bookkeeping (buys and sells in flight count against limits), and the execution
  * reports that update the portfolio.
  */
-import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type ErrorCode, type Logger, type Random, type UnixMs } from '../core/index.js';
+import {
+  addLamports, addRaw, bps, describeError, isChainpilotError, isLamports, isRawAmount, lamports, newId, subLamports, subRaw, ZERO_LAMPORTS, ZERO_RAW,
+  type Clock, type ErrorCode, type Lamports, type Logger, type Random, type RawAmount, type UnixMs,
+} from '../core/index.js';
 import type { DecisionSink } from './decision-log.js';
 import type { EngineStats } from './engine-stats.js';
-import type { ExecutionReport, Executor, Fill, OrderIntent } from './execution-port.js';
+import { amountInOf, type ExecutionReport, type Executor, type Fill, type OrderIntent } from './execution-port.js';
 import type { ExitManager, ExitOrder } from './exit-manager.js';
 import type { MarketView } from './market-view.js';
 import type { Portfolio, Position } from './portfolio.js';
-import type { RiskGate, RiskState } from './risk-gate.js';
+import type { RiskGate, RiskRequest, RiskState } from './risk-gate.js';
 import type { IntentFailed, OrderResult, PendingIntent } from './strategy-api.js';
 
-export interface PlaceRequest {
+interface PlaceCommon {
   readonly strategyId: string;
-  readonly side: 'buy' | 'sell';
   readonly mint: string;
-  readonly amountIn: bigint;
   readonly reason: string;
   readonly slippageBps?: number | undefined;
-  /** A buy while this strategy's earlier buy of the token is unresolved (default: denied). */
-  readonly allowConcurrent?: boolean | undefined;
+}
+
+/**
+ * An order as a strategy wrote it. The amount is unchecked (strategy code, maybe plain JS):
+ * `place` checks it (a bigint > 0) and brands it, or denies with RISK_INVALID_AMOUNT.
+ */
+export type PlaceRequest =
+  | (PlaceCommon & {
+    readonly side: 'buy';
+    /** Lamports of SOL to spend. */
+    readonly spendLamports: bigint;
+    /** A buy while this strategy's earlier buy of the token is unresolved (default: denied). */
+    readonly allowConcurrent?: boolean | undefined;
+  })
+  | (PlaceCommon & {
+    readonly side: 'sell';
+    /** Raw token units to sell. */
+    readonly sellRaw: bigint;
+  });
+
+/** The risk request for `req` with its amount branded, when the amount is a bigint > 0; undefined otherwise. */
+function checkAmount(req: PlaceRequest, at: UnixMs): RiskRequest | undefined {
+  const { strategyId, mint } = req;
+  if (req.side === 'buy') return isLamports(req.spendLamports) && req.spendLamports > 0n ? { side: 'buy', strategyId, mint, spendLamports: req.spendLamports, at } : undefined;
+  return isRawAmount(req.sellRaw) && req.sellRaw > 0n ? { side: 'sell', strategyId, mint, sellRaw: req.sellRaw, at } : undefined;
 }
 
 export interface OrderFlow {
@@ -78,6 +102,14 @@ interface Pending {
   readonly releasePrice: (() => void) | undefined;
 }
 
+/** Why an amount that is not a bigint > 0 is refused, with the fix. */
+function invalidAmountReason(req: PlaceRequest): string {
+  const amount: unknown = req.side === 'buy' ? req.spendLamports : req.sellRaw;
+  if (typeof amount === 'bigint') return 'amount must be > 0';
+  const field = req.side === 'buy' ? 'lamports' : 'amountRaw';
+  return `${field} must be a bigint > 0 (such as 100_000_000n), got a ${typeof amount}`;
+}
+
 export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   const pending = new Map<string, Pending>();
   const lastBuy = new Map<string, UnixMs>();
@@ -86,28 +118,32 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   let closed = false;
 
   // Running totals of work in flight (kept exact on every add and remove; O(1) for the risk gate).
-  let buyTotal = 0n;
-  const buyByMint = new Map<string, bigint>();
-  const sellByKey = new Map<string, bigint>();
+  let buyTotal = ZERO_LAMPORTS;
+  const buyByMint = new Map<string, Lamports>();
+  const sellByKey = new Map<string, RawAmount>();
   const opening = new Map<string, number>();
   const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
-  const bump = <K>(m: Map<K, bigint>, k: K, by: bigint): void => {
-    const v = (m.get(k) ?? 0n) + by;
+  const put = <A extends bigint>(m: Map<string, A>, k: string, v: A): void => {
     if (v === 0n) m.delete(k);
     else m.set(k, v);
   };
-  const track = (p: Pending, sign: 1n | -1n): void => {
+  const track = (p: Pending, adding: boolean): void => {
     const { intent } = p;
     if (intent.side === 'buy') {
-      buyTotal += sign * intent.amountIn;
-      bump(buyByMint, intent.mint, sign * intent.amountIn);
+      const inMint = buyByMint.get(intent.mint) ?? ZERO_LAMPORTS;
+      buyTotal = adding ? addLamports(buyTotal, intent.spendLamports) : subLamports(buyTotal, intent.spendLamports);
+      put(buyByMint, intent.mint, adding ? addLamports(inMint, intent.spendLamports) : subLamports(inMint, intent.spendLamports));
       if (p.opening) {
         const k = keyOf(intent.strategyId, intent.mint);
-        const n = (opening.get(k) ?? 0) + (sign === 1n ? 1 : -1);
+        const n = (opening.get(k) ?? 0) + (adding ? 1 : -1);
         if (n === 0) opening.delete(k);
         else opening.set(k, n);
       }
-    } else bump(sellByKey, keyOf(intent.strategyId, intent.mint), sign * intent.amountIn);
+    } else {
+      const k = keyOf(intent.strategyId, intent.mint);
+      const selling = sellByKey.get(k) ?? ZERO_RAW;
+      put(sellByKey, k, adding ? addRaw(selling, intent.sellRaw) : subRaw(selling, intent.sellRaw));
+    }
   };
 
   const riskState: RiskState = {
@@ -115,50 +151,49 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     totals: () => d.portfolio.totals(),
     openPositions: () => d.portfolio.open(),
     position: (s, m) => d.portfolio.position(s, m),
-    pendingBuyLamports: (mint) => (mint === undefined ? buyTotal : buyByMint.get(mint) ?? 0n),
-    pendingSellRaw: (s, m) => sellByKey.get(keyOf(s, m)) ?? 0n,
+    pendingBuyLamports: (mint) => (mint === undefined ? buyTotal : buyByMint.get(mint) ?? ZERO_LAMPORTS),
+    pendingSellRaw: (s, m) => sellByKey.get(keyOf(s, m)) ?? ZERO_RAW,
     openingPositions: () => opening.size,
     lastBuyAt: (m) => lastBuy.get(m),
   };
 
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
     const at = d.clock.now();
-    const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: req.amountIn.toString() };
+    const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: String(req.side === 'buy' ? req.spendLamports : req.sellRaw) };
+    const deny = (code: string, reason: string): OrderResult => {
+      d.decisions({ kind: 'denied', ...base, code, reason });
+      d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code, reason });
+      d.log.info({ strategyId: req.strategyId, mint: req.mint, side: req.side, code }, `order denied: ${reason}`);
+      return { ok: false, code, reason };
+    };
+    if (closed) return deny('ENGINE_STOPPED', 'the engine is stopping: no new orders');
+    const refused = d.admission?.(req.side);
+    if (refused) return deny(refused.code, refused.reason);
     const inFlight = req.side === 'buy' && req.allowConcurrent !== true ? pendingBuyOf(req.strategyId, req.mint) : undefined;
-    const refused = closed ? undefined : d.admission?.(req.side);
-    const decision = closed
-      ? { allowed: false as const, code: 'ENGINE_STOPPED', reason: 'the engine is stopping: no new orders' }
-      : refused
-        ? { allowed: false as const, code: refused.code, reason: refused.reason }
-        : inFlight !== undefined
-          ? { allowed: false as const, code: 'ENGINE_BUY_IN_FLIGHT', reason: `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true` }
-          : d.gate.check({ side: req.side, strategyId: req.strategyId, mint: req.mint, amountIn: req.amountIn, at }, riskState);
-    if (!decision.allowed) {
-      d.decisions({ kind: 'denied', ...base, code: decision.code, reason: decision.reason });
-      d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code: decision.code, reason: decision.reason });
-      d.log.info({ strategyId: req.strategyId, mint: req.mint, side: req.side, code: decision.code }, `order denied: ${decision.reason}`);
-      return { ok: false, code: decision.code, reason: decision.reason };
+    if (inFlight !== undefined) {
+      return deny('ENGINE_BUY_IN_FLIGHT', `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true`);
     }
+    const checked = checkAmount(req, at);
+    if (checked === undefined) return deny('RISK_INVALID_AMOUNT', invalidAmountReason(req));
+    const decision = d.gate.check(checked, riskState);
+    if (!decision.allowed) return deny(decision.code, decision.reason);
     const obs = d.market.get(req.mint);
     const held = d.portfolio.position(req.strategyId, req.mint);
-    const intent: OrderIntent = Object.freeze({
-      id: newId(at, d.random, d.idPrefix),
-      strategyId: req.strategyId,
-      side: req.side,
-      mint: req.mint,
-      decimals: held?.decimals ?? obs?.decimals ?? d.execution.defaultDecimals,
-      amountIn: req.amountIn,
-      slippageBps: bps(req.slippageBps ?? d.execution.slippageBps),
-      priorityFeeLamports: lamports(d.execution.priorityFeeLamports),
-      referencePrice: obs?.price,
-      createdAt: at,
-      reason: req.reason,
-    });
+    const id = newId(at, d.random, d.idPrefix);
+    const decimals = held?.decimals ?? obs?.decimals ?? d.execution.defaultDecimals;
+    const slippageBps = bps(req.slippageBps ?? d.execution.slippageBps);
+    const priorityFeeLamports = lamports(d.execution.priorityFeeLamports);
+    const { strategyId, mint, reason } = req;
+    const referencePrice = obs?.price;
+    // one literal per side, fields in one order (as the journal codec writes them)
+    const intent: OrderIntent = Object.freeze(checked.side === 'buy'
+      ? { id, strategyId, side: 'buy', mint, decimals, spendLamports: checked.spendLamports, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason }
+      : { id, strategyId, side: 'sell', mint, decimals, sellRaw: checked.sellRaw, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason });
     // no observed price yet: watch the token's price room so the paper fill (and the exit rules) get one
     const releasePrice = req.side === 'buy' && obs?.price === undefined ? d.watchPriceFor(req.strategyId, req.mint) : undefined;
     const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n, releasePrice };
     pending.set(intent.id, entry);
-    track(entry, 1n);
+    track(entry, true);
     d.stats.intentPlaced();
     d.decisions({ kind: 'intent', ...base, intentId: intent.id, referencePrice: intent.referencePrice ?? null, reason: req.reason });
     d.onIntent?.(intent);
@@ -179,7 +214,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     const held = d.portfolio.position(strategyId, mint)?.tokenRaw ?? 0n;
     const free = held - riskState.pendingSellRaw(strategyId, mint);
     const amount = fractionBps >= 10_000 ? free : (free * BigInt(Math.max(0, Math.floor(fractionBps)))) / 10_000n;
-    return place({ strategyId, side: 'sell', mint, amountIn: amount, reason, slippageBps }, exit);
+    return place({ strategyId, side: 'sell', mint, sellRaw: amount, reason, slippageBps }, exit);
   };
 
   const flow: OrderFlow = {
@@ -194,7 +229,9 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     pendingOf(strategyId, mint) {
       const out: PendingIntent[] = [];
       for (const { intent: i } of pending.values()) {
-        if (i.strategyId === strategyId && (mint === undefined || i.mint === mint)) out.push({ intentId: i.id, side: i.side, mint: i.mint, amountIn: i.amountIn, createdAt: i.createdAt });
+        if (i.strategyId !== strategyId || (mint !== undefined && i.mint !== mint)) continue;
+        const common = { intentId: i.id, mint: i.mint, amountIn: amountInOf(i), createdAt: i.createdAt };
+        out.push(i.side === 'buy' ? { ...common, side: 'buy', spendLamports: i.spendLamports } : { ...common, side: 'sell', sellRaw: i.sellRaw });
       }
       return out;
     },
@@ -204,7 +241,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (!p) return;
       if (r.type === 'accepted') return;
       pending.delete(r.intentId);
-      track(p, -1n);
+      track(p, false);
       p.releasePrice?.();
       const { intent } = p;
       const key = d.portfolio.position(intent.strategyId, intent.mint)?.key;

@@ -1,10 +1,14 @@
 /**
- * Positions and cash with exact accounting. Amounts are bigint (lamports, raw token units); prices
+ * Positions and cash with exact accounting. Holdings are branded (`RawAmount`, `Lamports`); signed
+ * sums (cash, realised PnL) are bigint lamports; prices
  * are bignumber decimals. Invariant, exact at every step:
  *   cash + Σ open cost basis = starting cash + realised PnL
  * where the cost basis includes buy fees and realised PnL is net of all fees.
  */
-import { ChainpilotError, Decimal, decimal, LAMPORTS_PER_SOL, type UnixMs } from '../core/index.js';
+import {
+  addLamports, addRaw, ChainpilotError, Decimal, decimal, lamports, LAMPORTS_PER_SOL, mulDiv, subLamports, subRaw, ZERO_LAMPORTS, ZERO_RAW,
+  type Lamports, type RawAmount, type UnixMs,
+} from '../core/index.js';
 import type { Fill } from './execution-port.js';
 
 /** One strategy's holding of one token. */
@@ -14,14 +18,15 @@ export interface Position {
   readonly mint: string;
   readonly decimals: number;
   /** Raw token units held. */
-  readonly tokenRaw: bigint;
+  readonly tokenRaw: RawAmount;
   /** Lamports paid for the tokens still held, buy fees included. */
-  readonly costLamports: bigint;
+  readonly costLamports: Lamports;
   /** Lamports spent on buys ever (excluding fees), and tokens bought: the average entry price. */
-  readonly boughtLamports: bigint;
-  readonly boughtRaw: bigint;
+  readonly boughtLamports: Lamports;
+  readonly boughtRaw: RawAmount;
+  /** Realised PnL net of fees, signed. */
   readonly realisedLamports: bigint;
-  readonly feesLamports: bigint;
+  readonly feesLamports: Lamports;
   readonly openedAt: UnixMs;
   readonly updatedAt: UnixMs;
   /** Market and pool the token trades in now (follows graduation). */
@@ -46,7 +51,7 @@ export interface PortfolioTotals {
 export interface Portfolio {
   applyFill(strategyId: string, fill: Fill): Position;
   /** A fee paid for a transaction that failed on chain. */
-  applyFailedFee(strategyId: string, mint: string, feeLamports: bigint): void;
+  applyFailedFee(strategyId: string, mint: string, feeLamports: Lamports): void;
   position(strategyId: string, mint: string): Position | undefined;
   /** Open positions (tokenRaw > 0), in opening order. */
   open(): Position[];
@@ -111,8 +116,8 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       const prev = positions.get(key);
       const venue = venues.get(fill.mint);
       const p: Position = prev ?? {
-        key, strategyId, mint: fill.mint, decimals: fill.decimals, tokenRaw: 0n, costLamports: 0n, boughtLamports: 0n,
-        boughtRaw: 0n, realisedLamports: 0n, feesLamports: 0n, openedAt: at, updatedAt: at,
+        key, strategyId, mint: fill.mint, decimals: fill.decimals, tokenRaw: ZERO_RAW, costLamports: ZERO_LAMPORTS, boughtLamports: ZERO_LAMPORTS,
+        boughtRaw: ZERO_RAW, realisedLamports: 0n, feesLamports: ZERO_LAMPORTS, openedAt: at, updatedAt: at,
         market: venue?.market, pool: fill.pool ?? venue?.pool,
       };
       const reopened = prev !== undefined && prev.tokenRaw === 0n;
@@ -121,11 +126,11 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
         cash -= fill.solAmount + fill.feeLamports;
         next = {
           ...p,
-          tokenRaw: p.tokenRaw + fill.tokenAmount,
-          costLamports: p.costLamports + fill.solAmount + fill.feeLamports,
-          boughtLamports: (reopened ? 0n : p.boughtLamports) + fill.solAmount,
-          boughtRaw: (reopened ? 0n : p.boughtRaw) + fill.tokenAmount,
-          feesLamports: p.feesLamports + fill.feeLamports,
+          tokenRaw: addRaw(p.tokenRaw, fill.tokenAmount),
+          costLamports: addLamports(addLamports(p.costLamports, fill.solAmount), fill.feeLamports),
+          boughtLamports: addLamports(reopened ? ZERO_LAMPORTS : p.boughtLamports, fill.solAmount),
+          boughtRaw: addRaw(reopened ? ZERO_RAW : p.boughtRaw, fill.tokenAmount),
+          feesLamports: addLamports(p.feesLamports, fill.feeLamports),
           openedAt: reopened ? at : p.openedAt,
           updatedAt: at,
           pool: fill.pool ?? p.pool,
@@ -137,16 +142,16 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
           });
         }
         // Selling everything removes the whole basis (the rounding remainder included).
-        const removedCost = fill.tokenAmount === p.tokenRaw ? p.costLamports : (p.costLamports * fill.tokenAmount) / p.tokenRaw;
+        const removedCost = fill.tokenAmount === p.tokenRaw ? p.costLamports : lamports(mulDiv(p.costLamports, fill.tokenAmount, p.tokenRaw));
         const pnl = fill.solAmount - fill.feeLamports - removedCost;
         cash += fill.solAmount - fill.feeLamports;
         realisedClosed += pnl;
         next = {
           ...p,
-          tokenRaw: p.tokenRaw - fill.tokenAmount,
-          costLamports: p.costLamports - removedCost,
+          tokenRaw: subRaw(p.tokenRaw, fill.tokenAmount),
+          costLamports: subLamports(p.costLamports, removedCost),
           realisedLamports: p.realisedLamports + pnl,
-          feesLamports: p.feesLamports + fill.feeLamports,
+          feesLamports: addLamports(p.feesLamports, fill.feeLamports),
           updatedAt: at,
         };
       }
@@ -161,7 +166,7 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       realisedClosed -= feeLamports;
       const p = positions.get(keyOf(strategyId, mint));
       if (p) {
-        const next = { ...p, feesLamports: p.feesLamports + feeLamports, realisedLamports: p.realisedLamports - feeLamports };
+        const next = { ...p, feesLamports: addLamports(p.feesLamports, feeLamports), realisedLamports: p.realisedLamports - feeLamports };
         positions.set(p.key, next);
         revalue(next);
       }

@@ -2,7 +2,7 @@
  * The risk gate: every intent passes here before an executor sees it. It answers with a value,
  * never an exception: allowed, or denied with a stable reason code and its context.
  */
-import type { ErrorCode, UnixMs } from '../core/index.js';
+import type { ErrorCode, Lamports, RawAmount, UnixMs } from '../core/index.js';
 import type { MarketView } from './market-view.js';
 import type { PortfolioTotals, Position } from './portfolio.js';
 import { createRiskDay, type RiskDay } from './risk-day.js';
@@ -10,16 +10,16 @@ import { createRiskDay, type RiskDay } from './risk-day.js';
 /** Limits and filters. Every optional limit is off when undefined. */
 export interface RiskLimits {
   /** Largest buy, in lamports. */
-  readonly maxTradeLamports?: bigint | undefined;
+  readonly maxTradeLamports?: Lamports | undefined;
   readonly maxOpenPositions?: number | undefined;
   /** Cap on the cost basis of all open positions plus buys in flight. */
-  readonly maxExposureLamports?: bigint | undefined;
+  readonly maxExposureLamports?: Lamports | undefined;
   /** Cap on the cost basis held in one token (all strategies) plus buys in flight. */
-  readonly maxPerTokenLamports?: bigint | undefined;
+  readonly maxPerTokenLamports?: Lamports | undefined;
   /** No new buy of a token within this time after the last buy of it. */
   readonly cooldownMs?: number | undefined;
   /** Buys halt for the rest of the risk day once the day's loss reaches this (realised + unrealised). */
-  readonly dailyLossLimitLamports?: bigint | undefined;
+  readonly dailyLossLimitLamports?: Lamports | undefined;
   readonly allowMints?: readonly string[] | undefined;
   readonly denyMints?: readonly string[] | undefined;
   readonly maxRiskScore?: number | undefined;
@@ -40,14 +40,16 @@ export type RiskDecision =
   | { readonly allowed: true }
   | { readonly allowed: false; readonly code: RiskCode; readonly reason: string; readonly context: Readonly<Record<string, string | number | boolean>> };
 
-export interface RiskRequest {
-  readonly side: 'buy' | 'sell';
+interface RiskRequestCommon {
   readonly strategyId: string;
   readonly mint: string;
-  /** buy: lamports; sell: raw tokens. */
-  readonly amountIn: bigint;
   readonly at: UnixMs;
 }
+
+/** An order to check: a buy spends lamports, a sell sells raw tokens. */
+export type RiskRequest =
+  | (RiskRequestCommon & { readonly side: 'buy'; readonly spendLamports: Lamports })
+  | (RiskRequestCommon & { readonly side: 'sell'; readonly sellRaw: RawAmount });
 
 /** What the gate reads of the engine's state. */
 export interface RiskState {
@@ -56,9 +58,9 @@ export interface RiskState {
   openPositions(): readonly Position[];
   position(strategyId: string, mint: string): Position | undefined;
   /** Lamports of buys handed to the executor and not yet filled or failed, total and per token. */
-  pendingBuyLamports(mint?: string): bigint;
+  pendingBuyLamports(mint?: string): Lamports;
   /** Raw tokens of sells in flight for this strategy and token. */
-  pendingSellRaw(strategyId: string, mint: string): bigint;
+  pendingSellRaw(strategyId: string, mint: string): RawAmount;
   /** Buys in flight that would open a new position. */
   openingPositions(): number;
   lastBuyAt(mint: string): UnixMs | undefined;
@@ -106,15 +108,17 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
     halted: (at) => day.halted(at),
     check(req, s) {
       const { mint } = req;
-      if (req.amountIn <= 0n) return deny('RISK_INVALID_AMOUNT', 'amount must be > 0', { amountIn: req.amountIn.toString() });
+      const amountIn = req.side === 'buy' ? req.spendLamports : req.sellRaw;
+      if (amountIn <= 0n) return deny('RISK_INVALID_AMOUNT', 'amount must be > 0', { amountIn: amountIn.toString() });
       if (req.side === 'sell') {
         const held = s.position(req.strategyId, mint)?.tokenRaw ?? 0n;
         const free = held - s.pendingSellRaw(req.strategyId, mint);
-        if (req.amountIn > free) {
-          return deny('RISK_NO_POSITION', `sell of ${req.amountIn} raw exceeds the ${free} raw held and not already being sold`, { mint, heldRaw: held.toString(), freeRaw: free.toString() });
+        if (req.sellRaw > free) {
+          return deny('RISK_NO_POSITION', `sell of ${req.sellRaw} raw exceeds the ${free} raw held and not already being sold`, { mint, heldRaw: held.toString(), freeRaw: free.toString() });
         }
         return { allowed: true };
       }
+      const spend = req.spendLamports;
       const killedReason = day.killReason;
       if (killedReason !== undefined) return deny('RISK_KILL_SWITCH', `kill switch is on: ${killedReason}`, { reason: killedReason });
       const totals = s.totals();
@@ -129,11 +133,11 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
       }
       if (denyList.has(mint)) return deny('RISK_TOKEN_DENIED', 'token is on the deny list', { mint });
       if (allow && !allow.has(mint)) return deny('RISK_TOKEN_NOT_ALLOWED', 'token is not on the allow list', { mint });
-      if (limits.maxTradeLamports !== undefined && req.amountIn > limits.maxTradeLamports) {
-        return deny('RISK_TRADE_SIZE', `buy of ${req.amountIn} lamports exceeds maxTradeLamports ${limits.maxTradeLamports}`, { amountIn: req.amountIn.toString(), max: limits.maxTradeLamports.toString() });
+      if (limits.maxTradeLamports !== undefined && spend > limits.maxTradeLamports) {
+        return deny('RISK_TRADE_SIZE', `buy of ${spend} lamports exceeds maxTradeLamports ${limits.maxTradeLamports}`, { amountIn: spend.toString(), max: limits.maxTradeLamports.toString() });
       }
-      if (req.amountIn > totals.cashLamports - s.pendingBuyLamports()) {
-        return deny('RISK_INSUFFICIENT_CASH', `buy of ${req.amountIn} lamports exceeds free cash`, { cash: totals.cashLamports.toString() });
+      if (spend > totals.cashLamports - s.pendingBuyLamports()) {
+        return deny('RISK_INSUFFICIENT_CASH', `buy of ${spend} lamports exceeds free cash`, { cash: totals.cashLamports.toString() });
       }
       const holding = s.position(req.strategyId, mint);
       const isNewPosition = (holding?.tokenRaw ?? 0n) === 0n && s.pendingBuyLamports(mint) === 0n;
@@ -142,11 +146,11 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
         if (open >= limits.maxOpenPositions) return deny('RISK_MAX_OPEN_POSITIONS', `${open} positions open or opening; maxOpenPositions is ${limits.maxOpenPositions}`, { open, max: limits.maxOpenPositions });
       }
       if (limits.maxExposureLamports !== undefined) {
-        const after = totals.openCostLamports + s.pendingBuyLamports() + req.amountIn;
+        const after = totals.openCostLamports + s.pendingBuyLamports() + spend;
         if (after > limits.maxExposureLamports) return deny('RISK_MAX_EXPOSURE', `exposure would be ${after} lamports; maxExposureLamports is ${limits.maxExposureLamports}`, { after: after.toString(), max: limits.maxExposureLamports.toString() });
       }
       if (limits.maxPerTokenLamports !== undefined) {
-        let inToken = s.pendingBuyLamports(mint) + req.amountIn;
+        let inToken = s.pendingBuyLamports(mint) + spend;
         for (const p of s.openPositions()) if (p.mint === mint) inToken += p.costLamports;
         if (inToken > limits.maxPerTokenLamports) return deny('RISK_TOKEN_LIMIT', `exposure to ${mint} would be ${inToken} lamports; maxPerTokenLamports is ${limits.maxPerTokenLamports}`, { mint, after: inToken.toString() });
       }

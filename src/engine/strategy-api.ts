@@ -4,7 +4,7 @@
  * the context, which the engine builds on the injected clock and ports.
  */
 import type { z } from 'zod';
-import type { UnixMs } from '../core/index.js';
+import type { Lamports, RawAmount, UnixMs } from '../core/index.js';
 import type { Fill } from './execution-port.js';
 import type {
   CryptoTick, CurveMilestone, DcaEvent, LiquidityChanged, PredictionPrice, PriceTick, SafetySignal, StatsUpdated,
@@ -21,7 +21,10 @@ export type OrderResult =
 
 export interface BuyOrder {
   readonly mint: string;
-  /** SOL to spend, in lamports. */
+  /**
+   * SOL to spend, in lamports: a `Lamports` from `solParam` or a bigint literal (`100_000_000n`).
+   * The engine checks it (a bigint > 0, else denied with RISK_INVALID_AMOUNT) and brands it.
+   */
   readonly lamports: bigint;
   /** Why (goes to the decision log). */
   readonly reason: string;
@@ -34,15 +37,18 @@ export interface BuyOrder {
   readonly allowConcurrent?: boolean;
 }
 
-/** An intent of this strategy handed to the executor and not yet filled, failed or expired. */
-export interface PendingIntent {
+interface PendingCommon {
   readonly intentId: string;
-  readonly side: 'buy' | 'sell';
   readonly mint: string;
-  /** Lamports for a buy, raw token units for a sell. */
+  /** @deprecated Lamports for a buy, raw token units for a sell: read `spendLamports` or `sellRaw`. */
   readonly amountIn: bigint;
   readonly createdAt: UnixMs;
 }
+
+/** An intent of this strategy handed to the executor and not yet filled, failed or expired. */
+export type PendingIntent =
+  | (PendingCommon & { readonly side: 'buy'; /** SOL being spent. */ readonly spendLamports: Lamports })
+  | (PendingCommon & { readonly side: 'sell'; /** Raw token units being sold. */ readonly sellRaw: RawAmount });
 
 /** An intent of this strategy that did not fill: rejected, failed on chain, or expired. */
 export interface IntentFailed {
@@ -67,7 +73,7 @@ export interface SellOrder {
   readonly mint: string;
   /** Part of the position to sell, in bps of what is held (10 000 = all). Default all. */
   readonly fractionBps?: number;
-  /** Or an exact raw amount. */
+  /** Or an exact raw amount (a bigint > 0, else denied with RISK_INVALID_AMOUNT). */
   readonly amountRaw?: bigint;
   readonly reason: string;
   readonly slippageBps?: number;

@@ -85,9 +85,9 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     data: d.data,
     market: (mint) => d.market.get(mint),
-    buy: (o) => d.orders.place({ strategyId: id, side: 'buy', mint: o.mint, amountIn: o.lamports, reason: o.reason, slippageBps: o.slippageBps, allowConcurrent: o.allowConcurrent }),
+    buy: (o) => d.orders.place({ strategyId: id, side: 'buy', mint: o.mint, spendLamports: o.lamports, reason: o.reason, slippageBps: o.slippageBps, allowConcurrent: o.allowConcurrent }),
     sell: (o) => o.amountRaw !== undefined
-      ? d.orders.place({ strategyId: id, side: 'sell', mint: o.mint, amountIn: o.amountRaw, reason: o.reason, slippageBps: o.slippageBps })
+      ? d.orders.place({ strategyId: id, side: 'sell', mint: o.mint, sellRaw: o.amountRaw, reason: o.reason, slippageBps: o.slippageBps })
       : d.orders.sellFraction(id, o.mint, o.fractionBps ?? 10_000, o.reason, o.slippageBps),
     position: (mint) => d.portfolio.position(id, mint),
     positions: () => d.portfolio.open().filter((p) => p.strategyId === id),

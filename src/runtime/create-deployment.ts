@@ -287,7 +287,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     },
     stats(): DeploymentStats {
       const engine = a?.engine;
-      if (!engine) return { summary: emptySummary(now()), positions: [], pending: [], risk: riskView(undefined, now(), d.risk.dailyLossLimitSol, d.risk.maxExposureSol), denialsByCode: {} };
+      if (!engine) return { summary: emptySummary(now()), positions: [], pending: [], risk: riskView(undefined, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports), denialsByCode: {} };
       const positions: PositionView[] = engine.portfolio.open().map((p) => {
         const value = engine.portfolio.valueOf(p);
         return {
@@ -297,7 +297,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       });
       return {
         summary: engine.stats.summary(), positions, pending: a?.tracker.pending() ?? [],
-        risk: riskView(engine, now(), d.risk.dailyLossLimitSol, d.risk.maxExposureSol), denialsByCode: Object.fromEntries(engine.stats.denialsByCode),
+        risk: riskView(engine, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports), denialsByCode: Object.fromEntries(engine.stats.denialsByCode),
       };
     },
     events: {

@@ -83,8 +83,8 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     ...(o.intentIdPrefix ? { intentIdPrefix: o.intentIdPrefix } : {}),
     dayBoundaryOffsetMs: dayBoundaryOffsetMs(r.dayBoundary),
     risk: {
-      maxTradeLamports: r.maxTradeSol, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureSol,
-      maxPerTokenLamports: r.maxPerTokenSol, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitSol,
+      maxTradeLamports: r.maxTradeLamports, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureLamports,
+      maxPerTokenLamports: r.maxPerTokenLamports, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitLamports,
       allowMints: r.allowMints, denyMints: r.denyMints, maxRiskScore: r.maxRiskScore, maxBundlerPct: r.maxBundlerPct,
       maxSniperPct: r.maxSniperPct, maxInsiderPct: r.maxInsiderPct, maxTop10Pct: r.maxTop10Pct, maxDevHoldingPct: r.maxDevHoldingPct,
       minLiquidityUsd: r.minLiquidityUsd, minHolders: r.minHolders, requireSafetyData: r.requireSafetyData,

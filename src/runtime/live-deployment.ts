@@ -59,7 +59,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   for (const w of warnings) c.log.warn({ warning: w }, 'live caps');
   const strategies = await resolveStrategies(c.loaded);
   const signer = walletSigner(d);
-  const fund = d.live.simulatorFundSol;
+  const fund = d.live.simulatorFundLamports;
   const services = [ledgerServices({ ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) })];
   const { clock, connection, owned, sim } = await openEndpoint(c, services);
 

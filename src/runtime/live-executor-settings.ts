@@ -10,8 +10,8 @@ import type { LiveSettingsInput } from '../executors/live/live-settings.js';
 export function liveExecutorSettings(d: Deployment): LiveSettingsInput {
   const e = d.execution;
   return {
-    maxTradeLamports: d.live.maxTradeSpendSol ?? 0n,
-    maxDayLamports: d.live.maxDaySpendSol ?? 0n,
+    maxTradeLamports: d.live.maxTradeSpendLamports ?? 0n,
+    maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
     allowedPrograms: d.live.allowedPrograms,
     commitment: d.live.commitment,
     maxAttempts: e.retries + 1,

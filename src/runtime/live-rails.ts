@@ -61,12 +61,12 @@ export function checkLiveDeployment(d: Deployment, c: LiveConfirmation): LiveNet
 /** Risk limits and executor caps that live mode requires but the deployment leaves unset. */
 export function missingLimits(d: Deployment): string[] {
   const required: [string, unknown][] = [
-    ['risk.maxTradeSol', d.risk.maxTradeSol],
+    ['risk.maxTradeSol', d.risk.maxTradeLamports],
     ['risk.maxOpenPositions', d.risk.maxOpenPositions],
-    ['risk.maxExposureSol', d.risk.maxExposureSol],
-    ['risk.dailyLossLimitSol', d.risk.dailyLossLimitSol],
-    ['live.maxTradeSpendSol', d.live.maxTradeSpendSol],
-    ['live.maxDaySpendSol', d.live.maxDaySpendSol],
+    ['risk.maxExposureSol', d.risk.maxExposureLamports],
+    ['risk.dailyLossLimitSol', d.risk.dailyLossLimitLamports],
+    ['live.maxTradeSpendSol', d.live.maxTradeSpendLamports],
+    ['live.maxDaySpendSol', d.live.maxDaySpendLamports],
   ];
   return required.filter(([, v]) => v === undefined).map(([k]) => k);
 }
@@ -80,15 +80,15 @@ const BASE_FEE_LAMPORTS = 5_000n;
  */
 export function liveCapWarnings(d: Deployment): string[] {
   const warnings: string[] = [];
-  const cap = d.live.maxTradeSpendSol;
-  const maxBuy = d.risk.maxTradeSol;
+  const cap = d.live.maxTradeSpendLamports;
+  const maxBuy = d.risk.maxTradeLamports;
   if (cap !== undefined && maxBuy !== undefined) {
     const needed = maxBuy + BigInt(d.execution.priorityFeeLamports) + BASE_FEE_LAMPORTS;
     if (cap < needed) {
       warnings.push(`live.maxTradeSpendSol (${cap} lamports) is below risk.maxTradeSol plus the fee budget (${needed} lamports): buys near risk.maxTradeSol will be rejected with LIVE_SPEND_CAP_TRADE; raise live.maxTradeSpendSol or lower risk.maxTradeSol`);
     }
   }
-  if (cap !== undefined && d.live.maxDaySpendSol !== undefined && d.live.maxDaySpendSol < cap) {
+  if (cap !== undefined && d.live.maxDaySpendLamports !== undefined && d.live.maxDaySpendLamports < cap) {
     warnings.push('live.maxDaySpendSol is below live.maxTradeSpendSol: the daily cap binds before the per-trade cap');
   }
   return warnings;

@@ -9,7 +9,7 @@
  * did not see).
  */
 import type Database from 'better-sqlite3';
-import { describeError, isChainpilotError } from '../core/index.js';
+import { describeError, isChainpilotError, lamports } from '../core/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { ExecutionReport, Executor, OrderIntent } from '../engine/execution-port.js';
 import { createPortfolio } from '../engine/portfolio.js';
@@ -148,6 +148,6 @@ export function bookedExecutor(inner: Executor, book: PaperBook): Executor {
 export function paperCashAfter(startingLamports: bigint, r: PaperRestore): bigint {
   const scratch = createPortfolio(0n);
   for (const f of r.fills) scratch.applyFill(f.strategyId, f.fill);
-  for (const f of r.failedFees) scratch.applyFailedFee(f.strategyId, f.mint, f.feeLamports);
+  for (const f of r.failedFees) scratch.applyFailedFee(f.strategyId, f.mint, lamports(f.feeLamports));
   return startingLamports + scratch.totals().cashLamports;
 }

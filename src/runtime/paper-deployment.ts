@@ -144,7 +144,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     fillModel: {
       extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
       networkFeeLamports: BigInt(d.paper.networkFeeLamports), priorityFeeCapLamports: BigInt(d.paper.priorityFeeCapLamports),
-      assumedDepthLamports: d.paper.assumedDepthSol,
+      assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });
   const inner = c.deps.executor ?? paper;
@@ -152,7 +152,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
-    startingCashLamports: paperCashAfter(d.paper.startingBalanceSol, restored), data: connection.data, decisions: c.decisions, admission: c.admission,
+    startingCashLamports: paperCashAfter(d.paper.startingBalanceLamports, restored), data: connection.data, decisions: c.decisions, admission: c.admission,
     restoredFills: restored.fills, restoredFailedFees: restored.failedFees,
     ...(store ? { riskStore: store.risk } : {}),
     // Ids of a resumed book never repeat an earlier run's; a fresh book's are those of a run without a store.

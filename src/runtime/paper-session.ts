@@ -43,13 +43,13 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
     fillModel: {
       extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
       networkFeeLamports: BigInt(d.paper.networkFeeLamports), priorityFeeCapLamports: BigInt(d.paper.priorityFeeCapLamports),
-      assumedDepthLamports: d.paper.assumedDepthSol,
+      assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
     deployment: d, strategies: o.strategies, feed: o.feed, executor, clock: o.clock, random: o.random,
-    startingCashLamports: d.paper.startingBalanceSol,
+    startingCashLamports: d.paper.startingBalanceLamports,
     ...(o.log ? { log: o.log } : {}),
     ...(o.data ? { data: o.data } : {}),
     ...(o.decisions ? { decisions: o.decisions } : {}),

@@ -71,7 +71,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
       workers.push(startWalletWorker({
         redis, prefix: d.execution.queue?.prefix ?? DEFAULT_QUEUE_PREFIX, signer: walletSigner(d), rpc, swap, clock: o.clock ?? systemClock(), log, holder,
         settings: {
-          maxTradeLamports: d.live.maxTradeSpendSol ?? 0n, maxDayLamports: d.live.maxDaySpendSol ?? 0n,
+          maxTradeLamports: d.live.maxTradeSpendLamports ?? 0n, maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
           allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment, ...o.settings,
         },
         ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),
@@ -115,7 +115,7 @@ function planWallets(o: StartWorkersOptions, redactor: Redactor, log: Logger): M
         context: { file },
       });
     }
-    if (d.live.maxTradeSpendSol === undefined || d.live.maxDaySpendSol === undefined) {
+    if (d.live.maxTradeSpendLamports === undefined || d.live.maxDaySpendLamports === undefined) {
       throw new ChainpilotError('RUNTIME_LIVE_LIMITS_MISSING', `${file}: a worker needs live.maxTradeSpendSol and live.maxDaySpendSol (the executor caps)`, { retry: 'not_retryable', context: { file } });
     }
     const wallet = walletSigner(d).address;

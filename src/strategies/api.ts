@@ -9,6 +9,8 @@ export type { ExitRules, TakeProfitLevel } from '../engine/exit-rules.js';
 export type { Fill } from '../engine/execution-port.js';
 export type { MarketObservation } from '../engine/market-view.js';
 export type { Position } from '../engine/portfolio.js';
+/** The amount brands of fills, positions and `solParam` values (bigints underneath). */
+export type { Lamports, RawAmount } from '../core/units.js';
 export { z } from 'zod';
-/** Exact SOL parameters: `buySol: solParam.prefault('0.05')` gives lamports as a bigint. */
+/** Exact SOL parameters: `buySol: solParam.prefault('0.05')` gives `Lamports` (a bigint). */
 export { solParam } from './sol.js';

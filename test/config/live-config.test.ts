@@ -18,7 +18,7 @@ describe('live settings in the deployment config', () => {
     const { deployment: d } = parseDeployment(base, 'd.yaml', { env: {} });
     expect(d.mode).toBeUndefined();
     expect(d.network).toBeUndefined();
-    expect(d.live).toEqual({ allowedPrograms: [], commitment: 'confirmed', simulatorFundSol: 10_000_000_000n, drainTimeout: 30_000 });
+    expect(d.live).toEqual({ allowedPrograms: [], commitment: 'confirmed', simulatorFundLamports: 10_000_000_000n, drainTimeout: 30_000 });
     expect(missingLimits(d)).toEqual(['risk.maxTradeSol', 'risk.maxOpenPositions', 'risk.maxExposureSol', 'risk.dailyLossLimitSol', 'live.maxTradeSpendSol', 'live.maxDaySpendSol']);
   });
 
@@ -26,8 +26,8 @@ describe('live settings in the deployment config', () => {
     const { deployment: d } = parseDeployment(`${base}mode: live\nnetwork: devnet\nlive:\n  maxTradeSpendSol: "0.250000001"\n  maxDaySpendSol: 3\n  allowedPrograms: [MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr]\n  commitment: finalized\n  drainTimeout: 5s\n`, 'd.yaml', { env: {} });
     expect(d.mode).toBe('live');
     expect(d.network).toBe('devnet');
-    expect(d.live.maxTradeSpendSol).toBe(250_000_001n);
-    expect(d.live.maxDaySpendSol).toBe(3_000_000_000n);
+    expect(d.live.maxTradeSpendLamports).toBe(250_000_001n);
+    expect(d.live.maxDaySpendLamports).toBe(3_000_000_000n);
     expect(d.live.allowedPrograms).toEqual(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr']);
     expect(d.live.commitment).toBe('finalized');
     expect(d.live.drainTimeout).toBe(5_000);

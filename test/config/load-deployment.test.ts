@@ -21,9 +21,9 @@ function errorOf(fn: () => unknown): { code: string; message: string } {
 describe('deployment config', () => {
   it('applies every default in one place and converts SOL and durations exactly', () => {
     const { deployment } = parseDeployment(`${base}risk:\n  maxTradeSol: "0.123456789"\n  cooldown: 5m\n`, 'd.yaml', { env: {} });
-    expect(deployment.risk.maxTradeSol).toBe(123_456_789n);
+    expect(deployment.risk.maxTradeLamports).toBe(123_456_789n);
     expect(deployment.risk.cooldown).toBe(300_000);
-    expect(deployment.paper.startingBalanceSol).toBe(10_000_000_000n);
+    expect(deployment.paper.startingBalanceLamports).toBe(10_000_000_000n);
     expect(deployment.paper.latency).toBe(250);
     expect(deployment.execution.slippageBps).toBe(300);
     expect(deployment.endpoints).toEqual({});
@@ -63,6 +63,22 @@ describe('deployment config', () => {
     expect(loaded.secrets).toContain('sk-live-123456');
     expect(effectiveConfigYaml(loaded.deployment)).not.toContain('sk-live-123456');
     expect(effectiveConfigYaml(loaded.deployment)).toContain('apiKey: "[REDACTED]"');
+  });
+
+  it('keeps the SOL keys users write while the runtime reads lamports under lamports names', () => {
+    const yaml = `${base}risk:\n  maxTradeSol: "0.2"\n  maxExposureSol: 1\n  maxPerTokenSol: "0.5"\n  dailyLossLimitSol: "0.75"\npaper:\n  assumedDepthSol: "50"\nlive:\n  maxTradeSpendSol: "0.25"\n  maxDaySpendSol: 2\n`;
+    const { deployment: d } = parseDeployment(yaml, 'd.yaml', { env: {} });
+    expect([d.risk.maxTradeLamports, d.risk.maxExposureLamports, d.risk.maxPerTokenLamports, d.risk.dailyLossLimitLamports]).toEqual([200_000_000n, 1_000_000_000n, 500_000_000n, 750_000_000n]);
+    expect([d.paper.startingBalanceLamports, d.paper.assumedDepthLamports]).toEqual([10_000_000_000n, 50_000_000_000n]);
+    expect([d.live.maxTradeSpendLamports, d.live.maxDaySpendLamports, d.live.simulatorFundLamports]).toEqual([250_000_000n, 2_000_000_000n, 10_000_000_000n]);
+    expect(Object.keys(d.risk).filter((k) => k.endsWith('Sol'))).toEqual([]);
+    // the effective config speaks the file's language again, and parses back to the same deployment
+    const text = effectiveConfigYaml(d);
+    expect(text).toContain('maxTradeSol: "0.2"');
+    expect(text).toContain('startingBalanceSol: "10"');
+    expect(text).toContain('maxDaySpendSol: "2"');
+    expect(text).not.toMatch(/Lamports: "/);
+    expect(parseDeployment(text, 'effective.yaml', { env: {} }).deployment.risk).toEqual(d.risk);
   });
 
   it('names the missing environment variable, the key and its line', () => {

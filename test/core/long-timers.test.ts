@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { longTimeout, MAX_TIMER_MS, systemClock } from '../../src/core/clock.js';
 import { sleep } from '../../src/core/abort.js';
+import { lamports, rawAmount } from '../../src/core/units.js';
 import { createExitManager } from '../../src/engine/exit-manager.js';
 import { waitForStop } from '../../src/runtime/run-common.js';
 
@@ -80,8 +81,8 @@ describe('the cases of issue 11 on the wall clock', () => {
     const exits = createExitManager(clock, () => ({ timeStopMs: 30 * DAY_MS }), () => fired.push(clock.now()));
     const openedAt = clock.now();
     exits.positionChanged({
-      key: 's1:mintA', strategyId: 's1', mint: 'mintA', decimals: 6, tokenRaw: 1_000_000n, costLamports: 100_000_000n, boughtLamports: 100_000_000n,
-      boughtRaw: 1_000_000n, realisedLamports: 0n, feesLamports: 5_000n, openedAt, updatedAt: openedAt, market: 'venue_a', pool: 'poolA',
+      key: 's1:mintA', strategyId: 's1', mint: 'mintA', decimals: 6, tokenRaw: rawAmount(1_000_000n), costLamports: lamports(100_000_000n), boughtLamports: lamports(100_000_000n),
+      boughtRaw: rawAmount(1_000_000n), realisedLamports: 0n, feesLamports: lamports(5_000n), openedAt, updatedAt: openedAt, market: 'venue_a', pool: 'poolA',
     });
     vi.advanceTimersByTime(184);
     expect(fired).toEqual([]);

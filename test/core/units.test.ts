@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyBps, bps, lamports, msToSeconds, mulDivCeil, rawAmount, unixMs } from '../../src/core/units.js';
-import { fromRaw, toRaw } from '../../src/core/decimal.js';
+import { addLamports, addRaw, applyBps, bps, isRawAmount, lamports, msToSeconds, mulDivCeil, rawAmount, subLamports, subRaw, unixMs } from '../../src/core/units.js';
+import { fromRaw, parseSolToLamports, toRaw } from '../../src/core/decimal.js';
 import { isChainpilotError } from '../../src/core/errors.js';
 
 describe('units', () => {
@@ -27,6 +27,31 @@ describe('units', () => {
     expect(applyBps(1_000_003n, bps(25))).toBe(2_500n);
     expect(mulDivCeil(10n, 1n, 3n)).toBe(4n);
     expect(mulDivCeil(9n, 1n, 3n)).toBe(3n);
+  });
+
+  it('adds and subtracts branded amounts and refuses a difference below zero with a coded error', () => {
+    expect(addLamports(lamports(1n), lamports(5n))).toBe(6n);
+    expect(subLamports(lamports(5n), lamports(2n))).toBe(3n);
+    expect(addRaw(rawAmount(7n), rawAmount(8n))).toBe(15n);
+    expect(subRaw(rawAmount(8n), rawAmount(8n))).toBe(0n);
+    expect(() => subLamports(lamports(1n), lamports(2n))).toThrow(/cannot take 2 lamports from 1/);
+    try {
+      subRaw(rawAmount(1n), rawAmount(3n));
+      expect.unreachable();
+    } catch (e) {
+      expect(isChainpilotError(e, 'CORE_INVALID_UNIT')).toBe(true);
+    }
+    expect(isRawAmount(0n)).toBe(true);
+    expect(isRawAmount(-1n)).toBe(false);
+    expect(isRawAmount(1)).toBe(false);
+  });
+
+  it('parses SOL decimals to exact lamports and refuses negatives and excess precision', () => {
+    expect(parseSolToLamports('0.123456789')).toBe(123_456_789n);
+    expect(parseSolToLamports(2)).toBe(2_000_000_000n);
+    expect(parseSolToLamports('0.0000000001')).toBeUndefined();
+    expect(parseSolToLamports('-1')).toBeUndefined();
+    expect(parseSolToLamports('lots')).toBeUndefined();
   });
 
   it('converts milliseconds to seconds by flooring', () => {

@@ -26,7 +26,7 @@ const redisOk = await useRedis();
 const clock = systemClock();
 
 const intent = (id: string): OrderIntent => ({
-  id, strategyId: 'q', side: 'buy', mint: 'MintQueueMetrics1111111111111111111111111', decimals: 6, amountIn: 10_000_000n, slippageBps: 100 as Bps,
+  id, strategyId: 'q', side: 'buy', mint: 'MintQueueMetrics1111111111111111111111111', decimals: 6, spendLamports: 10_000_000n as Lamports, slippageBps: 100 as Bps,
   priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'queue metrics test',
 });
 

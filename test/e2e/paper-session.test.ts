@@ -32,7 +32,7 @@ async function runHour(seed: number) {
       if (e.kind === 'fill') {
         const t = session.engine.portfolio.totals();
         if (t.openPositions > deployment.risk.maxOpenPositions!) violations.push(`open ${t.openPositions} at ${e.at}`);
-        if (t.openCostLamports > deployment.risk.maxExposureSol!) violations.push(`exposure ${t.openCostLamports} at ${e.at}`);
+        if (t.openCostLamports > deployment.risk.maxExposureLamports!) violations.push(`exposure ${t.openCostLamports} at ${e.at}`);
         const obs = session.engine.market.get(e.mint);
         const intent = intents.get(e.intentId)!;
         // Fill vs the market price the executor saw: never better, and within the intent's slippage of its reference.
@@ -68,7 +68,7 @@ describe('paper session on the shipped paper-sim deployment (simulated hour)', (
 
     // Positions and PnL, recomputed independently from the fills in the decision log.
     const fills = a.entries.filter((e): e is Extract<DecisionEntry, { kind: 'fill' }> => e.kind === 'fill');
-    let cash = a.deployment.paper.startingBalanceSol;
+    let cash: bigint = a.deployment.paper.startingBalanceLamports;
     const held = new Map<string, bigint>();
     for (const u of a.entries) if (u.kind === 'unfilled') cash -= BigInt(u.feeLamports);
     for (const f of fills) {

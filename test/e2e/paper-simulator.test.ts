@@ -42,13 +42,13 @@ async function run(seed: number, durationMs: number) {
       entries.push(e);
       if (e.kind === 'intent' && e.side === 'buy') {
         // Daily loss limit: no buy once the day's loss (from the starting equity; the run stays in one UTC day) reaches it.
-        const loss = deployment.paper.startingBalanceSol - session.engine.portfolio.totals().equityLamports;
-        if (loss >= deployment.risk.dailyLossLimitSol!) violations.push(`buy ${e.intentId} with a day loss of ${loss}`);
+        const loss = deployment.paper.startingBalanceLamports - session.engine.portfolio.totals().equityLamports;
+        if (loss >= deployment.risk.dailyLossLimitLamports!) violations.push(`buy ${e.intentId} with a day loss of ${loss}`);
       }
       if (e.kind !== 'fill') return;
       const t = session.engine.portfolio.totals();
       if (t.openPositions > deployment.risk.maxOpenPositions!) violations.push(`open positions ${t.openPositions}`);
-      if (t.openCostLamports > deployment.risk.maxExposureSol!) violations.push(`exposure ${t.openCostLamports}`);
+      if (t.openCostLamports > deployment.risk.maxExposureLamports!) violations.push(`exposure ${t.openCostLamports}`);
       // The fill against the simulator's price the engine saw: never better, and within the intent's slippage.
       const seen = decimal(session.engine.market.get(e.mint)!.price!);
       const price = decimal(e.price);
@@ -89,7 +89,7 @@ describe('paper-sim deployment against the embedded simulator (one simulated hou
     expect(a.violations).toEqual([]);
 
     // Positions and PnL recomputed from the fills in the decision log.
-    let cash = a.deployment.paper.startingBalanceSol;
+    let cash: bigint = a.deployment.paper.startingBalanceLamports;
     const held = new Map<string, bigint>();
     for (const f of a.entries) {
       if (f.kind === 'unfilled') cash -= BigInt(f.feeLamports);

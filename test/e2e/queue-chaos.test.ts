@@ -201,7 +201,7 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
       engine.pending.add(id);
       submitted.push(id);
       await engine.execs.get(wallet)!.submit({
-        id, strategyId: STRATEGY, side: 'buy', mint: chain.mint, decimals: 6, amountIn: 10_000_000n + BigInt(n), slippageBps: 100 as Bps,
+        id, strategyId: STRATEGY, side: 'buy', mint: chain.mint, decimals: 6, spendLamports: (10_000_000n + BigInt(n)) as Lamports, slippageBps: 100 as Bps,
         priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'chaos',
       });
       await sleep(random.int(30, 120));

@@ -32,7 +32,7 @@ describe('engine.dispatching()', () => {
       submit: (i) => {
         seen.push({ intent: i, trigger: ref.engine?.dispatching() });
         if (i.side === 'buy') {
-          sink?.({ type: 'filled', intentId: i.id, at: clock.now() as UnixMs, fill: { intentId: i.id, side: 'buy', mint: i.mint, decimals: 6, solAmount: i.amountIn as Lamports, tokenAmount: 1_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: '0.0001', filledAt: clock.now() as UnixMs } });
+          sink?.({ type: 'filled', intentId: i.id, at: clock.now() as UnixMs, fill: { intentId: i.id, side: 'buy', mint: i.mint, decimals: 6, solAmount: i.spendLamports, tokenAmount: 1_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: '0.0001', filledAt: clock.now() as UnixMs } });
         }
         return Promise.resolve();
       },

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
-import type { Fill } from '../../src/engine/execution-port.js';
+import { lamports, manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
+import type { Fill, OrderIntent } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
 import type { ExitRules } from '../../src/engine/exit-rules.js';
 import type { MarketView } from '../../src/engine/market-view.js';
-import { defineStrategy, type IntentFailed, type StrategyDefinition } from '../../src/engine/strategy-api.js';
+import { defineStrategy, type IntentFailed, type PendingIntent, type StrategyDefinition } from '../../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 import { fakeFeed } from './fake-feed.js';
@@ -251,7 +251,7 @@ describe('engine', () => {
   it('denies as a value and logs the denial with its code when a limit is hit', async () => {
     const results: unknown[] = [];
     const def = defineStrategy({ id: 'big', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: 5n * SOL, reason: 'too big' })); } });
-    const t = setup([{ def }], { risk: { maxTradeLamports: SOL } });
+    const t = setup([{ def }], { risk: { maxTradeLamports: lamports(SOL) } });
     await t.engine.start();
     t.launch('A');
     expect(results).toEqual([{ ok: false, code: 'RISK_TRADE_SIZE', reason: expect.stringContaining('maxTradeLamports') }]);
@@ -329,5 +329,50 @@ describe('engine', () => {
     t.price('A', 0.00005);
     t.clock.advance(200);
     expect(t.engine.portfolio.open()).toHaveLength(0);
+  });
+
+  it('hands the executor a buy that spends lamports and a sell of raw tokens, and denies an amount that is not a bigint above zero', async () => {
+    const results: { what: string; ok: boolean; code?: string; reason?: string }[] = [];
+    const pending: PendingIntent[] = [];
+    const note = (what: string, r: { ok: true } | { ok: false; code: string; reason: string }) => void results.push({ what, ok: r.ok, ...(r.ok ? {} : { code: r.code, reason: r.reason }) });
+    const def = defineStrategy({
+      id: 'trader', params: z.strictObject({}), rooms: () => ['latest'],
+      onLaunch(e, ctx) {
+        note('negative buy', ctx.buy({ mint: e.mint, lamports: -1n, reason: 'x' }));
+        note('number buy', ctx.buy({ mint: e.mint, lamports: 5 as unknown as bigint, reason: 'x' }));
+        note('buy', ctx.buy({ mint: e.mint, lamports: SOL, reason: 'x' }));
+        pending.push(...ctx.pending(e.mint));
+      },
+      onFill(f, ctx) {
+        if (f.side !== 'buy') return;
+        note('zero sell', ctx.sell({ mint: f.mint, amountRaw: 0n, reason: 'x' }));
+        note('sell', ctx.sell({ mint: f.mint, amountRaw: f.tokenAmount / 2n, reason: 'x' }));
+        pending.push(...ctx.pending(f.mint));
+      },
+    });
+    const intents: OrderIntent[] = [];
+    const t = setup([{ def }], { onIntent: (i) => void intents.push(i) });
+    await t.engine.start();
+    t.price('A', 0.0001);
+    t.launch('A');
+    t.clock.advance(200);
+    expect(results).toEqual([
+      { what: 'negative buy', ok: false, code: 'RISK_INVALID_AMOUNT', reason: 'amount must be > 0' },
+      { what: 'number buy', ok: false, code: 'RISK_INVALID_AMOUNT', reason: 'lamports must be a bigint > 0 (such as 100_000_000n), got a number' },
+      { what: 'buy', ok: true },
+      { what: 'zero sell', ok: false, code: 'RISK_INVALID_AMOUNT', reason: 'amount must be > 0' },
+      { what: 'sell', ok: true },
+    ]);
+    const [buy, sell] = intents;
+    expect(intents).toHaveLength(2);
+    expect(buy).toMatchObject({ side: 'buy', spendLamports: SOL });
+    expect(sell?.side).toBe('sell');
+    const half = t.engine.portfolio.position('trader', 'A')!.tokenRaw / 2n;
+    expect(sell).toMatchObject({ side: 'sell', sellRaw: half });
+    for (const i of intents) expect(Object.keys(i)).not.toContain('amountIn');
+    expect(pending.map((p) => (p.side === 'buy' ? ['buy', p.spendLamports] : ['sell', p.sellRaw]))).toEqual([['buy', SOL], ['sell', half]]);
+    // the decision log keeps its one amountIn field (parity with earlier logs): lamports for buys, raw for sells
+    const logged = t.log.lines.map((l) => JSON.parse(l) as { kind: string; amountIn?: string }).filter((e) => e.kind !== 'fill').map((e) => [e.kind, e.amountIn]);
+    expect(logged).toEqual([['denied', '-1'], ['denied', '5'], ['intent', String(SOL)], ['denied', '0'], ['intent', String(half)]]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock, unixMs } from '../../src/core/index.js';
+import { lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
 import { createExitManager, type ExitOrder } from '../../src/engine/exit-manager.js';
 import type { Position } from '../../src/engine/portfolio.js';
 
@@ -8,12 +8,12 @@ const position = (tokenRaw: bigint, openedAt: number): Position => ({
   strategyId: 's1',
   mint: 'mintA',
   decimals: 6,
-  tokenRaw,
-  costLamports: 100_000_000n,
-  boughtLamports: 100_000_000n,
-  boughtRaw: tokenRaw,
+  tokenRaw: rawAmount(tokenRaw),
+  costLamports: lamports(100_000_000n),
+  boughtLamports: lamports(100_000_000n),
+  boughtRaw: rawAmount(tokenRaw),
   realisedLamports: 0n,
-  feesLamports: 5_000n,
+  feesLamports: lamports(5_000n),
   openedAt: unixMs(openedAt),
   updatedAt: unixMs(openedAt),
   market: 'venue_a',

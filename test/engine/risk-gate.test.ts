@@ -14,8 +14,8 @@ function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } 
     totals: () => portfolio.totals(),
     openPositions: () => portfolio.open(),
     position: (st, m) => portfolio.position(st, m),
-    pendingBuyLamports: () => opts.pendingBuy ?? 0n,
-    pendingSellRaw: () => 0n,
+    pendingBuyLamports: () => lamports(opts.pendingBuy ?? 0n),
+    pendingSellRaw: () => rawAmount(0n),
     openingPositions: () => 0,
     lastBuyAt: () => opts.lastBuyAt as UnixMs | undefined,
   };
@@ -24,17 +24,17 @@ function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } 
   return { s, market, portfolio, buyFill };
 }
 
-const buy = (amountIn: bigint, mint = 'M', at = 1_000): RiskRequest => ({ side: 'buy', strategyId: 's', mint, amountIn, at: at as UnixMs });
+const buy = (spend: bigint, mint = 'M', at = 1_000): RiskRequest => ({ side: 'buy', strategyId: 's', mint, spendLamports: lamports(spend), at: at as UnixMs });
 
 describe('risk gate', () => {
   it('allows a buy within every limit', () => {
-    expect(createRiskGate({ maxTradeLamports: SOL, maxOpenPositions: 2 }).check(buy(SOL), state().s)).toEqual({ allowed: true });
+    expect(createRiskGate({ maxTradeLamports: lamports(SOL), maxOpenPositions: 2 }).check(buy(SOL), state().s)).toEqual({ allowed: true });
   });
 
   it.each<[string, RiskLimits, bigint]>([
-    ['RISK_TRADE_SIZE', { maxTradeLamports: SOL }, 2n * SOL],
-    ['RISK_MAX_EXPOSURE', { maxExposureLamports: 3n * SOL }, 2n * SOL],
-    ['RISK_TOKEN_LIMIT', { maxPerTokenLamports: 2n * SOL }, SOL + 1n],
+    ['RISK_TRADE_SIZE', { maxTradeLamports: lamports(SOL) }, 2n * SOL],
+    ['RISK_MAX_EXPOSURE', { maxExposureLamports: lamports(3n * SOL) }, 2n * SOL],
+    ['RISK_TOKEN_LIMIT', { maxPerTokenLamports: lamports(2n * SOL) }, SOL + 1n],
     ['RISK_MAX_OPEN_POSITIONS', { maxOpenPositions: 1 }, SOL],
   ])('denies with %s when the limit would be exceeded', (code, limits, amount) => {
     const st = state();
@@ -71,7 +71,7 @@ describe('risk gate', () => {
   it('halts buys for the rest of the UTC day once the daily loss limit is reached, and allows them the next day', () => {
     const st = state({ cash: 10n * SOL });
     st.buyFill('M', 4n * SOL, 4_000_000n);
-    const gate = createRiskGate({ dailyLossLimitLamports: SOL });
+    const gate = createRiskGate({ dailyLossLimitLamports: lamports(SOL) });
     expect(gate.check(buy(SOL, 'X'), st.s)).toEqual({ allowed: true });
     st.portfolio.mark('M', '0.5'); // position now worth 2 SOL: 2 SOL loss
     expect(gate.check(buy(SOL, 'X'), st.s)).toMatchObject({ allowed: false, code: 'RISK_DAILY_LOSS_HALT' });
@@ -87,7 +87,7 @@ describe('risk gate', () => {
     const gate = createRiskGate({});
     gate.kill('operator');
     expect(gate.check(buy(SOL), st.s)).toMatchObject({ allowed: false, code: 'RISK_KILL_SWITCH' });
-    expect(gate.check({ side: 'sell', strategyId: 's', mint: 'M', amountIn: 1_000_000n, at: 0 as UnixMs }, st.s)).toEqual({ allowed: true });
+    expect(gate.check({ side: 'sell', strategyId: 's', mint: 'M', sellRaw: rawAmount(1_000_000n), at: 0 as UnixMs }, st.s)).toEqual({ allowed: true });
     gate.resume();
     expect(gate.check(buy(SOL), st.s)).toEqual({ allowed: true });
   });
@@ -95,7 +95,7 @@ describe('risk gate', () => {
   it('denies a sell larger than the position as a value, never by throwing', () => {
     const st = state();
     st.buyFill('M', SOL, 10n);
-    expect(createRiskGate({}).check({ side: 'sell', strategyId: 's', mint: 'M', amountIn: 11n, at: 0 as UnixMs }, st.s)).toMatchObject({ allowed: false, code: 'RISK_NO_POSITION' });
+    expect(createRiskGate({}).check({ side: 'sell', strategyId: 's', mint: 'M', sellRaw: rawAmount(11n), at: 0 as UnixMs }, st.s)).toMatchObject({ allowed: false, code: 'RISK_NO_POSITION' });
     expect(createRiskGate({}).check(buy(0n), st.s)).toMatchObject({ allowed: false, code: 'RISK_INVALID_AMOUNT' });
   });
 });

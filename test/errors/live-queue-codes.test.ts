@@ -53,7 +53,7 @@ describe.skipIf(!redisOk)('queue codes (real Redis)', () => {
     const wallet = Keypair.generate().publicKey.toBase58();
     const clock = systemClock();
     const intent: OrderIntent = {
-      id: 'left-1', strategyId: 'q', side: 'buy', mint: Keypair.generate().publicKey.toBase58(), decimals: 6, amountIn: 10_000_000n, slippageBps: 100 as Bps,
+      id: 'left-1', strategyId: 'q', side: 'buy', mint: Keypair.generate().publicKey.toBase58(), decimals: 6, spendLamports: 10_000_000n as Lamports, slippageBps: 100 as Bps,
       priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'catch-up test',
     };
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });

@@ -54,7 +54,7 @@ function built() {
 }
 
 const intent: OrderIntent = {
-  id: 'b1', strategyId: 's', side: 'buy', mint: mint.toBase58(), decimals: 6, amountIn: 1_000_000n, slippageBps: 100 as Bps,
+  id: 'b1', strategyId: 's', side: 'buy', mint: mint.toBase58(), decimals: 6, spendLamports: 1_000_000n as Lamports, slippageBps: 100 as Bps,
   priorityFeeLamports: 0n as Lamports, referencePrice: undefined, createdAt: 0 as UnixMs, reason: 't',
 };
 

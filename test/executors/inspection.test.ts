@@ -28,7 +28,7 @@ describe('inspection before signing', () => {
     const received = h.chain.stats.received.size;
     const tokens = h.chain.tokensOf(h.wallet, h.mint);
     h.swap.mode = mode;
-    await h.executor.submit(h.intent(1, side === 'sell' ? { side: 'sell', amountIn: tokens / 4n } : {}));
+    await h.executor.submit(h.intent(1, side === 'sell' ? { side: 'sell', sellRaw: tokens / 4n } : {}));
     await h.runUntil(() => h.reports.some((r) => r.intentId === 'int-1' && r.type !== 'accepted'));
     const r = h.reports.find((x) => x.intentId === 'int-1' && x.type === 'rejected');
     expect(r?.type === 'rejected' && r.code).toBe(code);
@@ -51,7 +51,7 @@ describe('inspection before signing', () => {
     const received = h.chain.stats.received.size;
     h.swap.mode = 'siphon';
     h.swap.siphonMint = other;
-    await h.executor.submit(h.intent(1, { side: 'sell', amountIn: h.chain.tokensOf(h.wallet, h.mint) / 4n }));
+    await h.executor.submit(h.intent(1, { side: 'sell', sellRaw: h.chain.tokensOf(h.wallet, h.mint) / 4n }));
     await h.runUntil(() => h.reports.some((r) => r.intentId === 'int-1' && r.type !== 'accepted'));
     const r = h.reports.find((x) => x.intentId === 'int-1' && x.type !== 'accepted');
     expect(r?.type === 'rejected' && r.code).toBe('LIVE_INSPECTION_ACCOUNT');
@@ -83,7 +83,7 @@ describe('inspection before signing', () => {
   it('rejects a swap whose simulation fails', async () => {
     h = await createHarness();
     await startHarness(h);
-    await h.executor.submit(h.intent(1, { amountIn: 1_999_000_000n, mint: h.chain.createMint(6).toBase58() })); // no pool for this mint
+    await h.executor.submit(h.intent(1, { spendLamports: 1_999_000_000n, mint: h.chain.createMint(6).toBase58() })); // no pool for this mint
     await h.runUntil(() => h.reports.some((r) => r.type === 'rejected'));
     const r = h.reports.find((x) => x.type === 'rejected');
     expect(r?.type === 'rejected' && r.code).toBe('LIVE_INSPECTION_SIMULATION');
@@ -106,7 +106,7 @@ describe('spend caps inside the executor', () => {
   it('rejects an intent above the per-trade cap before building anything', async () => {
     h = await createHarness({ settings: { maxTradeLamports: 500_000_000n } });
     await startHarness(h);
-    await h.executor.submit(h.intent(1, { amountIn: 500_000_000n }));
+    await h.executor.submit(h.intent(1, { spendLamports: 500_000_000n }));
     const r = h.reports[0];
     expect(r?.type === 'rejected' && r.code).toBe('LIVE_SPEND_CAP_TRADE');
     expect(h.swap.builds).toBe(0);

@@ -10,6 +10,7 @@ import {
   getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
+import type { Lamports, RawAmount } from '../../src/core/units.js';
 import { checkInstructions, type DecodedInstruction } from '../../src/executors/live/instruction-checks.js';
 import { swapAccountsOf } from '../../src/executors/live/swap-accounts.js';
 import { WSOL_MINT } from '../../src/executors/live/ports.js';
@@ -25,7 +26,7 @@ const ata = (m: PublicKey, owner = wallet, program = undefined as PublicKey | un
 const decoded = (ixs: TransactionInstruction[]): DecodedInstruction[] =>
   ixs.map((ix) => ({ program: ix.programId.toBase58(), accounts: ix.keys.map((k) => k.pubkey.toBase58()), data: new Uint8Array(ix.data) }));
 const check = (side: 'buy' | 'sell', amountIn: bigint, ixs: TransactionInstruction[]) =>
-  checkInstructions(decoded(ixs), { side, amountIn }, swapAccountsOf({ side, mint: mint.toBase58() }, wallet.toBase58()), RENT);
+  checkInstructions(decoded(ixs), side === 'buy' ? { side, spendLamports: amountIn as Lamports } : { side, sellRaw: amountIn as RawAmount }, swapAccountsOf({ side, mint: mint.toBase58() }, wallet.toBase58()), RENT);
 
 describe('instruction checks', () => {
   it('pass an honest buy and an honest sell, counting what leaves the wallet', () => {

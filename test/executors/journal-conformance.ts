@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, RawAmount, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
+import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 
 /** How a backend opens a fresh journal, reopens the same one, and cleans up. */
@@ -17,13 +18,13 @@ export interface JournalBackend {
   cleanup(): Promise<void>;
 }
 
-export const intent = (id: string, over: Partial<OrderIntent> = {}): OrderIntent => ({
+export const intent = (id: string, over: Partial<IntentDraft> = {}): OrderIntent => orderIntent({
   id,
   strategyId: 's',
   side: 'buy',
   mint: 'So11111111111111111111111111111111111111112',
   decimals: 6,
-  amountIn: 123_456_789_012_345_678n,
+  spendLamports: 123_456_789_012_345_678n,
   slippageBps: 150 as Bps,
   priorityFeeLamports: 7n as Lamports,
   referencePrice: '0.000000123456789',

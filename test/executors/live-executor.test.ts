@@ -147,7 +147,7 @@ describe('live executor on the fake chain', () => {
     await h.runUntil(settled('int-1'));
     const tokens = h.chain.tokensOf(h.wallet, h.mint);
     const before = h.chain.lamportsOf(h.wallet);
-    await h.executor.submit(h.intent(2, { side: 'sell', amountIn: tokens / 2n }));
+    await h.executor.submit(h.intent(2, { side: 'sell', sellRaw: tokens / 2n }));
     await h.runUntil(settled('int-2'));
     const fill = filled('int-2');
     expect(fill.tokenAmount).toBe(tokens / 2n);
@@ -176,7 +176,7 @@ describe('live executor on the fake chain', () => {
     await h.runUntil(() => true);
     expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
     // A different decision under the same id (another run's, say) is rejected, never left pending.
-    await h.executor.submit(h.intent(1, { amountIn: 50_000_000n }));
+    await h.executor.submit(h.intent(1, { spendLamports: 50_000_000n }));
     expect(h.reports.at(-1)).toMatchObject({ type: 'rejected', intentId: 'int-1', code: 'LIVE_INTENT_ID_REPEATED' });
     expect(h.swap.builds).toBe(1);
   });
@@ -185,9 +185,13 @@ describe('live executor on the fake chain', () => {
     h = await createHarness();
     await expect(h.executor.submit(h.intent(1))).rejects.toMatchObject({ code: 'LIVE_NOT_STARTED' });
     await startHarness(h);
-    await h.executor.submit(h.intent(2, { amountIn: 0n }));
+    await h.executor.submit(h.intent(2, { spendLamports: 0n }));
     await h.executor.submit(h.intent(3, { mint: 'not-a-mint' }));
-    expect(h.reports.map((r) => r.type === 'rejected' && r.code)).toEqual(['LIVE_INVALID_INTENT', 'LIVE_INVALID_INTENT']);
+    await h.executor.submit(h.intent(4, { side: 'sell', sellRaw: 0n }));
+    expect(h.reports.map((r) => r.type === 'rejected' && r.code)).toEqual(['LIVE_INVALID_INTENT', 'LIVE_INVALID_INTENT', 'LIVE_INVALID_INTENT']);
+    expect(h.reports.map((r) => (r.type === 'rejected' ? r.reason : '')).filter((m) => m.includes('must be a bigint > 0'))).toEqual([
+      expect.stringContaining('spendLamports must be a bigint > 0') as unknown, expect.stringContaining('sellRaw must be a bigint > 0') as unknown,
+    ]);
     expect(h.swap.builds).toBe(0);
   });
 });

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { LAMPORTS_PER_SOL, type Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
+import type { ExecutionReport } from '../../src/engine/execution-port.js';
+import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
@@ -54,12 +55,12 @@ describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder,
     }
     throw new Error('runUntil: condition not reached');
   };
-  const submit = async (over: Partial<OrderIntent>): Promise<ExecutionReport> => {
+  const submit = async (over: Partial<IntentDraft>): Promise<ExecutionReport> => {
     const id = `m-${++n}`;
-    await executor.submit({
-      id, strategyId: 'sim', side: 'buy', mint, decimals: 6, amountIn: 200_000_000n, slippageBps: 100 as Bps,
+    await executor.submit(orderIntent({
+      id, strategyId: 'sim', side: 'buy', mint, decimals: 6, spendLamports: 200_000_000n, slippageBps: 100 as Bps,
       priorityFeeLamports: 100_000n as Lamports, referencePrice: undefined, createdAt: sim.clock.now() as UnixMs, reason: 'test', ...over,
-    });
+    }));
     await runUntil(() => reports.some((r) => r.intentId === id && r.type !== 'accepted'));
     return reports.find((r) => r.intentId === id && r.type !== 'accepted')!;
   };
@@ -125,7 +126,7 @@ describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder,
     const buy = await submit({});
     expect(buy.type).toBe('filled');
     if (buy.type !== 'filled') return;
-    const sell = await submit({ side: 'sell', amountIn: buy.fill.tokenAmount });
+    const sell = await submit({ side: 'sell', sellRaw: buy.fill.tokenAmount });
     expect(sell.type).toBe('filled');
   });
 });

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { bps, lamports, manualClock, type UnixMs } from '../../src/core/index.js';
 import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
 import { createMarketView } from '../../src/engine/market-view.js';
+import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import { DEFAULT_FILL_MODEL, modelFill } from '../../src/executors/paper/fill-model.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 
-const intent = (o: Partial<OrderIntent> = {}): OrderIntent => ({
-  id: 'int_1', strategyId: 's', side: 'buy', mint: 'M', decimals: 6, amountIn: 1_000_000_000n, slippageBps: bps(500),
+const intent = (o: Partial<IntentDraft> = {}): OrderIntent => orderIntent({
+  id: 'int_1', strategyId: 's', side: 'buy', mint: 'M', decimals: 6, spendLamports: 1_000_000_000n, slippageBps: bps(500),
   priorityFeeLamports: lamports(20_000n), referencePrice: '0.00003', createdAt: 0 as UnixMs, reason: 'test', ...o,
 });
 
@@ -30,15 +31,15 @@ describe('paper fill model', () => {
   it('gives a sell the symmetric output in lamports', () => {
     const sol = 30_000_000_000n;
     const token = 1_000_000_000_000n;
-    const r = modelFill(intent({ side: 'sell', amountIn: 10_000_000_000n }), observed(0.00003, { sol, token }).get('M'));
+    const r = modelFill(intent({ side: 'sell', sellRaw: 10_000_000_000n }), observed(0.00003, { sol, token }).get('M'));
     const inAfterFee = (10_000_000_000n * 9_900n) / 10_000n;
     expect(r).toMatchObject({ ok: true, tokenAmount: 10_000_000_000n, solAmount: (((sol * inAfterFee) / (token + inAfterFee)) * 9_950n) / 10_000n });
   });
 
   it('has more price impact for a bigger order', () => {
     const view = observed(0.00003);
-    const small = modelFill(intent({ amountIn: 100_000_000n }), view.get('M'));
-    const big = modelFill(intent({ amountIn: 10_000_000_000n, slippageBps: bps(10_000) }), view.get('M'));
+    const small = modelFill(intent({ spendLamports: 100_000_000n }), view.get('M'));
+    const big = modelFill(intent({ spendLamports: 10_000_000_000n, slippageBps: bps(10_000) }), view.get('M'));
     if (!small.ok || !big.ok) throw new Error('expected fills');
     expect(Number(big.price)).toBeGreaterThan(Number(small.price));
   });

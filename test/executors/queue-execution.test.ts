@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 const intent = (id: string, mint: string): OrderIntent => ({
-  id, strategyId: 'q', side: 'buy', mint, decimals: 6, amountIn: 10_000_000n, slippageBps: 100 as Bps,
+  id, strategyId: 'q', side: 'buy', mint, decimals: 6, spendLamports: 10_000_000n as Lamports, slippageBps: 100 as Bps,
   priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'queue test',
 });
 

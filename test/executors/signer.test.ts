@@ -81,7 +81,7 @@ describe('signer', () => {
       await h.executor.submit(h.intent(2));
       await h.runUntil(() => h.reports.filter((r) => r.type !== 'accepted').length === 2);
       h.swap.mode = 'drain';
-      await h.executor.submit(h.intent(3, { amountIn: 1000n }));
+      await h.executor.submit(h.intent(3, { spendLamports: 1000n }));
       await h.runUntil(() => h.reports.filter((r) => r.type !== 'accepted').length === 3);
       expect(h.reports.map((r) => r.type).sort()).toEqual(['accepted', 'accepted', 'accepted', 'failed', 'filled', 'rejected']);
       expect(lines.length).toBeGreaterThan(3);

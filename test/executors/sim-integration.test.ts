@@ -11,6 +11,7 @@ import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/execution-port.js';
+import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
@@ -96,13 +97,13 @@ async function runUntil(wd: World, cond: () => boolean, maxSteps = 5_000): Promi
   throw new Error('runUntil: condition not reached');
 }
 
-const intent = (wd: World, n: number, over: Partial<OrderIntent> = {}): OrderIntent => ({
+const intent = (wd: World, n: number, over: Partial<IntentDraft> = {}): OrderIntent => orderIntent({
   id: `sim-${n}`,
   strategyId: 'sim',
   side: 'buy',
   mint: wd.mint,
   decimals: 6,
-  amountIn: 500_000_000n,
+  spendLamports: 500_000_000n,
   slippageBps: 100 as Bps,
   priorityFeeLamports: 100_000n as Lamports,
   referencePrice: undefined,
@@ -135,7 +136,7 @@ describe('live executor against the simulator ledger', () => {
     expect(buy.tokenAmount).toBe(await tokens(w));
     expect(sol0 - (await lamports(w))).toBe(buy.solAmount + buy.feeLamports);
     expect(w.sim.market.landed).toHaveLength(1);
-    await w.executor.submit(intent(w, 2, { side: 'sell', amountIn: buy.tokenAmount }));
+    await w.executor.submit(intent(w, 2, { side: 'sell', sellRaw: buy.tokenAmount }));
     await runUntil(w, outcome(w, 'sim-2'));
     const sell = fillOf(w, 'sim-2');
     expect(sell.tokenAmount).toBe(buy.tokenAmount);
@@ -206,8 +207,8 @@ describe('live executor against the simulator ledger', () => {
     w = await world();
     const tokens0 = await tokens(w);
     // small enough that the first landing moves the price less than the 1 % slippage of the second
-    await w.executor.submit(intent(w, 1, { amountIn: 50_000_000n }));
-    await w.executor.submit(intent(w, 2, { amountIn: 50_000_000n })); // same request, same blockhash
+    await w.executor.submit(intent(w, 1, { spendLamports: 50_000_000n }));
+    await w.executor.submit(intent(w, 2, { spendLamports: 50_000_000n })); // same request, same blockhash
     await runUntil(w, () => outcome(w!, 'sim-1')() && outcome(w!, 'sim-2')());
     const a = fillOf(w, 'sim-1');
     const b = fillOf(w, 'sim-2');

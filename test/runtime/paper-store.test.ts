@@ -58,7 +58,7 @@ function book(h: RuntimeHandle): { positions: unknown[]; realised: bigint; cash:
 const priced = (h: RuntimeHandle): boolean => h.stats().positions.every((p) => p.valueLamports !== undefined);
 
 function intentOf(id: string): OrderIntent {
-  return { id, strategyId: 'round-trip', side: 'buy', mint: MINT, decimals: 6, amountIn: 1_000_000_000n, slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: T0 as UnixMs, reason: 'test' };
+  return { id, strategyId: 'round-trip', side: 'buy', mint: MINT, decimals: 6, spendLamports: lamports(1_000_000_000n), slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: T0 as UnixMs, reason: 'test' };
 }
 function fillOf(intentId: string, sol: bigint, tokens: bigint, fee: bigint): Fill {
   return { intentId, side: 'buy', mint: MINT, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(fee), price: priceOf(sol, tokens, 6), filledAt: (T0 + 1) as UnixMs };

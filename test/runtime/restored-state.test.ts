@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { bps, createRedactor, lamports, manualClock, newId, rawAmount, seededRandom, type UnixMs } from '../../src/core/index.js';
 import type { DecisionEntry } from '../../src/engine/decision-log.js';
 import { createEngine } from '../../src/engine/engine.js';
-import type { Fill, OrderIntent } from '../../src/engine/execution-port.js';
+import { amountInOf, type Fill, type OrderIntent } from '../../src/engine/execution-port.js';
 import type { MarketView } from '../../src/engine/market-view.js';
 import { priceOf } from '../../src/engine/portfolio.js';
 import { defineStrategy } from '../../src/engine/strategy-api.js';
@@ -66,15 +66,16 @@ function fillOf(intentId: string, side: 'buy' | 'sell', mint: string, sol: bigin
   return { intentId, side, mint, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(fee), price: priceOf(sol, tokens, 6), filledAt: at as UnixMs };
 }
 
-function intentOf(id: string, side: 'buy' | 'sell', amountIn: bigint, at: number): OrderIntent {
-  return { id, strategyId: 'buyer', side, mint: MINT, decimals: 6, amountIn, slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: at as UnixMs, reason: 'test' };
+function intentOf(id: string, side: 'buy' | 'sell', amount: bigint, at: number): OrderIntent {
+  const common = { id, strategyId: 'buyer', mint: MINT, decimals: 6, slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: at as UnixMs, reason: 'test' };
+  return side === 'buy' ? { ...common, side, spendLamports: lamports(amount) } : { ...common, side, sellRaw: rawAmount(amount) };
 }
 
 /** Journals an intent through to LANDED (with `fill`) or FAILED_ON_CHAIN (with `feeLamports`). */
 async function journalOutcome(store: DeploymentStore, intent: OrderIntent, outcome: { fill: Fill } | { feeLamports: bigint }, n: number): Promise<void> {
   const j = store.journal;
   const at = T0 + n;
-  await j.create(intent, { spendLamports: intent.amountIn, day: '2023-11-14' }, at);
+  await j.create(intent, { spendLamports: amountInOf(intent), day: '2023-11-14' }, at);
   await j.markBuilt(intent.id, at);
   const signature = `sig${n}x`.padEnd(88, '1');
   await j.recordSigned(intent.id, { signature, txBase64: 'AA==', blockhash: 'bh', expiryBlockHeight: 100, slippageBps: 300 }, at);

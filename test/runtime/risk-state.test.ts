@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { manualClock, seededRandom, type ManualClock } from '../../src/core/index.js';
+import { lamports, manualClock, seededRandom, type ManualClock } from '../../src/core/index.js';
 import type { DecisionEntry } from '../../src/engine/decision-log.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { MarketView } from '../../src/engine/market-view.js';
@@ -55,7 +55,7 @@ function run(clock: ManualClock, store: DeploymentStore, dailyLossLimitLamports 
     feed, clock, random: seededRandom(3), decisions: (e) => void entries.push(e), riskStore: store.risk,
     executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 0 }),
     strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })],
-    risk: { dailyLossLimitLamports }, startingCashLamports: 100n * SOL,
+    risk: { dailyLossLimitLamports: lamports(dailyLossLimitLamports) }, startingCashLamports: 100n * SOL,
     execution: { slippageBps: 2_000, priorityFeeLamports: 0n, defaultDecimals: 6 },
   });
   ref.market = engine.market;

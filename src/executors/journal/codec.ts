@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { ChainpilotError } from '../../core/errors.js';
-import type { Bps, Lamports, RawAmount, UnixMs } from '../../core/units.js';
-import type { Fill, OrderIntent } from '../../engine/execution-port.js';
+import { lamports, rawAmount, type Bps, type UnixMs } from '../../core/units.js';
+import { amountInOf, type Fill, type OrderIntent } from '../../engine/execution-port.js';
 
 const bigintString = z.string().regex(/^\d+$/).transform((s) => BigInt(s));
 
@@ -37,21 +37,29 @@ const fillSchema = z.object({
   pool: z.string().optional(),
 });
 
-/** Encodes an intent as JSON text. */
+/**
+ * Encodes an intent as JSON text. The stored format predates the buy/sell union and stays as it
+ * was, so journals and queued jobs written by earlier versions still open: one `amountIn` integer
+ * string, lamports for a buy and raw token units for a sell (the `side` says which).
+ */
 export function encodeIntent(i: OrderIntent): string {
-  return JSON.stringify({ ...i, amountIn: i.amountIn.toString(), priorityFeeLamports: i.priorityFeeLamports.toString() });
+  return JSON.stringify({
+    id: i.id, strategyId: i.strategyId, side: i.side, mint: i.mint, decimals: i.decimals, amountIn: amountInOf(i).toString(),
+    slippageBps: i.slippageBps, priorityFeeLamports: i.priorityFeeLamports.toString(), referencePrice: i.referencePrice, createdAt: i.createdAt, reason: i.reason,
+  });
 }
 
 /** Decodes an intent written by {@link encodeIntent}; throws JOURNAL_CORRUPT on a bad row. */
 export function decodeIntent(text: string): OrderIntent {
-  const p = parse(intentSchema, text, 'intent');
-  return {
+  const { amountIn, side, ...p } = parse(intentSchema, text, 'intent');
+  const common = {
     ...p,
     referencePrice: p.referencePrice,
     slippageBps: p.slippageBps as Bps,
-    priorityFeeLamports: p.priorityFeeLamports as Lamports,
+    priorityFeeLamports: lamports(p.priorityFeeLamports),
     createdAt: p.createdAt as UnixMs,
   };
+  return side === 'buy' ? { ...common, side, spendLamports: lamports(amountIn) } : { ...common, side, sellRaw: rawAmount(amountIn) };
 }
 
 /** Encodes a fill as JSON text. */
@@ -70,9 +78,9 @@ export function decodeFill(text: string): Fill {
   const { signature, pool, ...rest } = p;
   return {
     ...rest,
-    solAmount: p.solAmount as Lamports,
-    tokenAmount: p.tokenAmount as RawAmount,
-    feeLamports: p.feeLamports as Lamports,
+    solAmount: lamports(p.solAmount),
+    tokenAmount: rawAmount(p.tokenAmount),
+    feeLamports: lamports(p.feeLamports),
     filledAt: p.filledAt as UnixMs,
     ...(signature === undefined ? {} : { signature }),
     ...(pool === undefined ? {} : { pool }),

@@ -8,7 +8,7 @@ import { fromRaw, lamportsToSol } from '../../core/decimal.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { throwIfAborted } from '../../core/abort.js';
-import type { Lamports, UnixMs } from '../../core/units.js';
+import { lamports, type UnixMs } from '../../core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
@@ -162,7 +162,7 @@ async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number
     wallet: ctx.signer.address,
     from: buy ? WSOL_MINT : intent.mint,
     to: buy ? intent.mint : WSOL_MINT,
-    amount: buy ? lamportsToSol(intent.amountIn) : fromRaw(intent.amountIn, intent.decimals),
+    amount: intent.side === 'buy' ? lamportsToSol(intent.spendLamports) : fromRaw(intent.sellRaw, intent.decimals),
     slippagePct: slippageBps / 100,
     priorityFeeSol: lamportsToSol(priorityFeeLamports),
   };
@@ -234,7 +234,7 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
   const code = rec.code ?? 'LIVE_RETRIES_EXHAUSTED';
   const reason = rec.reason ?? '';
   if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill });
-  else if (rec.state === 'FAILED_ON_CHAIN') ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: (rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) as Lamports });
+  else if (rec.state === 'FAILED_ON_CHAIN') ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
   else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });
   else ctx.report({ type: 'expired', intentId, at });
   await ctx.journal.markReported(intentId, at);

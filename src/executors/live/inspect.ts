@@ -231,7 +231,7 @@ function judgeBalances(
   }
 
   if (intent.side === 'buy') {
-    const maxOut = intent.amountIn + feeBudget + rentBudget;
+    const maxOut = intent.spendLamports + feeBudget + rentBudget;
     const solOut = -(solDelta + wsolDelta);
     if (solOut > maxOut) {
       return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount + fees + rent)`);
@@ -241,8 +241,8 @@ function judgeBalances(
     }
     return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: mintDelta };
   }
-  if (inputTaken > intent.amountIn || -mintDelta > intent.amountIn) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.amountIn}`);
+  if (inputTaken > intent.sellRaw || -mintDelta > intent.sellRaw) {
+    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.sellRaw}`);
   }
   const solIn = solDelta + wsolDelta;
   if (-solIn > feeBudget + rentBudget) {

@@ -13,7 +13,7 @@
 import { ComputeBudgetProgram, SystemProgram } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import { amountInOf, type BuyIntent, type SellIntent } from '../../engine/execution-port.js';
 import type { SwapAccounts } from './swap-accounts.js';
 
 export const SYSTEM_PROGRAM = SystemProgram.programId.toBase58();
@@ -92,7 +92,7 @@ export function instructionName(ix: DecodedInstruction): string {
  */
 export function checkInstructions(
   instructions: readonly DecodedInstruction[],
-  intent: Pick<OrderIntent, 'side' | 'amountIn'>,
+  intent: Pick<BuyIntent, 'side' | 'spendLamports'> | Pick<SellIntent, 'side' | 'sellRaw'>,
   ours: SwapAccounts,
   rentBudgetLamports: bigint,
 ): InstructionVerdict {
@@ -102,8 +102,8 @@ export function checkInstructions(
   let inputOut = 0n;
   let limits = 0;
   let prices = 0;
-  const solAllowance = (intent.side === 'buy' ? intent.amountIn : 0n) + rentBudgetLamports;
-  const tokenAllowance = intent.amountIn; // wrapped SOL on a buy (lamports), the mint's tokens on a sell
+  const solAllowance = (intent.side === 'buy' ? intent.spendLamports : 0n) + rentBudgetLamports;
+  const tokenAllowance = amountInOf(intent); // wrapped SOL on a buy (lamports), the mint's tokens on a sell
 
   for (let i = 0; i < instructions.length; i++) {
     const ix = instructions[i]!;

@@ -8,8 +8,8 @@ import { PublicKey } from '@solana/web3.js';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { UnixMs } from '../../core/units.js';
-import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
+import { addLamports, lamports, type Lamports, type UnixMs } from '../../core/units.js';
+import { amountInOf, type ExecutionReport, type ExecutionSink, type Executor, type OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { driveIntent, type DriveContext, type LiveProbePoint, type LiveRetryKind } from './drive-intent.js';
@@ -152,8 +152,9 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
 }
 
 /** SOL that may leave the wallet for `intent`: amount (buys) plus base and priority fee budget. */
-export function spendOf(intent: OrderIntent): bigint {
-  return (intent.side === 'buy' ? intent.amountIn : 0n) + intent.priorityFeeLamports + LAMPORTS_PER_SIGNATURE;
+export function spendOf(intent: OrderIntent): Lamports {
+  const fees = addLamports(intent.priorityFeeLamports, lamports(LAMPORTS_PER_SIGNATURE));
+  return intent.side === 'buy' ? addLamports(intent.spendLamports, fees) : fees;
 }
 
 /** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
@@ -163,14 +164,17 @@ export function utcDay(at: UnixMs): string {
 
 /** True when `a` and `b` are the same decision (every field equal), not just the same id. */
 function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
-  return a.id === b.id && a.strategyId === b.strategyId && a.side === b.side && a.mint === b.mint && a.decimals === b.decimals && a.amountIn === b.amountIn
+  return a.id === b.id && a.strategyId === b.strategyId && a.side === b.side && a.mint === b.mint && a.decimals === b.decimals && amountInOf(a) === amountInOf(b)
     && a.slippageBps === b.slippageBps && a.priorityFeeLamports === b.priorityFeeLamports && a.referencePrice === b.referencePrice && a.createdAt === b.createdAt && a.reason === b.reason;
 }
 
 /** Why `i` cannot be executed (a field out of range), or undefined when it is well-formed. */
 export function validateIntent(i: OrderIntent): string | undefined {
   if (typeof i.id !== 'string' || i.id.length === 0 || i.id.length > 128) return 'id must be a non-empty string of at most 128 characters';
-  if (typeof i.amountIn !== 'bigint' || i.amountIn <= 0n) return 'amountIn must be a bigint > 0';
+  const amount: unknown = i.side === 'buy' ? i.spendLamports : i.sellRaw;
+  if (i.side === 'buy' || i.side === 'sell') {
+    if (typeof amount !== 'bigint' || amount <= 0n) return `${i.side === 'buy' ? 'spendLamports' : 'sellRaw'} must be a bigint > 0`;
+  }
   if (typeof i.priorityFeeLamports !== 'bigint' || i.priorityFeeLamports < 0n) return 'priorityFeeLamports must be a bigint >= 0';
   if (!Number.isInteger(i.decimals) || i.decimals < 0 || i.decimals > 18) return 'decimals must be an integer from 0 to 18';
   if (!Number.isInteger(i.slippageBps) || i.slippageBps < 0 || i.slippageBps > 10_000) return 'slippageBps must be an integer from 0 to 10000';

@@ -3,7 +3,7 @@
  * amounts that actually moved for our wallet, and the fee actually paid.
  */
 import { decimal } from '../../core/decimal.js';
-import type { Lamports, RawAmount, UnixMs } from '../../core/units.js';
+import { lamports, rawAmount, type UnixMs } from '../../core/units.js';
 import type { Fill, OrderIntent } from '../../engine/execution-port.js';
 import type { TokenBalance, TransactionMeta } from './ports.js';
 
@@ -26,8 +26,8 @@ export function readFill(
   const buy = intent.side === 'buy';
   const sol = buy ? pre - post - meta.fee : post - pre + meta.fee;
   const tokens = buy ? tokensPost - tokensPre : tokensPre - tokensPost;
-  const solAmount = (sol < 0n ? 0n : sol) as Lamports;
-  const tokenAmount = (tokens < 0n ? 0n : tokens) as RawAmount;
+  const solAmount = lamports(sol < 0n ? 0n : sol);
+  const tokenAmount = rawAmount(tokens < 0n ? 0n : tokens);
   const price =
     tokenAmount === 0n ? '0' : decimal(solAmount).shiftedBy(-9).div(decimal(tokenAmount).shiftedBy(-intent.decimals)).toFixed();
   return {
@@ -37,7 +37,7 @@ export function readFill(
     decimals: intent.decimals,
     solAmount,
     tokenAmount,
-    feeLamports: meta.fee as Lamports,
+    feeLamports: lamports(meta.fee),
     price,
     filledAt,
     signature,

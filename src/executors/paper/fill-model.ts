@@ -63,18 +63,18 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
   let solAmount: bigint;
   let tokenAmount: bigint;
   if (intent.side === 'buy') {
-    const inAfterFee = (intent.amountIn * (10_000n - poolFee)) / 10_000n;
+    const inAfterFee = (intent.spendLamports * (10_000n - poolFee)) / 10_000n;
     const out = (reserves.token * inAfterFee) / (reserves.sol + inAfterFee);
-    solAmount = intent.amountIn;
+    solAmount = intent.spendLamports;
     tokenAmount = (out * keep) / 10_000n;
   } else {
-    const inAfterFee = (intent.amountIn * (10_000n - poolFee)) / 10_000n;
+    const inAfterFee = (intent.sellRaw * (10_000n - poolFee)) / 10_000n;
     const out = (reserves.sol * inAfterFee) / (reserves.token + inAfterFee);
-    tokenAmount = intent.amountIn;
+    tokenAmount = intent.sellRaw;
     solAmount = (out * keep) / 10_000n;
   }
   if (tokenAmount <= 0n || solAmount <= 0n) {
-    return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `order of ${intent.amountIn} is too small to fill at the observed price`, feeLamports: fee };
+    return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `order of ${intent.side === 'buy' ? `${intent.spendLamports} lamports` : `${intent.sellRaw} raw`} is too small to fill at the observed price`, feeLamports: fee };
   }
   const price = priceOf(solAmount, tokenAmount, intent.decimals);
   if (intent.referencePrice !== undefined) {

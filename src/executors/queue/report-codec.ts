@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ChainpilotError } from '../../core/errors.js';
-import type { Lamports, UnixMs } from '../../core/units.js';
+import { lamports, type UnixMs } from '../../core/units.js';
 import type { ExecutionReport } from '../../engine/execution-port.js';
 import { decodeFill, encodeFill } from '../journal/codec.js';
 
@@ -39,7 +39,7 @@ export function decodeReport(text: string): ExecutionReport {
     case 'filled':
       return { type: 'filled', intentId: r.intentId, at, fill: decodeFill(r.fill) };
     case 'failed':
-      return { type: 'failed', intentId: r.intentId, at, code: r.code, reason: r.reason, feeLamports: BigInt(r.feeLamports) as Lamports };
+      return { type: 'failed', intentId: r.intentId, at, code: r.code, reason: r.reason, feeLamports: lamports(r.feeLamports) };
     case 'rejected':
       return { type: 'rejected', intentId: r.intentId, at, code: r.code, reason: r.reason };
     default:

@@ -111,7 +111,7 @@ export function reportOf(result: BacktestResult, recording: Recording, loaded: L
   const d = result.deployment;
   return computeReport({
     decisions: result.decisions, equity: result.equity, prices: result.prices, openPositions: result.openPositions,
-    startingLamports: d.paper.startingBalanceSol, startedAt: result.startedAt, endedAt: result.endedAt, sampleMs,
+    startingLamports: d.paper.startingBalanceLamports, startedAt: result.startedAt, endedAt: result.endedAt, sampleMs,
     ...(minRatioSpanMs !== undefined ? { minRatioSpanMs } : {}),
     fingerprint: runFingerprint(recording, loaded.deployment, result.decisionLog),
     run: {

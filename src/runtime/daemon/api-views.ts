@@ -1,5 +1,6 @@
 /** Plain JSON views of slots and handles for the control API (bigints as decimal strings). */
 import type { z } from 'zod';
+import { amountInOf } from '../../engine/execution-port.js';
 import type { DeploymentHandle, FeedHealth, PendingIntentView } from '../deployment-handle.js';
 import type { deploymentDetailBody, deploymentSummaryBody, feedHealthBody, intentBody } from './api-schemas.js';
 import type { SlotView } from './supervisor.js';
@@ -16,7 +17,7 @@ export function feedView(f: FeedHealth, at: number): z.infer<typeof feedHealthBo
 
 export function intentView(p: PendingIntentView): z.infer<typeof intentBody> {
   const i = p.intent;
-  return { id: i.id, strategyId: i.strategyId, side: i.side, mint: i.mint, amountIn: i.amountIn.toString(), createdAt: i.createdAt, reason: i.reason, state: p.state };
+  return { id: i.id, strategyId: i.strategyId, side: i.side, mint: i.mint, amountIn: amountInOf(i).toString(), createdAt: i.createdAt, reason: i.reason, state: p.state };
 }
 
 export function summaryView(slot: SlotView): z.infer<typeof deploymentSummaryBody> {

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       side: 'buy',
       mint,
       decimals: 6,
-      amountIn: 10_000_000n,
+      spendLamports: 10_000_000n as Lamports,
       slippageBps: 100 as Bps,
       priorityFeeLamports: 10_000n as Lamports,
       referencePrice: undefined,

@@ -7,6 +7,7 @@ import { manualClock, type ManualClock } from '../../../src/core/clock.js';
 import type { Logger } from '../../../src/core/logger.js';
 import type { Bps, Lamports, UnixMs } from '../../../src/core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../../src/engine/execution-port.js';
+import { orderIntent, type IntentDraft } from '../../helpers/intents.js';
 import type { IntentJournal } from '../../../src/executors/journal/journal.js';
 import { openSqliteJournal } from '../../../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor, type LiveExecutor } from '../../../src/executors/live/live-executor.js';
@@ -31,7 +32,7 @@ export interface Harness {
   executor: LiveExecutor;
   /** A fresh executor over the same chain and journal file (a restart). */
   restart(probe?: (p: LiveProbePoint, id: string) => void): Promise<void>;
-  intent(n: number, over?: Partial<OrderIntent>): OrderIntent;
+  intent(n: number, over?: Partial<IntentDraft>): OrderIntent;
   /** Advances the manual clock timer by timer until `cond` holds. */
   runUntil(cond: () => boolean, maxSteps?: number): Promise<void>;
   close(): Promise<void>;
@@ -95,20 +96,20 @@ export async function createHarness(opts: { settings?: Partial<LiveSettingsInput
       await started;
     },
     intent(n, over = {}) {
-      return {
+      return orderIntent({
         id: `int-${n}`,
         strategyId: 'test',
         side: 'buy',
         mint: mint.toBase58(),
         decimals: 6,
-        amountIn: 100_000_000n,
+        spendLamports: 100_000_000n,
         slippageBps: 100 as Bps,
         priorityFeeLamports: 10_000n as Lamports,
         referencePrice: undefined,
         createdAt: clock.now() as UnixMs,
         reason: 'test',
         ...over,
-      };
+      });
     },
     async runUntil(cond, maxSteps = 20_000) {
       for (let i = 0; i < maxSteps; i++) {
