@@ -17,10 +17,25 @@ function bad(room: string, why: string): ChainpilotError {
   return new ChainpilotError('ENGINE_BAD_FRAME', `frame on room "${room}" rejected: ${why}`, { retry: 'not_retryable', context: { room } });
 }
 
-/** Exact decimal string of a finite wire number (no exponent notation). */
-function exactString(n: number): string {
+/**
+ * Exact decimal string of a finite wire number (no exponent notation): the digits of `String(n)`
+ * with the decimal point moved, as `decimal(n).toFixed()` gives them, without a BigNumber (prices
+ * in SOL are mostly below 1e-6, so this runs for nearly every price frame).
+ */
+export function exactString(n: number): string {
   const s = String(n);
-  return s.includes('e') ? decimal(n, 'price').toFixed() : s;
+  const e = s.indexOf('e');
+  if (e < 0) return s;
+  if (!Number.isFinite(n)) return decimal(n, 'price').toFixed(); // throws CORE_INVALID_DECIMAL
+  const neg = s.charCodeAt(0) === 45 ? 1 : 0;
+  const mantissa = s.slice(neg, e);
+  const dot = mantissa.indexOf('.');
+  const digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  const point = (dot < 0 ? mantissa.length : dot) + Number(s.slice(e + 1));
+  const body = point <= 0 ? `0.${'0'.repeat(-point)}${digits}`
+    : point >= digits.length ? digits + '0'.repeat(point - digits.length)
+      : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return neg ? `-${body}` : body;
 }
 
 /** Numeric fields of a payload (for stats and volume rooms). */
