@@ -62,7 +62,9 @@ export function encodeTree(root: unknown): EncodedTree {
   const strings: string[] = [];
   const stringIndex = new Map<string, number>();
   const shapes: string[][] = [];
-  const shapeIndex = new Map<string, number>();
+  /** Shapes by key sequence, as a trie on the keys (property names are interned: no string to build per object). */
+  interface ShapeNode { index: number; readonly next: Map<string, ShapeNode> }
+  const shapeRoot: ShapeNode = { index: -1, next: new Map() };
 
   const visit = (v: unknown): void => {
     switch (typeof v) {
@@ -106,15 +108,19 @@ export function encodeTree(root: unknown): EncodedTree {
         if (Object.getPrototypeOf(v) !== Object.prototype) throw new Error('prepared cache: not a plain object');
         const o = v as Record<string, unknown>;
         const keys = Object.keys(o);
-        const sk = keys.join('\u0000');
-        let s = shapeIndex.get(sk);
-        if (s === undefined) {
-          s = shapes.length;
+        let node = shapeRoot;
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          let child = node.next.get(k);
+          if (child === undefined) node.next.set(k, (child = { index: -1, next: new Map() }));
+          node = child;
+        }
+        if (node.index < 0) {
+          node.index = shapes.length;
           shapes.push(keys);
-          shapeIndex.set(sk, s);
         }
         tags.push(T_OBJECT);
-        ints.push(s);
+        ints.push(node.index);
         for (let i = 0; i < keys.length; i++) visit(o[keys[i]!]);
         return;
       }
