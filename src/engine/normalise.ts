@@ -11,6 +11,8 @@ import type { FamilyName } from '../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
 
+const ROOM_PARTS_MAX = 4_096;
+
 type Mapper<F extends FamilyName> = (msg: StreamMessage & { readonly family: F }, parts: readonly string[]) => DomainEvent[];
 
 function bad(room: string, why: string): ChainpilotError {
@@ -56,6 +58,8 @@ export interface Normaliser {
 
 export function createNormaliser(): Normaliser {
   let solUsd = 0;
+  /** Room name split on `:` (without `:enriched`), per room: every message of a room needs it. Bounded. */
+  const roomParts = new Map<string, readonly string[]>();
 
   const mappers: { readonly [F in FamilyName]: Mapper<F> } = {
     launch: ({ room, receivedAt, origin, data: d }) => {
@@ -133,8 +137,13 @@ export function createNormaliser(): Normaliser {
 
   return {
     map(msg) {
-      const parts = msg.room.split(':');
-      if (parts[parts.length - 1] === 'enriched') parts.pop();
+      let parts = roomParts.get(msg.room);
+      if (parts === undefined) {
+        const p = msg.room.split(':');
+        if (p[p.length - 1] === 'enriched') p.pop();
+        if (roomParts.size >= ROOM_PARTS_MAX) roomParts.clear();
+        roomParts.set(msg.room, (parts = p));
+      }
       return (mappers[msg.family] as Mapper<FamilyName>)(msg, parts);
     },
     solUsd: () => solUsd,
