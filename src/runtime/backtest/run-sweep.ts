@@ -1,8 +1,9 @@
 /**
  * `chainpilot sweep`: runs the grid of a deployment's parameters over one recording on worker
  * threads (one per core by default; each loads the recording once, from the prepared cache the
- * sweep built first), ranks the cells by a metric and writes sweep.json, sweep.csv and sweep.html. Results depend only on the cells, never on the
- * number of workers or their timing: each cell is deterministic and results are ordered by cell.
+ * sweep built first), ranks the cells by a metric and writes sweep.json, sweep.csv and sweep.html.
+ * Results depend only on the cells, never on the number of workers or their timing: each cell is
+ * deterministic and results are ordered by cell.
  * `walkForward` splits the window into an in-sample and an out-of-sample part and reports both.
  */
 import { availableParallelism } from 'node:os';
