@@ -11,16 +11,33 @@ import type { FamilyName } from '../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
 
+const ROOM_PARTS_MAX = 4_096;
+
 type Mapper<F extends FamilyName> = (msg: StreamMessage & { readonly family: F }, parts: readonly string[]) => DomainEvent[];
 
 function bad(room: string, why: string): ChainpilotError {
   return new ChainpilotError('ENGINE_BAD_FRAME', `frame on room "${room}" rejected: ${why}`, { retry: 'not_retryable', context: { room } });
 }
 
-/** Exact decimal string of a finite wire number (no exponent notation). */
-function exactString(n: number): string {
+/**
+ * Exact decimal string of a finite wire number (no exponent notation): the digits of `String(n)`
+ * with the decimal point moved, as `decimal(n).toFixed()` gives them, without a BigNumber (prices
+ * in SOL are mostly below 1e-6, so this runs for nearly every price frame).
+ */
+export function exactString(n: number): string {
   const s = String(n);
-  return s.includes('e') ? decimal(n, 'price').toFixed() : s;
+  const e = s.indexOf('e');
+  if (e < 0) return s;
+  if (!Number.isFinite(n)) return decimal(n, 'price').toFixed(); // throws CORE_INVALID_DECIMAL
+  const neg = s.charCodeAt(0) === 45 ? 1 : 0;
+  const mantissa = s.slice(neg, e);
+  const dot = mantissa.indexOf('.');
+  const digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  const point = (dot < 0 ? mantissa.length : dot) + Number(s.slice(e + 1));
+  const body = point <= 0 ? `0.${'0'.repeat(-point)}${digits}`
+    : point >= digits.length ? digits + '0'.repeat(point - digits.length)
+      : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return neg ? `-${body}` : body;
 }
 
 /** Numeric fields of a payload (for stats and volume rooms). */
@@ -41,6 +58,8 @@ export interface Normaliser {
 
 export function createNormaliser(): Normaliser {
   let solUsd = 0;
+  /** Room name split on `:` (without `:enriched`), per room: every message of a room needs it. Bounded. */
+  const roomParts = new Map<string, readonly string[]>();
 
   const mappers: { readonly [F in FamilyName]: Mapper<F> } = {
     launch: ({ room, receivedAt, origin, data: d }) => {
@@ -118,8 +137,13 @@ export function createNormaliser(): Normaliser {
 
   return {
     map(msg) {
-      const parts = msg.room.split(':');
-      if (parts[parts.length - 1] === 'enriched') parts.pop();
+      let parts = roomParts.get(msg.room);
+      if (parts === undefined) {
+        const p = msg.room.split(':');
+        if (p[p.length - 1] === 'enriched') p.pop();
+        if (roomParts.size >= ROOM_PARTS_MAX) roomParts.clear();
+        roomParts.set(msg.room, (parts = p));
+      }
       return (mappers[msg.family] as Mapper<FamilyName>)(msg, parts);
     },
     solUsd: () => solUsd,

@@ -39,9 +39,8 @@ export interface RecordingFile {
   readonly text: string;
 }
 
-/** Reads, decompresses and checks the header of one file. */
-export function readRecordingFile(path: string): RecordingFile {
-  const raw = readFileSync(path);
+/** Reads (unless its bytes are given), decompresses and checks the header of one file. */
+export function readRecordingFile(path: string, raw: Buffer = readFileSync(path)): RecordingFile {
   const sha256 = createHash('sha256').update(raw).digest('hex');
   const text = (path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
   const nl = text.indexOf('\n');
@@ -70,10 +69,24 @@ export interface Recording {
   readonly firstBad: string | undefined;
 }
 
+/** Every recording file that `spec` names (one spec or several), in name order within each. */
+export function recordingPaths(spec: string | readonly string[]): string[] {
+  return (typeof spec === 'string' ? [spec] : spec).flatMap(resolveRecordingFiles);
+}
+
+/** Replay order of recording files: by their headers' start times, then part, then path. */
+export function replayOrder<F extends { readonly path: string; readonly header: RecordingHeader }>(files: readonly F[]): F[] {
+  return [...files].sort((a, b) => a.header.startedAt - b.header.startedAt || a.header.part - b.header.part || (a.path < b.path ? -1 : 1));
+}
+
 /** Reads every file of `spec` in time order and parses its lines. */
 export function readRecording(spec: string | readonly string[]): Recording {
-  const paths = (typeof spec === 'string' ? [spec] : spec).flatMap(resolveRecordingFiles);
-  const files = paths.map(readRecordingFile).sort((a, b) => a.header.startedAt - b.header.startedAt || a.header.part - b.header.part || (a.path < b.path ? -1 : 1));
+  return parseRecordingFiles(recordingPaths(spec).map((p) => readRecordingFile(p)));
+}
+
+/** Parses the lines of files already read, in replay order. */
+export function parseRecordingFiles(read: readonly RecordingFile[]): Recording {
+  const files = replayOrder(read);
   const lines: RecordLine[] = [];
   let badLines = 0;
   let firstBad: string | undefined;

@@ -8,6 +8,7 @@ import type { UnixMs } from '../core/index.js';
 import { createRoomRouter, type RoomRouter } from '../client/datastream/room-router.js';
 import { createStats } from '../client/datastream/stats.js';
 import type { StreamFeed, StreamGap, StreamMessage } from '../engine/feed-port.js';
+import type { RecordLine } from './recording-format.js';
 
 export interface ReplayFeedStats {
   readonly frames: number;
@@ -96,6 +97,24 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
       silentRooms: recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : [],
     }),
   };
+}
+
+const recordedRooms = new WeakMap<readonly RecordLine[], ReadonlySet<string>>();
+
+/** Every room with a message frame in a recording's lines, computed once per lines array (sweep cells share it). */
+export function recordedRoomsOf(lines: readonly RecordLine[]): ReadonlySet<string> {
+  let rooms = recordedRooms.get(lines);
+  if (rooms === undefined) {
+    const out = new Set<string>();
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i]!;
+      if (l.kind !== 'frame') continue;
+      const room = (l.frame as { room?: unknown } | undefined)?.room;
+      if (typeof room === 'string') out.add(room);
+    }
+    recordedRooms.set(lines, (rooms = out));
+  }
+  return rooms;
 }
 
 /** Every room that has at least one message frame in `frames`. */

@@ -2,7 +2,7 @@
  * Parity: a paper session of config/paper-sim.yaml on the embedded simulator (its manual clock,
  * a real WebSocket, the Datastream client's receive times on the same clock) with recording on,
  * then a backtest of that recording with the same deployment, writes the same decision log byte
- * for byte.
+ * for byte, from the recording files and from their prepared cache alike.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { readRecordingPrepared } from '../../src/replay/prepared-cache.js';
 import { readRecording } from '../../src/replay/recording-reader.js';
 import { runBacktest } from '../../src/runtime/backtest/run-backtest.js';
 import { recordSimulator } from '../../src/runtime/record/record-sim.js';
@@ -36,6 +37,12 @@ describe('backtest parity with a recorded paper session', () => {
     const bt = await runBacktest({ loaded, recording: readRecording(dir) });
     expect(bt.decisionLog).toBe(paperLog);
     expect(bt.data.misses).toBe(0);
+
+    expect(readRecordingPrepared(dir, { version: 'parity' }).cache.status).toBe('built');
+    const cached = readRecordingPrepared(dir, { version: 'parity' });
+    expect(cached.cache.status).toBe('hit');
+    const fromCache = await runBacktest({ loaded, recording: cached.recording });
+    expect(fromCache.decisionLog).toBe(paperLog);
   }, 120_000);
 
   it('records the same simulator run byte for byte twice (seed, start and duration fixed)', async () => {

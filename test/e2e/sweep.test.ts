@@ -3,12 +3,13 @@
  * sweep.json with 1 worker and with 2; walk-forward reports an in-sample and an out-of-sample
  * window for every cell; a bad --set path is refused before any work, naming the path.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
+import { CACHE_DIR_NAME } from '../../src/replay/prepared-cache.js';
 import { runSweep } from '../../src/runtime/backtest/run-sweep.js';
 import { parseSetOption } from '../../src/runtime/backtest/sweep-grid.js';
 import { recordSimulator } from '../../src/runtime/record/record-sim.js';
@@ -25,6 +26,8 @@ const axes = [parseSetOption('strategies[curve-momentum].params.confirmMs=2000,5
 describe('sweep', () => {
   it('gives identical results with 1 and 2 worker threads, with walk-forward windows for every cell', async () => {
     const one = await runSweep({ file, data: [join(dir, 'rec')], axes, outDir: join(dir, 'w1'), workers: 1, walkForwardPct: 70, minTrades: 1 });
+    // The first sweep built the recording's prepared cache; the second sweep and its workers read it.
+    expect(readdirSync(join(dir, 'rec', CACHE_DIR_NAME)).filter((f) => f.endsWith('.cpreplay')).length).toBe(1);
     const two = await runSweep({ file, data: [join(dir, 'rec')], axes, outDir: join(dir, 'w2'), workers: 2, walkForwardPct: 70, minTrades: 1 });
     expect(readFileSync(join(dir, 'w2', 'sweep.json'), 'utf8')).toBe(readFileSync(join(dir, 'w1', 'sweep.json'), 'utf8'));
     expect(readFileSync(join(dir, 'w2', 'sweep.csv'), 'utf8')).toBe(readFileSync(join(dir, 'w1', 'sweep.csv'), 'utf8'));

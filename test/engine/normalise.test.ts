@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRoomMessage } from '../../src/client/datastream/index.js';
-import type { UnixMs } from '../../src/core/index.js';
-import { createNormaliser } from '../../src/engine/normalise.js';
+import { decimal, type UnixMs } from '../../src/core/index.js';
+import { createNormaliser, exactString } from '../../src/engine/normalise.js';
 import { wire } from './wire.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -90,5 +90,21 @@ describe('mapping typed stream messages to domain events', () => {
     expect(rejection('price:token:M', { price: 'high' })).toBe('price must be a positive number (USD)');
     expect(() => map('mystery:room', {})).toThrow(expect.objectContaining({ code: 'ENGINE_BAD_FRAME' }));
     expect(rejection('liquidity:M', { not: 'a liquidity event' })).toBe('tx must be a string');
+  });
+});
+
+describe('exact decimal strings of wire numbers', () => {
+  it('writes every double as the exact decimal that decimal(n).toFixed() gives, exponent or not', () => {
+    const edge = [0, -0, 1, -1, 0.1, 1e-7, 1.7373889297887632e-7, -2.5e-8, 1e21, -1.5e22, 123456789e15, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 9.99e-7, 1e-6];
+    // A seeded generator over the whole exponent range (mantissas of 1 to 17 digits).
+    let x = 42;
+    const next = (): number => (x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+    const random = Array.from({ length: 5_000 }, () => (next() < 0.5 ? -1 : 1) * Number(`${next()}e${Math.floor(next() * 640) - 330}`));
+    for (const n of [...edge, ...random]) {
+      if (!Number.isFinite(n)) continue;
+      expect(exactString(n), String(n)).toBe(decimal(n, 'price').toFixed());
+    }
+    expect(exactString(1.7373889297887632e-7)).toBe('0.00000017373889297887632');
+    expect(exactString(1e21)).toBe('1000000000000000000000');
   });
 });

@@ -27,13 +27,14 @@ export function registerBacktest(program: Command): void {
     .option('--data-miss <policy>', 'ctx.data look-up with no recorded answer: latest (newest earlier answer) or error', 'latest')
     .option('--sample <time>', 'equity sampling interval', durationOption, 60_000)
     .option('--verify-against <file>', 'decision log to compare with; exits 1 at the first difference')
-    .action(async (file: string, opts: { data: string[]; from?: number; to?: number; out: string; seed?: number; dataMiss: string; sample: number; verifyAgainst?: string }) => {
+    .option('--no-cache', 'parse the recording without its prepared cache (.chainpilot-cache next to the recording), and write none')
+    .action(async (file: string, opts: { data: string[]; from?: number; to?: number; out: string; seed?: number; dataMiss: string; sample: number; verifyAgainst?: string; cache: boolean }) => {
       const [{ runBacktestJob }, { formatReportSummary }, { createProgress }] = await Promise.all([import('../../runtime/backtest/backtest-job.js'), import('../../report/summary-table.js'), import('../progress.js')]);
       if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
       const progress = createProgress('backtest');
       try {
         const r = await runBacktestJob({
-          file, data: opts.data, outDir: opts.out, dataMiss: opts.dataMiss, sampleMs: opts.sample,
+          file, data: opts.data, outDir: opts.out, dataMiss: opts.dataMiss, sampleMs: opts.sample, cache: opts.cache,
           ...(opts.from !== undefined ? { fromMs: opts.from } : {}),
           ...(opts.to !== undefined ? { toMs: opts.to } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
@@ -41,6 +42,7 @@ export function registerBacktest(program: Command): void {
           onProgress: (p) => progress.update(p.lines, p.totalLines, new Date(p.at).toISOString(), p.linesPerSec),
         });
         progress.stop();
+        if (r.cache.status === 'rebuilt' || r.cache.status === 'unwritable') process.stderr.write(`recording cache ${r.cache.path}: ${r.cache.status}: ${r.cache.reason ?? ''}\n`);
         process.stdout.write(`${formatReportSummary(r.report)}\n\nwrote ${r.files.report}, ${r.files.html} and ${r.files.decisions}\n`);
         if (opts.verifyAgainst) {
           if (r.divergence) {

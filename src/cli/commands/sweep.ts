@@ -24,7 +24,8 @@ export function registerSweep(program: Command): void {
     .option('--workers <n>', 'worker threads (default: every core; 0 = in this thread)', intOption)
     .option('--walk-forward <in/out>', 'split the window, e.g. 70/30, and report in-sample and out-of-sample per cell')
     .option('--out <dir>', 'output directory', './sweep-out')
-    .action(async (file: string, opts: { data: string[]; set: string[]; metric: string; minTrades: number; workers?: number; walkForward?: string; out: string }) => {
+    .option('--no-cache', 'parse the recording without its prepared cache (.chainpilot-cache next to the recording), and write none')
+    .action(async (file: string, opts: { data: string[]; set: string[]; metric: string; minTrades: number; workers?: number; walkForward?: string; out: string; cache: boolean }) => {
       const [{ parseWalkForward, runSweep, SWEEP_METRICS }, { parseSetOption }, { createProgress }] = await Promise.all([
         import('../../runtime/backtest/run-sweep.js'), import('../../runtime/backtest/sweep-grid.js'), import('../progress.js'),
       ]);
@@ -33,7 +34,7 @@ export function registerSweep(program: Command): void {
       try {
         const axes: SweepAxis[] = opts.set.map(parseSetOption);
         const r = await runSweep({
-          file, data: opts.data, axes, outDir: opts.out, metric: opts.metric as SweepMetric, minTrades: opts.minTrades,
+          file, data: opts.data, axes, outDir: opts.out, metric: opts.metric as SweepMetric, minTrades: opts.minTrades, cache: opts.cache,
           ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
           ...(opts.walkForward ? { walkForwardPct: parseWalkForward(opts.walkForward) } : {}),
           onCell: (done, total) => progress.update(done, total, `${done}/${total} cells`, 0),

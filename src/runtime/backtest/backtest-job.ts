@@ -11,6 +11,7 @@ import { effectiveConfigYaml, loadDeployment, type Deployment, type LoadedDeploy
 import { computeReport } from '../../report/compute-report.js';
 import { renderReportHtml } from '../../report/render-html.js';
 import type { BacktestReport } from '../../report/report-types.js';
+import { readRecordingPrepared, type PreparedRecording } from '../../replay/prepared-cache.js';
 import { readRecording, type Recording } from '../../replay/recording-reader.js';
 import type { DataMissFallback } from '../../replay/replay-data.js';
 import { chainpilotVersion } from '../record/version.js';
@@ -27,6 +28,10 @@ export interface BacktestJobOptions {
   readonly sampleMs?: number;
   readonly minRatioSpanMs?: number;
   readonly verifyAgainst?: string;
+  /** Use the recording's prepared cache, building it on first use (default true). */
+  readonly cache?: boolean;
+  /** Directory of prepared caches (default: `.chainpilot-cache` next to the recording). */
+  readonly cacheDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly log?: Logger;
   readonly onProgress?: (p: BacktestProgress) => void;
@@ -53,6 +58,17 @@ export interface BacktestJobResult {
   readonly files: { readonly report: string; readonly html: string; readonly decisions: string };
   readonly divergence: Divergence | undefined;
   readonly drift: FillDrift | undefined;
+  /** How the recording was read: its prepared cache (and what became of it), or `off`. */
+  readonly cache: PreparedRecording['cache'] | { readonly status: 'off' };
+}
+
+/**
+ * Reads the recording of a backtest or sweep once: through its prepared cache unless `cache` is
+ * false (a cache that does not check is rebuilt, see src/replay/prepared-cache.ts).
+ */
+export function loadRecording(data: string | readonly string[], cache = true, cacheDir?: string): { readonly recording: Recording; readonly cache: BacktestJobResult['cache'] } {
+  if (!cache) return { recording: readRecording(data), cache: { status: 'off' } };
+  return readRecordingPrepared(data, { version: chainpilotVersion(), ...(cacheDir !== undefined ? { dir: cacheDir } : {}) });
 }
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
@@ -141,7 +157,7 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
       throw new ChainpilotError('BACKTEST_INVALID_OPTION', `--verify-against ${o.verifyAgainst}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'}); give a decision log (telemetry.decisionLog of the run)`, { retry: 'not_retryable', context: { field: 'verify-against' } });
     }
   }
-  const recording = readRecording(o.data);
+  const { recording, cache } = loadRecording(o.data, o.cache, o.cacheDir);
   const sampleMs = o.sampleMs ?? 60_000;
   const result = await runBacktest({
     loaded, recording, sampleMs,
@@ -160,5 +176,5 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
   writeFileSync(files.html, renderReportHtml(report));
   const divergence = expected === undefined ? undefined : firstDivergence(expected, result.decisionLog);
   const drift = expected === undefined ? undefined : fillDrift(expected, result.decisionLog);
-  return { report, result, files, divergence, drift };
+  return { report, result, files, divergence, drift, cache };
 }

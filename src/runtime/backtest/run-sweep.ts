@@ -1,8 +1,9 @@
 /**
  * `chainpilot sweep`: runs the grid of a deployment's parameters over one recording on worker
- * threads (one per core by default; each parses the recording once), ranks the cells by a metric
- * and writes sweep.json, sweep.csv and sweep.html. Results depend only on the cells, never on the
- * number of workers or their timing: each cell is deterministic and results are ordered by cell.
+ * threads (one per core by default; each loads the recording once, from the prepared cache the
+ * sweep built first), ranks the cells by a metric and writes sweep.json, sweep.csv and sweep.html.
+ * Results depend only on the cells, never on the number of workers or their timing: each cell is
+ * deterministic and results are ordered by cell.
  * `walkForward` splits the window into an in-sample and an out-of-sample part and reports both.
  */
 import { availableParallelism } from 'node:os';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ChainpilotError } from '../../core/index.js';
 import { renderSweepCsv, renderSweepHtml, type SweepOutput } from '../../report/sweep-output.js';
-import { readRecording } from '../../replay/recording-reader.js';
+import { loadRecording } from './backtest-job.js';
 import { runCell, type CellJob, type CellResult, type CellWindow } from './sweep-cell.js';
 import { cellDeployment, gridCells, type SweepAxis, type SweepCell } from './sweep-grid.js';
 
@@ -30,6 +31,9 @@ export interface SweepOptions {
   /** In-sample share in percent, e.g. 70 for `--walk-forward 70/30`. */
   readonly walkForwardPct?: number;
   readonly sampleMs?: number;
+  /** Use the recording's prepared cache, building it on first use (default true); workers read it too. */
+  readonly cache?: boolean;
+  readonly cacheDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly onCell?: (done: number, total: number) => void;
 }
@@ -43,12 +47,20 @@ export function parseWalkForward(v: string): number {
   return Number(m[1]);
 }
 
-async function runOnWorkers(n: number, job: CellJob, data: readonly string[], cells: readonly SweepCell[], onResult: (r: CellResult) => void): Promise<void> {
+/** What a sweep worker reads: the recording's files and how (through the prepared cache or not). */
+export interface SweepWorkerData {
+  readonly job: CellJob;
+  readonly data: readonly string[];
+  readonly cache: boolean;
+  readonly cacheDir: string | undefined;
+}
+
+async function runOnWorkers(n: number, init: SweepWorkerData, cells: readonly SweepCell[], onResult: (r: CellResult) => void): Promise<void> {
   const queue = [...cells];
   const boot = new URL('./sweep-worker-boot.mjs', import.meta.url);
   const entry = new URL(`./sweep-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
   const one = (): Promise<void> => new Promise((resolve, reject) => {
-    const w = new Worker(boot, { workerData: { entry, job, data } });
+    const w = new Worker(boot, { workerData: { entry, ...init } });
     const next = (): void => {
       const cell = queue.shift();
       if (cell) w.postMessage({ cell });
@@ -90,7 +102,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   const cells = gridCells(o.axes);
   // Validate every cell's deployment up front: a bad value fails before any work starts.
   for (const c of cells) cellDeployment(fileText, o.file, c, o.env);
-  const recording = readRecording(o.data);
+  const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
   const lines = recording.lines;
   const first = lines.find((l) => l.kind === 'start')?.t ?? recording.files[0]?.header.startedAt ?? 0;
   const last = lines.findLast((l) => l.kind === 'end')?.t ?? lines[lines.length - 1]?.t ?? first;
@@ -108,7 +120,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   };
   const workers = o.workers ?? availableParallelism();
   if (workers <= 0) for (const c of cells) onResult(await runCell(job, recording, c));
-  else await runOnWorkers(workers, job, o.data, cells, onResult);
+  else await runOnWorkers(workers, { job, data: o.data, cache: o.cache ?? true, cacheDir: o.cacheDir }, cells, onResult);
   results.sort((a, b) => a.index - b.index);
 
   const rankWindow = windows[0]!.name;

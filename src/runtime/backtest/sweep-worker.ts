@@ -1,16 +1,16 @@
 /**
- * A sweep worker thread: reads the recording once, then runs every cell it is sent and posts each
+ * A sweep worker thread: reads the recording once (from its prepared cache, which the sweep built
+ * before starting the workers), then runs every cell it is sent and posts each
  * result back. Messages: `{ cell }` to run one, `{ done: true }` to exit.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { readRecording } from '../../replay/recording-reader.js';
-import { runCell, type CellJob } from './sweep-cell.js';
+import { loadRecording } from './backtest-job.js';
+import type { SweepWorkerData } from './run-sweep.js';
+import { runCell } from './sweep-cell.js';
 import type { SweepCell } from './sweep-grid.js';
 
-interface Init { readonly job: CellJob; readonly data: readonly string[] }
-
-const init = workerData as Init & { entry: string };
-const recording = readRecording(init.data);
+const init = workerData as SweepWorkerData & { entry: string };
+const { recording } = loadRecording(init.data, init.cache, init.cacheDir);
 const port = parentPort!;
 port.on('message', (m: { cell?: SweepCell; done?: boolean }) => {
   if (m.done) {
