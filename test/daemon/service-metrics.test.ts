@@ -83,7 +83,9 @@ describe('daemon service metrics', () => {
       const sent = total(f, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m', method: 'sendTransaction' });
       const paperIntents = total(f, 'chainpilot_event_to_intent_seconds', { deployment: 'paper-m' });
       const fills = total(f, 'chainpilot_fills_total', { deployment: 'live-m' });
-      return sent > 0 && paperIntents > 0 && fills > 0 ? f : undefined;
+      // a buy placed after a price wait is not timed (no event was being dispatched): wait for a timed one
+      const liveIntents = total(f, 'chainpilot_event_to_intent_seconds', { deployment: 'live-m' });
+      return sent > 0 && paperIntents > 0 && fills > 0 && liveIntents > 0 ? f : undefined;
     }, 50_000);
 
     // JSON-RPC: one series per method the executor used, each with observations.
