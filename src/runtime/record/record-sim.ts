@@ -21,6 +21,9 @@ import { createRecorder } from './recorder.js';
 /** 2026-01-01T00:00:00Z: the default start of simulator recordings (a fixed time keeps them reproducible). */
 export const DEFAULT_SIM_START = 1_767_225_600_000;
 
+/** The longest timer Node keeps (about 24.8 days of wall time): the hub's pings never fire during a recording. */
+const NO_PINGS_MS = 2_147_483_647;
+
 export interface RecordSimOptions {
   readonly seed: number;
   readonly durationMs: number;
@@ -62,7 +65,10 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   const apiKey = randomBytes(16).toString('hex');
   o.redactor.add(apiKey);
   const clock = manualClock(startAt);
-  const sim = await startSimulator({ seed: o.seed, clock, startAt, apiKey, services: [] });
+  // No wall-time pings: they would land in the recording at a simulated time that depends on how
+  // fast the machine is, and the same seed must give the same bytes (the client's liveness reads
+  // the manual clock, and frames arrive every simulated second or so).
+  const sim = await startSimulator({ seed: o.seed, clock, startAt, apiKey, services: [], pingIntervalMs: NO_PINGS_MS });
   const d = o.loaded?.deployment;
   const rooms = o.rooms ?? [];
   const recorder = createRecorder({
@@ -74,7 +80,13 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   });
   const rest = createRestPorts({ baseUrl: sim.urls.base, apiKey, redactor: o.redactor });
   // The client's receive times come from the simulator's clock too: one clock for the whole run.
-  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame: recorder.onRawFrame });
+  // Frames received, counted here: the client's stats() copies every room's counters, too dear to read on each spin.
+  let received = 0;
+  const onRawFrame = (text: string, receivedAt: UnixMs): void => {
+    received++;
+    recorder.onRawFrame(text, receivedAt);
+  };
+  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame });
   recorder.watch(feed);
   const unsubs = rooms.map((r) => feed.subscribe(r, () => undefined));
   let session: ReturnType<typeof createPaperSession> | undefined;
@@ -88,13 +100,13 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     await feed.whenOpen();
     recorder.start();
     await session?.start();
-    const quiet = (): boolean => sim.stats().rooms === feed.rooms().length && sim.stats().framesSent === feed.stats().frames;
+    const quiet = (): boolean => sim.stats().framesSent === received && sim.stats().rooms === feed.rooms().length;
     await settle(quiet);
     for (let t = 0; t < o.durationMs && !o.signal?.aborted; t += step) {
       clock.advance(Math.min(step, o.durationMs - t));
       await settle(quiet);
       await recorder.writer.drained();
-      o.onProgress?.(t + step, feed.stats().frames);
+      o.onProgress?.(t + step, received);
     }
     recorder.end();
     await session?.stop();
