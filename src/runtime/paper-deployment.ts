@@ -10,7 +10,7 @@ import { createDeploymentEngine } from './deployment-engine.js';
 import type { FeedConnection } from './deployment-handle.js';
 import { startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from './embedded-sim.js';
 import { resolveStrategies } from './resolve-strategies.js';
-import { openRunRecorder } from './record/run-recorder.js';
+import { openRunRecorder, recordShare } from './record/run-recorder.js';
 import { connectFeed, type OwnedConnection } from './run-common.js';
 
 /** Liveness of the Datastream client on the embedded simulator: a loopback socket in process, on simulated time. */
@@ -23,7 +23,13 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
   if (injected) {
     // The holder's share of a shared (daemon) or replay connection: released, never closed here.
     c.own(() => injected.release());
-    return { clock: c.deps.clock ?? systemClock(), connection: injected };
+    const clock = c.deps.clock ?? systemClock();
+    // `record:` on a shared connection: this holder's rooms only (run-recorder.ts). A replay has no tap.
+    const rec = injected.recordTap ? openRunRecorder(d, { clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: !d.endpoints.remote }) : undefined;
+    if (!rec || !injected.recordTap) return { clock, connection: injected };
+    const share = recordShare(rec, injected.feed, injected.data, injected.recordTap);
+    c.own(() => share.stop());
+    return { clock, connection: { ...injected, feed: share.feed, data: share.data } };
   }
   const knobs = c.deps.datastream ?? {};
   if (d.endpoints.remote) {

@@ -35,6 +35,8 @@ export interface RecorderOptions {
 export interface Recorder {
   /** The Datastream client's `onRawFrame` option. */
   readonly onRawFrame: (text: string, receivedAt: UnixMs) => void;
+  /** Instead of `onRawFrame` for a frame left out of this recording (a shared connection's frame of another holder's room). */
+  skipFrame(): void;
   /** Records `client`'s connection events and gaps (and fixes up frames it finds not to be JSON). */
   watch(client: Pick<DatastreamClient, 'onEvent'>): () => void;
   /** Wraps the run's `ctx.data` port so that every answer is recorded. */
@@ -93,6 +95,10 @@ export function createRecorder(o: RecorderOptions): Recorder {
 
   return {
     onRawFrame,
+    skipFrame() {
+      // A `malformed` event now refers to the skipped frame, not to the last one written.
+      lastFrame = undefined;
+    },
     writer,
     watch(client) {
       return client.onEvent((e) => {
