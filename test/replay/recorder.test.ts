@@ -62,6 +62,21 @@ describe('recorder', () => {
     expect(r.badLines).toBe(0);
   });
 
+  it('leaves a skipped frame out and keeps the last written frame when the skipped one turns out not to be JSON', async () => {
+    const dir = tmp();
+    const rec = createRecorder({ dir, source: 'share', clock: manualClock(0), clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false });
+    const client = fakeClient();
+    rec.watch(client);
+    const kept = '{"type":"message","room":"mine","data":{}}';
+    rec.onRawFrame(kept, 0 as UnixMs);
+    rec.skipFrame(); // another holder's frame, not JSON: the client reports it right after
+    client.emit({ kind: 'malformed', reason: 'not JSON', sample: '{"room":"theirs"' });
+    await rec.close();
+    const text = readAll(dir);
+    expect(text).toContain(`"f":${kept}}`);
+    expect(text).not.toContain('theirs');
+  });
+
   it('rotates to a new part by size and by run-clock time, each part starting with a header', async () => {
     const dir = tmp();
     const clock = manualClock(0);
