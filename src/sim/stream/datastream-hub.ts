@@ -33,6 +33,11 @@ export interface DatastreamHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** True when at least one client joined `room`. */
   has(room: string): boolean;
+  /**
+   * True when a client joined a room of `family` (the room's text before its first `:`, e.g.
+   * `transaction` for `transaction:{mint}`): publishers skip building a family's room names when false.
+   */
+  hasFamily(family: string): boolean;
   /** Sends `{type:'message', room, data}` to every client in `room`. */
   publish(room: string, data: unknown): void;
   /** Rooms with at least one subscriber. */
@@ -58,6 +63,12 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: 64 * 1024 });
   const clients = new Set<HubClient>();
   const rooms = new Map<string, Set<HubClient>>();
+  /** Subscribed rooms per family (see `hasFamily`). */
+  const families = new Map<string, number>();
+  const familyOf = (room: string): string => {
+    const i = room.indexOf(':');
+    return i < 0 ? room : room.slice(0, i);
+  };
   const roomListeners: ((room: string, joined: boolean) => void)[] = [];
   const pingFrame = Buffer.from(JSON.stringify({ type: 'ping' }));
   let nextId = 1;
@@ -88,6 +99,8 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
     let set = rooms.get(room);
     if (!set) {
       rooms.set(room, (set = new Set()));
+      const f = familyOf(room);
+      families.set(f, (families.get(f) ?? 0) + 1);
       for (const l of roomListeners) l(room, true);
     }
     set.add(c);
@@ -98,6 +111,10 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
     set?.delete(c);
     if (set && set.size === 0) {
       rooms.delete(room);
+      const f = familyOf(room);
+      const n = (families.get(f) ?? 1) - 1;
+      if (n > 0) families.set(f, n);
+      else families.delete(f);
       for (const l of roomListeners) l(room, false);
     }
   };
@@ -158,6 +175,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
       });
     },
     has: (room) => rooms.has(room),
+    hasFamily: (family) => families.has(family),
     publish(room, data) {
       const set = rooms.get(room);
       if (!set) return;
