@@ -77,6 +77,35 @@ describe('recorder', () => {
     expect(text).not.toContain('theirs');
   });
 
+  it('writes the same file with lines handed over in batches (record --sim), fix-ups of a frame still waiting included', async () => {
+    const run = async (batchBytes: number): Promise<{ text: string; linesBeforeFlush: number }> => {
+      const dir = tmp();
+      const clock = manualClock(0);
+      const rec = createRecorder({ dir, source: 'batch', clock, clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, batchBytes });
+      const client = fakeClient();
+      rec.watch(client);
+      rec.start();
+      for (let i = 0; i < 50; i++) {
+        clock.advance(10);
+        rec.onRawFrame(`{"type":"message","room":"r","data":{"i":${i}}}`, clock.now());
+      }
+      rec.onRawFrame('not json {', clock.now());
+      client.emit({ kind: 'malformed', reason: 'not JSON', sample: 'not json {' });
+      const linesBeforeFlush = rec.writer.stats().lines;
+      rec.flush();
+      await rec.close();
+      return { text: readAll(dir), linesBeforeFlush };
+    };
+    const plain = await run(0);
+    const batched = await run(1_000);
+    expect(batched.text).toBe(plain.text);
+    expect(batched.text).toContain('{"t":500,"x":"not json {"}\n');
+    // 1000-byte batches: the writer has the full batches, the partial one waits for flush().
+    expect(plain.linesBeforeFlush).toBe(52);
+    expect(batched.linesBeforeFlush).toBeGreaterThan(0);
+    expect(batched.linesBeforeFlush).toBeLessThan(52);
+  });
+
   it('rotates to a new part by size and by run-clock time, each part starting with a header', async () => {
     const dir = tmp();
     const clock = manualClock(0);
