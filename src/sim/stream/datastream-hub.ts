@@ -12,6 +12,8 @@ export interface HubClient {
   readonly id: number;
   readonly ws: WebSocket;
   readonly rooms: Set<string>;
+  /** Rooms this client asked to join beyond `maxRoomsPerClient` (answered with ROOM_LIMIT), until it leaves them. */
+  readonly refused: Set<string>;
   awaitingPong: boolean;
   /** A fault made this socket silent: nothing is sent, pings are not answered. */
   silent: boolean;
@@ -26,6 +28,11 @@ export interface HubStats {
   readonly droppedForNoPong: number;
   /** Clients dropped because they read too slowly (send buffer over `maxBufferedBytes`). */
   readonly droppedSlow: number;
+  /**
+   * Joins refused with ROOM_LIMIT and not left since, summed over clients: with `rooms`, every room a
+   * client holds is accounted for once the hub has read its joins and leaves (lockstep drivers wait for that).
+   */
+  readonly refusedRooms: number;
 }
 
 export interface DatastreamHub {
@@ -76,6 +83,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   let messagesPublished = 0;
   let droppedForNoPong = 0;
   let droppedSlow = 0;
+  let refusedRooms = 0;
 
   const send = (c: HubClient, bytes: Buffer): void => {
     if (c.silent || c.ws.readyState !== c.ws.OPEN) return;
@@ -92,6 +100,10 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   const join = (c: HubClient, room: string): void => {
     if (c.rooms.has(room)) return;
     if (c.rooms.size >= options.maxRoomsPerClient) {
+      if (!c.refused.has(room)) {
+        c.refused.add(room);
+        refusedRooms += 1;
+      }
       sendJson(c, { type: 'error', code: 'ROOM_LIMIT', message: `at most ${options.maxRoomsPerClient} rooms per connection; leave a room first`, room });
       return;
     }
@@ -106,6 +118,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
     set.add(c);
   };
   const leave = (c: HubClient, room: string): void => {
+    if (c.refused.delete(room)) refusedRooms -= 1;
     if (!c.rooms.delete(room)) return;
     const set = rooms.get(room);
     set?.delete(c);
@@ -120,6 +133,8 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   };
   function drop(c: HubClient): void {
     for (const room of [...c.rooms]) leave(c, room);
+    refusedRooms -= c.refused.size;
+    c.refused.clear();
     clients.delete(c);
     c.ws.terminate();
   }
@@ -165,7 +180,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   return {
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const c: HubClient = { id: nextId++, ws, rooms: new Set(), awaitingPong: false, silent: false };
+        const c: HubClient = { id: nextId++, ws, rooms: new Set(), refused: new Set(), awaitingPong: false, silent: false };
         clients.add(c);
         ws.on('message', (data) => onMessage(c, Buffer.isBuffer(data) ? data.toString('utf8') : String(data)));
         ws.on('close', () => {
@@ -197,7 +212,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
         }
       }
     },
-    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong, droppedSlow }),
+    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong, droppedSlow, refusedRooms }),
     async close() {
       clearInterval(heartbeat);
       for (const c of [...clients]) drop(c);
