@@ -16,6 +16,7 @@ import { startSimulator } from '../../sim/start-simulator.js';
 import { createPaperSession } from '../paper-session.js';
 import { createRestPorts } from '../rest-ports.js';
 import { resolveStrategies } from '../resolve-strategies.js';
+import { EMBEDDED_LIVENESS_MS } from '../paper-deployment.js';
 import { createRecorder } from './recorder.js';
 
 /** 2026-01-01T00:00:00Z: the default start of simulator recordings (a fixed time keeps them reproducible). */
@@ -55,11 +56,16 @@ export interface RecordSimResult {
   readonly summary: RunSummary | undefined;
 }
 
-/** Spins the event loop (sockets are polled on every turn) until `ready`, for at most 5 s of wall time. */
-async function settle(ready: () => boolean): Promise<void> {
+/** Spins the event loop (sockets are polled on every turn) until `ready`, for at most 5 s of wall time; false on the timeout. */
+async function settle(ready: () => boolean): Promise<boolean> {
   const until = performance.now() + 5_000;
-  while (!ready() && performance.now() < until) await new Promise((r) => setImmediate(r));
+  let ok = ready();
+  while (!ok && performance.now() < until) {
+    await new Promise((r) => setImmediate(r));
+    ok = ready();
+  }
   await new Promise((r) => setImmediate(r));
+  return ok;
 }
 
 export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimResult> {
@@ -89,7 +95,9 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     received++;
     recorder.onRawFrame(text, receivedAt);
   };
-  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame });
+  // A loopback socket in process is never stale: the liveness of the embedded runs (a quiet minute
+  // of simulated time, common late in a day, would otherwise recycle the socket and lose frames).
+  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame, livenessTimeoutMs: EMBEDDED_LIVENESS_MS });
   recorder.watch(feed);
   const unsubs = rooms.map((r) => feed.subscribe(r, () => undefined));
   let session: ReturnType<typeof createPaperSession> | undefined;
@@ -105,14 +113,23 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     await session?.start();
     // Joins the hub refused (ROOM_LIMIT: strategies that never leave a token's rooms reach the cap
     // after about 9 simulated hours of paper-sim.yaml) are read too: the client still holds them.
+    // Frames sent to a socket that was dropped never arrive: a step that times out writes them off
+    // (as the embedded runs' lockstep does), so that one lost frame does not slow every later step.
+    let lost = 0;
     const quiet = (): boolean => {
+      if (feed.state === 'connecting') return false;
       const hub = sim.stats();
-      return hub.framesSent === received && hub.rooms + hub.refusedRooms === feed.rooms().length;
+      return hub.framesSent === received + lost && hub.rooms + hub.refusedRooms === feed.rooms().length;
     };
-    await settle(quiet);
+    const settleStep = async (): Promise<void> => {
+      if (await settle(quiet)) return;
+      lost = Math.max(lost, sim.stats().framesSent - received);
+      log.warn({ lost, rooms: feed.rooms().length, hubRooms: sim.stats().rooms }, 'record --sim: a step timed out waiting for the client');
+    };
+    await settleStep();
     for (let t = 0; t < o.durationMs && !o.signal?.aborted; t += step) {
       clock.advance(Math.min(step, o.durationMs - t));
-      await settle(quiet);
+      await settleStep();
       await recorder.writer.drained();
       o.onProgress?.(t + step, received);
     }
