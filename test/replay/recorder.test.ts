@@ -106,6 +106,17 @@ describe('recorder', () => {
     expect(batched.linesBeforeFlush).toBeLessThan(52);
   });
 
+  it('starts new files instead of overwriting an earlier recording of the same name and second (a restarted deployment)', async () => {
+    const dir = tmp();
+    for (const i of [1, 2, 3]) {
+      const rec = createRecorder({ dir, source: 'dep', clock: manualClock(5_000), clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, unique: true });
+      rec.onRawFrame(`{"type":"message","room":"r","data":{"run":${i}}}`, 0 as UnixMs);
+      await rec.close();
+    }
+    expect(readdirSync(dir).sort()).toEqual(['dep-19700101T000005Z-2.0000.jsonl', 'dep-19700101T000005Z-3.0000.jsonl', 'dep-19700101T000005Z.0000.jsonl']);
+    expect(readAll(dir)).toContain('"run":1');
+  });
+
   it('rotates to a new part by size and by run-clock time, each part starting with a header', async () => {
     const dir = tmp();
     const clock = manualClock(0);

@@ -5,6 +5,7 @@
  * one with `createRecorder` and wire three taps: the client's `onRawFrame` hook, `watch(client)`
  * and `data(port)`. Secrets registered in the run's redactor never reach the file.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatastreamClient } from '../../client/datastream/index.js';
 import type { Clock, Logger, Redactor, UnixMs } from '../../core/index.js';
@@ -37,6 +38,12 @@ export interface RecorderOptions {
    * keeps the default 0 (each line at once, so a crash loses at most one event-loop turn).
    */
   readonly batchBytes?: number;
+  /**
+   * Never reuse the file names of an earlier recording in `dir` (a daemon deployment restarted within
+   * the same second of its clock): the prefix gets `-2`, `-3`... Off for `record --sim`, where the
+   * same run into the same directory writes the same files.
+   */
+  readonly unique?: boolean;
 }
 
 export interface Recorder {
@@ -85,8 +92,12 @@ export function createRecorder(o: RecorderOptions): Recorder {
     k: 'header', format: RECORDING_FORMAT, chainpilot: version, rooms: [...o.rooms], endpoints: { ...o.endpoints },
     clock: o.clockKind, startedAt, part, partStartedAt: at, source: o.source, ...(o.seed !== undefined ? { seed: o.seed } : {}),
   });
+  const gzip = o.gzip ?? true;
+  const base = join(o.dir, recordingPrefix(o.source, startedAt));
+  let prefix = base;
+  if (o.unique) for (let n = 2; existsSync(`${prefix}.0000.jsonl${gzip ? '.gz' : ''}`); n++) prefix = `${base}-${n}`;
   const writer = createRecordingWriter({
-    prefix: join(o.dir, recordingPrefix(o.source, startedAt)), gzip: o.gzip ?? true, header, log: o.log,
+    prefix, gzip, header, log: o.log,
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
     ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
   });

@@ -29,6 +29,7 @@ export function openRunRecorder(d: Deployment, c: RunRecorderContext): Recorder 
     dir: r.dir, source: d.name, clock: c.clock, clockKind: c.simulator ? 'simulator' : 'wall', rooms: [],
     endpoints: c.simulator || !remote ? { datastream: 'simulator', base: 'simulator' } : endpointNames({ datastream: remote.datastreamUrl, base: remote.baseUrl }),
     gzip: r.gzip, rotateBytes: r.rotateBytes, rotateMs: r.rotateEvery, redactor: c.redactor, log: c.log.child({ part: 'recorder' }), seed: c.seed,
+    unique: true,
   });
 }
 
