@@ -84,7 +84,8 @@ export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): Lockstep
     idle() {
       if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
       const hub = sim.sim.stats();
-      return owned.client.stats().frames + lost >= hub.framesSent && hub.rooms >= owned.client.rooms().length;
+      // Joins the hub refused (ROOM_LIMIT) are known to it too: the client still holds them.
+      return owned.client.stats().frames + lost >= hub.framesSent && hub.rooms + hub.refusedRooms >= owned.client.rooms().length;
     },
     resync() {
       lost = Math.max(lost, sim.sim.stats().framesSent - owned.client.stats().frames);
