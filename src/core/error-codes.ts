@@ -175,6 +175,7 @@ export const ERROR_CODES = {
   SIM_REQUEST_TOO_LARGE: "a request body to the simulator's JSON-RPC or swap server exceeded its size limit",
   LEDGER_UNSUPPORTED_TRANSACTION: "a transaction sent to the simulator's ledger uses address lookup tables, or has no signature or fee payer",
   SIM_PREDICTION_OFF: 'a prediction-markets view was asked of a simulator whose prediction model has not started',
+  LEDGER_MALFORMED_TRANSACTION: "transaction bytes sent to the simulator's ledger did not decode (truncated, an unknown version, an account index beyond the keys); refused as an invalid transaction",
   RECORDING_CACHE_CORRUPT: 'a prepared cache file of a recording did not decode (truncated or damaged); it is rebuilt from the recording',
 } as const;
 

@@ -7,6 +7,7 @@
  * This file is the shared contract between the runtime, daemon, backtest, dashboard and scale-out
  * work. Change it only by adding optional members.
  */
+import type { DatastreamClient } from '../client/datastream/index.js';
 import type { Clock, Logger, UnixMs } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
@@ -180,6 +181,15 @@ export interface FeedConnection {
   readonly watch?: FeedWatchSource;
   /** Releases this holder's share (the owner closes the connection when the last share goes). */
   release(): Promise<void>;
+  /** Raw frames and client events of a connection shared with other holders (daemon), for `record:`; absent on replays. */
+  readonly recordTap?: RecordTap;
+}
+
+/** What a holder of a shared connection records from: each frame's raw text as received, and the client's events. */
+export interface RecordTap {
+  /** Calls `handler` with every frame the connection receives (every holder's rooms); returns the removal. */
+  onRawFrame(handler: (text: string, receivedAt: UnixMs) => void): () => void;
+  onEvent: DatastreamClient['onEvent'];
 }
 
 /** What the runtime watches on a feed: the Datastream client's events and counters. */

@@ -17,7 +17,7 @@ import type { FeedConnection } from './deployment-handle.js';
 import { openDeploymentStore, resolveStorePath } from './deployment-store.js';
 import { startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from './embedded-sim.js';
 import { resolveStrategies } from './resolve-strategies.js';
-import { openRunRecorder } from './record/run-recorder.js';
+import { openRunRecorder, recordShare } from './record/run-recorder.js';
 import { bookedExecutor, paperCashAfter, type PaperRestore } from './paper-book.js';
 import { connectFeed, type OwnedConnection } from './run-common.js';
 
@@ -50,7 +50,14 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
   if (injected) {
     // The holder's share of a shared (daemon) or replay connection: released, never closed here.
     c.own(() => injected.release());
-    return { clock: c.deps.clock ?? systemClock(), connection: injected, market: c.deps.market ?? 'the injected feed' };
+    const clock = c.deps.clock ?? systemClock();
+    const market = c.deps.market ?? 'the injected feed';
+    // `record:` on a shared connection: this holder's rooms only (run-recorder.ts). A replay has no tap.
+    const rec = injected.recordTap ? openRunRecorder(d, { clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: !d.endpoints.remote }) : undefined;
+    if (!rec || !injected.recordTap) return { clock, connection: injected, market };
+    const share = recordShare(rec, injected.feed, injected.data, injected.recordTap);
+    c.own(() => share.stop());
+    return { clock, connection: { ...injected, feed: share.feed, data: share.data }, market };
   }
   const knobs = c.deps.datastream ?? {};
   if (d.endpoints.remote) {
@@ -120,7 +127,8 @@ export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): Lockstep
     idle() {
       if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
       const hub = sim.sim.stats();
-      return owned.client.stats().frames + lost >= hub.framesSent && hub.rooms >= owned.client.rooms().length;
+      // Joins the hub refused (ROOM_LIMIT) are known to it too: the client still holds them.
+      return owned.client.stats().frames + lost >= hub.framesSent && hub.rooms + hub.refusedRooms >= owned.client.rooms().length;
     },
     resync() {
       lost = Math.max(lost, sim.sim.stats().framesSent - owned.client.stats().frames);

@@ -62,6 +62,61 @@ describe('recorder', () => {
     expect(r.badLines).toBe(0);
   });
 
+  it('leaves a skipped frame out and keeps the last written frame when the skipped one turns out not to be JSON', async () => {
+    const dir = tmp();
+    const rec = createRecorder({ dir, source: 'share', clock: manualClock(0), clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false });
+    const client = fakeClient();
+    rec.watch(client);
+    const kept = '{"type":"message","room":"mine","data":{}}';
+    rec.onRawFrame(kept, 0 as UnixMs);
+    rec.skipFrame(); // another holder's frame, not JSON: the client reports it right after
+    client.emit({ kind: 'malformed', reason: 'not JSON', sample: '{"room":"theirs"' });
+    await rec.close();
+    const text = readAll(dir);
+    expect(text).toContain(`"f":${kept}}`);
+    expect(text).not.toContain('theirs');
+  });
+
+  it('writes the same file with lines handed over in batches (record --sim), fix-ups of a frame still waiting included', async () => {
+    const run = async (batchBytes: number): Promise<{ text: string; linesBeforeFlush: number }> => {
+      const dir = tmp();
+      const clock = manualClock(0);
+      const rec = createRecorder({ dir, source: 'batch', clock, clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, batchBytes });
+      const client = fakeClient();
+      rec.watch(client);
+      rec.start();
+      for (let i = 0; i < 50; i++) {
+        clock.advance(10);
+        rec.onRawFrame(`{"type":"message","room":"r","data":{"i":${i}}}`, clock.now());
+      }
+      rec.onRawFrame('not json {', clock.now());
+      client.emit({ kind: 'malformed', reason: 'not JSON', sample: 'not json {' });
+      const linesBeforeFlush = rec.writer.stats().lines;
+      rec.flush();
+      await rec.close();
+      return { text: readAll(dir), linesBeforeFlush };
+    };
+    const plain = await run(0);
+    const batched = await run(1_000);
+    expect(batched.text).toBe(plain.text);
+    expect(batched.text).toContain('{"t":500,"x":"not json {"}\n');
+    // 1000-byte batches: the writer has the full batches, the partial one waits for flush().
+    expect(plain.linesBeforeFlush).toBe(52);
+    expect(batched.linesBeforeFlush).toBeGreaterThan(0);
+    expect(batched.linesBeforeFlush).toBeLessThan(52);
+  });
+
+  it('starts new files instead of overwriting an earlier recording of the same name and second (a restarted deployment)', async () => {
+    const dir = tmp();
+    for (const i of [1, 2, 3]) {
+      const rec = createRecorder({ dir, source: 'dep', clock: manualClock(5_000), clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, unique: true });
+      rec.onRawFrame(`{"type":"message","room":"r","data":{"run":${i}}}`, 0 as UnixMs);
+      await rec.close();
+    }
+    expect(readdirSync(dir).sort()).toEqual(['dep-19700101T000005Z-2.0000.jsonl', 'dep-19700101T000005Z-3.0000.jsonl', 'dep-19700101T000005Z.0000.jsonl']);
+    expect(readAll(dir)).toContain('"run":1');
+  });
+
   it('rotates to a new part by size and by run-clock time, each part starting with a header', async () => {
     const dir = tmp();
     const clock = manualClock(0);

@@ -60,6 +60,7 @@ describe('the ledger decodes wire transactions from the bytes', () => {
     // The last instruction (a system transfer) is its program index, 1 + 2 account bytes, 1 + 12 data bytes.
     bad[bytes.length - 17] = 200;
     expect(() => parseTx(bad)).toThrow(/instruction 2 names an account index beyond the \d+ keys/);
+    expect(() => parseTx(bad)).toThrow(expect.objectContaining({ code: 'LEDGER_MALFORMED_TRANSACTION' }));
   });
 
   it('refuses a bad signature even from a signer whose own signatures it remembers, when the bytes or the signer differ', () => {

@@ -136,6 +136,22 @@ describe('simulator Datastream', () => {
     expect(c.ws.readyState).toBe(c.ws.OPEN);
   });
 
+  it('refuses joins beyond 1000 rooms with ROOM_LIMIT and counts them as refused until the client leaves them', async () => {
+    const t = await sim();
+    const c = await client(t);
+    await c.join(...Array.from({ length: 1_000 }, (_, i) => `price:token:M${i}`));
+    expect(t.sim.stats()).toMatchObject({ rooms: 1_000, refusedRooms: 0 });
+    await c.join('price:token:over', 'holders:over');
+    await waitFor(() => c.raw.filter((r) => r.includes('ROOM_LIMIT')).length === 2);
+    expect(JSON.parse(c.raw.find((r) => r.includes('ROOM_LIMIT'))!)).toMatchObject({ type: 'error', code: 'ROOM_LIMIT', room: 'price:token:over' });
+    // A lockstep driver accounts for every room the client holds: 1000 joined and 2 refused.
+    expect(t.sim.stats()).toMatchObject({ rooms: 1_000, refusedRooms: 2 });
+    c.leave('holders:over');
+    c.leave('price:token:M0');
+    await c.sync();
+    expect(t.sim.stats()).toMatchObject({ rooms: 999, refusedRooms: 1 });
+  });
+
   it('produces identical frame logs from two runs with one seed', async () => {
     const rooms = ['latest', 'graduated', 'venue_a:curve:50', 'graduating', 'dca:dca_program_a', 'pm:crypto:BTC'];
     const logs: string[][] = [];

@@ -55,11 +55,12 @@ export function registerRecord(program: Command): void {
           const loaded = file ? loadDeployment(file) : undefined;
           for (const s of loaded?.secrets ?? []) redactor.add(s);
           const progress = createProgress('record --sim', 'simulated ms');
+          const startedMs = performance.now();
           const r = await recordSimulator({
             ...common, seed: opts.seed ?? loaded?.deployment.endpoints.simulator?.seed ?? 1, durationMs, redactor,
             ...(startAt !== undefined ? { startAt } : {}),
             ...(opts.rooms ? { rooms: opts.rooms } : loaded ? { loaded } : {}),
-            onProgress: (ms, frames) => progress.update(ms, durationMs, `${frames} frames`, 0),
+            onProgress: (ms, frames) => progress.update(ms, durationMs, `${frames} frames`, ms / Math.max(0.001, (performance.now() - startedMs) / 1000)),
           });
           progress.stop();
           process.stdout.write(`recorded ${r.lines} lines (${(r.bytes / 1e6).toFixed(1)} MB uncompressed) into ${r.files.join(', ')}\n`);

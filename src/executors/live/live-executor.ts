@@ -172,6 +172,7 @@ function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
 export function validateIntent(i: OrderIntent): string | undefined {
   if (typeof i.id !== 'string' || i.id.length === 0 || i.id.length > 128) return 'id must be a non-empty string of at most 128 characters';
   const amount: unknown = i.side === 'buy' ? i.spendLamports : i.sellRaw;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- intents also arrive decoded from a journal or a queued job: the side is checked at run time
   if (i.side === 'buy' || i.side === 'sell') {
     if (typeof amount !== 'bigint' || amount <= 0n) return `${i.side === 'buy' ? 'spendLamports' : 'sellRaw'} must be a bigint > 0`;
   }

@@ -5,9 +5,11 @@
  * moved in step with the shared client. A live deployment on simulator endpoints keeps its own
  * simulator (it needs its own ledger and funded wallet); live deployments on the remote service
  * share the remote connection like paper ones. A connection closes when its last holder releases it.
+ * A holder with `record:` taps the shared client's raw frames and records those of its own rooms
+ * (src/runtime/record/run-recorder.ts, `recordShare`).
  */
 import { createHash } from 'node:crypto';
-import { createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor } from '../../core/index.js';
+import { createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { RuntimeDeps } from '../assembly.js';
 import type { FeedConnection } from '../deployment-handle.js';
@@ -24,6 +26,8 @@ interface Shared {
   readonly sim: EmbeddedSim | undefined;
   /** The market's identity (a paper book resumes only on the market it was kept for). */
   readonly market: string;
+  /** Raw-frame taps of the holders that record (`record:`); empty costs one loop per frame. */
+  readonly taps: Set<(text: string, receivedAt: UnixMs) => void>;
   holders: number;
 }
 
@@ -48,6 +52,11 @@ export interface SharedEndpointsOptions {
   readonly telemetry?: Pick<ServiceMetrics, 'endpoint' | 'deployment'>;
 }
 
+/** One raw-frame hook for the shared client that calls every holder's recorder tap. */
+const fanOut = (taps: ReadonlySet<(text: string, receivedAt: UnixMs) => void>) => (text: string, receivedAt: UnixMs): void => {
+  for (const t of taps) t(text, receivedAt);
+};
+
 const short = (v: string): string => createHash('sha256').update(v).digest('hex').slice(0, 12);
 
 /** The endpoint a deployment trades on, as a key (undefined: it keeps its own, see the module comment). */
@@ -70,25 +79,26 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
 
   const openShared = async (key: string, loaded: LoadedDeployment): Promise<Shared> => {
     const d = loaded.deployment;
+    const taps = new Set<(text: string, receivedAt: UnixMs) => void>();
     const log = o.log.child({ endpoint: key.startsWith('remote:') ? key.split('|')[0] : key });
     if (d.endpoints.remote) {
       const r = d.endpoints.remote;
       const clock = systemClock();
-      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, ...(o.datastream ? { knobs: o.datastream } : {}), ...observed });
+      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, onRawFrame: fanOut(taps), ...(o.datastream ? { knobs: o.datastream } : {}), ...observed });
       log.info('shared remote endpoint opened');
-      return { key, owned, clock, sim: undefined, market: remoteMarket(r.baseUrl), holders: 0 };
+      return { key, owned, clock, sim: undefined, market: remoteMarket(r.baseUrl), taps, holders: 0 };
     }
     const seed = d.endpoints.simulator?.seed ?? 1;
     const speed = o.speed ?? d.endpoints.simulator?.speed ?? 60;
     const sim = await startEmbeddedSim({ seed, speed, redactor, log: log.child({ part: 'sim' }) });
     const owned = connectFeed({
       baseUrl: sim.sim.urls.base, datastreamUrl: sim.sim.urls.datastream, apiKey: sim.apiKey, redactor, seed, clock: sim.clock,
-      knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS }, ...observed,
+      knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS }, onRawFrame: fanOut(taps), ...observed,
     });
     sim.drive(embeddedIdle(sim, owned));
     log.info({ seed, speed }, 'shared simulator endpoint started');
     // One market while this simulator runs (supervisor restarts resume on it); a new one after a daemon restart.
-    return { key, owned, clock: sim.clock, sim, market: simulatorMarket(seed), holders: 0 };
+    return { key, owned, clock: sim.clock, sim, market: simulatorMarket(seed), taps, holders: 0 };
   };
 
   const close = async (s: Shared): Promise<void> => {
@@ -120,6 +130,10 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
         feed: s.owned.feed, data: s.owned.data, ...(s.owned.watch ? { watch: s.owned.watch } : {}),
         // The holder's share is released by the supervisor (below), never by the handle.
         release: async () => undefined,
+        recordTap: {
+          onRawFrame: (h) => (s.taps.add(h), () => void s.taps.delete(h)),
+          onEvent: (h) => s.owned.client.onEvent(h),
+        },
       };
       return {
         deps: { ...base, redactor, connection, clock: s.clock, market: s.market },

@@ -16,10 +16,17 @@ import { startSimulator } from '../../sim/start-simulator.js';
 import { createPaperSession } from '../paper-session.js';
 import { createRestPorts } from '../rest-ports.js';
 import { resolveStrategies } from '../resolve-strategies.js';
+import { EMBEDDED_LIVENESS_MS } from '../paper-deployment.js';
 import { createRecorder } from './recorder.js';
 
 /** 2026-01-01T00:00:00Z: the default start of simulator recordings (a fixed time keeps them reproducible). */
 export const DEFAULT_SIM_START = 1_767_225_600_000;
+
+/** Lines reach the writer (and gzip) in batches of this many bytes: far less CPU than a write per simulated second. */
+const BATCH_BYTES = 64 * 1024;
+
+/** The longest timer Node keeps (about 24.8 days of wall time): the hub's pings never fire during a recording. */
+const NO_PINGS_MS = 2_147_483_647;
 
 export interface RecordSimOptions {
   readonly seed: number;
@@ -49,11 +56,16 @@ export interface RecordSimResult {
   readonly summary: RunSummary | undefined;
 }
 
-/** Spins the event loop (sockets are polled on every turn) until `ready`, for at most 5 s of wall time. */
-async function settle(ready: () => boolean): Promise<void> {
+/** Spins the event loop (sockets are polled on every turn) until `ready`, for at most 5 s of wall time; false on the timeout. */
+async function settle(ready: () => boolean): Promise<boolean> {
   const until = performance.now() + 5_000;
-  while (!ready() && performance.now() < until) await new Promise((r) => setImmediate(r));
+  let ok = ready();
+  while (!ok && performance.now() < until) {
+    await new Promise((r) => setImmediate(r));
+    ok = ready();
+  }
   await new Promise((r) => setImmediate(r));
+  return ok;
 }
 
 export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimResult> {
@@ -62,19 +74,30 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   const apiKey = randomBytes(16).toString('hex');
   o.redactor.add(apiKey);
   const clock = manualClock(startAt);
-  const sim = await startSimulator({ seed: o.seed, clock, startAt, apiKey, services: [] });
+  // No wall-time pings: they would land in the recording at a simulated time that depends on how
+  // fast the machine is, and the same seed must give the same bytes (the client's liveness reads
+  // the manual clock, and frames arrive every simulated second or so).
+  const sim = await startSimulator({ seed: o.seed, clock, startAt, apiKey, services: [], pingIntervalMs: NO_PINGS_MS });
   const d = o.loaded?.deployment;
   const rooms = o.rooms ?? [];
   const recorder = createRecorder({
     dir: o.dir, source: d?.name ?? 'rooms', clock, clockKind: 'simulator', rooms, endpoints: { datastream: 'simulator', base: 'simulator' },
-    redactor: o.redactor, log, seed: o.seed,
+    redactor: o.redactor, log, seed: o.seed, batchBytes: BATCH_BYTES,
     ...(o.gzip !== undefined ? { gzip: o.gzip } : {}),
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
     ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
   });
   const rest = createRestPorts({ baseUrl: sim.urls.base, apiKey, redactor: o.redactor });
   // The client's receive times come from the simulator's clock too: one clock for the whole run.
-  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame: recorder.onRawFrame });
+  // Frames received, counted here: the client's stats() copies every room's counters, too dear to read on each spin.
+  let received = 0;
+  const onRawFrame = (text: string, receivedAt: UnixMs): void => {
+    received++;
+    recorder.onRawFrame(text, receivedAt);
+  };
+  // A loopback socket in process is never stale: the liveness of the embedded runs (a quiet minute
+  // of simulated time, common late in a day, would otherwise recycle the socket and lose frames).
+  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame, livenessTimeoutMs: EMBEDDED_LIVENESS_MS });
   recorder.watch(feed);
   const unsubs = rooms.map((r) => feed.subscribe(r, () => undefined));
   let session: ReturnType<typeof createPaperSession> | undefined;
@@ -88,13 +111,27 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     await feed.whenOpen();
     recorder.start();
     await session?.start();
-    const quiet = (): boolean => sim.stats().rooms === feed.rooms().length && sim.stats().framesSent === feed.stats().frames;
-    await settle(quiet);
+    // Joins the hub refused (ROOM_LIMIT: strategies that never leave a token's rooms reach the cap
+    // after about 9 simulated hours of paper-sim.yaml) are read too: the client still holds them.
+    // Frames sent to a socket that was dropped never arrive: a step that times out writes them off
+    // (as the embedded runs' lockstep does), so that one lost frame does not slow every later step.
+    let lost = 0;
+    const quiet = (): boolean => {
+      if (feed.state === 'connecting') return false;
+      const hub = sim.stats();
+      return hub.framesSent === received + lost && hub.rooms + hub.refusedRooms === feed.rooms().length;
+    };
+    const settleStep = async (): Promise<void> => {
+      if (await settle(quiet)) return;
+      lost = Math.max(lost, sim.stats().framesSent - received);
+      log.warn({ lost, rooms: feed.rooms().length, hubRooms: sim.stats().rooms }, 'record --sim: a step timed out waiting for the client');
+    };
+    await settleStep();
     for (let t = 0; t < o.durationMs && !o.signal?.aborted; t += step) {
       clock.advance(Math.min(step, o.durationMs - t));
-      await settle(quiet);
+      await settleStep();
       await recorder.writer.drained();
-      o.onProgress?.(t + step, feed.stats().frames);
+      o.onProgress?.(t + step, received);
     }
     recorder.end();
     await session?.stop();

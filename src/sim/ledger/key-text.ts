@@ -3,6 +3,7 @@
  * recur in every swap, and base58 is a big-number conversion each way. Both caches are bounded
  * (oldest entry out first), so a long run with many wallets keeps flat memory.
  */
+import { ChainpilotError } from '../../core/errors.js';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 
 const toText = getBase58Decoder();
@@ -28,6 +29,6 @@ export function keyBytes(text: string): Uint8Array {
   const known = bytes.get(text);
   if (known) return known;
   const b = Uint8Array.from(toBytes.encode(text));
-  if (b.length !== 32) throw new Error(`${text} is not a 32-byte base58 key (${b.length} bytes)`);
+  if (b.length !== 32) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `${text} is not a 32-byte base58 key (${b.length} bytes)`, { retry: 'not_retryable' });
   return remember(bytes, text, b);
 }

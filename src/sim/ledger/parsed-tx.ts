@@ -39,7 +39,7 @@ export interface ParsedTx {
 function reader(bytes: Uint8Array): { u8(what: string): number; shortVec(what: string): number; take(n: number, what: string): Uint8Array; readonly at: number } {
   let at = 0;
   const need = (n: number, what: string): void => {
-    if (at + n > bytes.length) throw new Error(`${what}: the bytes end at ${bytes.length}, ${at + n} needed`);
+    if (at + n > bytes.length) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `${what}: the bytes end at ${bytes.length}, ${at + n} needed`, { retry: 'not_retryable' });
   };
   return {
     u8(what) {
@@ -54,7 +54,7 @@ function reader(bytes: Uint8Array): { u8(what: string): number; shortVec(what: s
         value |= (b & 0x7f) << (7 * i);
         if ((b & 0x80) === 0) return value;
       }
-      throw new Error(`${what}: compact length longer than 3 bytes`);
+      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `${what}: compact length longer than 3 bytes`, { retry: 'not_retryable' });
     },
     take(n, what) {
       need(n, what);
@@ -79,7 +79,7 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
   let version: 'legacy' | 0 = 'legacy';
   let numSigners = prefix;
   if (prefix & 0x80) {
-    if ((prefix & 0x7f) !== 0) throw new Error(`transaction version ${prefix & 0x7f} is not supported`);
+    if ((prefix & 0x7f) !== 0) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `transaction version ${prefix & 0x7f} is not supported`, { retry: 'not_retryable' });
     version = 0;
     numSigners = r.u8('message header');
   }
@@ -95,7 +95,7 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
     const programIdIndex = r.u8(`instruction ${i} program`);
     const accounts = [...r.take(r.shortVec(`instruction ${i} accounts`), `instruction ${i} accounts`)];
     const data = r.take(r.shortVec(`instruction ${i} data`), `instruction ${i} data`);
-    if (programIdIndex >= keyCount || accounts.some((a) => a >= keyCount)) throw new Error(`instruction ${i} names an account index beyond the ${keyCount} keys`);
+    if (programIdIndex >= keyCount || accounts.some((a) => a >= keyCount)) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `instruction ${i} names an account index beyond the ${keyCount} keys`, { retry: 'not_retryable' });
     instructions.push({ programIdIndex, accountKeyIndexes: accounts, data });
   }
   if (version === 0 && r.shortVec('address table lookups') > 0) {

@@ -57,3 +57,23 @@ export function roleBalance(t: TokenState, role: TraderRole): { raw: bigint; wal
 export function pctOfSupply(t: TokenState, part: bigint): number {
   return Number((part * 10_000n) / t.supplyRaw) / 100;
 }
+
+/**
+ * Sum of the `n` largest balances: what `holdersByBalance(t).slice(0, n)` adds up to, without
+ * sorting every holder (ties do not change the sum).
+ */
+export function topBalancesSum(t: TokenState, n: number): bigint {
+  const top: bigint[] = [];
+  for (const b of t.balances.values()) {
+    if (top.length === n && b <= top[n - 1]!) continue;
+    let i = top.length < n ? top.length : n - 1;
+    while (i > 0 && top[i - 1]! < b) {
+      top[i] = top[i - 1]!;
+      i--;
+    }
+    top[i] = b;
+  }
+  let sum = 0n;
+  for (const b of top) sum += b;
+  return sum;
+}

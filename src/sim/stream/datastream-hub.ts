@@ -12,6 +12,8 @@ export interface HubClient {
   readonly id: number;
   readonly ws: WebSocket;
   readonly rooms: Set<string>;
+  /** Rooms this client asked to join beyond `maxRoomsPerClient` (answered with ROOM_LIMIT), until it leaves them. */
+  readonly refused: Set<string>;
   awaitingPong: boolean;
   /** A fault made this socket silent: nothing is sent, pings are not answered. */
   silent: boolean;
@@ -26,6 +28,11 @@ export interface HubStats {
   readonly droppedForNoPong: number;
   /** Clients dropped because they read too slowly (send buffer over `maxBufferedBytes`). */
   readonly droppedSlow: number;
+  /**
+   * Joins refused with ROOM_LIMIT and not left since, summed over clients: with `rooms`, every room a
+   * client holds is accounted for once the hub has read its joins and leaves (lockstep drivers wait for that).
+   */
+  readonly refusedRooms: number;
 }
 
 export interface DatastreamHub {
@@ -33,6 +40,11 @@ export interface DatastreamHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** True when at least one client joined `room`. */
   has(room: string): boolean;
+  /**
+   * True when a client joined a room of `family` (the room's text before its first `:`, e.g.
+   * `transaction` for `transaction:{mint}`): publishers skip building a family's room names when false.
+   */
+  hasFamily(family: string): boolean;
   /** Sends `{type:'message', room, data}` to every client in `room`. */
   publish(room: string, data: unknown): void;
   /** Rooms with at least one subscriber. */
@@ -58,6 +70,12 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   const wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: 64 * 1024 });
   const clients = new Set<HubClient>();
   const rooms = new Map<string, Set<HubClient>>();
+  /** Subscribed rooms per family (see `hasFamily`). */
+  const families = new Map<string, number>();
+  const familyOf = (room: string): string => {
+    const i = room.indexOf(':');
+    return i < 0 ? room : room.slice(0, i);
+  };
   const roomListeners: ((room: string, joined: boolean) => void)[] = [];
   const pingFrame = Buffer.from(JSON.stringify({ type: 'ping' }));
   let nextId = 1;
@@ -65,6 +83,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   let messagesPublished = 0;
   let droppedForNoPong = 0;
   let droppedSlow = 0;
+  let refusedRooms = 0;
 
   const send = (c: HubClient, bytes: Buffer): void => {
     if (c.silent || c.ws.readyState !== c.ws.OPEN) return;
@@ -81,6 +100,10 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   const join = (c: HubClient, room: string): void => {
     if (c.rooms.has(room)) return;
     if (c.rooms.size >= options.maxRoomsPerClient) {
+      if (!c.refused.has(room)) {
+        c.refused.add(room);
+        refusedRooms += 1;
+      }
       sendJson(c, { type: 'error', code: 'ROOM_LIMIT', message: `at most ${options.maxRoomsPerClient} rooms per connection; leave a room first`, room });
       return;
     }
@@ -88,21 +111,30 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
     let set = rooms.get(room);
     if (!set) {
       rooms.set(room, (set = new Set()));
+      const f = familyOf(room);
+      families.set(f, (families.get(f) ?? 0) + 1);
       for (const l of roomListeners) l(room, true);
     }
     set.add(c);
   };
   const leave = (c: HubClient, room: string): void => {
+    if (c.refused.delete(room)) refusedRooms -= 1;
     if (!c.rooms.delete(room)) return;
     const set = rooms.get(room);
     set?.delete(c);
     if (set && set.size === 0) {
       rooms.delete(room);
+      const f = familyOf(room);
+      const n = (families.get(f) ?? 1) - 1;
+      if (n > 0) families.set(f, n);
+      else families.delete(f);
       for (const l of roomListeners) l(room, false);
     }
   };
   function drop(c: HubClient): void {
     for (const room of [...c.rooms]) leave(c, room);
+    refusedRooms -= c.refused.size;
+    c.refused.clear();
     clients.delete(c);
     c.ws.terminate();
   }
@@ -148,7 +180,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
   return {
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const c: HubClient = { id: nextId++, ws, rooms: new Set(), awaitingPong: false, silent: false };
+        const c: HubClient = { id: nextId++, ws, rooms: new Set(), refused: new Set(), awaitingPong: false, silent: false };
         clients.add(c);
         ws.on('message', (data) => onMessage(c, Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8')));
         ws.on('close', () => {
@@ -158,6 +190,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
       });
     },
     has: (room) => rooms.has(room),
+    hasFamily: (family) => families.has(family),
     publish(room, data) {
       const set = rooms.get(room);
       if (!set) return;
@@ -179,7 +212,7 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
         }
       }
     },
-    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong, droppedSlow }),
+    stats: () => ({ clients: clients.size, rooms: rooms.size, framesSent, messagesPublished, droppedForNoPong, droppedSlow, refusedRooms }),
     async close() {
       clearInterval(heartbeat);
       for (const c of [...clients]) drop(c);

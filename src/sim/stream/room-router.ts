@@ -51,14 +51,17 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
 
   const onTrade = (t: TokenState, tr: TradeRecord, maxBefore: number): void => {
     // the service sends an array of swaps per message
-    const row = (enrich: boolean): unknown => [streamSwap(state, tr, enrich, t)];
-    withEnriched(`transaction:${t.mint}`, row);
-    withEnriched(`transaction:${t.mint}:${tr.pool}`, row);
-    withEnriched(`transaction:${t.mint}:${tr.pool}:${tr.wallet}`, row);
-    withEnriched(`transaction:wallet:${tr.wallet}`, row);
+    // Room names are built only for families someone joined: most trades reach few rooms.
+    if (hub.hasFamily('transaction')) {
+      const row = (enrich: boolean): unknown => [streamSwap(state, tr, enrich, t)];
+      withEnriched(`transaction:${t.mint}`, row);
+      withEnriched(`transaction:${t.mint}:${tr.pool}`, row);
+      withEnriched(`transaction:${t.mint}:${tr.pool}:${tr.wallet}`, row);
+      withEnriched(`transaction:wallet:${tr.wallet}`, row);
+    }
     publishPriceRooms(state, hub, t, tr);
     publishSafety(t, tr);
-    publishPnl(state, hub, t, tr);
+    if (hub.hasFamily('pnl')) publishPnl(state, hub, t, tr);
     if (t.status === 'curve') {
       const pct = curvePct(t);
       if (pct > maxBefore) curveAlerts(t, tr, maxBefore, pct);
@@ -97,6 +100,7 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
           }
           return;
         case 'liquidity': {
+          if (!hub.hasFamily('liquidity')) return;
           const ev = e.event;
           const rows = (enrich: boolean): unknown => [liquidityRow(state, ev, enrich)];
           withEnriched(`liquidity:${ev.mint}`, rows);

@@ -5,7 +5,7 @@
 import type { SafetyUpdate } from '../../client/datastream/index.js';
 import type { MarketState } from '../model/market-state.js';
 import type { TokenState, TradeRecord, TraderRole } from '../model/model-types.js';
-import { holdersByBalance, pctOfSupply, roleBalance } from '../model/holdings.js';
+import { pctOfSupply, roleBalance, topBalancesSum } from '../model/holdings.js';
 import type { DatastreamHub } from './datastream-hub.js';
 
 export type SafetyPublisher = (t: TokenState, tr: TradeRecord) => void;
@@ -19,6 +19,7 @@ export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): 
     return prev;
   };
   const roleRoom = (t: TokenState, tr: TradeRecord, role: TraderRole, prefix: string): void => {
+    if (!hub.hasFamily(prefix)) return;
     const room = `${prefix}:${t.mint}`;
     if (!hub.has(room) || !t.roles.get(tr.wallet)?.has(role)) return;
     const all = roleBalance(t, role);
@@ -38,19 +39,19 @@ export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): 
     hub.publish(room, msg);
   };
   return (t, tr) => {
-    const h = `holders:${t.mint}`;
-    if (hub.has(h)) {
+    const h = hub.hasFamily('holders') ? `holders:${t.mint}` : '';
+    if (h && hub.has(h)) {
       const prev = changed(h, t.holderList.length);
       if (prev !== false) hub.publish(h, { token: t.mint, total: t.holderList.length, previous: prev ?? null, timestamp: tr.time });
     }
-    const top = `top10:${t.mint}`;
-    if (hub.has(top)) {
-      const pct = pctOfSupply(t, holdersByBalance(t).slice(0, 10).reduce((a, [, b]) => a + b, 0n));
+    const top = hub.hasFamily('top10') ? `top10:${t.mint}` : '';
+    if (top && hub.has(top)) {
+      const pct = pctOfSupply(t, topBalancesSum(t, 10));
       const prev = changed(top, pct);
       if (prev !== false) hub.publish(top, { token: t.mint, totalPercentage: pct, previousPercentage: prev ?? null, timestamp: tr.time } satisfies SafetyUpdate);
     }
-    const dev = `dev_holding:${t.mint}`;
-    if (hub.has(dev) && tr.wallet === t.deployer) {
+    const dev = tr.wallet === t.deployer && hub.hasFamily('dev_holding') ? `dev_holding:${t.mint}` : '';
+    if (dev && hub.has(dev)) {
       const bal = t.balances.get(t.deployer) ?? 0n;
       const pct = pctOfSupply(t, bal);
       const prev = changed(dev, pct);

@@ -1,0 +1,103 @@
+/**
+ * `record:` under `chainpilot daemon`: two paper deployments on one shared simulator connection
+ * each write their own recording, holding the frames of the rooms that deployment joined and none
+ * of the rooms only the other one joined; a deployment on the remote service (reached with an API
+ * key) records without the key; a backtest of one deployment's recording reproduces its decision
+ * log.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedactor, silentLogger } from '../../src/core/index.js';
+import { resolveRecordingFiles } from '../../src/replay/recording-reader.js';
+import { runBacktestJob } from '../../src/runtime/backtest/backtest-job.js';
+import { createDeployment } from '../../src/runtime/create-deployment.js';
+import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon/run-daemon.js';
+import { createSharedEndpoints, type SharedEndpoints } from '../../src/runtime/daemon/shared-endpoints.js';
+import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
+import { waitFor } from './support/wait-for.js';
+
+let dir = '';
+let daemon: RunningDaemon | undefined;
+let endpoints: SharedEndpoints | undefined;
+let remoteSim: RunningSimulator | undefined;
+const TOKEN = 'daemon-record-token-0123456789abcdef';
+
+const yaml = (name: string, strategy: string, endpoint: string): string => `version: 1
+name: ${name}
+${endpoint}
+strategies:
+${strategy}
+risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
+telemetry: { logLevel: silent, decisionLog: ${join(dir, `${name}.decisions.jsonl`)} }
+record: { dir: ${join(dir, `rec-${name}`)} }
+`;
+const SIM = 'endpoints:\n  simulator: { seed: 42, speed: 120 }';
+const MOMENTUM = '  - use: curve-momentum\n    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }\n    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }';
+const SNIPER = '  - use: graduation-sniper\n    params: { buySol: "0.1" }';
+
+const recordingOf = (name: string): string => resolveRecordingFiles(join(dir, `rec-${name}`)).map((f) => gunzipSync(readFileSync(f)).toString('utf8')).join('');
+const logOf = (name: string): string => {
+  try {
+    return readFileSync(join(dir, `${name}.decisions.jsonl`), 'utf8');
+  } catch {
+    return '';
+  }
+};
+const roomsOf = (text: string): Set<string> => new Set([...text.matchAll(/"room":"([^"]+)"/g)].map((m) => m[1]!));
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cp-daemon-rec-'));
+  remoteSim = await startSimulator({ seed: 7, speed: 120 });
+  writeFileSync(join(dir, 'momentum.yaml'), yaml('momentum', MOMENTUM, SIM));
+  writeFileSync(join(dir, 'sniper.yaml'), yaml('sniper', SNIPER, SIM));
+  writeFileSync(join(dir, 'remote.yaml'), yaml('remote', SNIPER, `endpoints:\n  remote:\n    baseUrl: ${remoteSim.urls.base}\n    datastreamUrl: ${remoteSim.urls.datastream}\n    apiKey: \${REMOTE_KEY}`));
+  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor() });
+  daemon = await startDaemon({
+    paths: [dir], factory: createDeployment, deps: endpoints, listen: '127.0.0.1:0', dataDir: join(dir, 'data'),
+    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey }, version: 'test', log: silentLogger(),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await daemon?.stop(5_000);
+  await endpoints?.closeAll();
+  await remoteSim?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('record: in daemon deployments', () => {
+  it('writes one recording per deployment with only the rooms it joined, and a backtest of one reproduces its decision log', async () => {
+    expect(daemon?.initial.added).toEqual(['momentum', 'remote', 'sniper']);
+    expect(endpoints?.open().find((e) => e.key.startsWith('sim:'))?.holders).toBe(2);
+    // Run until the momentum deployment has filled a trade and both snipers have seen a graduation.
+    await waitFor('a momentum fill', () => logOf('momentum').includes('"kind":"fill"'), 90_000);
+    await waitFor('a graduation for the sniper', () => logOf('sniper').includes('"kind":"intent"'), 90_000);
+    await waitFor('a graduation on the remote service', () => logOf('remote').includes('"kind":"intent"'), 90_000);
+    await daemon?.stop(5_000);
+
+    const momentum = recordingOf('momentum');
+    const sniper = recordingOf('sniper');
+    const remote = recordingOf('remote');
+    for (const text of [momentum, sniper, remote]) {
+      expect(text.startsWith('{"k":"header"'), 'a header first').toBe(true);
+      expect(text.includes('"k":"end"'), 'the end line').toBe(true);
+    }
+    // The sniper joins `graduated`; momentum joins curve milestone rooms (and its positions' prices).
+    const mRooms = roomsOf(momentum);
+    const sRooms = roomsOf(sniper);
+    expect(sRooms.has('graduated')).toBe(true);
+    expect(mRooms.has('graduated')).toBe(false);
+    expect([...mRooms].some((r) => /:curve:25$/.test(r))).toBe(true);
+    expect([...sRooms].some((r) => /:curve:25$/.test(r))).toBe(false);
+    // The remote deployment's key is in its endpoint URL and requests, never in its recording.
+    expect(roomsOf(remote).has('graduated')).toBe(true);
+    expect(remote.includes(remoteSim!.apiKey), 'the remote API key').toBe(false);
+
+    const job = await runBacktestJob({ file: join(dir, 'momentum.yaml'), data: join(dir, 'rec-momentum'), outDir: join(dir, 'out'), verifyAgainst: join(dir, 'momentum.decisions.jsonl') });
+    expect(job.divergence).toBeUndefined();
+    expect(job.result.feed.frames).toBeGreaterThan(0);
+  }, 240_000);
+});
