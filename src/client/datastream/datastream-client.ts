@@ -139,7 +139,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       case 'message': {
         s.messages++;
         const room = f.room;
-        const entry = typeof room === 'string' ? router.rooms.get(room) : undefined;
+        const entry = typeof room === 'string' ? router.lookup(room) : undefined;
         if (entry === undefined) {
           if (typeof room !== 'string') malformed('message without a string room', text);
           else s.unroutedMessages++;
