@@ -4,7 +4,8 @@
  * bottleneck. For each family, in alternating short bursts, three readers take the same frames:
  *   - bare: `ws` + `JSON.parse` (the baseline, no checks);
  *   - sdk: the official SDK's Datastream client (`@solana-tracker/data-api`), listeners per room;
- *   - chainpilot: the client with the room registry's guard, dedup and dispatch to a subscriber.
+ *   - chainpilot: the client with the room registry's guard, dedup and dispatch to a subscriber
+ *     (the bench throws if it ever counts a duplicate, reject, drop or unrouted message: a lost event).
  * Each reader runs in this process (pinned to its own core); the metric is events per second of
  * this process's CPU time (user + system), robust on a shared machine. Ratios are medians of
  * paired bursts. Object-payload rooms and price rooms are reported separately, with their minimum.
@@ -107,7 +108,13 @@ async function burst(port: number, family: string, reader: Reader, seconds: numb
       events += Array.isArray(m.data) ? m.data.length : 1;
     });
     await client.whenOpen();
-    stop = () => client.close();
+    stop = () => {
+      // every event is new to the window and valid: a duplicate, reject or drop would be a lost event
+      const st = client.stats();
+      const lost = st.duplicates + st.invalidPayloads + st.dropped + st.coalesced + st.unroutedMessages + st.frameErrors;
+      client.close();
+      if (lost > 0) throw new Error(`chainpilot reader on ${family}: ${lost} event(s) not delivered (${JSON.stringify({ duplicates: st.duplicates, invalid: st.invalidPayloads, dropped: st.dropped, coalesced: st.coalesced, unrouted: st.unroutedMessages, frameErrors: st.frameErrors })})`);
+    };
   }
   await sleep(150); // warm-up
   const e0 = events;
