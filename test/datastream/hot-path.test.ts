@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
 import { createDatastreamClient, rooms, SAFETY_FIELDS, type DatastreamClient, type DatastreamMessage, type SafetyRole } from '../../src/client/datastream/index.js';
 import { createDedupWindow } from '../../src/client/datastream/dedup-window.js';
+import { exceedsDepth, mayExceedDepth } from '../../src/client/datastream/frame-limits.js';
 import { fingerprintRows, rowFingerprints } from '../../src/client/datastream/event-key.js';
 import { fpCheck, fpHi, fpInt, fpKey, fpLo, fpStart } from '../../src/client/datastream/fingerprint.js';
 import { createRoomRouter, type RoomRouter } from '../../src/client/datastream/room-router.js';
@@ -156,12 +157,47 @@ describe('safety figures', () => {
   });
 });
 
+describe('depth limit pre-check', () => {
+  const nested = (levels: number): string => `${'{"a":'.repeat(levels - 1)}[1]${'}'.repeat(levels - 1)}`;
+
+  it('clears a text with at most maxDepth brackets and never a text that is too deep', () => {
+    expect(mayExceedDepth(nested(8), 8)).toBe(false);
+    expect(mayExceedDepth(nested(9), 8)).toBe(true);
+    expect(exceedsDepth(JSON.parse(nested(9)), 8)).toBe(true);
+    for (let levels = 1; levels <= 12; levels++) {
+      // whatever the text, a value deeper than the limit is never cleared by the pre-check
+      if (exceedsDepth(JSON.parse(nested(levels)), 8)) expect(mayExceedDepth(nested(levels), 8)).toBe(true);
+    }
+  });
+
+  it('leaves shallow frames with many brackets inside strings to the exact walk', () => {
+    const text = JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint: 'M', name: '{'.repeat(100) + '['.repeat(100) } } });
+    expect(mayExceedDepth(text, 8)).toBe(true);
+    expect(exceedsDepth(JSON.parse(text), 8)).toBe(false);
+  });
+});
+
 describe('receive time (real socket on 127.0.0.1)', () => {
   let server: StreamServer | undefined;
   let client: DatastreamClient | undefined;
   afterEach(async () => {
     client?.close();
     await server?.close();
+  });
+
+  it('delivers a shallow frame whose strings hold more brackets than maxFrameDepth', async () => {
+    const KEY = 'hot-path-key-42';
+    server = await startStreamServer(KEY);
+    client = createDatastreamClient({ url: server.url, apiKey: KEY, random: seededRandom(4), maxFrameDepth: 8 });
+    const got: string[] = [];
+    client.subscribe(rooms.latest(), (m) => void got.push(m.data.token.name ?? ''));
+    await client.whenOpen();
+    await waitFor(() => server!.open()[0]?.rooms.size === 1, 'join');
+    const name = '{['.repeat(50);
+    server.publish('latest', { token: { mint: 'M', name } });
+    await waitFor(() => got.length === 1, 'delivery');
+    expect(got).toEqual([name]);
+    expect(client.stats().tooDeepFrames).toBe(0);
   });
 
   it('stamps each frame with the clock at its socket read, never a reading left from an earlier read', async () => {

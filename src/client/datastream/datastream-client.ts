@@ -7,7 +7,7 @@ import type WebSocket from 'ws';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import { backfillRoom } from './backfill.js';
 import { createConnection, type ConnectionState } from './connection.js';
-import { exceedsDepth } from './frame-limits.js';
+import { exceedsDepth, mayExceedDepth } from './frame-limits.js';
 import type { Handler } from './delivery.js';
 import type { DatastreamEvent } from './events.js';
 import { resolveOptions, type DatastreamClientOptions } from './options.js';
@@ -127,7 +127,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       malformed('not an object with a string type', text);
       return;
     }
-    if (exceedsDepth(frame, o.maxFrameDepth)) {
+    if (mayExceedDepth(text, o.maxFrameDepth) && exceedsDepth(frame, o.maxFrameDepth)) {
       s.tooDeepFrames++;
       const reason = `nested deeper than maxFrameDepth (${o.maxFrameDepth})`;
       book.reject('frame', '', reason, 1);
