@@ -4,12 +4,15 @@
  * bottleneck. For each family, in alternating short bursts, three readers take the same frames:
  *   - bare: `ws` + `JSON.parse` (the baseline, no checks);
  *   - sdk: the official SDK's Datastream client (`@solana-tracker/data-api`), listeners per room;
- *   - chainpilot: the client with the room registry's guard, dedup and dispatch to a subscriber.
+ *   - chainpilot: the client with the room registry's guard, dedup and dispatch to a subscriber
+ *     (the bench throws if it ever counts a duplicate, reject, drop or unrouted message: a lost event).
  * Each reader runs in this process (pinned to its own core); the metric is events per second of
  * this process's CPU time (user + system), robust on a shared machine. Ratios are medians of
  * paired bursts. Object-payload rooms and price rooms are reported separately, with their minimum.
  * DATASTREAM_BENCH_SECONDS sets each burst (default 0.5 s); DATASTREAM_BENCH_ROUNDS the pairs (3);
- * DATASTREAM_BENCH_FAMILIES a comma list of families to measure (default all).
+ * DATASTREAM_BENCH_FAMILIES a comma list of families to measure (default all). Each row notes the
+ * reader's CPU seconds per wall second: near 1 means it saturates and the server keeps ahead; on a
+ * busy machine it drops (the scheduler, not the server), and ratios get noisier.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -49,8 +52,8 @@ const tokenPools = (mint: string) => ({
   risk: { rugged: false, risks: [{ name: 'Bonding curve', description: 'not complete', level: 'warning', score: 4000 }], score: 3 },
 });
 
-/** Every family the bench measures: its room and a frame template (`#N#` in the identifying fields). */
-const FAMILIES: FrameTemplates = {
+/** Every family the bench measures: its room and a frame template (`#N#` in the identifying fields); exported for profiling scripts. */
+export const FAMILIES: FrameTemplates = {
   latest: { room: 'latest', data: tokenPools('Mint#N#') },
   graduated: { room: 'graduated', data: { ...tokenPools('Mint#N#'), graduationTx: `${SIG}#N#`, graduationTime: 1_700_000_000_000 } },
   insider: { room: `insider:${MINT}`, data: { wallet: 'W#N#', amount: '1000', tokenAmount: 1000, percentage: 1.5, previousAmount: 900, previousPercentage: 1.4, totalSniperPercentage: 12.5, totalInsiderPercentage: 8.25, timestamp: 1_700_000_000_000 } },
@@ -72,8 +75,13 @@ type Reader = 'bare' | 'sdk' | 'chainpilot';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Events per CPU second of one reader on one family. */
-async function burst(port: number, family: string, reader: Reader, seconds: number): Promise<number> {
+/** One burst: events per CPU second of the reader, and its CPU time per wall second (near 1: the reader, not the server, is the limit). */
+interface Burst {
+  readonly rate: number;
+  readonly util: number;
+}
+
+async function burst(port: number, family: string, reader: Reader, seconds: number): Promise<Burst> {
   const { room } = FAMILIES[family]!;
   const url = `ws://127.0.0.1:${port}/${family}`;
   let events = 0;
@@ -100,17 +108,26 @@ async function burst(port: number, family: string, reader: Reader, seconds: numb
       events += Array.isArray(m.data) ? m.data.length : 1;
     });
     await client.whenOpen();
-    stop = () => client.close();
+    stop = () => {
+      // every event is new to the window and valid: a duplicate, reject or drop would be a lost event
+      const st = client.stats();
+      const lost = st.duplicates + st.invalidPayloads + st.dropped + st.coalesced + st.unroutedMessages + st.frameErrors;
+      client.close();
+      if (lost > 0) throw new Error(`chainpilot reader on ${family}: ${lost} event(s) not delivered (${JSON.stringify({ duplicates: st.duplicates, invalid: st.invalidPayloads, dropped: st.dropped, coalesced: st.coalesced, unrouted: st.unroutedMessages, frameErrors: st.frameErrors })})`);
+    };
   }
   await sleep(150); // warm-up
   const e0 = events;
   const c0 = process.cpuUsage();
+  const t0 = performance.now();
   await sleep(seconds * 1000);
   const cpu = process.cpuUsage(c0);
+  const wallMs = performance.now() - t0;
   const n = events - e0;
   stop();
   await sleep(50);
-  return n / ((cpu.user + cpu.system) / 1e6);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
+  return { rate: n / cpuS, util: (cpuS * 1000) / wallMs };
 }
 
 const median = (xs: readonly number[]): number => {
@@ -146,6 +163,7 @@ const bench: Bench = {
       const only = process.env.DATASTREAM_BENCH_FAMILIES?.split(',');
       for (const family of Object.keys(FAMILIES).filter((f) => !only || only.includes(f))) {
         const r: Record<Reader, number[]> = { bare: [], sdk: [], chainpilot: [] };
+        const util: Record<Reader, number[]> = { bare: [], sdk: [], chainpilot: [] };
         const ours: number[] = [];
         const sdk: number[] = [];
         const oursVsSdk: number[] = [];
@@ -153,7 +171,11 @@ const bench: Bench = {
           // rotate the order so no reader always inherits another's leftovers
           const order: Reader[] = (['bare', 'sdk', 'chainpilot'] as Reader[]).map((_, j, a) => a[(i + j) % 3]!);
           const got = {} as Record<Reader, number>;
-          for (const reader of order) got[reader] = await burst(port, family, reader, SECONDS);
+          for (const reader of order) {
+            const b = await burst(port, family, reader, SECONDS);
+            got[reader] = b.rate;
+            util[reader].push(b.util);
+          }
           for (const reader of order) r[reader].push(got[reader]);
           ours.push(got.chainpilot / got.bare);
           sdk.push(got.sdk / got.bare);
@@ -164,11 +186,13 @@ const bench: Bench = {
         m.chainpilot = Math.min(m.chainpilot, median(ours));
         m.sdk = Math.min(m.sdk, median(sdk));
         m.vsSdk = Math.min(m.vsSdk, median(oursVsSdk));
-        const note = `${kind} room ${FAMILIES[family]!.room.split(':')[0]}, ${eventsPerFrame(family)} event(s)/frame`;
+        // a reader's CPU share of its core: near 1 when it saturates (the server keeps ahead); far below on a busy machine
+        const busy = (reader: Reader): string => `cpu ${median(util[reader]).toFixed(2)}/s`;
+        const note = `${kind} room ${FAMILIES[family]!.room.split(':')[0]}, ${eventsPerFrame(family)} event(s)/frame; ${busy('bare')}`;
         rows.push(
           { name: `${family}: bare ws + JSON.parse`, value: median(r.bare), unit: 'events/cpu-s', note },
-          { name: `${family}: official SDK`, value: median(r.sdk), unit: 'events/cpu-s', ratio: median(sdk), note: 'ratio to bare' },
-          { name: `${family}: chainpilot (guard+dedup)`, value: median(r.chainpilot), unit: 'events/cpu-s', ratio: median(ours), note: `ratio to bare; ${median(oursVsSdk).toFixed(2)}x the SDK` },
+          { name: `${family}: official SDK`, value: median(r.sdk), unit: 'events/cpu-s', ratio: median(sdk), note: `ratio to bare; ${busy('sdk')}` },
+          { name: `${family}: chainpilot (guard+dedup)`, value: median(r.chainpilot), unit: 'events/cpu-s', ratio: median(ours), note: `ratio to bare; ${median(oursVsSdk).toFixed(2)}x the SDK; ${busy('chainpilot')}` },
         );
       }
       for (const kind of ['object', 'price'] as const) {

@@ -76,6 +76,11 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
   let livenessTimer: TimerHandle | undefined;
   let backoffTimer: TimerHandle | undefined;
   let liveSockets = 0;
+  // one clock reading per socket read: `ws` emits every frame of a read synchronously, so they share it
+  let readAt: UnixMs | undefined;
+  const endRead = (): void => {
+    readAt = undefined;
+  };
   const clock = o.clock;
   const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.apiKey)}`;
 
@@ -181,7 +186,11 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     });
     sock.on('message', (data) => {
       if (my !== gen) return;
-      const at = clock.now();
+      let at = readAt;
+      if (at === undefined) {
+        at = readAt = clock.now();
+        queueMicrotask(endRead);
+      }
       lastFrameAt = at;
       h.message(data, at);
     });

@@ -7,7 +7,7 @@ import type WebSocket from 'ws';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import { backfillRoom } from './backfill.js';
 import { createConnection, type ConnectionState } from './connection.js';
-import { exceedsDepth } from './frame-limits.js';
+import { exceedsDepth, mayExceedDepth } from './frame-limits.js';
 import type { Handler } from './delivery.js';
 import type { DatastreamEvent } from './events.js';
 import { resolveOptions, type DatastreamClientOptions } from './options.js';
@@ -127,7 +127,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       malformed('not an object with a string type', text);
       return;
     }
-    if (exceedsDepth(frame, o.maxFrameDepth)) {
+    if (mayExceedDepth(text, o.maxFrameDepth) && exceedsDepth(frame, o.maxFrameDepth)) {
       s.tooDeepFrames++;
       const reason = `nested deeper than maxFrameDepth (${o.maxFrameDepth})`;
       book.reject('frame', '', reason, 1);
@@ -139,7 +139,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       case 'message': {
         s.messages++;
         const room = f.room;
-        const entry = typeof room === 'string' ? router.rooms.get(room) : undefined;
+        const entry = typeof room === 'string' ? router.lookup(room) : undefined;
         if (entry === undefined) {
           if (typeof room !== 'string') malformed('message without a string room', text);
           else s.unroutedMessages++;

@@ -7,8 +7,8 @@
 import type { UnixMs } from '../../core/index.js';
 import { createDedupWindow, type DedupWindow } from './dedup-window.js';
 import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './delivery.js';
-import { rowFingerprints } from './event-key.js';
-import { fpCheck, fpKey } from './fingerprint.js';
+import { fingerprintRows } from './event-key.js';
+import { fpHi, fpLo } from './fingerprint.js';
 import { fingerprintInto, parseRows, resolveRoom, type ResolvedRoom } from './room-registry.js';
 import type { RoomStats, StatsBook } from './stats.js';
 import type { DatastreamMessage } from './stream-message.js';
@@ -25,6 +25,8 @@ export interface RouterHooks extends DeliveryHooks {
 
 export interface RoomRouter {
   readonly rooms: ReadonlyMap<string, RoomEntry>;
+  /** `rooms.get(room)`, remembering the last room found: frames of one room in a row skip the hash lookup. */
+  lookup(room: string): RoomEntry | undefined;
   /** Adds a subscriber; returns true when this is the room's first (a join is due). */
   add(room: string, handler: Handler<DatastreamMessage>): { sub: Subscriber<DatastreamMessage>; first: boolean };
   /** Removes a subscriber; returns true when the room has none left (a leave is due). */
@@ -49,6 +51,13 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
   const handlerIds = new WeakMap<object, number>();
   let nextId = 1;
   const s = stats.s;
+  // the last room looked up (cleared when that room is left)
+  let lastRoom: string | undefined;
+  let lastEntry: RoomEntry | undefined;
+  // fingerprint halves of a frame's rows, reused across frames (fresh ones when route re-enters from a handler)
+  let scratchHi = new Uint32Array(16);
+  let scratchLo = new Uint32Array(16);
+  let routing = 0;
 
   const commitmentOf = (e: RoomEntry, origin: 'live' | 'backfill'): Commitment =>
     origin === 'backfill' ? 'confirmed' : e.resolved.family.provisional ? 'processed' : 'unspecified';
@@ -81,7 +90,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
     if (items.length === 1 && subs.length === 1) {
       // the common case, without allocating fingerprint arrays
       fingerprintInto(e.resolved, items[0]);
-      if (dedup.admit(fpKey(), fpCheck(), subs[0]!.id)) {
+      if (dedup.admitPair(fpHi(), fpLo(), subs[0]!.id)) {
         subs[0]!.push(message(e, items, at, origin));
         return 1;
       }
@@ -89,16 +98,27 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       s.duplicates++;
       return 0;
     }
-    const { keys, checks } = rowFingerprints(e.resolved, items);
+    const n = items.length;
+    if (routing > 1) {
+      // a handler routed a payload while this one is being delivered: keep the outer frame's halves intact
+      scratchHi = new Uint32Array(Math.max(16, n));
+      scratchLo = new Uint32Array(Math.max(16, n));
+    } else if (scratchHi.length < n) {
+      scratchHi = new Uint32Array(n * 2);
+      scratchLo = new Uint32Array(n * 2);
+    }
+    const his = scratchHi;
+    const los = scratchLo;
+    fingerprintRows(e.resolved, items, his, los);
     // rows admitted to at least one subscriber (only tracked when there are several)
-    const anyAdmitted = subs.length > 1 ? new Uint8Array(items.length) : undefined;
+    const anyAdmitted = subs.length > 1 ? new Uint8Array(n) : undefined;
     let admitted = 0;
     for (let j = 0; j < subs.length; j++) {
       const sub = subs[j]!;
       let out: unknown[] | undefined;
       let dups = 0;
-      for (let i = 0; i < items.length; i++) {
-        if (dedup.admit(keys[i]!, checks[i]!, sub.id)) {
+      for (let i = 0; i < n; i++) {
+        if (dedup.admitPair(his[i]!, los[i]!, sub.id)) {
           if (out !== undefined) out.push(items[i]);
           if (anyAdmitted) anyAdmitted[i] = 1;
           else admitted++;
@@ -121,6 +141,15 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
   const router: RoomRouter = {
     rooms,
     dedup,
+    lookup(room) {
+      if (room === lastRoom) return lastEntry;
+      const e = rooms.get(room);
+      if (e !== undefined) {
+        lastRoom = room;
+        lastEntry = e;
+      }
+      return e;
+    },
     add(room, handler) {
       let e = rooms.get(room);
       const first = e === undefined;
@@ -142,12 +171,20 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       if (i >= 0) e.subs.splice(i, 1);
       if (e.subs.length > 0) return false;
       rooms.delete(sub.room);
+      if (lastRoom === sub.room) lastRoom = lastEntry = undefined;
       return true;
     },
     route(e, data, at, origin) {
       e.stats.messages++;
       const f = e.resolved.family;
-      if (f.rows) return routeRows(e, data, at, origin);
+      if (f.rows) {
+        routing++;
+        try {
+          return routeRows(e, data, at, origin);
+        } finally {
+          routing--;
+        }
+      }
       const v = f.parse(data, e.resolved.name);
       if (typeof v === 'string') {
         reject(e, v, 1);
@@ -159,13 +196,13 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         return 1;
       }
       fingerprintInto(e.resolved, v);
-      const key = fpKey();
-      const check = fpCheck();
+      const hi = fpHi();
+      const lo = fpLo();
       let delivered = 0;
       const subs = e.subs;
       for (let j = 0; j < subs.length; j++) {
         const sub = subs[j]!;
-        if (dedup.admit(key, check, sub.id)) {
+        if (dedup.admitPair(hi, lo, sub.id)) {
           sub.push(msg);
           delivered = 1;
         } else {

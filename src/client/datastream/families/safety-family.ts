@@ -4,7 +4,7 @@
  * `totalSniperPercentage` is read for `totalInsiderPercentage` only.
  */
 import { fpInt, fpStr } from '../fingerprint.js';
-import { isNum, isObj, optNumOrNull, optStr } from '../guards.js';
+import { isNum, isObj, optNumOrNull, optStr, type Obj } from '../guards.js';
 import type { SafetyPayload, SafetyRole } from '../payloads.js';
 import { roomFamily } from '../room-family.js';
 
@@ -20,6 +20,17 @@ export const SAFETY_FIELDS: Readonly<Record<SafetyRole, { readonly figure: reado
 
 const ROLES = new Set<string>(Object.keys(SAFETY_FIELDS));
 
+type Read = (d: Obj) => unknown;
+/** Per role, readers of its figure and previous-value fields, in order: named property loads, not a lookup by a key from a list. */
+const READERS: Readonly<Record<SafetyRole, { readonly figure: readonly Read[]; readonly previous: readonly Read[] }>> = {
+  sniper: { figure: [(d) => d.totalSniperPercentage], previous: [(d) => d.previousTotalSniperPercentage, (d) => d.previousTotalPercentage] },
+  insider: { figure: [(d) => d.totalInsiderPercentage], previous: [(d) => d.previousTotalInsiderPercentage, (d) => d.previousTotalPercentage] },
+  bundlers: { figure: [(d) => d.totalBundlerPercentage], previous: [(d) => d.previousTotalBundlerPercentage, (d) => d.previousTotalPercentage] },
+  dev_holding: { figure: [(d) => d.percentage], previous: [(d) => d.previousPercentage] },
+  holders: { figure: [(d) => d.total], previous: [(d) => d.previous, (d) => d.previousTotal] },
+  top10: { figure: [(d) => d.totalPercentage, (d) => d.top10Percentage], previous: [(d) => d.previousPercentage, (d) => d.previous] },
+};
+
 export const safetyFamily = roomFamily({
   name: 'safety',
   pattern: '{sniper|bundlers|insider|dev_holding|holders|top10}:{token}',
@@ -32,21 +43,20 @@ export const safetyFamily = roomFamily({
     if (!isObj(d)) return 'data must be an object';
     const role = r.parts[0] as SafetyRole;
     const f = SAFETY_FIELDS[role];
+    const read = READERS[role];
     let figure: number | undefined;
-    for (let i = 0; i < f.figure.length; i++) {
-      const k = f.figure[i]!;
-      const v = d[k];
+    for (let i = 0; i < read.figure.length; i++) {
+      const v = read.figure[i]!(d);
       if (v === undefined) continue;
-      if (!isNum(v)) return `${k} must be a number`;
+      if (!isNum(v)) return `${f.figure[i]!} must be a number`;
       figure = v;
       break;
     }
     if (figure === undefined) return `${f.figure.join(' or ')} must be a number (the ${role} room's figure)`;
     let previousFigure: number | undefined;
-    for (let i = 0; i < f.previous.length; i++) {
-      const k = f.previous[i]!;
-      const v = d[k];
-      if (!optNumOrNull(v)) return `${k} must be a number or null`;
+    for (let i = 0; i < read.previous.length; i++) {
+      const v = read.previous[i]!(d);
+      if (!optNumOrNull(v)) return `${f.previous[i]!} must be a number or null`;
       if (typeof v === 'number') {
         previousFigure = v;
         break;

@@ -1,5 +1,5 @@
 /** Row rooms: `liquidity:*` (events of the spec's shape) and `transaction:*` (swaps). */
-import { fpInt, fpStr, fpTail } from '../fingerprint.js';
+import { fpInt, fpNum, fpStr, fpTail } from '../fingerprint.js';
 import { checkLiquidityEvent, isObj, isStr, optNum, optStr, type Obj } from '../guards.js';
 import { QUOTE_MINTS, type LiquidityEvent, type SwapEvent, type SwapSide } from '../payloads.js';
 import { roomFamily, type BackfillScope, type RoomName } from '../room-family.js';
@@ -39,7 +39,7 @@ export const liquidityFamily = roomFamily({
     // base58 tails carry enough entropy (16 signature chars ~94 bits; 8 address chars within one tx ~47 bits);
     // the pool implies the program, so programId is left out
     fpTail(e.tx, 16);
-    fpStr(e.type);
+    fpInt(e.type === 'add_liquidity' ? 1 : 2); // the guard admits only these two
     fpTail(e.pool, 8);
     fpTail(e.wallet, 8);
     fpStr(e.instruction);
@@ -140,11 +140,12 @@ export const transactionFamily = roomFamily({
     fpInt(2);
     if (s.tx !== undefined) fpTail(s.tx, 16);
     else fpInt(s.time ?? 0);
-    fpStr(s.side);
+    fpInt(s.side === 'buy' ? 1 : 2);
     fpTail(s.mint, 10);
-    // a number on the stream and a decimal string in REST are one amount
-    fpStr(s.amount === undefined ? '' : typeof s.amount === 'number' ? String(s.amount) : String(Number(s.amount)));
-    fpStr(s.wallet ?? '');
+    // a number on the stream and a decimal string in REST are one amount: mixed by value, never formatted
+    if (s.amount === undefined) fpInt(0);
+    else fpNum(typeof s.amount === 'number' ? s.amount : Number(s.amount));
+    fpTail(s.wallet ?? '', 16);
   },
   scope: () => 'transaction',
   backfill: (r) => {
