@@ -74,7 +74,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
         return;
       }
       s.messages++;
-      const entry = typeof f.room === 'string' ? router.rooms.get(f.room) : undefined;
+      const entry = typeof f.room === 'string' ? router.lookup(f.room) : undefined;
       if (entry === undefined) {
         if (typeof f.room !== 'string') s.parseFailures++;
         else s.unroutedMessages++;

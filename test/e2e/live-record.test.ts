@@ -2,8 +2,8 @@
  * `record:` in a live run: config/live-sim.yaml (`run --live`) on the embedded simulator's ledger
  * with `record:` on and the wallet key given in the environment. The recording holds the frames
  * the run received and never the wallet key; `chainpilot backtest` replays it, and
- * `--verify-against` the live decision log compares the two runs. (The fill-drift pairing of
- * backtest-job.ts matches intent ids whole, and live ids carry a run prefix: it pairs none yet.)
+ * `--verify-against` the live decision log compares the two runs; the fill drift pairs live fills
+ * with the backtest's by intent id, without the live run's id prefix.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -96,13 +96,16 @@ export function firstDivergence(expected: string, actual: string): Divergence | 
 }
 
 /** Per-trade drift between a reference log's fills (a live run's) and the backtest's, by intent id. */
+/** The run prefix a live run (`int_1a2b3c4d_`) or a resumed paper book (`int_r2_`) puts before the id a backtest draws. */
+const RUN_PREFIX = /^int_(?:[0-9a-f]{8}|r\d+)_/;
+
 export function fillDrift(expected: string, actual: string): FillDrift {
   const fills = (text: string): Map<string, number> => {
     const m = new Map<string, number>();
     for (const line of text.split('\n')) {
       if (!line.includes('"kind":"fill"')) continue;
       const e = JSON.parse(line) as { intentId: string; price: string };
-      m.set(e.intentId, Number(e.price));
+      m.set(e.intentId.replace(RUN_PREFIX, 'int_'), Number(e.price));
     }
     return m;
   };
