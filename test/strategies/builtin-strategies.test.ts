@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock, seededRandom } from '../../src/core/index.js';
+import { manualClock, seededRandom, type ManualClock } from '../../src/core/index.js';
+import type { ExecutionSink, Executor } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine } from '../../src/engine/engine.js';
 import type { MarketView } from '../../src/engine/market-view.js';
@@ -10,13 +11,23 @@ import { fakeFeed } from '../engine/fake-feed.js';
 
 const SOL = 1_000_000_000n;
 
-function run(name: string, params: Record<string, unknown>) {
+/** An executor that refuses every intent (a venue that is down): the strategy hears onIntentFailed. */
+function refusingExecutor(clock: ManualClock): Executor {
+  let sink: ExecutionSink | undefined;
+  return {
+    start: async (s) => void (sink = s),
+    submit: async (intent) => sink?.({ type: 'rejected', intentId: intent.id, at: clock.now(), code: 'TEST_REFUSED', reason: 'refused by the test executor' }),
+    stop: async () => undefined,
+  };
+}
+
+function run(name: string, params: Record<string, unknown>, o: { refuse?: boolean } = {}) {
   const clock = manualClock(1_767_225_600_000);
   const feed = fakeFeed(clock);
   const log = memoryDecisionLog();
   const ref: { market?: MarketView } = {};
   const engine = createEngine({
-    feed, executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }), clock, random: seededRandom(1),
+    feed, executor: o.refuse ? refusingExecutor(clock) : createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }), clock, random: seededRandom(1),
     strategies: [instantiateStrategy(BUILTIN_STRATEGIES[name]!, params)], risk: {}, startingCashLamports: 10n * SOL,
     execution: { slippageBps: 1_000, priorityFeeLamports: 0n, defaultDecimals: 6 }, decisions: log.sink,
   });
@@ -53,6 +64,26 @@ describe('built-in strategies', () => {
     t.clock.advance(1);
     expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'OK' }]);
     expect(t.feed.joined()).not.toContain('top10:CONCENTRATED');
+  });
+
+  it('graduation-sniper and curve-momentum leave the rooms of a buy that never filled', async () => {
+    const sniper = run('graduation-sniper', { buySol: '0.2' }, { refuse: true });
+    await sniper.engine.start();
+    sniper.feed.push('graduated', { token: { mint: 'G' }, pools: [{ market: 'venue_a-amm', poolId: 'AMM' }] });
+    sniper.feed.push('price:token:G', { price: 0.0002 * 150, price_quote: 0.0002, pool: 'AMM' });
+    await Promise.resolve();
+    expect(sniper.intents()).toMatchObject([{ side: 'buy', mint: 'G' }]);
+    expect(sniper.feed.joined()).toEqual(['graduated']);
+
+    const momentum = run('curve-momentum', { milestonePct: 50, confirmMs: 1_000, minHolders: 0 }, { refuse: true });
+    await momentum.engine.start();
+    momentum.feed.push('venue_a:curve:50', { token: { mint: 'C' }, pools: [] });
+    momentum.feed.push('price:token:C', { price: 0.00005 * 150, price_quote: 0.00005 });
+    expect(momentum.feed.joined()).toContain('holders:C');
+    momentum.clock.advance(1_000);
+    await Promise.resolve();
+    expect(momentum.intents()).toMatchObject([{ side: 'buy', mint: 'C' }]);
+    expect(momentum.feed.joined()).toEqual(['venue_a:curve:50']);
   });
 
   it('copy-trader mirrors a followed wallet buying and then selling', async () => {

@@ -72,4 +72,8 @@ export const curveMomentum = defineStrategy<Params, State>({
   onFill(fill, ctx) {
     if (fill.side === 'buy' && ctx.state.watching.has(fill.mint)) release(ctx, fill.mint);
   },
+  // A buy that never filled releases its rooms too (otherwise every unfilled buy holds six rooms).
+  onIntentFailed(e, ctx) {
+    if (e.side === 'buy' && ctx.state.watching.has(e.mint)) release(ctx, e.mint);
+  },
 });

@@ -41,6 +41,10 @@ export const graduationSniper = defineStrategy<z.output<typeof params>, State>({
   onFill(fill, ctx) {
     if (fill.side === 'buy') ctx.unwatch(`price:token:${fill.mint}`);
   },
+  // A buy that never filled leaves the price room too (an open position keeps its own).
+  onIntentFailed(e, ctx) {
+    if (e.side === 'buy') ctx.unwatch(`price:token:${e.mint}`);
+  },
   onTimer(t, ctx) {
     const mint = String(t.payload);
     if (ctx.state.waiting.delete(mint)) ctx.unwatch(`price:token:${mint}`);
