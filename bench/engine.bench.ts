@@ -4,7 +4,7 @@
  * - frame received → intent handed to the executor (median, p99): a launch frame whose strategy buys.
  */
 import { z } from 'zod';
-import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../src/core/index.js';
+import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs, lamports } from '../src/core/index.js';
 import { parseRoomMessage } from '../src/client/datastream/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import { amountInOf, type ExecutionSink, type Executor, type OrderIntent } from '../src/engine/execution-port.js';
@@ -39,7 +39,7 @@ function build(onIntent: (i: OrderIntent) => void, fillAt?: string) {
   const engine = createEngine({
     feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 9_000, takeProfit: [{ multiple: '1000', sellBps: 10_000 }], trailingStopBps: 9_000 } })],
     risk: { maxOpenPositions: 1_000_000 }, startingCashLamports: 1_000_000n * SOL,
-    execution: { slippageBps: 500, priorityFeeLamports: 10_000n, defaultDecimals: 6 }, onIntent,
+    execution: { slippageBps: 500, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 }, onIntent,
   });
   return { clock, engine };
 }

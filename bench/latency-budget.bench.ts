@@ -25,7 +25,7 @@ import { Keypair } from '@solana/web3.js';
 import { z } from 'zod';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import { parseRoomMessage } from '../src/client/datastream/room-registry.js';
-import { seededRandom, systemClock, type UnixMs } from '../src/core/index.js';
+import { seededRandom, systemClock, type UnixMs, lamports } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { ExecutionSink, Executor } from '../src/engine/execution-port.js';
 import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
@@ -220,7 +220,7 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
   const engine = createEngine({
     feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, {})],
     risk: { maxOpenPositions: 1_000_000 }, startingCashLamports: 1_000n * SOL,
-    execution: { slippageBps: 500, priorityFeeLamports: 10_000n, defaultDecimals: 6 },
+    execution: { slippageBps: 500, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
   });
   const samples: Sample[] = [];
   const parsed = (room: string, data: unknown, at: UnixMs): StreamMessage => {

@@ -104,7 +104,6 @@ export const ERROR_CODES = {
   LIVE_INSPECTION_OUTPUT: 'simulation shows the output not arriving in our wallet\'s account; it was not signed',
   LIVE_FAILED_ON_CHAIN: 'the transaction landed and failed on chain (the fee was paid, nothing else moved)',
   LIVE_INTENT_STALE: 'an intent found unfinished at start-up was older than maxIntentAgeMs and was not (re)built',
-  LIVE_RETRIES_EXHAUSTED: 'every allowed transaction of the intent expired unseen; the intent ends EXPIRED',
 
   // --- simulator ---
   SIM_INVALID_SETTINGS: 'a simulator option or market setting is out of range or unknown',

@@ -6,7 +6,7 @@
  * Each callback is isolated: an exception is counted and reported with strategy and event, and
  * the strategy is halted when it fails too often. Orders go through the risk gate to the executor.
  */
-import { lamports, silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
+import { lamports, silentLogger, type Clock, type Lamports, type Logger, type Random } from '../core/index.js';
 import { createDataLookup, type DataLookupOptions, type DataPort } from './data-lookup.js';
 import type { DecisionSink } from './decision-log.js';
 import type { DomainEvent } from './events.js';
@@ -28,7 +28,7 @@ import { createEngineStats, type EngineStats } from './engine-stats.js';
 
 export interface ExecutionDefaults {
   readonly slippageBps: number;
-  readonly priorityFeeLamports: bigint;
+  readonly priorityFeeLamports: Lamports;
   /** Decimals assumed for a token the feed has not described (spec: not shown). */
   readonly defaultDecimals: number;
 }
@@ -79,7 +79,7 @@ export interface EngineOptions {
 export interface RestoredFailedFee {
   readonly strategyId: string;
   readonly mint: string;
-  readonly feeLamports: bigint;
+  readonly feeLamports: Lamports;
 }
 
 /** A fill of an earlier run and the strategy that owned it. */

@@ -75,7 +75,7 @@ export interface OrderFlowDeps {
   readonly stats: EngineStats;
   readonly log: Logger;
   readonly decisions: DecisionSink;
-  readonly execution: { readonly slippageBps: number; readonly priorityFeeLamports: bigint; readonly defaultDecimals: number };
+  readonly execution: { readonly slippageBps: number; readonly priorityFeeLamports: Lamports; readonly defaultDecimals: number };
   readonly onIntent: ((intent: OrderIntent) => void) | undefined;
   readonly onPositionOpened: (p: Position) => void;
   readonly onPositionClosed: (p: Position) => void;

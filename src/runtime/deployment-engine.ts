@@ -6,7 +6,7 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { ensureDir } from './ensure-dir.js';
 import { dirname } from 'node:path';
-import { ChainpilotError, silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
+import { ChainpilotError, lamports, silentLogger, type Clock, type Logger, type Random } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import { formatDecision, type DecisionEntry, type DecisionSink } from '../engine/decision-log.js';
@@ -89,7 +89,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
       maxSniperPct: r.maxSniperPct, maxInsiderPct: r.maxInsiderPct, maxTop10Pct: r.maxTop10Pct, maxDevHoldingPct: r.maxDevHoldingPct,
       minLiquidityUsd: r.minLiquidityUsd, minHolders: r.minHolders, requireSafetyData: r.requireSafetyData,
     },
-    execution: { slippageBps: d.execution.slippageBps, priorityFeeLamports: BigInt(d.execution.priorityFeeLamports), defaultDecimals: d.execution.defaultDecimals },
+    execution: { slippageBps: d.execution.slippageBps, priorityFeeLamports: lamports(BigInt(d.execution.priorityFeeLamports)), defaultDecimals: d.execution.defaultDecimals },
     decisions: (e) => {
       for (const s of sinks) s(e);
     },

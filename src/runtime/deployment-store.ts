@@ -11,7 +11,7 @@
 import { ensureDir } from './ensure-dir.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ChainpilotError, type UnixMs } from '../core/index.js';
+import { ChainpilotError, lamports, type UnixMs } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { PersistedRiskState, RiskStateStore } from '../engine/risk-day.js';
@@ -115,7 +115,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
           const fill = landed.get(intent.id)?.fill;
           if (fill) fills.push({ strategyId: intent.strategyId, fill });
         } else if (row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
-          failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: BigInt(row.fee_lamports) });
+          failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: lamports(BigInt(row.fee_lamports)) });
         }
       }
       return { fills, failedFees };

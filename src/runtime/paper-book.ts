@@ -110,7 +110,7 @@ export function openPaperBook(db: Database.Database, market: string, at: number)
         const intent = decodeIntent(row.intent_json);
         if (row.state === 'FILLED' && row.fill_json !== null) fills.push({ strategyId: intent.strategyId, fill: decodeFill(row.fill_json) });
         else if (row.state === 'FAILED' && row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
-          failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: BigInt(row.fee_lamports) });
+          failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: lamports(BigInt(row.fee_lamports)) });
         }
       }
       return { fills, failedFees };

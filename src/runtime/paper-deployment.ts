@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { seededRandom, systemClock, type Clock } from '../core/index.js';
+import { lamports, seededRandom, systemClock, type Clock } from '../core/index.js';
 import { createPaperExecutor } from '../executors/paper/paper-executor.js';
 import type { Assembly, AssemblyContext } from './assembly.js';
 import { createDeploymentEngine } from './deployment-engine.js';
@@ -151,7 +151,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     clock, market, latencyMs: d.paper.latency,
     fillModel: {
       extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: BigInt(d.paper.networkFeeLamports), priorityFeeCapLamports: BigInt(d.paper.priorityFeeCapLamports),
+      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)), priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
       assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });

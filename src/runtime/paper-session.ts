@@ -3,7 +3,7 @@
  * engine with the paper executor. The feed may be the Datastream client (live or simulator) or a
  * recording replay; nothing below here knows which.
  */
-import type { Clock, Logger, Random } from '../core/index.js';
+import { lamports, type Clock, type Logger, type Random } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import type { DecisionSink } from '../engine/decision-log.js';
@@ -42,7 +42,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
     clock: o.clock, market, latencyMs: d.paper.latency,
     fillModel: {
       extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: BigInt(d.paper.networkFeeLamports), priorityFeeCapLamports: BigInt(d.paper.priorityFeeCapLamports),
+      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)), priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
       assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDatastreamClient, ROOM_FAMILIES, type DatastreamClient } from '../../src/client/datastream/index.js';
-import { manualClock, seededRandom } from '../../src/core/index.js';
+import { manualClock, seededRandom, lamports } from '../../src/core/index.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { DomainEvent } from '../../src/engine/events.js';
 import { defineStrategy } from '../../src/engine/strategy-api.js';
@@ -94,7 +94,7 @@ describe('every room family through a real socket, the client and the engine', (
     const executor = createPaperExecutor({ clock, market: { get: () => undefined }, latencyMs: 1 });
     engine = createEngine({
       feed: client, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(recorder, {})], risk: { maxOpenPositions: 1 },
-      startingCashLamports: 1_000_000_000n, execution: { slippageBps: 100, priorityFeeLamports: 0n, defaultDecimals: 6 },
+      startingCashLamports: 1_000_000_000n, execution: { slippageBps: 100, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     await engine.start();
     await client.whenOpen();

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDatastreamClient, type DatastreamClient } from '../../src/client/datastream/index.js';
-import { seededRandom, systemClock } from '../../src/core/index.js';
+import { seededRandom, systemClock, lamports } from '../../src/core/index.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { SwapTraded } from '../../src/engine/events.js';
 import { createMarketView } from '../../src/engine/market-view.js';
@@ -46,7 +46,7 @@ describe('swaps on the simulator', () => {
     engine = createEngine({
       feed: client, executor: createPaperExecutor({ clock, market: createMarketView(), latencyMs: 1 }), clock, random: seededRandom(1),
       strategies: [instantiateStrategy(tape, {})], risk: { maxOpenPositions: 1 }, startingCashLamports: 1_000_000_000n,
-      execution: { slippageBps: 100, priorityFeeLamports: 0n, defaultDecimals: 6 },
+      execution: { slippageBps: 100, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     await engine.start();
     await waitFor(() => trades.length >= 20, '20 trades at onTrade', 30_000);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
+import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs, lamports } from '../../src/core/index.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { DomainEvent } from '../../src/engine/events.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../../src/engine/execution-port.js';
@@ -50,7 +50,7 @@ describe('engine.dispatching()', () => {
     });
     const engine = createEngine({
       feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 5_000 } })],
-      risk: { maxOpenPositions: 5 }, startingCashLamports: 10n * SOL, execution: { slippageBps: 100, priorityFeeLamports: 0n, defaultDecimals: 6 },
+      risk: { maxOpenPositions: 5 }, startingCashLamports: 10n * SOL, execution: { slippageBps: 100, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     ref.engine = engine;
     await engine.start();

@@ -37,7 +37,7 @@ function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[
     feed, executor, clock, random: seededRandom(7),
     strategies: strategies.map((s) => instantiateStrategy(s.def, {}, { id: s.id, exits: s.exits })),
     risk: { maxOpenPositions: 5 }, startingCashLamports: 100n * SOL,
-    execution: { slippageBps: 2_000, priorityFeeLamports: 10_000n, defaultDecimals: 6 },
+    execution: { slippageBps: 2_000, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
     decisions: log.sink, ...extra,
   });
   engineRef.market = engine.market;

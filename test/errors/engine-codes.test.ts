@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isChainpilotError, manualClock, seededRandom } from '../../src/core/index.js';
+import { isChainpilotError, manualClock, seededRandom, lamports } from '../../src/core/index.js';
 import type { DataLookupOptions, DataPort } from '../../src/engine/data-lookup.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
@@ -29,7 +29,7 @@ function setup(def: AnyStrategy, extra: Partial<EngineOptions> = {}) {
     feed, executor, clock, random: seededRandom(11),
     strategies: [instantiateStrategy(def, {}, {})],
     risk: {}, startingCashLamports: 100n * SOL,
-    execution: { slippageBps: 2_000, priorityFeeLamports: 10_000n, defaultDecimals: 6 },
+    execution: { slippageBps: 2_000, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
     decisions: log.sink, ...extra,
   });
   ref.market = engine.market;

@@ -3,6 +3,7 @@
  * the SQLite journal and the Redis journal run exactly these tests (sqlite-journal.test.ts,
  * redis-journal.test.ts).
  */
+import { lamports } from '../../src/core/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, RawAmount, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
@@ -96,7 +97,7 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       await j.recordSigned('a', attempt('s'), 3);
       await expect(j.deny('a', 'LIVE_X', 'signed intents cannot be denied', 4)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
       await expect(j.resolve('a', { state: 'EXPIRED', signature: 'other', final: true }, 4)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
-      await j.resolve('a', { state: 'FAILED_ON_CHAIN', signature: 's', code: 'LIVE_FAILED_ON_CHAIN', reason: 'r', feeLamports: 5000n }, 5);
+      await j.resolve('a', { state: 'FAILED_ON_CHAIN', signature: 's', code: 'LIVE_FAILED_ON_CHAIN', reason: 'r', feeLamports: lamports(5000n) }, 5);
       await expect(j.markBuilt('a', 6)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
       await expect(j.markBuilt('nope', 6)).rejects.toMatchObject({ code: 'JOURNAL_NOT_FOUND' });
       const rec = await j.get('a');

@@ -80,7 +80,7 @@ async function journalOutcome(store: DeploymentStore, intent: OrderIntent, outco
   const signature = `sig${n}x`.padEnd(88, '1');
   await j.recordSigned(intent.id, { signature, txBase64: 'AA==', blockhash: 'bh', expiryBlockHeight: 100, slippageBps: 300 }, at);
   await j.markSent(intent.id, signature, at);
-  await j.resolve(intent.id, 'fill' in outcome ? { state: 'LANDED', signature, fill: outcome.fill } : { state: 'FAILED_ON_CHAIN', signature, code: 'LIVE_FAILED_ON_CHAIN', reason: 'slippage', feeLamports: outcome.feeLamports }, at);
+  await j.resolve(intent.id, 'fill' in outcome ? { state: 'LANDED', signature, fill: outcome.fill } : { state: 'FAILED_ON_CHAIN', signature, code: 'LIVE_FAILED_ON_CHAIN', reason: 'slippage', feeLamports: lamports(outcome.feeLamports) }, at);
   await j.markReported(intent.id, at);
 }
 
@@ -111,7 +111,7 @@ describe('restored state', () => {
       executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 0 }),
       strategies: [instantiateStrategy(idle, {}, { id: 'idle', exits: { stopLossBps: 5_000, exitOnSafety: { maxBundlerPct: 60, maxTop10Pct: 90 } } })],
       risk: {}, startingCashLamports: 10n * SOL,
-      execution: { slippageBps: 300, priorityFeeLamports: 0n, defaultDecimals: 6 },
+      execution: { slippageBps: 300, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     ref.market = engine.market;
     const before = engine.portfolio.position('idle', mint)!;
@@ -147,7 +147,7 @@ describe('restored state', () => {
       feed: fakeFeed(clock), clock, random: seededRandom(1), restoredFills: restored.fills, restoredFailedFees: restored.failedFees,
       executor: createPaperExecutor({ clock, market: { get: () => undefined }, latencyMs: 0 }),
       strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })], risk: {}, startingCashLamports: wallet,
-      execution: { slippageBps: 300, priorityFeeLamports: 0n, defaultDecimals: 6 },
+      execution: { slippageBps: 300, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     engine.portfolio.mark(MINT, '0.0004');
     const t = engine.portfolio.totals();
@@ -177,7 +177,7 @@ describe('restored state', () => {
     const engine = createEngine({
       feed, clock, random: seededRandom(9), executor, decisions: (e) => void entries.push(e),
       strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })], risk: { maxOpenPositions: 1 }, startingCashLamports: 10n * SOL,
-      execution: { slippageBps: 300, priorityFeeLamports: 10_000n, defaultDecimals: 6 },
+      execution: { slippageBps: 300, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
     });
     await engine.start();
     engine.ingest(priceFrame(MINT, clock.now()));

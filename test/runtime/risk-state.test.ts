@@ -56,7 +56,7 @@ function run(clock: ManualClock, store: DeploymentStore, dailyLossLimitLamports 
     executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 0 }),
     strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })],
     risk: { dailyLossLimitLamports: lamports(dailyLossLimitLamports) }, startingCashLamports: 100n * SOL,
-    execution: { slippageBps: 2_000, priorityFeeLamports: 0n, defaultDecimals: 6 },
+    execution: { slippageBps: 2_000, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
   });
   ref.market = engine.market;
   const price = (mint: string, p: number) => engine.ingest(wire(`price:token:${mint}`, priceFrame(p, { pool: `${mint}-curve`, time: clock.now() }), clock.now()));

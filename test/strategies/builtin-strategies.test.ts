@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock, seededRandom, type ManualClock } from '../../src/core/index.js';
+import { manualClock, seededRandom, type ManualClock, lamports } from '../../src/core/index.js';
 import type { ExecutionSink, Executor } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine } from '../../src/engine/engine.js';
@@ -29,7 +29,7 @@ function run(name: string, params: Record<string, unknown>, o: { refuse?: boolea
   const engine = createEngine({
     feed, executor: o.refuse ? refusingExecutor(clock) : createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }), clock, random: seededRandom(1),
     strategies: [instantiateStrategy(BUILTIN_STRATEGIES[name]!, params)], risk: {}, startingCashLamports: 10n * SOL,
-    execution: { slippageBps: 1_000, priorityFeeLamports: 0n, defaultDecimals: 6 }, decisions: log.sink,
+    execution: { slippageBps: 1_000, priorityFeeLamports: lamports(0n), defaultDecimals: 6 }, decisions: log.sink,
   });
   ref.market = engine.market;
   const intents = () => log.lines.map((l) => JSON.parse(l) as { kind: string; side?: string; mint?: string; reason?: string }).filter((e) => e.kind === 'intent');

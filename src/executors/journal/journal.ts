@@ -4,6 +4,7 @@
  * journal (scale-out) implements the same interface.
  */
 import type { Fill, OrderIntent } from '../../engine/execution-port.js';
+import type { Lamports } from '../../core/index.js';
 
 /**
  * `NEW → BUILT → SIGNED → SENT → LANDED | FAILED_ON_CHAIN | EXPIRED`, plus `DENIED`.
@@ -52,7 +53,7 @@ export interface IntentRecord {
   readonly reason?: string;
   readonly fill?: Fill;
   /** Fee paid by a transaction that failed on chain. */
-  readonly feeLamports?: bigint;
+  readonly feeLamports?: Lamports;
   /** True once the terminal outcome was handed to the sink. */
   readonly reported: boolean;
   readonly updatedAt: number;
@@ -73,7 +74,7 @@ export interface NewAttempt {
 
 export type Resolution =
   | { readonly state: 'LANDED'; readonly signature: string; readonly fill: Fill }
-  | { readonly state: 'FAILED_ON_CHAIN'; readonly signature: string; readonly code: string; readonly reason: string; readonly feeLamports: bigint }
+  | { readonly state: 'FAILED_ON_CHAIN'; readonly signature: string; readonly code: string; readonly reason: string; readonly feeLamports: Lamports }
   | { readonly state: 'EXPIRED'; readonly signature: string; readonly final: boolean };
 
 export interface IntentJournal {

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ChainpilotError } from '../../core/errors.js';
+import { lamports } from '../../core/units.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
 import type { AttemptRecord, CreateResult, IntentJournal, IntentRecord, IntentState } from './journal.js';
 import * as S from './redis-scripts.js';
@@ -109,7 +110,7 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
       ...(h['code'] === undefined ? {} : { code: h['code'] }),
       ...(h['reason'] === undefined ? {} : { reason: h['reason'] }),
       ...(h['fill'] === undefined ? {} : { fill: decodeFill(h['fill']) }),
-      ...(h['fee'] === undefined ? {} : { feeLamports: BigInt(h['fee']) }),
+      ...(h['fee'] === undefined ? {} : { feeLamports: lamports(BigInt(h['fee'])) }),
       reported: h['reported'] === '1',
       updatedAt: Number(h['updated'] ?? '0'),
     };

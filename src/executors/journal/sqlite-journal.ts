@@ -5,6 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
+import { lamports } from '../../core/units.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
 import { applyDurability, type JournalSynchronous } from './sqlite-durability.js';
 import {
@@ -134,7 +135,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     ...(row.code === null ? {} : { code: row.code }),
     ...(row.reason === null ? {} : { reason: row.reason }),
     ...(row.fill_json === null ? {} : { fill: decodeFill(row.fill_json) }),
-    ...(row.fee_lamports === null ? {} : { feeLamports: BigInt(row.fee_lamports) }),
+    ...(row.fee_lamports === null ? {} : { feeLamports: lamports(BigInt(row.fee_lamports)) }),
     reported: row.reported === 1,
     updatedAt: row.updated_at,
   });

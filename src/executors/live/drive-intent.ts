@@ -217,7 +217,7 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
   if (outcome.kind === 'failed') {
     await ctx.journal.resolve(
       intent.id,
-      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code: 'LIVE_FAILED_ON_CHAIN', reason: `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`, feeLamports: tx.meta.fee },
+      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code: 'LIVE_FAILED_ON_CHAIN', reason: `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`, feeLamports: lamports(tx.meta.fee) },
       ctx.clock.now(),
     );
   } else {
@@ -231,7 +231,8 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
 async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void> {
   const at = ctx.clock.now();
   const intentId = rec.intent.id;
-  const code = rec.code ?? 'LIVE_RETRIES_EXHAUSTED';
+  // records of these states always carry a code; a row without one (older or damaged) still reports the state's own code
+  const code = rec.code ?? (rec.state === 'FAILED_ON_CHAIN' ? 'LIVE_FAILED_ON_CHAIN' : 'LIVE_INVALID_INTENT');
   const reason = rec.reason ?? '';
   if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill });
   else if (rec.state === 'FAILED_ON_CHAIN') ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });

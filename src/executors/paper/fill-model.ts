@@ -6,7 +6,7 @@
  * and the priority fee apply. A fill worse than the intent's slippage against its reference price
  * fails like a swap would on chain: nothing trades, the fees are paid.
  */
-import { Decimal, decimal } from '../../core/index.js';
+import { addLamports, Decimal, decimal, lamports, rawAmount, ZERO_LAMPORTS, type Lamports, type RawAmount } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import type { MarketObservation } from '../../engine/market-view.js';
 import { priceOf } from '../../engine/portfolio.js';
@@ -17,24 +17,24 @@ export interface FillModelOptions {
   /** Pool fee when the feed does not report one, in bps. */
   readonly defaultPoolFeeBps: number;
   /** Network base fee per transaction. */
-  readonly networkFeeLamports: bigint;
+  readonly networkFeeLamports: Lamports;
   /** Priority fee actually paid: the intent's budget capped at this. */
-  readonly priorityFeeCapLamports: bigint;
+  readonly priorityFeeCapLamports: Lamports;
   /** SOL side of the virtual pool used when reserves are unknown. */
-  readonly assumedDepthLamports: bigint;
+  readonly assumedDepthLamports: Lamports;
 }
 
 export const DEFAULT_FILL_MODEL: FillModelOptions = {
   extraSlippageBps: 50,
   defaultPoolFeeBps: 100,
-  networkFeeLamports: 5_000n,
-  priorityFeeCapLamports: 1_000_000n,
-  assumedDepthLamports: 100_000_000_000n,
+  networkFeeLamports: lamports(5_000n),
+  priorityFeeCapLamports: lamports(1_000_000n),
+  assumedDepthLamports: lamports(100_000_000_000n),
 };
 
 export type ModelledFill =
-  | { readonly ok: true; readonly solAmount: bigint; readonly tokenAmount: bigint; readonly feeLamports: bigint; readonly price: string; readonly pool: string | undefined }
-  | { readonly ok: false; readonly code: 'PAPER_NO_PRICE' | 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string; readonly feeLamports: bigint };
+  | { readonly ok: true; readonly solAmount: Lamports; readonly tokenAmount: RawAmount; readonly feeLamports: Lamports; readonly price: string; readonly pool: string | undefined }
+  | { readonly ok: false; readonly code: 'PAPER_NO_PRICE' | 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string; readonly feeLamports: Lamports };
 
 /** Reserves the model trades against: observed, or virtual at the observed price. */
 export function reservesFor(obs: MarketObservation, decimals: number, opts: FillModelOptions): { sol: bigint; token: bigint } | undefined {
@@ -53,10 +53,10 @@ export function reservesFor(obs: MarketObservation, decimals: number, opts: Fill
 /** Models the fill of `intent` against `obs` (undefined: nothing observed). */
 export function modelFill(intent: OrderIntent, obs: MarketObservation | undefined, opts: FillModelOptions = DEFAULT_FILL_MODEL): ModelledFill {
   const priority = intent.priorityFeeLamports < opts.priorityFeeCapLamports ? intent.priorityFeeLamports : opts.priorityFeeCapLamports;
-  const fee = opts.networkFeeLamports + priority;
+  const fee = addLamports(opts.networkFeeLamports, priority);
   const reserves = obs ? reservesFor(obs, intent.decimals, opts) : undefined;
   if (!obs || !reserves) {
-    return { ok: false, code: 'PAPER_NO_PRICE', reason: `no observed price for ${intent.mint}: subscribe to its price room before trading it`, feeLamports: 0n };
+    return { ok: false, code: 'PAPER_NO_PRICE', reason: `no observed price for ${intent.mint}: subscribe to its price room before trading it`, feeLamports: ZERO_LAMPORTS };
   }
   const poolFee = BigInt(obs.poolFeeBps ?? opts.defaultPoolFeeBps);
   const keep = 10_000n - BigInt(opts.extraSlippageBps);
@@ -86,5 +86,5 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
       return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `fill price ${fillPrice.toPrecision(8)} is beyond ${intent.slippageBps} bps of reference ${ref.toPrecision(8)}`, feeLamports: fee };
     }
   }
-  return { ok: true, solAmount, tokenAmount, feeLamports: fee, price, pool: obs.pool };
+  return { ok: true, solAmount: lamports(solAmount), tokenAmount: rawAmount(tokenAmount), feeLamports: fee, price, pool: obs.pool };
 }
