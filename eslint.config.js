@@ -19,7 +19,10 @@ function layer(files, forbidden, message, typesFrom = []) {
 }
 
 /** Math.random is banned everywhere: one seeded random source (core/random). */
-const noMathRandom = { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use the seeded random source (core/random).' };
+const noMathRandom = {
+  selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+  message: 'Use the seeded random source (core/random).',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
@@ -50,7 +53,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: {
       // Amounts print as bigint/number in messages (`${amountRaw} raw`); nullish, any and objects are still flagged.
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowAny: false, allowBoolean: false, allowNullish: false, allowNever: false, allowRegExp: false }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowAny: false, allowBoolean: false, allowNullish: false, allowNever: false, allowRegExp: false },
+      ],
       // `() => fn()` callbacks (listeners, timers, resolve) are idiomatic; a void in a `return` or an expression is still flagged.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // Off: with noUncheckedIndexedAccess every bounded index read is `T | undefined`; `arr[i]!` after a bound check is the local, reviewed assertion.
@@ -61,8 +67,14 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         noMathRandom,
-        { selector: "NewExpression[callee.name=/^(Error|TypeError|RangeError)$/]", message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).' },
-        { selector: "CallExpression[callee.name=/^(Error|TypeError|RangeError)$/]", message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).' },
+        {
+          selector: 'NewExpression[callee.name=/^(Error|TypeError|RangeError)$/]',
+          message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).',
+        },
+        {
+          selector: 'CallExpression[callee.name=/^(Error|TypeError|RangeError)$/]',
+          message: 'Throw a ChainpilotError with a code from core/error-codes.ts (and a row in docs/errors.md).',
+        },
       ],
     },
   },
@@ -74,26 +86,56 @@ export default tseslint.config(
   // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
   ...layer('src/core/**/*.ts', ['client', 'engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'core imports nothing of ours'),
   ...layer('src/client/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'client imports core only'),
-  ...layer('src/engine/**/*.ts', ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'the engine depends on ports, not adapters: never client, config, executors or sim', ['client']),
+  ...layer(
+    'src/engine/**/*.ts',
+    ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli'],
+    'the engine depends on ports, not adapters: never client, config, executors or sim',
+    ['client'],
+  ),
   // The strategy API itself (api.ts, sol.ts) and the built-in registry sit on the engine's strategy types.
   ...layer('src/strategies/*.ts', ['client', 'executors', 'config', 'sim', 'runtime', 'cli'], 'the strategy API is built on the engine and core only'),
   ...layer('src/executors/**/*.ts', ['strategies', 'config', 'sim', 'runtime', 'cli'], 'executors never import strategies or composition roots'),
   ...layer('src/config/**/*.ts', ['client', 'engine', 'executors', 'strategies', 'sim', 'runtime', 'cli'], 'config is data: it imports core only'),
-  ...layer('src/sim/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'runtime', 'cli'], 'the simulator is a service: it imports core and client types only'),
-  ...layer('src/replay/**/*.ts', ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'report'], 'a replay is a feed: it imports core, client and engine ports only'),
-  ...layer('src/report/**/*.ts', ['client', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'replay'], 'reports are computed from decisions: core and engine types only'),
+  ...layer(
+    'src/sim/**/*.ts',
+    ['engine', 'strategies', 'executors', 'config', 'runtime', 'cli'],
+    'the simulator is a service: it imports core and client types only',
+  ),
+  ...layer(
+    'src/replay/**/*.ts',
+    ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'report'],
+    'a replay is a feed: it imports core, client and engine ports only',
+  ),
+  ...layer(
+    'src/report/**/*.ts',
+    ['client', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'replay'],
+    'reports are computed from decisions: core and engine types only',
+  ),
   // A strategy (built-in or a user's) imports only the strategy API: its own files, ../api.js and
   // ../sol.js for built-ins, `chainpilot/strategy` (or the API's source path) for user strategies.
   {
     files: ['src/strategies/*/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./|\\.\\./(api|sol)\\.js$)', message: 'strategies import only the strategy API (../api.js)' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./|\\.\\./(api|sol)\\.js$)', message: 'strategies import only the strategy API (../api.js)' }] },
+      ],
     },
   },
   {
     files: ['config/strategies/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./|chainpilot/strategy$|(\\.\\./)+src/strategies/api\\.js$)', message: "strategies import only the strategy API ('chainpilot/strategy')" }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./|chainpilot/strategy$|(\\.\\./)+src/strategies/api\\.js$)',
+              message: "strategies import only the strategy API ('chainpilot/strategy')",
+            },
+          ],
+        },
+      ],
     },
   },
   // One clock per run, one seeded random source: no wall time, timers or Math.random in the engine
@@ -112,7 +154,11 @@ export default tseslint.config(
       ],
       'no-restricted-properties': [
         'error',
-        ...['setTimeout', 'setInterval', 'setImmediate', 'Date', 'performance'].map((property) => ({ object: 'globalThis', property, message: 'Use the injected clock.' })),
+        ...['setTimeout', 'setInterval', 'setImmediate', 'Date', 'performance'].map((property) => ({
+          object: 'globalThis',
+          property,
+          message: 'Use the injected clock.',
+        })),
       ],
     },
   },

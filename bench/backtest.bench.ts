@@ -35,7 +35,8 @@ import type { Bench } from './harness.js';
 async function dominant(fn: () => Promise<unknown>, top = 4): Promise<string> {
   const s = new Session();
   s.connect();
-  const post = <T>(method: string, params?: object): Promise<T> => new Promise((resolve, reject) => s.post(method, params, (e, r) => (e ? reject(e) : resolve(r as T))));
+  const post = <T>(method: string, params?: object): Promise<T> =>
+    new Promise((resolve, reject) => s.post(method, params, (e, r) => (e ? reject(e) : resolve(r as T))));
   try {
     await post('Profiler.enable');
     await post('Profiler.setSamplingInterval', { interval: 200 });
@@ -54,7 +55,11 @@ async function dominant(fn: () => Promise<unknown>, top = 4): Promise<string> {
       const k = `${n.callFrame.functionName || '(anonymous)'}${where}`;
       self.set(k, (self.get(k) ?? 0) + t);
     }
-    return [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => `${k} ${Math.round((v / total) * 100)}%`).join(', ');
+    return [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, v]) => `${k} ${Math.round((v / total) * 100)}%`)
+      .join(', ');
   } finally {
     s.disconnect();
   }
@@ -64,8 +69,20 @@ async function dominant(fn: () => Promise<unknown>, top = 4): Promise<string> {
 function countingStrategy(rooms: readonly string[], seen: { n: number }): ReturnType<typeof instantiateStrategy> {
   const count = (): void => void seen.n++;
   const def = defineStrategy<Record<string, never>, null>({
-    id: 'count-events', description: 'counts events', params: z.strictObject({}), rooms: () => [...rooms], initialState: () => null,
-    onPrice: count, onSafety: count, onCurve: count, onGraduated: count, onGraduating: count, onLaunch: count, onTrade: count, onLiquidity: count, onStats: count,
+    id: 'count-events',
+    description: 'counts events',
+    params: z.strictObject({}),
+    rooms: () => [...rooms],
+    initialState: () => null,
+    onPrice: count,
+    onSafety: count,
+    onCurve: count,
+    onGraduated: count,
+    onGraduating: count,
+    onLaunch: count,
+    onTrade: count,
+    onLiquidity: count,
+    onStats: count,
   });
   return instantiateStrategy(def, {});
 }
@@ -186,7 +203,16 @@ const bench: Bench = {
       // replay's cost per line (Datastream router + engine: a lower bound of live ingest per frame).
       let part = 0;
       const recordRate = await best(async () => {
-        const recorder = createRecorder({ dir: join(dir, `rec-cost-${part++}`), source: 'bench', clock: manualClock(0), clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(['bench-api-key-0123456789']), log: silentLogger() });
+        const recorder = createRecorder({
+          dir: join(dir, `rec-cost-${part++}`),
+          source: 'bench',
+          clock: manualClock(0),
+          clockKind: 'simulator',
+          rooms: [],
+          endpoints: {},
+          redactor: createRedactor(['bench-api-key-0123456789']),
+          log: silentLogger(),
+        });
         const t0 = cpu();
         for (const f of frames) recorder.onRawFrame(f, 0 as UnixMs);
         await recorder.close();
@@ -202,9 +228,20 @@ const bench: Bench = {
         simple: await dominant(() => simpleRun(cached)),
       };
       return [
-        { name: 'recorder: frames recorded (gzip included)', value: recordRate, unit: 'frames/s', note: `cost = ${((replay / recordRate) * 100).toFixed(1)}% of replaying a line through router + engine; ${((parseRate / recordRate) * 100).toFixed(0)}% of a bare JSON.parse of the frame` },
+        {
+          name: 'recorder: frames recorded (gzip included)',
+          value: recordRate,
+          unit: 'frames/s',
+          note: `cost = ${((replay / recordRate) * 100).toFixed(1)}% of replaying a line through router + engine; ${((parseRate / recordRate) * 100).toFixed(0)}% of a bare JSON.parse of the frame`,
+        },
         { name: `JSON.parse of the recording (${lines} lines)`, value: baseline, unit: 'lines/s', note: `dominant: ${top.baseline}` },
-        { name: 'first pass: read + replay through the engine', value: firstPass, unit: 'lines/s', ratio: firstPass / baseline, note: `goal >= 0.8; dominant: ${top.firstPass}` },
+        {
+          name: 'first pass: read + replay through the engine',
+          value: firstPass,
+          unit: 'lines/s',
+          ratio: firstPass / baseline,
+          note: `goal >= 0.8; dominant: ${top.firstPass}`,
+        },
         { name: 'replay of the parsed recording', value: replay, unit: 'lines/s', ratio: replay / baseline },
         { name: 'prepared cache: read + parse + build it', value: build, unit: 'lines/s', ratio: build / baseline, note: `dominant: ${top.build}` },
         { name: 'prepared cache: load it (a later run)', value: load, unit: 'lines/s', ratio: load / baseline, note: `dominant: ${top.load}` },

@@ -34,7 +34,10 @@ const rpcText = JSON.stringify({
 const statusText = JSON.stringify({
   jsonrpc: '2.0',
   id: 2,
-  result: { context: { slot: 300_000_000 }, value: Array.from({ length: 64 }, (_, i) => ({ slot: 299_999_000 + i, confirmations: null, err: null, confirmationStatus: 'finalized' })) },
+  result: {
+    context: { slot: 300_000_000 },
+    value: Array.from({ length: 64 }, (_, i) => ({ slot: 299_999_000 + i, confirmations: null, err: null, confirmationStatus: 'finalized' })),
+  },
 });
 
 async function roundTrips(n: number, fn: () => Promise<unknown>): Promise<number[]> {
@@ -65,7 +68,12 @@ const bench: Bench = {
     const pool = new Pool(url, { connections: 1 });
     const client = createHttpClient({ baseUrl: url, service: 'bench', auth: { kind: 'header', name: 'x-api-key', value: 'bench-key' } });
     // The same client observed by the daemon's Prometheus series (histogram + counters per call).
-    const observedClient = createHttpClient({ baseUrl: url, service: 'data-api', auth: { kind: 'header', name: 'x-api-key', value: 'bench-key' }, telemetry: createServiceMetrics().endpoint });
+    const observedClient = createHttpClient({
+      baseUrl: url,
+      service: 'data-api',
+      auth: { kind: 'header', name: 'x-api-key', value: 'bench-key' },
+      telemetry: createServiceMetrics().endpoint,
+    });
     try {
       const raw = async (): Promise<unknown> => JSON.parse(await (await pool.request({ method: 'GET', path: '/price?token=M' })).body.text()) as unknown;
       const ours = (): Promise<unknown> => client.json({ method: 'GET', path: '/price', query: { token: 'M' }, kind: 'read' });
@@ -83,7 +91,13 @@ const bench: Bench = {
         { name: 'parseJsonLossless status response', value: losslessStatus, unit: 'ops/s', ratio: losslessStatus / plainStatus, note: 'fast path' },
         { name: 'undici Pool GET p50 (baseline)', value: rawUs, unit: 'us' },
         { name: 'http client GET p50', value: oursUs, unit: 'us', ratio: oursUs / rawUs },
-        { name: 'http client GET p50 with daemon telemetry', value: observedUs, unit: 'us', ratio: observedUs / rawUs, note: `${(observedUs / oursUs).toFixed(2)}x the unobserved client` },
+        {
+          name: 'http client GET p50 with daemon telemetry',
+          value: observedUs,
+          unit: 'us',
+          ratio: observedUs / rawUs,
+          note: `${(observedUs / oursUs).toFixed(2)}x the unobserved client`,
+        },
       ];
     } finally {
       await client.close();

@@ -31,23 +31,73 @@ const MINT = 'MintA111111111111111111111111111111111111111';
 const SIG = '5h3kVq9xTt1YwJzQ8uNfRz2cLmPbD7sAeKgHjXo4WnCvUiEy6MrBa';
 
 const liquidity = {
-  tx: `${SIG}#N#`, type: 'add_liquidity', program: 'venue_a-amm', programId: 'AMMprog11111111111111111111111111111111111', instruction: 'deposit',
-  pool: 'Pool1111111111111111111111111111111111111111', wallet: 'Wallet11111111111111111111111111111111111111', time: 1_700_000_000_000, slot: 250_000_000,
-  amountBasis: 'transfer', tokens: [
+  tx: `${SIG}#N#`,
+  type: 'add_liquidity',
+  program: 'venue_a-amm',
+  programId: 'AMMprog11111111111111111111111111111111111',
+  instruction: 'deposit',
+  pool: 'Pool1111111111111111111111111111111111111111',
+  wallet: 'Wallet11111111111111111111111111111111111111',
+  time: 1_700_000_000_000,
+  slot: 250_000_000,
+  amountBasis: 'transfer',
+  tokens: [
     { address: MINT, amount: '1234.567891', amountRaw: '1234567891', decimals: 6 },
     { address: SOL, amount: '0.987654321', amountRaw: '987654321', decimals: 9 },
   ],
 };
-const side = (address: string, amount: number, decimals: number) => ({ name: 'Token', symbol: 'TKN', image: 'https://img.example/t.png', decimals, amount, address, price: { usd: 0.0123 }, marketCap: { usd: 12_300 } });
+const side = (address: string, amount: number, decimals: number) => ({
+  name: 'Token',
+  symbol: 'TKN',
+  image: 'https://img.example/t.png',
+  decimals,
+  amount,
+  address,
+  price: { usd: 0.0123 },
+  marketCap: { usd: 12_300 },
+});
 const swap = (k: string) => ({
-  tx: `${SIG}${k}#N#`, amount: 1234.5, priceUsd: 0.0123, volume: 15.2, solVolume: 0.1, type: 'buy', wallet: 'Wallet11111111111111111111111111111111111111',
-  time: 1_700_000_000_000, program: 'venue_a', token: { from: side(SOL, 0.1, 9), to: side(MINT, 1234.5, 6) },
+  tx: `${SIG}${k}#N#`,
+  amount: 1234.5,
+  priceUsd: 0.0123,
+  volume: 15.2,
+  solVolume: 0.1,
+  type: 'buy',
+  wallet: 'Wallet11111111111111111111111111111111111111',
+  time: 1_700_000_000_000,
+  program: 'venue_a',
+  token: { from: side(SOL, 0.1, 9), to: side(MINT, 1234.5, 6) },
 });
 const tokenPools = (mint: string) => ({
-  token: { name: 'Cat', symbol: 'CAT', mint, uri: 'https://meta.example/cat.json', decimals: 6, description: 'a cat', image: 'https://img.example/cat.png', creation: { creator: 'Creator1111', created_tx: SIG, created_time: 1_700_000_000 } },
-  pools: [{ poolId: 'Pool1111111111111111111111111111111111111111', liquidity: { quote: 30, usd: 4500 }, price: { quote: 3e-8, usd: 4.5e-6 }, tokenSupply: 1e9, lpBurn: 100,
-    tokenAddress: mint, marketCap: { quote: 30, usd: 4500 }, market: 'venue_a', quoteToken: SOL, decimals: 6, security: { freezeAuthority: null, mintAuthority: null },
-    lastUpdated: 1_700_000_000_000, deployer: 'Creator1111', curvePercentage: 12.5, txns: { buys: 10, sells: 2, total: 12, volume: 1500, volume24h: 1500 } }],
+  token: {
+    name: 'Cat',
+    symbol: 'CAT',
+    mint,
+    uri: 'https://meta.example/cat.json',
+    decimals: 6,
+    description: 'a cat',
+    image: 'https://img.example/cat.png',
+    creation: { creator: 'Creator1111', created_tx: SIG, created_time: 1_700_000_000 },
+  },
+  pools: [
+    {
+      poolId: 'Pool1111111111111111111111111111111111111111',
+      liquidity: { quote: 30, usd: 4500 },
+      price: { quote: 3e-8, usd: 4.5e-6 },
+      tokenSupply: 1e9,
+      lpBurn: 100,
+      tokenAddress: mint,
+      marketCap: { quote: 30, usd: 4500 },
+      market: 'venue_a',
+      quoteToken: SOL,
+      decimals: 6,
+      security: { freezeAuthority: null, mintAuthority: null },
+      lastUpdated: 1_700_000_000_000,
+      deployer: 'Creator1111',
+      curvePercentage: 12.5,
+      txns: { buys: 10, sells: 2, total: 12, volume: 1500, volume24h: 1500 },
+    },
+  ],
   events: { '1m': { priceChangePercentage: 1.2 }, '5m': { priceChangePercentage: 3.4 } },
   risk: { rugged: false, risks: [{ name: 'Bonding curve', description: 'not complete', level: 'warning', score: 4000 }], score: 3 },
 });
@@ -56,14 +106,57 @@ const tokenPools = (mint: string) => ({
 export const FAMILIES: FrameTemplates = {
   latest: { room: 'latest', data: tokenPools('Mint#N#') },
   graduated: { room: 'graduated', data: { ...tokenPools('Mint#N#'), graduationTx: `${SIG}#N#`, graduationTime: 1_700_000_000_000 } },
-  insider: { room: `insider:${MINT}`, data: { wallet: 'W#N#', amount: '1000', tokenAmount: 1000, percentage: 1.5, previousAmount: 900, previousPercentage: 1.4, totalSniperPercentage: 12.5, totalInsiderPercentage: 8.25, timestamp: 1_700_000_000_000 } },
-  dca: { room: 'dca:dca_program_a', data: { eventName: 'filled', programId: 'dca_program_a', signature: `${SIG}#N#`, timestamp: 1_700_000_000_000,
-    order: { address: 'Order1111111111111111111111111111111111111', wallet: 'Wallet11111111111111111111111111111111111111', inputMint: SOL, outputMint: MINT, status: 'active', inDeposited: '1000000000', inUsed: '250000000', outReceived: '12345678' } } },
+  insider: {
+    room: `insider:${MINT}`,
+    data: {
+      wallet: 'W#N#',
+      amount: '1000',
+      tokenAmount: 1000,
+      percentage: 1.5,
+      previousAmount: 900,
+      previousPercentage: 1.4,
+      totalSniperPercentage: 12.5,
+      totalInsiderPercentage: 8.25,
+      timestamp: 1_700_000_000_000,
+    },
+  },
+  dca: {
+    room: 'dca:dca_program_a',
+    data: {
+      eventName: 'filled',
+      programId: 'dca_program_a',
+      signature: `${SIG}#N#`,
+      timestamp: 1_700_000_000_000,
+      order: {
+        address: 'Order1111111111111111111111111111111111111',
+        wallet: 'Wallet11111111111111111111111111111111111111',
+        inputMint: SOL,
+        outputMint: MINT,
+        status: 'active',
+        inDeposited: '1000000000',
+        inUsed: '250000000',
+        outReceived: '12345678',
+      },
+    },
+  },
   transaction: { room: `transaction:${MINT}`, data: [swap('a'), swap('b')] },
   liquidity: { room: `liquidity:${MINT}`, data: [liquidity] },
-  price: { room: `price:token:${MINT}`, data: { price: 0.0123, price_quote: 0.000082, pool: 'Pool1111111111111111111111111111111111111111', token: MINT, time: 1_700_000_000_000, n: '#N#' } },
-  'aggregated-price': { room: `price:aggregated:${MINT}`, data: { token: MINT, timestamp: 1_700_000_000_000, price: 0.0123, pool: 'Pool1', n: '#N#',
-    aggregated: { median: 0.0123, average: 0.0124, min: 0.012, max: 0.0129, poolCount: 3 }, topPools: [{ poolId: 'Pool1', price: 0.0123, liquidity: 5000, market: 'venue_a-amm' }] } },
+  price: {
+    room: `price:token:${MINT}`,
+    data: { price: 0.0123, price_quote: 0.000082, pool: 'Pool1111111111111111111111111111111111111111', token: MINT, time: 1_700_000_000_000, n: '#N#' },
+  },
+  'aggregated-price': {
+    room: `price:aggregated:${MINT}`,
+    data: {
+      token: MINT,
+      timestamp: 1_700_000_000_000,
+      price: 0.0123,
+      pool: 'Pool1',
+      n: '#N#',
+      aggregated: { median: 0.0123, average: 0.0124, min: 0.012, max: 0.0129, poolCount: 3 },
+      topPools: [{ poolId: 'Pool1', price: 0.0123, liquidity: 5000, market: 'venue_a-amm' }],
+    },
+  },
 };
 const PRICE_FAMILIES = new Set(['price', 'aggregated-price']);
 const eventsPerFrame = (family: string): number => {
@@ -113,7 +206,10 @@ async function burst(port: number, family: string, reader: Reader, seconds: numb
       const st = client.stats();
       const lost = st.duplicates + st.invalidPayloads + st.dropped + st.coalesced + st.unroutedMessages + st.frameErrors;
       client.close();
-      if (lost > 0) throw new Error(`chainpilot reader on ${family}: ${lost} event(s) not delivered (${JSON.stringify({ duplicates: st.duplicates, invalid: st.invalidPayloads, dropped: st.dropped, coalesced: st.coalesced, unrouted: st.unroutedMessages, frameErrors: st.frameErrors })})`);
+      if (lost > 0)
+        throw new Error(
+          `chainpilot reader on ${family}: ${lost} event(s) not delivered (${JSON.stringify({ duplicates: st.duplicates, invalid: st.invalidPayloads, dropped: st.dropped, coalesced: st.coalesced, unrouted: st.unroutedMessages, frameErrors: st.frameErrors })})`,
+        );
     };
   }
   await sleep(150); // warm-up
@@ -157,7 +253,8 @@ const bench: Bench = {
     const pinned = `server ${pin(server.pid!, 1)}, readers ${pin(process.pid, 0)}`;
     try {
       // warm every reader's code paths (JIT) before measuring
-      for (const family of ['latest', 'transaction', 'price']) for (const reader of ['bare', 'sdk', 'chainpilot'] as Reader[]) await burst(port, family, reader, 0.2);
+      for (const family of ['latest', 'transaction', 'price'])
+        for (const reader of ['bare', 'sdk', 'chainpilot'] as Reader[]) await burst(port, family, reader, 0.2);
       const rows: BenchRow[] = [];
       const mins = { object: { sdk: Infinity, chainpilot: Infinity, vsSdk: Infinity }, price: { sdk: Infinity, chainpilot: Infinity, vsSdk: Infinity } };
       const only = process.env.DATASTREAM_BENCH_FAMILIES?.split(',');
@@ -192,7 +289,13 @@ const bench: Bench = {
         rows.push(
           { name: `${family}: bare ws + JSON.parse`, value: median(r.bare), unit: 'events/cpu-s', note },
           { name: `${family}: official SDK`, value: median(r.sdk), unit: 'events/cpu-s', ratio: median(sdk), note: `ratio to bare; ${busy('sdk')}` },
-          { name: `${family}: chainpilot (guard+dedup)`, value: median(r.chainpilot), unit: 'events/cpu-s', ratio: median(ours), note: `ratio to bare; ${median(oursVsSdk).toFixed(2)}x the SDK; ${busy('chainpilot')}` },
+          {
+            name: `${family}: chainpilot (guard+dedup)`,
+            value: median(r.chainpilot),
+            unit: 'events/cpu-s',
+            ratio: median(ours),
+            note: `ratio to bare; ${median(oursVsSdk).toFixed(2)}x the SDK; ${busy('chainpilot')}`,
+          },
         );
       }
       for (const kind of ['object', 'price'] as const) {
@@ -204,9 +307,24 @@ const bench: Bench = {
       }
       const sample = JSON.parse(JSON.stringify(liquidity).replace('#N#', '1')) as unknown;
       const zodEvent = z.looseObject({
-        tx: z.string(), type: z.enum(['add_liquidity', 'remove_liquidity']), program: z.string(), programId: z.string(), instruction: z.string(), pool: z.string(),
-        wallet: z.string(), time: z.number().int(), slot: z.number().int(), amountBasis: z.enum(['transfer', 'principal']),
-        tokens: z.array(z.looseObject({ address: z.string(), amount: z.string().regex(/^-?\d+(\.\d+)?$/), amountRaw: z.string().regex(/^-?\d+$/), decimals: z.number().int() })),
+        tx: z.string(),
+        type: z.enum(['add_liquidity', 'remove_liquidity']),
+        program: z.string(),
+        programId: z.string(),
+        instruction: z.string(),
+        pool: z.string(),
+        wallet: z.string(),
+        time: z.number().int(),
+        slot: z.number().int(),
+        amountBasis: z.enum(['transfer', 'principal']),
+        tokens: z.array(
+          z.looseObject({
+            address: z.string(),
+            amount: z.string().regex(/^-?\d+(\.\d+)?$/),
+            amountRaw: z.string().regex(/^-?\d+$/),
+            decimals: z.number().int(),
+          }),
+        ),
       });
       const parseOps = opsPerSecond(() => JSON.parse(JSON.stringify(sample)), 300);
       const guardOps = opsPerSecond(() => checkLiquidityEvent(sample), 300);

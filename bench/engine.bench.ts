@@ -22,24 +22,56 @@ function build(onIntent: (i: OrderIntent) => void, fillAt?: string) {
   // bench, so the held position runs its exit rules on every tick): the engine is measured, not a fill model.
   let sink: ExecutionSink | undefined;
   const executor: Executor = {
-    start: (s) => { sink = s; return Promise.resolve(); },
+    start: (s) => {
+      sink = s;
+      return Promise.resolve();
+    },
     submit: (i) => {
       if (fillAt !== undefined) {
-        sink?.({ type: 'filled', intentId: i.id, at: 0 as UnixMs, fill: { intentId: i.id, side: i.side, mint: i.mint, decimals: 6, solAmount: amountInOf(i) as Lamports, tokenAmount: 10_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: fillAt, filledAt: 0 as UnixMs } });
+        sink?.({
+          type: 'filled',
+          intentId: i.id,
+          at: 0 as UnixMs,
+          fill: {
+            intentId: i.id,
+            side: i.side,
+            mint: i.mint,
+            decimals: 6,
+            solAmount: amountInOf(i) as Lamports,
+            tokenAmount: 10_000_000_000n as RawAmount,
+            feeLamports: 0n as Lamports,
+            price: fillAt,
+            filledAt: 0 as UnixMs,
+          },
+        });
       }
       return Promise.resolve();
     },
     stop: () => Promise.resolve(),
   };
   const strategy = defineStrategy({
-    id: 'bench', params: z.strictObject({}), rooms: () => ['latest'],
-    onLaunch(e, ctx) { ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: 'bench' }); },
-    onPrice() { /* a strategy that looks at every tick */ },
+    id: 'bench',
+    params: z.strictObject({}),
+    rooms: () => ['latest'],
+    onLaunch(e, ctx) {
+      ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: 'bench' });
+    },
+    onPrice() {
+      /* a strategy that looks at every tick */
+    },
   });
   const engine = createEngine({
-    feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 9_000, takeProfit: [{ multiple: '1000', sellBps: 10_000 }], trailingStopBps: 9_000 } })],
-    risk: { maxOpenPositions: 1_000_000 }, startingCashLamports: 1_000_000n * SOL,
-    execution: { slippageBps: 500, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 }, onIntent,
+    feed,
+    executor,
+    clock,
+    random: seededRandom(1),
+    strategies: [
+      instantiateStrategy(strategy, {}, { exits: { stopLossBps: 9_000, takeProfit: [{ multiple: '1000', sellBps: 10_000 }], trailingStopBps: 9_000 } }),
+    ],
+    risk: { maxOpenPositions: 1_000_000 },
+    startingCashLamports: 1_000_000n * SOL,
+    execution: { slippageBps: 500, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
+    onIntent,
   });
   return { clock, engine };
 }
@@ -60,7 +92,13 @@ const bench: Bench = {
     engine.ingest(typed('price:token:M', { price: 0.015, price_quote: 0.0001 }));
     engine.ingest(typed('latest', { token: { mint: 'M', decimals: 6 }, pools: [] }));
     if (engine.portfolio.open().length !== 1) throw new Error('bench setup: no position');
-    const raw = [0.0001, 0.000101, 0.0000995, 0.0001003].map((p) => JSON.stringify({ type: 'message', room: 'price:token:M', data: { token: 'M', price: p * 150, price_quote: p, pool: 'P', time: 1, solReserveLamports: '30000000000', tokenReserveRaw: '300000000000000' } }));
+    const raw = [0.0001, 0.000101, 0.0000995, 0.0001003].map((p) =>
+      JSON.stringify({
+        type: 'message',
+        room: 'price:token:M',
+        data: { token: 'M', price: p * 150, price_quote: p, pool: 'P', time: 1, solReserveLamports: '30000000000', tokenReserveRaw: '300000000000000' },
+      }),
+    );
     let i = 0;
     const parseOnly = opsPerSecond(() => {
       JSON.parse(raw[i++ & 3]!);
@@ -79,7 +117,11 @@ const bench: Bench = {
     for (let n = 0; n < 20_000; n++) {
       const mint = `Mint${n}`;
       lat.engine.ingest(typed('price:token:' + mint, { price: 0.015, price_quote: 0.0001 }));
-      const text = JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] } });
+      const text = JSON.stringify({
+        type: 'message',
+        room: 'latest',
+        data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] },
+      });
       t0 = process.hrtime.bigint();
       const f = JSON.parse(text) as { room: string; data: unknown };
       lat.engine.ingest(typed(f.room, f.data));

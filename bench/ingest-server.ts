@@ -78,7 +78,9 @@ export function startIngestServer(templates: FrameTemplates): Promise<number> {
       const path = /^GET (\S+)/.exec(buf)?.[1] ?? '/';
       const key = /sec-websocket-key: *(\S+)/i.exec(buf)?.[1] ?? '';
       parts = pieces.get(path.split('/')[1] ?? '');
-      const accept = createHash('sha1').update(key + GUID).digest('base64');
+      const accept = createHash('sha1')
+        .update(key + GUID)
+        .digest('base64');
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
       upgraded = true;
     });

@@ -107,7 +107,23 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const fresh = () => ({ t0: 0, cpu0: 0, cpuAtSend: 0, submit: 0, send: 0, landed: 0, swap: 0, swapEnd: 0, inspectionRpc: 0, otherRpc: 0, networkCpu: 0, signing: 0, journal: 0, flush: 0, heightStart: 0 });
+  const fresh = () => ({
+    t0: 0,
+    cpu0: 0,
+    cpuAtSend: 0,
+    submit: 0,
+    send: 0,
+    landed: 0,
+    swap: 0,
+    swapEnd: 0,
+    inspectionRpc: 0,
+    otherRpc: 0,
+    networkCpu: 0,
+    signing: 0,
+    journal: 0,
+    flush: 0,
+    heightStart: 0,
+  });
   let cur = fresh();
   /** Times a round trip (wall into `add`, the CPU it took into networkCpu) while the intent is before its first send. */
   const timed = async <T>(f: () => Promise<T>, add: (ms: number) => void): Promise<T> => {
@@ -148,18 +164,32 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
     getSignatureStatuses: (s, o) => rpc.getSignatureStatuses(s, o),
     getBlockHeight: (o) => {
       if (cur.send === 0) cur.heightStart = now(); // the read before signing, not the confirmation polls
-      return timed(() => rpc.getBlockHeight(o), (ms) => (cur.otherRpc += ms));
+      return timed(
+        () => rpc.getBlockHeight(o),
+        (ms) => (cur.otherRpc += ms),
+      );
     },
-    simulateTransaction: (tx, o) => timed(() => rpc.simulateTransaction(tx, o), (ms) => (cur.inspectionRpc += ms)),
+    simulateTransaction: (tx, o) =>
+      timed(
+        () => rpc.simulateTransaction(tx, o),
+        (ms) => (cur.inspectionRpc += ms),
+      ),
     getTransaction: (s, o) => rpc.getTransaction(s, o),
-    getMultipleAccounts: (a, o) => timed(() => rpc.getMultipleAccounts(a, o), (ms) => (cur.inspectionRpc += ms)),
+    getMultipleAccounts: (a, o) =>
+      timed(
+        () => rpc.getMultipleAccounts(a, o),
+        (ms) => (cur.inspectionRpc += ms),
+      ),
   };
   const swapPort: SwapBuilderPort = {
     buildSwap: (req, o) =>
-      timed(() => swap.buildSwap(req, o), (ms) => {
-        cur.swap += ms;
-        cur.swapEnd = now();
-      }),
+      timed(
+        () => swap.buildSwap(req, o),
+        (ms) => {
+          cur.swap += ms;
+          cur.swapEnd = now();
+        },
+      ),
   };
   const inner = keypairSigner(wallet);
   const signer: Signer = {
@@ -191,8 +221,18 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
     close: () => j.close(),
   };
   const live = createLiveExecutor({
-    rpc: rpcPort, swap: swapPort, signer, journal, clock,
-    settings: { maxTradeLamports: 10n * SOL, maxDayLamports: 10_000n * SOL, allowedPrograms: ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'], pollMs: 2, inspection: mode },
+    rpc: rpcPort,
+    swap: swapPort,
+    signer,
+    journal,
+    clock,
+    settings: {
+      maxTradeLamports: 10n * SOL,
+      maxDayLamports: 10_000n * SOL,
+      allowedPrograms: ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'],
+      pollMs: 2,
+      inspection: mode,
+    },
   });
   let landed: () => void = () => undefined;
   const executor: Executor = {
@@ -212,14 +252,21 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
   };
   const feed: StreamFeed = { subscribe: () => () => undefined, onGap: () => () => undefined };
   const strategy = defineStrategy({
-    id: 'budget', params: z.strictObject({}), rooms: () => ['latest'],
+    id: 'budget',
+    params: z.strictObject({}),
+    rooms: () => ['latest'],
     onLaunch(e, ctx) {
       ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: 'budget' });
     },
   });
   const engine = createEngine({
-    feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, {})],
-    risk: { maxOpenPositions: 1_000_000 }, startingCashLamports: 1_000n * SOL,
+    feed,
+    executor,
+    clock,
+    random: seededRandom(1),
+    strategies: [instantiateStrategy(strategy, {}, {})],
+    risk: { maxOpenPositions: 1_000_000 },
+    startingCashLamports: 1_000n * SOL,
     execution: { slippageBps: 500, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
   });
   const samples: Sample[] = [];
@@ -232,7 +279,11 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
     await engine.start();
     for (const mint of mints) {
       engine.ingest(parsed(`price:token:${mint}`, { price: 0.0005, price_quote: 0.000003, time: clock.now() }, clock.now()));
-      const text = JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] } });
+      const text = JSON.stringify({
+        type: 'message',
+        room: 'latest',
+        data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] },
+      });
       cur = { ...fresh(), t0: now(), cpu0: cpuNow() };
       const done = new Promise<void>((r) => (landed = r));
       // The client's one parse: JSON, then the room family's guard.
@@ -286,7 +337,11 @@ const bench: Bench = {
       const rows: BenchRow[] = [];
       for (const { mode, where, dir } of runs) {
         const s = await run(mode, dir);
-        const p = (k: keyof Sample, q: number): number => percentile(s.map((x) => x[k]), q);
+        const p = (k: keyof Sample, q: number): number =>
+          percentile(
+            s.map((x) => x[k]),
+            q,
+          );
         const row = (name: string, k: keyof Sample, note?: string): BenchRow[] => [
           { name: `${mode}, ${where}: ${name} p50`, value: p(k, 50), unit: 'ms', ...(note ? { note } : {}) },
           { name: `${mode}, ${where}: ${name} p99`, value: p(k, 99), unit: 'ms' },

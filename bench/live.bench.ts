@@ -31,8 +31,17 @@ const dir = mkdtempSync(join(tmpdir(), 'chainpilot-bench-live-'));
 
 function intentOf(id: string, mint: string, n = 0): OrderIntent {
   return {
-    id, strategyId: 'bench', side: 'buy', mint, decimals: 6, spendLamports: (1_000_000n + BigInt(n)) as Lamports, slippageBps: 100 as Bps,
-    priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: Date.now() as UnixMs, reason: 'bench',
+    id,
+    strategyId: 'bench',
+    side: 'buy',
+    mint,
+    decimals: 6,
+    spendLamports: (1_000_000n + BigInt(n)) as Lamports,
+    slippageBps: 100 as Bps,
+    priorityFeeLamports: 10_000n as Lamports,
+    referencePrice: undefined,
+    createdAt: Date.now() as UnixMs,
+    reason: 'bench',
   };
 }
 
@@ -45,7 +54,18 @@ async function journalBaseline(n: number, synchronous: JournalSynchronous): Prom
     await j.markBuilt(id, i);
     await j.recordSigned(id, { signature: `sig${i}`, txBase64: 'A'.repeat(600), blockhash: 'h', expiryBlockHeight: 1, slippageBps: 1 }, i);
     await j.markSent(id, `sig${i}`, i);
-    const fill = { intentId: id, side: 'buy' as const, mint: 'm', decimals: 6, solAmount: 1n as Lamports, tokenAmount: 1n as RawAmount, feeLamports: 1n as Lamports, price: '1', filledAt: 1 as UnixMs, signature: `sig${i}` };
+    const fill = {
+      intentId: id,
+      side: 'buy' as const,
+      mint: 'm',
+      decimals: 6,
+      solAmount: 1n as Lamports,
+      tokenAmount: 1n as RawAmount,
+      feeLamports: 1n as Lamports,
+      price: '1',
+      filledAt: 1 as UnixMs,
+      signature: `sig${i}`,
+    };
     await j.resolve(id, { state: 'LANDED', signature: `sig${i}`, fill }, i);
     await j.markReported(id, i);
   }
@@ -69,7 +89,11 @@ function fakeChain(): Chain {
   const mint = chain.createMint(6);
   chain.addPool(mint, 30_000_000_000n, 1_000_000_000_000_000n);
   return {
-    rpc: chain, swap: createFakeSwap(chain, () => 6), mint: mint.toBase58(), allowed: FAKE_SWAP_PROGRAM.toBase58(), validityBlocks: 1000,
+    rpc: chain,
+    swap: createFakeSwap(chain, () => 6),
+    mint: mint.toBase58(),
+    allowed: FAKE_SWAP_PROGRAM.toBase58(),
+    validityBlocks: 1000,
     fund: (w) => chain.airdrop(w.publicKey, 1_000_000_000_000n),
     close: async () => {},
   };
@@ -80,13 +104,21 @@ async function simChain(): Promise<Chain> {
   let ledger: Ledger | undefined;
   const apiKey = 'bench-rpc-key';
   const service = await ledgerServices({ slotMs: 20, validBlocks: 150, onLedger: (l) => (ledger = l) })({
-    market, clock: systemClock(), random: seededRandom('bench'), apiKey, host: '127.0.0.1', log: silentLogger(),
+    market,
+    clock: systemClock(),
+    random: seededRandom('bench'),
+    apiKey,
+    host: '127.0.0.1',
+    log: silentLogger(),
   });
   const rpc = createRpcClient({ url: service.urls['rpc'] ?? '', apiKey, timeoutMs: 5_000 });
   const swap = createSwapClient({ url: service.urls['swap'] ?? '', timeoutMs: 5_000 });
   return {
-    rpc, swap, mint: market.launch(3_000_000_000_000n, 1_000_000_000_000_000_000n, 6),
-    allowed: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', validityBlocks: 150,
+    rpc,
+    swap,
+    mint: market.launch(3_000_000_000_000n, 1_000_000_000_000_000_000n, 6),
+    allowed: 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+    validityBlocks: 150,
     fund: (w) => void ledger!.airdrop(w.publicKey.toBase58(), 1_000_000_000_000n),
     close: async () => {
       await rpc.close();
@@ -98,7 +130,12 @@ async function simChain(): Promise<Chain> {
 
 let journals = 0;
 
-async function livePath(chain: Chain, n: number, concurrent: boolean, synchronous: JournalSynchronous = 'critical'): Promise<{ perSecond: number; latenciesMs: number[] }> {
+async function livePath(
+  chain: Chain,
+  n: number,
+  concurrent: boolean,
+  synchronous: JournalSynchronous = 'critical',
+): Promise<{ perSecond: number; latenciesMs: number[] }> {
   const clock = systemClock();
   const key = Keypair.generate();
   chain.fund(key);
@@ -108,15 +145,27 @@ async function livePath(chain: Chain, n: number, concurrent: boolean, synchronou
   let done = 0;
   let wake: () => void = () => {};
   const executor = createLiveExecutor({
-    rpc: chain.rpc, swap: chain.swap, signer: keypairSigner(key), journal, clock,
-    settings: { maxTradeLamports: 10n ** 12n, maxDayLamports: 10n ** 15n, allowedPrograms: [chain.allowed], pollMs: 2, rebroadcastMs: 1_000, blockhashValidityBlocks: chain.validityBlocks },
+    rpc: chain.rpc,
+    swap: chain.swap,
+    signer: keypairSigner(key),
+    journal,
+    clock,
+    settings: {
+      maxTradeLamports: 10n ** 12n,
+      maxDayLamports: 10n ** 15n,
+      allowedPrograms: [chain.allowed],
+      pollMs: 2,
+      rebroadcastMs: 1_000,
+      blockhashValidityBlocks: chain.validityBlocks,
+    },
   });
   await executor.start((r: ExecutionReport) => {
     if (r.type === 'filled') {
       latenciesMs.push(Number(process.hrtime.bigint() - started.get(r.intentId)!) / 1e6);
       done++;
       wake();
-    } else if (r.type !== 'accepted') throw new Error(`bench intent ${r.intentId} ended ${r.type}: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    } else if (r.type !== 'accepted')
+      throw new Error(`bench intent ${r.intentId} ended ${r.type}: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
   });
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {

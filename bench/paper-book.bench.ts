@@ -18,10 +18,32 @@ import { opsPerSecond, type Bench } from './harness.js';
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 
 function intentOf(n: number): OrderIntent {
-  return { id: `int_${n}`, strategyId: 'bench', side: 'buy', mint: MINT, decimals: 6, spendLamports: lamports(10_000_000n), slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: n as UnixMs, reason: 'bench' };
+  return {
+    id: `int_${n}`,
+    strategyId: 'bench',
+    side: 'buy',
+    mint: MINT,
+    decimals: 6,
+    spendLamports: lamports(10_000_000n),
+    slippageBps: bps(300),
+    priorityFeeLamports: lamports(10_000n),
+    referencePrice: undefined,
+    createdAt: n as UnixMs,
+    reason: 'bench',
+  };
 }
 function fillOf(n: number): Fill {
-  return { intentId: `int_${n}`, side: 'buy', mint: MINT, decimals: 6, solAmount: lamports(10_000_000n), tokenAmount: rawAmount(1_000_000n), feeLamports: lamports(5_000n), price: '0.00001', filledAt: n as UnixMs };
+  return {
+    intentId: `int_${n}`,
+    side: 'buy',
+    mint: MINT,
+    decimals: 6,
+    solAmount: lamports(10_000_000n),
+    tokenAmount: rawAmount(1_000_000n),
+    feeLamports: lamports(5_000n),
+    price: '0.00001',
+    filledAt: n as UnixMs,
+  };
 }
 
 const bench: Bench = {
@@ -30,19 +52,27 @@ const bench: Bench = {
     const dir = mkdtempSync(join(tmpdir(), 'cp-bench-book-'));
     try {
       let k = 0;
-      const baseline = opsPerSecond(() => {
-        k++;
-        encodeIntent(intentOf(k));
-        encodeFill(fillOf(k));
-      }, 500, 50);
+      const baseline = opsPerSecond(
+        () => {
+          k++;
+          encodeIntent(intentOf(k));
+          encodeFill(fillOf(k));
+        },
+        500,
+        50,
+      );
       const store = openDeploymentStore({ path: join(dir, 'book.db'), deployment: 'bench', paper: { market: 'bench', at: 0 } });
       const book = store.paper!;
       let n = 0;
-      const writes = opsPerSecond(() => {
-        n++;
-        book.submitted(intentOf(n));
-        book.resolved({ type: 'filled', intentId: `int_${n}`, at: n as UnixMs, fill: fillOf(n) });
-      }, 1_000, 10);
+      const writes = opsPerSecond(
+        () => {
+          n++;
+          book.submitted(intentOf(n));
+          book.resolved({ type: 'filled', intentId: `int_${n}`, at: n as UnixMs, fill: fillOf(n) });
+        },
+        1_000,
+        10,
+      );
       await store.close();
       const full = openDeploymentStore({ path: join(dir, 'restore.db'), deployment: 'bench', paper: { market: 'bench', at: 0 } });
       for (let i = 0; i < 5_000; i++) {

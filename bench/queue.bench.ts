@@ -30,12 +30,28 @@ import { redisReachable, REDIS_URL } from '../test/helpers/redis.js';
 import { percentile, type Bench, type BenchRow } from './harness.js';
 
 const clock = systemClock();
-const settings = { maxTradeLamports: 10n ** 12n, maxDayLamports: 10n ** 15n, allowedPrograms: [FAKE_SWAP_PROGRAM.toBase58()], pollMs: 2, rebroadcastMs: 1_000, blockhashValidityBlocks: 15_000 };
+const settings = {
+  maxTradeLamports: 10n ** 12n,
+  maxDayLamports: 10n ** 15n,
+  allowedPrograms: [FAKE_SWAP_PROGRAM.toBase58()],
+  pollMs: 2,
+  rebroadcastMs: 1_000,
+  blockhashValidityBlocks: 15_000,
+};
 
 function intentOf(id: string, mint: string, n: number): OrderIntent {
   return {
-    id, strategyId: 'bench', side: 'buy', mint, decimals: 6, spendLamports: (1_000_000n + BigInt(n)) as Lamports, slippageBps: 100 as Bps,
-    priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'bench',
+    id,
+    strategyId: 'bench',
+    side: 'buy',
+    mint,
+    decimals: 6,
+    spendLamports: (1_000_000n + BigInt(n)) as Lamports,
+    slippageBps: 100 as Bps,
+    priorityFeeLamports: 10_000n as Lamports,
+    referencePrice: undefined,
+    createdAt: clock.now() as UnixMs,
+    reason: 'bench',
   };
 }
 
@@ -45,7 +61,13 @@ interface Run {
 }
 
 /** Submits `n` intents (all at once, or one after the other's fill) and waits for every fill. */
-async function drive(n: number, mint: string, submit: (i: number, intent: OrderIntent) => Promise<void>, fills: { onFill?: (id: string) => void }, sequential = false): Promise<Run> {
+async function drive(
+  n: number,
+  mint: string,
+  submit: (i: number, intent: OrderIntent) => Promise<void>,
+  fills: { onFill?: (id: string) => void },
+  sequential = false,
+): Promise<Run> {
   const started = new Map<string, bigint>();
   const latenciesMs: number[] = [];
   let done!: () => void;
@@ -146,11 +168,25 @@ async function queued(chain: FakeChain, mint: string, n: number, workerCount: nu
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     conns.push(redis);
     for (const k of keys) {
-      workers.push(startWalletWorker({ redis, prefix, signer: keypairSigner(k), rpc: chain, swap: createFakeSwap(chain, () => 6), clock, settings, log: silentLogger(), holder: `bench-${w}` }));
+      workers.push(
+        startWalletWorker({
+          redis,
+          prefix,
+          signer: keypairSigner(k),
+          rpc: chain,
+          swap: createFakeSwap(chain, () => 6),
+          clock,
+          settings,
+          log: silentLogger(),
+          holder: `bench-${w}`,
+        }),
+      );
     }
   }
   const fills: { onFill?: (id: string) => void } = {};
-  const execs: QueueExecutor[] = keys.map((k) => createQueueExecutor({ url: REDIS_URL, prefix, wallet: k.publicKey.toBase58(), clock, unsafeAllowVolatileRedis: true }));
+  const execs: QueueExecutor[] = keys.map((k) =>
+    createQueueExecutor({ url: REDIS_URL, prefix, wallet: k.publicKey.toBase58(), clock, unsafeAllowVolatileRedis: true }),
+  );
   for (const e of execs) await e.start(sinkOf(fills));
   const run = await drive(n, mint, (i, intent) => execs[i % walletCount]!.submit(intent), fills, sequential);
   for (const e of execs) await e.close();
@@ -181,16 +217,31 @@ const bench: Bench = {
       const queuedSeq = await queued(chain, m, 32, 1, 1, true);
       const rows: BenchRow[] = [
         { name: 'in-process live executor, 96 at once (baseline)', value: baseBurst.perSecond, unit: 'intents/s', note: `${lat(baseBurst)} intent -> landed` },
-        { name: 'in-process live executor, one at a time', value: baseSeq.perSecond, unit: 'intents/s', ratio: baseSeq.perSecond / baseBurst.perSecond, note: `${lat(baseSeq)} intent -> landed` },
+        {
+          name: 'in-process live executor, one at a time',
+          value: baseSeq.perSecond,
+          unit: 'intents/s',
+          ratio: baseSeq.perSecond / baseBurst.perSecond,
+          note: `${lat(baseSeq)} intent -> landed`,
+        },
         { name: 'bare BullMQ add -> process, 400 at once', value: bareBurst.perSecond, unit: 'jobs/s', note: `${lat(bareBurst)} add -> completed` },
         { name: 'bare BullMQ add -> process, one at a time', value: bareSeq.perSecond, unit: 'jobs/s', note: `${lat(bareSeq)} add -> completed` },
-        { name: 'queued, 1 worker, 1 wallet, one at a time', value: queuedSeq.perSecond, unit: 'intents/s', ratio: queuedSeq.perSecond / baseSeq.perSecond, note: `ratio vs in-process one at a time; ${lat(queuedSeq)} intent -> landed` },
+        {
+          name: 'queued, 1 worker, 1 wallet, one at a time',
+          value: queuedSeq.perSecond,
+          unit: 'intents/s',
+          ratio: queuedSeq.perSecond / baseSeq.perSecond,
+          note: `ratio vs in-process one at a time; ${lat(queuedSeq)} intent -> landed`,
+        },
       ];
       for (const wallets of [1, 4, 16]) {
         for (const workers of [1, 2, 4]) {
           const r = await queued(chain, m, n, workers, wallets);
           rows.push({
-            name: `queued, ${workers} worker(s), ${wallets} wallet(s), 96 at once`, value: r.perSecond, unit: 'intents/s', ratio: r.perSecond / baseBurst.perSecond,
+            name: `queued, ${workers} worker(s), ${wallets} wallet(s), 96 at once`,
+            value: r.perSecond,
+            unit: 'intents/s',
+            ratio: r.perSecond / baseBurst.perSecond,
             note: `vs bare BullMQ ${(r.perSecond / bareBurst.perSecond).toFixed(3)}; ${lat(r)} intent -> landed`,
           });
         }

@@ -56,7 +56,13 @@ const bench: Bench = {
     const minutes = SPAN_MS / 60_000;
     return [
       { name: `market model alone, ${minutes} simulated min (baseline)`, value: base, unit: 'sim s/CPU s' },
-      { name: `record --sim paper-sim.yaml, ${minutes} simulated min`, value: rec.rate, unit: 'sim s/CPU s', ratio: rec.rate / base, note: `${rec.lines} lines; ${(3600 / rec.rate).toFixed(1)} CPU s per simulated hour` },
+      {
+        name: `record --sim paper-sim.yaml, ${minutes} simulated min`,
+        value: rec.rate,
+        unit: 'sim s/CPU s',
+        ratio: rec.rate / base,
+        note: `${rec.lines} lines; ${(3600 / rec.rate).toFixed(1)} CPU s per simulated hour`,
+      },
     ];
   },
 };

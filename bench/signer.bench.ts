@@ -28,26 +28,40 @@ const bench: Bench = {
       );
       const raw = new Uint8Array(Buffer.from(built.txn, 'base64'));
       const message = raw.subarray(wireLayout(raw).messageOffset);
-      const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), wallet.secretKey.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+      const key = createPrivateKey({
+        key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), wallet.secretKey.subarray(0, 32)]),
+        format: 'der',
+        type: 'pkcs8',
+      });
       const signer = keypairSigner(wallet);
       const rounds = 3;
       let bare = 0;
       let native = 0;
       // Interleaved rounds, best of each: the machine is shared and noisy.
       for (let r = 0; r < rounds; r++) {
-        bare = Math.max(bare, opsPerSecond(() => void sign(null, message, key), 600));
-        native = Math.max(native, opsPerSecond(() => void signer.signWire(raw), 600));
+        bare = Math.max(
+          bare,
+          opsPerSecond(() => void sign(null, message, key), 600),
+        );
+        native = Math.max(
+          native,
+          opsPerSecond(() => void signer.signWire(raw), 600),
+        );
       }
       const withIds = opsPerSecond(() => {
         const s = signer.signWire(raw);
         void s.signature;
         void s.base64;
       }, 600);
-      const web3 = opsPerSecond(() => {
-        const tx = Transaction.from(raw);
-        tx.partialSign(wallet);
-        tx.serialize({ requireAllSignatures: true, verifySignatures: true });
-      }, 600, 5);
+      const web3 = opsPerSecond(
+        () => {
+          const tx = Transaction.from(raw);
+          tx.partialSign(wallet);
+          tx.serialize({ requireAllSignatures: true, verifySignatures: true });
+        },
+        600,
+        5,
+      );
       return [
         { name: 'node:crypto ed25519 sign (baseline)', value: 1e6 / bare, unit: 'µs/signature' },
         { name: 'signer.signWire (native)', value: 1e6 / native, unit: 'µs/signature', ratio: bare / native, note: 'goal ≤ 1.2' },

@@ -32,10 +32,15 @@ async function openClients(url: string, count: number, onFrame: () => void): Pro
 }
 
 async function closeAll(clients: WebSocket[]): Promise<void> {
-  await Promise.all(clients.map((ws) => new Promise<void>((resolve) => {
-    ws.once('close', () => resolve());
-    ws.close();
-  })));
+  await Promise.all(
+    clients.map(
+      (ws) =>
+        new Promise<void>((resolve) => {
+          ws.once('close', () => resolve());
+          ws.close();
+        }),
+    ),
+  );
 }
 
 /** The transport ceiling: one serialised frame written to 10 clients in a loop. */
@@ -45,7 +50,13 @@ async function baseline(): Promise<number> {
   const port = (wss.address() as AddressInfo).port;
   let received = 0;
   const clients = await openClients(`ws://127.0.0.1:${port}`, CLIENTS, () => (received += 1));
-  const frame = Buffer.from(JSON.stringify({ type: 'message', room: 'transaction:x', data: { tx: 'x'.repeat(87), type: 'buy', amount: '123.456', priceUsd: 0.0000123, volume: 12.3, time: Date.now() } }));
+  const frame = Buffer.from(
+    JSON.stringify({
+      type: 'message',
+      room: 'transaction:x',
+      data: { tx: 'x'.repeat(87), type: 'buy', amount: '123.456', priceUsd: 0.0000123, volume: 12.3, time: Date.now() },
+    }),
+  );
   const start = performance.now();
   let running = true;
   const pump = (): void => {
@@ -89,7 +100,13 @@ const bench: Bench = {
     const s = await simulator();
     return [
       { name: `ws ceiling, 1 frame to ${CLIENTS} clients (baseline)`, value: base, unit: 'frames/s' },
-      { name: `simulator at max speed to ${CLIENTS} clients`, value: s.rate, unit: 'frames/s', ratio: s.rate / base, note: `${(s.simSeconds / (RUN_MS / 1000)).toFixed(0)}x real time` },
+      {
+        name: `simulator at max speed to ${CLIENTS} clients`,
+        value: s.rate,
+        unit: 'frames/s',
+        ratio: s.rate / base,
+        note: `${(s.simSeconds / (RUN_MS / 1000)).toFixed(0)}x real time`,
+      },
     ];
   },
 };

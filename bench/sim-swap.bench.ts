@@ -40,7 +40,12 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
   const mint = market.launch(1_000_000n * BigInt(LAMPORTS_PER_SOL), 10n ** 18n, 6);
   let ledger: Ledger | undefined;
   const service = await ledgerServices({ onLedger: (l) => (ledger = l) })({
-    market, clock, random: seededRandom('bench'), apiKey: 'k', host: '127.0.0.1', log: silentLogger(),
+    market,
+    clock,
+    random: seededRandom('bench'),
+    apiKey: 'k',
+    host: '127.0.0.1',
+    log: silentLogger(),
   });
   const rpc = createRpcClient({ url: service.urls['rpc']!, apiKey: 'k', timeoutMs: 30_000 });
   const swap = createSwapClient({ url: service.urls['swap']!, timeoutMs: 30_000 });
@@ -50,7 +55,14 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
   const stage = { swap: 0, sign: 0, send: 0, confirm: 0 };
   const oneSwap = async (signer: (typeof signers)[number]): Promise<void> => {
     let t = performance.now();
-    const built = await swap.buildSwap({ wallet: signer.address, from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippagePct: 5, priorityFeeSol: '0.00001' });
+    const built = await swap.buildSwap({
+      wallet: signer.address,
+      from: WRAPPED_SOL_MINT,
+      to: mint,
+      amount: (0.001 + ++i * 1e-9).toFixed(9),
+      slippagePct: 5,
+      priorityFeeSol: '0.00001',
+    });
     stage.swap += performance.now() - t;
     t = performance.now();
     const signed = signer.signWire(built.raw);
@@ -78,9 +90,11 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
     stage.swap = stage.sign = stage.send = stage.confirm = 0;
     const cpu0 = process.cpuUsage();
     const start = performance.now();
-    await Promise.all(signers.map(async (s) => {
-      while (performance.now() - start < RUN_MS) await oneSwap(s);
-    }));
+    await Promise.all(
+      signers.map(async (s) => {
+        while (performance.now() - start < RUN_MS) await oneSwap(s);
+      }),
+    );
     const elapsedMs = performance.now() - start;
     const cpu = process.cpuUsage(cpu0);
     const swapsPerSec = i / (elapsedMs / 1000);
@@ -90,8 +104,19 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
     return {
       rows: [
         { name: 'getSlot round trip (baseline)', value: baseline, unit: 'req/s' },
-        { name: `end-to-end swap over HTTP (confirmed), ${CONCURRENCY} at a time`, value: swapsPerSec, unit: 'swaps/s', ratio: swapsPerSec / baseline, note: `${i} swaps` },
-        { name: 'same, CPU time per swap (client + simulator)', value: cpuMsPerSwap, unit: 'ms', note: `${(1000 / cpuMsPerSwap).toFixed(0)} swaps per CPU second: the rate on an idle core` },
+        {
+          name: `end-to-end swap over HTTP (confirmed), ${CONCURRENCY} at a time`,
+          value: swapsPerSec,
+          unit: 'swaps/s',
+          ratio: swapsPerSec / baseline,
+          note: `${i} swaps`,
+        },
+        {
+          name: 'same, CPU time per swap (client + simulator)',
+          value: cpuMsPerSwap,
+          unit: 'ms',
+          note: `${(1000 / cpuMsPerSwap).toFixed(0)} swaps per CPU second: the rate on an idle core`,
+        },
         { name: '  POST /swap', value: stage.swap / i, unit: 'ms/swap', note: pct(stage.swap) },
         { name: '  sign (native ed25519 signer)', value: stage.sign / i, unit: 'ms/swap', note: pct(stage.sign) },
         { name: '  sendTransaction (verify + execute)', value: stage.send / i, unit: 'ms/swap', note: pct(stage.send) },
@@ -119,7 +144,16 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
   try {
     const rate = await timed(async () => {
       let s = performance.now();
-      const built = builder.build(parseSwapRequest({ wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: (0.001 + ++i * 1e-9).toFixed(9), slippage: 5, priorityFee: 0 }));
+      const built = builder.build(
+        parseSwapRequest({
+          wallet: wallet.publicKey.toBase58(),
+          from: WRAPPED_SOL_MINT,
+          to: mint,
+          amount: (0.001 + ++i * 1e-9).toFixed(9),
+          slippage: 5,
+          priorityFee: 0,
+        }),
+      );
       t.build += performance.now() - s;
       s = performance.now();
       const bytes = signer.signWire(Buffer.from(built.txn, 'base64')).raw;

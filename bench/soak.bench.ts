@@ -41,7 +41,13 @@ function rows(name: string, samples: readonly SoakSample[]): BenchRow[] {
   const last = samples.at(-1)!;
   return [
     { name: `${name}: RSS after warm-up (h${base.hour})`, value: base.rssMb, unit: 'MB', note: `heap ${base.heapUsedMb} MB` },
-    { name: `${name}: peak RSS h${WARMUP}..h${last.hour}`, value: peak, unit: 'MB', ratio: peak / base.rssMb, note: `limit 1.2; end RSS ${last.rssMb} MB, heap ${last.heapUsedMb} MB, ${last.wallSec}s wall` },
+    {
+      name: `${name}: peak RSS h${WARMUP}..h${last.hour}`,
+      value: peak,
+      unit: 'MB',
+      ratio: peak / base.rssMb,
+      note: `limit 1.2; end RSS ${last.rssMb} MB, heap ${last.heapUsedMb} MB, ${last.wallSec}s wall`,
+    },
   ];
 }
 

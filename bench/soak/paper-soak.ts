@@ -26,7 +26,16 @@ const rest = createRestPorts({ baseUrl: sim.urls.base, apiKey, redactor: createR
 const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(42).fork('datastream'), backfill: rest.backfill });
 const market = { get: (mint: string) => engine.market.get(mint) };
 const executor = createPaperExecutor({ clock, market, latencyMs: d.paper.latency });
-const { engine } = createDeploymentEngine({ deployment: d, strategies, feed, executor, clock, random: seededRandom(42), startingCashLamports: d.paper.startingBalanceLamports, data: rest.data });
+const { engine } = createDeploymentEngine({
+  deployment: d,
+  strategies,
+  feed,
+  executor,
+  clock,
+  random: seededRandom(42),
+  startingCashLamports: d.paper.startingBalanceLamports,
+  data: rest.data,
+});
 await engine.start();
 const started = Date.now();
 const t0 = clock.now();
@@ -38,7 +47,17 @@ await new Promise<void>((resolve) => {
     hour = h;
     const s = engine.stats.summary();
     const cashMilliSol = Number(engine.portfolio.totals().cashLamports / 1_000_000n);
-    printSample(hour, started, { events: s.events, intents: s.intents, fills: s.fills, denials: s.denials, openPositions: s.openPositions, rooms: engine.rooms().length, cashMilliSol, dailyHalted: engine.risk.halted(clock.now()) ? 1 : 0, tokens: sim.model.state.tokens.size });
+    printSample(hour, started, {
+      events: s.events,
+      intents: s.intents,
+      fills: s.fills,
+      denials: s.denials,
+      openPositions: s.openPositions,
+      rooms: engine.rooms().length,
+      cashMilliSol,
+      dailyHalted: engine.risk.halted(clock.now()) ? 1 : 0,
+      tokens: sim.model.state.tokens.size,
+    });
     if (hour >= hours) {
       clearInterval(timer);
       resolve();

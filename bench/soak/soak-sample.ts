@@ -13,6 +13,12 @@ const MB = 1024 * 1024;
 export function printSample(hour: number, startedAt: number, note?: Readonly<Record<string, number>>): void {
   (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
-  const s: SoakSample = { hour, rssMb: Math.round(m.rss / MB), heapUsedMb: Math.round(m.heapUsed / MB), wallSec: Math.round((Date.now() - startedAt) / 1000), ...(note ? { note } : {}) };
+  const s: SoakSample = {
+    hour,
+    rssMb: Math.round(m.rss / MB),
+    heapUsedMb: Math.round(m.heapUsed / MB),
+    wallSec: Math.round((Date.now() - startedAt) / 1000),
+    ...(note ? { note } : {}),
+  };
   process.stdout.write(`${JSON.stringify(s)}\n`);
 }

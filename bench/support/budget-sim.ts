@@ -13,7 +13,12 @@ const market = fakeMarket('budget');
 let ledger: Ledger | undefined;
 const apiKey = 'bench-rpc-key';
 const service = await ledgerServices({ slotMs: 20, validBlocks: 150, onLedger: (l) => (ledger = l) })({
-  market, clock: systemClock(), random: seededRandom('budget'), apiKey, host: '127.0.0.1', log: silentLogger(),
+  market,
+  clock: systemClock(),
+  random: seededRandom('budget'),
+  apiKey,
+  host: '127.0.0.1',
+  log: silentLogger(),
 });
 const mints = Array.from({ length: Number(count) }, () => market.launch(3_000n * SOL, 10n ** 18n, 6));
 ledger!.airdrop(wallet ?? '', 1_000n * SOL);

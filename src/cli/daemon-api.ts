@@ -34,7 +34,11 @@ export function daemonApi(o: DaemonApiOptions = {}): DaemonApi {
         signal: AbortSignal.timeout(10_000),
       });
     } catch (e) {
-      throw new ChainpilotError('CLI_API_UNREACHABLE', `no answer from the daemon at ${base} (${e instanceof Error ? e.message : String(e)}); start it with \`chainpilot daemon\` or pass --url`, { retry: 'retryable', context: { url: base } });
+      throw new ChainpilotError(
+        'CLI_API_UNREACHABLE',
+        `no answer from the daemon at ${base} (${e instanceof Error ? e.message : String(e)}); start it with \`chainpilot daemon\` or pass --url`,
+        { retry: 'retryable', context: { url: base } },
+      );
     }
     const text = await res.text();
     let parsed: unknown;
@@ -45,8 +49,14 @@ export function daemonApi(o: DaemonApiOptions = {}): DaemonApi {
     }
     if (!res.ok) {
       const err = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-      const hint = res.status === 401 ? `; set ${o.tokenEnv ?? DEFAULT_TOKEN_ENV} to the daemon's token (or run from the directory whose ${o.dataDir ?? DEFAULT_DATA_DIR}/api-token the daemon wrote)` : '';
-      throw new ChainpilotError('CLI_API_REFUSED', `${method} ${path}: HTTP ${res.status}: ${err?.message ?? 'refused'}${hint}`, { retry: 'not_retryable', context: { status: res.status } });
+      const hint =
+        res.status === 401
+          ? `; set ${o.tokenEnv ?? DEFAULT_TOKEN_ENV} to the daemon's token (or run from the directory whose ${o.dataDir ?? DEFAULT_DATA_DIR}/api-token the daemon wrote)`
+          : '';
+      throw new ChainpilotError('CLI_API_REFUSED', `${method} ${path}: HTTP ${res.status}: ${err?.message ?? 'refused'}${hint}`, {
+        retry: 'not_retryable',
+        context: { status: res.status },
+      });
     }
     return parsed;
   };

@@ -11,9 +11,15 @@ export interface ProgressSink {
 
 export function createProgress(what: string, unit = 'lines', stream: NodeJS.WriteStream = process.stderr, everyMs = 5_000): ProgressSink {
   if (stream.isTTY) {
-    const bar = new cliProgress.SingleBar({
-      stream, format: `${what} [{bar}] {percentage}% | {rate} ${unit}/s | {label} | ETA {eta_formatted}`, hideCursor: true, clearOnComplete: false,
-    }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      {
+        stream,
+        format: `${what} [{bar}] {percentage}% | {rate} ${unit}/s | {label} | ETA {eta_formatted}`,
+        hideCursor: true,
+        clearOnComplete: false,
+      },
+      cliProgress.Presets.shades_classic,
+    );
     let started = false;
     return {
       update(done, total, label, rate) {

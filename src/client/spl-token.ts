@@ -60,7 +60,11 @@ export function getAssociatedTokenAddressSync(
   associatedTokenProgramId: PublicKey = ASSOCIATED_TOKEN_PROGRAM_ID,
 ): PublicKey {
   if (!allowOwnerOffCurve && !PublicKey.isOnCurve(owner.toBytes())) {
-    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `owner ${owner.toBase58()} is off the ed25519 curve: pass allowOwnerOffCurve for a program-derived owner`, { retry: 'not_retryable' });
+    throw new ChainpilotError(
+      'CORE_INVALID_ARGUMENT',
+      `owner ${owner.toBase58()} is off the ed25519 curve: pass allowOwnerOffCurve for a program-derived owner`,
+      { retry: 'not_retryable' },
+    );
   }
   return PublicKey.findProgramAddressSync([owner.toBuffer(), programId.toBuffer(), mint.toBuffer()], associatedTokenProgramId)[0];
 }
@@ -90,7 +94,8 @@ export function encodeMint(m: MintImage): Uint8Array {
 
 /** Decodes a mint's 82 bytes. */
 export function decodeMint(data: Uint8Array): MintImage {
-  if (data.length < MINT_SIZE) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `a mint has ${MINT_SIZE} bytes; got ${data.length}`, { retry: 'not_retryable' });
+  if (data.length < MINT_SIZE)
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `a mint has ${MINT_SIZE} bytes; got ${data.length}`, { retry: 'not_retryable' });
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return {
     mintAuthority: readOptionKey(view, data, 0),
@@ -120,7 +125,8 @@ export function encodeTokenAccount(a: TokenAccountImage): Uint8Array {
 
 /** Decodes a token account's 165 bytes. */
 export function decodeTokenAccount(data: Uint8Array): TokenAccountImage {
-  if (data.length < ACCOUNT_SIZE) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `a token account has ${ACCOUNT_SIZE} bytes; got ${data.length}`, { retry: 'not_retryable' });
+  if (data.length < ACCOUNT_SIZE)
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `a token account has ${ACCOUNT_SIZE} bytes; got ${data.length}`, { retry: 'not_retryable' });
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return {
     mint: new PublicKey(data.subarray(0, 32)),
@@ -158,7 +164,13 @@ export function createAssociatedTokenAccountIdempotentInstruction(
 }
 
 /** `Transfer` (instruction 3) of the token program: `amountRaw` from `source` to `destination`, signed by `owner`. */
-export function createTransferInstruction(source: PublicKey, destination: PublicKey, owner: PublicKey, amountRaw: bigint, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+export function createTransferInstruction(
+  source: PublicKey,
+  destination: PublicKey,
+  owner: PublicKey,
+  amountRaw: bigint,
+  programId: PublicKey = TOKEN_PROGRAM_ID,
+): TransactionInstruction {
   const data = Buffer.alloc(9);
   data.writeUInt8(3, 0);
   data.writeBigUInt64LE(amountRaw, 1);
@@ -190,28 +202,71 @@ function tagged(tag: readonly number[], amountRaw?: bigint, tail: readonly numbe
 }
 
 /** `Approve` (4): lets `delegate` move up to `amountRaw` from `account`, signed by `owner`. */
-export function createApproveInstruction(account: PublicKey, delegate: PublicKey, owner: PublicKey, amountRaw: bigint, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
-  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(delegate, false, false), meta(owner, true, false)], data: tagged([4], amountRaw) });
+export function createApproveInstruction(
+  account: PublicKey,
+  delegate: PublicKey,
+  owner: PublicKey,
+  amountRaw: bigint,
+  programId: PublicKey = TOKEN_PROGRAM_ID,
+): TransactionInstruction {
+  return new TransactionInstruction({
+    programId,
+    keys: [meta(account, false, true), meta(delegate, false, false), meta(owner, true, false)],
+    data: tagged([4], amountRaw),
+  });
 }
 
 /** `SetAuthority` (6): gives `authorityType` over `account` to `newAuthority` (null clears it), signed by `currentAuthority`. */
-export function createSetAuthorityInstruction(account: PublicKey, currentAuthority: PublicKey, authorityType: AuthorityType, newAuthority: PublicKey | null, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+export function createSetAuthorityInstruction(
+  account: PublicKey,
+  currentAuthority: PublicKey,
+  authorityType: AuthorityType,
+  newAuthority: PublicKey | null,
+  programId: PublicKey = TOKEN_PROGRAM_ID,
+): TransactionInstruction {
   const data = newAuthority ? Buffer.concat([Buffer.from([6, authorityType, 1]), newAuthority.toBuffer()]) : Buffer.from([6, authorityType, 0]);
   return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(currentAuthority, true, false)], data });
 }
 
 /** `Burn` (8): destroys `amountRaw` of `mint` held in `account`, signed by `owner`. */
-export function createBurnInstruction(account: PublicKey, mint: PublicKey, owner: PublicKey, amountRaw: bigint, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
-  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(mint, false, true), meta(owner, true, false)], data: tagged([8], amountRaw) });
+export function createBurnInstruction(
+  account: PublicKey,
+  mint: PublicKey,
+  owner: PublicKey,
+  amountRaw: bigint,
+  programId: PublicKey = TOKEN_PROGRAM_ID,
+): TransactionInstruction {
+  return new TransactionInstruction({
+    programId,
+    keys: [meta(account, false, true), meta(mint, false, true), meta(owner, true, false)],
+    data: tagged([8], amountRaw),
+  });
 }
 
 /** `CloseAccount` (9): closes `account` and sends its lamports to `destination`, signed by `authority`. */
-export function createCloseAccountInstruction(account: PublicKey, destination: PublicKey, authority: PublicKey, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
-  return new TransactionInstruction({ programId, keys: [meta(account, false, true), meta(destination, false, true), meta(authority, true, false)], data: Buffer.from([9]) });
+export function createCloseAccountInstruction(
+  account: PublicKey,
+  destination: PublicKey,
+  authority: PublicKey,
+  programId: PublicKey = TOKEN_PROGRAM_ID,
+): TransactionInstruction {
+  return new TransactionInstruction({
+    programId,
+    keys: [meta(account, false, true), meta(destination, false, true), meta(authority, true, false)],
+    data: Buffer.from([9]),
+  });
 }
 
 /** `TransferChecked` (12): like `Transfer`, naming the mint and its decimals. */
-export function createTransferCheckedInstruction(source: PublicKey, mint: PublicKey, destination: PublicKey, owner: PublicKey, amountRaw: bigint, decimals: number, programId: PublicKey = TOKEN_PROGRAM_ID): TransactionInstruction {
+export function createTransferCheckedInstruction(
+  source: PublicKey,
+  mint: PublicKey,
+  destination: PublicKey,
+  owner: PublicKey,
+  amountRaw: bigint,
+  decimals: number,
+  programId: PublicKey = TOKEN_PROGRAM_ID,
+): TransactionInstruction {
   return new TransactionInstruction({
     programId,
     keys: [meta(source, false, true), meta(mint, false, false), meta(destination, false, true), meta(owner, true, false)],
@@ -225,7 +280,16 @@ export function createSyncNativeInstruction(account: PublicKey, programId: Publi
 }
 
 /** Token-2022 `TransferFeeExtension` (26) / `TransferCheckedWithFee` (1): a checked transfer stating the fee `feeRaw` the mint withholds. */
-export function createTransferCheckedWithFeeInstruction(source: PublicKey, mint: PublicKey, destination: PublicKey, owner: PublicKey, amountRaw: bigint, decimals: number, feeRaw: bigint, programId: PublicKey = TOKEN_2022_PROGRAM_ID): TransactionInstruction {
+export function createTransferCheckedWithFeeInstruction(
+  source: PublicKey,
+  mint: PublicKey,
+  destination: PublicKey,
+  owner: PublicKey,
+  amountRaw: bigint,
+  decimals: number,
+  feeRaw: bigint,
+  programId: PublicKey = TOKEN_2022_PROGRAM_ID,
+): TransactionInstruction {
   const data = Buffer.alloc(19);
   data.set([26, 1], 0);
   data.writeBigUInt64LE(amountRaw, 2);

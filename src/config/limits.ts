@@ -105,14 +105,22 @@ export const CLI_LIMITS = {
 
 /** The limit of a key path as the schema reports it (`['strategies', 0, 'exits', 'timeStop']`). */
 export function limitAt(path: readonly (string | number)[]): NumericLimit | undefined {
-  const key = path.map((p) => (typeof p === 'number' ? '[]' : `.${p}`)).join('').replace(/^\./, '');
+  const key = path
+    .map((p) => (typeof p === 'number' ? '[]' : `.${p}`))
+    .join('')
+    .replace(/^\./, '');
   return Object.hasOwn(CONFIG_LIMITS, key) ? CONFIG_LIMITS[key as LimitedKey] : undefined;
 }
 
 /** "1d", "30s", "250ms": the largest unit that divides `ms` exactly. */
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0';
-  for (const [unit, size] of [['d', DAY_MS], ['h', HOUR_MS], ['m', MINUTE_MS], ['s', SECOND_MS]] as const) {
+  for (const [unit, size] of [
+    ['d', DAY_MS],
+    ['h', HOUR_MS],
+    ['m', MINUTE_MS],
+    ['s', SECOND_MS],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;

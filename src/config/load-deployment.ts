@@ -34,7 +34,10 @@ export function loadDeployment(file: string, options: LoadOptions = {}): LoadedD
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ChainpilotError('CONFIG_UNREADABLE', `cannot read deployment file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}; check the path`, { retry: 'not_retryable', context: { file } });
+    throw new ChainpilotError('CONFIG_UNREADABLE', `cannot read deployment file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}; check the path`, {
+      retry: 'not_retryable',
+      context: { file },
+    });
   }
   return parseDeployment(text, file, options);
 }
@@ -46,8 +49,15 @@ export function parseDeployment(text: string, file: string, options: LoadOptions
   } catch (e) {
     if (isChainpilotError(e)) throw e;
     // a bug or a limit of a library (stack depth, memory): still coded, still naming the file
-    const what = e instanceof RangeError && /call stack/i.test(e.message) ? 'it is nested too deeply to read; a deployment needs only a few levels of nesting' : `it could not be read (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)})`;
-    throw new ChainpilotError('CONFIG_INVALID', `${file} has 1 error:\n  - ${file}:1:1 (top level): ${what}`, { retry: 'not_retryable', context: { file, errors: 1 }, cause: e });
+    const what =
+      e instanceof RangeError && /call stack/i.test(e.message)
+        ? 'it is nested too deeply to read; a deployment needs only a few levels of nesting'
+        : `it could not be read (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)})`;
+    throw new ChainpilotError('CONFIG_INVALID', `${file} has 1 error:\n  - ${file}:1:1 (top level): ${what}`, {
+      retry: 'not_retryable',
+      context: { file, errors: 1 },
+      cause: e,
+    });
   }
 }
 
@@ -64,8 +74,12 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
       const first = e.message.split('\n')[0] ?? '';
       // name the key: the parser says only "Map keys must be unique"
       const key = /^\s*("[^"\n]*"|'[^'\n]*'|[^:,{}\n]+?)\s*:/.exec(text.slice(e.pos[0]))?.[1]?.replace(/^["']|["']$/g, '');
-      const what = e.code === 'DUPLICATE_KEY' ? `duplicate key "${key ?? '?'}": a key may appear once per mapping; keep one of them`
-        : /call stack/i.test(first) ? 'nested too deeply to read; a deployment needs only a few levels of nesting' : first;
+      const what =
+        e.code === 'DUPLICATE_KEY'
+          ? `duplicate key "${key ?? '?'}": a key may appear once per mapping; keep one of them`
+          : /call stack/i.test(first)
+            ? 'nested too deeply to read; a deployment needs only a few levels of nesting'
+            : first;
       return `  - ${at(e.pos[0])} ${what}`;
     });
     throw new ChainpilotError('CONFIG_YAML_SYNTAX', `${file} is not valid YAML:\n${lines.join('\n')}`, { retry: 'not_retryable', context: { file } });
@@ -78,10 +92,14 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
   } catch (e) {
     // the yaml package throws a ReferenceError for an alias bomb ("billion laughs")
-    throw new ChainpilotError('CONFIG_YAML_SYNTAX', `${file} is not valid YAML:\n  - ${firstAlias(doc, at)} aliases expand too much (more than ${MAX_ALIAS_COUNT} expansions); write the values out instead of nesting aliases`, {
-      retry: 'not_retryable',
-      context: { file, reason: e instanceof Error ? e.name : 'error' },
-    });
+    throw new ChainpilotError(
+      'CONFIG_YAML_SYNTAX',
+      `${file} is not valid YAML:\n  - ${firstAlias(doc, at)} aliases expand too much (more than ${MAX_ALIAS_COUNT} expansions); write the values out instead of nesting aliases`,
+      {
+        retry: 'not_retryable',
+        context: { file, reason: e instanceof Error ? e.name : 'error' },
+      },
+    );
   }
   const substituted = substitute(raw, [], env, secrets, (path, msg) => problems.push(`${locate(path)} ${keyPath(path)}: ${msg}`));
 
@@ -105,7 +123,13 @@ function isSecretPath(path: readonly (string | number)[]): boolean {
   return SECRET_PATHS.some((p) => p.length === path.length && p.every((k, i) => k === path[i]));
 }
 
-function substitute(value: unknown, path: (string | number)[], env: Readonly<Record<string, string | undefined>>, secrets: string[], problem: (path: (string | number)[], msg: string) => void): unknown {
+function substitute(
+  value: unknown,
+  path: (string | number)[],
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: string[],
+  problem: (path: (string | number)[], msg: string) => void,
+): unknown {
   if (typeof value === 'string') {
     const secret = isSecretPath(path);
     if (!value.includes('${')) {
@@ -138,12 +162,21 @@ function substitute(value: unknown, path: (string | number)[], env: Readonly<Rec
  * One zod issue as `file:line:col key.path: what is wrong; what is allowed`. `root` is the schema
  * that produced it and `prefix` where its input sits in the file (strategy params use both).
  */
-export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (string | number)[]) => string, input: unknown, root: z.ZodType = deploymentSchema, prefix: readonly (string | number)[] = []): string[] {
+export function describeIssue(
+  issue: z.core.$ZodIssue,
+  locate: (path: readonly (string | number)[]) => string,
+  input: unknown,
+  root: z.ZodType = deploymentSchema,
+  prefix: readonly (string | number)[] = [],
+): string[] {
   const rel = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   const path = [...prefix, ...rel];
   if (issue.code === 'unrecognized_keys') {
     const allowed = allowedKeysAt(root, rel);
-    return issue.keys.map((k) => `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`);
+    return issue.keys.map(
+      (k) =>
+        `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`,
+    );
   }
   const where = path.length > 0 ? keyPath(path) : '(top level)';
   // a secret field's value is never echoed, even when it is of the wrong type
@@ -153,7 +186,13 @@ export function describeIssue(issue: z.core.$ZodIssue, locate: (path: readonly (
   msg = msg.replace(/^Invalid input: /, '');
   if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) msg = `required key is missing (${msg})`;
   else if (limit && issue.code !== 'custom') msg = `expected ${describeRange(limit)}; got ${formatValue(value)}`;
-  else if (issue.code === 'invalid_value' || issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'too_big' || issue.code === 'too_small') {
+  else if (
+    issue.code === 'invalid_value' ||
+    issue.code === 'invalid_type' ||
+    issue.code === 'invalid_union' ||
+    issue.code === 'too_big' ||
+    issue.code === 'too_small'
+  ) {
     msg = `${msg.replace(/, received \w+$/, '')}; got ${formatValue(value)}`;
   }
   return [`${locate(path)} ${where}: ${msg}`];

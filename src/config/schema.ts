@@ -37,7 +37,10 @@ function durationIn(key: LimitedKey): z.ZodType<number, string | number> {
   return z.union([z.number(), z.string()]).transform((v, ctx) => {
     const ms = parseDuration(v);
     if (ms === undefined || ms < l.min || ms > l.max) {
-      ctx.addIssue({ code: 'custom', message: `expected ${describeRange(l)} (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got ${JSON.stringify(v)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected ${describeRange(l)} (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got ${JSON.stringify(v)}`,
+      });
       return z.NEVER;
     }
     return ms;
@@ -65,7 +68,12 @@ function solIn(key: LimitedKey): z.ZodType<Lamports, string | number> {
  * effective-config.ts maps them back when it prints the deployment as YAML.
  */
 export const SOL_KEY_NAMES = {
-  risk: { maxTradeSol: 'maxTradeLamports', maxExposureSol: 'maxExposureLamports', maxPerTokenSol: 'maxPerTokenLamports', dailyLossLimitSol: 'dailyLossLimitLamports' },
+  risk: {
+    maxTradeSol: 'maxTradeLamports',
+    maxExposureSol: 'maxExposureLamports',
+    maxPerTokenSol: 'maxPerTokenLamports',
+    dailyLossLimitSol: 'dailyLossLimitLamports',
+  },
   paper: { startingBalanceSol: 'startingBalanceLamports', assumedDepthSol: 'assumedDepthLamports' },
   live: { maxTradeSpendSol: 'maxTradeSpendLamports', maxDaySpendSol: 'maxDaySpendLamports', simulatorFundSol: 'simulatorFundLamports' },
 } as const;
@@ -128,22 +136,29 @@ function multipleIn(key: LimitedKey): z.ZodType<string, string | number> {
 }
 
 const exits = z.strictObject({
-  takeProfit: z.array(z.strictObject({ multiple: multipleIn('strategies[].exits.takeProfit[].multiple'), sellBps: intIn('strategies[].exits.takeProfit[].sellBps') })).optional(),
+  takeProfit: z
+    .array(z.strictObject({ multiple: multipleIn('strategies[].exits.takeProfit[].multiple'), sellBps: intIn('strategies[].exits.takeProfit[].sellBps') }))
+    .optional(),
   stopLossBps: intIn('strategies[].exits.stopLossBps').optional(),
   trailingStopBps: intIn('strategies[].exits.trailingStopBps').optional(),
   timeStop: durationIn('strategies[].exits.timeStop').optional(),
-  exitOnSafety: z.strictObject({
-    maxBundlerPct: numIn('strategies[].exits.exitOnSafety.maxBundlerPct').optional(),
-    maxSniperPct: numIn('strategies[].exits.exitOnSafety.maxSniperPct').optional(),
-    maxInsiderPct: numIn('strategies[].exits.exitOnSafety.maxInsiderPct').optional(),
-    maxTop10Pct: numIn('strategies[].exits.exitOnSafety.maxTop10Pct').optional(),
-    maxDevHoldingPct: numIn('strategies[].exits.exitOnSafety.maxDevHoldingPct').optional(),
-  }).optional(),
+  exitOnSafety: z
+    .strictObject({
+      maxBundlerPct: numIn('strategies[].exits.exitOnSafety.maxBundlerPct').optional(),
+      maxSniperPct: numIn('strategies[].exits.exitOnSafety.maxSniperPct').optional(),
+      maxInsiderPct: numIn('strategies[].exits.exitOnSafety.maxInsiderPct').optional(),
+      maxTop10Pct: numIn('strategies[].exits.exitOnSafety.maxTop10Pct').optional(),
+      maxDevHoldingPct: numIn('strategies[].exits.exitOnSafety.maxDevHoldingPct').optional(),
+    })
+    .optional(),
 });
 
 const strategy = z.strictObject({
   /** Unique id in this deployment (defaults to `use`). */
-  id: z.string().regex(/^[a-z0-9][a-z0-9-_]*$/, 'expected lowercase letters, digits, "-" or "_"').optional(),
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-_]*$/, 'expected lowercase letters, digits, "-" or "_"')
+    .optional(),
   /** A built-in strategy name, or a path to a .ts/.js file relative to the YAML file. */
   use: z.string().min(1),
   enabled: z.boolean().default(true),
@@ -151,28 +166,34 @@ const strategy = z.strictObject({
   exits: exits.optional(),
 });
 
-const risk = z.strictObject({
-  maxTradeSol: solIn('risk.maxTradeSol').optional(),
-  maxOpenPositions: intIn('risk.maxOpenPositions').optional(),
-  maxExposureSol: solIn('risk.maxExposureSol').optional(),
-  maxPerTokenSol: solIn('risk.maxPerTokenSol').optional(),
-  cooldown: durationIn('risk.cooldown').optional(),
-  dailyLossLimitSol: solIn('risk.dailyLossLimitSol').optional(),
-  allowMints: z.array(z.string().min(1)).optional(),
-  denyMints: z.array(z.string().min(1)).optional(),
-  maxRiskScore: numIn('risk.maxRiskScore').optional(),
-  maxBundlerPct: numIn('risk.maxBundlerPct').optional(),
-  maxSniperPct: numIn('risk.maxSniperPct').optional(),
-  maxInsiderPct: numIn('risk.maxInsiderPct').optional(),
-  maxTop10Pct: numIn('risk.maxTop10Pct').optional(),
-  maxDevHoldingPct: numIn('risk.maxDevHoldingPct').optional(),
-  minLiquidityUsd: numIn('risk.minLiquidityUsd').optional(),
-  minHolders: intIn('risk.minHolders').optional(),
-  requireSafetyData: z.boolean().default(false),
-  killSwitch: z.boolean().default(false),
-  /** Start of the risk day (daily-loss limit), "HH:MM" in UTC. */
-  dayBoundary: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a UTC time of day "HH:MM", such as "00:00" or "13:30"').default('00:00'),
-}).transform((r) => renameKeys(r, SOL_KEY_NAMES.risk)).prefault({});
+const risk = z
+  .strictObject({
+    maxTradeSol: solIn('risk.maxTradeSol').optional(),
+    maxOpenPositions: intIn('risk.maxOpenPositions').optional(),
+    maxExposureSol: solIn('risk.maxExposureSol').optional(),
+    maxPerTokenSol: solIn('risk.maxPerTokenSol').optional(),
+    cooldown: durationIn('risk.cooldown').optional(),
+    dailyLossLimitSol: solIn('risk.dailyLossLimitSol').optional(),
+    allowMints: z.array(z.string().min(1)).optional(),
+    denyMints: z.array(z.string().min(1)).optional(),
+    maxRiskScore: numIn('risk.maxRiskScore').optional(),
+    maxBundlerPct: numIn('risk.maxBundlerPct').optional(),
+    maxSniperPct: numIn('risk.maxSniperPct').optional(),
+    maxInsiderPct: numIn('risk.maxInsiderPct').optional(),
+    maxTop10Pct: numIn('risk.maxTop10Pct').optional(),
+    maxDevHoldingPct: numIn('risk.maxDevHoldingPct').optional(),
+    minLiquidityUsd: numIn('risk.minLiquidityUsd').optional(),
+    minHolders: intIn('risk.minHolders').optional(),
+    requireSafetyData: z.boolean().default(false),
+    killSwitch: z.boolean().default(false),
+    /** Start of the risk day (daily-loss limit), "HH:MM" in UTC. */
+    dayBoundary: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a UTC time of day "HH:MM", such as "00:00" or "13:30"')
+      .default('00:00'),
+  })
+  .transform((r) => renameKeys(r, SOL_KEY_NAMES.risk))
+  .prefault({});
 
 /**
  * Scale-out (docs/scale-out.md): intents leave as BullMQ jobs on one queue per wallet; workers
@@ -182,64 +203,90 @@ const queue = z.strictObject({
   /** Redis URL; a password in it is a secret (redacted, `\${ENV}` allowed). */
   url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL'),
   /** Prefix of every chainpilot key on that Redis (queues, journals, report streams). */
-  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "-" or "_"').default('chainpilot'),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "-" or "_"')
+    .default('chainpilot'),
   /** The wallet's address, when the engine's host does not hold its key (default: from `wallet`). */
-  wallet: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address').optional(),
+  wallet: z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 address')
+    .optional(),
   /** How long a start waits for an earlier run's queued and unresolved intents to settle. */
   catchUpTimeout: durationIn('execution.queue.catchUpTimeout').default(120_000),
 });
 
-const execution = z.strictObject({
-  slippageBps: intIn('execution.slippageBps').default(300),
-  priorityFeeLamports: intIn('execution.priorityFeeLamports').default(100_000),
-  defaultDecimals: intIn('execution.defaultDecimals').default(6),
-  // Live rebuild policy (docs/executor.md); paper and backtests ignore it.
-  /** Rebuilds allowed after a transaction expired unseen (transactions per intent = retries + 1). */
-  retries: intIn('execution.retries').default(2),
-  /** Slippage added per rebuild and its ceiling; off when absent (rebuilds keep the intent's slippage). */
-  slippageRamp: z.strictObject({ stepBps: intIn('execution.slippageRamp.stepBps'), maxBps: intIn('execution.slippageRamp.maxBps') }).optional(),
-  /** Priority fee from getRecentPrioritizationFees at a percentile, capped; off when absent (the fixed priorityFeeLamports). */
-  priorityFee: z.strictObject({
-    percentile: numIn('execution.priorityFee.percentile'),
-    capLamports: intIn('execution.priorityFee.capLamports').optional(),
-    computeUnits: intIn('execution.priorityFee.computeUnits').default(200_000),
-  }).optional(),
-  /** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
-  inspection: z.enum(['simulate', 'static']).default('simulate'),
-  queue: queue.optional(),
-}).superRefine((e, ctx) => {
-  if (e.slippageRamp && e.slippageRamp.maxBps < e.slippageBps) {
-    ctx.addIssue({ code: 'custom', path: ['slippageRamp', 'maxBps'], message: `must be at least execution.slippageBps (${e.slippageBps}), or the ramp never widens anything; raise it or remove slippageRamp` });
-  }
-  if (e.priorityFee?.capLamports !== undefined && e.priorityFee.capLamports > e.priorityFeeLamports) {
-    ctx.addIssue({ code: 'custom', path: ['priorityFee', 'capLamports'], message: `must be at most execution.priorityFeeLamports (${e.priorityFeeLamports}), the budget spend caps and inspection count; lower it or raise priorityFeeLamports` });
-  }
-}).prefault({});
+const execution = z
+  .strictObject({
+    slippageBps: intIn('execution.slippageBps').default(300),
+    priorityFeeLamports: intIn('execution.priorityFeeLamports').default(100_000),
+    defaultDecimals: intIn('execution.defaultDecimals').default(6),
+    // Live rebuild policy (docs/executor.md); paper and backtests ignore it.
+    /** Rebuilds allowed after a transaction expired unseen (transactions per intent = retries + 1). */
+    retries: intIn('execution.retries').default(2),
+    /** Slippage added per rebuild and its ceiling; off when absent (rebuilds keep the intent's slippage). */
+    slippageRamp: z.strictObject({ stepBps: intIn('execution.slippageRamp.stepBps'), maxBps: intIn('execution.slippageRamp.maxBps') }).optional(),
+    /** Priority fee from getRecentPrioritizationFees at a percentile, capped; off when absent (the fixed priorityFeeLamports). */
+    priorityFee: z
+      .strictObject({
+        percentile: numIn('execution.priorityFee.percentile'),
+        capLamports: intIn('execution.priorityFee.capLamports').optional(),
+        computeUnits: intIn('execution.priorityFee.computeUnits').default(200_000),
+      })
+      .optional(),
+    /** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
+    inspection: z.enum(['simulate', 'static']).default('simulate'),
+    queue: queue.optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.slippageRamp && e.slippageRamp.maxBps < e.slippageBps) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['slippageRamp', 'maxBps'],
+        message: `must be at least execution.slippageBps (${e.slippageBps}), or the ramp never widens anything; raise it or remove slippageRamp`,
+      });
+    }
+    if (e.priorityFee?.capLamports !== undefined && e.priorityFee.capLamports > e.priorityFeeLamports) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['priorityFee', 'capLamports'],
+        message: `must be at most execution.priorityFeeLamports (${e.priorityFeeLamports}), the budget spend caps and inspection count; lower it or raise priorityFeeLamports`,
+      });
+    }
+  })
+  .prefault({});
 
-const paper = z.strictObject({
-  startingBalanceSol: solIn('paper.startingBalanceSol').prefault('10'),
-  latency: durationIn('paper.latency').default(250),
-  extraSlippageBps: intIn('paper.extraSlippageBps').default(50),
-  defaultPoolFeeBps: intIn('paper.defaultPoolFeeBps').default(100),
-  networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),
-  priorityFeeCapLamports: intIn('paper.priorityFeeCapLamports').default(1_000_000),
-  assumedDepthSol: solIn('paper.assumedDepthSol').prefault('100'),
-}).transform((p) => renameKeys(p, SOL_KEY_NAMES.paper)).prefault({});
+const paper = z
+  .strictObject({
+    startingBalanceSol: solIn('paper.startingBalanceSol').prefault('10'),
+    latency: durationIn('paper.latency').default(250),
+    extraSlippageBps: intIn('paper.extraSlippageBps').default(50),
+    defaultPoolFeeBps: intIn('paper.defaultPoolFeeBps').default(100),
+    networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),
+    priorityFeeCapLamports: intIn('paper.priorityFeeCapLamports').default(1_000_000),
+    assumedDepthSol: solIn('paper.assumedDepthSol').prefault('100'),
+  })
+  .transform((p) => renameKeys(p, SOL_KEY_NAMES.paper))
+  .prefault({});
 
-const engine = z.strictObject({
-  positionPriceRoom: z.enum(['price:token', 'price:aggregated']).default('price:token'),
-  haltAfterErrors: intIn('engine.haltAfterErrors').default(10),
-  errorWindow: durationIn('engine.errorWindow').default(60_000),
-}).prefault({});
+const engine = z
+  .strictObject({
+    positionPriceRoom: z.enum(['price:token', 'price:aggregated']).default('price:token'),
+    haltAfterErrors: intIn('engine.haltAfterErrors').default(10),
+    errorWindow: durationIn('engine.errorWindow').default(60_000),
+  })
+  .prefault({});
 
 const store = z.strictObject({ path: z.string().min(1).default('./data/chainpilot.db') }).prefault({});
 
-const telemetry = z.strictObject({
-  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
-  /** JSONL decision log path (relative to the working directory); off when absent. */
-  decisionLog: z.string().min(1).optional(),
-  statusInterval: durationIn('telemetry.statusInterval').default(1_000),
-}).prefault({});
+const telemetry = z
+  .strictObject({
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** JSONL decision log path (relative to the working directory); off when absent. */
+    decisionLog: z.string().min(1).optional(),
+    statusInterval: durationIn('telemetry.statusInterval').default(1_000),
+  })
+  .prefault({});
 
 /** Recording of the run's Datastream and ctx.data answers (docs/backtesting.md); off when absent. */
 const record = z.strictObject({
@@ -257,34 +304,41 @@ const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expecte
  * Live mode (`chainpilot run FILE --live`). Every cap is optional here so that paper deployments
  * stay valid; the live runtime refuses to start while one is missing (see docs/live.md).
  */
-const live = z.strictObject({
-  /** Executor cap: largest SOL outflow of one intent (amount plus fee budget). Required for live. */
-  maxTradeSpendSol: solIn('live.maxTradeSpendSol').optional(),
-  /** Executor cap: largest SOL outflow of all intents of one UTC day. Required for live. */
-  maxDaySpendSol: solIn('live.maxDaySpendSol').optional(),
-  /** Venue program ids a swap may call besides compute budget, system, token and ATA programs. */
-  allowedPrograms: z.array(base58Address).default([]),
-  /** Commitment a landing must reach. */
-  commitment: z.enum(['confirmed', 'finalized']).default('confirmed'),
-  /** With simulator endpoints: SOL airdropped to the wallet when the embedded ledger starts. */
-  simulatorFundSol: solIn('live.simulatorFundSol').prefault('10'),
-  /** How long a stop waits for in-flight intents to reach an outcome before leaving them to the journal. */
-  drainTimeout: durationIn('live.drainTimeout').default(30_000),
-}).transform((l) => renameKeys(l, SOL_KEY_NAMES.live)).prefault({});
+const live = z
+  .strictObject({
+    /** Executor cap: largest SOL outflow of one intent (amount plus fee budget). Required for live. */
+    maxTradeSpendSol: solIn('live.maxTradeSpendSol').optional(),
+    /** Executor cap: largest SOL outflow of all intents of one UTC day. Required for live. */
+    maxDaySpendSol: solIn('live.maxDaySpendSol').optional(),
+    /** Venue program ids a swap may call besides compute budget, system, token and ATA programs. */
+    allowedPrograms: z.array(base58Address).default([]),
+    /** Commitment a landing must reach. */
+    commitment: z.enum(['confirmed', 'finalized']).default('confirmed'),
+    /** With simulator endpoints: SOL airdropped to the wallet when the embedded ledger starts. */
+    simulatorFundSol: solIn('live.simulatorFundSol').prefault('10'),
+    /** How long a stop waits for in-flight intents to reach an outcome before leaving them to the journal. */
+    drainTimeout: durationIn('live.drainTimeout').default(30_000),
+  })
+  .transform((l) => renameKeys(l, SOL_KEY_NAMES.live))
+  .prefault({});
 
 /** The runtime's watch over the market feed (docs/runtime.md). */
-const feed = z.strictObject({
-  /** No frame (pings included) for this long on the run clock: the feed is stale. */
-  staleAfter: durationIn('feed.staleAfter').default(120_000),
-  /** What a lost feed (stopped, stale, disconnected, overflowing, failed backfill) does to entries. */
-  onLoss: z.enum(['pause-entries', 'halt', 'continue']).default('pause-entries'),
-}).prefault({});
+const feed = z
+  .strictObject({
+    /** No frame (pings included) for this long on the run clock: the feed is stale. */
+    staleAfter: durationIn('feed.staleAfter').default(120_000),
+    /** What a lost feed (stopped, stale, disconnected, overflowing, failed backfill) does to entries. */
+    onLoss: z.enum(['pause-entries', 'halt', 'continue']).default('pause-entries'),
+  })
+  .prefault({});
 
 /** Clean shutdown (docs/runtime.md). */
-const shutdown = z.strictObject({
-  /** How long a stop waits (run clock) for in-flight intents to land, fail or expire. */
-  drain: durationIn('shutdown.drain').default(30_000),
-}).prefault({});
+const shutdown = z
+  .strictObject({
+    /** How long a stop waits (run clock) for in-flight intents to land, fail or expire. */
+    drain: durationIn('shutdown.drain').default(30_000),
+  })
+  .prefault({});
 
 const wallet = z.strictObject({ keypairPath: z.string().min(1).optional(), secretKey: z.string().min(1).optional() });
 
@@ -293,36 +347,42 @@ const notifyLevel = z.enum(['on', 'quiet', 'off']);
 
 /** Notifications (docs/notifications.md). Secrets and the webhook URL are secret paths (`${ENV}`). */
 export const notifySchema = z.strictObject({
-  webhook: z.strictObject({
-    url: url,
-    /** Shared secret of the HMAC-SHA256 signature header. */
-    secret: z.string().min(16, 'expected a shared secret of at least 16 characters (from ${ENV})'),
-    timeout: durationIn('notify.webhook.timeout').default(5_000),
-    retries: intIn('notify.webhook.retries').default(4),
-    retryBase: durationIn('notify.webhook.retryBase').default(1_000),
-    retryMax: durationIn('notify.webhook.retryMax').default(30_000),
-  }).optional(),
-  telegram: z.strictObject({
-    botToken: z.string().min(1),
-    chatId: z.union([z.string().min(1), intIn('notify.telegram.chatId')]).transform(String),
-    baseUrl: url.default('https://api.telegram.org'),
-    timeout: durationIn('notify.telegram.timeout').default(5_000),
-    retries: intIn('notify.telegram.retries').default(4),
-    retryBase: durationIn('notify.telegram.retryBase').default(1_000),
-    retryMax: durationIn('notify.telegram.retryMax').default(30_000),
-  }).optional(),
+  webhook: z
+    .strictObject({
+      url: url,
+      /** Shared secret of the HMAC-SHA256 signature header. */
+      secret: z.string().min(16, 'expected a shared secret of at least 16 characters (from ${ENV})'),
+      timeout: durationIn('notify.webhook.timeout').default(5_000),
+      retries: intIn('notify.webhook.retries').default(4),
+      retryBase: durationIn('notify.webhook.retryBase').default(1_000),
+      retryMax: durationIn('notify.webhook.retryMax').default(30_000),
+    })
+    .optional(),
+  telegram: z
+    .strictObject({
+      botToken: z.string().min(1),
+      chatId: z.union([z.string().min(1), intIn('notify.telegram.chatId')]).transform(String),
+      baseUrl: url.default('https://api.telegram.org'),
+      timeout: durationIn('notify.telegram.timeout').default(5_000),
+      retries: intIn('notify.telegram.retries').default(4),
+      retryBase: durationIn('notify.telegram.retryBase').default(1_000),
+      retryMax: durationIn('notify.telegram.retryMax').default(30_000),
+    })
+    .optional(),
   /** Per-channel queue bound: events beyond it are dropped and counted. */
   queueSize: intIn('notify.queueSize').default(100),
-  events: z.strictObject({
-    fills: notifyLevel.default('on'),
-    intentFailures: notifyLevel.default('on'),
-    dailyLossHalt: notifyLevel.default('on'),
-    killSwitch: notifyLevel.default('on'),
-    feed: notifyLevel.default('on'),
-    fatal: notifyLevel.default('on'),
-    shutdown: notifyLevel.default('on'),
-    dailySummary: notifyLevel.default('on'),
-  }).prefault({}),
+  events: z
+    .strictObject({
+      fills: notifyLevel.default('on'),
+      intentFailures: notifyLevel.default('on'),
+      dailyLossHalt: notifyLevel.default('on'),
+      killSwitch: notifyLevel.default('on'),
+      feed: notifyLevel.default('on'),
+      fatal: notifyLevel.default('on'),
+      shutdown: notifyLevel.default('on'),
+      dailySummary: notifyLevel.default('on'),
+    })
+    .prefault({}),
 });
 
 export const deploymentSchema = z.strictObject({

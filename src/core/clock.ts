@@ -58,10 +58,13 @@ export function systemClock(): Clock {
     now: () => Date.now() as UnixMs,
     setTimeout(fn, delayMs) {
       const id = next++;
-      handles.set(id, longTimeout(() => {
-        handles.delete(id);
-        fn();
-      }, delayMs));
+      handles.set(
+        id,
+        longTimeout(() => {
+          handles.delete(id);
+          fn();
+        }, delayMs),
+      );
       return { id };
     },
     clearTimeout(handle) {

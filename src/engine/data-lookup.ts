@@ -28,16 +28,33 @@ export function createDataLookup(port: DataPort | undefined, clock: Clock, optio
   return {
     get(path, query, signal) {
       if (!port) {
-        return Promise.reject(new ChainpilotError('ENGINE_DATA_UNAVAILABLE', 'ctx.data is not available in this deployment: configure endpoints to enable REST look-ups', { retry: 'not_retryable' }));
+        return Promise.reject(
+          new ChainpilotError('ENGINE_DATA_UNAVAILABLE', 'ctx.data is not available in this deployment: configure endpoints to enable REST look-ups', {
+            retry: 'not_retryable',
+          }),
+        );
       }
-      const key = `${path}?${query ? Object.keys(query).sort().map((k) => `${k}=${String(query[k])}`).join('&') : ''}`;
+      const key = `${path}?${
+        query
+          ? Object.keys(query)
+              .sort()
+              .map((k) => `${k}=${String(query[k])}`)
+              .join('&')
+          : ''
+      }`;
       const now = clock.now() as number;
       const hit = cache.get(key);
       if (hit && now - hit.at < options.ttlMs) return hit.value;
       tokens = Math.min(options.burst, tokens + ((now - refilledAt) / 1000) * options.ratePerSecond);
       refilledAt = now;
       if (tokens < 1) {
-        return Promise.reject(new ChainpilotError('ENGINE_DATA_RATE_LIMITED', `ctx.data.get("${path}") exceeds ${options.ratePerSecond} requests/s; call less often or rely on the cache`, { retry: 'retryable', context: { path } }));
+        return Promise.reject(
+          new ChainpilotError(
+            'ENGINE_DATA_RATE_LIMITED',
+            `ctx.data.get("${path}") exceeds ${options.ratePerSecond} requests/s; call less often or rely on the cache`,
+            { retry: 'retryable', context: { path } },
+          ),
+        );
       }
       tokens -= 1;
       const value = port.get(path, query, signal);

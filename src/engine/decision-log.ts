@@ -5,10 +5,49 @@
  */
 
 export type DecisionEntry =
-  | { readonly kind: 'intent'; readonly at: number; readonly intentId: string; readonly strategyId: string; readonly side: 'buy' | 'sell'; readonly mint: string; readonly amountIn: string; readonly referencePrice: string | null; readonly reason: string }
-  | { readonly kind: 'denied'; readonly at: number; readonly strategyId: string; readonly side: 'buy' | 'sell'; readonly mint: string; readonly amountIn: string; readonly code: string; readonly reason: string }
-  | { readonly kind: 'fill'; readonly at: number; readonly intentId: string; readonly strategyId: string; readonly side: 'buy' | 'sell'; readonly mint: string; readonly solAmount: string; readonly tokenAmount: string; readonly feeLamports: string; readonly price: string }
-  | { readonly kind: 'unfilled'; readonly at: number; readonly intentId: string; readonly strategyId: string; readonly outcome: 'rejected' | 'failed' | 'expired'; readonly code: string; readonly reason: string; readonly feeLamports: string };
+  | {
+      readonly kind: 'intent';
+      readonly at: number;
+      readonly intentId: string;
+      readonly strategyId: string;
+      readonly side: 'buy' | 'sell';
+      readonly mint: string;
+      readonly amountIn: string;
+      readonly referencePrice: string | null;
+      readonly reason: string;
+    }
+  | {
+      readonly kind: 'denied';
+      readonly at: number;
+      readonly strategyId: string;
+      readonly side: 'buy' | 'sell';
+      readonly mint: string;
+      readonly amountIn: string;
+      readonly code: string;
+      readonly reason: string;
+    }
+  | {
+      readonly kind: 'fill';
+      readonly at: number;
+      readonly intentId: string;
+      readonly strategyId: string;
+      readonly side: 'buy' | 'sell';
+      readonly mint: string;
+      readonly solAmount: string;
+      readonly tokenAmount: string;
+      readonly feeLamports: string;
+      readonly price: string;
+    }
+  | {
+      readonly kind: 'unfilled';
+      readonly at: number;
+      readonly intentId: string;
+      readonly strategyId: string;
+      readonly outcome: 'rejected' | 'failed' | 'expired';
+      readonly code: string;
+      readonly reason: string;
+      readonly feeLamports: string;
+    };
 
 export type DecisionSink = (entry: DecisionEntry) => void;
 

@@ -10,9 +10,23 @@ const RECENT = 20;
 /** Equity is sampled for the drawdown at most this often on price ticks (clock time). */
 const EQUITY_SAMPLE_MS = 1_000;
 
-export interface RecentDenial { readonly at: UnixMs; readonly strategyId: string; readonly mint: string; readonly code: string; readonly reason: string }
-export interface RecentFill { readonly at: UnixMs; readonly strategyId: string; readonly fill: Fill }
-export interface RecentProblem { readonly at: UnixMs; readonly where: string; readonly error: string }
+export interface RecentDenial {
+  readonly at: UnixMs;
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly code: string;
+  readonly reason: string;
+}
+export interface RecentFill {
+  readonly at: UnixMs;
+  readonly strategyId: string;
+  readonly fill: Fill;
+}
+export interface RecentProblem {
+  readonly at: UnixMs;
+  readonly where: string;
+  readonly error: string;
+}
 
 export interface RunSummary {
   readonly startedAt: UnixMs | undefined;
@@ -85,8 +99,12 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
   const recentErrors: RecentProblem[] = [];
 
   const stats: EngineStats = {
-    frameSeen: () => { frames++; },
-    eventSeen: () => { events++; },
+    frameSeen: () => {
+      frames++;
+    },
+    eventSeen: () => {
+      events++;
+    },
     badFrame(room, error) {
       badFrames++;
       pushBounded(recentBadFrames, { at: clock.now(), where: room, error: describeError(error) });
@@ -96,7 +114,9 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       denialsByCode.set(d.code, (denialsByCode.get(d.code) ?? 0) + 1);
       pushBounded(recentDenials, d);
     },
-    intentPlaced: () => { intents++; },
+    intentPlaced: () => {
+      intents++;
+    },
     filled(strategyId, fill, after, realisedBefore) {
       fills++;
       pushBounded(recentFills, { at: fill.filledAt, strategyId, fill });
@@ -122,9 +142,15 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       if (peak === undefined || eq > peak) peak = eq;
       if (peak - eq > maxDrawdown) maxDrawdown = peak - eq;
     },
-    get events() { return events; },
-    get frames() { return frames; },
-    get badFrames() { return badFrames; },
+    get events() {
+      return events;
+    },
+    get frames() {
+      return frames;
+    },
+    get badFrames() {
+      return badFrames;
+    },
     denialsByCode,
     recentDenials,
     recentFills,
@@ -136,9 +162,24 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       let strategyErrors = 0;
       for (const n of errors.values()) strategyErrors += n;
       return {
-        startedAt, endedAt: clock.now(), events, frames, badFrames, intents, fills, denials, trades, wins,
-        winRate: trades === 0 ? 0 : wins / trades, realisedLamports: t.realisedLamports, unrealisedLamports: t.unrealisedLamports,
-        feesLamports: t.feesLamports, equityLamports: t.equityLamports, maxDrawdownLamports: maxDrawdown, openPositions: t.openPositions, strategyErrors,
+        startedAt,
+        endedAt: clock.now(),
+        events,
+        frames,
+        badFrames,
+        intents,
+        fills,
+        denials,
+        trades,
+        wins,
+        winRate: trades === 0 ? 0 : wins / trades,
+        realisedLamports: t.realisedLamports,
+        unrealisedLamports: t.unrealisedLamports,
+        feesLamports: t.feesLamports,
+        equityLamports: t.equityLamports,
+        maxDrawdownLamports: maxDrawdown,
+        openPositions: t.openPositions,
+        strategyErrors,
       };
     },
   };

@@ -126,7 +126,10 @@ export function createEngine(options: EngineOptions): Engine {
   const normaliser = createNormaliser();
   const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? [], options.restoredFailedFees ?? []);
   const riskDay = createRiskDay({
-    clock, log, equity: () => portfolio.totals().equityLamports, boundaryOffsetMs: options.dayBoundaryOffsetMs ?? 0,
+    clock,
+    log,
+    equity: () => portfolio.totals().equityLamports,
+    boundaryOffsetMs: options.dayBoundaryOffsetMs ?? 0,
     ...(options.riskStore ? { store: options.riskStore } : {}),
   });
   const gate = createRiskGate(options.risk, riskDay);
@@ -141,12 +144,26 @@ export function createEngine(options: EngineOptions): Engine {
   let running = false;
   let current: DomainEvent | undefined;
 
-  const exits = createExitManager(clock, (id) => rulesById.get(id), (o) => {
-    orders.placeExit(o);
-  });
+  const exits = createExitManager(
+    clock,
+    (id) => rulesById.get(id),
+    (o) => {
+      orders.placeExit(o);
+    },
+  );
 
   const orders: OrderFlow = createOrderFlow({
-    clock, random: options.random, idPrefix: options.intentIdPrefix ?? 'int_', executor, gate, market, portfolio, exits, stats, log, execution: options.execution,
+    clock,
+    random: options.random,
+    idPrefix: options.intentIdPrefix ?? 'int_',
+    executor,
+    gate,
+    market,
+    portfolio,
+    exits,
+    stats,
+    log,
+    execution: options.execution,
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
     admission: options.admission,
@@ -172,10 +189,21 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   for (const s of options.strategies) {
-    runners.set(s.id, createStrategyRunner({
-      instance: s, clock, log, data, market, portfolio, rooms, stats, orders,
-      errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
-    }));
+    runners.set(
+      s.id,
+      createStrategyRunner({
+        instance: s,
+        clock,
+        log,
+        data,
+        market,
+        portfolio,
+        rooms,
+        stats,
+        orders,
+        errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
+      }),
+    );
   }
 
   const dispatch = (ev: DomainEvent, owners: readonly string[]): void => {
@@ -220,7 +248,12 @@ export function createEngine(options: EngineOptions): Engine {
     },
     unkill() {
       riskDay.unkill();
-      log.warn(riskDay.killReason === undefined ? {} : { reason: riskDay.killReason }, riskDay.killReason === undefined ? 'kill switch off: buys are allowed again' : 'kill switch cleared in the store, but the deployment file still sets it');
+      log.warn(
+        riskDay.killReason === undefined ? {} : { reason: riskDay.killReason },
+        riskDay.killReason === undefined
+          ? 'kill switch off: buys are allowed again'
+          : 'kill switch cleared in the store, but the deployment file still sets it',
+      );
     },
     ingest(msg) {
       stats.frameSeen();
@@ -241,7 +274,8 @@ export function createEngine(options: EngineOptions): Engine {
       // Restored positions are whole before any event: priced from REST, then their price and
       // safety rooms and exit rules like fresh ones (a price at or past an exit level fires it).
       const restored = portfolio.open();
-      const prices = restored.length > 0 && options.data ? await fetchSolPrices(options.data, [...new Set(restored.map((p) => p.mint))], log) : new Map<string, string>();
+      const prices =
+        restored.length > 0 && options.data ? await fetchSolPrices(options.data, [...new Set(restored.map((p) => p.mint))], log) : new Map<string, string>();
       for (const [mint, price] of prices) portfolio.mark(mint, price);
       for (const p of restored) {
         for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
@@ -253,7 +287,15 @@ export function createEngine(options: EngineOptions): Engine {
       stats.started();
       for (const r of runners.values()) r.start();
       unsubGap = feed.onGap((gap) => {
-        const ev: DomainEvent = { type: 'gap', room: '', receivedAt: clock.now(), origin: 'live', startedAt: gap.startedAt, endedAt: gap.endedAt, rooms: gap.rooms };
+        const ev: DomainEvent = {
+          type: 'gap',
+          room: '',
+          receivedAt: clock.now(),
+          origin: 'live',
+          startedAt: gap.startedAt,
+          endedAt: gap.endedAt,
+          rooms: gap.rooms,
+        };
         stats.eventSeen();
         const outer = current;
         current = ev;

@@ -42,7 +42,11 @@ export interface ExitManager {
 }
 
 const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules['exitOnSafety']>>> = {
-  bundlers: 'maxBundlerPct', sniper: 'maxSniperPct', insider: 'maxInsiderPct', top10: 'maxTop10Pct', dev_holding: 'maxDevHoldingPct',
+  bundlers: 'maxBundlerPct',
+  sniper: 'maxSniperPct',
+  insider: 'maxInsiderPct',
+  top10: 'maxTop10Pct',
+  dev_holding: 'maxDevHoldingPct',
 };
 
 /**
@@ -92,12 +96,15 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       states.set(p.key, fresh);
       if (rules?.timeStopMs !== undefined) {
         const due = p.openedAt + rules.timeStopMs - clock.now();
-        fresh.timer = clock.setTimeout(() => {
-          fresh.timer = undefined;
-          if (states.get(p.key) !== fresh || fresh.exiting) return;
-          fresh.exiting = true;
-          onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs!} ms`, level: -1 });
-        }, Math.max(0, due));
+        fresh.timer = clock.setTimeout(
+          () => {
+            fresh.timer = undefined;
+            if (states.get(p.key) !== fresh || fresh.exiting) return;
+            fresh.exiting = true;
+            onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs!} ms`, level: -1 });
+          },
+          Math.max(0, due),
+        );
       }
     },
     onPrice(positions, priceStr) {

@@ -17,11 +17,13 @@ export interface ExitRules {
   /** Sell all this long after the position opened. */
   readonly timeStopMs?: number | undefined;
   /** Sell all when a safety value of a held token exceeds its maximum (percent). */
-  readonly exitOnSafety?: {
-    readonly maxBundlerPct?: number | undefined;
-    readonly maxSniperPct?: number | undefined;
-    readonly maxInsiderPct?: number | undefined;
-    readonly maxTop10Pct?: number | undefined;
-    readonly maxDevHoldingPct?: number | undefined;
-  } | undefined;
+  readonly exitOnSafety?:
+    | {
+        readonly maxBundlerPct?: number | undefined;
+        readonly maxSniperPct?: number | undefined;
+        readonly maxInsiderPct?: number | undefined;
+        readonly maxTop10Pct?: number | undefined;
+        readonly maxDevHoldingPct?: number | undefined;
+      }
+    | undefined;
 }

@@ -45,9 +45,22 @@ export interface MutableMarketView extends MarketView {
 }
 
 const empty = (mint: string): Mutable<MarketObservation> => ({
-  mint, price: undefined, priceAt: undefined, market: undefined, pool: undefined, decimals: undefined,
-  solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, liquidityUsd: undefined, depthLamports: undefined,
-  graduated: false, curvePercent: undefined, riskScore: undefined, launchedAt: undefined, safety: {},
+  mint,
+  price: undefined,
+  priceAt: undefined,
+  market: undefined,
+  pool: undefined,
+  decimals: undefined,
+  solReserveLamports: undefined,
+  tokenReserveRaw: undefined,
+  poolFeeBps: undefined,
+  liquidityUsd: undefined,
+  depthLamports: undefined,
+  graduated: false,
+  curvePercent: undefined,
+  riskScore: undefined,
+  launchedAt: undefined,
+  safety: {},
 });
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -4,8 +4,26 @@
  * reports that update the portfolio.
  */
 import {
-  addLamports, addRaw, bps, describeError, isChainpilotError, isLamports, isRawAmount, lamports, newId, subLamports, subRaw, ZERO_LAMPORTS, ZERO_RAW,
-  type Clock, type ErrorCode, type Lamports, type Logger, type Random, type RawAmount, type UnixMs,
+  addLamports,
+  addRaw,
+  bps,
+  describeError,
+  isChainpilotError,
+  isLamports,
+  isRawAmount,
+  lamports,
+  newId,
+  subLamports,
+  subRaw,
+  ZERO_LAMPORTS,
+  ZERO_RAW,
+  type Clock,
+  type ErrorCode,
+  type Lamports,
+  type Logger,
+  type Random,
+  type RawAmount,
+  type UnixMs,
 } from '../core/index.js';
 import type { DecisionSink } from './decision-log.js';
 import type { EngineStats } from './engine-stats.js';
@@ -29,22 +47,23 @@ interface PlaceCommon {
  */
 export type PlaceRequest =
   | (PlaceCommon & {
-    readonly side: 'buy';
-    /** Lamports of SOL to spend. */
-    readonly spendLamports: bigint;
-    /** A buy while this strategy's earlier buy of the token is unresolved (default: denied). */
-    readonly allowConcurrent?: boolean | undefined;
-  })
+      readonly side: 'buy';
+      /** Lamports of SOL to spend. */
+      readonly spendLamports: bigint;
+      /** A buy while this strategy's earlier buy of the token is unresolved (default: denied). */
+      readonly allowConcurrent?: boolean | undefined;
+    })
   | (PlaceCommon & {
-    readonly side: 'sell';
-    /** Raw token units to sell. */
-    readonly sellRaw: bigint;
-  });
+      readonly side: 'sell';
+      /** Raw token units to sell. */
+      readonly sellRaw: bigint;
+    });
 
 /** The risk request for `req` with its amount branded, when the amount is a bigint > 0; undefined otherwise. */
 function checkAmount(req: PlaceRequest, at: UnixMs): RiskRequest | undefined {
   const { strategyId, mint } = req;
-  if (req.side === 'buy') return isLamports(req.spendLamports) && req.spendLamports > 0n ? { side: 'buy', strategyId, mint, spendLamports: req.spendLamports, at } : undefined;
+  if (req.side === 'buy')
+    return isLamports(req.spendLamports) && req.spendLamports > 0n ? { side: 'buy', strategyId, mint, spendLamports: req.spendLamports, at } : undefined;
   return isRawAmount(req.sellRaw) && req.sellRaw > 0n ? { side: 'sell', strategyId, mint, sellRaw: req.sellRaw, at } : undefined;
 }
 
@@ -151,7 +170,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     totals: () => d.portfolio.totals(),
     openPositions: () => d.portfolio.open(),
     position: (s, m) => d.portfolio.position(s, m),
-    pendingBuyLamports: (mint) => (mint === undefined ? buyTotal : buyByMint.get(mint) ?? ZERO_LAMPORTS),
+    pendingBuyLamports: (mint) => (mint === undefined ? buyTotal : (buyByMint.get(mint) ?? ZERO_LAMPORTS)),
     pendingSellRaw: (s, m) => sellByKey.get(keyOf(s, m)) ?? ZERO_RAW,
     openingPositions: () => opening.size,
     lastBuyAt: (m) => lastBuy.get(m),
@@ -171,7 +190,10 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     if (refused) return deny(refused.code, refused.reason);
     const inFlight = req.side === 'buy' && req.allowConcurrent !== true ? pendingBuyOf(req.strategyId, req.mint) : undefined;
     if (inFlight !== undefined) {
-      return deny('ENGINE_BUY_IN_FLIGHT', `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true`);
+      return deny(
+        'ENGINE_BUY_IN_FLIGHT',
+        `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true`,
+      );
     }
     const checked = checkAmount(req, at);
     if (checked === undefined) return deny('RISK_INVALID_AMOUNT', invalidAmountReason(req));
@@ -186,9 +208,23 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     const { strategyId, mint, reason } = req;
     const referencePrice = obs?.price;
     // one literal per side, fields in one order (as the journal codec writes them)
-    const intent: OrderIntent = Object.freeze(checked.side === 'buy'
-      ? { id, strategyId, side: 'buy', mint, decimals, spendLamports: checked.spendLamports, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason }
-      : { id, strategyId, side: 'sell', mint, decimals, sellRaw: checked.sellRaw, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason });
+    const intent: OrderIntent = Object.freeze(
+      checked.side === 'buy'
+        ? {
+            id,
+            strategyId,
+            side: 'buy',
+            mint,
+            decimals,
+            spendLamports: checked.spendLamports,
+            slippageBps,
+            priorityFeeLamports,
+            referencePrice,
+            createdAt: at,
+            reason,
+          }
+        : { id, strategyId, side: 'sell', mint, decimals, sellRaw: checked.sellRaw, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason },
+    );
     // no observed price yet: watch the token's price room so the paper fill (and the exit rules) get one
     const releasePrice = req.side === 'buy' && obs?.price === undefined ? d.watchPriceFor(req.strategyId, req.mint) : undefined;
     const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n, releasePrice };
@@ -198,7 +234,13 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     d.decisions({ kind: 'intent', ...base, intentId: intent.id, referencePrice: intent.referencePrice ?? null, reason: req.reason });
     d.onIntent?.(intent);
     d.executor.submit(intent).then(undefined, (e: unknown) => {
-      flow.onReport({ type: 'rejected', intentId: intent.id, at: d.clock.now(), code: isChainpilotError(e) ? e.code : 'ENGINE_SUBMIT_FAILED', reason: describeError(e) });
+      flow.onReport({
+        type: 'rejected',
+        intentId: intent.id,
+        at: d.clock.now(),
+        code: isChainpilotError(e) ? e.code : 'ENGINE_SUBMIT_FAILED',
+        reason: describeError(e),
+      });
     });
     return { ok: true, intentId: intent.id };
   };
@@ -251,8 +293,18 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
         if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(intent.strategyId, intent.mint), before?.realisedLamports ?? 0n);
         const after = d.portfolio.applyFill(intent.strategyId, fill);
         if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
-        d.decisions({ kind: 'fill', at: r.at, intentId: intent.id, strategyId: intent.strategyId, side: fill.side, mint: fill.mint,
-          solAmount: fill.solAmount.toString(), tokenAmount: fill.tokenAmount.toString(), feeLamports: fill.feeLamports.toString(), price: fill.price });
+        d.decisions({
+          kind: 'fill',
+          at: r.at,
+          intentId: intent.id,
+          strategyId: intent.strategyId,
+          side: fill.side,
+          mint: fill.mint,
+          solAmount: fill.solAmount.toString(),
+          tokenAmount: fill.tokenAmount.toString(),
+          feeLamports: fill.feeLamports.toString(),
+          price: fill.price,
+        });
         d.stats.filled(intent.strategyId, fill, after, realisedAtOpen.get(after.key));
         if ((before?.tokenRaw ?? 0n) === 0n && after.tokenRaw > 0n) d.onPositionOpened(after);
         if ((before?.tokenRaw ?? 0n) > 0n && after.tokenRaw === 0n) d.onPositionClosed(after);
@@ -264,7 +316,16 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (r.type === 'failed') d.portfolio.applyFailedFee(intent.strategyId, intent.mint, r.feeLamports);
       const code = r.type === 'expired' ? 'EXPIRED' : r.code;
       const reason = r.type === 'expired' ? 'blockhash expired; nothing landed' : r.reason;
-      d.decisions({ kind: 'unfilled', at: r.at, intentId: intent.id, strategyId: intent.strategyId, outcome: r.type, code, reason, feeLamports: r.type === 'failed' ? r.feeLamports.toString() : '0' });
+      d.decisions({
+        kind: 'unfilled',
+        at: r.at,
+        intentId: intent.id,
+        strategyId: intent.strategyId,
+        outcome: r.type,
+        code,
+        reason,
+        feeLamports: r.type === 'failed' ? r.feeLamports.toString() : '0',
+      });
       d.log.info({ intentId: intent.id, code }, `intent ${r.type}: ${reason}`);
       if (p.exit && key !== undefined) d.exits.settled(key, p.exit.level, false);
       d.onIntentFailed(intent.strategyId, { intentId: intent.id, side: intent.side, mint: intent.mint, outcome: r.type, code, reason, at: r.at });

@@ -6,8 +6,21 @@
  * where the cost basis includes buy fees and realised PnL is net of all fees.
  */
 import {
-  addLamports, addRaw, ChainpilotError, Decimal, decimal, lamports, LAMPORTS_PER_SOL, mulDiv, subLamports, subRaw, ZERO_LAMPORTS, ZERO_RAW,
-  type Lamports, type RawAmount, type UnixMs,
+  addLamports,
+  addRaw,
+  ChainpilotError,
+  Decimal,
+  decimal,
+  lamports,
+  LAMPORTS_PER_SOL,
+  mulDiv,
+  subLamports,
+  subRaw,
+  ZERO_LAMPORTS,
+  ZERO_RAW,
+  type Lamports,
+  type RawAmount,
+  type UnixMs,
 } from '../core/index.js';
 import type { Fill } from './execution-port.js';
 
@@ -68,19 +81,25 @@ export interface Portfolio {
 
 /** Value in lamports of `raw` units at `price` SOL per whole token, rounded down. */
 export function valueLamports(raw: bigint, decimals: number, price: string | Decimal): bigint {
-  const v = decimal(price, 'price').times(raw.toString()).shiftedBy(9 - decimals);
+  const v = decimal(price, 'price')
+    .times(raw.toString())
+    .shiftedBy(9 - decimals);
   return BigInt(v.integerValue(Decimal.ROUND_DOWN).toFixed(0));
 }
 
 /** Exact price (SOL per whole token) of `lamports` for `raw` units. */
 export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): string {
   if (raw === 0n) return '0';
-  return new Decimal(lamportsAmount.toString()).div(raw.toString()).shiftedBy(decimals - 9).toFixed();
+  return new Decimal(lamportsAmount.toString())
+    .div(raw.toString())
+    .shiftedBy(decimals - 9)
+    .toFixed();
 }
 
 /** Creates an empty book with `startingCashLamports` of SOL. */
 export function createPortfolio(startingCashLamports: bigint): Portfolio {
-  if (startingCashLamports < 0n) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `startingCashLamports must be >= 0; got ${startingCashLamports}`, { retry: 'not_retryable' });
+  if (startingCashLamports < 0n)
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `startingCashLamports must be >= 0; got ${startingCashLamports}`, { retry: 'not_retryable' });
   const positions = new Map<string, Position>();
   /** Open position keys by mint, and each open position's mark value (cached per price change). */
   const openByMint = new Map<string, Set<string>>();
@@ -116,9 +135,20 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       const prev = positions.get(key);
       const venue = venues.get(fill.mint);
       const p: Position = prev ?? {
-        key, strategyId, mint: fill.mint, decimals: fill.decimals, tokenRaw: ZERO_RAW, costLamports: ZERO_LAMPORTS, boughtLamports: ZERO_LAMPORTS,
-        boughtRaw: ZERO_RAW, realisedLamports: 0n, feesLamports: ZERO_LAMPORTS, openedAt: at, updatedAt: at,
-        market: venue?.market, pool: fill.pool ?? venue?.pool,
+        key,
+        strategyId,
+        mint: fill.mint,
+        decimals: fill.decimals,
+        tokenRaw: ZERO_RAW,
+        costLamports: ZERO_LAMPORTS,
+        boughtLamports: ZERO_LAMPORTS,
+        boughtRaw: ZERO_RAW,
+        realisedLamports: 0n,
+        feesLamports: ZERO_LAMPORTS,
+        openedAt: at,
+        updatedAt: at,
+        market: venue?.market,
+        pool: fill.pool ?? venue?.pool,
       };
       const reopened = prev !== undefined && prev.tokenRaw === 0n;
       let next: Position;
@@ -137,9 +167,14 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
         };
       } else {
         if (fill.tokenAmount > p.tokenRaw) {
-          throw new ChainpilotError('ENGINE_POSITION_OVERSOLD', `fill ${fill.intentId} sells ${fill.tokenAmount} raw of ${fill.mint} but the position holds ${p.tokenRaw}`, {
-            retry: 'fatal', context: { intentId: fill.intentId, mint: fill.mint, strategyId },
-          });
+          throw new ChainpilotError(
+            'ENGINE_POSITION_OVERSOLD',
+            `fill ${fill.intentId} sells ${fill.tokenAmount} raw of ${fill.mint} but the position holds ${p.tokenRaw}`,
+            {
+              retry: 'fatal',
+              context: { intentId: fill.intentId, mint: fill.mint, strategyId },
+            },
+          );
         }
         // Selling everything removes the whole basis (the rounding remainder included).
         const removedCost = fill.tokenAmount === p.tokenRaw ? p.costLamports : lamports(mulDiv(p.costLamports, fill.tokenAmount, p.tokenRaw));
@@ -207,9 +242,15 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
         value += v;
       }
       return {
-        startingCashLamports, cashLamports: cash, openCostLamports: openCost, realisedLamports: realisedClosed,
-        unrealisedLamports: value - openCost, marketValueLamports: value, equityLamports: cash + value,
-        feesLamports: fees, openPositions: open,
+        startingCashLamports,
+        cashLamports: cash,
+        openCostLamports: openCost,
+        realisedLamports: realisedClosed,
+        unrealisedLamports: value - openCost,
+        marketValueLamports: value,
+        equityLamports: cash + value,
+        feesLamports: fees,
+        openPositions: open,
       };
     },
   };

@@ -6,7 +6,11 @@
 import type { ExitRules } from './exit-rules.js';
 
 const SAFETY_ROOMS: ReadonlyArray<readonly [keyof NonNullable<ExitRules['exitOnSafety']>, string]> = [
-  ['maxBundlerPct', 'bundlers'], ['maxSniperPct', 'sniper'], ['maxInsiderPct', 'insider'], ['maxTop10Pct', 'top10'], ['maxDevHoldingPct', 'dev_holding'],
+  ['maxBundlerPct', 'bundlers'],
+  ['maxSniperPct', 'sniper'],
+  ['maxInsiderPct', 'insider'],
+  ['maxTop10Pct', 'top10'],
+  ['maxDevHoldingPct', 'dev_holding'],
 ];
 
 /** Rooms of an open position on `mint` under `rules` (price room first). */

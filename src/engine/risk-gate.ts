@@ -114,7 +114,11 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
         const held = s.position(req.strategyId, mint)?.tokenRaw ?? 0n;
         const free = held - s.pendingSellRaw(req.strategyId, mint);
         if (req.sellRaw > free) {
-          return deny('RISK_NO_POSITION', `sell of ${req.sellRaw} raw exceeds the ${free} raw held and not already being sold`, { mint, heldRaw: held.toString(), freeRaw: free.toString() });
+          return deny('RISK_NO_POSITION', `sell of ${req.sellRaw} raw exceeds the ${free} raw held and not already being sold`, {
+            mint,
+            heldRaw: held.toString(),
+            freeRaw: free.toString(),
+          });
         }
         return { allowed: true };
       }
@@ -123,18 +127,28 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
       if (killedReason !== undefined) return deny('RISK_KILL_SWITCH', `kill switch is on: ${killedReason}`, { reason: killedReason });
       const totals = s.totals();
       const dayStartEquity = day.dayStartEquity(req.at, totals.equityLamports);
-      if (day.halted(req.at)) return deny('RISK_DAILY_LOSS_HALT', 'buys are halted for the rest of the risk day after the daily loss limit', { dayStartedAt: day.snapshot().dayStartedAt });
+      if (day.halted(req.at))
+        return deny('RISK_DAILY_LOSS_HALT', 'buys are halted for the rest of the risk day after the daily loss limit', {
+          dayStartedAt: day.snapshot().dayStartedAt,
+        });
       if (limits.dailyLossLimitLamports !== undefined) {
         const loss = dayStartEquity - totals.equityLamports;
         if (loss >= limits.dailyLossLimitLamports) {
           day.halt(req.at);
-          return deny('RISK_DAILY_LOSS_HALT', `today's loss ${loss} lamports reached the limit ${limits.dailyLossLimitLamports}; buys halt until the next risk-day boundary`, { lossLamports: loss.toString() });
+          return deny(
+            'RISK_DAILY_LOSS_HALT',
+            `today's loss ${loss} lamports reached the limit ${limits.dailyLossLimitLamports}; buys halt until the next risk-day boundary`,
+            { lossLamports: loss.toString() },
+          );
         }
       }
       if (denyList.has(mint)) return deny('RISK_TOKEN_DENIED', 'token is on the deny list', { mint });
       if (allow && !allow.has(mint)) return deny('RISK_TOKEN_NOT_ALLOWED', 'token is not on the allow list', { mint });
       if (limits.maxTradeLamports !== undefined && spend > limits.maxTradeLamports) {
-        return deny('RISK_TRADE_SIZE', `buy of ${spend} lamports exceeds maxTradeLamports ${limits.maxTradeLamports}`, { amountIn: spend.toString(), max: limits.maxTradeLamports.toString() });
+        return deny('RISK_TRADE_SIZE', `buy of ${spend} lamports exceeds maxTradeLamports ${limits.maxTradeLamports}`, {
+          amountIn: spend.toString(),
+          max: limits.maxTradeLamports.toString(),
+        });
       }
       if (spend > totals.cashLamports - s.pendingBuyLamports()) {
         return deny('RISK_INSUFFICIENT_CASH', `buy of ${spend} lamports exceeds free cash`, { cash: totals.cashLamports.toString() });
@@ -143,20 +157,33 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
       const isNewPosition = (holding?.tokenRaw ?? 0n) === 0n && s.pendingBuyLamports(mint) === 0n;
       if (limits.maxOpenPositions !== undefined && isNewPosition) {
         const open = totals.openPositions + s.openingPositions();
-        if (open >= limits.maxOpenPositions) return deny('RISK_MAX_OPEN_POSITIONS', `${open} positions open or opening; maxOpenPositions is ${limits.maxOpenPositions}`, { open, max: limits.maxOpenPositions });
+        if (open >= limits.maxOpenPositions)
+          return deny('RISK_MAX_OPEN_POSITIONS', `${open} positions open or opening; maxOpenPositions is ${limits.maxOpenPositions}`, {
+            open,
+            max: limits.maxOpenPositions,
+          });
       }
       if (limits.maxExposureLamports !== undefined) {
         const after = totals.openCostLamports + s.pendingBuyLamports() + spend;
-        if (after > limits.maxExposureLamports) return deny('RISK_MAX_EXPOSURE', `exposure would be ${after} lamports; maxExposureLamports is ${limits.maxExposureLamports}`, { after: after.toString(), max: limits.maxExposureLamports.toString() });
+        if (after > limits.maxExposureLamports)
+          return deny('RISK_MAX_EXPOSURE', `exposure would be ${after} lamports; maxExposureLamports is ${limits.maxExposureLamports}`, {
+            after: after.toString(),
+            max: limits.maxExposureLamports.toString(),
+          });
       }
       if (limits.maxPerTokenLamports !== undefined) {
         let inToken = s.pendingBuyLamports(mint) + spend;
         for (const p of s.openPositions()) if (p.mint === mint) inToken += p.costLamports;
-        if (inToken > limits.maxPerTokenLamports) return deny('RISK_TOKEN_LIMIT', `exposure to ${mint} would be ${inToken} lamports; maxPerTokenLamports is ${limits.maxPerTokenLamports}`, { mint, after: inToken.toString() });
+        if (inToken > limits.maxPerTokenLamports)
+          return deny('RISK_TOKEN_LIMIT', `exposure to ${mint} would be ${inToken} lamports; maxPerTokenLamports is ${limits.maxPerTokenLamports}`, {
+            mint,
+            after: inToken.toString(),
+          });
       }
       if (limits.cooldownMs !== undefined) {
         const last = s.lastBuyAt(mint);
-        if (last !== undefined && req.at - last < limits.cooldownMs) return deny('RISK_COOLDOWN', `last buy of ${mint} was ${req.at - last} ms ago; cooldownMs is ${limits.cooldownMs}`, { mint, sinceMs: req.at - last });
+        if (last !== undefined && req.at - last < limits.cooldownMs)
+          return deny('RISK_COOLDOWN', `last buy of ${mint} was ${req.at - last} ms ago; cooldownMs is ${limits.cooldownMs}`, { mint, sinceMs: req.at - last });
       }
       for (const c of safetyChecks) {
         if (c.max === undefined) continue;

@@ -7,17 +7,27 @@ import type { z } from 'zod';
 import type { Lamports, RawAmount, UnixMs } from '../core/index.js';
 import type { Fill } from './execution-port.js';
 import type {
-  CryptoTick, CurveMilestone, DcaEvent, LiquidityChanged, PredictionPrice, PriceTick, SafetySignal, StatsUpdated,
-  StreamGapped, SwapTraded, TokenGraduated, TokenGraduating, TokenLaunched, WalletPnlUpdated,
+  CryptoTick,
+  CurveMilestone,
+  DcaEvent,
+  LiquidityChanged,
+  PredictionPrice,
+  PriceTick,
+  SafetySignal,
+  StatsUpdated,
+  StreamGapped,
+  SwapTraded,
+  TokenGraduated,
+  TokenGraduating,
+  TokenLaunched,
+  WalletPnlUpdated,
 } from './events.js';
 import type { ExitRules } from './exit-rules.js';
 import type { MarketObservation } from './market-view.js';
 import type { Position } from './portfolio.js';
 
 /** Result of `ctx.buy` / `ctx.sell`: the intent id, or the denial as a value. */
-export type OrderResult =
-  | { readonly ok: true; readonly intentId: string }
-  | { readonly ok: false; readonly code: string; readonly reason: string };
+export type OrderResult = { readonly ok: true; readonly intentId: string } | { readonly ok: false; readonly code: string; readonly reason: string };
 
 export interface BuyOrder {
   readonly mint: string;

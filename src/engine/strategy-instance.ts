@@ -19,7 +19,11 @@ export interface StrategyInstance {
  * `exits` override the definition's defaults key by key). Throws STRATEGY_INVALID_PARAMS listing
  * every problem.
  */
-export function instantiateStrategy<P, S>(definition: StrategyDefinition<P, S>, rawParams: unknown, options: { id?: string; exits?: ExitRules | undefined } = {}): StrategyInstance {
+export function instantiateStrategy<P, S>(
+  definition: StrategyDefinition<P, S>,
+  rawParams: unknown,
+  options: { id?: string; exits?: ExitRules | undefined } = {},
+): StrategyInstance {
   const id = options.id ?? definition.id;
   const r = definition.params.safeParse(rawParams ?? {});
   if (!r.success) {

@@ -18,9 +18,21 @@ const MAX_WATCHED = 1_000;
 type HandlerName = Exclude<Extract<keyof StrategyDefinition, `on${string}`>, 'onStart'>;
 
 const HANDLER: Record<DomainEvent['type'], HandlerName> = {
-  launch: 'onLaunch', curve: 'onCurve', graduating: 'onGraduating', graduated: 'onGraduated', price: 'onPrice',
-  safety: 'onSafety', liquidity: 'onLiquidity', trade: 'onTrade', stats: 'onStats', volume: 'onStats',
-  walletPnl: 'onWalletPnl', dca: 'onDca', prediction: 'onPrediction', crypto: 'onCrypto', gap: 'onGap',
+  launch: 'onLaunch',
+  curve: 'onCurve',
+  graduating: 'onGraduating',
+  graduated: 'onGraduated',
+  price: 'onPrice',
+  safety: 'onSafety',
+  liquidity: 'onLiquidity',
+  trade: 'onTrade',
+  stats: 'onStats',
+  volume: 'onStats',
+  walletPnl: 'onWalletPnl',
+  dca: 'onDca',
+  prediction: 'onPrediction',
+  crypto: 'onCrypto',
+  gap: 'onGap',
 };
 
 export interface StrategyRunner {
@@ -69,7 +81,10 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     while (errorTimes.length > 0 && now - errorTimes[0]! > d.errorPolicy.windowMs) errorTimes.shift();
     if (errorTimes.length >= d.errorPolicy.maxErrors && !halted) {
       halted = true;
-      log.error({ errors: errorTimes.length }, `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms; its open positions keep their exit rules`);
+      log.error(
+        { errors: errorTimes.length },
+        `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms; its open positions keep their exit rules`,
+      );
     }
   };
 
@@ -85,22 +100,38 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     data: d.data,
     market: (mint) => d.market.get(mint),
-    buy: (o) => d.orders.place({ strategyId: id, side: 'buy', mint: o.mint, spendLamports: o.lamports, reason: o.reason, slippageBps: o.slippageBps, allowConcurrent: o.allowConcurrent }),
-    sell: (o) => o.amountRaw !== undefined
-      ? d.orders.place({ strategyId: id, side: 'sell', mint: o.mint, sellRaw: o.amountRaw, reason: o.reason, slippageBps: o.slippageBps })
-      : d.orders.sellFraction(id, o.mint, o.fractionBps ?? 10_000, o.reason, o.slippageBps),
+    buy: (o) =>
+      d.orders.place({
+        strategyId: id,
+        side: 'buy',
+        mint: o.mint,
+        spendLamports: o.lamports,
+        reason: o.reason,
+        slippageBps: o.slippageBps,
+        allowConcurrent: o.allowConcurrent,
+      }),
+    sell: (o) =>
+      o.amountRaw !== undefined
+        ? d.orders.place({ strategyId: id, side: 'sell', mint: o.mint, sellRaw: o.amountRaw, reason: o.reason, slippageBps: o.slippageBps })
+        : d.orders.sellFraction(id, o.mint, o.fractionBps ?? 10_000, o.reason, o.slippageBps),
     position: (mint) => d.portfolio.position(id, mint),
     positions: () => d.portfolio.open().filter((p) => p.strategyId === id),
     pending: (mint) => d.orders.pendingOf(id, mint),
     schedule(delayMs, name, payload) {
       if (timers.size >= MAX_TIMERS) {
-        throw new ChainpilotError('STRATEGY_TOO_MANY_TIMERS', `strategy ${id} has ${MAX_TIMERS} timers pending; cancel some before scheduling more`, { retry: 'not_retryable', context: { strategyId: id } });
+        throw new ChainpilotError('STRATEGY_TOO_MANY_TIMERS', `strategy ${id} has ${MAX_TIMERS} timers pending; cancel some before scheduling more`, {
+          retry: 'not_retryable',
+          context: { strategyId: id },
+        });
       }
       const timerId = nextTimer++;
-      timers.set(timerId, clock.setTimeout(() => {
-        timers.delete(timerId);
-        runner.call('onTimer', { name, payload, at: clock.now() });
-      }, delayMs));
+      timers.set(
+        timerId,
+        clock.setTimeout(() => {
+          timers.delete(timerId);
+          runner.call('onTimer', { name, payload, at: clock.now() });
+        }, delayMs),
+      );
       return timerId;
     },
     cancel(timerId) {
@@ -111,7 +142,10 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     watch(room, options) {
       if (watched.has(room)) return;
       if (watched.size >= MAX_WATCHED) {
-        throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first, or watch with { ttlMs }`, { retry: 'not_retryable', context: { strategyId: id } });
+        throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first, or watch with { ttlMs }`, {
+          retry: 'not_retryable',
+          context: { strategyId: id },
+        });
       }
       const ttl = options?.ttlMs;
       watched.set(room, ttl === undefined ? undefined : clock.setTimeout(() => ctx.unwatch(room), Math.max(1, ttl)));

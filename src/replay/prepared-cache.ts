@@ -80,7 +80,10 @@ export function encodePreparedCache(recording: Recording, namesInOrder: readonly
     firstBad = i < 0 ? [-1, fb] : [i, fb.slice(recording.files[i]!.path.length + 2)];
   }
   const meta: CacheMeta = {
-    key, chainpilot: version, badLines: recording.badLines, firstBad,
+    key,
+    chainpilot: version,
+    badLines: recording.badLines,
+    firstBad,
     files: namesInOrder.map((p) => {
       const f = byPath.get(p);
       if (!f) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `prepared cache: ${p} is not part of the recording`, { retry: 'not_retryable' });
@@ -117,13 +120,26 @@ export function encodePreparedCache(recording: Recording, namesInOrder: readonly
  * Decodes the cache file's bytes for recording files `current` (path and sha256 in name order).
  * Returns the recording, or why the cache cannot be used.
  */
-export function decodePreparedCache(bytes: Buffer, current: readonly { readonly path: string; readonly sha256: string }[], key: string, version: string): Recording | string {
+export function decodePreparedCache(
+  bytes: Buffer,
+  current: readonly { readonly path: string; readonly sha256: string }[],
+  key: string,
+  version: string,
+): Recording | string {
   if (bytes.length < HEADER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) return 'not a prepared cache file';
   const format = bytes.readUInt32LE(8);
   if (format !== PREPARED_CACHE_FORMAT) return `cache format ${format}, this chainpilot writes ${PREPARED_CACHE_FORMAT}`;
   if ((bytes.readUInt32LE(12) === 1) !== LITTLE_ENDIAN) return 'written on a machine of the other byte order';
-  const [nFloats, nInts, nTags, metaLen, stringsLen, shapesLen] = [0, 1, 2, 3, 4, 5].map((i) => bytes.readUInt32LE(48 + i * 4)) as [number, number, number, number, number, number];
-  if (HEADER_BYTES + nFloats * 8 + nInts * 4 + nTags + metaLen + stringsLen + shapesLen !== bytes.length) return 'truncated or padded (section lengths do not add up to its size)';
+  const [nFloats, nInts, nTags, metaLen, stringsLen, shapesLen] = [0, 1, 2, 3, 4, 5].map((i) => bytes.readUInt32LE(48 + i * 4)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (HEADER_BYTES + nFloats * 8 + nInts * 4 + nTags + metaLen + stringsLen + shapesLen !== bytes.length)
+    return 'truncated or padded (section lengths do not add up to its size)';
   if (!createHash('sha256').update(bytes.subarray(HEADER_BYTES)).digest().equals(bytes.subarray(16, 48))) return 'corrupt (body checksum mismatch)';
   // Typed-array views need aligned offsets: copy when the file's buffer is not 8-aligned.
   let b = bytes;
@@ -145,13 +161,17 @@ export function decodePreparedCache(bytes: Buffer, current: readonly { readonly 
   let lines: unknown;
   try {
     meta = JSON.parse(text(metaLen)) as CacheMeta;
-    if (meta.key !== key) return meta.chainpilot !== version ? `written by chainpilot ${meta.chainpilot}, this is ${version}` : 'stale (the recording files changed since it was built)';
+    if (meta.key !== key)
+      return meta.chainpilot !== version
+        ? `written by chainpilot ${meta.chainpilot}, this is ${version}`
+        : 'stale (the recording files changed since it was built)';
     tree = { floats, ints, tags, strings: JSON.parse(text(stringsLen)) as string[], shapes: JSON.parse(text(shapesLen)) as string[][] };
     lines = decodeTree(tree);
   } catch (e) {
     return `corrupt (${e instanceof Error ? e.message : String(e)})`;
   }
-  if (!Array.isArray(lines) || meta.files.length !== current.length || meta.files.some((f, i) => f.sha256 !== current[i]!.sha256)) return 'stale (it describes other recording files)';
+  if (!Array.isArray(lines) || meta.files.length !== current.length || meta.files.some((f, i) => f.sha256 !== current[i]!.sha256))
+    return 'stale (it describes other recording files)';
   const files = replayOrder(meta.files.map((f, i) => ({ path: current[i]!.path, sha256: f.sha256, header: f.header })));
   const fb = meta.firstBad;
   const firstBad = fb === null ? undefined : fb[0] >= 0 && files[fb[0]] ? `${files[fb[0]]!.path}: ${fb[1]}` : fb[1];
@@ -166,7 +186,10 @@ export function readRecordingPrepared(spec: string | readonly string[], o: Prepa
   const paths = recordingPaths(spec);
   const raw = paths.map((p) => readFileSync(p));
   const current = paths.map((path, i) => ({ path, sha256: sha256(raw[i]!) }));
-  const key = preparedCacheKey(current.map((c) => c.sha256), o.version);
+  const key = preparedCacheKey(
+    current.map((c) => c.sha256),
+    o.version,
+  );
   const path = preparedCachePath(paths, o.dir);
   let rejected: string | undefined;
   let bytes: Buffer | undefined;

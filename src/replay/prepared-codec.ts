@@ -64,7 +64,10 @@ export function encodeTree(root: unknown): EncodedTree {
   const stringIndex = new Map<string, number>();
   const shapes: string[][] = [];
   /** Shapes by key sequence, as a trie on the keys (property names are interned: no string to build per object). */
-  interface ShapeNode { index: number; readonly next: Map<string, ShapeNode> }
+  interface ShapeNode {
+    index: number;
+    readonly next: Map<string, ShapeNode>;
+  }
   const shapeRoot: ShapeNode = { index: -1, next: new Map() };
 
   const visit = (v: unknown): void => {
@@ -106,7 +109,8 @@ export function encodeTree(root: unknown): EncodedTree {
           for (let i = 0; i < v.length; i++) visit(v[i]);
           return;
         }
-        if (Object.getPrototypeOf(v) !== Object.prototype) throw new ChainpilotError('CORE_INVALID_ARGUMENT', 'prepared cache: not a plain object', { retry: 'not_retryable' });
+        if (Object.getPrototypeOf(v) !== Object.prototype)
+          throw new ChainpilotError('CORE_INVALID_ARGUMENT', 'prepared cache: not a plain object', { retry: 'not_retryable' });
         const o = v as Record<string, unknown>;
         const keys = Object.keys(o);
         let node = shapeRoot;

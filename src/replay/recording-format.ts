@@ -46,7 +46,15 @@ export type RecordLine =
   | { readonly kind: 'frame'; readonly t: number; readonly rt: number | undefined; readonly frame: unknown; readonly text: string | undefined }
   | { readonly kind: 'conn'; readonly t: number; readonly event: 'connected' | 'disconnected'; readonly reason: string | undefined }
   | { readonly kind: 'gap'; readonly t: number; readonly startedAt: number; readonly endedAt: number; readonly rooms: readonly string[] }
-  | { readonly kind: 'data'; readonly t: number; readonly askedAt: number; readonly key: string; readonly path: string; readonly body: unknown; readonly error: { readonly code: string; readonly message: string } | undefined }
+  | {
+      readonly kind: 'data';
+      readonly t: number;
+      readonly askedAt: number;
+      readonly key: string;
+      readonly path: string;
+      readonly body: unknown;
+      readonly error: { readonly code: string; readonly message: string } | undefined;
+    }
   | { readonly kind: 'start'; readonly t: number }
   | { readonly kind: 'end'; readonly t: number };
 
@@ -54,7 +62,14 @@ export type DataQuery = Readonly<Record<string, string | number | boolean>> | un
 
 /** The look-up key of a `ctx.data` call: the path and its query in key order (as the engine caches it). */
 export function dataKey(path: string, query: DataQuery): string {
-  return `${path}?${query ? Object.keys(query).sort().map((k) => `${k}=${String(query[k])}`).join('&') : ''}`;
+  return `${path}?${
+    query
+      ? Object.keys(query)
+          .sort()
+          .map((k) => `${k}=${String(query[k])}`)
+          .join('&')
+      : ''
+  }`;
 }
 
 /** A frame line: the raw text embedded verbatim when it is one line of JSON (the caller knows). */
@@ -80,7 +95,12 @@ export function parseRecordLine(line: string): RecordLine {
   const t = Number(o['t']);
   switch (o['k']) {
     case 'conn':
-      return { kind: 'conn', t, event: o['e'] === 'connected' ? 'connected' : 'disconnected', reason: typeof o['reason'] === 'string' ? o['reason'] : undefined };
+      return {
+        kind: 'conn',
+        t,
+        event: o['e'] === 'connected' ? 'connected' : 'disconnected',
+        reason: typeof o['reason'] === 'string' ? o['reason'] : undefined,
+      };
     case 'gap':
       return { kind: 'gap', t, startedAt: Number(o['s']), endedAt: Number(o['e']), rooms: (o['rooms'] as string[] | undefined) ?? [] };
     case 'data': {

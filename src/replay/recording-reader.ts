@@ -17,15 +17,30 @@ export function resolveRecordingFiles(spec: string): string[] {
   let files: string[];
   if (/[*?]/.test(spec)) {
     const dir = dirname(spec);
-    const re = new RegExp(`^${basename(spec).replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-    files = existsSync(dir) ? readdirSync(dir).filter((f) => re.test(f) && RECORDING_FILE.test(f)).map((f) => join(dir, f)) : [];
+    const re = new RegExp(
+      `^${basename(spec)
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
+    files = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => re.test(f) && RECORDING_FILE.test(f))
+          .map((f) => join(dir, f))
+      : [];
   } else if (existsSync(spec) && statSync(spec).isDirectory()) {
-    files = readdirSync(spec).filter((f) => RECORDING_FILE.test(f)).map((f) => join(spec, f));
+    files = readdirSync(spec)
+      .filter((f) => RECORDING_FILE.test(f))
+      .map((f) => join(spec, f));
   } else {
     files = existsSync(spec) ? [spec] : [];
   }
   if (files.length === 0) {
-    throw new ChainpilotError('RECORDING_NOT_FOUND', `--data ${spec}: no recording file there; give a .jsonl or .jsonl.gz file, a directory of them, or a glob such as "recordings/*.jsonl.gz"`, { retry: 'not_retryable', context: { field: 'data' } });
+    throw new ChainpilotError(
+      'RECORDING_NOT_FOUND',
+      `--data ${spec}: no recording file there; give a .jsonl or .jsonl.gz file, a directory of them, or a glob such as "recordings/*.jsonl.gz"`,
+      { retry: 'not_retryable', context: { field: 'data' } },
+    );
   }
   return files.sort();
 }
@@ -53,10 +68,17 @@ export function readRecordingFile(path: string, raw: Buffer = readFileSync(path)
     header = undefined;
   }
   if (!header) {
-    throw new ChainpilotError('RECORDING_INVALID', `${path}: the first line is not a recording header; record with \`chainpilot record\` or a deployment's record: option`, { retry: 'not_retryable', context: { path } });
+    throw new ChainpilotError(
+      'RECORDING_INVALID',
+      `${path}: the first line is not a recording header; record with \`chainpilot record\` or a deployment's record: option`,
+      { retry: 'not_retryable', context: { path } },
+    );
   }
   if (header.format !== RECORDING_FORMAT) {
-    throw new ChainpilotError('RECORDING_INVALID', `${path}: recording format ${header.format}, this chainpilot reads format ${RECORDING_FORMAT}`, { retry: 'not_retryable', context: { path } });
+    throw new ChainpilotError('RECORDING_INVALID', `${path}: recording format ${header.format}, this chainpilot reads format ${RECORDING_FORMAT}`, {
+      retry: 'not_retryable',
+      context: { path },
+    });
   }
   return { path, header, sha256, text };
 }

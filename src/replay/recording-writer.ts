@@ -61,7 +61,16 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
   const fail = (e: unknown): void => {
     errors++;
     if (errors === 1) {
-      o.log.error({ err: new ChainpilotError('RECORDING_WRITE_FAILED', `cannot write the recording ${files[files.length - 1] ?? o.prefix}: ${e instanceof Error ? e.message : String(e)}`, { retry: 'not_retryable' }) }, 'recording stopped: write failed');
+      o.log.error(
+        {
+          err: new ChainpilotError(
+            'RECORDING_WRITE_FAILED',
+            `cannot write the recording ${files[files.length - 1] ?? o.prefix}: ${e instanceof Error ? e.message : String(e)}`,
+            { retry: 'not_retryable' },
+          ),
+        },
+        'recording stopped: write failed',
+      );
     }
   };
 
@@ -84,12 +93,14 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
     file = undefined;
     gz = undefined;
     if (!f) return;
-    closing.push(new Promise<void>((resolve) => {
-      f.once('close', () => resolve());
-      f.once('error', () => resolve());
-      if (z) z.end();
-      else f.end();
-    }));
+    closing.push(
+      new Promise<void>((resolve) => {
+        f.once('close', () => resolve());
+        f.once('error', () => resolve());
+        if (z) z.end();
+        else f.end();
+      }),
+    );
   };
 
   const openPart = (at: number): void => {

@@ -21,7 +21,10 @@ export interface ReplayData {
   stats(): { readonly exact: number; readonly misses: number; readonly fallbackAnswers: number };
 }
 
-interface Waiter { resolve(v: unknown): void; reject(e: unknown): void }
+interface Waiter {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
 
 export function createReplayData(lines: readonly RecordLine[], clock: Clock, fallback: DataMissFallback): ReplayData {
   const byKey = new Map<string, DataLine[]>();
@@ -38,7 +41,13 @@ export function createReplayData(lines: readonly RecordLine[], clock: Clock, fal
   let fallbackAnswers = 0;
 
   const settle = (l: DataLine, w: Waiter): void => {
-    if (l.error) w.reject(new ChainpilotError('BACKTEST_DATA_MISS', `recorded look-up ${l.path} failed: ${l.error.code}: ${l.error.message}`, { retry: 'not_retryable', context: { path: l.path, recordedCode: l.error.code } }));
+    if (l.error)
+      w.reject(
+        new ChainpilotError('BACKTEST_DATA_MISS', `recorded look-up ${l.path} failed: ${l.error.code}: ${l.error.message}`, {
+          retry: 'not_retryable',
+          context: { path: l.path, recordedCode: l.error.code },
+        }),
+      );
     else w.resolve(l.body);
   };
 
@@ -63,7 +72,13 @@ export function createReplayData(lines: readonly RecordLine[], clock: Clock, fal
             return Promise.resolve(best.body);
           }
         }
-        return Promise.reject(new ChainpilotError('BACKTEST_DATA_MISS', `ctx.data.get("${key}") at ${new Date(now).toISOString()} has no answer in the recording${fallback === 'latest' ? ' at or before that time' : ''}; record with the same strategies, or use --data-miss latest`, { retry: 'not_retryable', context: { path } }));
+        return Promise.reject(
+          new ChainpilotError(
+            'BACKTEST_DATA_MISS',
+            `ctx.data.get("${key}") at ${new Date(now).toISOString()} has no answer in the recording${fallback === 'latest' ? ' at or before that time' : ''}; record with the same strategies, or use --data-miss latest`,
+            { retry: 'not_retryable', context: { path } },
+          ),
+        );
       },
     },
     reached(line) {

@@ -40,7 +40,9 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
   const joined = new Set<string>();
   let frames = 0;
   const router: RoomRouter = createRoomRouter({ maxQueue: 10_000, overflow: 'drop-oldest', dedupCapacity: 100_000 }, book, {
-    onHandlerError: () => { s.handlerErrors++; },
+    onHandlerError: () => {
+      s.handlerErrors++;
+    },
     onOverflow: () => undefined,
     countDropped: (_room, n) => void (s.dropped += n),
     countCoalesced: (_room, n) => void (s.coalesced += n),
@@ -92,8 +94,13 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFee
       }
     },
     stats: () => ({
-      frames, messages: s.messages, parseFailures: s.parseFailures, unrouted: s.unroutedMessages, invalidPayloads: s.invalidPayloads,
-      duplicates: s.duplicates, handlerErrors: s.handlerErrors,
+      frames,
+      messages: s.messages,
+      parseFailures: s.parseFailures,
+      unrouted: s.unroutedMessages,
+      invalidPayloads: s.invalidPayloads,
+      duplicates: s.duplicates,
+      handlerErrors: s.handlerErrors,
       silentRooms: recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : [],
     }),
   };

@@ -33,8 +33,16 @@ export interface ReportInput {
 }
 
 interface TradeAcc {
-  id: number; strategyId: string; mint: string; openedAt: number; closedAt: number | null;
-  buy: bigint; sell: bigint; fees: bigint; tokens: bigint; exitReason: string;
+  id: number;
+  strategyId: string;
+  mint: string;
+  openedAt: number;
+  closedAt: number | null;
+  buy: bigint;
+  sell: bigint;
+  fees: bigint;
+  tokens: bigint;
+  exitReason: string;
 }
 
 const sol = (l: bigint): string => (l < 0n ? `-${lamportsToSol(-l)}` : lamportsToSol(l));
@@ -89,7 +97,18 @@ export function computeReport(i: ReportInput): BacktestReport {
         }
         let t = open.get(key);
         if (!t && e.side === 'buy') {
-          t = { id: trades.length + 1, strategyId: e.strategyId, mint: e.mint, openedAt: e.at, closedAt: null, buy: 0n, sell: 0n, fees: 0n, tokens: 0n, exitReason: '' };
+          t = {
+            id: trades.length + 1,
+            strategyId: e.strategyId,
+            mint: e.mint,
+            openedAt: e.at,
+            closedAt: null,
+            buy: 0n,
+            sell: 0n,
+            fees: 0n,
+            tokens: 0n,
+            exitReason: '',
+          };
           trades.push(t);
           open.set(key, t);
         }
@@ -125,9 +144,19 @@ export function computeReport(i: ReportInput): BacktestReport {
     const pnl = pnlOf(t);
     const end = t.closedAt ?? i.endedAt;
     return {
-      id: t.id, strategyId: t.strategyId, mint: t.mint, openedAt: t.openedAt, closedAt: t.closedAt, holdMs: end - t.openedAt,
-      buySol: sol(t.buy), sellSol: sol(t.sell), feesSol: sol(t.fees), pnlSol: sol(pnl), returnPct: ratio(pnl * 100n, t.buy),
-      exitReason: t.closedAt === null ? '(open at end)' : t.exitReason, status: t.closedAt === null ? 'open' : 'closed',
+      id: t.id,
+      strategyId: t.strategyId,
+      mint: t.mint,
+      openedAt: t.openedAt,
+      closedAt: t.closedAt,
+      holdMs: end - t.openedAt,
+      buySol: sol(t.buy),
+      sellSol: sol(t.sell),
+      feesSol: sol(t.fees),
+      pnlSol: sol(pnl),
+      returnPct: ratio(pnl * 100n, t.buy),
+      exitReason: t.closedAt === null ? '(open at end)' : t.exitReason,
+      status: t.closedAt === null ? 'open' : 'closed',
     };
   });
   const closed = trades.filter((t) => t.closedAt !== null);
@@ -174,7 +203,8 @@ export function computeReport(i: ReportInput): BacktestReport {
     const prev = regular[k - 1]![1];
     if (prev > 0n) rets.push(ratio(regular[k]![1] - prev, prev));
   }
-  if (span < minSpan) ratioNote = `n/a: the run spans ${(span / 86_400_000).toFixed(2)} days, below the ${(minSpan / 86_400_000).toFixed(0)}-day minimum for annualised ratios`;
+  if (span < minSpan)
+    ratioNote = `n/a: the run spans ${(span / 86_400_000).toFixed(2)} days, below the ${(minSpan / 86_400_000).toFixed(0)}-day minimum for annualised ratios`;
   else if (rets.length < 2) ratioNote = 'n/a: fewer than two equity returns';
   else {
     const mean = rets.reduce((a, b) => a + b, 0) / rets.length;
@@ -204,17 +234,34 @@ export function computeReport(i: ReportInput): BacktestReport {
   const net = ending - i.startingLamports;
   const holds = closed.map((t) => (t.closedAt ?? 0) - t.openedAt);
   const metrics: ReportMetrics = {
-    startingSol: sol(i.startingLamports), endingSol: sol(ending), netPnlSol: sol(net), returnPct: ratio(net * 100n, i.startingLamports),
-    trades: closed.length, openTrades: trades.length - closed.length, wins: winsL.length, losses: lossesL.length,
+    startingSol: sol(i.startingLamports),
+    endingSol: sol(ending),
+    netPnlSol: sol(net),
+    returnPct: ratio(net * 100n, i.startingLamports),
+    trades: closed.length,
+    openTrades: trades.length - closed.length,
+    wins: winsL.length,
+    losses: lossesL.length,
     winRatePct: closed.length === 0 ? null : (winsL.length * 100) / closed.length,
     profitFactor: grossLoss > 0n ? ratio(grossProfit, grossLoss) : null,
-    expectancySol: avg(pnls), avgWinSol: avg(winsL), avgLossSol: avg(lossesL),
+    expectancySol: avg(pnls),
+    avgWinSol: avg(winsL),
+    avgLossSol: avg(lossesL),
     bestTradeSol: pnls.length ? sol(pnls.reduce((a, b) => (b > a ? b : a))) : null,
     worstTradeSol: pnls.length ? sol(pnls.reduce((a, b) => (b < a ? b : a))) : null,
     avgHoldMs: holds.length ? Math.round(holds.reduce((a, b) => a + b, 0) / holds.length) : null,
-    maxDrawdownSol: sol(maxDd), maxDrawdownPct: maxDdPct, longestDrawdownMs: longestDd,
+    maxDrawdownSol: sol(maxDd),
+    maxDrawdownPct: maxDdPct,
+    longestDrawdownMs: longestDd,
     exposurePct: span > 0 ? (exposed * 100) / span : 0,
-    feesSol: sol(fees), slippageSol: sol(slippage), sharpe, sortino, ratioNote, intents, fills, denials,
+    feesSol: sol(fees),
+    slippageSol: sol(slippage),
+    sharpe,
+    sortino,
+    ratioNote,
+    intents,
+    fills,
+    denials,
   };
 
   const byStrategy = new Map<string, { trades: number; wins: number; pnl: bigint; fees: bigint }>();
@@ -238,14 +285,28 @@ export function computeReport(i: ReportInput): BacktestReport {
   }
   const counts = new Map<string, number>();
   for (const t of trades) counts.set(t.mint, (counts.get(t.mint) ?? 0) + 1);
-  const top = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, i.topTokens ?? 6).map(([m]) => m);
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, i.topTokens ?? 6)
+    .map(([m]) => m);
 
   return {
-    format: REPORT_FORMAT, kind: 'chainpilot-backtest-report', fingerprint: i.fingerprint, run: i.run, metrics,
+    format: REPORT_FORMAT,
+    kind: 'chainpilot-backtest-report',
+    fingerprint: i.fingerprint,
+    run: i.run,
+    metrics,
     equity: equityRows,
     prices: top.map((mint) => ({ mint, points: (i.prices.get(mint) ?? []).map(([at, p]) => [at, Number(p)] as const), markers: markers.get(mint) ?? [] })),
     trades: rows,
-    byStrategy: [...byStrategy.entries()].map(([strategyId, s]) => ({ strategyId, trades: s.trades, wins: s.wins, winRatePct: s.trades ? (s.wins * 100) / s.trades : null, pnlSol: sol(s.pnl), feesSol: sol(s.fees) })),
+    byStrategy: [...byStrategy.entries()].map(([strategyId, s]) => ({
+      strategyId,
+      trades: s.trades,
+      wins: s.wins,
+      winRatePct: s.trades ? (s.wins * 100) / s.trades : null,
+      pnlSol: sol(s.pnl),
+      feesSol: sol(s.fees),
+    })),
     byExitReason: [...byReason.entries()].sort((a, b) => b[1].trades - a[1].trades).map(([reason, r]) => ({ reason, trades: r.trades, pnlSol: sol(r.pnl) })),
     denials: [...denialCodes.entries()].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),
   };

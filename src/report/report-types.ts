@@ -89,7 +89,14 @@ export interface BacktestReport {
     readonly markers: readonly { readonly at: number; readonly side: 'buy' | 'sell'; readonly price: number; readonly tradeId: number }[];
   }[];
   readonly trades: readonly ReportTrade[];
-  readonly byStrategy: readonly { readonly strategyId: string; readonly trades: number; readonly wins: number; readonly winRatePct: number | null; readonly pnlSol: string; readonly feesSol: string }[];
+  readonly byStrategy: readonly {
+    readonly strategyId: string;
+    readonly trades: number;
+    readonly wins: number;
+    readonly winRatePct: number | null;
+    readonly pnlSol: string;
+    readonly feesSol: string;
+  }[];
   readonly byExitReason: readonly { readonly reason: string; readonly trades: number; readonly pnlSol: string }[];
   readonly denials: readonly { readonly code: string; readonly count: number }[];
 }

@@ -27,7 +27,11 @@ export interface SweepOutput {
   readonly split: number | null;
   readonly recordings: readonly string[];
   /** In cell order. */
-  readonly cells: readonly { readonly index: number; readonly params: Readonly<Record<string, string | number | boolean>>; readonly windows: Readonly<Record<string, SweepCellMetrics>> }[];
+  readonly cells: readonly {
+    readonly index: number;
+    readonly params: Readonly<Record<string, string | number | boolean>>;
+    readonly windows: Readonly<Record<string, SweepCellMetrics>>;
+  }[];
   /** Cell indexes, best first. */
   readonly ranking: readonly number[];
 }
@@ -54,8 +58,12 @@ export function renderSweepCsv(o: SweepOutput): string {
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// eslint-disable-next-line @typescript-eslint/no-base-to-string -- cells hold JSON scalars
-const fmt = (v: unknown): string => (v === null || v === undefined ? 'n/a' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : String(v));
+const fmt = (v: unknown): string => {
+  if (v === null || v === undefined) return 'n/a';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(2);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- cells hold JSON scalars
+  return String(v);
+};
 
 export function renderSweepHtml(o: SweepOutput): string {
   const w0 = o.windows[0]!;
@@ -81,10 +89,17 @@ export function renderSweepHtml(o: SweepOutput): string {
       const t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
       return `hsl(${Math.round(t * 120)},70%,${Math.round(80 - t * 30)}%)`;
     };
-    heat = `<h2>Heatmap: ${esc(o.metric)} (${esc(w0)})</h2><table class="heat"><tr><th>${esc(ay.path)} \\ ${esc(ax.path)}</th>${ax.values.map((x) => `<th>${esc(fmt(x))}</th>`).join('')}</tr>${ay.values.map((y) => `<tr><th>${esc(fmt(y))}</th>${ax.values.map((x) => {
-      const v = val(x, y);
-      return `<td style="background:${color(v)}">${esc(fmt(v))}</td>`;
-    }).join('')}</tr>`).join('')}</table>`;
+    heat = `<h2>Heatmap: ${esc(o.metric)} (${esc(w0)})</h2><table class="heat"><tr><th>${esc(ay.path)} \\ ${esc(ax.path)}</th>${ax.values.map((x) => `<th>${esc(fmt(x))}</th>`).join('')}</tr>${ay.values
+      .map(
+        (y) =>
+          `<tr><th>${esc(fmt(y))}</th>${ax.values
+            .map((x) => {
+              const v = val(x, y);
+              return `<td style="background:${color(v)}">${esc(fmt(v))}</td>`;
+            })
+            .join('')}</tr>`,
+      )
+      .join('')}</table>`;
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sweep: ${esc(o.deployment)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;font-variant-numeric:tabular-nums}th{background:#f3f4f6}.heat td{text-align:center;min-width:60px}</style></head>

@@ -10,7 +10,15 @@ import type { LoadedDeployment } from '../config/index.js';
 import type { DecisionEntry } from '../engine/decision-log.js';
 import type { Assembly, AssemblyContext, RuntimeDeps, StartInfo } from './assembly.js';
 import type {
-  DeploymentEvent, DeploymentHandle, DeploymentHealth, DeploymentMode, DeploymentState, DeploymentStats, FeedHealth, PositionView, ShutdownReport,
+  DeploymentEvent,
+  DeploymentHandle,
+  DeploymentHealth,
+  DeploymentMode,
+  DeploymentState,
+  DeploymentStats,
+  FeedHealth,
+  PositionView,
+  ShutdownReport,
 } from './deployment-handle.js';
 import { createFeedWatch, type FeedWatch } from './feed-watch.js';
 import { createIntentTracker } from './intent-tracker.js';
@@ -34,8 +42,17 @@ export interface RuntimeHandle extends DeploymentHandle {
 }
 
 const EMPTY_FEED: FeedHealth = {
-  state: 'connecting', connected: false, lastFrameAt: undefined, framesPerSec: 0, frames: 0, gaps: 0, reconnects: 0,
-  rejected: 0, rejectedByFamily: {}, dropped: 0, backfillFailures: 0,
+  state: 'connecting',
+  connected: false,
+  lastFrameAt: undefined,
+  framesPerSec: 0,
+  frames: 0,
+  gaps: 0,
+  reconnects: 0,
+  rejected: 0,
+  rejectedByFamily: {},
+  dropped: 0,
+  backfillFailures: 0,
 };
 
 /** Builds a handle; nothing is started, connected or opened until `start()`. */
@@ -85,7 +102,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const settle = (): void => {
     if (state !== 'running' && state !== 'paused' && state !== 'halted' && state !== 'killed') return;
     const next: DeploymentState = halted ? 'halted' : a?.engine.risk.killed ? 'killed' : feedPause || operatorPause ? 'paused' : 'running';
-    const nextCause = halted ?? (next === 'paused' ? operatorPause ?? feedPause : undefined);
+    const nextCause = halted ?? (next === 'paused' ? (operatorPause ?? feedPause) : undefined);
     if (next === state && nextCause === cause) return;
     state = next;
     cause = nextCause;
@@ -138,34 +155,53 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   };
 
   const context = (): AssemblyContext => ({
-    loaded, deployment: d, deps, redactor, log, seed, admission, onFatal,
+    loaded,
+    deployment: d,
+    deps,
+    redactor,
+    log,
+    seed,
+    admission,
+    onFatal,
     decisions: (entry: DecisionEntry) => {
       deps.decisions?.(entry);
       emit({ type: 'decision', at: entry.at as UnixMs, entry });
     },
     own: (close) => void owned.push(close),
     watchFeed: (feed) => ({
-      subscribe: (room, handler) => feed.subscribe(room, (msg) => {
-        watch?.messageSeen(msg.receivedAt);
-        handler(msg);
-      }),
+      subscribe: (room, handler) =>
+        feed.subscribe(room, (msg) => {
+          watch?.messageSeen(msg.receivedAt);
+          handler(msg);
+        }),
       onGap: (handler) => feed.onGap(handler),
     }),
-    track: (inner, clock) => createIntentTracker({
-      inner, clock, log, onFatal,
-      onSubmit: (intent) => {
-        // The engine hands intents over while it dispatches the event that triggered them.
-        const trigger = a?.engine.dispatching();
-        emit({ type: 'intent', at: intent.createdAt, intent, ...(trigger ? { eventReceivedAt: trigger.receivedAt } : {}) });
-      },
-      onReport: (r, intent) => {
-        if (r.type === 'filled') {
-          emit({ type: 'fill', at: r.at, strategyId: intent?.strategyId ?? '', fill: r.fill });
-          if (a) emit({ type: 'equity', at: r.at, equityLamports: a.engine.portfolio.totals().equityLamports });
-        }
-        else if (r.type !== 'accepted') emit({ type: 'intent-ended', at: r.at, intentId: r.intentId, outcome: r.type, code: r.type === 'expired' ? 'EXPIRED' : r.code, reason: r.type === 'expired' ? 'blockhash expired; nothing landed' : r.reason });
-      },
-    }),
+    track: (inner, clock) =>
+      createIntentTracker({
+        inner,
+        clock,
+        log,
+        onFatal,
+        onSubmit: (intent) => {
+          // The engine hands intents over while it dispatches the event that triggered them.
+          const trigger = a?.engine.dispatching();
+          emit({ type: 'intent', at: intent.createdAt, intent, ...(trigger ? { eventReceivedAt: trigger.receivedAt } : {}) });
+        },
+        onReport: (r, intent) => {
+          if (r.type === 'filled') {
+            emit({ type: 'fill', at: r.at, strategyId: intent?.strategyId ?? '', fill: r.fill });
+            if (a) emit({ type: 'equity', at: r.at, equityLamports: a.engine.portfolio.totals().equityLamports });
+          } else if (r.type !== 'accepted')
+            emit({
+              type: 'intent-ended',
+              at: r.at,
+              intentId: r.intentId,
+              outcome: r.type,
+              code: r.type === 'expired' ? 'EXPIRED' : r.code,
+              reason: r.type === 'expired' ? 'blockhash expired; nothing landed' : r.reason,
+            });
+        },
+      }),
   });
 
   const closeOwned = async (): Promise<void> => {
@@ -186,7 +222,10 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       a = mode === 'live' ? await assembleLive(context(), (s) => void (liveEnd = s)) : await assemblePaper(context());
       const assembly = a;
       watch = createFeedWatch({
-        clock: assembly.clock, source: assembly.connection.watch, staleAfterMs: d.feed.staleAfter, log: log.child({ part: 'feed' }),
+        clock: assembly.clock,
+        source: assembly.connection.watch,
+        staleAfterMs: d.feed.staleAfter,
+        log: log.child({ part: 'feed' }),
         ...(assembly.caughtUp ? { caughtUp: assembly.caughtUp } : {}),
         onChange: (health) => {
           emit({ type: 'feed', at: assembly.clock.now(), health });
@@ -202,13 +241,21 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       applyFeedPolicy();
       assembly.go?.();
     } catch (e) {
-      const err = isChainpilotError(e) ? e : new ChainpilotError('RUNTIME_START_FAILED', `${d.name} could not start: ${describeError(e)}`, { retry: 'not_retryable', cause: e });
+      const err = isChainpilotError(e)
+        ? e
+        : new ChainpilotError('RUNTIME_START_FAILED', `${d.name} could not start: ${describeError(e)}`, { retry: 'not_retryable', cause: e });
       cause = { code: err.code, message: err.message };
       watch?.stop();
       await closeOwned();
       state = 'failed';
       emit({ type: 'state', at: now(), state, cause });
-      const report: ShutdownReport = { name: d.name, drainedWithinDeadline: true, intents: [], summary: a?.engine.stats.summary() ?? emptySummary(now()), fatal: cause };
+      const report: ShutdownReport = {
+        name: d.name,
+        drainedWithinDeadline: true,
+        intents: [],
+        summary: a?.engine.stats.summary() ?? emptySummary(now()),
+        fatal: cause,
+      };
       done.resolve(report);
       throw err;
     }
@@ -242,7 +289,9 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       clock.clearTimeout(timer);
     }
     // Past the deadline the executor is told to stop at once (live: intents stay in the journal).
-    await engine.stop(drainedWithinDeadline ? undefined : AbortSignal.abort()).catch((e: unknown) => log.error({ err: describeError(e) }, 'engine stop failed'));
+    await engine
+      .stop(drainedWithinDeadline ? undefined : AbortSignal.abort())
+      .catch((e: unknown) => log.error({ err: describeError(e) }, 'engine stop failed'));
     watch?.stop();
     await assembly.closeDecisionLog().catch((e: unknown) => log.error({ err: describeError(e) }, 'closing the decision log failed'));
     let intents = tracker.outcomes();
@@ -269,8 +318,14 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     name: d.name,
     mode,
     start() {
-      if (started) return Promise.reject(new ChainpilotError('RUNTIME_HANDLE_STATE', `start(): ${d.name} was already started (state ${state}); create a new handle`, { retry: 'not_retryable' }));
-      if (stopping) return Promise.reject(new ChainpilotError('RUNTIME_HANDLE_STATE', `start(): ${d.name} was stopped; create a new handle`, { retry: 'not_retryable' }));
+      if (started)
+        return Promise.reject(
+          new ChainpilotError('RUNTIME_HANDLE_STATE', `start(): ${d.name} was already started (state ${state}); create a new handle`, {
+            retry: 'not_retryable',
+          }),
+        );
+      if (stopping)
+        return Promise.reject(new ChainpilotError('RUNTIME_HANDLE_STATE', `start(): ${d.name} was stopped; create a new handle`, { retry: 'not_retryable' }));
       started = startOnce();
       return started;
     },
@@ -287,17 +342,34 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     },
     stats(): DeploymentStats {
       const engine = a?.engine;
-      if (!engine) return { summary: emptySummary(now()), positions: [], pending: [], risk: riskView(undefined, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports), denialsByCode: {} };
+      if (!engine)
+        return {
+          summary: emptySummary(now()),
+          positions: [],
+          pending: [],
+          risk: riskView(undefined, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports),
+          denialsByCode: {},
+        };
       const positions: PositionView[] = engine.portfolio.open().map((p) => {
         const value = engine.portfolio.valueOf(p);
         return {
-          strategyId: p.strategyId, mint: p.mint, tokenRaw: p.tokenRaw, decimals: p.decimals, costLamports: p.costLamports,
-          valueLamports: value, unrealisedLamports: value === undefined ? undefined : value - p.costLamports, realisedLamports: p.realisedLamports, openedAt: p.openedAt,
+          strategyId: p.strategyId,
+          mint: p.mint,
+          tokenRaw: p.tokenRaw,
+          decimals: p.decimals,
+          costLamports: p.costLamports,
+          valueLamports: value,
+          unrealisedLamports: value === undefined ? undefined : value - p.costLamports,
+          realisedLamports: p.realisedLamports,
+          openedAt: p.openedAt,
         };
       });
       return {
-        summary: engine.stats.summary(), positions, pending: a?.tracker.pending() ?? [],
-        risk: riskView(engine, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports), denialsByCode: Object.fromEntries(engine.stats.denialsByCode),
+        summary: engine.stats.summary(),
+        positions,
+        pending: a?.tracker.pending() ?? [],
+        risk: riskView(engine, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports),
+        denialsByCode: Object.fromEntries(engine.stats.denialsByCode),
       };
     },
     events: {
@@ -356,15 +428,37 @@ function riskView(engine: Assembly['engine'] | undefined, at: UnixMs, limit: big
   const startEquity = day?.dayStartEquityLamports ?? totals?.startingCashLamports ?? 0n;
   const equity = totals?.equityLamports ?? startEquity;
   return {
-    dayStartedAt: day?.dayStartedAt ?? at, dayStartEquityLamports: startEquity, dailyLossLamports: startEquity > equity ? startEquity - equity : 0n, dailyLossLimitLamports: limit,
-    dailyHalted: engine?.risk.halted(at) ?? false, killed: engine?.risk.killed ?? false, killReason: day?.killReason,
-    exposureLamports: totals?.openCostLamports ?? 0n, maxExposureLamports: maxExposure,
+    dayStartedAt: day?.dayStartedAt ?? at,
+    dayStartEquityLamports: startEquity,
+    dailyLossLamports: startEquity > equity ? startEquity - equity : 0n,
+    dailyLossLimitLamports: limit,
+    dailyHalted: engine?.risk.halted(at) ?? false,
+    killed: engine?.risk.killed ?? false,
+    killReason: day?.killReason,
+    exposureLamports: totals?.openCostLamports ?? 0n,
+    maxExposureLamports: maxExposure,
   };
 }
 
 function emptySummary(at: UnixMs): DeploymentStats['summary'] {
   return {
-    startedAt: undefined, endedAt: at, events: 0, frames: 0, badFrames: 0, intents: 0, fills: 0, denials: 0, trades: 0, wins: 0, winRate: 0,
-    realisedLamports: 0n, unrealisedLamports: 0n, feesLamports: 0n, equityLamports: 0n, maxDrawdownLamports: 0n, openPositions: 0, strategyErrors: 0,
+    startedAt: undefined,
+    endedAt: at,
+    events: 0,
+    frames: 0,
+    badFrames: 0,
+    intents: 0,
+    fills: 0,
+    denials: 0,
+    trades: 0,
+    wins: 0,
+    winRate: 0,
+    realisedLamports: 0n,
+    unrealisedLamports: 0n,
+    feesLamports: 0n,
+    equityLamports: 0n,
+    maxDrawdownLamports: 0n,
+    openPositions: 0,
+    strategyErrors: 0,
   };
 }

@@ -62,7 +62,11 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
       ensureDir(dirname(path));
       fd = openSync(path, 'w');
     } catch (e) {
-      throw new ChainpilotError('RUNTIME_START_FAILED', `telemetry.decisionLog: cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); pick a writable path or remove the key`, { retry: 'not_retryable', context: { field: 'telemetry.decisionLog' }, cause: e });
+      throw new ChainpilotError(
+        'RUNTIME_START_FAILED',
+        `telemetry.decisionLog: cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); pick a writable path or remove the key`,
+        { retry: 'not_retryable', context: { field: 'telemetry.decisionLog' }, cause: e },
+      );
     }
     file = createWriteStream('', { fd });
     file.on('error', (e) => log.error({ err: e.message, path }, 'decision log write failed; later decisions are not in the file'));
@@ -75,7 +79,12 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
   }
   const r = d.risk;
   const engine = createEngine({
-    feed: o.feed, executor: o.executor, clock: o.clock, random: o.random, strategies: o.strategies, log,
+    feed: o.feed,
+    executor: o.executor,
+    clock: o.clock,
+    random: o.random,
+    strategies: o.strategies,
+    log,
     startingCashLamports: o.startingCashLamports,
     ...(o.restoredFills ? { restoredFills: o.restoredFills } : {}),
     ...(o.riskStore ? { riskStore: o.riskStore } : {}),
@@ -83,13 +92,29 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     ...(o.intentIdPrefix ? { intentIdPrefix: o.intentIdPrefix } : {}),
     dayBoundaryOffsetMs: dayBoundaryOffsetMs(r.dayBoundary),
     risk: {
-      maxTradeLamports: r.maxTradeLamports, maxOpenPositions: r.maxOpenPositions, maxExposureLamports: r.maxExposureLamports,
-      maxPerTokenLamports: r.maxPerTokenLamports, cooldownMs: r.cooldown, dailyLossLimitLamports: r.dailyLossLimitLamports,
-      allowMints: r.allowMints, denyMints: r.denyMints, maxRiskScore: r.maxRiskScore, maxBundlerPct: r.maxBundlerPct,
-      maxSniperPct: r.maxSniperPct, maxInsiderPct: r.maxInsiderPct, maxTop10Pct: r.maxTop10Pct, maxDevHoldingPct: r.maxDevHoldingPct,
-      minLiquidityUsd: r.minLiquidityUsd, minHolders: r.minHolders, requireSafetyData: r.requireSafetyData,
+      maxTradeLamports: r.maxTradeLamports,
+      maxOpenPositions: r.maxOpenPositions,
+      maxExposureLamports: r.maxExposureLamports,
+      maxPerTokenLamports: r.maxPerTokenLamports,
+      cooldownMs: r.cooldown,
+      dailyLossLimitLamports: r.dailyLossLimitLamports,
+      allowMints: r.allowMints,
+      denyMints: r.denyMints,
+      maxRiskScore: r.maxRiskScore,
+      maxBundlerPct: r.maxBundlerPct,
+      maxSniperPct: r.maxSniperPct,
+      maxInsiderPct: r.maxInsiderPct,
+      maxTop10Pct: r.maxTop10Pct,
+      maxDevHoldingPct: r.maxDevHoldingPct,
+      minLiquidityUsd: r.minLiquidityUsd,
+      minHolders: r.minHolders,
+      requireSafetyData: r.requireSafetyData,
     },
-    execution: { slippageBps: d.execution.slippageBps, priorityFeeLamports: lamports(BigInt(d.execution.priorityFeeLamports)), defaultDecimals: d.execution.defaultDecimals },
+    execution: {
+      slippageBps: d.execution.slippageBps,
+      priorityFeeLamports: lamports(BigInt(d.execution.priorityFeeLamports)),
+      defaultDecimals: d.execution.defaultDecimals,
+    },
     decisions: (e) => {
       for (const s of sinks) s(e);
     },

@@ -137,7 +137,14 @@ export type DeploymentEvent =
   /** `eventReceivedAt`: receive time (run clock) of the domain event whose dispatch placed the intent, when one did. */
   | { readonly type: 'intent'; readonly at: UnixMs; readonly intent: OrderIntent; readonly eventReceivedAt?: UnixMs }
   | { readonly type: 'fill'; readonly at: UnixMs; readonly strategyId: string; readonly fill: Fill }
-  | { readonly type: 'intent-ended'; readonly at: UnixMs; readonly intentId: string; readonly outcome: 'rejected' | 'failed' | 'expired'; readonly code: string; readonly reason: string }
+  | {
+      readonly type: 'intent-ended';
+      readonly at: UnixMs;
+      readonly intentId: string;
+      readonly outcome: 'rejected' | 'failed' | 'expired';
+      readonly code: string;
+      readonly reason: string;
+    }
   | { readonly type: 'feed'; readonly at: UnixMs; readonly health: FeedHealth }
   | { readonly type: 'equity'; readonly at: UnixMs; readonly equityLamports: bigint }
   | { readonly type: 'shutdown'; readonly at: UnixMs; readonly report: ShutdownReport };

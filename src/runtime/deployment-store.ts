@@ -86,8 +86,12 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   }
   const conn = db;
   const j = journal;
-  const getRisk = conn.prepare<[], { day_started_at: number; day_start_equity: string; daily_halted: number; kill_reason: string | null }>('SELECT * FROM risk_state WHERE id = 1');
-  const putRisk = conn.prepare('INSERT INTO risk_state (id, day_started_at, day_start_equity, daily_halted, kill_reason) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET day_started_at = excluded.day_started_at, day_start_equity = excluded.day_start_equity, daily_halted = excluded.daily_halted, kill_reason = excluded.kill_reason');
+  const getRisk = conn.prepare<[], { day_started_at: number; day_start_equity: string; daily_halted: number; kill_reason: string | null }>(
+    'SELECT * FROM risk_state WHERE id = 1',
+  );
+  const putRisk = conn.prepare(
+    'INSERT INTO risk_state (id, day_started_at, day_start_equity, daily_halted, kill_reason) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET day_started_at = excluded.day_started_at, day_start_equity = excluded.day_start_equity, daily_halted = excluded.daily_halted, kill_reason = excluded.kill_reason',
+  );
   const resolvedRows = conn.prepare<[], { state: string; intent_json: string; fill_json: string | null; fee_lamports: string | null }>(
     "SELECT state, intent_json, fill_json, fee_lamports FROM intents WHERE state IN ('LANDED', 'FAILED_ON_CHAIN') ORDER BY updated_at, rowid",
   );
@@ -99,7 +103,14 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
     risk: {
       load(): PersistedRiskState | undefined {
         const r = getRisk.get();
-        return r ? { dayStartedAt: r.day_started_at as UnixMs, dayStartEquityLamports: BigInt(r.day_start_equity), dailyHalted: r.daily_halted === 1, killReason: r.kill_reason ?? undefined } : undefined;
+        return r
+          ? {
+              dayStartedAt: r.day_started_at as UnixMs,
+              dayStartEquityLamports: BigInt(r.day_start_equity),
+              dailyHalted: r.daily_halted === 1,
+              killReason: r.kill_reason ?? undefined,
+            }
+          : undefined;
       },
       save(s) {
         putRisk.run(s.dayStartedAt, s.dayStartEquityLamports.toString(), s.dailyHalted ? 1 : 0, s.killReason ?? null);
@@ -144,7 +155,8 @@ function claimOwner(db: Database.Database, o: DeploymentStoreOptions): void {
     const ours = o.paper ? 'paper' : o.wallet !== undefined ? 'live' : undefined;
     if (deployment !== undefined && deployment !== o.deployment) throw foreign(o, 'deployment', deployment, o.deployment);
     if (wallet !== undefined && o.wallet !== undefined && wallet !== o.wallet) throw foreign(o, 'wallet', wallet, o.wallet);
-    if (ours !== undefined && kind !== undefined && kind !== ours) throw foreign(o, 'kind', kind === 'live' ? `live (wallet ${wallet ?? 'unknown'})` : 'paper (a paper book)', ours);
+    if (ours !== undefined && kind !== undefined && kind !== ours)
+      throw foreign(o, 'kind', kind === 'live' ? `live (wallet ${wallet ?? 'unknown'})` : 'paper (a paper book)', ours);
     if (deployment === undefined) put.run('deployment', o.deployment);
     if (wallet === undefined && o.wallet !== undefined) put.run('wallet', o.wallet);
     if (ours !== undefined && get.get('kind') === undefined) put.run('kind', ours);
@@ -152,9 +164,13 @@ function claimOwner(db: Database.Database, o: DeploymentStoreOptions): void {
 }
 
 function foreign(o: DeploymentStoreOptions, what: 'deployment' | 'wallet' | 'kind', owner: string, ours: string): ChainpilotError {
-  const message = what === 'kind'
-    ? `store ${o.path} is the store of a ${owner} deployment, not of a ${ours} one; give the ${ours} deployment its own store.path (paths resolve against the deployment file)`
-    : `store ${o.path} belongs to ${what} ${owner}, not to this ${what} ${ours}; point store.path at this deployment's own store (paths resolve against the deployment file)`;
+  const message =
+    what === 'kind'
+      ? `store ${o.path} is the store of a ${owner} deployment, not of a ${ours} one; give the ${ours} deployment its own store.path (paths resolve against the deployment file)`
+      : `store ${o.path} belongs to ${what} ${owner}, not to this ${what} ${ours}; point store.path at this deployment's own store (paths resolve against the deployment file)`;
   const key = { deployment: 'storeDeployment', wallet: 'storeWallet', kind: 'storeKind' }[what];
-  return new ChainpilotError('RUNTIME_STORE_FOREIGN', message, { retry: 'not_retryable', context: { store: o.path, field: 'store.path', [key]: owner, [what]: ours } });
+  return new ChainpilotError('RUNTIME_STORE_FOREIGN', message, {
+    retry: 'not_retryable',
+    context: { store: o.path, field: 'store.path', [key]: owner, [what]: ours },
+  });
 }

@@ -51,7 +51,10 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
   const sim = await startSimulator({ seed: o.seed, clock, apiKey, log: o.log, ...(o.services ? { services: o.services } : {}) });
   let driver: LockstepDriver | undefined;
   return {
-    sim, clock, apiKey, speed: o.speed,
+    sim,
+    clock,
+    apiKey,
+    speed: o.speed,
     drive(idle) {
       if (o.clock || driver) return;
       // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`

@@ -47,7 +47,12 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** `price:token:<mint>` → `price:token`; `latest` stays `latest`. */
 export function roomFamily(room: string): string {
-  return room.split(':').filter((s) => !BASE58.test(s)).join(':') || room;
+  return (
+    room
+      .split(':')
+      .filter((s) => !BASE58.test(s))
+      .join(':') || room
+  );
 }
 
 /** Starts watching `source` (absent: a replay feed, whose health is what the engine sees). */
@@ -56,7 +61,8 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
   const counters: Record<string, number> = { stopped: 0, disconnected: 0, stale: 0, overflow: 0, backfillFailed: 0, rejected: 0, handlerErrors: 0 };
   const rejectedByFamily = new Map<string, { count: number; sample: string }>();
   const loggedOnce = new Set<string>();
-  let state: FeedHealth['state'] = !source || source.state === 'open' ? 'open' : source.state === 'stopped' ? 'stopped' : source.state === 'backoff' ? 'reconnecting' : 'connecting';
+  let state: FeedHealth['state'] =
+    !source || source.state === 'open' ? 'open' : source.state === 'stopped' ? 'stopped' : source.state === 'backoff' ? 'reconnecting' : 'connecting';
   let connected = state === 'open';
   let lastFrameAt: UnixMs | undefined;
   let lastStatsFrames = 0;
@@ -146,7 +152,12 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
         if (entry) entry.count += n;
         else if (rejectedByFamily.size < MAX_FAMILIES) rejectedByFamily.set(family, { count: n, sample: reason.slice(0, 200) });
         counters['rejected'] = (counters['rejected'] ?? 0) + n - 1;
-        problem('rejected', `rejected:${family}`, `rejected ${e.kind === 'malformed' ? 'a malformed frame' : `a payload in ${family}`}: ${reason.slice(0, 200)}`, { family });
+        problem(
+          'rejected',
+          `rejected:${family}`,
+          `rejected ${e.kind === 'malformed' ? 'a malformed frame' : `a payload in ${family}`}: ${reason.slice(0, 200)}`,
+          { family },
+        );
         return;
       }
       case 'handler-error':
@@ -206,7 +217,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
         frames: totalFrames(),
         gaps: s ? Math.max(gaps, s.gaps) : gaps,
         reconnects: s ? Math.max(reconnects, s.reconnects) : reconnects,
-        rejected: s ? Math.max(counters['rejected'] ?? 0, s.parseFailures + s.invalidPayloads) : counters['rejected'] ?? 0,
+        rejected: s ? Math.max(counters['rejected'] ?? 0, s.parseFailures + s.invalidPayloads) : (counters['rejected'] ?? 0),
         rejectedByFamily: rejectedFamilies,
         dropped: s ? Math.max(dropped, s.dropped) : dropped,
         backfillFailures: s ? Math.max(backfillFailures, s.backfillFailures) : backfillFailures,

@@ -13,7 +13,8 @@ export function parseFunding(spec: string): { address: string; lamports: bigint 
   const m = /^([1-9A-HJ-NP-Za-km-z]{32,44})=(\d+(?:\.\d{1,9})?)$/.exec(spec);
   if (!m) {
     throw new ChainpilotError('CLI_BAD_OPTION', `--fund ${spec}: use ADDRESS=SOL, e.g. 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU=10`, {
-      retry: 'not_retryable', context: { option: '--fund' },
+      retry: 'not_retryable',
+      context: { option: '--fund' },
     });
   }
   const [whole, frac = ''] = m[2]!.split('.');

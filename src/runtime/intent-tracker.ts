@@ -67,25 +67,32 @@ export function createIntentTracker(o: IntentTrackerOptions): TrackedExecutor {
     }
   };
 
-  const guard = (sink: ExecutionSink): ExecutionSink => (r) => {
-    const t = inFlight.get(r.intentId);
-    if (r.type === 'accepted') {
-      if (t) t.state = 'ACCEPTED';
-    }
-    try {
-      sink(r);
-    } catch (e) {
-      // Reports are facts (a landed swap happened): failing to apply one is an invariant breach.
-      const err = isFatal(e) ? e : new ChainpilotError('RUNTIME_INVARIANT_BROKEN', `applying the ${r.type} report of intent ${r.intentId} failed: ${describeError(e)}`, { retry: 'not_retryable', cause: e });
-      o.log.error({ intentId: r.intentId, code: err.code, err: err.message }, 'applying an execution report failed');
-      o.onFatal(err);
-    }
-    if (r.type === 'filled') settle(r.intentId, 'landed', r.fill.signature);
-    else if (r.type === 'rejected') settle(r.intentId, 'rejected');
-    else if (r.type === 'failed') settle(r.intentId, 'failed');
-    else if (r.type === 'expired') settle(r.intentId, 'expired');
-    o.onReport?.(r, t?.intent);
-  };
+  const guard =
+    (sink: ExecutionSink): ExecutionSink =>
+    (r) => {
+      const t = inFlight.get(r.intentId);
+      if (r.type === 'accepted') {
+        if (t) t.state = 'ACCEPTED';
+      }
+      try {
+        sink(r);
+      } catch (e) {
+        // Reports are facts (a landed swap happened): failing to apply one is an invariant breach.
+        const err = isFatal(e)
+          ? e
+          : new ChainpilotError('RUNTIME_INVARIANT_BROKEN', `applying the ${r.type} report of intent ${r.intentId} failed: ${describeError(e)}`, {
+              retry: 'not_retryable',
+              cause: e,
+            });
+        o.log.error({ intentId: r.intentId, code: err.code, err: err.message }, 'applying an execution report failed');
+        o.onFatal(err);
+      }
+      if (r.type === 'filled') settle(r.intentId, 'landed', r.fill.signature);
+      else if (r.type === 'rejected') settle(r.intentId, 'rejected');
+      else if (r.type === 'failed') settle(r.intentId, 'failed');
+      else if (r.type === 'expired') settle(r.intentId, 'expired');
+      o.onReport?.(r, t?.intent);
+    };
 
   return {
     start: (sink) => o.inner.start(guard(sink)),
@@ -106,11 +113,15 @@ export function createIntentTracker(o: IntentTrackerOptions): TrackedExecutor {
     },
     stop: (signal) => o.inner.stop(signal),
     pending: () => [...inFlight.values()].map((t) => ({ intent: t.intent, state: t.state })),
-    outcomes: () => [...(draining ?? inFlight).values()].map((t) => ({
-      intentId: t.intent.id, mint: t.intent.mint, side: t.intent.side,
-      outcome: t.outcome ?? 'unresolved', state: t.state,
-      ...(t.signature !== undefined ? { signature: t.signature } : {}),
-    })),
+    outcomes: () =>
+      [...(draining ?? inFlight).values()].map((t) => ({
+        intentId: t.intent.id,
+        mint: t.intent.mint,
+        side: t.intent.side,
+        outcome: t.outcome ?? 'unresolved',
+        state: t.state,
+        ...(t.signature !== undefined ? { signature: t.signature } : {}),
+      })),
     markDrain() {
       draining ??= new Map(inFlight);
     },

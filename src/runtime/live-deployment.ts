@@ -64,13 +64,21 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const { clock, connection, owned, sim } = await openEndpoint(c, services);
 
   const remote = d.endpoints.remote;
-  const rpcUrl = sim ? sim.sim.urls['rpc'] ?? '' : remote?.rpcUrl ?? '';
-  const swapUrl = sim ? sim.sim.urls['swap'] ?? '' : remote?.swapUrl ?? '';
+  const rpcUrl = sim ? (sim.sim.urls['rpc'] ?? '') : (remote?.rpcUrl ?? '');
+  const swapUrl = sim ? (sim.sim.urls['swap'] ?? '') : (remote?.swapUrl ?? '');
   const rpcKey = sim ? sim.apiKey : remote?.rpcApiKey;
   const random = seededRandom(c.seed);
   const telemetry = c.deps.telemetry;
   const observe = telemetry ? { telemetry: telemetry.client } : {};
-  const rpc = createRpcClient({ url: rpcUrl, ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}), redactor: c.redactor, timeoutMs: 5_000, clock, random: random.fork('rpc'), ...observe });
+  const rpc = createRpcClient({
+    url: rpcUrl,
+    ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}),
+    redactor: c.redactor,
+    timeoutMs: 5_000,
+    clock,
+    random: random.fork('rpc'),
+    ...observe,
+  });
   c.own(() => rpc.close());
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
   if (sim && owned) sim.drive(embeddedIdle(sim, owned));
@@ -79,7 +87,11 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   c.own(() => swap.close());
 
   if (d.execution.queue && sim) {
-    throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', 'execution.queue needs remote endpoints: workers in other processes cannot reach the embedded simulator\'s ledger; point endpoints.remote at the service (or remove execution.queue)', { retry: 'not_retryable' });
+    throw new ChainpilotError(
+      'RUNTIME_LIVE_ENDPOINTS_MISSING',
+      "execution.queue needs remote endpoints: workers in other processes cannot reach the embedded simulator's ledger; point endpoints.remote at the service (or remove execution.queue)",
+      { retry: 'not_retryable' },
+    );
   }
   // The store after the network check (a refused deployment creates no file): a second process on
   // it, or a store of another deployment or wallet, is refused before anything is reconciled.
@@ -115,7 +127,12 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   } else {
     journal = timedJournal(store.journal, telemetry ? (op, seconds, outcome) => telemetry.journalWrite(op, seconds, outcome) : undefined);
     const executor = createLiveExecutor({
-      rpc, swap, signer, journal, clock, logger: c.log.child({ part: 'executor' }),
+      rpc,
+      swap,
+      signer,
+      journal,
+      clock,
+      logger: c.log.child({ part: 'executor' }),
       settings: liveExecutorSettings(d),
       onError: (e) => {
         if (isFatal(e)) c.onFatal(e);
@@ -142,15 +159,37 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   if (restoredFills.length > 0) notes.push(`restored ${restoredFills.length} fill(s) from the journal`);
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
-    deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
-    startingCashLamports: startLamports, data: connection.data, restoredFills, decisions: c.decisions, admission: c.admission,
-    restoredFailedFees: restored.failedFees, riskStore: store.risk, intentIdPrefix: `int_${randomBytes(4).toString('hex')}_`,
+    deployment: d,
+    strategies,
+    feed: c.watchFeed(connection.feed),
+    executor: tracker,
+    clock,
+    random: seededRandom(c.seed),
+    log: c.log.child({ part: 'engine' }),
+    startingCashLamports: startLamports,
+    data: connection.data,
+    restoredFills,
+    decisions: c.decisions,
+    admission: c.admission,
+    restoredFailedFees: restored.failedFees,
+    riskStore: store.risk,
+    intentIdPrefix: `int_${randomBytes(4).toString('hex')}_`,
   });
   const where = sim ? `the embedded simulator's ledger (seed ${c.seed})` : `${network} through ${c.redactor.redact(rpcUrl)}`;
   return {
-    engine, tracker, clock, connection, closeDecisionLog,
+    engine,
+    tracker,
+    clock,
+    connection,
+    closeDecisionLog,
     ...(sim && owned ? { caughtUp: () => owned.client.stats().frames >= sim.sim.stats().framesSent } : {}),
-    info: { strategies: strategies.map((s) => s.id), where, warnings, notes, detail: `wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; ${via}` },
+    info: {
+      strategies: strategies.map((s) => s.id),
+      where,
+      warnings,
+      notes,
+      detail: `wallet ${signer.address} holds ${lamportsToSol(startLamports)} SOL; ${via}`,
+    },
     counters,
     async describeIntents(reports) {
       const out: ShutdownIntentReport[] = [];

@@ -32,21 +32,34 @@ export async function checkLiveNetwork(rpc: NetworkProbe, network: LiveNetwork, 
     try {
       return await rpc.call(method, [], signal ? { signal } : {});
     } catch (e) {
-      throw mismatch(`the RPC did not answer ${method} (${describeError(e)}), so network: ${network} cannot be verified; check endpoints.remote.rpcUrl and its key`, { method });
+      throw mismatch(
+        `the RPC did not answer ${method} (${describeError(e)}), so network: ${network} cannot be verified; check endpoints.remote.rpcUrl and its key`,
+        { method },
+      );
     }
   };
   const version = await ask('getVersion');
   const core = typeof version === 'object' && version !== null ? (version as Record<string, unknown>)['solana-core'] : undefined;
   const isSim = typeof core === 'string' && core.endsWith(SIM_VERSION_SUFFIX);
   if (network === 'simulator') {
-    if (!isSim) throw mismatch(`network: simulator but the RPC reports solana-core ${JSON.stringify(core)}, not the chainpilot simulator; set network to the RPC's cluster, or point the endpoints at a simulator`, { rpcVersion: typeof core === 'string' ? core : null });
+    if (!isSim)
+      throw mismatch(
+        `network: simulator but the RPC reports solana-core ${JSON.stringify(core)}, not the chainpilot simulator; set network to the RPC's cluster, or point the endpoints at a simulator`,
+        { rpcVersion: typeof core === 'string' ? core : null },
+      );
     return;
   }
-  if (isSim) throw mismatch(`network: ${network} but the RPC is the chainpilot simulator (solana-core ${core}); set network: simulator to rehearse`, { rpcVersion: typeof core === 'string' ? core : null });
+  if (isSim)
+    throw mismatch(`network: ${network} but the RPC is the chainpilot simulator (solana-core ${core}); set network: simulator to rehearse`, {
+      rpcVersion: typeof core === 'string' ? core : null,
+    });
   const genesis = await ask('getGenesisHash');
   if (genesis !== GENESIS_HASHES[network]) {
     const actual = Object.entries(GENESIS_HASHES).find(([, h]) => h === genesis)?.[0];
-    throw mismatch(`network: ${network} but the RPC's genesis hash is ${String(genesis)}${actual ? ` (${actual})` : ' (an unknown cluster)'}; set network to the RPC's cluster or fix endpoints.remote.rpcUrl`, { genesis: typeof genesis === 'string' ? genesis : null });
+    throw mismatch(
+      `network: ${network} but the RPC's genesis hash is ${String(genesis)}${actual ? ` (${actual})` : ' (an unknown cluster)'}; set network to the RPC's cluster or fix endpoints.remote.rpcUrl`,
+      { genesis: typeof genesis === 'string' ? genesis : null },
+    );
   }
 }
 

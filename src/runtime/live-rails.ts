@@ -14,8 +14,16 @@ export interface LiveConfirmation {
   readonly confirm?: string;
 }
 
-const refuse = (code: 'RUNTIME_LIVE_NOT_CONFIRMED' | 'RUNTIME_LIVE_NO_WALLET' | 'RUNTIME_LIVE_LIMITS_MISSING' | 'RUNTIME_LIVE_NETWORK_MISMATCH' | 'RUNTIME_LIVE_ENDPOINTS_MISSING', message: string, context: Record<string, string | number | boolean | null | undefined> = {}): ChainpilotError =>
-  new ChainpilotError(code, `live mode refused: ${message}`, { retry: 'not_retryable', context });
+const refuse = (
+  code:
+    | 'RUNTIME_LIVE_NOT_CONFIRMED'
+    | 'RUNTIME_LIVE_NO_WALLET'
+    | 'RUNTIME_LIVE_LIMITS_MISSING'
+    | 'RUNTIME_LIVE_NETWORK_MISMATCH'
+    | 'RUNTIME_LIVE_ENDPOINTS_MISSING',
+  message: string,
+  context: Record<string, string | number | boolean | null | undefined> = {},
+): ChainpilotError => new ChainpilotError(code, `live mode refused: ${message}`, { retry: 'not_retryable', context });
 
 /**
  * Checks what can be checked without the network, in this order: confirmation, network and
@@ -24,29 +32,57 @@ const refuse = (code: 'RUNTIME_LIVE_NOT_CONFIRMED' | 'RUNTIME_LIVE_NO_WALLET' | 
  */
 export function checkLiveDeployment(d: Deployment, c: LiveConfirmation): LiveNetwork {
   if (d.mode === 'paper') {
-    throw refuse('RUNTIME_LIVE_NOT_CONFIRMED', `${d.name} says mode: paper; set mode: live (or remove mode) in the deployment to trade it live, or run it with \`chainpilot paper\``, { field: 'mode' });
+    throw refuse(
+      'RUNTIME_LIVE_NOT_CONFIRMED',
+      `${d.name} says mode: paper; set mode: live (or remove mode) in the deployment to trade it live, or run it with \`chainpilot paper\``,
+      { field: 'mode' },
+    );
   }
   if (c.live !== true) {
     if (d.mode !== 'live') {
-      throw refuse('RUNTIME_LIVE_NOT_CONFIRMED', 'live trading needs the --live flag (or mode: live in the deployment plus --confirm <deployment name>); to trade without risk use `chainpilot paper`', { field: '--live' });
+      throw refuse(
+        'RUNTIME_LIVE_NOT_CONFIRMED',
+        'live trading needs the --live flag (or mode: live in the deployment plus --confirm <deployment name>); to trade without risk use `chainpilot paper`',
+        { field: '--live' },
+      );
     }
     if (c.confirm !== d.name) {
-      throw refuse('RUNTIME_LIVE_NOT_CONFIRMED', `mode: live needs --confirm ${d.name} (the deployment's name) or --live${c.confirm === undefined ? '' : `; --confirm named another deployment`}`, { field: '--confirm' });
+      throw refuse(
+        'RUNTIME_LIVE_NOT_CONFIRMED',
+        `mode: live needs --confirm ${d.name} (the deployment's name) or --live${c.confirm === undefined ? '' : `; --confirm named another deployment`}`,
+        { field: '--confirm' },
+      );
     }
   }
   if (d.network === undefined) {
-    throw refuse('RUNTIME_LIVE_NETWORK_MISMATCH', 'network is not set; add network: simulator | mainnet-beta | devnet | testnet to the deployment (it is checked against the RPC before trading)', { field: 'network' });
+    throw refuse(
+      'RUNTIME_LIVE_NETWORK_MISMATCH',
+      'network is not set; add network: simulator | mainnet-beta | devnet | testnet to the deployment (it is checked against the RPC before trading)',
+      { field: 'network' },
+    );
   }
   const remote = d.endpoints.remote;
   if (!remote && d.network !== 'simulator') {
-    throw refuse('RUNTIME_LIVE_NETWORK_MISMATCH', `network: ${d.network} but the endpoints are the embedded simulator; set network: simulator to rehearse, or configure endpoints.remote with rpcUrl and swapUrl`, { field: 'network', network: d.network });
+    throw refuse(
+      'RUNTIME_LIVE_NETWORK_MISMATCH',
+      `network: ${d.network} but the endpoints are the embedded simulator; set network: simulator to rehearse, or configure endpoints.remote with rpcUrl and swapUrl`,
+      { field: 'network', network: d.network },
+    );
   }
   if (remote && (!remote.rpcUrl || !remote.swapUrl)) {
-    const missing = [!remote.rpcUrl ? 'endpoints.remote.rpcUrl' : undefined, !remote.swapUrl ? 'endpoints.remote.swapUrl' : undefined].filter((x) => x !== undefined);
-    throw refuse('RUNTIME_LIVE_ENDPOINTS_MISSING', `${missing.join(' and ')} must be set to send transactions with remote endpoints`, { fields: missing.join(', ') });
+    const missing = [!remote.rpcUrl ? 'endpoints.remote.rpcUrl' : undefined, !remote.swapUrl ? 'endpoints.remote.swapUrl' : undefined].filter(
+      (x) => x !== undefined,
+    );
+    throw refuse('RUNTIME_LIVE_ENDPOINTS_MISSING', `${missing.join(' and ')} must be set to send transactions with remote endpoints`, {
+      fields: missing.join(', '),
+    });
   }
   if (!d.wallet || (d.wallet.keypairPath === undefined && d.wallet.secretKey === undefined)) {
-    throw refuse('RUNTIME_LIVE_NO_WALLET', 'no wallet; set wallet.keypairPath to a keypair file (make one with `chainpilot wallet new --out FILE`) or wallet.secretKey: ${ENV_VAR}', { field: 'wallet' });
+    throw refuse(
+      'RUNTIME_LIVE_NO_WALLET',
+      'no wallet; set wallet.keypairPath to a keypair file (make one with `chainpilot wallet new --out FILE`) or wallet.secretKey: ${ENV_VAR}',
+      { field: 'wallet' },
+    );
   }
   if (d.wallet.keypairPath !== undefined && d.wallet.secretKey !== undefined) {
     throw refuse('RUNTIME_LIVE_NO_WALLET', 'both wallet.keypairPath and wallet.secretKey are set; keep exactly one', { field: 'wallet' });
@@ -85,7 +121,9 @@ export function liveCapWarnings(d: Deployment): string[] {
   if (cap !== undefined && maxBuy !== undefined) {
     const needed = maxBuy + BigInt(d.execution.priorityFeeLamports) + BASE_FEE_LAMPORTS;
     if (cap < needed) {
-      warnings.push(`live.maxTradeSpendSol (${cap} lamports) is below risk.maxTradeSol plus the fee budget (${needed} lamports): buys near risk.maxTradeSol will be rejected with LIVE_SPEND_CAP_TRADE; raise live.maxTradeSpendSol or lower risk.maxTradeSol`);
+      warnings.push(
+        `live.maxTradeSpendSol (${cap} lamports) is below risk.maxTradeSol plus the fee budget (${needed} lamports): buys near risk.maxTradeSol will be rejected with LIVE_SPEND_CAP_TRADE; raise live.maxTradeSpendSol or lower risk.maxTradeSol`,
+      );
     }
   }
   if (cap !== undefined && d.live.maxDaySpendLamports !== undefined && d.live.maxDaySpendLamports < cap) {

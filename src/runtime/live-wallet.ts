@@ -30,12 +30,14 @@ export interface HoldingsRpc {
 
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const tokenAccounts = z.object({
-  value: z.array(z.object({
-    account: z.object({
-      lamports: z.number().int().nonnegative(),
-      data: z.object({ parsed: z.object({ info: z.object({ mint: z.string(), tokenAmount: z.object({ amount: z.string().regex(/^\d+$/) }) }) }) }),
+  value: z.array(
+    z.object({
+      account: z.object({
+        lamports: z.number().int().nonnegative(),
+        data: z.object({ parsed: z.object({ info: z.object({ mint: z.string(), tokenAmount: z.object({ amount: z.string().regex(/^\d+$/) }) }) }) }),
+      }),
     }),
-  })),
+  ),
 });
 
 /** Reads the wallet's SOL and SPL token balances at `confirmed`. */

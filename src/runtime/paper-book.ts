@@ -79,8 +79,13 @@ export function openPaperBook(db: Database.Database, market: string, at: number)
       // A new day at the next start (day_started_at 0 is never today); the kill switch is kept.
       db.exec("UPDATE risk_state SET day_started_at = 0, day_start_equity = '0', daily_halted = 0");
     }
-    db.prepare('INSERT INTO paper_book (id, market, runs) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET market = excluded.market, runs = excluded.runs').run(market, runs);
-    const pending = db.prepare<[], { id: string; intent_json: string }>("SELECT id, intent_json FROM paper_intents WHERE state = 'PENDING' ORDER BY created_at, rowid").all();
+    db.prepare('INSERT INTO paper_book (id, market, runs) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET market = excluded.market, runs = excluded.runs').run(
+      market,
+      runs,
+    );
+    const pending = db
+      .prepare<[], { id: string; intent_json: string }>("SELECT id, intent_json FROM paper_intents WHERE state = 'PENDING' ORDER BY created_at, rowid")
+      .all();
     for (const p of pending) resolve.run('EXPIRED', null, null, 'EXPIRED', ABANDONED_REASON, at, p.id);
     return { replacedMarket, runs, abandoned: pending.map((p) => decodeIntent(p.intent_json)) };
   });
@@ -88,7 +93,9 @@ export function openPaperBook(db: Database.Database, market: string, at: number)
     "UPDATE paper_intents SET state = ?, fill_json = ?, fee_lamports = ?, code = ?, reason = ?, resolved_at = ?, resolved_seq = (SELECT COALESCE(MAX(resolved_seq), 0) + 1 FROM paper_intents) WHERE id = ? AND state = 'PENDING'",
   );
   const insert = db.prepare("INSERT INTO paper_intents (id, intent_json, state, created_at) VALUES (?, ?, 'PENDING', ?)");
-  const resolvedRows = db.prepare<[], Row>("SELECT intent_json, state, fill_json, fee_lamports FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq");
+  const resolvedRows = db.prepare<[], Row>(
+    "SELECT intent_json, state, fill_json, fee_lamports FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq",
+  );
   const o = opened.immediate();
   return {
     replacedMarket: o.replacedMarket,
@@ -124,16 +131,23 @@ export function openPaperBook(db: Database.Database, market: string, at: number)
  */
 export function bookedExecutor(inner: Executor, book: PaperBook): Executor {
   return {
-    start: (sink) => inner.start((r) => {
-      if (r.type !== 'accepted') book.resolved(r);
-      sink(r);
-    }),
+    start: (sink) =>
+      inner.start((r) => {
+        if (r.type !== 'accepted') book.resolved(r);
+        sink(r);
+      }),
     async submit(intent) {
       book.submitted(intent);
       try {
         await inner.submit(intent);
       } catch (e) {
-        book.resolved({ type: 'rejected', intentId: intent.id, at: intent.createdAt, code: isChainpilotError(e) ? e.code : 'RUNTIME_INVARIANT_BROKEN', reason: describeError(e) });
+        book.resolved({
+          type: 'rejected',
+          intentId: intent.id,
+          at: intent.createdAt,
+          code: isChainpilotError(e) ? e.code : 'RUNTIME_INVARIANT_BROKEN',
+          reason: describeError(e),
+        });
         throw e;
       }
     },

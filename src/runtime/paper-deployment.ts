@@ -44,7 +44,10 @@ export function simulatorMarket(seed: number): string {
 }
 
 /** The feed connection and clock of a run: injected, the embedded simulator, or the remote service; `market` names what it trades on. */
-export async function openEndpoint(c: AssemblyContext, services?: Parameters<typeof startEmbeddedSim>[0]['services']): Promise<{ clock: Clock; connection: FeedConnection; market: string; owned?: OwnedConnection; sim?: EmbeddedSim }> {
+export async function openEndpoint(
+  c: AssemblyContext,
+  services?: Parameters<typeof startEmbeddedSim>[0]['services'],
+): Promise<{ clock: Clock; connection: FeedConnection; market: string; owned?: OwnedConnection; sim?: EmbeddedSim }> {
   const d = c.deployment;
   const injected = c.deps.connection;
   if (injected) {
@@ -64,13 +67,26 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
     const clock = c.deps.clock ?? systemClock();
     const r = d.endpoints.remote;
     const rec = openRunRecorder(d, { clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: false });
-    const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor: c.redactor, seed: c.seed, clock, knobs, ...(rec ? { onRawFrame: rec.onRawFrame } : {}), ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}) });
+    const owned = connectFeed({
+      baseUrl: r.baseUrl,
+      datastreamUrl: r.datastreamUrl,
+      apiKey: r.apiKey,
+      redactor: c.redactor,
+      seed: c.seed,
+      clock,
+      knobs,
+      ...(rec ? { onRawFrame: rec.onRawFrame } : {}),
+      ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}),
+    });
     c.own(() => owned.release());
     return { clock, connection: recorded(c, owned, rec), owned, market: remoteMarket(r.baseUrl) };
   }
   const speed = c.deps.speed ?? d.endpoints.simulator?.speed ?? 60;
   const sim = await startEmbeddedSim({
-    seed: c.seed, speed, redactor: c.redactor, log: c.log.child({ part: 'sim' }),
+    seed: c.seed,
+    speed,
+    redactor: c.redactor,
+    log: c.log.child({ part: 'sim' }),
     ...(services ? { services } : {}),
     ...(c.deps.simulatorClock ? { clock: c.deps.simulatorClock } : {}),
     ...(c.deps.simulatorStartAt !== undefined ? { startAt: c.deps.simulatorStartAt } : {}),
@@ -78,8 +94,14 @@ export async function openEndpoint(c: AssemblyContext, services?: Parameters<typ
   c.own(() => sim.stop());
   const rec = openRunRecorder(d, { clock: sim.clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: true });
   const owned = connectFeed({
-    baseUrl: sim.sim.urls.base, datastreamUrl: sim.sim.urls.datastream, apiKey: sim.apiKey, redactor: c.redactor, seed: c.seed, clock: sim.clock,
-    knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS, ...knobs }, ...(rec ? { onRawFrame: rec.onRawFrame } : {}),
+    baseUrl: sim.sim.urls.base,
+    datastreamUrl: sim.sim.urls.datastream,
+    apiKey: sim.apiKey,
+    redactor: c.redactor,
+    seed: c.seed,
+    clock: sim.clock,
+    knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS, ...knobs },
+    ...(rec ? { onRawFrame: rec.onRawFrame } : {}),
     ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}),
   });
   c.own(() => owned.release());
@@ -142,16 +164,21 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const strategies = await resolveStrategies(c.loaded);
   const { clock, connection, owned, sim, market: marketId } = await openEndpoint(c);
   const storePath = paperStorePath(c);
-  const store = storePath === undefined ? undefined : openDeploymentStore({ path: storePath, deployment: d.name, paper: { market: marketId, at: clock.now() } });
+  const store =
+    storePath === undefined ? undefined : openDeploymentStore({ path: storePath, deployment: d.name, paper: { market: marketId, at: clock.now() } });
   if (store) c.own(() => store.close());
   const book = store?.paper;
   const restored: PaperRestore = book?.restored() ?? { fills: [], failedFees: [] };
   const market = { get: (mint: string) => engine.market.get(mint) };
   const paper = createPaperExecutor({
-    clock, market, latencyMs: d.paper.latency,
+    clock,
+    market,
+    latencyMs: d.paper.latency,
     fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)), priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
+      extraSlippageBps: d.paper.extraSlippageBps,
+      defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
+      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
+      priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
       assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });
@@ -159,24 +186,44 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const tracker = c.track(book ? bookedExecutor(inner, book) : inner, clock);
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
-    deployment: d, strategies, feed: c.watchFeed(connection.feed), executor: tracker, clock, random: seededRandom(c.seed), log: c.log.child({ part: 'engine' }),
-    startingCashLamports: paperCashAfter(d.paper.startingBalanceLamports, restored), data: connection.data, decisions: c.decisions, admission: c.admission,
-    restoredFills: restored.fills, restoredFailedFees: restored.failedFees,
+    deployment: d,
+    strategies,
+    feed: c.watchFeed(connection.feed),
+    executor: tracker,
+    clock,
+    random: seededRandom(c.seed),
+    log: c.log.child({ part: 'engine' }),
+    startingCashLamports: paperCashAfter(d.paper.startingBalanceLamports, restored),
+    data: connection.data,
+    decisions: c.decisions,
+    admission: c.admission,
+    restoredFills: restored.fills,
+    restoredFailedFees: restored.failedFees,
     ...(store ? { riskStore: store.risk } : {}),
     // Ids of a resumed book never repeat an earlier run's; a fresh book's are those of a run without a store.
     ...(book && book.run > 1 ? { intentIdPrefix: `int_r${book.run}_` } : {}),
   });
   const notes: string[] = [];
-  if (book?.replacedMarket !== undefined) notes.push(`started a fresh paper book: the store's book was kept for another market (${book.replacedMarket}); this run trades on ${marketId}`);
+  if (book?.replacedMarket !== undefined)
+    notes.push(`started a fresh paper book: the store's book was kept for another market (${book.replacedMarket}); this run trades on ${marketId}`);
   if (restored.fills.length > 0) notes.push(`restored ${restored.fills.length} paper fill(s) from the store`);
-  if (book && book.abandoned.length > 0) notes.push(`${book.abandoned.length} paper intent(s) in flight when the previous run ended resolved as expired, not filled: ${book.abandoned.map((i) => i.id).join(', ')}`);
+  if (book && book.abandoned.length > 0)
+    notes.push(
+      `${book.abandoned.length} paper intent(s) in flight when the previous run ended resolved as expired, not filled: ${book.abandoned.map((i) => i.id).join(', ')}`,
+    );
   for (const n of notes) c.log.info({ store: store?.path }, n);
   const speed = sim?.speed;
   const where = sim
     ? `the embedded simulator (seed ${c.seed}, ${speed === 'max' ? 'max speed' : `${String(speed)}x real time`})`
-    : d.endpoints.remote && !c.deps.connection ? 'the remote service' : 'the injected feed';
+    : d.endpoints.remote && !c.deps.connection
+      ? 'the remote service'
+      : 'the injected feed';
   return {
-    engine, tracker, clock, connection, closeDecisionLog,
+    engine,
+    tracker,
+    clock,
+    connection,
+    closeDecisionLog,
     ...(sim && owned ? { caughtUp: () => owned.client.stats().frames >= sim.sim.stats().framesSent, go: () => sim.drive(embeddedIdle(sim, owned)) } : {}),
     info: { strategies: strategies.map((s) => s.id), where, warnings: [], notes, ...(store ? { detail: `paper book ${store.path}` } : {}) },
   };

@@ -39,16 +39,25 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
   const d = o.deployment;
   const market = { get: (mint: string) => engine.market.get(mint) };
   const executor = createPaperExecutor({
-    clock: o.clock, market, latencyMs: d.paper.latency,
+    clock: o.clock,
+    market,
+    latencyMs: d.paper.latency,
     fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps, defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)), priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
+      extraSlippageBps: d.paper.extraSlippageBps,
+      defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
+      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
+      priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
       assumedDepthLamports: d.paper.assumedDepthLamports,
     },
   });
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
-    deployment: d, strategies: o.strategies, feed: o.feed, executor, clock: o.clock, random: o.random,
+    deployment: d,
+    strategies: o.strategies,
+    feed: o.feed,
+    executor,
+    clock: o.clock,
+    random: o.random,
     startingCashLamports: d.paper.startingBalanceLamports,
     ...(o.log ? { log: o.log } : {}),
     ...(o.data ? { data: o.data } : {}),

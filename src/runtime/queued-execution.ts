@@ -39,8 +39,13 @@ export function createQueuedExecution(d: Deployment, deps: QueuedExecutionDeps):
   if (!q) return undefined;
   const wallet = q.wallet ?? walletSigner(d).address;
   const executor = createQueueExecutor({
-    url: q.url, prefix: q.prefix, wallet, clock: deps.clock, logger: deps.log.child({ part: 'queue' }),
-    catchUpTimeoutMs: q.catchUpTimeout, consumer: deps.consumer ?? d.name,
+    url: q.url,
+    prefix: q.prefix,
+    wallet,
+    clock: deps.clock,
+    logger: deps.log.child({ part: 'queue' }),
+    catchUpTimeoutMs: q.catchUpTimeout,
+    consumer: deps.consumer ?? d.name,
     ...(deps.unsafeAllowVolatileRedis ? { unsafeAllowVolatileRedis: true } : {}),
   });
   return {

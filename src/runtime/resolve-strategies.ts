@@ -18,7 +18,12 @@ type AnyDefinition = StrategyDefinition<any, any>;
 const isFile = (use: string): boolean => /\.(ts|mts|js|mjs)$/.test(use) || use.startsWith('.') || isAbsolute(use);
 
 function isDefinition(v: unknown): v is AnyDefinition {
-  return typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' && typeof (v as { params?: { safeParse?: unknown } }).params?.safeParse === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { id?: unknown }).id === 'string' &&
+    typeof (v as { params?: { safeParse?: unknown } }).params?.safeParse === 'function'
+  );
 }
 
 /** Loads a user strategy file; its default export (or single exported definition) is the strategy. */
@@ -34,12 +39,18 @@ export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
       mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
     }
   } catch (e) {
-    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${path}: ${e instanceof Error ? e.message : String(e)}`, { retry: 'not_retryable', context: { path } });
+    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+      retry: 'not_retryable',
+      context: { path },
+    });
   }
   const candidates = [mod['default'], ...Object.values(mod)].filter(isDefinition);
   const def = candidates[0];
   if (!def) {
-    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `strategy file ${path} exports no strategy: export default defineStrategy({...})`, { retry: 'not_retryable', context: { path } });
+    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `strategy file ${path} exports no strategy: export default defineStrategy({...})`, {
+      retry: 'not_retryable',
+      context: { path },
+    });
   }
   return def;
 }
@@ -73,7 +84,9 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
       continue;
     }
     if (!def) {
-      problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: unknown strategy "${s.use}"; built-ins: ${Object.keys(BUILTIN_STRATEGIES).join(', ')}, or a path to a .ts file`);
+      problems.push(
+        `${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: unknown strategy "${s.use}"; built-ins: ${Object.keys(BUILTIN_STRATEGIES).join(', ')}, or a path to a .ts file`,
+      );
       kinds.add('STRATEGY_UNKNOWN');
       continue;
     }
@@ -96,9 +109,14 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
   if (problems.length > 0) {
     // One kind of problem gets its own code (STRATEGY_UNKNOWN, ...); a mix is CONFIG_INVALID.
     const code: ErrorCode = kinds.size === 1 ? [...kinds][0]! : 'CONFIG_INVALID';
-    throw new ChainpilotError(code, `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
-      retry: 'not_retryable', context: { file: loaded.file, errors: problems.length },
-    });
+    throw new ChainpilotError(
+      code,
+      `${loaded.file} has ${problems.length} strategy error${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      {
+        retry: 'not_retryable',
+        context: { file: loaded.file, errors: problems.length },
+      },
+    );
   }
   return out;
 }

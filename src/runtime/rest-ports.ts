@@ -21,13 +21,23 @@ export interface RestPorts {
 }
 
 /** Builds the REST ports for `{base_url}` with the token data API key; `telemetry` observes both clients' requests and retries. */
-export function createRestPorts(options: { readonly baseUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly clock?: Clock; readonly random?: Random; readonly telemetry?: HttpTelemetry }): RestPorts {
+export function createRestPorts(options: {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly redactor: Redactor;
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly telemetry?: HttpTelemetry;
+}): RestPorts {
   const auth = { kind: 'header' as const, name: 'x-api-key', value: options.apiKey };
   // One keep-alive pool to {base_url}, shared by the look-ups and the typed client's backfill.
   // Retry backoff and Retry-After read the run clock, so they last simulated time under the simulator.
   const pools = createPoolRegistry();
   const shared = {
-    redactor: options.redactor, pools, ...(options.clock ? { clock: options.clock } : {}), ...(options.random ? { random: options.random } : {}),
+    redactor: options.redactor,
+    pools,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.random ? { random: options.random } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   };
   const http = createHttpClient({ baseUrl: options.baseUrl, service: 'data-api', auth, errorBody: readDataApiError, ...shared });
@@ -35,7 +45,9 @@ export function createRestPorts(options: { readonly baseUrl: string; readonly ap
   let inFlight = 0;
   const counted = <T>(p: Promise<T>): Promise<T> => {
     inFlight++;
-    return p.finally(() => { inFlight--; });
+    return p.finally(() => {
+      inFlight--;
+    });
   };
   const history = createTradesHistorySource(api);
   const backfill: BackfillSource = { fetchHistoryPage: (q, signal) => counted(history.fetchHistoryPage(q, signal)) };
@@ -43,7 +55,12 @@ export function createRestPorts(options: { readonly baseUrl: string; readonly ap
     data: {
       get: (path, query, signal) => {
         if (!path.startsWith('/')) {
-          return Promise.reject(new ChainpilotError('API_INVALID_PARAM', `ctx.data.get("${path}"): paths start with "/", e.g. "/tokens/<mint>"`, { retry: 'not_retryable', context: { field: 'path' } }));
+          return Promise.reject(
+            new ChainpilotError('API_INVALID_PARAM', `ctx.data.get("${path}"): paths start with "/", e.g. "/tokens/<mint>"`, {
+              retry: 'not_retryable',
+              context: { field: 'path' },
+            }),
+          );
         }
         return counted(http.json({ method: 'GET', path, kind: 'read', ...(query ? { query } : {}), ...(signal ? { signal } : {}) }));
       },

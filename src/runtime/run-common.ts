@@ -40,7 +40,18 @@ export function openRun(o: RunBaseOptions): OpenedRun {
   const loaded = loadDeployment(o.file, o.env ? { env: o.env } : {});
   for (const s of loaded.secrets) redactor.add(s);
   const d = loaded.deployment;
-  const log = o.log ?? createLogger({ redactor, level: d.telemetry.logLevel, name: d.name, ...(o.logDestination ? { destination: o.logDestination } : process.stderr.isTTY ? { pretty: true } : { destination: destination({ fd: 2, sync: false }) }) });
+  const log =
+    o.log ??
+    createLogger({
+      redactor,
+      level: d.telemetry.logLevel,
+      name: d.name,
+      ...(o.logDestination
+        ? { destination: o.logDestination }
+        : process.stderr.isTTY
+          ? { pretty: true }
+          : { destination: destination({ fd: 2, sync: false }) }),
+    });
   return { loaded, deployment: d, redactor, log, out };
 }
 
@@ -55,14 +66,48 @@ export interface OwnedConnection extends FeedConnection {
  * the run clock: reconnect backoff, liveness, `receivedAt`, gap times and REST retry waits all read
  * `clock`. `release()` closes both. `telemetry` observes the REST requests and retries (daemon metrics).
  */
-export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUrl: string; readonly apiKey: string; readonly redactor: Redactor; readonly seed: number; readonly clock: Clock; readonly knobs?: DatastreamKnobs; readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void; readonly telemetry?: HttpTelemetry }): OwnedConnection {
+export function connectFeed(o: {
+  readonly baseUrl: string;
+  readonly datastreamUrl: string;
+  readonly apiKey: string;
+  readonly redactor: Redactor;
+  readonly seed: number;
+  readonly clock: Clock;
+  readonly knobs?: DatastreamKnobs;
+  readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
+  readonly telemetry?: HttpTelemetry;
+}): OwnedConnection {
   const random = seededRandom(o.seed);
-  const rest = createRestPorts({ baseUrl: o.baseUrl, apiKey: o.apiKey, redactor: o.redactor, clock: o.clock, random: random.fork('rest'), ...(o.telemetry ? { telemetry: o.telemetry } : {}) });
-  const client = createDatastreamClient({ url: o.datastreamUrl, apiKey: o.apiKey, clock: o.clock, random: random.fork('datastream'), backfill: rest.backfill, ...o.knobs, ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}) });
+  const rest = createRestPorts({
+    baseUrl: o.baseUrl,
+    apiKey: o.apiKey,
+    redactor: o.redactor,
+    clock: o.clock,
+    random: random.fork('rest'),
+    ...(o.telemetry ? { telemetry: o.telemetry } : {}),
+  });
+  const client = createDatastreamClient({
+    url: o.datastreamUrl,
+    apiKey: o.apiKey,
+    clock: o.clock,
+    random: random.fork('datastream'),
+    backfill: rest.backfill,
+    ...o.knobs,
+    ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}),
+  });
   let released = false;
   return {
-    client, rest, feed: client, data: rest.data,
-    watch: { onEvent: (h) => client.onEvent(h), get state() { return client.state; }, stats: () => client.stats() },
+    client,
+    rest,
+    feed: client,
+    data: rest.data,
+    watch: {
+      onEvent: (h) => client.onEvent(h),
+      get state() {
+        return client.state;
+      },
+      stats: () => client.stats(),
+    },
     async release() {
       if (released) return;
       released = true;
@@ -76,7 +121,12 @@ export function connectFeed(o: { readonly baseUrl: string; readonly datastreamUr
  * Resolves when SIGINT arrives, `signal` aborts or `durationMs` passes; calls `tick` every
  * `tickMs` meanwhile (`chainpilot record`). Removes its listeners and timers before resolving.
  */
-export async function waitForStop(o: { readonly durationMs?: number; readonly signal?: AbortSignal; readonly tickMs: number; readonly tick: () => void }): Promise<void> {
+export async function waitForStop(o: {
+  readonly durationMs?: number;
+  readonly signal?: AbortSignal;
+  readonly tickMs: number;
+  readonly tick: () => void;
+}): Promise<void> {
   const stopped = new AbortController();
   const stop = (): void => stopped.abort();
   process.once('SIGINT', stop);

@@ -42,20 +42,33 @@ export interface LiveRunResult {
 
 /** Runs a deployment in live mode until a signal, `durationMs`, `signal` or a fatal error. */
 export async function runLive(o: RunLiveOptions): Promise<LiveRunResult> {
-  const r = await runShell(o, {
-    mode: 'live',
-    confirmation: { ...(o.live !== undefined ? { live: o.live } : {}), ...(o.confirm !== undefined ? { confirm: o.confirm } : {}) },
-    ...(o.speed !== undefined ? { speed: o.speed } : {}),
-    ...(o.seed !== undefined ? { seed: o.seed } : {}),
-    ...(o.ledger ? { ledger: o.ledger } : {}),
-    ...(o.inspect ? { inspect: o.inspect } : {}),
-  }, (loaded, handle) => `chainpilot run --live: ${loaded.deployment.name} with ${handle.startInfo()?.strategies.join(', ') ?? ''} on ${handle.startInfo()?.where ?? ''}`);
+  const r = await runShell(
+    o,
+    {
+      mode: 'live',
+      confirmation: { ...(o.live !== undefined ? { live: o.live } : {}), ...(o.confirm !== undefined ? { confirm: o.confirm } : {}) },
+      ...(o.speed !== undefined ? { speed: o.speed } : {}),
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.ledger ? { ledger: o.ledger } : {}),
+      ...(o.inspect ? { inspect: o.inspect } : {}),
+    },
+    (loaded, handle) =>
+      `chainpilot run --live: ${loaded.deployment.name} with ${handle.startInfo()?.strategies.join(', ') ?? ''} on ${handle.startInfo()?.where ?? ''}`,
+  );
   const end = r.handle.liveEnd();
   const out = o.out ?? ((t: string) => void process.stdout.write(t));
-  if (end) out(`wallet ${end.wallet}: ${lamportsToSol(end.walletLamports)} SOL on chain, portfolio cash ${lamportsToSol(end.cashLamports)} SOL; ${end.unresolvedIntents} intent(s) left for the next start to reconcile\n`);
+  if (end)
+    out(
+      `wallet ${end.wallet}: ${lamportsToSol(end.walletLamports)} SOL on chain, portfolio cash ${lamportsToSol(end.cashLamports)} SOL; ${end.unresolvedIntents} intent(s) left for the next start to reconcile\n`,
+    );
   return {
-    summary: r.report.summary, wallet: end?.wallet ?? '', unresolvedIntents: end?.unresolvedIntents ?? 0,
-    walletLamports: end?.walletLamports ?? 0n, cashLamports: end?.cashLamports ?? 0n,
-    report: r.report, exitCode: r.exitCode, problem: r.problem,
+    summary: r.report.summary,
+    wallet: end?.wallet ?? '',
+    unresolvedIntents: end?.unresolvedIntents ?? 0,
+    walletLamports: end?.walletLamports ?? 0n,
+    cashLamports: end?.cashLamports ?? 0n,
+    report: r.report,
+    exitCode: r.exitCode,
+    problem: r.problem,
   };
 }

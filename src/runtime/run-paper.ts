@@ -20,10 +20,15 @@ export type PaperRunResult = RunSummary & { readonly report: ShutdownReport; rea
 
 /** Runs a deployment in paper mode until a signal, `durationMs`, `signal` or a fatal error. */
 export async function runPaper(o: RunPaperOptions): Promise<PaperRunResult> {
-  const r = await runShell(o, {
-    mode: 'paper',
-    ...(o.speed !== undefined ? { speed: o.speed } : {}),
-    ...(o.seed !== undefined ? { seed: o.seed } : {}),
-  }, (loaded, handle) => `chainpilot paper: ${loaded.deployment.name} with ${handle.startInfo()?.strategies.join(', ') ?? ''} on ${handle.startInfo()?.where ?? ''}`);
+  const r = await runShell(
+    o,
+    {
+      mode: 'paper',
+      ...(o.speed !== undefined ? { speed: o.speed } : {}),
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    },
+    (loaded, handle) =>
+      `chainpilot paper: ${loaded.deployment.name} with ${handle.startInfo()?.strategies.join(', ') ?? ''} on ${handle.startInfo()?.where ?? ''}`,
+  );
   return { ...r.report.summary, report: r.report, exitCode: r.exitCode, problem: r.problem };
 }

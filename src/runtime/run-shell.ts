@@ -39,7 +39,11 @@ export const SECOND_SIGNAL_EXIT = 130;
  * Runs `loaded` until a signal, the duration or a fatal error, then drains and reports. `title`
  * makes the start line. Throws the coded start error when the deployment cannot start.
  */
-export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 'redactor'>, title: (loaded: LoadedDeployment, handle: RuntimeHandle) => string): Promise<ShellResult> {
+export async function runShell(
+  o: ShellOptions,
+  deps: Omit<RuntimeDeps, 'log' | 'redactor'>,
+  title: (loaded: LoadedDeployment, handle: RuntimeHandle) => string,
+): Promise<ShellResult> {
   const { loaded, deployment: d, redactor, log, out } = openRun(o);
   const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}) });
   const wall = systemClock();
@@ -84,7 +88,9 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
       await handle.start();
     } catch (e) {
       const report = await handle.done();
-      throw e instanceof ChainpilotError ? e : new ChainpilotError('RUNTIME_START_FAILED', `${d.name}: ${report.fatal?.message ?? String(e)}`, { retry: 'not_retryable', cause: e });
+      throw e instanceof ChainpilotError
+        ? e
+        : new ChainpilotError('RUNTIME_START_FAILED', `${d.name}: ${report.fatal?.message ?? String(e)}`, { retry: 'not_retryable', cause: e });
     }
     const info = handle.startInfo();
     for (const w of info?.warnings ?? []) out(`warning: ${w}\n`);
@@ -112,7 +118,9 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
     out(`${formatShutdownReport(report)}\n`);
     out(`${redactor.redact(formatSummary(report.summary))}\n`);
     const f = health.feed;
-    out(`  feed: ${f.frames} frames, ${f.rejected} rejected, ${f.dropped} dropped, ${f.gaps} gaps, ${f.reconnects} reconnects, ${f.backfillFailures} failed backfills\n`);
+    out(
+      `  feed: ${f.frames} frames, ${f.rejected} rejected, ${f.dropped} dropped, ${f.gaps} gaps, ${f.reconnects} reconnects, ${f.backfillFailures} failed backfills\n`,
+    );
     if (report.fatal) problem ??= `${report.fatal.code}: ${report.fatal.message}`;
     if (!problem && f.frames === 0 && !f.connected && handle.mode !== 'backtest') {
       problem = 'RUNTIME_FEED_NEVER_OPENED: the Datastream never delivered a frame; check the endpoint and its API key (see the log)';
@@ -137,7 +145,10 @@ export async function runShell(o: ShellOptions, deps: Omit<RuntimeDeps, 'log' | 
  * A handler for SIGINT/SIGTERM: the first signal calls `first` (start the drain); a second one
  * says so, flushes the log and exits at once with 130 (unresolved intents wait for the next start).
  */
-export function drainOrExit(o: { readonly out: (text: string) => void; readonly log: Logger; readonly restoreExit: () => void }, first: (name: string) => void): (name: string) => void {
+export function drainOrExit(
+  o: { readonly out: (text: string) => void; readonly log: Logger; readonly restoreExit: () => void },
+  first: (name: string) => void,
+): (name: string) => void {
   let signals = 0;
   return (name) => {
     signals++;
@@ -170,9 +181,13 @@ let realExit: typeof process.exit | undefined;
 export function guardProcessExit(): () => void {
   if (guards++ === 0) {
     realExit = process.exit.bind(process);
-    process.exit = ((code?: number | string | null) => {
-      throw new ChainpilotError('RUNTIME_PROCESS_EXIT', `process.exit(${String(code ?? '')}) was called by user code; a strategy cannot end the process (return from the callback, or throw)`, { retry: 'not_retryable' });
-    });
+    process.exit = (code?: number | string | null) => {
+      throw new ChainpilotError(
+        'RUNTIME_PROCESS_EXIT',
+        `process.exit(${String(code ?? '')}) was called by user code; a strategy cannot end the process (return from the callback, or throw)`,
+        { retry: 'not_retryable' },
+      );
+    };
   }
   let restored = false;
   return () => {

@@ -65,20 +65,40 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
     for (const [wallet, p] of plans) {
       const d = p.deployment;
       const remote = d.endpoints.remote;
-      const rpc = createRpcClient({ url: remote?.rpcUrl ?? '', ...(remote?.rpcApiKey !== undefined ? { apiKey: remote.rpcApiKey } : {}), redactor, timeoutMs: 5_000 });
+      const rpc = createRpcClient({
+        url: remote?.rpcUrl ?? '',
+        ...(remote?.rpcApiKey !== undefined ? { apiKey: remote.rpcApiKey } : {}),
+        redactor,
+        timeoutMs: 5_000,
+      });
       const swap = createSwapClient({ url: remote?.swapUrl ?? '', ...(remote ? { apiKey: remote.apiKey } : {}), redactor, timeoutMs: 10_000 });
-      closers.push(() => rpc.close(), () => swap.close());
-      workers.push(startWalletWorker({
-        redis, prefix: d.execution.queue?.prefix ?? DEFAULT_QUEUE_PREFIX, signer: walletSigner(d), rpc, swap, clock: o.clock ?? systemClock(), log, holder,
-        settings: {
-          maxTradeLamports: d.live.maxTradeSpendLamports ?? 0n, maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
-          allowedPrograms: d.live.allowedPrograms, commitment: d.live.commitment, ...o.settings,
-        },
-        ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),
-        ...(o.lockDurationMs !== undefined ? { lockDurationMs: o.lockDurationMs } : {}),
-        ...(o.stalledIntervalMs !== undefined ? { stalledIntervalMs: o.stalledIntervalMs } : {}),
-        ...(o.probe ? { probe: o.probe } : {}),
-      }));
+      closers.push(
+        () => rpc.close(),
+        () => swap.close(),
+      );
+      workers.push(
+        startWalletWorker({
+          redis,
+          prefix: d.execution.queue?.prefix ?? DEFAULT_QUEUE_PREFIX,
+          signer: walletSigner(d),
+          rpc,
+          swap,
+          clock: o.clock ?? systemClock(),
+          log,
+          holder,
+          settings: {
+            maxTradeLamports: d.live.maxTradeSpendLamports ?? 0n,
+            maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
+            allowedPrograms: d.live.allowedPrograms,
+            commitment: d.live.commitment,
+            ...o.settings,
+          },
+          ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),
+          ...(o.lockDurationMs !== undefined ? { lockDurationMs: o.lockDurationMs } : {}),
+          ...(o.stalledIntervalMs !== undefined ? { stalledIntervalMs: o.stalledIntervalMs } : {}),
+          ...(o.probe ? { probe: o.probe } : {}),
+        }),
+      );
       log.info({ wallet, deployment: d.name }, 'working the wallet queue');
     }
   } catch (e) {
@@ -110,13 +130,20 @@ function planWallets(o: StartWorkersOptions, redactor: Redactor, log: Logger): M
     }
     const remote = d.endpoints.remote;
     if (!remote?.rpcUrl || !remote.swapUrl) {
-      throw new ChainpilotError('RUNTIME_LIVE_ENDPOINTS_MISSING', `${file}: a worker needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl (the embedded simulator's ledger lives in one process and cannot be shared by workers)`, {
+      throw new ChainpilotError(
+        'RUNTIME_LIVE_ENDPOINTS_MISSING',
+        `${file}: a worker needs endpoints.remote.rpcUrl and endpoints.remote.swapUrl (the embedded simulator's ledger lives in one process and cannot be shared by workers)`,
+        {
+          retry: 'not_retryable',
+          context: { file },
+        },
+      );
+    }
+    if (d.live.maxTradeSpendLamports === undefined || d.live.maxDaySpendLamports === undefined) {
+      throw new ChainpilotError('RUNTIME_LIVE_LIMITS_MISSING', `${file}: a worker needs live.maxTradeSpendSol and live.maxDaySpendSol (the executor caps)`, {
         retry: 'not_retryable',
         context: { file },
       });
-    }
-    if (d.live.maxTradeSpendLamports === undefined || d.live.maxDaySpendLamports === undefined) {
-      throw new ChainpilotError('RUNTIME_LIVE_LIMITS_MISSING', `${file}: a worker needs live.maxTradeSpendSol and live.maxDaySpendSol (the executor caps)`, { retry: 'not_retryable', context: { file } });
     }
     const wallet = walletSigner(d).address;
     if (plans.has(wallet)) {
@@ -126,7 +153,11 @@ function planWallets(o: StartWorkersOptions, redactor: Redactor, log: Logger): M
     plans.set(wallet, { deployment: d, file });
   }
   if (plans.size === 0) {
-    throw new ChainpilotError('QUEUE_NO_WALLETS', `none of ${o.files.length} deployment file(s) has a wallet key (wallet.keypairPath or wallet.secretKey); a worker executes only for wallets it holds keys for`, { retry: 'not_retryable' });
+    throw new ChainpilotError(
+      'QUEUE_NO_WALLETS',
+      `none of ${o.files.length} deployment file(s) has a wallet key (wallet.keypairPath or wallet.secretKey); a worker executes only for wallets it holds keys for`,
+      { retry: 'not_retryable' },
+    );
   }
   return plans;
 }
@@ -144,5 +175,7 @@ export async function runWorkers(o: StartWorkersOptions & { readonly signal?: Ab
   });
   await running.stop();
   const s = running.stats();
-  out(`stopped: ${s.reduce((n, w) => n + w.jobsCompleted, 0)} job(s) completed, ${s.reduce((n, w) => n + w.fenced, 0)} fenced, ${s.reduce((n, w) => n + w.takeovers, 0)} lease take-over(s)\n`);
+  out(
+    `stopped: ${s.reduce((n, w) => n + w.jobsCompleted, 0)} job(s) completed, ${s.reduce((n, w) => n + w.fenced, 0)} fenced, ${s.reduce((n, w) => n + w.takeovers, 0)} lease take-over(s)\n`,
+  );
 }

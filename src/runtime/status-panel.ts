@@ -60,11 +60,14 @@ export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number)
         `open positions ${s.positions.length}`,
       ];
       for (const p of s.positions.slice(0, MAX_ROWS)) {
-        lines.push(`  ${p.strategyId.padEnd(18)} ${short(p.mint).padEnd(10)} cost ${formatSol(p.costLamports)}  pnl ${p.unrealisedLamports === undefined ? '?' : signed(p.unrealisedLamports)}`);
+        lines.push(
+          `  ${p.strategyId.padEnd(18)} ${short(p.mint).padEnd(10)} cost ${formatSol(p.costLamports)}  pnl ${p.unrealisedLamports === undefined ? '?' : signed(p.unrealisedLamports)}`,
+        );
       }
       if (s.positions.length > MAX_ROWS) lines.push(`  … ${s.positions.length - MAX_ROWS} more`);
       lines.push(`pending intents ${s.pending.length}`);
-      for (const p of s.pending.slice(0, MAX_ROWS)) lines.push(`  ${p.intent.side.padEnd(4)} ${short(p.intent.mint).padEnd(10)} ${p.state.padEnd(8)} ${p.intent.strategyId}`);
+      for (const p of s.pending.slice(0, MAX_ROWS))
+        lines.push(`  ${p.intent.side.padEnd(4)} ${short(p.intent.mint).padEnd(10)} ${p.state.padEnd(8)} ${p.intent.strategyId}`);
       if (s.pending.length > MAX_ROWS) lines.push(`  … ${s.pending.length - MAX_ROWS} more`);
       const denials = Object.entries(s.denialsByCode).sort((x, y) => y[1] - x[1]);
       lines.push(`denials ${denials.map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}`);

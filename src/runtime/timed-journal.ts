@@ -8,22 +8,24 @@ import type { DeploymentTelemetry, JournalWriteOp } from './deployment-telemetry
 /** `journal` with its writes reported to `observe`; the same journal when `observe` is undefined. */
 export function timedJournal(journal: IntentJournal, observe: DeploymentTelemetry['journalWrite'] | undefined): IntentJournal {
   if (!observe) return journal;
-  const timed = <A extends unknown[], R>(op: JournalWriteOp, write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    const t0 = performance.now();
-    let outcome: 'ok' | 'error' = 'error';
-    try {
-      const r = await write(...args);
-      outcome = 'ok';
-      return r;
-    } finally {
-      const seconds = (performance.now() - t0) / 1000;
+  const timed =
+    <A extends unknown[], R>(op: JournalWriteOp, write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const t0 = performance.now();
+      let outcome: 'ok' | 'error' = 'error';
       try {
-        observe(op, seconds, outcome);
-      } catch {
-        // telemetry never fails a journal write
+        const r = await write(...args);
+        outcome = 'ok';
+        return r;
+      } finally {
+        const seconds = (performance.now() - t0) / 1000;
+        try {
+          observe(op, seconds, outcome);
+        } catch {
+          // telemetry never fails a journal write
+        }
       }
-    }
-  };
+    };
   return {
     create: timed('create', (intent, spend, at) => journal.create(intent, spend, at)),
     markBuilt: timed('markBuilt', (id, at) => journal.markBuilt(id, at)),

@@ -4,7 +4,10 @@ import { effectiveConfigYaml, loadDeployment } from '../config/index.js';
 import { resolveStrategies } from './resolve-strategies.js';
 
 /** Loads and checks `file`; `text` is the redacted effective config, or the error report (`code` when it is a coded error). */
-export async function validateDeploymentFile(file: string, env?: Readonly<Record<string, string | undefined>>): Promise<{ ok: boolean; text: string; code?: ErrorCode }> {
+export async function validateDeploymentFile(
+  file: string,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<{ ok: boolean; text: string; code?: ErrorCode }> {
   const redactor = createRedactor();
   try {
     const loaded = loadDeployment(file, env ? { env } : {});

@@ -23,7 +23,8 @@ export function constantProductOut(reserveIn: bigint, reserveOut: bigint, amount
 /** Net input needed to take exactly `amountOut` out of a pool (rounded up). */
 export function netInForOut(reserveIn: bigint, reserveOut: bigint, amountOut: bigint): bigint {
   if (amountOut <= 0n) return 0n;
-  if (amountOut >= reserveOut) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `amountOut ${amountOut} must be below reserveOut ${reserveOut}`, { retry: 'not_retryable' });
+  if (amountOut >= reserveOut)
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `amountOut ${amountOut} must be below reserveOut ${reserveOut}`, { retry: 'not_retryable' });
   const num = reserveIn * amountOut;
   const den = reserveOut - amountOut;
   return num % den === 0n ? num / den : num / den + 1n;

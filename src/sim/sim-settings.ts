@@ -34,9 +34,17 @@ export const marketSettingsSchema = z
     /** Most recent trades kept per token (older rows fall off REST history). */
     maxTradesPerToken: z.number().int().min(100).default(50_000),
     /** Trade rows older than this leave REST history and candles (each token keeps its last 200), so long runs stay bounded. */
-    tradeRetentionMs: z.number().int().min(600_000).default(3 * 3_600_000),
+    tradeRetentionMs: z
+      .number()
+      .int()
+      .min(600_000)
+      .default(3 * 3_600_000),
     /** A token that stopped trading leaves the market (REST, PnL, DCA) this long afterwards. */
-    tokenRetentionMs: z.number().int().min(600_000).default(6 * 3_600_000),
+    tokenRetentionMs: z
+      .number()
+      .int()
+      .min(600_000)
+      .default(6 * 3_600_000),
     /** Most recent liquidity actions kept per token (older rows fall off REST history, like trades). */
     maxLiquidityPerToken: z.number().int().min(10).default(2_000),
     /** FIFO lots kept per wallet and token in the PnL book; beyond it the two oldest merge (cost basis stays exact). */

@@ -63,7 +63,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   // the same range as endpoints.simulator.speed and --speed (src/config/limits.ts): slower freezes the
   // market, faster cannot be kept up with in real time (use 'max')
   if (speed !== 'max' && !(typeof speed === 'number' && speed >= 0.01 && speed <= 1_000)) {
-    throw new ChainpilotError('SIM_INVALID_SETTINGS', `speed: got ${String(speed)}; use a multiple of real time from 0.01 to 1000, or 'max'`, { retry: 'not_retryable', context: { field: 'speed' } });
+    throw new ChainpilotError('SIM_INVALID_SETTINGS', `speed: got ${String(speed)}; use a multiple of real time from 0.01 to 1000, or 'max'`, {
+      retry: 'not_retryable',
+      context: { field: 'speed' },
+    });
   }
   const settings = parseMarketSettings(options.market ?? {});
   const faults = resolveFaults(options.faults);
@@ -79,11 +82,22 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const clock = driver.clock;
   const model = createMarketModel({ settings, clock, random: marketRandom });
   model.faults.liquidityForkShare = faults.liquidityForkShare;
-  const hub = createDatastreamHub({ pingIntervalMs: options.pingIntervalMs ?? 30_000, maxRoomsPerClient: 1000, maxBufferedBytes: options.maxBufferedBytes ?? 16 * 1024 * 1024 });
+  const hub = createDatastreamHub({
+    pingIntervalMs: options.pingIntervalMs ?? 30_000,
+    maxRoomsPerClient: 1000,
+    maxBufferedBytes: options.maxBufferedBytes ?? 16 * 1024 * 1024,
+  });
   const router = createRoomRouter(model.state, hub);
   const unlisten = model.onEvent((e) => router.route(e));
   const app = createHttpApp({
-    state: model.state, apiKey, base: createBaseRoutes(), prediction: createPredictionRoutes(), hub, faults, faultRandom: restFaults, log,
+    state: model.state,
+    apiKey,
+    base: createBaseRoutes(),
+    prediction: createPredictionRoutes(),
+    hub,
+    faults,
+    faultRandom: restFaults,
+    log,
   });
   const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => app.onRequest(req, res));
   server.on('upgrade', (req, socket, head) => app.onUpgrade(req, socket, head));
@@ -120,7 +134,11 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       server.closeAllConnections();
     });
   };
-  const urls: Record<string, string> = { base: `http://${origin}`, prediction: `http://${origin}${PREDICTION_PREFIX}`, datastream: `ws://${origin}${DATASTREAM_PREFIX}` };
+  const urls: Record<string, string> = {
+    base: `http://${origin}`,
+    prediction: `http://${origin}${PREDICTION_PREFIX}`,
+    datastream: `ws://${origin}${DATASTREAM_PREFIX}`,
+  };
   try {
     for (const [i, factory] of (options.services ?? []).entries()) {
       const s = await factory({ market: model, clock, random: root.fork(`service-${i}`), apiKey, host, log });
@@ -137,7 +155,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   let stopped: Promise<void> | undefined;
   return {
     urls: urls as RunningSimulator['urls'],
-    apiKey, market: model, clock, model,
+    apiKey,
+    market: model,
+    clock,
+    model,
     stats: () => hub.stats(),
     stop: () => (stopped ??= stopAll()),
   };
@@ -145,7 +166,14 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
 
 function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    const onError = (e: Error): void => reject(new ChainpilotError('SIM_LISTEN_FAILED', `simulator: cannot listen on ${host}:${port} (${e.message}); pick a free port or port 0`, { retry: 'not_retryable', context: { host, port }, cause: e }));
+    const onError = (e: Error): void =>
+      reject(
+        new ChainpilotError('SIM_LISTEN_FAILED', `simulator: cannot listen on ${host}:${port} (${e.message}); pick a free port or port 0`, {
+          retry: 'not_retryable',
+          context: { host, port },
+          cause: e,
+        }),
+      );
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);

@@ -3,7 +3,19 @@
  * types, zod for parameter schemas, and `solParam` for exact SOL amounts.
  */
 export { defineStrategy } from '../engine/strategy-api.js';
-export type { BuyOrder, IntentFailed, OrderResult, PendingIntent, SellOrder, StrategyContext, StrategyDefinition, StrategyData, StrategyLog, TimerFired, WatchOptions } from '../engine/strategy-api.js';
+export type {
+  BuyOrder,
+  IntentFailed,
+  OrderResult,
+  PendingIntent,
+  SellOrder,
+  StrategyContext,
+  StrategyDefinition,
+  StrategyData,
+  StrategyLog,
+  TimerFired,
+  WatchOptions,
+} from '../engine/strategy-api.js';
 export type * from '../engine/events.js';
 export type { ExitRules, TakeProfitLevel } from '../engine/exit-rules.js';
 export type { Fill } from '../engine/execution-port.js';

@@ -10,8 +10,16 @@ import { describe, expect, it } from 'vitest';
 /** Source files and packages the entry loads before any command runs (static imports only). */
 async function staticGraph(entry: string): Promise<{ files: string[]; packages: string[] }> {
   const r = await build({
-    entryPoints: [entry], bundle: true, splitting: true, format: 'esm', platform: 'node', packages: 'external',
-    outdir: '/tmp/cp-lazy-graph', write: false, metafile: true, logLevel: 'silent',
+    entryPoints: [entry],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    packages: 'external',
+    outdir: '/tmp/cp-lazy-graph',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
   });
   const outputs: Metafile['outputs'] = r.metafile.outputs;
   const start = Object.keys(outputs).find((o) => outputs[o]?.entryPoint === entry)!;
@@ -36,7 +44,11 @@ describe('the chainpilot command', () => {
     const { files, packages } = await staticGraph('src/cli/entry.ts');
     expect(files).toContain('src/cli/main.ts');
     // config/limits.ts is a plain table (no zod): the option parsers name their allowed ranges from it.
-    expect(files.filter((f) => /^src\/(runtime\/(?!funding)|sim|engine|executors|config\/(?!limits\.ts$)|client|strategies)/.test(f) || f.endsWith('wallet-file.ts'))).toEqual([]);
+    expect(
+      files.filter(
+        (f) => /^src\/(runtime\/(?!funding)|sim|engine|executors|config\/(?!limits\.ts$)|client|strategies)/.test(f) || f.endsWith('wallet-file.ts'),
+      ),
+    ).toEqual([]);
     expect(packages.filter((p) => !p.startsWith('node:')).sort()).toEqual(['commander']);
   });
 });

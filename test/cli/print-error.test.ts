@@ -28,7 +28,9 @@ describe('CLI error output', () => {
   });
 
   it('rejects a malformed --fund value with CLI_BAD_OPTION naming the expected form', () => {
-    expect(() => parseFunding('7xKX=abc')).toThrow(expect.objectContaining({ code: 'CLI_BAD_OPTION', message: expect.stringContaining('ADDRESS=SOL') as string }));
+    expect(() => parseFunding('7xKX=abc')).toThrow(
+      expect.objectContaining({ code: 'CLI_BAD_OPTION', message: expect.stringContaining('ADDRESS=SOL') as string }),
+    );
   });
 });
 

@@ -20,18 +20,33 @@ interface RpcAccountPort {
   readonly rentEpoch?: number;
 }
 interface RpcPort {
-  sendTransaction(txBase64: string, opts?: { skipPreflight?: boolean; maxRetries?: number; preflightCommitment?: Commitment; signal?: AbortSignal }): Promise<string>;
+  sendTransaction(
+    txBase64: string,
+    opts?: { skipPreflight?: boolean; maxRetries?: number; preflightCommitment?: Commitment; signal?: AbortSignal },
+  ): Promise<string>;
   getSignatureStatuses(
     signatures: readonly string[],
     opts?: { searchTransactionHistory?: boolean; signal?: AbortSignal },
-  ): Promise<{ context: { slot: number }; value: ({ slot: number; confirmations: number | null; err: unknown | null; confirmationStatus: Commitment | null } | null)[] }>;
+  ): Promise<{
+    context: { slot: number };
+    value: ({ slot: number; confirmations: number | null; err: unknown | null; confirmationStatus: Commitment | null } | null)[];
+  }>;
   getBlockHeight(opts?: { commitment?: Commitment; signal?: AbortSignal }): Promise<number>;
   getLatestBlockhash(opts?: { signal?: AbortSignal }): Promise<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>;
   isBlockhashValid(blockhash: string, opts?: { signal?: AbortSignal }): Promise<{ context: { slot: number }; value: boolean }>;
   simulateTransaction(
     txBase64: string,
-    opts?: { sigVerify?: boolean; replaceRecentBlockhash?: boolean; commitment?: Commitment; accounts?: { addresses: readonly string[]; encoding: 'base64' }; signal?: AbortSignal },
-  ): Promise<{ context: { slot: number }; value: { err: unknown | null; logs: string[] | null; accounts: (RpcAccountPort | null)[] | null; unitsConsumed?: number } }>;
+    opts?: {
+      sigVerify?: boolean;
+      replaceRecentBlockhash?: boolean;
+      commitment?: Commitment;
+      accounts?: { addresses: readonly string[]; encoding: 'base64' };
+      signal?: AbortSignal;
+    },
+  ): Promise<{
+    context: { slot: number };
+    value: { err: unknown | null; logs: string[] | null; accounts: (RpcAccountPort | null)[] | null; unitsConsumed?: number };
+  }>;
   getTransaction(
     signature: string,
     opts?: { commitment?: Commitment; maxSupportedTransactionVersion?: number; signal?: AbortSignal },
@@ -39,10 +54,20 @@ interface RpcPort {
     slot: number;
     blockTime: number | null;
     transaction: [string, 'base64'];
-    meta: { fee: bigint; err: unknown | null; preBalances: bigint[]; postBalances: bigint[]; preTokenBalances: TokenBalancePort[]; postTokenBalances: TokenBalancePort[] } | null;
+    meta: {
+      fee: bigint;
+      err: unknown | null;
+      preBalances: bigint[];
+      postBalances: bigint[];
+      preTokenBalances: TokenBalancePort[];
+      postTokenBalances: TokenBalancePort[];
+    } | null;
   } | null>;
   getBalance(address: string, opts?: { signal?: AbortSignal }): Promise<{ context: { slot: number }; value: bigint }>;
-  getMultipleAccounts(addresses: readonly string[], opts?: { commitment?: Commitment; encoding?: 'base64'; signal?: AbortSignal }): Promise<{ context: { slot: number }; value: (RpcAccountPort | null)[] }>;
+  getMultipleAccounts(
+    addresses: readonly string[],
+    opts?: { commitment?: Commitment; encoding?: 'base64'; signal?: AbortSignal },
+  ): Promise<{ context: { slot: number }; value: (RpcAccountPort | null)[] }>;
   requestAirdrop(address: string, lamports: bigint): Promise<string>;
 }
 interface SwapPort {

@@ -54,7 +54,11 @@ describe('token data API: trades and liquidity history', () => {
     };
     const { server, api } = await setup((r, res) => sendJson(res, 200, pages[r.query.get('cursor') ?? '']));
     const rows: TradeRow[] = [];
-    for await (const page of api.iterateTrades({ token: 'M', pool: 'P' }, { events: 'all', sortDirection: 'ASC', limit: 2, cursor: 1_700_000_000_000, enrich: 'identity' })) rows.push(...page.trades);
+    for await (const page of api.iterateTrades(
+      { token: 'M', pool: 'P' },
+      { events: 'all', sortDirection: 'ASC', limit: 2, cursor: 1_700_000_000_000, enrich: 'identity' },
+    ))
+      rows.push(...page.trades);
     expect(rows).toHaveLength(5);
     expect(server.requests.map((r) => r.query.get('cursor'))).toEqual(['1700000000000', opaque, 'c3']);
     for (const r of server.requests) {
@@ -75,9 +79,19 @@ describe('token data API: trades and liquidity history', () => {
   });
 
   it('serves the Datastream backfill port: lower-case sort, opaque cursor through, rows and next cursor back', async () => {
-    const { server, api } = await setup((_r, res) => sendJson(res, 200, { trades: [liquidity('tx9', 1_700_000_000_500)], hasNextPage: true, nextCursor: 'opaque/next' }));
+    const { server, api } = await setup((_r, res) =>
+      sendJson(res, 200, { trades: [liquidity('tx9', 1_700_000_000_500)], hasNextPage: true, nextCursor: 'opaque/next' }),
+    );
     const source = createTradesHistorySource(api);
-    const page = await source.fetchHistoryPage({ token: 'M', wallet: 'W', events: 'liquidity', sortDirection: 'asc', limit: 100, cursor: 'opaque/prev', enrich: 'identity' });
+    const page = await source.fetchHistoryPage({
+      token: 'M',
+      wallet: 'W',
+      events: 'liquidity',
+      sortDirection: 'asc',
+      limit: 100,
+      cursor: 'opaque/prev',
+      enrich: 'identity',
+    });
     expect(page.rows).toHaveLength(1);
     expect(page.hasNextPage).toBe(true);
     expect(page.nextCursor).toBe('opaque/next');
@@ -90,11 +104,13 @@ describe('token data API: trades and liquidity history', () => {
   it('stops with API_CURSOR_REPEATED when the service hands back a cursor twice', async () => {
     const { api } = await setup((_r, res) => sendJson(res, 200, { trades: [], hasNextPage: true, nextCursor: 'same' }));
     const it = api.iterateTrades({ token: 'M' }, { events: 'liquidity' });
-    const e = await caught((async () => {
-      for await (const _ of it) {
-        /* drain */
-      }
-    })());
+    const e = await caught(
+      (async () => {
+        for await (const _ of it) {
+          /* drain */
+        }
+      })(),
+    );
     expect(e.code).toBe('API_CURSOR_REPEATED');
   });
 
@@ -106,7 +122,9 @@ describe('token data API: trades and liquidity history', () => {
   });
 
   it('rejects a malformed liquidity row instead of passing it off as an unknown row, and an over-limit page size', async () => {
-    const { server, api } = await setup((_r, res) => sendJson(res, 200, { trades: [{ ...liquidity('tx', 1), tokens: [{ address: 'M', amount: '1.5', amountRaw: '1.5', decimals: 6 }] }], hasNextPage: false }));
+    const { server, api } = await setup((_r, res) =>
+      sendJson(res, 200, { trades: [{ ...liquidity('tx', 1), tokens: [{ address: 'M', amount: '1.5', amountRaw: '1.5', decimals: 6 }] }], hasNextPage: false }),
+    );
     expect((await caught(api.getTradesPage({ token: 'M' }, { events: 'liquidity' }))).code).toBe('HTTP_INVALID_BODY');
     expect((await caught(api.getTradesPage({ token: 'M' }, { limit: 501 }))).code).toBe('API_LIMIT_EXCEEDED');
     expect(server.requests).toHaveLength(1);
@@ -146,7 +164,10 @@ describe('token data API: DCA, PnL V2, legacy and wallet routes', () => {
     const { server, api } = await setup((_r, res) => sendJson(res, 200, {}));
     await api.getDcaTokenSellers('M', { dex: 'dca_program_a', sort: 'recent' });
     await api.getDcaPair('A', 'B', { platform: 'dca_program_a', sortBy: 'progress' });
-    expect(server.requests.map((r) => r.url)).toEqual(['/dca/token/M/sellers?dex=dca_program_a&sort=recent', '/dca/pair/A/B?platform=dca_program_a&sortBy=progress']);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/dca/token/M/sellers?dex=dca_program_a&sort=recent',
+      '/dca/pair/A/B?platform=dca_program_a&sortBy=progress',
+    ]);
     expect((await caught(api.getDcaWallet('W', { program: 'a', dex: 'b' }))).message).toMatch(/dex: is an alias of program/);
     expect((await caught(api.getDcaWallet('W', { sort: 'soonest' as 'recent' }))).code).toBe('API_INVALID_PARAM');
   });
@@ -189,7 +210,10 @@ describe('token data API: DCA, PnL V2, legacy and wallet routes', () => {
     expect(merged.results).toHaveLength(247);
     await api.getPositionsBatch(Array.from({ length: 201 }, (_, i) => ({ wallet: `W${i}`, token: 'M' })));
     await api.getTokenPositionsBatch('M', wallets);
-    await api.getWalletPositionsBatch('W', Array.from({ length: 101 }, (_, i) => `T${i}`));
+    await api.getWalletPositionsBatch(
+      'W',
+      Array.from({ length: 101 }, (_, i) => `T${i}`),
+    );
     expect(server.requests.slice(3).map((r) => `${r.path}:${(Object.values(JSON.parse(r.body) as object)[0] as unknown[]).length}`)).toEqual([
       '/v2/pnl/positions/batch:200',
       '/v2/pnl/positions/batch:1',

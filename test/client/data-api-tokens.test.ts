@@ -19,8 +19,17 @@ async function setup(handler: Handler) {
   return { server, api };
 }
 
-const stats = { transactions: { total: 1, buys: 1, sells: 0, changePct: 0 }, wallets: { total: 1, changePct: 0 }, volume: { total: 2, buys: 2, sells: 0, changePct: 0 }, tokensCreated: { total: 0, changePct: 0 }, migrations: { total: 0, changePct: 0 } };
-const token = (mint: string) => ({ token: { name: 'N', symbol: 'S', mint, extraField: 7 }, pools: [{ market: 'venue_a', poolId: 'P1', liquidity: { usd: 10.5 }, fancy: true }] });
+const stats = {
+  transactions: { total: 1, buys: 1, sells: 0, changePct: 0 },
+  wallets: { total: 1, changePct: 0 },
+  volume: { total: 2, buys: 2, sells: 0, changePct: 0 },
+  tokensCreated: { total: 0, changePct: 0 },
+  migrations: { total: 0, changePct: 0 },
+};
+const token = (mint: string) => ({
+  token: { name: 'N', symbol: 'S', mint, extraField: 7 },
+  pools: [{ market: 'venue_a', poolId: 'P1', liquidity: { usd: 10.5 }, fancy: true }],
+});
 
 describe('token data API: tokens and discovery', () => {
   it('reads latest tokens, token detail, ath and lighthouse with documented fields typed and others kept', async () => {
@@ -28,7 +37,8 @@ describe('token data API: tokens and discovery', () => {
       if (r.path === '/tokens/latest') return sendJson(res, 200, [token('M1'), token('M2')]);
       if (r.path === '/tokens/M1') return sendJson(res, 200, { ...token('M1'), risk: { score: 10 }, buys: 3, sells: 1, txns: 4, holders: 9 });
       if (r.path === '/tokens/M1/ath') return sendJson(res, 200, { highest: 0.0123, at: 5 });
-      if (r.path === '/lighthouse') return sendJson(res, 200, [{ market: 'all', label: 'All', stats: { '5m': stats, '1h': stats, '6h': stats, '24h': stats } }]);
+      if (r.path === '/lighthouse')
+        return sendJson(res, 200, [{ market: 'all', label: 'All', stats: { '5m': stats, '1h': stats, '6h': stats, '24h': stats } }]);
       return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: 'no route' } });
     });
     const latest = await api.getLatestTokens();
@@ -44,7 +54,9 @@ describe('token data API: tokens and discovery', () => {
   });
 
   it('sends every search parameter in its documented form', async () => {
-    const { server, api } = await setup((_r, res) => sendJson(res, 200, { data: [{ riskScore: 3, graduatedAt: 1_700_000_000_123, communityMessages: 2, hasCoinCommunity: true }] }));
+    const { server, api } = await setup((_r, res) =>
+      sendJson(res, 200, { data: [{ riskScore: 3, graduatedAt: 1_700_000_000_123, communityMessages: 2, hasCoinCommunity: true }] }),
+    );
     const out = await api.search({
       query: 'doge',
       launchpad: ['venue_a', 'venue_c'],
@@ -85,7 +97,13 @@ describe('token data API: tokens and discovery', () => {
   });
 
   it('splits POST /tokens/multi into requests of 20 and merges the results in order', async () => {
-    const { server, api } = await setup((r, res) => sendJson(res, 200, (JSON.parse(r.body) as string[]).map((m) => token(m))));
+    const { server, api } = await setup((r, res) =>
+      sendJson(
+        res,
+        200,
+        (JSON.parse(r.body) as string[]).map((m) => token(m)),
+      ),
+    );
     const mints = Array.from({ length: 45 }, (_, i) => `M${i}`);
     const merged = (await api.getTokens(mints)) as { token: { mint: string } }[];
     expect(server.requests.map((r) => (JSON.parse(r.body) as string[]).length)).toEqual([20, 20, 5]);
@@ -102,18 +120,24 @@ describe('token data API: tokens and discovery', () => {
     expect(Object.keys(got)).toHaveLength(250);
     const posted = (await api.postPrices(tokens.slice(0, 101))) as Record<string, unknown>;
     expect(Object.keys(posted)).toHaveLength(101);
-    expect(server.requests.map((r) => `${r.method}:${r.method === 'GET' ? (r.query.get('tokens') ?? '').split(',').length : (JSON.parse(r.body) as { tokens: string[] }).tokens.length}`)).toEqual([
-      'GET:100',
-      'GET:100',
-      'GET:50',
-      'POST:100',
-      'POST:1',
-    ]);
+    expect(
+      server.requests.map(
+        (r) =>
+          `${r.method}:${r.method === 'GET' ? (r.query.get('tokens') ?? '').split(',').length : (JSON.parse(r.body) as { tokens: string[] }).tokens.length}`,
+      ),
+    ).toEqual(['GET:100', 'GET:100', 'GET:50', 'POST:100', 'POST:1']);
   });
 
   it('reads charts with Unix-second candle times, pool charts, and refuses millisecond times', async () => {
     const { server, api } = await setup((_r, res) => sendJson(res, 200, [{ time: 1_700_000_000, open: 1, high: 2, low: 0.5, close: 1.5, volume: 100 }]));
-    const candles = await api.getChart('M', { type: '1m', timeFrom: 1_700_000_000 as UnixSeconds, timeTo: 1_700_000_600 as UnixSeconds, removeOutliers: false, currency: 'sol', pool: 'P' });
+    const candles = await api.getChart('M', {
+      type: '1m',
+      timeFrom: 1_700_000_000 as UnixSeconds,
+      timeTo: 1_700_000_600 as UnixSeconds,
+      removeOutliers: false,
+      currency: 'sol',
+      pool: 'P',
+    });
     expect(candles[0]?.time).toBe(1_700_000_000);
     expect(server.requests[0]?.url).toBe('/chart/M/P?type=1m&time_from=1700000000&time_to=1700000600&removeOutliers=false&currency=sol');
     const e = await caught(api.getChart('M', { timeFrom: 1_700_000_000_000 as UnixSeconds }));

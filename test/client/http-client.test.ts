@@ -32,7 +32,9 @@ async function setup(handler: Handler, opts: Partial<HttpClientOptions> = {}) {
 describe('http client', () => {
   it('sends the key header, encodes the query and reuses one keep-alive socket', async () => {
     const { server, client } = await setup((_r, res) => sendJson(res, 200, { ok: true }));
-    expect(await client.json({ method: 'GET', path: '/tokens/abc', query: { limit: 5, markets: ['venue_a', 'venue_c'], skip: undefined }, kind: 'read' })).toEqual({ ok: true });
+    expect(
+      await client.json({ method: 'GET', path: '/tokens/abc', query: { limit: 5, markets: ['venue_a', 'venue_c'], skip: undefined }, kind: 'read' }),
+    ).toEqual({ ok: true });
     for (let i = 0; i < 5; i++) await client.json({ method: 'GET', path: '/x', kind: 'read' });
     const [a] = server.requests;
     expect(a?.headers['x-api-key']).toBe('test-key-123');
@@ -93,7 +95,13 @@ describe('http client', () => {
     const waits = async (seed: number): Promise<number[]> => {
       const s = await startServer((_r, res) => sendJson(res, 503, {}));
       const clock = jumpClock();
-      const c = createHttpClient({ baseUrl: s.url, service: 'x', clock, random: seededRandom(seed), retry: { maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 100_000 } });
+      const c = createHttpClient({
+        baseUrl: s.url,
+        service: 'x',
+        clock,
+        random: seededRandom(seed),
+        retry: { maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 100_000 },
+      });
       await caught(c.json({ method: 'GET', path: '/p', kind: 'read' }));
       await c.close();
       await s.close();
@@ -122,7 +130,11 @@ describe('http client', () => {
 
   it('retries 5xx reads (HTML error pages included) and returns the later success', async () => {
     const { server, client } = await setup((_r, res, i) =>
-      i === 0 ? sendText(res, 502, '<html><body>Bad gateway</body></html>') : i === 1 ? sendJson(res, 500, { error: { code: 'SERVER_ERROR', message: 'Internal server error' } }) : sendJson(res, 200, [1, 2]),
+      i === 0
+        ? sendText(res, 502, '<html><body>Bad gateway</body></html>')
+        : i === 1
+          ? sendJson(res, 500, { error: { code: 'SERVER_ERROR', message: 'Internal server error' } })
+          : sendJson(res, 200, [1, 2]),
     );
     expect(await client.json({ method: 'GET', path: '/p', kind: 'read' })).toEqual([1, 2]);
     expect(server.requests).toHaveLength(3);

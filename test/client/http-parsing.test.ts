@@ -50,8 +50,15 @@ describe('lossless JSON', () => {
 
 describe('error body readers', () => {
   it('read the token data API and prediction API error shapes', () => {
-    expect(readDataApiError({ error: { code: 'SERVER_ERROR', message: 'Internal server error' } })).toEqual({ apiCode: 'SERVER_ERROR', apiMessage: 'Internal server error' });
-    expect(readPredictionError({ code: 404, error: 'market not found', errorCode: 'NOT_FOUND' })).toEqual({ apiCode: 'NOT_FOUND', apiMessage: 'market not found', bodyCode: 404 });
+    expect(readDataApiError({ error: { code: 'SERVER_ERROR', message: 'Internal server error' } })).toEqual({
+      apiCode: 'SERVER_ERROR',
+      apiMessage: 'Internal server error',
+    });
+    expect(readPredictionError({ code: 404, error: 'market not found', errorCode: 'NOT_FOUND' })).toEqual({
+      apiCode: 'NOT_FOUND',
+      apiMessage: 'market not found',
+      bodyCode: 404,
+    });
     expect(readDataApiError('<html>')).toBeUndefined();
   });
 });

@@ -20,7 +20,8 @@ function recorder(): Seen {
   const requests: Seen['requests'] = [];
   const retries: Seen['retries'] = [];
   return {
-    requests, retries,
+    requests,
+    retries,
     telemetry: {
       request: (api, method, seconds, outcome) => void requests.push({ api, method, seconds, outcome }),
       retry: (api, status) => void retries.push({ api, status }),
@@ -38,12 +39,24 @@ afterEach(async () => {
 
 describe('client telemetry', () => {
   it('reports a read retried after a 429 and a 503 once, as ok, with both retries and their statuses', async () => {
-    server = await startServer((_r, res, i) => (i === 0 ? sendJson(res, 429, {}, { 'retry-after': '0' }) : i === 1 ? sendJson(res, 503, {}) : sendJson(res, 200, { ok: true })));
+    server = await startServer((_r, res, i) =>
+      i === 0 ? sendJson(res, 429, {}, { 'retry-after': '0' }) : i === 1 ? sendJson(res, 503, {}) : sendJson(res, 200, { ok: true }),
+    );
     const seen = recorder();
-    const http = createHttpClient({ baseUrl: server.url, service: 'data-api', clock: jumpClock(), random: seededRandom(1), errorBody: readDataApiError, telemetry: seen.telemetry });
+    const http = createHttpClient({
+      baseUrl: server.url,
+      service: 'data-api',
+      clock: jumpClock(),
+      random: seededRandom(1),
+      errorBody: readDataApiError,
+      telemetry: seen.telemetry,
+    });
     closers.push(() => http.close());
     expect(await http.json({ method: 'GET', path: '/tokens/x', kind: 'read' })).toEqual({ ok: true });
-    expect(seen.retries).toEqual([{ api: 'data-api', status: 429 }, { api: 'data-api', status: 503 }]);
+    expect(seen.retries).toEqual([
+      { api: 'data-api', status: 429 },
+      { api: 'data-api', status: 503 },
+    ]);
     expect(seen.requests).toHaveLength(1);
     expect(seen.requests[0]).toMatchObject({ api: 'data-api', method: 'GET', outcome: 'ok' });
     expect(seen.requests[0]?.seconds).toBeGreaterThan(0);

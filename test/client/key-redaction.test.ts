@@ -16,7 +16,8 @@ describe('key redaction', () => {
     const server = await startServer((r, res) => {
       if (r.path.startsWith('/rpc')) {
         const method = (JSON.parse(r.body) as { method: string }).method;
-        if (method === 'getSlot') return sendJson(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32000, message: `bad key ${echo}`, data: { url: r.url } } });
+        if (method === 'getSlot')
+          return sendJson(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32000, message: `bad key ${echo}`, data: { url: r.url } } });
         if (method === 'sendTransaction') return sendText(res, 502, `<html>${r.url} ${echo}</html>`);
         return undefined; // hang until the timeout
       }
@@ -62,7 +63,16 @@ describe('key redaction', () => {
     await attempt(clients.rpc.getSlot());
     await attempt(clients.rpc.sendTransaction('AQAB'));
     await attempt(clients.rpc.getBlockHeight());
-    await attempt(clients.swap.buildSwap({ wallet: WRAPPED_SOL_MINT_FOR_TEST, from: WRAPPED_SOL_MINT_FOR_TEST, to: '11111111111111111111111111111111', amount: '1', slippagePct: 1, priorityFeeSol: '0' }));
+    await attempt(
+      clients.swap.buildSwap({
+        wallet: WRAPPED_SOL_MINT_FOR_TEST,
+        from: WRAPPED_SOL_MINT_FOR_TEST,
+        to: '11111111111111111111111111111111',
+        amount: '1',
+        slippagePct: 1,
+        priorityFeeSol: '0',
+      }),
+    );
     await clients.close();
     await server.close();
     // A closed server: connection refused, with the key in the URL's query string.
@@ -72,11 +82,26 @@ describe('key redaction', () => {
 
     expect(thrown).toHaveLength(8);
     const codes = thrown.map((e) => (e as { code?: string }).code);
-    expect(codes).toEqual(['HTTP_SERVER_ERROR', 'HTTP_INVALID_BODY', 'HTTP_AUTH_FAILED', 'RPC_ERROR', 'HTTP_SERVER_ERROR', 'HTTP_TIMEOUT', 'HTTP_CLIENT_ERROR', 'HTTP_NETWORK']);
+    expect(codes).toEqual([
+      'HTTP_SERVER_ERROR',
+      'HTTP_INVALID_BODY',
+      'HTTP_AUTH_FAILED',
+      'RPC_ERROR',
+      'HTTP_SERVER_ERROR',
+      'HTTP_TIMEOUT',
+      'HTTP_CLIENT_ERROR',
+      'HTTP_NETWORK',
+    ]);
     expect(lines.length).toBeGreaterThan(0);
     const everything = [
       ...lines,
-      ...thrown.flatMap((e) => [String(e), JSON.stringify(e), inspect(e, { depth: Infinity, showHidden: true }), (e as Error).stack ?? '', JSON.stringify(Object.entries(e as object))]),
+      ...thrown.flatMap((e) => [
+        String(e),
+        JSON.stringify(e),
+        inspect(e, { depth: Infinity, showHidden: true }),
+        (e as Error).stack ?? '',
+        JSON.stringify(Object.entries(e as object)),
+      ]),
     ].join('\n');
     for (const key of [DATA_KEY, RPC_KEY, SWAP_KEY]) expect(everything).not.toContain(key);
     expect(everything).toContain('[REDACTED]');

@@ -25,14 +25,20 @@ const market = {
   id: 'mkt-1',
   isTradable: true,
   marketKind: 'combo',
-  outcomes: [{ label: 'Yes', price: 0.42 }, { label: 'No', price: 0.58 }],
+  outcomes: [
+    { label: 'Yes', price: 0.42 },
+    { label: 'No', price: 0.58 },
+  ],
   pricingMode: 'orderbook',
   slug: 'will-it',
   status: 'open',
   title: 'Will it?',
   volume: 1234.5,
   legCount: 2,
-  legs: [{ label: 'Team A wins', side: 'yes', sport: 'football' }, { label: 'Over 2.5', side: 'no' }],
+  legs: [
+    { label: 'Team A wins', side: 'yes', sport: 'football' },
+    { label: 'Over 2.5', side: 'no' },
+  ],
   clobTokenIds: ['1', '2'],
   somethingNew: 'kept',
 };
@@ -42,7 +48,13 @@ const event = (id: string): PredictionEvent => ({
   marketCount: 1,
   marketKind: 'combo',
   comboEnabled: true,
-  comboGroups: [{ id: 'g1', label: 'Main', lines: [{ marketId: 'mkt-1', line: 2.5, selections: [{ label: 'Over', outcomeIndex: 0, price: 0.5, selectable: true, tokenId: 't1' }] }] }],
+  comboGroups: [
+    {
+      id: 'g1',
+      label: 'Main',
+      lines: [{ marketId: 'mkt-1', line: 2.5, selections: [{ label: 'Over', outcomeIndex: 0, price: 0.5, selectable: true, tokenId: 't1' }] }],
+    },
+  ],
   cryptoUpDown: { asset: 'BTC', phase: 'upcoming', priceToBeat: 65000.5, finalPrice: null },
   markets: [market],
   negRisk: false,
@@ -63,7 +75,10 @@ describe('prediction-markets client', () => {
       ids.push(...page.data.map((e) => e.id));
     }
     expect(ids).toEqual(['e1', 'e2', 'e3']);
-    expect(server.requests.map((r) => r.url)).toEqual(['/v1/events?status=active&marketKind=combo&limit=2&exchange=xb', '/v1/events?status=active&marketKind=combo&limit=2&cursor=p2&exchange=xb']);
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/v1/events?status=active&marketKind=combo&limit=2&exchange=xb',
+      '/v1/events?status=active&marketKind=combo&limit=2&cursor=p2&exchange=xb',
+    ]);
     expect(server.requests[0]?.headers['x-api-key']).toBe('pm-key-5678');
     expect(first?.comboGroups?.[0]?.lines[0]?.selections[0]?.price).toBe(0.5);
     expect(first?.cryptoUpDown?.priceToBeat).toBe(65000.5);

@@ -20,7 +20,14 @@ async function setup(methods: Record<string, RpcHandler>, timeoutMs = 2000) {
   return { server, rpc };
 }
 
-const account = (lamports: number | string) => ({ lamports, owner: '11111111111111111111111111111111', data: ['AQID', 'base64'], executable: false, rentEpoch: 18446744073709552000, space: 3 });
+const account = (lamports: number | string) => ({
+  lamports,
+  owner: '11111111111111111111111111111111',
+  data: ['AQID', 'base64'],
+  executable: false,
+  rentEpoch: 18446744073709552000,
+  space: 3,
+});
 
 describe('JSON-RPC client', () => {
   it('sends JSON-RPC 2.0 with the key as api_key and reads balances beyond 2^53 exactly', async () => {
@@ -35,7 +42,11 @@ describe('JSON-RPC client', () => {
     const bal = await rpc.getBalance('Wallet111', { commitment: 'confirmed' });
     expect(bal).toEqual({ context: { slot: 77 }, value: 123456789012345678901n });
     expect(server.requests[0]?.query.get('api_key')).toBe('rpc-secret-key');
-    expect(JSON.parse(server.requests[0]?.body ?? '')).toMatchObject({ jsonrpc: '2.0', method: 'getBalance', params: ['Wallet111', { commitment: 'confirmed' }] });
+    expect(JSON.parse(server.requests[0]?.body ?? '')).toMatchObject({
+      jsonrpc: '2.0',
+      method: 'getBalance',
+      params: ['Wallet111', { commitment: 'confirmed' }],
+    });
   });
 
   it('throws RPC_ERROR with the rpc code and message for an error inside HTTP 200, without retrying', async () => {
@@ -131,7 +142,11 @@ describe('JSON-RPC client', () => {
         return {
           result: {
             context: { slot: sigs.length === 256 ? 900 : 901 },
-            value: sigs.map((s, i) => (i % 3 === 0 ? null : { slot: 5, confirmations: null, err: s.endsWith('7') ? { InstructionError: [0, 'Custom'] } : null, confirmationStatus: 'finalized' })),
+            value: sigs.map((s, i) =>
+              i % 3 === 0
+                ? null
+                : { slot: 5, confirmations: null, err: s.endsWith('7') ? { InstructionError: [0, 'Custom'] } : null, confirmationStatus: 'finalized' },
+            ),
           },
         };
       },
@@ -156,11 +171,21 @@ describe('JSON-RPC client', () => {
           slot: 12,
           blockTime: 1_700_000_000,
           transaction: ['AQID', 'base64'],
-          meta: { fee: 5000, err: null, preBalances: [1_000_000_000, 0], postBalances: [999_995_000, 0], preTokenBalances: [], postTokenBalances: [{ accountIndex: 1, mint: 'M', owner: 'O', uiTokenAmount: { amount: '1500', decimals: 6, uiAmount: 0.0015 } }], logMessages: ['x'] },
+          meta: {
+            fee: 5000,
+            err: null,
+            preBalances: [1_000_000_000, 0],
+            postBalances: [999_995_000, 0],
+            preTokenBalances: [],
+            postTokenBalances: [{ accountIndex: 1, mint: 'M', owner: 'O', uiTokenAmount: { amount: '1500', decimals: 6, uiAmount: 0.0015 } }],
+            logMessages: ['x'],
+          },
           version: 0,
         },
       }),
-      simulateTransaction: () => ({ result: { context: { slot: 13 }, value: { err: null, logs: ['ok'], accounts: [account(2_000_000), null], unitsConsumed: 1234 } } }),
+      simulateTransaction: () => ({
+        result: { context: { slot: 13 }, value: { err: null, logs: ['ok'], accounts: [account(2_000_000), null], unitsConsumed: 1234 } },
+      }),
       getAccountInfo: () => ({ result: { context: { slot: 14 }, value: null } }),
     });
     expect(await rpc.getLatestBlockhash()).toEqual({ context: { slot: 10 }, value: { blockhash: 'Hash1', lastValidBlockHeight: 160 } });
@@ -171,7 +196,11 @@ describe('JSON-RPC client', () => {
     expect(tx?.meta?.postTokenBalances[0]?.uiTokenAmount.amount).toBe('1500');
     expect((tx as unknown as { version: number }).version).toBe(0);
     expect(server.calls[2]?.params[1]).toEqual({ encoding: 'base64', maxSupportedTransactionVersion: 0 });
-    const sim = await rpc.simulateTransaction('AQAB', { sigVerify: false, replaceRecentBlockhash: true, accounts: { addresses: ['A', 'B'], encoding: 'base64' } });
+    const sim = await rpc.simulateTransaction('AQAB', {
+      sigVerify: false,
+      replaceRecentBlockhash: true,
+      accounts: { addresses: ['A', 'B'], encoding: 'base64' },
+    });
     expect(sim.value.accounts?.[0]?.lamports).toBe(2_000_000n);
     expect(sim.value.accounts?.[0]?.rentEpoch).toBe(18446744073709552000);
     expect(sim.value.unitsConsumed).toBe(1234);
@@ -218,7 +247,13 @@ describe('JSON-RPC client', () => {
 
   it('iterates V2 token accounts to the end with the cursor, and chunks owners batches at 250 wallets', async () => {
     const pages: Record<string, { accounts: unknown[]; cursor?: string }> = {
-      start: { accounts: [{ pubkey: 'A1', account: account(1) }, { pubkey: 'A2', account: account(2) }], cursor: 'c1' },
+      start: {
+        accounts: [
+          { pubkey: 'A1', account: account(1) },
+          { pubkey: 'A2', account: account(2) },
+        ],
+        cursor: 'c1',
+      },
       c1: { accounts: [{ pubkey: 'A3', account: account(3) }], cursor: 'c2' },
       c2: { accounts: [{ pubkey: 'A4', account: account(0) }] },
     };
@@ -250,7 +285,9 @@ describe('JSON-RPC client', () => {
 describe('getTokenAccountsByOwners over 250 wallets', () => {
   it('merges the chunks of the {context, value} answer the service and the simulator give, losing no wallet', async () => {
     const { server, rpc } = await setup({
-      getTokenAccountsByOwners: (params) => ({ result: { context: { slot: 7 }, value: (params[0] as string[]).map((w) => ({ owner: w, accounts: [{ pubkey: `${w}-ata`, amount: '1' }] })) } }),
+      getTokenAccountsByOwners: (params) => ({
+        result: { context: { slot: 7 }, value: (params[0] as string[]).map((w) => ({ owner: w, accounts: [{ pubkey: `${w}-ata`, amount: '1' }] })) },
+      }),
     });
     const wallets = Array.from({ length: 600 }, (_, i) => `w${i}`);
     const merged = (await rpc.getTokenAccountsByOwners(wallets, 'Mint')) as { context: { slot: number }; value: { owner: string }[] };

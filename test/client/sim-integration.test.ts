@@ -43,7 +43,9 @@ describe('RPC and swap clients on the simulator ledger', () => {
     const first = await rpc.getSignatureStatuses([signature], { searchTransactionHistory: true });
     expect(first.value[0]?.err).toBeNull();
     h.slots(1);
-    const later = await rpc.getSignatureStatuses([signature, 'unknownSignature1111111111111111111111111111111111111111111111111111111'], { searchTransactionHistory: true });
+    const later = await rpc.getSignatureStatuses([signature, 'unknownSignature1111111111111111111111111111111111111111111111111111111'], {
+      searchTransactionHistory: true,
+    });
     expect(atLeast(later.value[0]?.confirmationStatus, 'confirmed')).toBe(true);
     expect(later.value[1]).toBeNull();
 
@@ -59,7 +61,14 @@ describe('RPC and swap clients on the simulator ledger', () => {
 
   it('surfaces a preflight failure as RPC_ERROR inside HTTP 200, not retried', async () => {
     const wallet = await h.wallet(10);
-    const built = await swap.buildSwap({ wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: '1', slippagePct: 1, priorityFeeSol: '0' });
+    const built = await swap.buildSwap({
+      wallet: wallet.publicKey.toBase58(),
+      from: WRAPPED_SOL_MINT,
+      to: mint,
+      amount: '1',
+      slippagePct: 1,
+      priorityFeeSol: '0',
+    });
     // Unsigned by the wallet: the validator refuses it at preflight.
     await expect(rpc.sendTransaction(built.base64)).rejects.toMatchObject({ code: 'RPC_ERROR', retry: 'not_retryable' });
   });

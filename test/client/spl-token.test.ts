@@ -1,10 +1,28 @@
 import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import {
-  ACCOUNT_SIZE, AccountState, ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, MINT_SIZE,
-  AuthorityType, NATIVE_MINT, createApproveInstruction, createBurnInstruction, createCloseAccountInstruction, createSetAuthorityInstruction,
-  createSyncNativeInstruction, createTransferCheckedInstruction, createTransferCheckedWithFeeInstruction,
-  createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, decodeMint, decodeTokenAccount, encodeMint, encodeTokenAccount, getAssociatedTokenAddressSync,
+  ACCOUNT_SIZE,
+  AccountState,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  MINT_SIZE,
+  AuthorityType,
+  NATIVE_MINT,
+  createApproveInstruction,
+  createBurnInstruction,
+  createCloseAccountInstruction,
+  createSetAuthorityInstruction,
+  createSyncNativeInstruction,
+  createTransferCheckedInstruction,
+  createTransferCheckedWithFeeInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferInstruction,
+  decodeMint,
+  decodeTokenAccount,
+  encodeMint,
+  encodeTokenAccount,
+  getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
 
 const owner = new PublicKey('7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU');
@@ -33,7 +51,16 @@ describe('spl-token (the subset chainpilot uses)', () => {
   });
 
   it('lays out a token account as the token program does and reads it back', () => {
-    const image = { mint, owner, amount: 123_456_789n, delegate: null, state: AccountState.Initialized, isNative: null, delegatedAmount: 0n, closeAuthority: owner };
+    const image = {
+      mint,
+      owner,
+      amount: 123_456_789n,
+      delegate: null,
+      state: AccountState.Initialized,
+      isNative: null,
+      delegatedAmount: 0n,
+      closeAuthority: owner,
+    };
     const bytes = encodeTokenAccount(image);
     expect(bytes.length).toBe(ACCOUNT_SIZE);
     expect(Buffer.from(bytes).readBigUInt64LE(64)).toBe(123_456_789n);
@@ -47,12 +74,18 @@ describe('spl-token (the subset chainpilot uses)', () => {
     const t = createTransferInstruction(a, b, signer, 500n);
     expect(t.programId.equals(TOKEN_PROGRAM_ID)).toBe(true);
     expect([...t.data]).toEqual([3, 244, 1, 0, 0, 0, 0, 0, 0]);
-    expect(t.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual([[a.toBase58(), false, true], [b.toBase58(), false, true], [signer.toBase58(), true, false]]);
+    expect(t.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual([
+      [a.toBase58(), false, true],
+      [b.toBase58(), false, true],
+      [signer.toBase58(), true, false],
+    ]);
     const ata = getAssociatedTokenAddressSync(mint, owner);
     const c = createAssociatedTokenAccountIdempotentInstruction(signer, ata, owner, mint);
     expect(c.programId.equals(ASSOCIATED_TOKEN_PROGRAM_ID)).toBe(true);
     expect([...c.data]).toEqual([1]);
-    expect(c.keys.map((k) => k.pubkey.toBase58())).toEqual([signer, ata, owner, mint, new PublicKey('11111111111111111111111111111111'), TOKEN_PROGRAM_ID].map((k) => k.toBase58()));
+    expect(c.keys.map((k) => k.pubkey.toBase58())).toEqual(
+      [signer, ata, owner, mint, new PublicKey('11111111111111111111111111111111'), TOKEN_PROGRAM_ID].map((k) => k.toBase58()),
+    );
   });
 
   // Expected bytes and account metas were printed by @solana/spl-token 0.4.15 for the same inputs
@@ -70,13 +103,25 @@ describe('spl-token (the subset chainpilot uses)', () => {
     const r = (p: PublicKey) => [p.toBase58(), false, false];
     const s = (p: PublicKey) => [p.toBase58(), true, false];
     expect(NATIVE_MINT.toBase58()).toBe('So11111111111111111111111111111111111111112');
-    expect(shape(createApproveInstruction(a, b, c, 2n ** 64n - 1n))).toEqual({ program: token, data: [4, 255, 255, 255, 255, 255, 255, 255, 255], keys: [w(a), r(b), s(c)] });
-    expect(shape(createSetAuthorityInstruction(a, c, AuthorityType.AccountOwner, b))).toEqual({ program: token, data: [6, 2, 1, ...b.toBytes()], keys: [w(a), s(c)] });
+    expect(shape(createApproveInstruction(a, b, c, 2n ** 64n - 1n))).toEqual({
+      program: token,
+      data: [4, 255, 255, 255, 255, 255, 255, 255, 255],
+      keys: [w(a), r(b), s(c)],
+    });
+    expect(shape(createSetAuthorityInstruction(a, c, AuthorityType.AccountOwner, b))).toEqual({
+      program: token,
+      data: [6, 2, 1, ...b.toBytes()],
+      keys: [w(a), s(c)],
+    });
     expect(shape(createSetAuthorityInstruction(a, c, AuthorityType.CloseAccount, null))).toEqual({ program: token, data: [6, 3, 0], keys: [w(a), s(c)] });
     expect(shape(createCloseAccountInstruction(a, b, c))).toEqual({ program: token, data: [9], keys: [w(a), w(b), s(c)] });
     expect(shape(createBurnInstruction(a, d, c, 7n))).toEqual({ program: token, data: [8, 7, 0, 0, 0, 0, 0, 0, 0], keys: [w(a), w(d), s(c)] });
     expect(shape(createSyncNativeInstruction(a))).toEqual({ program: token, data: [17], keys: [w(a)] });
-    expect(shape(createTransferCheckedInstruction(a, d, b, c, 700n, 6))).toEqual({ program: token, data: [12, 188, 2, 0, 0, 0, 0, 0, 0, 6], keys: [w(a), r(d), w(b), s(c)] });
+    expect(shape(createTransferCheckedInstruction(a, d, b, c, 700n, 6))).toEqual({
+      program: token,
+      data: [12, 188, 2, 0, 0, 0, 0, 0, 0, 6],
+      keys: [w(a), r(d), w(b), s(c)],
+    });
     expect(shape(createTransferCheckedInstruction(a, d, b, c, 700n, 6, TOKEN_2022_PROGRAM_ID)).program).toBe(TOKEN_2022_PROGRAM_ID.toBase58());
     expect(shape(createTransferCheckedWithFeeInstruction(a, d, b, c, 1_000_000n, 6, 10_000n))).toEqual({
       program: TOKEN_2022_PROGRAM_ID.toBase58(),

@@ -26,7 +26,14 @@ function versionedTx(): VersionedTransaction {
   return tx;
 }
 
-const req: SwapRequest = { wallet: wallet.publicKey.toBase58(), from: WRAPPED_SOL_MINT, to: mint, amount: '0.000000001', slippagePct: 1.5, priorityFeeSol: '0.0001' };
+const req: SwapRequest = {
+  wallet: wallet.publicKey.toBase58(),
+  from: WRAPPED_SOL_MINT,
+  to: mint,
+  amount: '0.000000001',
+  slippagePct: 1.5,
+  priorityFeeSol: '0.0001',
+};
 
 async function setup(handler: Handler, apiKey?: string) {
   server = await startServer(handler);
@@ -44,7 +51,9 @@ describe('swap client', () => {
     expect(sent?.path).toBe('/swap');
     expect(sent?.headers['content-type']).toBe('application/json');
     expect(sent?.headers['x-api-key']).toBeUndefined();
-    expect(sent?.body).toBe(`{"wallet":"${req.wallet}","from":"${WRAPPED_SOL_MINT}","to":"${mint}","amount":123456789.123456789123,"slippage":1.5,"priorityFee":0.00000001}`);
+    expect(sent?.body).toBe(
+      `{"wallet":"${req.wallet}","from":"${WRAPPED_SOL_MINT}","to":"${mint}","amount":123456789.123456789123,"slippage":1.5,"priorityFee":0.00000001}`,
+    );
     expect(built.requestText).toBe(sent?.body);
     expect(built.body['route']).toBe('curve');
   });
@@ -72,13 +81,18 @@ describe('swap client', () => {
     const { swap } = await setup((_r, res) => sendJson(res, 200, { txn: bytes.toString('base64') }));
     const built = await swap.buildSwap(req);
     expect(Buffer.from(built.raw).equals(bytes)).toBe(true);
-    const sigs = built.transaction instanceof VersionedTransaction ? built.transaction.signatures : built.transaction.signatures.map((s) => s.signature ?? new Uint8Array(64));
+    const sigs =
+      built.transaction instanceof VersionedTransaction
+        ? built.transaction.signatures
+        : built.transaction.signatures.map((s) => s.signature ?? new Uint8Array(64));
     expect(sigs.some((s) => Buffer.from(s).equals(legacy.signatures[1]!.signature!))).toBe(true);
   });
 
   it('sends the swap once: a 500 is an unknown outcome and a 400 keeps the service message', async () => {
     const { server, swap } = await setup((_r, res, i) =>
-      i === 0 ? sendJson(res, 500, { error: { code: 'SERVER_ERROR', message: 'Internal server error' } }) : sendJson(res, 400, { error: { code: 'BAD_AMOUNT', message: 'amount too small' } }),
+      i === 0
+        ? sendJson(res, 500, { error: { code: 'SERVER_ERROR', message: 'Internal server error' } })
+        : sendJson(res, 400, { error: { code: 'BAD_AMOUNT', message: 'amount too small' } }),
     );
     const e1 = await caught(swap.buildSwap(req));
     expect(e1.code).toBe('HTTP_SERVER_ERROR');

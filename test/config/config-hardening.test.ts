@@ -33,13 +33,28 @@ async function validate(yaml: string): Promise<{ ok: boolean; text: string }> {
 
 describe('deployment values that used to be accepted but ran wrong', () => {
   it.each([
-    ['telemetry:\n  statusInterval: 0\n', 'd.yaml:6:3 telemetry.statusInterval: expected a duration from 100ms to 1h (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got 0'],
+    [
+      'telemetry:\n  statusInterval: 0\n',
+      'd.yaml:6:3 telemetry.statusInterval: expected a duration from 100ms to 1h (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got 0',
+    ],
     ['telemetry:\n  statusInterval: 30d\n', 'd.yaml:6:3 telemetry.statusInterval: expected a duration from 100ms to 1h'],
-    ['endpoints:\n  simulator:\n    speed: 1e300\n', 'd.yaml:7:5 endpoints.simulator.speed: expected a multiple of real time from 0.01 to 1000, or "max"; got 1e+300'],
-    ['paper:\n  latency: 9999999999999d\n', 'd.yaml:6:3 paper.latency: expected a duration from 0 to 1m (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "9999999999999d"'],
-    ['paper:\n  startingBalanceSol: 1e29\n', 'd.yaml:6:3 paper.startingBalanceSol: expected a SOL amount from 0 to 1000000000 with at most 9 decimals, such as "0.5"; got 1e+29'],
+    [
+      'endpoints:\n  simulator:\n    speed: 1e300\n',
+      'd.yaml:7:5 endpoints.simulator.speed: expected a multiple of real time from 0.01 to 1000, or "max"; got 1e+300',
+    ],
+    [
+      'paper:\n  latency: 9999999999999d\n',
+      'd.yaml:6:3 paper.latency: expected a duration from 0 to 1m (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "9999999999999d"',
+    ],
+    [
+      'paper:\n  startingBalanceSol: 1e29\n',
+      'd.yaml:6:3 paper.startingBalanceSol: expected a SOL amount from 0 to 1000000000 with at most 9 decimals, such as "0.5"; got 1e+29',
+    ],
     ['live:\n  drainTimeout: 30d\n', 'd.yaml:6:3 live.drainTimeout: expected a duration from 0 to 1h'],
-    ['strategies:\n  - use: graduation-sniper\n    exits:\n      timeStop: 400d\n', 'd.yaml:8:7 strategies.0.exits.timeStop: expected a duration from 1s to 365d'],
+    [
+      'strategies:\n  - use: graduation-sniper\n    exits:\n      timeStop: 400d\n',
+      'd.yaml:8:7 strategies.0.exits.timeStop: expected a duration from 1s to 365d',
+    ],
   ])('refuses %j with field, line and range', (extra, expected) => {
     const yaml = extra.startsWith('strategies:') ? `version: 1\nname: t\n\n\n${extra}` : `${base}${extra}`;
     const e = errorOf(() => parseDeployment(yaml, 'd.yaml', { env: {} }));
@@ -48,7 +63,11 @@ describe('deployment values that used to be accepted but ran wrong', () => {
   });
 
   it('accepts a 30-day time stop and drain of an hour, which the wall clock now honours', () => {
-    const { deployment } = parseDeployment(`version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n    exits:\n      timeStop: 30d\nlive:\n  drainTimeout: 1h\n`, 'd.yaml', { env: {} });
+    const { deployment } = parseDeployment(
+      `version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n    exits:\n      timeStop: 30d\nlive:\n  drainTimeout: 1h\n`,
+      'd.yaml',
+      { env: {} },
+    );
     expect(deployment.strategies[0]?.exits?.timeStop).toBe(30 * 86_400_000);
     expect(deployment.live.drainTimeout).toBe(3_600_000);
   });
@@ -58,7 +77,10 @@ describe('deployment values of the wrong type name the fix', () => {
   it.each([
     ['risk:\n  maxOpenPositions: "six"\n', 'd.yaml:6:3 risk.maxOpenPositions: expected an integer from 1 to 10000; got "six"'],
     ['risk:\n  maxOpenPositions: 100000.5\n', 'd.yaml:6:3 risk.maxOpenPositions: expected an integer from 1 to 10000; got 100000.5'],
-    ['endpoints:\n  simulator:\n    speed: fast\n', 'd.yaml:7:5 endpoints.simulator.speed: expected a multiple of real time from 0.01 to 1000, or "max"; got "fast"'],
+    [
+      'endpoints:\n  simulator:\n    speed: fast\n',
+      'd.yaml:7:5 endpoints.simulator.speed: expected a multiple of real time from 0.01 to 1000, or "max"; got "fast"',
+    ],
     ['risk:\n  maxRiskScore: .nan\n', 'd.yaml:6:3 risk.maxRiskScore: expected a number from 0 to 1000000; got NaN'],
     ['risk:\n  minLiquidityUsd: .inf\n', 'd.yaml:6:3 risk.minLiquidityUsd: expected a number from 0 to 1000000000000; got Infinity'],
     ['risk:\n  requireSafetyData: "yes"\n', 'd.yaml:6:3 risk.requireSafetyData: expected boolean; got "yes"'],
@@ -71,7 +93,13 @@ describe('deployment values of the wrong type name the fix', () => {
 
 describe('error messages and secrets', () => {
   it('never echoes a secret field of the wrong type', () => {
-    const e = errorOf(() => parseDeployment(`${base}endpoints:\n  remote:\n    baseUrl: https://a.example\n    datastreamUrl: wss://a.example\n    apiKey: 987654321987\n`, 'd.yaml', { env: {} }));
+    const e = errorOf(() =>
+      parseDeployment(
+        `${base}endpoints:\n  remote:\n    baseUrl: https://a.example\n    datastreamUrl: wss://a.example\n    apiKey: 987654321987\n`,
+        'd.yaml',
+        { env: {} },
+      ),
+    );
     expect(e.message).toContain('d.yaml:9:5 endpoints.remote.apiKey: expected string; got "[REDACTED]"');
     expect(e.message).not.toContain('987654321987');
   });
@@ -85,7 +113,8 @@ describe('YAML that used to crash the loader', () => {
   });
 
   it('refuses an alias bomb with a coded error instead of a ReferenceError', () => {
-    const bomb = 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n';
+    const bomb =
+      'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n';
     const e = errorOf(() => parseDeployment(`${base}${bomb}`, 'd.yaml', { env: {} }));
     expect(e.code).toBe('CONFIG_YAML_SYNTAX');
     expect(e.message).toContain('d.yaml:6:8 aliases expand too much');

@@ -43,7 +43,11 @@ describe('limits table', () => {
     const section = (title: string): string[] => {
       const start = doc.indexOf(title);
       expect(start, title).toBeGreaterThan(-1);
-      return doc.slice(start).split('\n').filter((l) => l.startsWith('| `')).slice(0, title.includes('command') ? Object.keys(CLI_LIMITS).length : Object.keys(CONFIG_LIMITS).length);
+      return doc
+        .slice(start)
+        .split('\n')
+        .filter((l) => l.startsWith('| `'))
+        .slice(0, title.includes('command') ? Object.keys(CLI_LIMITS).length : Object.keys(CONFIG_LIMITS).length);
     };
     expect(section('<!-- limits:config -->')).toEqual(Object.entries(CONFIG_LIMITS).map(([k, l]) => row(k, l)));
     expect(section('<!-- limits:command-line -->')).toEqual(Object.entries(CLI_LIMITS).map(([k, l]) => row(k, l)));

@@ -19,11 +19,22 @@ describe('live settings in the deployment config', () => {
     expect(d.mode).toBeUndefined();
     expect(d.network).toBeUndefined();
     expect(d.live).toEqual({ allowedPrograms: [], commitment: 'confirmed', simulatorFundLamports: 10_000_000_000n, drainTimeout: 30_000 });
-    expect(missingLimits(d)).toEqual(['risk.maxTradeSol', 'risk.maxOpenPositions', 'risk.maxExposureSol', 'risk.dailyLossLimitSol', 'live.maxTradeSpendSol', 'live.maxDaySpendSol']);
+    expect(missingLimits(d)).toEqual([
+      'risk.maxTradeSol',
+      'risk.maxOpenPositions',
+      'risk.maxExposureSol',
+      'risk.dailyLossLimitSol',
+      'live.maxTradeSpendSol',
+      'live.maxDaySpendSol',
+    ]);
   });
 
   it('converts the executor caps to exact lamports and keeps the allowed programs', () => {
-    const { deployment: d } = parseDeployment(`${base}mode: live\nnetwork: devnet\nlive:\n  maxTradeSpendSol: "0.250000001"\n  maxDaySpendSol: 3\n  allowedPrograms: [MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr]\n  commitment: finalized\n  drainTimeout: 5s\n`, 'd.yaml', { env: {} });
+    const { deployment: d } = parseDeployment(
+      `${base}mode: live\nnetwork: devnet\nlive:\n  maxTradeSpendSol: "0.250000001"\n  maxDaySpendSol: 3\n  allowedPrograms: [MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr]\n  commitment: finalized\n  drainTimeout: 5s\n`,
+      'd.yaml',
+      { env: {} },
+    );
     expect(d.mode).toBe('live');
     expect(d.network).toBe('devnet');
     expect(d.live.maxTradeSpendLamports).toBe(250_000_001n);
@@ -34,7 +45,13 @@ describe('live settings in the deployment config', () => {
   });
 
   it('rejects an unknown network, mode, commitment or live key with its line', () => {
-    const e = errorOf(() => parseDeployment(`${base}mode: yolo\nnetwork: mainnet\nlive:\n  commitment: processed\n  maxTradeSol: "1"\n  allowedPrograms: ["not an address"]\n`, 'd.yaml', { env: {} }));
+    const e = errorOf(() =>
+      parseDeployment(
+        `${base}mode: yolo\nnetwork: mainnet\nlive:\n  commitment: processed\n  maxTradeSol: "1"\n  allowedPrograms: ["not an address"]\n`,
+        'd.yaml',
+        { env: {} },
+      ),
+    );
     expect(e.code).toBe('CONFIG_INVALID');
     expect(e.message).toContain('d.yaml:5:1 mode:');
     expect(e.message).toContain('d.yaml:6:1 network:');
@@ -51,10 +68,17 @@ describe('live settings in the deployment config', () => {
   });
 
   it('warns when the per-trade spend cap cannot fit the largest allowed buy plus its fee budget', () => {
-    const d = (cap: string) => parseDeployment(`${base}risk:\n  maxTradeSol: "0.2"\nexecution:\n  priorityFeeLamports: 100000\nlive:\n  maxTradeSpendSol: "${cap}"\n  maxDaySpendSol: "1"\n`, 'd.yaml', { env: {} }).deployment;
+    const d = (cap: string) =>
+      parseDeployment(
+        `${base}risk:\n  maxTradeSol: "0.2"\nexecution:\n  priorityFeeLamports: 100000\nlive:\n  maxTradeSpendSol: "${cap}"\n  maxDaySpendSol: "1"\n`,
+        'd.yaml',
+        { env: {} },
+      ).deployment;
     expect(liveCapWarnings(d('0.200105'))).toEqual([]);
     expect(liveCapWarnings(d('0.3'))).toEqual([]);
-    expect(liveCapWarnings(d('0.200104999'))).toEqual([expect.stringContaining('live.maxTradeSpendSol (200104999 lamports) is below risk.maxTradeSol plus the fee budget (200105000 lamports)') as unknown]);
+    expect(liveCapWarnings(d('0.200104999'))).toEqual([
+      expect.stringContaining('live.maxTradeSpendSol (200104999 lamports) is below risk.maxTradeSol plus the fee budget (200105000 lamports)') as unknown,
+    ]);
     expect(liveCapWarnings(d('2'))).toEqual(['live.maxDaySpendSol is below live.maxTradeSpendSol: the daily cap binds before the per-trade cap']);
     expect(liveCapWarnings(loadDeployment('config/live-sim.yaml', { env: {} }).deployment)).toEqual([]);
   });

@@ -46,7 +46,9 @@ describe('deployment config', () => {
     expect(e.message).toContain('has 4 errors');
     expect(e.message).toContain('d.yaml:1:1 version:');
     expect(e.message).toContain('d.yaml:3:1 strategies: declare at least one strategy');
-    expect(e.message).toContain('d.yaml:5:3 risk.cooldown: expected a duration from 0 to 365d (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "soon"');
+    expect(e.message).toContain(
+      'd.yaml:5:3 risk.cooldown: expected a duration from 0 to 365d (milliseconds, or a whole number with ms, s, m, h or d, such as "30s"); got "soon"',
+    );
     expect(e.message).toContain('d.yaml:6:3 risk.bogus: unknown key "bogus"');
   });
 
@@ -55,7 +57,8 @@ describe('deployment config', () => {
     expect(e.message).toContain('name: required key is missing');
   });
 
-  const remote = (apiKey: string) => `${base}endpoints:\n  remote:\n    baseUrl: https://api.example.invalid\n    datastreamUrl: wss://ws.example.invalid\n    apiKey: ${apiKey}\n`;
+  const remote = (apiKey: string) =>
+    `${base}endpoints:\n  remote:\n    baseUrl: https://api.example.invalid\n    datastreamUrl: wss://ws.example.invalid\n    apiKey: ${apiKey}\n`;
 
   it('substitutes ${ENV} in secret fields and lists the secret for the redactor', () => {
     const loaded = parseDeployment(remote('${CHAIN_KEY}'), 'd.yaml', { env: { CHAIN_KEY: 'sk-live-123456' } });
@@ -68,7 +71,12 @@ describe('deployment config', () => {
   it('keeps the SOL keys users write while the runtime reads lamports under lamports names', () => {
     const yaml = `${base}risk:\n  maxTradeSol: "0.2"\n  maxExposureSol: 1\n  maxPerTokenSol: "0.5"\n  dailyLossLimitSol: "0.75"\npaper:\n  assumedDepthSol: "50"\nlive:\n  maxTradeSpendSol: "0.25"\n  maxDaySpendSol: 2\n`;
     const { deployment: d } = parseDeployment(yaml, 'd.yaml', { env: {} });
-    expect([d.risk.maxTradeLamports, d.risk.maxExposureLamports, d.risk.maxPerTokenLamports, d.risk.dailyLossLimitLamports]).toEqual([200_000_000n, 1_000_000_000n, 500_000_000n, 750_000_000n]);
+    expect([d.risk.maxTradeLamports, d.risk.maxExposureLamports, d.risk.maxPerTokenLamports, d.risk.dailyLossLimitLamports]).toEqual([
+      200_000_000n,
+      1_000_000_000n,
+      500_000_000n,
+      750_000_000n,
+    ]);
     expect([d.paper.startingBalanceLamports, d.paper.assumedDepthLamports]).toEqual([10_000_000_000n, 50_000_000_000n]);
     expect([d.live.maxTradeSpendLamports, d.live.maxDaySpendLamports, d.live.simulatorFundLamports]).toEqual([250_000_000n, 2_000_000_000n, 10_000_000_000n]);
     expect(Object.keys(d.risk).filter((k) => k.endsWith('Sol'))).toEqual([]);
@@ -87,7 +95,9 @@ describe('deployment config', () => {
   });
 
   it('refuses ${ENV} substitution outside secret fields', () => {
-    const e = errorOf(() => parseDeployment(`${base}name2: x\n`.replace('name: t', 'name: ${USER}').replace('name2: x\n', ''), 'd.yaml', { env: { USER: 'me' } }));
+    const e = errorOf(() =>
+      parseDeployment(`${base}name2: x\n`.replace('name: t', 'name: ${USER}').replace('name2: x\n', ''), 'd.yaml', { env: { USER: 'me' } }),
+    );
     expect(e.message).toContain('d.yaml:2:1 name: ${...} substitution is allowed only in secret fields');
   });
 
@@ -113,7 +123,9 @@ describe('deployment config', () => {
     const r = await validateDeploymentFile(file);
     expect(r.ok).toBe(false);
     expect(r.text).toContain(`${file}:7:7 strategies.1.params.milestonePct: Too big`);
-    expect(r.text).toContain(`${file}:8:5 strategies.2.use: unknown strategy "no-such-strategy"; built-ins: graduation-sniper, curve-momentum, copy-trader, dca-flow`);
+    expect(r.text).toContain(
+      `${file}:8:5 strategies.2.use: unknown strategy "no-such-strategy"; built-ins: graduation-sniper, curve-momentum, copy-trader, dca-flow`,
+    );
   });
 
   it('keeps config/deployment.schema.json in step with the schema', () => {

@@ -20,9 +20,47 @@ const ENV = { CHAIN_API_KEY: 'k-fuzz-123456', CHAIN_RPC_KEY: 'r-fuzz-123456', WA
 
 /** Scalars a hostile or careless user writes. */
 const HOSTILE_SCALARS = [
-  '0', '-1', '1e300', '-1e300', '1e-300', '.nan', '.inf', '-.inf', '100000.5', '"six"', 'six', 'fast', '""', "''", '~', 'null', 'true', 'yes',
-  '0x10', '0o17', '30d', '999999999999d', '"1e29"', '1e29', '[]', '{}', '[1, [2, [3]]]', '*nope', '&a 1', '!!binary aGVsbG8=', '!!js/function "x"',
-  'constructor', '__proto__', 'hasOwnProperty', '${HOME}', '${CHAIN_API_KEY}', "'\\u0000'", `"${'x'.repeat(5_000)}"`, '9007199254740993', '-0', '0.0000000001',
+  '0',
+  '-1',
+  '1e300',
+  '-1e300',
+  '1e-300',
+  '.nan',
+  '.inf',
+  '-.inf',
+  '100000.5',
+  '"six"',
+  'six',
+  'fast',
+  '""',
+  "''",
+  '~',
+  'null',
+  'true',
+  'yes',
+  '0x10',
+  '0o17',
+  '30d',
+  '999999999999d',
+  '"1e29"',
+  '1e29',
+  '[]',
+  '{}',
+  '[1, [2, [3]]]',
+  '*nope',
+  '&a 1',
+  '!!binary aGVsbG8=',
+  '!!js/function "x"',
+  'constructor',
+  '__proto__',
+  'hasOwnProperty',
+  '${HOME}',
+  '${CHAIN_API_KEY}',
+  "'\\u0000'",
+  `"${'x'.repeat(5_000)}"`,
+  '9007199254740993',
+  '-0',
+  '0.0000000001',
 ];
 const HOSTILE_KEYS = ['constructor', '__proto__', 'prototype', 'toString', 'maxTradSize', '""', '? complex', '<<', 'use', 'params', 'exits'];
 
@@ -38,8 +76,16 @@ const replaceValue = (text: string, k: number, scalar: string): string => {
 
 type Mutation = (text: string) => string;
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ k: fc.nat(), s: fc.constantFrom(...HOSTILE_SCALARS) }).map(({ k, s }) => (t: string) => replaceValue(t, k, s)),
-  fc.record({ k: fc.nat(), s: fc.jsonValue({ maxDepth: 3 }) }).map(({ k, s }) => (t: string) => replaceValue(t, k, JSON.stringify(s) ?? 'null')),
+  fc.record({ k: fc.nat(), s: fc.constantFrom(...HOSTILE_SCALARS) }).map(
+    ({ k, s }) =>
+      (t: string) =>
+        replaceValue(t, k, s),
+  ),
+  fc.record({ k: fc.nat(), s: fc.jsonValue({ maxDepth: 3 }) }).map(
+    ({ k, s }) =>
+      (t: string) =>
+        replaceValue(t, k, JSON.stringify(s) ?? 'null'),
+  ),
   fc.nat().map((k) => (t: string) => {
     const lines = t.split('\n');
     lines.splice(k % lines.length, 1);
@@ -51,12 +97,18 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     lines.splice(i, 0, lines[i]!); // a duplicated line: often a duplicate key
     return lines.join('\n');
   }),
-  fc.record({ k: fc.nat(), key: fc.constantFrom(...HOSTILE_KEYS), indent: fc.constantFrom('', '  ', '    ', '      '), v: fc.constantFrom(...HOSTILE_SCALARS) }).map(({ k, key, indent, v }) => (t: string) => {
-    const lines = t.split('\n');
-    lines.splice(k % lines.length, 0, `${indent}${key}: ${v}`);
-    return lines.join('\n');
-  }),
-  fc.record({ k: fc.nat(), s: fc.string({ maxLength: 8 }) }).map(({ k, s }) => (t: string) => `${t.slice(0, k % t.length)}${s}${t.slice(k % t.length)}`),
+  fc
+    .record({ k: fc.nat(), key: fc.constantFrom(...HOSTILE_KEYS), indent: fc.constantFrom('', '  ', '    ', '      '), v: fc.constantFrom(...HOSTILE_SCALARS) })
+    .map(({ k, key, indent, v }) => (t: string) => {
+      const lines = t.split('\n');
+      lines.splice(k % lines.length, 0, `${indent}${key}: ${v}`);
+      return lines.join('\n');
+    }),
+  fc.record({ k: fc.nat(), s: fc.string({ maxLength: 8 }) }).map(
+    ({ k, s }) =>
+      (t: string) =>
+        `${t.slice(0, k % t.length)}${s}${t.slice(k % t.length)}`,
+  ),
   fc.nat().map((k) => (t: string) => t.slice(0, k % t.length)),
   fc.constantFrom<Mutation>(
     (t) => `${t}\nbomb: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n`,
@@ -96,27 +148,66 @@ async function checkOutcome(text: string): Promise<void> {
 }
 
 describe('deployment loader under mutated and generated YAML (fuzz)', () => {
-  it('always answers with a deployment or a coded error naming line and key', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat({ max: EXAMPLES.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), async (which, mutations) => {
-        await checkOutcome(mutations.reduce((t, m) => m(t), EXAMPLES[which]!));
-      }),
-      fuzzParams({ numRuns: 300, seed: 1301 }, REGRESSIONS),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'always answers with a deployment or a coded error naming line and key',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: EXAMPLES.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), async (which, mutations) => {
+          await checkOutcome(mutations.reduce((t, m) => m(t), EXAMPLES[which]!));
+        }),
+        fuzzParams({ numRuns: 300, seed: 1301 }, REGRESSIONS),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('always answers with a deployment or a coded error for YAML generated from arbitrary trees', async () => {
-    const scalar = fc.oneof(fc.double(), fc.integer(), fc.string({ maxLength: 12 }), fc.boolean(), fc.constant(null), fc.constantFrom('30d', '0', '1e300', 'max', 'graduation-sniper'));
-    const key = fc.constantFrom('version', 'name', 'strategies', 'use', 'params', 'risk', 'paper', 'telemetry', 'statusInterval', 'latency', 'speed', 'endpoints', 'simulator', 'exits', 'timeStop', 'constructor', '__proto__', 'x');
-    const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
-      tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('tree'), { maxLength: 4 }), fc.dictionary(key, tie('tree'), { maxKeys: 5 })),
-    }));
-    await fc.assert(
-      fc.asyncProperty(fc.dictionary(key, tree, { maxKeys: 8 }), fc.boolean(), async (doc, withBase) => {
-        const base = withBase ? { version: 1, name: 'g', strategies: [{ use: 'graduation-sniper' }] } : {};
-        await checkOutcome(stringify({ ...base, ...doc }));
-      }),
-      fuzzParams({ numRuns: 300, seed: 1302 }),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'always answers with a deployment or a coded error for YAML generated from arbitrary trees',
+    async () => {
+      const scalar = fc.oneof(
+        fc.double(),
+        fc.integer(),
+        fc.string({ maxLength: 12 }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constantFrom('30d', '0', '1e300', 'max', 'graduation-sniper'),
+      );
+      const key = fc.constantFrom(
+        'version',
+        'name',
+        'strategies',
+        'use',
+        'params',
+        'risk',
+        'paper',
+        'telemetry',
+        'statusInterval',
+        'latency',
+        'speed',
+        'endpoints',
+        'simulator',
+        'exits',
+        'timeStop',
+        'constructor',
+        '__proto__',
+        'x',
+      );
+      const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
+        tree: fc.oneof(
+          { depthSize: 'small', withCrossShrink: true },
+          scalar,
+          fc.array(tie('tree'), { maxLength: 4 }),
+          fc.dictionary(key, tie('tree'), { maxKeys: 5 }),
+        ),
+      }));
+      await fc.assert(
+        fc.asyncProperty(fc.dictionary(key, tree, { maxKeys: 8 }), fc.boolean(), async (doc, withBase) => {
+          const base = withBase ? { version: 1, name: 'g', strategies: [{ use: 'graduation-sniper' }] } : {};
+          await checkOutcome(stringify({ ...base, ...doc }));
+        }),
+        fuzzParams({ numRuns: 300, seed: 1302 }),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -10,7 +10,9 @@ const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
 describe('execution.queue in the deployment config', () => {
   it('is off by default and resolves prefix and catch-up timeout when set, with the URL from the environment', () => {
     expect(parseDeployment(base, 'd.yaml', { env: {} }).deployment.execution.queue).toBeUndefined();
-    const loaded = parseDeployment(`${base}execution:\n  queue:\n    url: \${REDIS_URL}\n    catchUpTimeout: 30s\n`, 'd.yaml', { env: { REDIS_URL: 'redis://:hunter2@10.0.0.5:6379' } });
+    const loaded = parseDeployment(`${base}execution:\n  queue:\n    url: \${REDIS_URL}\n    catchUpTimeout: 30s\n`, 'd.yaml', {
+      env: { REDIS_URL: 'redis://:hunter2@10.0.0.5:6379' },
+    });
     expect(loaded.deployment.execution.queue).toEqual({ url: 'redis://:hunter2@10.0.0.5:6379', prefix: 'chainpilot', catchUpTimeout: 30_000 });
     expect(loaded.secrets).toContain('redis://:hunter2@10.0.0.5:6379'); // redacted from logs and errors
     expect(effectiveConfigYaml(loaded.deployment)).not.toContain('hunter2');
@@ -40,7 +42,8 @@ describe('chainpilot worker start-up refusals (before any Redis connection)', ()
       writeFileSync(embedded, `${base}wallet:\n  secretKey: \${K}\n`);
       const key = JSON.stringify(Array.from({ length: 64 }, (_, i) => i));
       await expect(startWorkers({ redisUrl: 'redis://127.0.0.1:1', files: [embedded], env: { K: key } })).rejects.toMatchObject({
-        code: 'RUNTIME_LIVE_ENDPOINTS_MISSING', message: expect.stringContaining('endpoints.remote.rpcUrl'),
+        code: 'RUNTIME_LIVE_ENDPOINTS_MISSING',
+        message: expect.stringContaining('endpoints.remote.rpcUrl'),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -29,7 +29,9 @@ describe('error codes', () => {
 
   it('use one UPPER_SNAKE form with an area prefix', () => {
     for (const code of defined) {
-      expect(code).toMatch(/^(CORE|HTTP|API|PREDICTION|RPC|SWAP|STREAM|ENGINE|RISK|STRATEGY|CONFIG|EXEC|JOURNAL|PAPER|LIVE|QUEUE|SIM|LEDGER|RUNTIME|CLI|RECORDING|BACKTEST)_[A-Z0-9_]+$/);
+      expect(code).toMatch(
+        /^(CORE|HTTP|API|PREDICTION|RPC|SWAP|STREAM|ENGINE|RISK|STRATEGY|CONFIG|EXEC|JOURNAL|PAPER|LIVE|QUEUE|SIM|LEDGER|RUNTIME|CLI|RECORDING|BACKTEST)_[A-Z0-9_]+$/,
+      );
     }
   });
 
@@ -41,8 +43,17 @@ describe('error codes', () => {
   it('are each named by a test, except the shrinking list of codes not yet tested', () => {
     const tests = sources('test', 'test/core/error-codes.test.ts');
     const untested = defined.filter((code) => !new RegExp(`\\b${code}\\b`).test(tests));
-    expect(untested.filter((code) => !NOT_YET_TESTED.includes(code)), 'codes with no test').toEqual([]);
-    expect(NOT_YET_TESTED.filter((code) => !defined.includes(code)), 'NOT_YET_TESTED names codes the registry lacks').toEqual([]);
-    expect(NOT_YET_TESTED.filter((code) => !untested.includes(code)), 'a test names these now: delete them from NOT_YET_TESTED').toEqual([]);
+    expect(
+      untested.filter((code) => !NOT_YET_TESTED.includes(code)),
+      'codes with no test',
+    ).toEqual([]);
+    expect(
+      NOT_YET_TESTED.filter((code) => !defined.includes(code)),
+      'NOT_YET_TESTED names codes the registry lacks',
+    ).toEqual([]);
+    expect(
+      NOT_YET_TESTED.filter((code) => !untested.includes(code)),
+      'a test names these now: delete them from NOT_YET_TESTED',
+    ).toEqual([]);
   });
 });

@@ -78,11 +78,27 @@ describe('the cases of issue 11 on the wall clock', () => {
   it('sells a position with a 30-day time stop after 30 days, not milliseconds after the buy', () => {
     const clock = systemClock();
     const fired: number[] = [];
-    const exits = createExitManager(clock, () => ({ timeStopMs: 30 * DAY_MS }), () => fired.push(clock.now()));
+    const exits = createExitManager(
+      clock,
+      () => ({ timeStopMs: 30 * DAY_MS }),
+      () => fired.push(clock.now()),
+    );
     const openedAt = clock.now();
     exits.positionChanged({
-      key: 's1:mintA', strategyId: 's1', mint: 'mintA', decimals: 6, tokenRaw: rawAmount(1_000_000n), costLamports: lamports(100_000_000n), boughtLamports: lamports(100_000_000n),
-      boughtRaw: rawAmount(1_000_000n), realisedLamports: 0n, feesLamports: lamports(5_000n), openedAt, updatedAt: openedAt, market: 'venue_a', pool: 'poolA',
+      key: 's1:mintA',
+      strategyId: 's1',
+      mint: 'mintA',
+      decimals: 6,
+      tokenRaw: rawAmount(1_000_000n),
+      costLamports: lamports(100_000_000n),
+      boughtLamports: lamports(100_000_000n),
+      boughtRaw: rawAmount(1_000_000n),
+      realisedLamports: 0n,
+      feesLamports: lamports(5_000n),
+      openedAt,
+      updatedAt: openedAt,
+      market: 'venue_a',
+      pool: 'poolA',
     });
     vi.advanceTimersByTime(184);
     expect(fired).toEqual([]);

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { addLamports, addRaw, applyBps, bps, isRawAmount, lamports, msToSeconds, mulDivCeil, rawAmount, subLamports, subRaw, unixMs } from '../../src/core/units.js';
+import {
+  addLamports,
+  addRaw,
+  applyBps,
+  bps,
+  isRawAmount,
+  lamports,
+  msToSeconds,
+  mulDivCeil,
+  rawAmount,
+  subLamports,
+  subRaw,
+  unixMs,
+} from '../../src/core/units.js';
 import { fromRaw, parseSolToLamports, toRaw } from '../../src/core/decimal.js';
 import { isChainpilotError } from '../../src/core/errors.js';
 

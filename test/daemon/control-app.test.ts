@@ -17,7 +17,8 @@ async function setup() {
   const clock = manualClock(1_700_000_000_000);
   const handles = new Map<string, FakeHandle>();
   const sup = createSupervisor({
-    clock, log: silentLogger(),
+    clock,
+    log: silentLogger(),
     deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
     factory: (loaded) => {
       const h = fakeHandle(loaded, { now: () => clock.now() });
@@ -31,9 +32,22 @@ async function setup() {
   });
   const decisions = createEventLog<DecisionEntry>(1_000, () => undefined);
   const metrics = createDaemonMetrics({ slots: () => sup.list(), processMetrics: false });
-  const specs = ['alpha', 'beta'].map((n) => ({ file: `/d/${n}.yaml`, hash: 'h', loaded: parseDeployment(`version: 1\nname: ${n}\nstrategies:\n  - use: graduation-sniper\n`, `/d/${n}.yaml`) }));
+  const specs = ['alpha', 'beta'].map((n) => ({
+    file: `/d/${n}.yaml`,
+    hash: 'h',
+    loaded: parseDeployment(`version: 1\nname: ${n}\nstrategies:\n  - use: graduation-sniper\n`, `/d/${n}.yaml`),
+  }));
   await sup.apply(specs);
-  const app = buildControlApp({ supervisor: sup, decisions, metrics, token: TOKEN, version: '0.0.0-test', clock, log: silentLogger(), reload: () => sup.apply(specs) });
+  const app = buildControlApp({
+    supervisor: sup,
+    decisions,
+    metrics,
+    token: TOKEN,
+    version: '0.0.0-test',
+    clock,
+    log: silentLogger(),
+    reload: () => sup.apply(specs),
+  });
   return { app, handles, clock, sup };
 }
 
@@ -64,7 +78,10 @@ describe('daemon control API', () => {
     expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
     const ok = await app.inject({ method: 'GET', url: '/api/deployments', headers: auth });
     expect(ok.statusCode).toBe(200);
-    expect(schemas.deploymentListBody.parse(ok.json()).deployments.map((d) => [d.name, d.state])).toEqual([['alpha', 'running'], ['beta', 'running']]);
+    expect(schemas.deploymentListBody.parse(ok.json()).deployments.map((d) => [d.name, d.state])).toEqual([
+      ['alpha', 'running'],
+      ['beta', 'running'],
+    ]);
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   });
@@ -90,12 +107,25 @@ describe('daemon control API', () => {
     const emit = (entry: DecisionEntry): void => h.emit({ type: 'decision', at, entry });
     emit({ kind: 'intent', at, intentId: 'i1', strategyId: 's', side: 'buy', mint: 'M1', amountIn: '100', referencePrice: null, reason: 'r' });
     emit({ kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M2', amountIn: '100', code: 'RISK_MAX_OPEN_POSITIONS', reason: 'full' });
-    emit({ kind: 'fill', at: at + 250, intentId: 'i1', strategyId: 's', side: 'buy', mint: 'M1', solAmount: '100', tokenAmount: '5', feeLamports: '5000', price: '20' });
+    emit({
+      kind: 'fill',
+      at: at + 250,
+      intentId: 'i1',
+      strategyId: 's',
+      side: 'buy',
+      mint: 'M1',
+      solAmount: '100',
+      tokenAmount: '5',
+      feeLamports: '5000',
+      price: '20',
+    });
     const detail = await app.inject({ method: 'GET', url: '/api/deployments/alpha', headers: auth });
     expect(schemas.deploymentDetailBody.parse(detail.json()).risk?.dailyLossLimitLamports).toBe('1000000000');
     const decisions = schemas.pageBody.parse((await app.inject({ method: 'GET', url: '/api/deployments/alpha/decisions?limit=2', headers: auth })).json());
     expect(decisions.entries.map((e) => e.entry['kind'])).toEqual(['intent', 'denied']);
-    const rest = schemas.pageBody.parse((await app.inject({ method: 'GET', url: `/api/deployments/alpha/decisions?after=${decisions.next}`, headers: auth })).json());
+    const rest = schemas.pageBody.parse(
+      (await app.inject({ method: 'GET', url: `/api/deployments/alpha/decisions?after=${decisions.next}`, headers: auth })).json(),
+    );
     expect(rest.entries.map((e) => e.entry['kind'])).toEqual(['fill']);
     const fills = schemas.pageBody.parse((await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills', headers: auth })).json());
     expect(fills.entries).toHaveLength(1);
@@ -129,12 +159,20 @@ describe('daemon control API', () => {
     for (const f of before) {
       expect(f.name).toMatch(/^chainpilot_[a-z_]+$/);
       if (f.type === 'COUNTER') expect(f.name).toMatch(/_total$/);
-      for (const m of f.metrics) for (const k of Object.keys(m.labels ?? {})) expect(['deployment', 'strategy', 'room_family', 'code', 'method', 'side', 'outcome', 'state', 'mode', 'level']).toContain(k);
+      for (const m of f.metrics)
+        for (const k of Object.keys(m.labels ?? {}))
+          expect(['deployment', 'strategy', 'room_family', 'code', 'method', 'side', 'outcome', 'state', 'mode', 'level']).toContain(k);
     }
     expect(value(before, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(0);
     handles.get('alpha')!.setFeed({ frames: 42, rejectedByFamily: { latest: { count: 3, sample: 'token.mint missing' } } });
     const at = clock.now();
-    handles.get('alpha')!.emit({ type: 'decision', at, entry: { kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M', amountIn: '1', code: 'RISK_COOLDOWN', reason: 'x' } });
+    handles
+      .get('alpha')!
+      .emit({
+        type: 'decision',
+        at,
+        entry: { kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M', amountIn: '1', code: 'RISK_COOLDOWN', reason: 'x' },
+      });
     const after = await scrape();
     expect(value(after, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(42);
     expect(value(after, 'chainpilot_feed_frames_rejected_total', { deployment: 'alpha', room_family: 'latest' })).toBe(3);

@@ -26,7 +26,12 @@ afterEach(() => {
 
 const clock = manualClock(0);
 const options = (paths: string[], extra: Partial<Parameters<typeof startDaemon>[0]> = {}): Parameters<typeof startDaemon>[0] => ({
-  paths, dataDir: join(dir, 'data'), version: 'test', log: silentLogger(), clock, env: {},
+  paths,
+  dataDir: join(dir, 'data'),
+  version: 'test',
+  log: silentLogger(),
+  clock,
+  env: {},
   factory: (loaded) => fakeHandle(loaded, { now: () => clock.now() }),
   deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
   ...extra,
@@ -43,7 +48,13 @@ describe('daemon configuration', () => {
     expect(parseListen('127.0.0.1:8790')).toEqual({ host: '127.0.0.1', port: 8790 });
     expect(parseListen('[::1]:0')).toEqual({ host: '::1', port: 0 });
     for (const bad of ['8790', 'localhost:', 'host:70000', '']) expect(await codeOf(() => parseListen(bad))).toBe('RUNTIME_DAEMON_BAD_CONFIG');
-    expect([isLoopback('127.0.0.2'), isLoopback('localhost'), isLoopback('::1'), isLoopback('0.0.0.0'), isLoopback('10.0.0.1')]).toEqual([true, true, true, false, false]);
+    expect([isLoopback('127.0.0.2'), isLoopback('localhost'), isLoopback('::1'), isLoopback('0.0.0.0'), isLoopback('10.0.0.1')]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('refuses a non-loopback address without a token, and a port already taken', async () => {

@@ -19,8 +19,24 @@ export interface FakeHandle extends DeploymentHandle {
 }
 
 const summary = (at: number): RunSummary => ({
-  startedAt: 0 as UnixMs, endedAt: at as UnixMs, events: 0, frames: 0, badFrames: 0, intents: 0, fills: 0, denials: 0, trades: 0, wins: 0, winRate: 0,
-  realisedLamports: 0n, unrealisedLamports: 0n, feesLamports: 0n, equityLamports: 10_000_000_000n, maxDrawdownLamports: 0n, openPositions: 0, strategyErrors: 0,
+  startedAt: 0 as UnixMs,
+  endedAt: at as UnixMs,
+  events: 0,
+  frames: 0,
+  badFrames: 0,
+  intents: 0,
+  fills: 0,
+  denials: 0,
+  trades: 0,
+  wins: 0,
+  winRate: 0,
+  realisedLamports: 0n,
+  unrealisedLamports: 0n,
+  feesLamports: 0n,
+  equityLamports: 10_000_000_000n,
+  maxDrawdownLamports: 0n,
+  openPositions: 0,
+  strategyErrors: 0,
 });
 
 export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; failStart?: { code: string; message: string } }): FakeHandle {
@@ -28,8 +44,17 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
   let resolveDone!: (r: ShutdownReport) => void;
   const done = new Promise<ShutdownReport>((r) => (resolveDone = r));
   let feed: FeedHealth = {
-    state: 'open', connected: true, lastFrameAt: o.now() as UnixMs, framesPerSec: 0, frames: 0, gaps: 0, reconnects: 0, rejected: 0,
-    rejectedByFamily: {}, dropped: 0, backfillFailures: 0,
+    state: 'open',
+    connected: true,
+    lastFrameAt: o.now() as UnixMs,
+    framesPerSec: 0,
+    frames: 0,
+    gaps: 0,
+    reconnects: 0,
+    rejected: 0,
+    rejectedByFamily: {},
+    dropped: 0,
+    backfillFailures: 0,
   };
   let cause: { code: string; message: string } | undefined;
   const report = (): ShutdownReport => ({ name: loaded.deployment.name, drainedWithinDeadline: true, intents: [], summary: summary(o.now()), fatal: cause });
@@ -58,12 +83,35 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
     },
     health() {
       const ready = h.state === 'running' && feed.connected;
-      return { name: h.name, mode: h.mode, state: h.state, cause, ready, reasons: ready ? [] : [feed.connected ? `state ${h.state}` : 'feed not connected'], feed, startedAt: 0 as UnixMs, at: o.now() as UnixMs };
+      return {
+        name: h.name,
+        mode: h.mode,
+        state: h.state,
+        cause,
+        ready,
+        reasons: ready ? [] : [feed.connected ? `state ${h.state}` : 'feed not connected'],
+        feed,
+        startedAt: 0 as UnixMs,
+        at: o.now() as UnixMs,
+      };
     },
     stats() {
       return {
-        summary: summary(o.now()), positions: [], pending: [], denialsByCode: {},
-        risk: { dayStartedAt: 0 as UnixMs, dayStartEquityLamports: 10_000_000_000n, dailyLossLamports: 0n, dailyLossLimitLamports: 1_000_000_000n, dailyHalted: false, killed: h.killed, killReason: undefined, exposureLamports: 0n, maxExposureLamports: undefined },
+        summary: summary(o.now()),
+        positions: [],
+        pending: [],
+        denialsByCode: {},
+        risk: {
+          dayStartedAt: 0 as UnixMs,
+          dayStartEquityLamports: 10_000_000_000n,
+          dailyLossLamports: 0n,
+          dailyLossLimitLamports: 1_000_000_000n,
+          dailyHalted: false,
+          killed: h.killed,
+          killReason: undefined,
+          exposureLamports: 0n,
+          maxExposureLamports: undefined,
+        },
       };
     },
     events: {

@@ -26,8 +26,17 @@ const redisOk = await useRedis();
 const clock = systemClock();
 
 const intent = (id: string): OrderIntent => ({
-  id, strategyId: 'q', side: 'buy', mint: 'MintQueueMetrics1111111111111111111111111', decimals: 6, spendLamports: 10_000_000n as Lamports, slippageBps: 100 as Bps,
-  priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'queue metrics test',
+  id,
+  strategyId: 'q',
+  side: 'buy',
+  mint: 'MintQueueMetrics1111111111111111111111111',
+  decimals: 6,
+  spendLamports: 10_000_000n as Lamports,
+  slippageBps: 100 as Bps,
+  priorityFeeLamports: 10_000n as Lamports,
+  referencePrice: undefined,
+  createdAt: clock.now() as UnixMs,
+  reason: 'queue metrics test',
 });
 
 describe.skipIf(!redisOk)('queue metrics', () => {
@@ -60,10 +69,14 @@ describe.skipIf(!redisOk)('queue metrics', () => {
 
       // A worker takes the first job and holds it.
       worker = new Worker(walletQueueName(wallet), () => gate, { connection: workerRedis, prefix, concurrency: 1 });
-      const running = await waitFor('a worker running one job', async () => {
-        const s = await scrape();
-        return total(s, 'chainpilot_queue_active_jobs', d) === 1 && total(s, 'chainpilot_queue_workers', d) === 1 ? s : undefined;
-      }, 15_000);
+      const running = await waitFor(
+        'a worker running one job',
+        async () => {
+          const s = await scrape();
+          return total(s, 'chainpilot_queue_active_jobs', d) === 1 && total(s, 'chainpilot_queue_workers', d) === 1 ? s : undefined;
+        },
+        15_000,
+      );
       expect(total(running, 'chainpilot_queue_depth', d)).toBe(2);
 
       // A report written through the wallet's journal (as a worker does) is applied by the engine side.
@@ -72,12 +85,20 @@ describe.skipIf(!redisOk)('queue metrics', () => {
       const denied = intent('int_qm_report');
       await journal.create(denied, { spendLamports: 0n, day: '2026-01-01' }, clock.now());
       await journal.deny(denied.id, 'LIVE_TRADE_CAP', 'over the cap', clock.now());
-      await journal.markReportedWith(denied.id, clock.now(), encodeReport({ type: 'rejected', intentId: denied.id, at: clock.now(), code: 'LIVE_TRADE_CAP', reason: 'over the cap' }));
+      await journal.markReportedWith(
+        denied.id,
+        clock.now(),
+        encodeReport({ type: 'rejected', intentId: denied.id, at: clock.now(), code: 'LIVE_TRADE_CAP', reason: 'over the cap' }),
+      );
       await lease.release();
-      const applied = await waitFor('the report applied', async () => {
-        const s = await scrape();
-        return total(s, 'chainpilot_queue_reports_applied_total', d) === 1 ? s : undefined;
-      }, 15_000);
+      const applied = await waitFor(
+        'the report applied',
+        async () => {
+          const s = await scrape();
+          return total(s, 'chainpilot_queue_reports_applied_total', d) === 1 ? s : undefined;
+        },
+        15_000,
+      );
       expect(reports.some((r) => r.intentId === denied.id && r.type === 'rejected')).toBe(true);
       expect(total(applied, 'chainpilot_queue_reports_behind', d)).toBe(0);
       const lag = series(applied, 'chainpilot_queue_report_lag_seconds', d);

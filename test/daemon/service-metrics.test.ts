@@ -37,7 +37,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-service-metrics-'));
   const walletPath = join(dir, 'wallet.json');
   writeFileSync(walletPath, JSON.stringify([...wallet.secretKey]), { mode: 0o600 });
-  writeFileSync(join(dir, 'paper.yaml'), `version: 1
+  writeFileSync(
+    join(dir, 'paper.yaml'),
+    `version: 1
 name: paper-m
 endpoints:
   simulator:
@@ -49,21 +51,34 @@ strategies:
     exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
 risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
 telemetry: { logLevel: silent }
-`);
-  writeFileSync(join(dir, 'live.yaml'), readFileSync('config/live-sim.yaml', 'utf8')
-    .replace('name: live-sim', 'name: live-m\nmode: live')
-    .replace('./wallet.json', walletPath)
-    .replace('./data/live-sim.journal.sqlite', join(dir, 'live-m.sqlite'))
-    .replace('speed: 60', 'speed: 30')
-    .replace('logLevel: warn', 'logLevel: silent'));
+`,
+  );
+  writeFileSync(
+    join(dir, 'live.yaml'),
+    readFileSync('config/live-sim.yaml', 'utf8')
+      .replace('name: live-sim', 'name: live-m\nmode: live')
+      .replace('./wallet.json', walletPath)
+      .replace('./data/live-sim.journal.sqlite', join(dir, 'live-m.sqlite'))
+      .replace('speed: 60', 'speed: 30')
+      .replace('logLevel: warn', 'logLevel: silent'),
+  );
   const metrics = createServiceMetrics();
   endpoints = createSharedEndpoints({
-    log: silentLogger(), redactor: createRedactor(), telemetry: metrics,
+    log: silentLogger(),
+    redactor: createRedactor(),
+    telemetry: metrics,
     base: (loaded) => (loaded.deployment.name === 'live-m' ? { confirmation: { confirm: 'live-m' } } : {}),
   });
   daemon = await startDaemon({
-    paths: [dir], factory: createDeployment, deps: endpoints, listen: '127.0.0.1:0', dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN }, version: 'test', log: silentLogger(), metricsExtensions: [metrics.metrics],
+    paths: [dir],
+    factory: createDeployment,
+    deps: endpoints,
+    listen: '127.0.0.1:0',
+    dataDir: join(dir, 'data'),
+    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
+    version: 'test',
+    log: silentLogger(),
+    metricsExtensions: [metrics.metrics],
   });
 }, 60_000);
 
@@ -78,15 +93,19 @@ describe('daemon service metrics', () => {
     const before = await scrape();
     // The live start-up already called the RPC (network check, reconciliation, balance read).
     expect(total(before, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m', method: 'getBalance' })).toBeGreaterThan(0);
-    const landed = await waitFor('a landed live intent and a paper intent', async () => {
-      const f = await scrape();
-      const sent = total(f, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m', method: 'sendTransaction' });
-      const paperIntents = total(f, 'chainpilot_event_to_intent_seconds', { deployment: 'paper-m' });
-      const fills = total(f, 'chainpilot_fills_total', { deployment: 'live-m' });
-      // a buy placed after a price wait is not timed (no event was being dispatched): wait for a timed one
-      const liveIntents = total(f, 'chainpilot_event_to_intent_seconds', { deployment: 'live-m' });
-      return sent > 0 && paperIntents > 0 && fills > 0 && liveIntents > 0 ? f : undefined;
-    }, 50_000);
+    const landed = await waitFor(
+      'a landed live intent and a paper intent',
+      async () => {
+        const f = await scrape();
+        const sent = total(f, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m', method: 'sendTransaction' });
+        const paperIntents = total(f, 'chainpilot_event_to_intent_seconds', { deployment: 'paper-m' });
+        const fills = total(f, 'chainpilot_fills_total', { deployment: 'live-m' });
+        // a buy placed after a price wait is not timed (no event was being dispatched): wait for a timed one
+        const liveIntents = total(f, 'chainpilot_event_to_intent_seconds', { deployment: 'live-m' });
+        return sent > 0 && paperIntents > 0 && fills > 0 && liveIntents > 0 ? f : undefined;
+      },
+      50_000,
+    );
 
     // JSON-RPC: one series per method the executor used, each with observations.
     const rpc = series(landed, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m' });
@@ -107,7 +126,10 @@ describe('daemon service metrics', () => {
     // Later scrapes keep moving (counts never go back).
     const later = await waitFor('more JSON-RPC calls', async () => {
       const f = await scrape();
-      return total(f, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m' }) > total(landed, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m' }) ? f : undefined;
+      return total(f, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m' }) >
+        total(landed, 'chainpilot_rpc_request_duration_seconds', { deployment: 'live-m' })
+        ? f
+        : undefined;
     });
     const mints = daemon.decisions.recent({ limit: 10_000 }).flatMap((e) => ('mint' in e.value ? [e.value.mint] : []));
     expect(mints.length).toBeGreaterThan(0);
@@ -119,19 +141,27 @@ describe('docs/deploy.md', () => {
   it('names every chainpilot series the daemon serves', async () => {
     const service = createServiceMetrics();
     const text = await createDaemonMetrics({ slots: () => [], extensions: [service.metrics], processMetrics: false }).render();
-    const names = parseMetrics(text).families.map((f) => f.name).filter((n) => n.startsWith('chainpilot_'));
+    const names = parseMetrics(text)
+      .families.map((f) => f.name)
+      .filter((n) => n.startsWith('chainpilot_'));
     expect(names).toContain('chainpilot_rpc_request_duration_seconds');
     expect(names).toContain('chainpilot_queue_depth');
     const doc = readFileSync('docs/deploy.md', 'utf8');
     // A row may abbreviate siblings: `chainpilot_feed_reconnects_total`, `_gaps_total`.
-    const named = (n: string): boolean => doc.includes(`\`${n}\``) || doc.includes(`\`${n}{`) || n.split('_').some((_, k) => k >= 2 && doc.includes(`\`_${n.split('_').slice(k).join('_')}\``));
+    const named = (n: string): boolean =>
+      doc.includes(`\`${n}\``) || doc.includes(`\`${n}{`) || n.split('_').some((_, k) => k >= 2 && doc.includes(`\`_${n.split('_').slice(k).join('_')}\``));
     expect(names.filter((n) => !named(n))).toEqual([]);
   });
 });
 
 describe('REST retries and 429s', () => {
   it('a simulator that answers 429 moves the retry and 429 counters of the data API, and each look-up is counted once', async () => {
-    const sim = await startSimulator({ seed: 3, speed: 60, log: silentLogger(), faults: { rest: { rateLimitShare: 0.5, retryAfterSeconds: 0, serverErrorShare: 0 } } });
+    const sim = await startSimulator({
+      seed: 3,
+      speed: 60,
+      log: silentLogger(),
+      faults: { rest: { rateLimitShare: 0.5, retryAfterSeconds: 0, serverErrorShare: 0 } },
+    });
     const metrics = createServiceMetrics();
     const registry = createDaemonMetrics({ slots: () => [], extensions: [metrics.metrics], processMetrics: false });
     const rest = createRestPorts({ baseUrl: sim.urls.base, apiKey: sim.apiKey, redactor: createRedactor(), clock: systemClock(), telemetry: metrics.endpoint });

@@ -5,14 +5,20 @@ import { createSupervisor, type DeploymentSpec } from '../../src/runtime/daemon/
 import { fakeHandle, type FakeHandle } from './fake-handle.js';
 
 const yaml = (name: string, extra = ''): string => `version: 1\nname: ${name}\nstrategies:\n  - use: graduation-sniper\n${extra}`;
-const spec = (name: string, hash = 'h1', extra = ''): DeploymentSpec => ({ file: `/d/${name}.yaml`, hash, loaded: parseDeployment(yaml(name, extra), `/d/${name}.yaml`) });
+const spec = (name: string, hash = 'h1', extra = ''): DeploymentSpec => ({
+  file: `/d/${name}.yaml`,
+  hash,
+  loaded: parseDeployment(yaml(name, extra), `/d/${name}.yaml`),
+});
 
 function setup(o: { failStart?: Record<string, { code: string; message: string }> } = {}) {
   const clock = manualClock(1_000_000);
   const handles: FakeHandle[] = [];
   const released: string[] = [];
   const sup = createSupervisor({
-    clock, log: silentLogger(), backoff: { initialMs: 1_000, maxMs: 8_000 },
+    clock,
+    log: silentLogger(),
+    backoff: { initialMs: 1_000, maxMs: 8_000 },
     deps: { acquire: async (l: LoadedDeployment) => ({ deps: {}, release: async () => void released.push(l.deployment.name) }) },
     factory: (loaded) => {
       const fail = o.failStart?.[loaded.deployment.name];
@@ -34,7 +40,10 @@ describe('daemon supervisor', () => {
     const { sup, of } = setup();
     const diff = await sup.apply([spec('a'), spec('b')]);
     expect(diff).toEqual({ added: ['a', 'b'], removed: [], changed: [], unchanged: [], invalid: [] });
-    expect(sup.list().map((s) => [s.name, s.state])).toEqual([['a', 'running'], ['b', 'running']]);
+    expect(sup.list().map((s) => [s.name, s.state])).toEqual([
+      ['a', 'running'],
+      ['b', 'running'],
+    ]);
     expect(of('a')[0]?.calls).toEqual(['start']);
   });
 
@@ -144,13 +153,15 @@ describe('daemon supervisor', () => {
     expect(sup.list().every((s) => s.state === 'stopped')).toBe(true);
   });
 
-  it('holds a failed deployment\'s shared dependencies until its restart acquired new ones, so its endpoint stays open in between', async () => {
+  it("holds a failed deployment's shared dependencies until its restart acquired new ones, so its endpoint stays open in between", async () => {
     const clock = manualClock(1_000_000);
     const handles: FakeHandle[] = [];
     const order: string[] = [];
     let n = 0;
     const sup = createSupervisor({
-      clock, log: silentLogger(), backoff: { initialMs: 1_000, maxMs: 8_000 },
+      clock,
+      log: silentLogger(),
+      backoff: { initialMs: 1_000, maxMs: 8_000 },
       deps: {
         acquire: async (l: LoadedDeployment) => {
           const id = `${l.deployment.name}#${++n}`;

@@ -12,7 +12,9 @@ describe('the committed dashboard bundle', () => {
     try {
       await build({ ...options, outdir: out });
       for (const f of ['app.js', 'app.css']) {
-        expect(readFileSync(join(out, f), 'utf8'), `assets/dashboard/${f} is stale: run npm run build:dashboard`).toBe(readFileSync(join('assets', 'dashboard', f), 'utf8'));
+        expect(readFileSync(join(out, f), 'utf8'), `assets/dashboard/${f} is stale: run npm run build:dashboard`).toBe(
+          readFileSync(join('assets', 'dashboard', f), 'utf8'),
+        );
       }
       // Offline: the page loads nothing from another origin.
       const html = readFileSync('assets/dashboard/index.html', 'utf8');

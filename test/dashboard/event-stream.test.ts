@@ -10,7 +10,10 @@ afterEach(async () => {
 });
 
 const seqs = (msgs: readonly SseMessage[], kind: string): number[] => msgs.filter((m) => m.event === kind).map((m) => (m.data as { seq: number }).seq);
-const has = (kind: string, seq: number) => (msgs: readonly SseMessage[]): boolean => seqs(msgs, kind).includes(seq);
+const has =
+  (kind: string, seq: number) =>
+  (msgs: readonly SseMessage[]): boolean =>
+    seqs(msgs, kind).includes(seq);
 
 describe('the dashboard event stream', () => {
   it('parses only ids it made', () => {
@@ -102,7 +105,9 @@ describe('the dashboard event stream', () => {
     expect((await fetch(`${url}/api/stream`)).status).toBe(401);
     expect((await fetch(`${url}/api/stream?ticket=${TOKEN}`)).status).toBe(401);
     expect((await fetch(`${url}/api/stream-ticket`, { method: 'POST' })).status).toBe(401);
-    const ticket = async (): Promise<string> => ((await (await fetch(`${url}/api/stream-ticket`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { ticket: string }).ticket;
+    const ticket = async (): Promise<string> =>
+      ((await (await fetch(`${url}/api/stream-ticket`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { ticket: string })
+        .ticket;
     const t1 = await ticket();
     const ac = new AbortController();
     const ok = await fetch(`${url}/api/stream?ticket=${t1}`, { signal: ac.signal });

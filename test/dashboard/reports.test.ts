@@ -28,22 +28,31 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const ticket = async (): Promise<string> => ((await (await fetch(`${server.url}/api/stream-ticket`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { ticket: string }).ticket;
+const ticket = async (): Promise<string> =>
+  ((await (await fetch(`${server.url}/api/stream-ticket`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { ticket: string })
+    .ticket;
 
 describe('backtest reports', () => {
   it('lists *.html and */report.html under the directory, and nothing else', () => {
-    expect(listReports(dir).map((r) => r.path).sort()).toEqual(['run-1/report.html', 'run-2/report.html', 'top.html']);
+    expect(
+      listReports(dir)
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['run-1/report.html', 'run-2/report.html', 'top.html']);
     expect(listReports(join(root, 'missing'))).toEqual([]);
   });
 
   it('opens only a listed report: no traversal, no absolute path, no symlink out', () => {
     expect(readReport(dir, 'run-1/report.html')?.toString()).toBe('<h1>run 1</h1>');
-    for (const bad of ['../secret.html', 'run-1/../../secret.html', join(root, 'secret.html'), 'link.html', 'notes.txt', 'run-1', '']) expect(readReport(dir, bad), bad).toBeUndefined();
+    for (const bad of ['../secret.html', 'run-1/../../secret.html', join(root, 'secret.html'), 'link.html', 'notes.txt', 'run-1', ''])
+      expect(readReport(dir, bad), bad).toBeUndefined();
   });
 
   it('serves the list with the token and a report with a single-use ticket in a sandbox', async () => {
     expect((await fetch(`${server.url}/api/reports`)).status).toBe(401);
-    const list = (await (await fetch(`${server.url}/api/reports`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { reports: { path: string }[] };
+    const list = (await (await fetch(`${server.url}/api/reports`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      reports: { path: string }[];
+    };
     expect(list.reports).toHaveLength(3);
     expect((await fetch(`${server.url}/api/reports/open?path=top.html`)).status).toBe(401);
     const t = await ticket();

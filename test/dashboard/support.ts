@@ -30,14 +30,31 @@ export async function startTestServer(o: DashboardOptions = {}, capacity = 1_000
   const view: DaemonView = { supervisor, decisions, events, metrics };
   const dashboard = createDashboard(o);
   const app = buildControlApp({
-    supervisor, decisions, metrics, reload: async () => ({ added: [], removed: [], changed: [], unchanged: [], invalid: [] }), token: TOKEN, version: 'test',
-    clock: systemClock(), log: silentLogger(), publicPrefixes: dashboard.publicPrefixes, extraRoutes: (a) => dashboard.extraRoutes(a, view),
+    supervisor,
+    decisions,
+    metrics,
+    reload: async () => ({ added: [], removed: [], changed: [], unchanged: [], invalid: [] }),
+    token: TOKEN,
+    version: 'test',
+    clock: systemClock(),
+    log: silentLogger(),
+    publicPrefixes: dashboard.publicPrefixes,
+    extraRoutes: (a) => dashboard.extraRoutes(a, view),
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, decisions, events, close: () => app.close() };
 }
 
-export const decision = (n: number): DecisionEntry => ({ kind: 'denied', at: n, strategyId: 's', side: 'buy', mint: `mint${n}`, amountIn: '100', code: 'RISK_KILL_SWITCH', reason: 'killed' });
+export const decision = (n: number): DecisionEntry => ({
+  kind: 'denied',
+  at: n,
+  strategyId: 's',
+  side: 'buy',
+  mint: `mint${n}`,
+  amountIn: '100',
+  code: 'RISK_KILL_SWITCH',
+  reason: 'killed',
+});
 
 export interface SseMessage {
   readonly id: string | undefined;
@@ -49,7 +66,10 @@ export interface SseMessage {
 export async function readStream(url: string, o: { lastEventId?: string; query?: string; until: (msgs: SseMessage[]) => boolean }): Promise<SseMessage[]> {
   const t = (await (await fetch(`${url}/api/stream-ticket`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { ticket: string };
   const ac = new AbortController();
-  const res = await fetch(`${url}/api/stream?ticket=${t.ticket}${o.query ?? ''}`, { headers: o.lastEventId ? { 'last-event-id': o.lastEventId } : {}, signal: ac.signal });
+  const res = await fetch(`${url}/api/stream?ticket=${t.ticket}${o.query ?? ''}`, {
+    headers: o.lastEventId ? { 'last-event-id': o.lastEventId } : {},
+    signal: ac.signal,
+  });
   if (res.status !== 200 || !res.body) throw new Error(`stream refused: ${res.status} ${await res.text()}`);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -65,7 +85,11 @@ export async function readStream(url: string, o: { lastEventId?: string; query?:
         const block = buf.slice(0, i);
         buf = buf.slice(i + 2);
         if (block.startsWith(':')) continue;
-        const field = (name: string): string | undefined => block.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+        const field = (name: string): string | undefined =>
+          block
+            .split('\n')
+            .find((l) => l.startsWith(`${name}: `))
+            ?.slice(name.length + 2);
         msgs.push({ id: field('id'), event: field('event') ?? 'message', data: JSON.parse(field('data') ?? 'null') as unknown });
       }
     }

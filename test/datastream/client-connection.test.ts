@@ -16,7 +16,18 @@ describe('Datastream connection (real ws server on 127.0.0.1, manual clock)', ()
 
   const make = async (url: string, extra: Record<string, number> = {}): Promise<DatastreamClient> => {
     clock = manualClock(5_000_000);
-    client = createDatastreamClient({ url, apiKey: KEY, clock, random: seededRandom(7), backoffBaseMs: 100, backoffCapMs: CAP, livenessTimeoutMs: 30_000, connectTimeoutMs: 2_000, stableAfterMs: 60_000, ...extra });
+    client = createDatastreamClient({
+      url,
+      apiKey: KEY,
+      clock,
+      random: seededRandom(7),
+      backoffBaseMs: 100,
+      backoffCapMs: CAP,
+      livenessTimeoutMs: 30_000,
+      connectTimeoutMs: 2_000,
+      stableAfterMs: 60_000,
+      ...extra,
+    });
     events = [];
     client.onEvent((e) => events.push(e));
     return client;

@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';
 import type { StreamFeed } from '../../src/engine/feed-port.js';
-import { createDatastreamClient, rooms, type DatastreamClient, type DatastreamEvent, type DatastreamMessage, type LiquidityEvent } from '../../src/client/datastream/index.js';
+import {
+  createDatastreamClient,
+  rooms,
+  type DatastreamClient,
+  type DatastreamEvent,
+  type DatastreamMessage,
+  type LiquidityEvent,
+} from '../../src/client/datastream/index.js';
 import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';
 import { liquidityEvent } from './helpers/events.js';
 
@@ -151,7 +158,12 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
     server.publish('liquidity:pool:PoolA', [removal, addition, twin, twin]);
     server.publish('liquidity:pool:PoolA:enriched', [{ ...removal, identity: null, identityStatus: 'partial' }, addition, twin, twin]);
     await waitFor(() => client.stats().duplicates === 8 + 0, 'duplicates counted');
-    expect(seen.map((e) => `${e.tx}/${e.type}`)).toEqual(['rebalance1/remove_liquidity', 'rebalance1/add_liquidity', 'twin1/add_liquidity', 'twin1/add_liquidity']);
+    expect(seen.map((e) => `${e.tx}/${e.type}`)).toEqual([
+      'rebalance1/remove_liquidity',
+      'rebalance1/add_liquidity',
+      'twin1/add_liquidity',
+      'twin1/add_liquidity',
+    ]);
     expect(other).toHaveLength(4);
   });
 

@@ -10,10 +10,13 @@ describe('payload guards', () => {
   it('accept exactly the decimal and integer strings the spec allows (same as the reference regexes)', () => {
     const chars = fc.constantFrom('0', '1', '9', '.', '-', 'e', ' ', '+', 'x');
     fc.assert(
-      fc.property(fc.array(chars, { maxLength: 8 }).map((a) => a.join('')), (s) => {
-        expect(checkLiquidityEvent(withAmounts(s, '1')) === undefined).toBe(/^-?\d+(\.\d+)?$/.test(s));
-        expect(checkLiquidityEvent(withAmounts('1', s)) === undefined).toBe(/^-?\d+$/.test(s));
-      }),
+      fc.property(
+        fc.array(chars, { maxLength: 8 }).map((a) => a.join('')),
+        (s) => {
+          expect(checkLiquidityEvent(withAmounts(s, '1')) === undefined).toBe(/^-?\d+(\.\d+)?$/.test(s));
+          expect(checkLiquidityEvent(withAmounts('1', s)) === undefined).toBe(/^-?\d+$/.test(s));
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

@@ -34,7 +34,8 @@ const heapMb = (): number => {
 };
 
 /** `{"a":{"a":...1...}}` or `[[...[1]...]]`, `levels` containers deep, as text (never built as an object). */
-const nested = (levels: number, arrays: boolean): string => (arrays ? `${'['.repeat(levels)}1${']'.repeat(levels)}` : `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
+const nested = (levels: number, arrays: boolean): string =>
+  arrays ? `${'['.repeat(levels)}1${']'.repeat(levels)}` : `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
 type Expect = 'parseFailures' | 'tooDeepFrames' | 'unknownFrames' | 'serverErrors' | 'unroutedMessages' | 'invalidPayloads' | 'message';
 interface HostileFrame {
@@ -47,25 +48,45 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const json = fc.jsonValue({ maxDepth: 4 });
 
 const hostileFrame: fc.Arbitrary<HostileFrame> = fc.oneof(
-  fc.string({ maxLength: 300 }).map((s) => ({ kind: 'not JSON', data: `{${s}`, expect: 'parseFailures' as const })).filter((f) => {
-    try {
-      JSON.parse(f.data as string);
-      return false;
-    } catch {
-      return true;
-    }
-  }),
+  fc
+    .string({ maxLength: 300 })
+    .map((s) => ({ kind: 'not JSON', data: `{${s}`, expect: 'parseFailures' as const }))
+    .filter((f) => {
+      try {
+        JSON.parse(f.data as string);
+        return false;
+      } catch {
+        return true;
+      }
+    }),
   fc.uint8Array({ minLength: 1, maxLength: 2_000 }).map((b) => ({ kind: 'random bytes', data: Buffer.from(b), expect: 'parseFailures' as const })),
-  json.filter((v) => !(isObject(v) && typeof v['type'] === 'string')).map((v) => ({ kind: 'JSON of the wrong shape', data: JSON.stringify(v), expect: 'parseFailures' as const })),
-  fc.record({ levels: fc.integer({ min: MAX_DEPTH, max: 6_000 }), arrays: fc.boolean(), where: fc.constantFrom('data', 'extra', 'top') }).map(({ levels, arrays, where }) => ({
-    kind: `nested ${levels} deep in ${where}`,
-    data: where === 'top' ? `{"type":"message","room":"${CURVE}","x":${nested(levels, arrays)}}` : where === 'data' ? `{"type":"message","room":"${CURVE}","data":{"x":${nested(levels, arrays)}}}` : `{"type":"message","room":"${LATEST}","data":{"mint":"M","extra":${nested(levels, arrays)}}}`,
-    expect: 'tooDeepFrames' as const,
-  })),
-  fc.record({ type: fc.string({ maxLength: 20 }).filter((t) => !['message', 'ping', 'error'].includes(t)), body: json }).map(({ type, body }) => ({ kind: 'unknown type', data: JSON.stringify({ body, type }), expect: 'unknownFrames' as const })),
-  fc.record({ message: fc.string({ maxLength: 100 }) }).map(({ message }) => ({ kind: 'server error', data: JSON.stringify({ type: 'error', message }), expect: 'serverErrors' as const })),
-  fc.record({ room: fc.string({ maxLength: 40 }).filter((r) => !SUBSCRIBED.includes(r)), data: json }).map(({ room, data }) => ({ kind: 'unsubscribed room', data: JSON.stringify({ type: 'message', room, data }), expect: 'unroutedMessages' as const })),
-  json.filter((r) => typeof r !== 'string').map((room) => ({ kind: 'room not a string', data: JSON.stringify({ type: 'message', room, data: {} }), expect: 'parseFailures' as const })),
+  json
+    .filter((v) => !(isObject(v) && typeof v['type'] === 'string'))
+    .map((v) => ({ kind: 'JSON of the wrong shape', data: JSON.stringify(v), expect: 'parseFailures' as const })),
+  fc
+    .record({ levels: fc.integer({ min: MAX_DEPTH, max: 6_000 }), arrays: fc.boolean(), where: fc.constantFrom('data', 'extra', 'top') })
+    .map(({ levels, arrays, where }) => ({
+      kind: `nested ${levels} deep in ${where}`,
+      data:
+        where === 'top'
+          ? `{"type":"message","room":"${CURVE}","x":${nested(levels, arrays)}}`
+          : where === 'data'
+            ? `{"type":"message","room":"${CURVE}","data":{"x":${nested(levels, arrays)}}}`
+            : `{"type":"message","room":"${LATEST}","data":{"mint":"M","extra":${nested(levels, arrays)}}}`,
+      expect: 'tooDeepFrames' as const,
+    })),
+  fc
+    .record({ type: fc.string({ maxLength: 20 }).filter((t) => !['message', 'ping', 'error'].includes(t)), body: json })
+    .map(({ type, body }) => ({ kind: 'unknown type', data: JSON.stringify({ body, type }), expect: 'unknownFrames' as const })),
+  fc
+    .record({ message: fc.string({ maxLength: 100 }) })
+    .map(({ message }) => ({ kind: 'server error', data: JSON.stringify({ type: 'error', message }), expect: 'serverErrors' as const })),
+  fc
+    .record({ room: fc.string({ maxLength: 40 }).filter((r) => !SUBSCRIBED.includes(r)), data: json })
+    .map(({ room, data }) => ({ kind: 'unsubscribed room', data: JSON.stringify({ type: 'message', room, data }), expect: 'unroutedMessages' as const })),
+  json
+    .filter((r) => typeof r !== 'string')
+    .map((room) => ({ kind: 'room not a string', data: JSON.stringify({ type: 'message', room, data: {} }), expect: 'parseFailures' as const })),
   fc.record({ room: fc.constantFrom(...SUBSCRIBED), data: json }).map(({ room, data }) => ({
     kind: `wrong-typed payload for ${room}`,
     data: JSON.stringify({ type: 'message', room, data }),
@@ -77,11 +98,32 @@ const hostileFrame: fc.Arbitrary<HostileFrame> = fc.oneof(
 /** Inputs that once broke the client: they run first on every fuzz run. */
 const REGRESSIONS: [HostileFrame][] = [
   // issue 11: 4,000 levels in an open-object room overflowed the stack in the dedup fingerprint
-  [{ kind: 'issue 11: 4000 levels in a curve room', data: `{"type":"message","room":"${CURVE}","data":{"x":${nested(4_000, true)}}}`, expect: 'tooDeepFrames' }],
-  [{ kind: 'issue 11: 4000 levels in a latest extra field', data: `{"type":"message","room":"${LATEST}","data":{"mint":"M","extra":${nested(4_000, false)}}}`, expect: 'tooDeepFrames' }],
+  [
+    {
+      kind: 'issue 11: 4000 levels in a curve room',
+      data: `{"type":"message","room":"${CURVE}","data":{"x":${nested(4_000, true)}}}`,
+      expect: 'tooDeepFrames',
+    },
+  ],
+  [
+    {
+      kind: 'issue 11: 4000 levels in a latest extra field',
+      data: `{"type":"message","room":"${LATEST}","data":{"mint":"M","extra":${nested(4_000, false)}}}`,
+      expect: 'tooDeepFrames',
+    },
+  ],
 ];
 
-const REJECTS: readonly (keyof DatastreamStats)[] = ['parseFailures', 'tooDeepFrames', 'oversizedFrames', 'frameErrors', 'unknownFrames', 'serverErrors', 'unroutedMessages', 'invalidPayloads'];
+const REJECTS: readonly (keyof DatastreamStats)[] = [
+  'parseFailures',
+  'tooDeepFrames',
+  'oversizedFrames',
+  'frameErrors',
+  'unknownFrames',
+  'serverErrors',
+  'unroutedMessages',
+  'invalidPayloads',
+];
 
 describe('Datastream client against a hostile server (real socket)', () => {
   let server: StreamServer;
@@ -90,7 +132,15 @@ describe('Datastream client against a hostile server (real socket)', () => {
 
   beforeAll(async () => {
     server = await startStreamServer(KEY);
-    client = createDatastreamClient({ url: server.url, apiKey: KEY, random: seededRandom(11), maxFrameBytes: MAX_FRAME_BYTES, maxFrameDepth: MAX_DEPTH, backoffBaseMs: 1, backoffCapMs: 20 });
+    client = createDatastreamClient({
+      url: server.url,
+      apiKey: KEY,
+      random: seededRandom(11),
+      maxFrameBytes: MAX_FRAME_BYTES,
+      maxFrameDepth: MAX_DEPTH,
+      backoffBaseMs: 1,
+      backoffCapMs: 20,
+    });
     for (const room of SUBSCRIBED) client.subscribe(room, () => void delivered++);
     await client.whenOpen();
     await waitFor(() => server.open()[0]?.joins.length === SUBSCRIBED.length, 'joins');
@@ -111,22 +161,26 @@ describe('Datastream client against a hostile server (real socket)', () => {
     return client.stats();
   };
 
-  it('counts each generated hostile frame under its reject and keeps the same connection open', async () => {
-    const connects = client.stats().connects;
-    await fc.assert(
-      fc.asyncProperty(hostileFrame, async (f) => {
-        const before = client.stats();
-        const after = await sendAndSettle(f.data);
-        expect(after.frames - before.frames, f.kind).toBe(2);
-        expect(after.frameErrors - before.frameErrors, f.kind).toBe(0);
-        if (f.expect === 'message') expect(after.messages - before.messages, f.kind).toBe(1);
-        else expect(after[f.expect] as number, f.kind).toBeGreaterThan(before[f.expect] as number);
-      }),
-      fuzzParams({ numRuns: 150, seed: 1101 }, REGRESSIONS),
-    );
-    expect(client.state).toBe('open');
-    expect(client.stats().connects).toBe(connects);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'counts each generated hostile frame under its reject and keeps the same connection open',
+    async () => {
+      const connects = client.stats().connects;
+      await fc.assert(
+        fc.asyncProperty(hostileFrame, async (f) => {
+          const before = client.stats();
+          const after = await sendAndSettle(f.data);
+          expect(after.frames - before.frames, f.kind).toBe(2);
+          expect(after.frameErrors - before.frameErrors, f.kind).toBe(0);
+          if (f.expect === 'message') expect(after.messages - before.messages, f.kind).toBe(1);
+          else expect(after[f.expect] as number, f.kind).toBeGreaterThan(before[f.expect] as number);
+        }),
+        fuzzParams({ numRuns: 150, seed: 1101 }, REGRESSIONS),
+      );
+      expect(client.state).toBe('open');
+      expect(client.stats().connects).toBe(connects);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   it('delivers a payload exactly at the depth limit and refuses one level more', async () => {
     // frame (1) > data (2) > x: levels containers
@@ -144,7 +198,10 @@ describe('Datastream client against a hostile server (real socket)', () => {
     for (const size of sizes) {
       const connects = client.stats().connects;
       server.open()[0]!.socket.send(`{"type":"message","room":"${CURVE}","data":{"pad":"${'x'.repeat(size)}"}}`);
-      await waitFor(() => client.stats().connects > connects && client.state === 'open' && server.open()[0]?.joins.length === SUBSCRIBED.length, 'reconnect after an oversized frame');
+      await waitFor(
+        () => client.stats().connects > connects && client.state === 'open' && server.open()[0]?.joins.length === SUBSCRIBED.length,
+        'reconnect after an oversized frame',
+      );
     }
     const end = client.stats();
     expect(end.oversizedFrames - start.oversizedFrames).toBe(sizes.length);
@@ -154,16 +211,20 @@ describe('Datastream client against a hostile server (real socket)', () => {
     await waitFor(() => delivered > before, 'delivery after the oversized frames');
   });
 
-  it('returns the heap to where it was after a burst of hostile frames and a full GC', async () => {
-    const frames = fc.sample(hostileFrame, { numRuns: 300, seed: 1103 });
-    for (const f of frames.slice(0, 50)) await sendAndSettle(f.data); // warm up code paths and pools
-    const base = heapMb();
-    const rejectsBefore = REJECTS.reduce((n, k) => n + (client.stats()[k] as number), 0);
-    const conn = server.open()[0]!;
-    for (let round = 0; round < 3; round++) for (const f of frames) conn.socket.send(f.data);
-    await sendAndSettle('{"type":"ping"}');
-    const rejects = REJECTS.reduce((n, k) => n + (client.stats()[k] as number), 0) - rejectsBefore;
-    expect(rejects).toBeGreaterThan(frames.length); // most frames are rejects; each counted
-    expect(heapMb() - base).toBeLessThan(16);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'returns the heap to where it was after a burst of hostile frames and a full GC',
+    async () => {
+      const frames = fc.sample(hostileFrame, { numRuns: 300, seed: 1103 });
+      for (const f of frames.slice(0, 50)) await sendAndSettle(f.data); // warm up code paths and pools
+      const base = heapMb();
+      const rejectsBefore = REJECTS.reduce((n, k) => n + (client.stats()[k] as number), 0);
+      const conn = server.open()[0]!;
+      for (let round = 0; round < 3; round++) for (const f of frames) conn.socket.send(f.data);
+      await sendAndSettle('{"type":"ping"}');
+      const rejects = REJECTS.reduce((n, k) => n + (client.stats()[k] as number), 0) - rejectsBefore;
+      expect(rejects).toBeGreaterThan(frames.length); // most frames are rejects; each counted
+      expect(heapMb() - base).toBeLessThan(16);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -6,7 +6,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
-import { createDatastreamClient, rooms, SAFETY_FIELDS, type DatastreamClient, type DatastreamMessage, type SafetyRole } from '../../src/client/datastream/index.js';
+import {
+  createDatastreamClient,
+  rooms,
+  SAFETY_FIELDS,
+  type DatastreamClient,
+  type DatastreamMessage,
+  type SafetyRole,
+} from '../../src/client/datastream/index.js';
 import { createDedupWindow } from '../../src/client/datastream/dedup-window.js';
 import { exceedsDepth, mayExceedDepth } from '../../src/client/datastream/frame-limits.js';
 import { fingerprintRows, rowFingerprints } from '../../src/client/datastream/event-key.js';

@@ -35,7 +35,9 @@ describe('swaps on the simulator', () => {
     const trades: SwapTraded[] = [];
     const watched = new Set<string>();
     const tape = defineStrategy({
-      id: 'tape', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'tape',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(e, ctx) {
         if (watched.size >= 5) return;
         watched.add(e.mint);
@@ -44,8 +46,13 @@ describe('swaps on the simulator', () => {
       onTrade: (e) => void trades.push(e),
     });
     engine = createEngine({
-      feed: client, executor: createPaperExecutor({ clock, market: createMarketView(), latencyMs: 1 }), clock, random: seededRandom(1),
-      strategies: [instantiateStrategy(tape, {})], risk: { maxOpenPositions: 1 }, startingCashLamports: 1_000_000_000n,
+      feed: client,
+      executor: createPaperExecutor({ clock, market: createMarketView(), latencyMs: 1 }),
+      clock,
+      random: seededRandom(1),
+      strategies: [instantiateStrategy(tape, {})],
+      risk: { maxOpenPositions: 1 },
+      startingCashLamports: 1_000_000_000n,
       execution: { slippageBps: 100, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     await engine.start();

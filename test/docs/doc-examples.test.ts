@@ -20,10 +20,21 @@ import { buildProgram } from '../../src/cli/main.js';
 import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DOCS = [...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'README.md'];
+const DOCS = [
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  'README.md',
+];
 const text = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 
-interface Block { readonly file: string; readonly line: number; readonly lang: string; readonly body: string; readonly before: string }
+interface Block {
+  readonly file: string;
+  readonly line: number;
+  readonly lang: string;
+  readonly body: string;
+  readonly before: string;
+}
 
 /** Fenced blocks of `file` with their language, first line and the line right above the fence. */
 function blocks(file: string): Block[] {
@@ -43,7 +54,7 @@ const ALL = DOCS.flatMap(blocks);
 
 /** Package entry points as a user writes them, and the source file each one is built from. */
 const ENTRIES: Readonly<Record<string, string>> = {
-  'chainpilot': '../../../src/index.js',
+  chainpilot: '../../../src/index.js',
   'chainpilot/strategy': '../../../src/strategies/api.js',
   'chainpilot/sim': '../../../src/sim/index.js',
   'chainpilot/runtime': '../../../src/runtime/index.js',
@@ -77,17 +88,27 @@ describe('docs examples', () => {
     symlinkSync(join(ROOT, 'config', 'strategies'), join(dir, 'strategies'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const DEPLOYMENT_KEYS = ['strategies', 'risk', 'execution', 'record', 'notify', 'paper', 'feed', 'shutdown', 'store', 'endpoints', 'telemetry'];
-    const fragments = ALL.filter((b) => b.lang === 'yaml').map((b) => ({ b, doc: parse(b.body) as Record<string, unknown> })).filter(({ doc }) => Object.keys(doc).every((k) => DEPLOYMENT_KEYS.includes(k)));
+    const fragments = ALL.filter((b) => b.lang === 'yaml')
+      .map((b) => ({ b, doc: parse(b.body) as Record<string, unknown> }))
+      .filter(({ doc }) => Object.keys(doc).every((k) => DEPLOYMENT_KEYS.includes(k)));
 
     it('finds the fragments', () => expect(fragments.length).toBeGreaterThanOrEqual(5));
     for (const { b, doc } of fragments) {
       it(`${b.file}:${b.line} (${Object.keys(doc).join(', ')})`, async () => {
         // live settings (execution:) go into the live rehearsal deployment, the rest into the paper one
         const base = parse(text(`config/${'execution' in doc ? 'live-sim' : 'paper-sim'}.yaml`)) as Record<string, unknown>;
-        const merged = { ...base, ...Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, isObject(v) && isObject(base[k]) ? { ...base[k], ...v } : v])) };
+        const merged = {
+          ...base,
+          ...Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, isObject(v) && isObject(base[k]) ? { ...base[k], ...v } : v])),
+        };
         const file = join(dir, `example-${b.line}.yaml`);
         writeFileSync(file, stringify(merged));
-        const env = Object.fromEntries([...b.body.matchAll(/\$\{(\w+)\}/g)].map((m) => [m[1]!, m[1] === 'REDIS_URL' ? 'redis://127.0.0.1:6379' : m[1]!.includes('URL') ? 'https://hooks.example/x' : 'a-secret-of-enough-length-000']));
+        const env = Object.fromEntries(
+          [...b.body.matchAll(/\$\{(\w+)\}/g)].map((m) => [
+            m[1]!,
+            m[1] === 'REDIS_URL' ? 'redis://127.0.0.1:6379' : m[1]!.includes('URL') ? 'https://hooks.example/x' : 'a-secret-of-enough-length-000',
+          ]),
+        );
         const result = await validateDeploymentFile(file, { ...process.env, ...env });
         expect(result.text).not.toMatch(/^[A-Z]+_[A-Z_]+: /);
         expect(result.ok).toBe(true);
@@ -98,7 +119,9 @@ describe('docs examples', () => {
   it('each chainpilot command line names a real command and only its options', () => {
     const program = buildProgram();
     const problems: string[] = [];
-    const lines = ALL.filter((b) => b.lang === 'sh').flatMap((b) => b.body.split('\n').map((l, i) => ({ l: l.replace(/#.*$/, ''), at: `${b.file}:${b.line + 1 + i}` })));
+    const lines = ALL.filter((b) => b.lang === 'sh').flatMap((b) =>
+      b.body.split('\n').map((l, i) => ({ l: l.replace(/#.*$/, ''), at: `${b.file}:${b.line + 1 + i}` })),
+    );
     let checked = 0;
     for (const { l, at } of lines) {
       const m = /(?:bin\/chainpilot\.js|npx chainpilot|^\s*chainpilot)\s+([^|&;]*)/.exec(l);
@@ -116,7 +139,11 @@ describe('docs examples', () => {
         continue;
       }
       checked++;
-      const known = new Set(['--help', '--version', ...cmd.options.flatMap((o) => [o.long, o.negate ? o.long : undefined].filter((x): x is string => x !== undefined))]);
+      const known = new Set([
+        '--help',
+        '--version',
+        ...cmd.options.flatMap((o) => [o.long, o.negate ? o.long : undefined].filter((x): x is string => x !== undefined)),
+      ]);
       for (const w of m[1]!.split(/\s+/)) {
         const flag = /^(--[a-z][a-z-]*)/.exec(w)?.[1];
         if (flag !== undefined && !known.has(flag)) problems.push(`${at}: "${cmd.name()}" has no option ${flag}`);
@@ -127,7 +154,10 @@ describe('docs examples', () => {
   });
 
   it('each metric the docs name is registered by the source', () => {
-    const src = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => text(`src/${f}`)).join('\n');
+    const src = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => text(`src/${f}`))
+      .join('\n');
     const registered = new Set([...src.matchAll(/['"`](chainpilot_[a-z0-9_]+)['"`]/g)].map((m) => m[1]!));
     const named = new Set(DOCS.flatMap((f) => [...text(f).matchAll(/\b(chainpilot_[a-z0-9_]+)/g)].map((m) => m[1]!)));
     const base = (n: string): string => n.replace(/_(bucket|sum|count)$/, '');

@@ -24,7 +24,12 @@ function docOf(node: ts.Node, sf: ts.SourceFile): string {
   const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? [];
   const last = ranges.filter((r) => sf.text.slice(r.pos, r.pos + 3) === '/**').at(-1);
   if (!last) return '';
-  return sf.text.slice(last.pos + 3, last.end - 2).split('\n').map((l) => l.replace(/^\s*\*\s?/, '').trim()).filter(Boolean).join(' ');
+  return sf.text
+    .slice(last.pos + 3, last.end - 2)
+    .split('\n')
+    .map((l) => l.replace(/^\s*\*\s?/, '').trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** Every interface of events.ts with its fields. */

@@ -46,12 +46,26 @@ describe('docs/strategies.md', () => {
     // `chainpilot/strategy` is the package's subpath export; from a checkout it is src/strategies/api.ts
     writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n'); // an ES module, as in a project that installs chainpilot
     writeFileSync(join(dir, 'guide-strategy.ts'), example().replace(PUBLIC_IMPORT, `from ${JSON.stringify(API)};`));
-    writeFileSync(join(dir, 'guide.yaml'), [
-      'version: 1', 'name: guide-example', 'endpoints:', '  simulator: { seed: 3, speed: 60 }',
-      'strategies:', '  - use: ./guide-strategy.ts', '    params: { buySol: "0.05", dipBps: 500, minHolders: 3 }',
-      'risk:', '  maxTradeSol: "0.2"', '  maxOpenPositions: 5', '  maxExposureSol: "1"', '  dailyLossLimitSol: "1"',
-      'telemetry:', '  logLevel: silent', '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'guide.yaml'),
+      [
+        'version: 1',
+        'name: guide-example',
+        'endpoints:',
+        '  simulator: { seed: 3, speed: 60 }',
+        'strategies:',
+        '  - use: ./guide-strategy.ts',
+        '    params: { buySol: "0.05", dipBps: 500, minHolders: 3 }',
+        'risk:',
+        '  maxTradeSol: "0.2"',
+        '  maxOpenPositions: 5',
+        '  maxExposureSol: "1"',
+        '  dailyLossLimitSol: "1"',
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
     const summary = await runPaper({ file: join(dir, 'guide.yaml'), durationMs: 6_000, speed: 'max', seed: 3, out: () => undefined, log: silentLogger() });
     expect(summary.intents).toBeGreaterThan(0);
     expect(summary.fills).toBeGreaterThan(0);

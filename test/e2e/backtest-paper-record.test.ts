@@ -30,7 +30,9 @@ describe('a paper run with record: on, backtested', () => {
     await runPaper({ file, durationMs: 8_000, out: () => undefined, log: silentLogger() });
     const paperLog = readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8');
     expect(paperLog.split('\n').length).toBeGreaterThan(10);
-    const recText = resolveRecordingFiles(join(dir, 'rec')).map((f) => gunzipSync(readFileSync(f)).toString('utf8')).join('');
+    const recText = resolveRecordingFiles(join(dir, 'rec'))
+      .map((f) => gunzipSync(readFileSync(f)).toString('utf8'))
+      .join('');
     expect(recText).toMatch(/"k":"end"/);
 
     const ok = await runBacktestJob({ file, data: join(dir, 'rec'), outDir: join(dir, 'out'), verifyAgainst: join(dir, 'paper.decisions.jsonl') });
@@ -47,7 +49,11 @@ describe('a paper run with record: on, backtested', () => {
     expect(rebuildReportHtml(readFileSync(ok.files.report, 'utf8'), ok.files.report)).toBe(readFileSync(ok.files.html, 'utf8'));
 
     // The command exits 1 and prints both sides of the first difference.
-    const cli = spawnSync(process.execPath, ['bin/chainpilot.js', 'backtest', file, '--data', join(dir, 'rec'), '--out', join(dir, 'out3'), '--verify-against', join(dir, 'changed.jsonl')], { encoding: 'utf8', timeout: 60_000 });
+    const cli = spawnSync(
+      process.execPath,
+      ['bin/chainpilot.js', 'backtest', file, '--data', join(dir, 'rec'), '--out', join(dir, 'out3'), '--verify-against', join(dir, 'changed.jsonl')],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     expect(cli.status).toBe(1);
     expect(cli.stdout).toContain('BACKTEST_DIVERGED');
     expect(cli.stdout).toContain(`expected: ${lines[4]!}`);

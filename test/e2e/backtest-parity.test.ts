@@ -46,8 +46,20 @@ describe('backtest parity with a recorded paper session', () => {
   }, 120_000);
 
   it('records the same simulator run byte for byte twice (seed, start and duration fixed)', async () => {
-    const a = await recordSimulator({ seed: 3, durationMs: 5 * 60_000, rooms: ['latest', 'graduated', 'venue_a:curve:50'], dir: join(dir, 'a'), redactor: createRedactor() });
-    const b = await recordSimulator({ seed: 3, durationMs: 5 * 60_000, rooms: ['latest', 'graduated', 'venue_a:curve:50'], dir: join(dir, 'b'), redactor: createRedactor() });
+    const a = await recordSimulator({
+      seed: 3,
+      durationMs: 5 * 60_000,
+      rooms: ['latest', 'graduated', 'venue_a:curve:50'],
+      dir: join(dir, 'a'),
+      redactor: createRedactor(),
+    });
+    const b = await recordSimulator({
+      seed: 3,
+      durationMs: 5 * 60_000,
+      rooms: ['latest', 'graduated', 'venue_a:curve:50'],
+      dir: join(dir, 'b'),
+      redactor: createRedactor(),
+    });
     expect(a.lines).toBeGreaterThan(20);
     expect(readFileSync(a.files[0]!).equals(readFileSync(b.files[0]!))).toBe(true);
   }, 60_000);

@@ -30,7 +30,10 @@ describe('crash recovery on the fake chain (child processes killed with SIGKILL)
         return { kind: 'fail' };
       }),
     );
-    const served = await serveChain(chain, createFakeSwap(chain, () => 6));
+    const served = await serveChain(
+      chain,
+      createFakeSwap(chain, () => 6),
+    );
     const landedBy = new Map(chain.stats.landed.map((l) => [l.signature, l]));
     const backend: Backend = {
       env: { CHAIN_URL: served.url, VALIDITY_BLOCKS: '80' },

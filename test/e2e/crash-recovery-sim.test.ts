@@ -48,5 +48,4 @@ describe('crash recovery on the simulator ledger (child processes killed with SI
       await backend.close();
     }
   }, 300_000);
-
 });

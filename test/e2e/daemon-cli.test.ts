@@ -48,7 +48,10 @@ describe('chainpilot daemon (process)', () => {
     mkdirSync(cfg);
     writeFileSync(join(cfg, 'one.yaml'), yaml('one'));
     const env = { ...process.env, CHAINPILOT_API_TOKEN: 'cli-test-token-0123456789' };
-    child = spawn(process.execPath, ['bin/chainpilot.js', 'daemon', cfg, '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'), '--log-level', 'warn'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['bin/chainpilot.js', 'daemon', cfg, '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'), '--log-level', 'warn'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = { text: '' };
     const err = { text: '' };
     child.stdout?.on('data', (b: Buffer) => (out.text += b.toString()));
@@ -69,12 +72,21 @@ describe('chainpilot daemon (process)', () => {
     expect(status.stdout).toMatch(/^two\s+paper\s+\w+/m);
     // The shell registers the service-client, journal and queue series with the daemon's registry.
     const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${env.CHAINPILOT_API_TOKEN}` } })).text();
-    for (const family of ['chainpilot_rpc_request_duration_seconds histogram', 'chainpilot_http_retries_total counter', 'chainpilot_journal_write_duration_seconds histogram', 'chainpilot_queue_depth gauge', 'chainpilot_event_to_intent_seconds histogram']) {
+    for (const family of [
+      'chainpilot_rpc_request_duration_seconds histogram',
+      'chainpilot_http_retries_total counter',
+      'chainpilot_journal_write_duration_seconds histogram',
+      'chainpilot_queue_depth gauge',
+      'chainpilot_event_to_intent_seconds histogram',
+    ]) {
       expect(metrics).toContain(`# TYPE ${family}`);
     }
     const killed = await cli(['kill', 'two', '--reason', 'test']);
     expect(killed.stdout.trim()).toBe('two: killed');
-    const refused = await run(process.execPath, ['bin/chainpilot.js', 'status', '--url', url], { env: { ...env, CHAINPILOT_API_TOKEN: 'wrong' }, timeout: 60_000 }).catch((e: { code: number; stderr: string }) => e);
+    const refused = await run(process.execPath, ['bin/chainpilot.js', 'status', '--url', url], {
+      env: { ...env, CHAINPILOT_API_TOKEN: 'wrong' },
+      timeout: 60_000,
+    }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in refused ? refused.code : 0).toBe(1);
     expect('stderr' in refused ? refused.stderr : '').toContain('CLI_API_REFUSED');
 

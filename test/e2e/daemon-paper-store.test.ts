@@ -27,17 +27,35 @@ let remoteSim: RunningSimulator;
 let daemon: RunningDaemon | undefined;
 let endpoints: SharedEndpoints | undefined;
 
-const yaml = (name: string, endpoints: string[], extra: string[] = []): string => [
-  'version: 1', `name: ${name}`, 'endpoints:', ...endpoints,
-  'strategies:', `  - use: ${FIXTURE}`, 'paper:', '  startingBalanceSol: "10"', '  latency: 50ms',
-  'telemetry:', '  logLevel: silent', ...extra, '',
-].join('\n');
+const yaml = (name: string, endpoints: string[], extra: string[] = []): string =>
+  [
+    'version: 1',
+    `name: ${name}`,
+    'endpoints:',
+    ...endpoints,
+    'strategies:',
+    `  - use: ${FIXTURE}`,
+    'paper:',
+    '  startingBalanceSol: "10"',
+    '  latency: 50ms',
+    'telemetry:',
+    '  logLevel: silent',
+    ...extra,
+    '',
+  ].join('\n');
 
 async function startOne(): Promise<RunningDaemon> {
   endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor(), datastream: { backoffBaseMs: 50, backoffCapMs: 200 } });
   daemon = await startDaemon({
-    paths: [join(dir, 'deployments')], factory: createDeployment, deps: endpoints, listen: '127.0.0.1:0', dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey }, version: 'test', backoff: { initialMs: 200, maxMs: 1_000 }, log: silentLogger(),
+    paths: [join(dir, 'deployments')],
+    factory: createDeployment,
+    deps: endpoints,
+    listen: '127.0.0.1:0',
+    dataDir: join(dir, 'data'),
+    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey },
+    version: 'test',
+    backoff: { initialMs: 200, maxMs: 1_000 },
+    log: silentLogger(),
   });
   return daemon;
 }
@@ -54,7 +72,8 @@ const api = async (path: string, method = 'GET', body?: unknown): Promise<unknow
   const url = daemon?.url ?? baseUrl;
   if (!url) throw new Error('no daemon');
   const res = await fetch(`${url}${path}`, {
-    method, headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   return res.json() as Promise<unknown>;
@@ -66,7 +85,15 @@ async function book(name: string): Promise<{ positions: unknown[]; realised: str
   const d = await detail(name);
   const value = d.positions.reduce((sum, p) => sum + BigInt(p.valueLamports ?? '0'), 0n);
   return {
-    positions: d.positions.map((p) => ({ strategyId: p.strategyId, mint: p.mint, tokenRaw: p.tokenRaw, decimals: p.decimals, costLamports: p.costLamports, realisedLamports: p.realisedLamports, openedAt: p.openedAt })),
+    positions: d.positions.map((p) => ({
+      strategyId: p.strategyId,
+      mint: p.mint,
+      tokenRaw: p.tokenRaw,
+      decimals: p.decimals,
+      costLamports: p.costLamports,
+      realisedLamports: p.realisedLamports,
+      openedAt: p.openedAt,
+    })),
     realised: d.summary?.realisedLamports ?? '',
     cash: BigInt(d.summary?.equityLamports ?? '0') - value,
   };
@@ -83,10 +110,14 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'deployments'));
   mkdirSync(join(dir, 'logs'));
   remoteSim = await startSimulator({ seed: 13, speed: 60 });
-  writeFileSync(join(dir, 'deployments', 'remote.yaml'), yaml('book-remote', [
-    '  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}',
-  ]));
-  writeFileSync(join(dir, 'deployments', 'sim.yaml'), yaml('book-sim', ['  simulator:', '    seed: 5', '    speed: 60'], [`  decisionLog: ${join(dir, 'logs', 'book-sim.jsonl')}`]));
+  writeFileSync(
+    join(dir, 'deployments', 'remote.yaml'),
+    yaml('book-remote', ['  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}']),
+  );
+  writeFileSync(
+    join(dir, 'deployments', 'sim.yaml'),
+    yaml('book-sim', ['  simulator:', '    seed: 5', '    speed: 60'], [`  decisionLog: ${join(dir, 'logs', 'book-sim.jsonl')}`]),
+  );
   await startOne();
 }, 120_000);
 
@@ -95,7 +126,8 @@ let child: ChildProcess | undefined;
 /** `chainpilot daemon` as a child process on `deployments` and `data`; resolves with its control URL. */
 async function spawnDaemon(deployments: string, data: string): Promise<ChildProcess> {
   const c = spawn(process.execPath, ['bin/chainpilot.js', 'daemon', deployments, '--listen', '127.0.0.1:0', '--data-dir', data, '--log-level', 'warn'], {
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = c;
   let out = '';
@@ -141,10 +173,14 @@ describe('paper deployments in the daemon keep their book', () => {
     await api('/api/reload', 'POST');
     await waitFor('the restart to fail', async () => ((await detail('book-sim')).cause?.code === 'RUNTIME_START_FAILED' ? true : undefined), 30_000);
     rmSync(log, { recursive: true });
-    const after = await waitFor('book-sim to run again', async () => {
-      const d = await detail('book-sim');
-      return d.state === 'killed' && d.restarts > 0 && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
-    }, 30_000);
+    const after = await waitFor(
+      'book-sim to run again',
+      async () => {
+        const d = await detail('book-sim');
+        return d.state === 'killed' && d.restarts > 0 && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
+      },
+      30_000,
+    );
     expect(after.risk?.killReason).toBe('hold the sim book');
     expect(await book('book-sim')).toEqual(before);
   }, 150_000);
@@ -156,18 +192,26 @@ describe('paper deployments in the daemon keep their book', () => {
     await stopOne();
 
     await startOne();
-    const after = await waitFor('book-remote to run again', async () => {
-      const d = await detail('book-remote');
-      return d.state === 'killed' && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
-    }, 60_000);
+    const after = await waitFor(
+      'book-remote to run again',
+      async () => {
+        const d = await detail('book-remote');
+        return d.state === 'killed' && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
+      },
+      60_000,
+    );
     expect(after.risk?.killReason).toBe('hold the remote book');
     expect(await book('book-remote')).toEqual(before);
     expect(before.positions).toHaveLength(2);
     // The new daemon's embedded simulator is a new market: a fresh book, and the kill switch kept.
-    const sim = await waitFor('book-sim to start on the new simulator', async () => {
-      const d = await detail('book-sim');
-      return d.state === 'killed' ? d : undefined;
-    }, 60_000);
+    const sim = await waitFor(
+      'book-sim to start on the new simulator',
+      async () => {
+        const d = await detail('book-sim');
+        return d.state === 'killed' ? d : undefined;
+      },
+      60_000,
+    );
     expect(sim.positions).toEqual([]);
     expect(sim.risk?.killReason).toBe('hold the sim book');
   }, 180_000);
@@ -176,9 +220,10 @@ describe('paper deployments in the daemon keep their book', () => {
     await stopOne();
     const deployments = join(dir, 'crash');
     mkdirSync(deployments);
-    writeFileSync(join(deployments, 'crash.yaml'), yaml('book-crash', [
-      '  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}',
-    ]));
+    writeFileSync(
+      join(deployments, 'crash.yaml'),
+      yaml('book-crash', ['  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}']),
+    );
     const data = join(dir, 'crash-data');
     await spawnDaemon(deployments, data);
     await waitFor('book-crash to hold two half-sold positions', () => settled('book-crash'), 90_000);
@@ -189,10 +234,14 @@ describe('paper deployments in the daemon keep their book', () => {
     expect(existsSync(join(data, 'stores', 'book-crash.db.lock'))).toBe(true);
 
     await spawnDaemon(deployments, data);
-    const after = await waitFor('book-crash to run again', async () => {
-      const d = await detail('book-crash');
-      return d.state === 'killed' && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
-    }, 60_000);
+    const after = await waitFor(
+      'book-crash to run again',
+      async () => {
+        const d = await detail('book-crash');
+        return d.state === 'killed' && d.positions.every((p) => p.valueLamports !== null) ? d : undefined;
+      },
+      60_000,
+    );
     expect(after.risk?.killReason).toBe('hold through a crash');
     expect(await book('book-crash')).toEqual(before);
     await killChild();

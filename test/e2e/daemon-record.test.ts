@@ -35,10 +35,14 @@ telemetry: { logLevel: silent, decisionLog: ${join(dir, `${name}.decisions.jsonl
 record: { dir: ${join(dir, `rec-${name}`)} }
 `;
 const SIM = 'endpoints:\n  simulator: { seed: 42, speed: 120 }';
-const MOMENTUM = '  - use: curve-momentum\n    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }\n    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }';
+const MOMENTUM =
+  '  - use: curve-momentum\n    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }\n    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }';
 const SNIPER = '  - use: graduation-sniper\n    params: { buySol: "0.1" }';
 
-const recordingOf = (name: string): string => resolveRecordingFiles(join(dir, `rec-${name}`)).map((f) => gunzipSync(readFileSync(f)).toString('utf8')).join('');
+const recordingOf = (name: string): string =>
+  resolveRecordingFiles(join(dir, `rec-${name}`))
+    .map((f) => gunzipSync(readFileSync(f)).toString('utf8'))
+    .join('');
 const logOf = (name: string): string => {
   try {
     return readFileSync(join(dir, `${name}.decisions.jsonl`), 'utf8');
@@ -53,11 +57,24 @@ beforeAll(async () => {
   remoteSim = await startSimulator({ seed: 7, speed: 120 });
   writeFileSync(join(dir, 'momentum.yaml'), yaml('momentum', MOMENTUM, SIM));
   writeFileSync(join(dir, 'sniper.yaml'), yaml('sniper', SNIPER, SIM));
-  writeFileSync(join(dir, 'remote.yaml'), yaml('remote', SNIPER, `endpoints:\n  remote:\n    baseUrl: ${remoteSim.urls.base}\n    datastreamUrl: ${remoteSim.urls.datastream}\n    apiKey: \${REMOTE_KEY}`));
+  writeFileSync(
+    join(dir, 'remote.yaml'),
+    yaml(
+      'remote',
+      SNIPER,
+      `endpoints:\n  remote:\n    baseUrl: ${remoteSim.urls.base}\n    datastreamUrl: ${remoteSim.urls.datastream}\n    apiKey: \${REMOTE_KEY}`,
+    ),
+  );
   endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor() });
   daemon = await startDaemon({
-    paths: [dir], factory: createDeployment, deps: endpoints, listen: '127.0.0.1:0', dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey }, version: 'test', log: silentLogger(),
+    paths: [dir],
+    factory: createDeployment,
+    deps: endpoints,
+    listen: '127.0.0.1:0',
+    dataDir: join(dir, 'data'),
+    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey },
+    version: 'test',
+    log: silentLogger(),
   });
 }, 120_000);
 
@@ -96,7 +113,12 @@ describe('record: in daemon deployments', () => {
     expect(roomsOf(remote).has('graduated')).toBe(true);
     expect(remote.includes(remoteSim!.apiKey), 'the remote API key').toBe(false);
 
-    const job = await runBacktestJob({ file: join(dir, 'momentum.yaml'), data: join(dir, 'rec-momentum'), outDir: join(dir, 'out'), verifyAgainst: join(dir, 'momentum.decisions.jsonl') });
+    const job = await runBacktestJob({
+      file: join(dir, 'momentum.yaml'),
+      data: join(dir, 'rec-momentum'),
+      outDir: join(dir, 'out'),
+      verifyAgainst: join(dir, 'momentum.decisions.jsonl'),
+    });
     expect(job.divergence).toBeUndefined();
     expect(job.result.feed.frames).toBeGreaterThan(0);
   }, 240_000);

@@ -47,7 +47,10 @@ ${extra}`;
 const api = async (path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown; text: string }> => {
   const res = await fetch(`${daemon.url}${path}`, {
     method: init.method ?? 'GET',
-    headers: { ...(init.token !== '' ? { authorization: `Bearer ${init.token ?? TOKEN}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(init.token !== '' ? { authorization: `Bearer ${init.token ?? TOKEN}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   const text = await res.text();
@@ -72,28 +75,46 @@ beforeAll(async () => {
   writeFileSync(walletPath, JSON.stringify([...wallet.secretKey]));
   chmodSync(walletPath, 0o600);
   writeFileSync(join(dir, 'a-paper.yaml'), paperYaml('paper-a'));
-  writeFileSync(join(dir, 'b-remote.yaml'), paperYaml('paper-remote').replace(/endpoints:\n {2}simulator:\n {4}seed: 42\n {4}speed: 120\n/, `endpoints:
+  writeFileSync(
+    join(dir, 'b-remote.yaml'),
+    paperYaml('paper-remote').replace(
+      /endpoints:\n {2}simulator:\n {4}seed: 42\n {4}speed: 120\n/,
+      `endpoints:
   remote:
     baseUrl: ${remoteSim.urls.base}
     datastreamUrl: ws://127.0.0.1:${proxy.port}${u.pathname.replace(/\/$/, '')}
     apiKey: \${REMOTE_KEY}
-`));
-  writeFileSync(join(dir, 'c-live.yaml'), readFileSync('config/live-sim.yaml', 'utf8')
-    .replace('name: live-sim', 'name: live-c')
-    .replace('./wallet.json', walletPath)
-    .replace('./data/live-sim.journal.sqlite', join(dir, 'live-c.sqlite'))
-    .replace('speed: 60', 'speed: 30'));
+`,
+    ),
+  );
+  writeFileSync(
+    join(dir, 'c-live.yaml'),
+    readFileSync('config/live-sim.yaml', 'utf8')
+      .replace('name: live-sim', 'name: live-c')
+      .replace('./wallet.json', walletPath)
+      .replace('./data/live-sim.journal.sqlite', join(dir, 'live-c.sqlite'))
+      .replace('speed: 60', 'speed: 30'),
+  );
   writeFileSync(join(dir, 'broken.ts'), "throw new Error('this strategy file is broken on purpose');\nexport default {};\n");
   writeFileSync(join(dir, 'd-broken.yaml'), `version: 1\nname: broken-d\nstrategies:\n  - use: ./broken.ts\ntelemetry: { logLevel: silent }\n`);
   const env = { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey };
   const redactor = createRedactor();
   endpoints = createSharedEndpoints({
-    log: silentLogger(), redactor, datastream: { backoffBaseMs: 50, backoffCapMs: 200 },
+    log: silentLogger(),
+    redactor,
+    datastream: { backoffBaseMs: 50, backoffCapMs: 200 },
     base: (loaded) => (loaded.deployment.name === 'live-c' ? { confirmation: { confirm: 'live-c' } } : {}),
   });
   daemon = await startDaemon({
-    paths: [dir], factory: createDeployment, deps: endpoints, listen: '127.0.0.1:0', dataDir: join(dir, 'data'), env,
-    version: 'test', backoff: { initialMs: 200, maxMs: 1_000 }, log: silentLogger(),
+    paths: [dir],
+    factory: createDeployment,
+    deps: endpoints,
+    listen: '127.0.0.1:0',
+    dataDir: join(dir, 'data'),
+    env,
+    version: 'test',
+    backoff: { initialMs: 200, maxMs: 1_000 },
+    log: silentLogger(),
   });
 }, 120_000);
 
@@ -123,9 +144,16 @@ describe('chainpilot daemon', () => {
     expect(ready.status).toBe(503);
     const readiness = schemas.readyBody.parse(ready.body);
     expect(readiness.deployments.find((d) => d.name === 'broken-d')?.ready).toBe(false);
-    expect(readiness.deployments.filter((d) => d.ready).map((d) => d.name).sort()).toEqual(['live-c', 'paper-a', 'paper-remote']);
+    expect(
+      readiness.deployments
+        .filter((d) => d.ready)
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(['live-c', 'paper-a', 'paper-remote']);
     const families = parsePrometheusTextFormat((await api('/metrics')).text);
-    const state = families.find((f) => f.name === 'chainpilot_deployment_state')?.metrics.find((m) => m.labels?.['deployment'] === 'broken-d' && m.value === '1');
+    const state = families
+      .find((f) => f.name === 'chainpilot_deployment_state')
+      ?.metrics.find((m) => m.labels?.['deployment'] === 'broken-d' && m.value === '1');
     expect(state?.labels?.['state']).toBe('failed');
     const readyGauge = families.find((f) => f.name === 'chainpilot_deployment_ready')?.metrics.find((m) => m.labels?.['deployment'] === 'broken-d');
     expect(readyGauge?.value).toBe('0');
@@ -158,10 +186,14 @@ describe('chainpilot daemon', () => {
       if (page.entries.length < 1000) break;
     }
     // Every buy decided after the kill is denied: wait for one such decision to prove it.
-    const denial = await waitFor('a buy decided after the kill', async () => {
-      const page = schemas.pageBody.parse((await api(`/api/deployments/paper-a/decisions?after=${killedAt.next}&limit=1000`)).body);
-      return page.entries.find((e) => e.entry['side'] === 'buy');
-    }, 90_000);
+    const denial = await waitFor(
+      'a buy decided after the kill',
+      async () => {
+        const page = schemas.pageBody.parse((await api(`/api/deployments/paper-a/decisions?after=${killedAt.next}&limit=1000`)).body);
+        return page.entries.find((e) => e.entry['side'] === 'buy');
+      },
+      90_000,
+    );
     expect(denial.entry['kind']).toBe('denied');
     expect((await api('/api/deployments/paper-a/unkill', { method: 'POST' })).status).toBe(200);
   }, 120_000);

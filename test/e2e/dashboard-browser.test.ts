@@ -40,7 +40,14 @@ risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5", dailyLoss
 telemetry: { logLevel: silent }
 `;
 
-interface PageStats { connects: number; snapshots: number; resets: number; duplicates: number; gaps: number; messages: number }
+interface PageStats {
+  connects: number;
+  snapshots: number;
+  resets: number;
+  duplicates: number;
+  gaps: number;
+  messages: number;
+}
 
 describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
   let dir = '';
@@ -55,13 +62,22 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
   const start = async (listen: string): Promise<RunningDaemon> => {
     const dashboard = createDashboard({ reportsDir: join(dir, 'reports') });
     return startDaemon({
-      paths: [join(dir, 'deployments')], factory: createDeployment, deps: endpoints, listen, dataDir: join(dir, 'data'), env,
-      version: 'test', log: silentLogger(), extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes,
+      paths: [join(dir, 'deployments')],
+      factory: createDeployment,
+      deps: endpoints,
+      listen,
+      dataDir: join(dir, 'data'),
+      env,
+      version: 'test',
+      log: silentLogger(),
+      extraRoutes: dashboard.extraRoutes,
+      publicPrefixes: dashboard.publicPrefixes,
     });
   };
   const api = async (path: string, method = 'GET', body?: unknown): Promise<unknown> => {
     const res = await fetch(`${daemon.url}${path}`, {
-      method, headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     return res.json();
@@ -71,12 +87,16 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, name) });
     expect(existsSync(join(ARTIFACTS, name))).toBe(true);
-    if (process.env['DASHBOARD_SCREENSHOT_TO_DOCS'] === '1' && name === 'dashboard-killed.png') copyFileSync(join(ARTIFACTS, name), join(process.cwd(), 'docs', 'dashboard.png'));
+    if (process.env['DASHBOARD_SCREENSHOT_TO_DOCS'] === '1' && name === 'dashboard-killed.png')
+      copyFileSync(join(ARTIFACTS, name), join(process.cwd(), 'docs', 'dashboard.png'));
   };
   // Browser-side expressions are strings: this file is type-checked for Node, not the DOM.
   const pageStats = (): Promise<PageStats> => page.evaluate<PageStats>('({ ...window.chainpilotDashboard })');
   /** Every row key in every table of the page, per table: none may repeat. */
-  const rowKeys = (): Promise<string[][]> => page.evaluate<string[][]>("[...document.querySelectorAll('table')].map((t) => [...t.querySelectorAll('tr[data-key]')].map((r) => r.getAttribute('data-key')))");
+  const rowKeys = (): Promise<string[][]> =>
+    page.evaluate<string[][]>(
+      "[...document.querySelectorAll('table')].map((t) => [...t.querySelectorAll('tr[data-key]')].map((r) => r.getAttribute('data-key')))",
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cp-dashboard-'));
@@ -88,7 +108,10 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     endpoints = createSharedEndpoints({ log: silentLogger(), redactor: (await import('../../src/core/index.js')).createRedactor() });
     daemon = await start('127.0.0.1:0');
     port = Number(new URL(daemon.url).port);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
+    });
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     page.on('request', (r) => requested.push(r.url()));
   }, 120_000);
@@ -121,7 +144,11 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
 
   it('shows a fill made by the simulator within a few seconds, without a reload', async () => {
     const before = daemon.decisions.lastSeq;
-    const fill = await waitFor('a new fill in the API', async () => schemas.pageBody.parse(await api(`/api/deployments/paper-a/fills?after=${before}&limit=1000`)).entries[0], 90_000);
+    const fill = await waitFor(
+      'a new fill in the API',
+      async () => schemas.pageBody.parse(await api(`/api/deployments/paper-a/fills?after=${before}&limit=1000`)).entries[0],
+      90_000,
+    );
     const seen = Date.now();
     await page.waitForSelector(`section.deployment[data-name="paper-a"] table.fills tr[data-key$=":${fill.seq}"]`, { timeout: 5_000 });
     expect(Date.now() - seen).toBeLessThan(5_000);
@@ -139,10 +166,14 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     const detail = schemas.deploymentDetailBody.parse(await api('/api/deployments/paper-a'));
     expect(detail.risk?.killed).toBe(true);
     const killedAt = daemon.decisions.lastSeq;
-    const buy = await waitFor('a buy decided after the kill', async () => {
-      const p = schemas.pageBody.parse(await api(`/api/deployments/paper-a/decisions?after=${killedAt}&limit=1000`));
-      return p.entries.find((e) => e.entry['side'] === 'buy');
-    }, 90_000);
+    const buy = await waitFor(
+      'a buy decided after the kill',
+      async () => {
+        const p = schemas.pageBody.parse(await api(`/api/deployments/paper-a/decisions?after=${killedAt}&limit=1000`));
+        return p.entries.find((e) => e.entry['side'] === 'buy');
+      },
+      90_000,
+    );
     expect(buy.entry['kind']).toBe('denied');
     // The denial with its code shows in the page's decisions table.
     await page.waitForSelector(`section.deployment[data-name="paper-a"] table.decisions tr[data-key$=":${buy.seq}"].kind-denied`, { timeout: 5_000 });
@@ -174,7 +205,8 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
 
 describe.runIf(!haveChromium)('the dashboard in headless Chromium (no browser here)', () => {
   it('is skipped only outside CI', () => {
-    if (process.env['CI'] === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium) to run the dashboard browser test`);
+    if (process.env['CI'] === 'true')
+      throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium) to run the dashboard browser test`);
     console.warn(`skipped: ${CHROMIUM} is missing (apt-get install -y chromium to run the dashboard browser test)`);
   });
 });

@@ -52,55 +52,65 @@ describe('Dockerfile', () => {
     expect(finalStage.some((l) => l.startsWith('VOLUME') && l.includes('/data'))).toBe(true);
   });
 
-  it.skipIf(!canDropPrivileges)('its command runs the daemon from a clean clone as an unprivileged user, read-only config, writable data', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'cp-docker-'));
-    chmodSync(tmp, 0o755);
-    try {
-      const app = join(tmp, 'app');
-      execFileSync('git', ['clone', '--quiet', '--no-local', repo, app]);
-      // Hard links: the clone gets the installed tree without copying 300 MB.
-      execFileSync('cp', ['-al', join(repo, 'node_modules'), join(app, 'node_modules')]);
-      // The build stage: `npm install` runs `prepare` (the compile); here node_modules is already in place.
-      const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-      if (pkg.scripts?.['prepare']) execFileSync('npm', ['run', '--silent', 'prepare'], { cwd: app, stdio: 'ignore' });
-      // COPY config/daemon /config: read-only for the node user.
-      const config = join(tmp, 'config');
-      cpSync(join(app, 'config', 'daemon'), config, { recursive: true });
-      for (const f of readdirSync(config)) chmodSync(join(config, f), 0o444);
-      chmodSync(config, 0o555);
-      const data = join(tmp, 'data');
-      mkdirSync(data);
-      chownSync(data, 65534, 65534);
-      const map = (a: string): string => a.replace(/^\/app\//, `${app}/`).replace(/^\/config$/, config).replace(/^\/data$/, data);
-      const args = [...jsonArgs('ENTRYPOINT').slice(2), ...jsonArgs('CMD')].map(map).map((a) => (a === '0.0.0.0:8790' ? '127.0.0.1:0' : a));
-      expect(args.slice(0, 2)).toEqual(['node', `${app}/bin/chainpilot.js`]);
-      const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args.slice(1)], {
-        cwd: data, env: { PATH: process.env['PATH'] ?? '', HOME: data, CHAINPILOT_API_TOKEN: 'docker-test-token-0123456789' }, stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-      const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-      const url = await new Promise<string>((resolveUrl, reject) => {
-        const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${out}\n${err}`)), 90_000);
-        const check = (): void => {
-          const m = /control API on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (m?.[1]) {
-            clearTimeout(timer);
-            resolveUrl(m[1]);
-          }
-        };
-        child.stdout.on('data', check);
-        void exited.then((c) => reject(new Error(`daemon exited with ${String(c)}:\n${out}\n${err}`)));
-      });
-      const health = await fetch(`${url}/healthz`);
-      expect(health.status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(err).not.toMatch(/EACCES|EROFS/);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  }, 240_000);
+  it.skipIf(!canDropPrivileges)(
+    'its command runs the daemon from a clean clone as an unprivileged user, read-only config, writable data',
+    async () => {
+      const tmp = mkdtempSync(join(tmpdir(), 'cp-docker-'));
+      chmodSync(tmp, 0o755);
+      try {
+        const app = join(tmp, 'app');
+        execFileSync('git', ['clone', '--quiet', '--no-local', repo, app]);
+        // Hard links: the clone gets the installed tree without copying 300 MB.
+        execFileSync('cp', ['-al', join(repo, 'node_modules'), join(app, 'node_modules')]);
+        // The build stage: `npm install` runs `prepare` (the compile); here node_modules is already in place.
+        const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+        if (pkg.scripts?.['prepare']) execFileSync('npm', ['run', '--silent', 'prepare'], { cwd: app, stdio: 'ignore' });
+        // COPY config/daemon /config: read-only for the node user.
+        const config = join(tmp, 'config');
+        cpSync(join(app, 'config', 'daemon'), config, { recursive: true });
+        for (const f of readdirSync(config)) chmodSync(join(config, f), 0o444);
+        chmodSync(config, 0o555);
+        const data = join(tmp, 'data');
+        mkdirSync(data);
+        chownSync(data, 65534, 65534);
+        const map = (a: string): string =>
+          a
+            .replace(/^\/app\//, `${app}/`)
+            .replace(/^\/config$/, config)
+            .replace(/^\/data$/, data);
+        const args = [...jsonArgs('ENTRYPOINT').slice(2), ...jsonArgs('CMD')].map(map).map((a) => (a === '0.0.0.0:8790' ? '127.0.0.1:0' : a));
+        expect(args.slice(0, 2)).toEqual(['node', `${app}/bin/chainpilot.js`]);
+        const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args.slice(1)], {
+          cwd: data,
+          env: { PATH: process.env['PATH'] ?? '', HOME: data, CHAINPILOT_API_TOKEN: 'docker-test-token-0123456789' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+        child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+        const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+        const url = await new Promise<string>((resolveUrl, reject) => {
+          const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${out}\n${err}`)), 90_000);
+          const check = (): void => {
+            const m = /control API on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+            if (m?.[1]) {
+              clearTimeout(timer);
+              resolveUrl(m[1]);
+            }
+          };
+          child.stdout.on('data', check);
+          void exited.then((c) => reject(new Error(`daemon exited with ${String(c)}:\n${out}\n${err}`)));
+        });
+        const health = await fetch(`${url}/healthz`);
+        expect(health.status).toBe(200);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(err).not.toMatch(/EACCES|EROFS/);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+    240_000,
+  );
 });

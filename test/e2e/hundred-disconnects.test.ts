@@ -90,7 +90,17 @@ describe('Datastream client over 100 forced disconnects', () => {
           }
         }
       } else {
-        const swap = { tx: `S${n}`, type: rnd.chance(0.5) ? 'buy' : 'sell', token: 'MintA', pool, wallet: `W${n % 5}`, amount: String(n), priceUsd: 0.1, volume: 1, time };
+        const swap = {
+          tx: `S${n}`,
+          type: rnd.chance(0.5) ? 'buy' : 'sell',
+          token: 'MintA',
+          pool,
+          wallet: `W${n % 5}`,
+          amount: String(n),
+          priceUsd: 0.1,
+          volume: 1,
+          time,
+        };
         history.rows.push(swap);
         sentSwaps.push(swap.tx);
         if (live) stream.publish('transaction:MintA', [swap]);

@@ -4,8 +4,17 @@ import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { PublicKey } from '@solana/web3.js';
 import type { LiveRunView } from '../../src/runtime/run-live.js';
 
-export interface Row { id: string; state: string; intent_json: string; fill_json: string | null }
-export interface AttemptRow { intent_id: string; signature: string; state: string }
+export interface Row {
+  id: string;
+  state: string;
+  intent_json: string;
+  fill_json: string | null;
+}
+export interface AttemptRow {
+  intent_id: string;
+  signature: string;
+  state: string;
+}
 
 export interface ChainCheck {
   intents: Row[];
@@ -45,7 +54,12 @@ export async function readChain(view: LiveRunView, storePath: string): Promise<C
   const portfolioTokens = new Map<string, bigint>();
   for (const p of view.engine.portfolio.open()) portfolioTokens.set(p.mint, (portfolioTokens.get(p.mint) ?? 0n) + p.tokenRaw);
   return {
-    intents, attempts, landedOnChain, failedOnChain, tokensOnChain, portfolioTokens,
+    intents,
+    attempts,
+    landedOnChain,
+    failedOnChain,
+    tokensOnChain,
+    portfolioTokens,
     walletLamports: (await view.rpc.getBalance(view.wallet, { commitment: 'confirmed' })).value,
     cashLamports: view.engine.portfolio.totals().cashLamports,
   };

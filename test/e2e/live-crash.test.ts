@@ -35,15 +35,31 @@ afterEach(async () => {
 async function bundleChild(outfile: string): Promise<void> {
   await build({
     entryPoints: [fileURLToPath(new URL('./support/live-child.ts', import.meta.url))],
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile,
-    external: ['better-sqlite3', 'bigint-buffer', 'litesvm', 'tsx', 'pino-pretty'], logLevel: 'error',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    external: ['better-sqlite3', 'bigint-buffer', 'litesvm', 'tsx', 'pino-pretty'],
+    logLevel: 'error',
   });
 }
 
 /** Runs `runLive` in a child; with `killAfterStartMs`, SIGKILLs it that long after it printed its start line. */
-function runChild(bundle: string, file: string, durationMs?: number, killAfterStartMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function runChild(
+  bundle: string,
+  file: string,
+  durationMs?: number,
+  killAfterStartMs?: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, K: KEY, FILE: file, NODE_PATH: fileURLToPath(new URL('../../node_modules', import.meta.url)), ...(durationMs !== undefined ? { DURATION_MS: String(durationMs) } : {}) };
+    const env = {
+      ...process.env,
+      K: KEY,
+      FILE: file,
+      NODE_PATH: fileURLToPath(new URL('../../node_modules', import.meta.url)),
+      ...(durationMs !== undefined ? { DURATION_MS: String(durationMs) } : {}),
+    };
     const child = spawn(process.execPath, [bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -65,7 +81,12 @@ function runChild(bundle: string, file: string, durationMs?: number, killAfterSt
   });
 }
 
-interface IntentRow { id: string; state: string; fill_json: string | null; fee_lamports: string | null }
+interface IntentRow {
+  id: string;
+  state: string;
+  fill_json: string | null;
+  fee_lamports: string | null;
+}
 
 describe('live mode deployment under SIGKILL', () => {
   it('killed 5 times while trading and restarted on the same journal, lands no intent twice and loses no landed swap', async () => {
@@ -76,9 +97,27 @@ describe('live mode deployment under SIGKILL', () => {
     const store = join(dir, 'journal.sqlite');
     const file = join(dir, 'live.yaml');
     const shipped = readFileSync('config/live-sim.yaml', 'utf8');
-    writeFileSync(file, shipped
-      .replace(/endpoints:\n {2}simulator:\n(?: {4}.*\n)+/, ['endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    rpcUrl: ${sim.urls['rpc']}`, `    swapUrl: ${sim.urls['swap']}`, '    apiKey: ${K}', '    rpcApiKey: ${K}', ''].join('\n'))
-      .replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', store).replace('statusInterval: 5s', 'statusInterval: 1s'));
+    writeFileSync(
+      file,
+      shipped
+        .replace(
+          /endpoints:\n {2}simulator:\n(?: {4}.*\n)+/,
+          [
+            'endpoints:',
+            '  remote:',
+            `    baseUrl: ${sim.urls.base}`,
+            `    datastreamUrl: ${sim.urls.datastream}`,
+            `    rpcUrl: ${sim.urls['rpc']}`,
+            `    swapUrl: ${sim.urls['swap']}`,
+            '    apiKey: ${K}',
+            '    rpcApiKey: ${K}',
+            '',
+          ].join('\n'),
+        )
+        .replace('./wallet.json', walletPath)
+        .replace('./data/live-sim.journal.sqlite', store)
+        .replace('statusInterval: 5s', 'statusInterval: 1s'),
+    );
     expect(readFileSync(file, 'utf8')).toContain('  remote:');
 
     const bundle = join(dir, 'live-child.cjs');
@@ -98,7 +137,10 @@ describe('live mode deployment under SIGKILL', () => {
     db.close();
     const rpc = createRpcClient({ url: sim.urls['rpc'] ?? '', apiKey: KEY });
     try {
-      const { value: statuses } = await rpc.getSignatureStatuses(attempts.map((a) => a.signature), { searchTransactionHistory: true });
+      const { value: statuses } = await rpc.getSignatureStatuses(
+        attempts.map((a) => a.signature),
+        { searchTransactionHistory: true },
+      );
       const onChain = new Map<string, string[]>();
       statuses.forEach((s, i) => {
         if (s === null) return;

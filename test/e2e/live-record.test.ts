@@ -46,7 +46,7 @@ describe('a live run with record: on', () => {
     const text = files.map((f) => gunzipSync(readFileSync(f)).toString('utf8')).join('');
     const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { k: string; source: string; clock: string; endpoints: unknown };
     expect(header).toMatchObject({ k: 'header', source: 'live-sim', clock: 'simulator', endpoints: { datastream: 'simulator', base: 'simulator' } });
-    expect(text.includes('"room":"graduated"'), 'frames of the strategies\' rooms').toBe(true);
+    expect(text.includes('"room":"graduated"'), "frames of the strategies' rooms").toBe(true);
     expect(text.includes('"k":"end"'), 'the end line').toBe(true);
     expect(text.includes(secret), 'the wallet key (base58)').toBe(false);
     expect(text.includes(keyJson.slice(1, 40)), 'the wallet key (JSON)').toBe(false);
@@ -55,16 +55,24 @@ describe('a live run with record: on', () => {
     expect(job.result.feed.frames).toBeGreaterThan(0);
     expect(job.report.run.feed.parseFailures).toBe(0);
     // The backtest trades the recorded feed with the paper executor: its intents start from the same events.
-    const intents = (log: string): string[] => log.split('\n').filter((l) => l.includes('"kind":"intent"')).map((l) => {
-      const e = JSON.parse(l) as { strategyId: string; side: string; mint: string };
-      return `${e.strategyId} ${e.side} ${e.mint}`;
-    });
+    const intents = (log: string): string[] =>
+      log
+        .split('\n')
+        .filter((l) => l.includes('"kind":"intent"'))
+        .map((l) => {
+          const e = JSON.parse(l) as { strategyId: string; side: string; mint: string };
+          return `${e.strategyId} ${e.side} ${e.mint}`;
+        });
     expect(intents(readFileSync(job.files.decisions, 'utf8'))[0]).toBe(intents(liveLog)[0]);
     // Live intent ids carry a random run prefix (int_xxxxxxxx_) before the same id the backtest
     // draws: the logs differ from the first intent line on, and without the prefix the ids pair up.
     expect(job.divergence?.line).toBeGreaterThan(0);
     expect(job.drift).toBeDefined();
-    const ids = (log: string, kind: string): string[] => log.split('\n').filter((l) => l.includes(`"kind":"${kind}"`)).map((l) => (JSON.parse(l) as { intentId: string }).intentId);
+    const ids = (log: string, kind: string): string[] =>
+      log
+        .split('\n')
+        .filter((l) => l.includes(`"kind":"${kind}"`))
+        .map((l) => (JSON.parse(l) as { intentId: string }).intentId);
     const liveIds = ids(liveLog, 'intent');
     expect(liveIds[0]).toMatch(/^int_[0-9a-f]{8}_/);
     expect(ids(readFileSync(job.files.decisions, 'utf8'), 'intent')[0]).toBe(liveIds[0]!.replace(/^int_[0-9a-f]{8}_/, 'int_'));

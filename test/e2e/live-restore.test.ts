@@ -34,9 +34,26 @@ describe('live mode across a restart', () => {
     sim = await startSimulator({ seed: 23, speed: 60, apiKey: KEY, services: defaultSimServices([{ address: wallet, lamports: 10_000_000_000n }]) });
     const store = join(dir, 'journal.sqlite');
     const file = join(dir, 'live.yaml');
-    writeFileSync(file, readFileSync('config/live-sim.yaml', 'utf8')
-      .replace(/endpoints:\n {2}simulator:\n(?: {4}.*\n)+/, ['endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    rpcUrl: ${sim.urls['rpc']}`, `    swapUrl: ${sim.urls['swap']}`, '    apiKey: ${K}', '    rpcApiKey: ${K}', ''].join('\n'))
-      .replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', store));
+    writeFileSync(
+      file,
+      readFileSync('config/live-sim.yaml', 'utf8')
+        .replace(
+          /endpoints:\n {2}simulator:\n(?: {4}.*\n)+/,
+          [
+            'endpoints:',
+            '  remote:',
+            `    baseUrl: ${sim.urls.base}`,
+            `    datastreamUrl: ${sim.urls.datastream}`,
+            `    rpcUrl: ${sim.urls['rpc']}`,
+            `    swapUrl: ${sim.urls['swap']}`,
+            '    apiKey: ${K}',
+            '    rpcApiKey: ${K}',
+            '',
+          ].join('\n'),
+        )
+        .replace('./wallet.json', walletPath)
+        .replace('./data/live-sim.journal.sqlite', store),
+    );
     const env = { K: KEY };
 
     // Earlier runs stop as soon as the wallet holds tokens on chain (at most 40 s each). A run can
@@ -44,7 +61,9 @@ describe('live mode across a restart', () => {
     // same journal and chain until one ends holding a position across the restart.
     const rpc = createRpcClient({ url: sim.urls['rpc'] ?? '', apiKey: KEY });
     const holds = async (): Promise<boolean> => {
-      const r = (await rpc.call('getTokenAccountsByOwner', [wallet, { programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' }, { encoding: 'base64' }])) as { value: { account: { data: [string, string] } }[] };
+      const r = (await rpc.call('getTokenAccountsByOwner', [wallet, { programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' }, { encoding: 'base64' }])) as {
+        value: { account: { data: [string, string] } }[];
+      };
       return r.value.some((a) => Buffer.from(a.account.data[0], 'base64').readBigUInt64LE(64) > 0n);
     };
     let first: ChainCheck | undefined;
@@ -58,7 +77,17 @@ describe('live mode across a restart', () => {
         }
         stopFirst.abort();
       })();
-      await runLive({ file, live: true, durationMs: 40_000, signal: stopFirst.signal, seed: 4 + run, env, out: () => undefined, log: silentLogger(), inspect: async (v) => void (first = await readChain(v, store)) });
+      await runLive({
+        file,
+        live: true,
+        durationMs: 40_000,
+        signal: stopFirst.signal,
+        seed: 4 + run,
+        env,
+        out: () => undefined,
+        log: silentLogger(),
+        inspect: async (v) => void (first = await readChain(v, store)),
+      });
       stopFirst.abort();
       await watcher;
       held = [...first!.tokensOnChain].filter(([, v]) => v > 0n);
@@ -69,7 +98,13 @@ describe('live mode across a restart', () => {
     const printed: string[] = [];
     let second: ChainCheck | undefined;
     await runLive({
-      file, live: true, durationMs: 1_500, seed: 9, env, out: (t) => printed.push(t), log: silentLogger(),
+      file,
+      live: true,
+      durationMs: 1_500,
+      seed: 9,
+      env,
+      out: (t) => printed.push(t),
+      log: silentLogger(),
       inspect: async (v) => void (second = await readChain(v, store)),
     });
     const landedBefore = first!.intents.filter((r) => r.state === 'LANDED').length;

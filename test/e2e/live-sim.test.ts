@@ -30,7 +30,10 @@ function shippedConfig(): { file: string; storePath: string; walletPath: string 
   expect(yaml).toContain('keypairPath: ./wallet.json');
   expect(yaml).toContain('path: ./data/live-sim.journal.sqlite');
   const file = join(dir, 'live.yaml');
-  writeFileSync(file, yaml.replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', storePath).replace('statusInterval: 5s', 'statusInterval: 500ms'));
+  writeFileSync(
+    file,
+    yaml.replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', storePath).replace('statusInterval: 5s', 'statusInterval: 500ms'),
+  );
   return { file, storePath, walletPath };
 }
 
@@ -45,14 +48,21 @@ describe('runLive on the embedded simulator', () => {
     let check: ChainCheck | undefined;
     const printed: string[] = [];
     const result = await runLive({
-      file, live: true, durationMs: 6_000, seed: 7, out: (t) => printed.push(t), log: silentLogger(),
+      file,
+      live: true,
+      durationMs: 6_000,
+      seed: 7,
+      out: (t) => printed.push(t),
+      log: silentLogger(),
       inspect: async (view) => {
         check = await readChain(view, storePath);
       },
     });
     const c = check!;
     const text = printed.join('');
-    expect(text).toContain(`chainpilot run --live: live-sim with curve-momentum, graduation-sniper on the embedded simulator's ledger (seed 7); wallet ${result.wallet} holds 10 SOL`);
+    expect(text).toContain(
+      `chainpilot run --live: live-sim with curve-momentum, graduation-sniper on the embedded simulator's ledger (seed 7); wallet ${result.wallet} holds 10 SOL`,
+    );
 
     // Intents landed on the ledger, and the journal agrees with the chain signature by signature.
     const landed = c.intents.filter((r) => r.state === 'LANDED');
@@ -66,7 +76,10 @@ describe('runLive on the embedded simulator', () => {
         const fill = JSON.parse(r.fill_json ?? '{}') as { signature?: string };
         expect(c.landedOnChain.has(fill.signature ?? '')).toBe(true);
       } else {
-        expect(sigs.some((s) => c.landedOnChain.has(s)), `intent ${r.id} (${r.state}) has no landed swap`).toBe(false);
+        expect(
+          sigs.some((s) => c.landedOnChain.has(s)),
+          `intent ${r.id} (${r.state}) has no landed swap`,
+        ).toBe(false);
       }
     }
     // Every landed swap reached the portfolio exactly once, nothing was left unresolved.
@@ -89,11 +102,22 @@ describe('runLive on the embedded simulator', () => {
     const { file, walletPath } = shippedConfig();
     const keyJson = readFileSync(walletPath, 'utf8');
     const secret = bs58Of(JSON.parse(keyJson) as number[]);
-    writeFileSync(file, readFileSync(file, 'utf8').replace(`keypairPath: ${walletPath}`, 'secretKey: ${WALLET_KEY}').replace('logLevel: warn', 'logLevel: debug'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(`keypairPath: ${walletPath}`, 'secretKey: ${WALLET_KEY}').replace('logLevel: warn', 'logLevel: debug'),
+    );
     rmSync(walletPath);
     const printed: string[] = [];
     const logged: string[] = [];
-    const result = await runLive({ file, live: true, durationMs: 3_000, seed: 3, env: { WALLET_KEY: secret }, out: (t) => printed.push(t), logDestination: { write: (l: string) => void logged.push(l) } });
+    const result = await runLive({
+      file,
+      live: true,
+      durationMs: 3_000,
+      seed: 3,
+      env: { WALLET_KEY: secret },
+      out: (t) => printed.push(t),
+      logDestination: { write: (l: string) => void logged.push(l) },
+    });
     expect(logged.length).toBeGreaterThan(0);
     const all = printed.join('') + logged.join('');
     expect(all).toContain(result.wallet);

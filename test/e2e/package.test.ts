@@ -77,7 +77,15 @@ async function packCopy(): Promise<void> {
   const copy = join(dir, 'project');
   mkdirSync(copy);
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { files: string[] };
-  for (const f of [...pkg.files.filter((f) => f !== 'dist'), 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', '.npmrc', 'README.md']) {
+  for (const f of [
+    ...pkg.files.filter((f) => f !== 'dist'),
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    '.npmrc',
+    'README.md',
+  ]) {
     cpSync(join(repo, f), join(copy, f), { recursive: true });
   }
   symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'));
@@ -102,7 +110,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the packed chainpilot package', () => {
   it('ships compiled JavaScript and type declarations for every entry point', () => {
-    const pkg = JSON.parse(readFileSync(join(app, 'node_modules/chainpilot/package.json'), 'utf8')) as { exports: Record<string, { import?: string; types?: string }> };
+    const pkg = JSON.parse(readFileSync(join(app, 'node_modules/chainpilot/package.json'), 'utf8')) as {
+      exports: Record<string, { import?: string; types?: string }>;
+    };
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', './runtime', './sim', './strategy']);
     for (const [name, entry] of Object.entries(pkg.exports)) {
       if (name === './package.json') continue;
@@ -130,7 +140,10 @@ console.log(JSON.stringify([typeof m.createServiceClients, typeof m.ChainpilotEr
     const r = await run('npx', ['--no-install', 'chainpilot', 'paper', 'deploy.yaml', '--duration', '4s'], { cwd: app, timeout: 120_000 });
     expect(r.stdout).toContain('package-e2e with first-launches on the embedded simulator');
     expect(r.stdout).toContain('summary over');
-    const decisions = readFileSync(join(app, 'decisions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; strategyId: string });
+    const decisions = readFileSync(join(app, 'decisions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; strategyId: string });
     expect(decisions.some((d) => d.kind === 'intent' && d.strategyId === 'first-launches')).toBe(true);
   }, 180_000);
 

@@ -25,7 +25,11 @@ async function runHour(seed: number) {
   const intents = new Map<string, OrderIntent>();
   const violations: string[] = [];
   const session = createPaperSession({
-    deployment, strategies, feed, clock, random: seededRandom(seed),
+    deployment,
+    strategies,
+    feed,
+    clock,
+    random: seededRandom(seed),
     decisions: (e) => {
       log.sink(e);
       entries.push(e);
@@ -41,7 +45,8 @@ async function runHour(seed: number) {
         if (e.side === 'buy' ? fillPrice.lt(seen) : fillPrice.gt(seen)) violations.push(`fill ${e.intentId} at ${e.price} better than market ${obs!.price}`);
         const ref = decimal(intent.referencePrice!);
         const tol = decimal(intent.slippageBps).div(10_000);
-        if (e.side === 'buy' ? fillPrice.gt(ref.times(tol.plus(1))) : fillPrice.lt(ref.times(decimal(1).minus(tol)))) violations.push(`fill ${e.intentId} beyond slippage`);
+        if (e.side === 'buy' ? fillPrice.gt(ref.times(tol.plus(1))) : fillPrice.lt(ref.times(decimal(1).minus(tol))))
+          violations.push(`fill ${e.intentId} beyond slippage`);
       }
     },
     onIntent: (i) => intents.set(i.id, i),

@@ -35,7 +35,11 @@ async function run(seed: number, durationMs: number) {
   const intents = new Map<string, OrderIntent>();
   const violations: string[] = [];
   const session = createPaperSession({
-    deployment, strategies, feed, clock, random: seededRandom(seed),
+    deployment,
+    strategies,
+    feed,
+    clock,
+    random: seededRandom(seed),
     onIntent: (i) => intents.set(i.id, i),
     decisions: (e) => {
       log.sink(e);
@@ -57,7 +61,8 @@ async function run(seed: number, durationMs: number) {
       if (intent.referencePrice !== undefined) {
         const ref = decimal(intent.referencePrice);
         const tol = decimal(intent.slippageBps).div(10_000);
-        if (e.side === 'buy' ? price.gt(ref.times(tol.plus(1))) : price.lt(ref.times(decimal(1).minus(tol)))) violations.push(`fill ${e.intentId} beyond slippage`);
+        if (e.side === 'buy' ? price.gt(ref.times(tol.plus(1))) : price.lt(ref.times(decimal(1).minus(tol))))
+          violations.push(`fill ${e.intentId} beyond slippage`);
       }
     },
   });

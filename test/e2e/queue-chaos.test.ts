@@ -50,8 +50,13 @@ beforeAll(async () => {
   if (!redisOk) return;
   await build({
     entryPoints: [fileURLToPath(new URL('./support/queue-worker-child.ts', import.meta.url))],
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: childBundle,
-    external: ['better-sqlite3', 'bigint-buffer', 'msgpackr-extract'], logLevel: 'error',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile: childBundle,
+    external: ['better-sqlite3', 'bigint-buffer', 'msgpackr-extract'],
+    logLevel: 'error',
   });
   own = await startOwnRedis({ fsync: 'always' });
   chain = await startSimChain({ seed: 'queue-chaos', faults: { dropRate: 0.1, lateRate: 0.1, failRate: 0.05, rpcErrorRate: 0.02 } });
@@ -115,16 +120,34 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
     const wallets = keys.map((k) => k.publicKey.toBase58());
     const files = keys.map((k, i) => {
       const file = join(dir, `wallet-${i}.yaml`);
-      writeFileSync(file, [
-        'version: 1', `name: chaos-${i}`,
-        'endpoints:', '  remote:', '    baseUrl: http://127.0.0.1:9', '    datastreamUrl: ws://127.0.0.1:9', `    apiKey: ${chain.apiKey}`,
-        `    rpcUrl: ${chain.rpcUrl}`, `    swapUrl: ${chain.swapUrl}`, `    rpcApiKey: ${chain.apiKey}`,
-        'wallet:', `  secretKey: ${getBase58Decoder().decode(k.secretKey)}`,
-        'strategies:', '  - use: curve-momentum',
-        'execution:', '  queue:', `    url: ${own.url}`, `    prefix: ${PREFIX}`,
-        'live:', '  maxTradeSpendSol: "10"', '  maxDaySpendSol: "1000"', `  allowedPrograms: [${SIM_ALLOWED_PROGRAMS.join(', ')}]`,
-        '',
-      ].join('\n'));
+      writeFileSync(
+        file,
+        [
+          'version: 1',
+          `name: chaos-${i}`,
+          'endpoints:',
+          '  remote:',
+          '    baseUrl: http://127.0.0.1:9',
+          '    datastreamUrl: ws://127.0.0.1:9',
+          `    apiKey: ${chain.apiKey}`,
+          `    rpcUrl: ${chain.rpcUrl}`,
+          `    swapUrl: ${chain.swapUrl}`,
+          `    rpcApiKey: ${chain.apiKey}`,
+          'wallet:',
+          `  secretKey: ${getBase58Decoder().decode(k.secretKey)}`,
+          'strategies:',
+          '  - use: curve-momentum',
+          'execution:',
+          '  queue:',
+          `    url: ${own.url}`,
+          `    prefix: ${PREFIX}`,
+          'live:',
+          '  maxTradeSpendSol: "10"',
+          '  maxDaySpendSol: "1000"',
+          `  allowedPrograms: [${SIM_ALLOWED_PROGRAMS.join(', ')}]`,
+          '',
+        ].join('\n'),
+      );
       return file;
     });
 
@@ -144,8 +167,13 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
       const point = n % 3 === 1 ? [...POINTS].sort((a, b) => (killsAt.get(a) ?? 0) - (killsAt.get(b) ?? 0))[0] : undefined;
       const child = spawn(process.execPath, [childBundle], {
         env: {
-          ...process.env, NODE_PATH: nodePath, REDIS_URL: own.url, FILES: files.join(','), HOLDER: `slot${index}-${slot.gen++}`,
-          VALIDITY_BLOCKS: String(chain.validBlocks), ...(point ? { CRASH_AT: `${point}:1` } : {}),
+          ...process.env,
+          NODE_PATH: nodePath,
+          REDIS_URL: own.url,
+          FILES: files.join(','),
+          HOLDER: `slot${index}-${slot.gen++}`,
+          VALIDITY_BLOCKS: String(chain.validBlocks),
+          ...(point ? { CRASH_AT: `${point}:1` } : {}),
         },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -201,8 +229,17 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
       engine.pending.add(id);
       submitted.push(id);
       await engine.execs.get(wallet)!.submit({
-        id, strategyId: STRATEGY, side: 'buy', mint: chain.mint, decimals: 6, spendLamports: (10_000_000n + BigInt(n)) as Lamports, slippageBps: 100 as Bps,
-        priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'chaos',
+        id,
+        strategyId: STRATEGY,
+        side: 'buy',
+        mint: chain.mint,
+        decimals: 6,
+        spendLamports: (10_000_000n + BigInt(n)) as Lamports,
+        slippageBps: 100 as Bps,
+        priorityFeeLamports: 10_000n as Lamports,
+        referencePrice: undefined,
+        createdAt: clock.now() as UnixMs,
+        reason: 'chaos',
       });
       await sleep(random.int(30, 120));
     }
@@ -211,12 +248,17 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
     const end = Date.now() + 120_000;
     while (engine.pending.size > 0 && Date.now() < end) await sleep(50);
     finishing = true;
-    await Promise.all(slots.map((s) => new Promise<void>((r) => {
-      const c = s.child;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return r();
-      c.once('exit', () => r());
-      c.kill('SIGTERM');
-    })));
+    await Promise.all(
+      slots.map(
+        (s) =>
+          new Promise<void>((r) => {
+            const c = s.child;
+            if (!c || c.exitCode !== null || c.signalCode !== null) return r();
+            c.once('exit', () => r());
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
     await Promise.all([...engine.execs.values()].map((e) => e.close()));
 
     expect(engine.pending.size, 'intents without a terminal report').toBe(0);

@@ -22,20 +22,29 @@ const dir = mkdtempSync(join(tmpdir(), 'cp-queue-live-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(!redisOk)('runLive with queued execution', () => {
-  it('queues the deployment\'s intents to a worker: each lands at most once, is reported once, and the portfolio equals the wallet on chain', async () => {
+  it("queues the deployment's intents to a worker: each lands at most once, is reported once, and the portfolio equals the wallet on chain", async () => {
     const wallet = Keypair.generate();
     const address = wallet.publicKey.toBase58();
     const apiKey = 'queue-live-key';
     const sim = await startSimulator({
-      seed: 42, speed: 60, apiKey, log: silentLogger(),
+      seed: 42,
+      speed: 60,
+      apiKey,
+      log: silentLogger(),
       services: [ledgerServices({ onLedger: (l) => void l.airdrop(address, 10_000_000_000n) })],
     });
     const own = await startOwnRedis();
     let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
     try {
       const remote = [
-        'endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    apiKey: ${apiKey}`,
-        `    rpcUrl: ${sim.urls['rpc'] ?? ''}`, `    swapUrl: ${sim.urls['swap'] ?? ''}`, `    rpcApiKey: ${apiKey}`,
+        'endpoints:',
+        '  remote:',
+        `    baseUrl: ${sim.urls.base}`,
+        `    datastreamUrl: ${sim.urls.datastream}`,
+        `    apiKey: ${apiKey}`,
+        `    rpcUrl: ${sim.urls['rpc'] ?? ''}`,
+        `    swapUrl: ${sim.urls['swap'] ?? ''}`,
+        `    rpcApiKey: ${apiKey}`,
       ].join('\n');
       const yaml = readFileSync('config/live-sim.yaml', 'utf8')
         .replace(/endpoints:\n {2}simulator:\n {4}seed: 42\n {4}speed: 60[^\n]*\n/, `${remote}\n`)
@@ -52,7 +61,11 @@ describe.skipIf(!redisOk)('runLive with queued execution', () => {
       let landedSigs: string[] = [];
       let onChain: (string | null)[] = [];
       const result = await runLive({
-        file, live: true, durationMs: 8_000, out: (t) => printed.push(t), log: silentLogger(),
+        file,
+        live: true,
+        durationMs: 8_000,
+        out: (t) => printed.push(t),
+        log: silentLogger(),
         inspect: async (view) => {
           const landed = await view.journal.landed();
           landedSigs = landed.map((r) => r.fill?.signature ?? '');

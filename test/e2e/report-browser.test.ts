@@ -18,7 +18,9 @@ import { recordSimulator } from '../../src/runtime/record/record-sim.js';
 const CHROMIUM = '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);
 if (!present && process.env['CI'] !== 'true') {
-  process.stdout.write(`report-browser.test: skipped: ${CHROMIUM} is not installed (apt-get install -y chromium); under CI=true this test runs and fails without it\n`);
+  process.stdout.write(
+    `report-browser.test: skipped: ${CHROMIUM} is not installed (apt-get install -y chromium); under CI=true this test runs and fails without it\n`,
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-report-'));
@@ -34,7 +36,10 @@ describe.skipIf(!present && process.env['CI'] !== 'true')('HTML report in headle
     expect(statSync(job.files.html).size).toBeLessThan(300 * 1024);
 
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const problems: string[] = [];

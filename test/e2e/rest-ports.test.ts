@@ -44,7 +44,13 @@ describe('REST ports of a deployment', () => {
     let cursor: string | number | undefined;
     let pages = 0;
     for (;;) {
-      const page = await ports.backfill.fetchHistoryPage({ token: mint, events: 'all', sortDirection: 'asc', limit: 50, ...(cursor !== undefined ? { cursor } : {}) });
+      const page = await ports.backfill.fetchHistoryPage({
+        token: mint,
+        events: 'all',
+        sortDirection: 'asc',
+        limit: 50,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
       for (const row of page.rows) seen.add(JSON.stringify(row));
       pages++;
       if (!page.hasNextPage || page.nextCursor === undefined) break;

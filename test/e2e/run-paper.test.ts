@@ -13,7 +13,9 @@ describe('runPaper', () => {
   it('runs a deployment on the embedded simulator for a bounded time, prints status and a summary, and writes the decision log', async () => {
     const dir = mkdtempSync('/tmp/cp-paper-');
     const decisions = join(dir, 'decisions.jsonl');
-    const yaml = readFileSync('config/paper-sim.yaml', 'utf8').replace('./.chainpilot/paper-sim.decisions.jsonl', decisions).replace('logLevel: warn', 'logLevel: silent\n  statusInterval: 500ms');
+    const yaml = readFileSync('config/paper-sim.yaml', 'utf8')
+      .replace('./.chainpilot/paper-sim.decisions.jsonl', decisions)
+      .replace('logLevel: warn', 'logLevel: silent\n  statusInterval: 500ms');
     const file = join(dir, 'paper.yaml');
     writeFileSync(file, yaml);
     const printed: string[] = [];
@@ -48,13 +50,33 @@ describe('runPaper with remote endpoints', () => {
     try {
       const dir = mkdtempSync('/tmp/cp-paper-');
       const file = join(dir, 'remote.yaml');
-      writeFileSync(file, [
-        'version: 1', 'name: remote-test', 'endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, '    apiKey: ${CHAIN_API_KEY}',
-        'strategies:', '  - use: graduation-sniper', 'telemetry:', '  logLevel: debug', '  statusInterval: 300ms', '',
-      ].join('\n'));
+      writeFileSync(
+        file,
+        [
+          'version: 1',
+          'name: remote-test',
+          'endpoints:',
+          '  remote:',
+          `    baseUrl: ${sim.urls.base}`,
+          `    datastreamUrl: ${sim.urls.datastream}`,
+          '    apiKey: ${CHAIN_API_KEY}',
+          'strategies:',
+          '  - use: graduation-sniper',
+          'telemetry:',
+          '  logLevel: debug',
+          '  statusInterval: 300ms',
+          '',
+        ].join('\n'),
+      );
       const printed: string[] = [];
       const logged: string[] = [];
-      const summary = await runPaper({ file, durationMs: 2_000, env: { CHAIN_API_KEY: key }, out: (t) => printed.push(t), logDestination: { write: (l: string) => void logged.push(l) } });
+      const summary = await runPaper({
+        file,
+        durationMs: 2_000,
+        env: { CHAIN_API_KEY: key },
+        out: (t) => printed.push(t),
+        logDestination: { write: (l: string) => void logged.push(l) },
+      });
       expect(summary.events).toBeGreaterThan(0);
       expect(printed.join('')).toContain('on the remote service');
       expect(logged.length).toBeGreaterThan(0);

@@ -45,9 +45,19 @@ export function scriptedMarket(feed: FakeFeed, clock: ManualClock, seed: number)
   const launch = (): void => {
     const mint = `Tok${String(n++).padStart(4, '0')}${'x'.repeat(28)}`;
     const t: Tok = {
-      mint, sol: 30n * SOL, token: 1_073_000_000_000_000n, realSol: 0n, graduated: false, pool: `${mint}-curve`,
-      holders: 1, top10: rnd.int(15, 70), bundlers: rnd.int(0, 50), dev: rnd.int(0, 20), milestones: new Set(),
-      diesAt: clock.now() + rnd.int(10, 40) * 60_000, dumpAt: rnd.chance(0.25) ? clock.now() + rnd.int(2, 20) * 60_000 : undefined,
+      mint,
+      sol: 30n * SOL,
+      token: 1_073_000_000_000_000n,
+      realSol: 0n,
+      graduated: false,
+      pool: `${mint}-curve`,
+      holders: 1,
+      top10: rnd.int(15, 70),
+      bundlers: rnd.int(0, 50),
+      dev: rnd.int(0, 20),
+      milestones: new Set(),
+      diesAt: clock.now() + rnd.int(10, 40) * 60_000,
+      dumpAt: rnd.chance(0.25) ? clock.now() + rnd.int(2, 20) * 60_000 : undefined,
     };
     tokens.push(t);
     feed.push('latest', { token: { mint, symbol: `T${n}`, name: `Token ${n}`, decimals: 6 }, pools: [{ market: 'venue_a', poolId: t.pool }] });
@@ -94,11 +104,26 @@ export function scriptedMarket(feed: FakeFeed, clock: ManualClock, seed: number)
           t.graduated = true;
           graduated++;
           t.pool = `${t.mint}-amm`;
-          feed.push('graduated', { token: { mint: t.mint }, pools: [{ market: 'venue_a-amm', poolId: t.pool }], graduationTx: `grad-${t.mint}`, graduationTime: now });
+          feed.push('graduated', {
+            token: { mint: t.mint },
+            pools: [{ market: 'venue_a-amm', poolId: t.pool }],
+            graduationTx: `grad-${t.mint}`,
+            graduationTime: now,
+          });
         }
       }
-      if (feed.wants(`price:token:${t.mint}`)) feed.push(`price:token:${t.mint}`, { token: t.mint, price: Number(priceStr(t)) * 150, price_quote: Number(priceStr(t)), pool: t.pool, market: t.graduated ? 'venue_a-amm' : 'venue_a', timestamp: now,
-        solReserveLamports: t.sol.toString(), tokenReserveRaw: t.token.toString(), feeBps: 100 });
+      if (feed.wants(`price:token:${t.mint}`))
+        feed.push(`price:token:${t.mint}`, {
+          token: t.mint,
+          price: Number(priceStr(t)) * 150,
+          price_quote: Number(priceStr(t)),
+          pool: t.pool,
+          market: t.graduated ? 'venue_a-amm' : 'venue_a',
+          timestamp: now,
+          solReserveLamports: t.sol.toString(),
+          tokenReserveRaw: t.token.toString(),
+          feeBps: 100,
+        });
       if (rnd.chance(0.1)) {
         t.top10 = Math.max(5, Math.min(95, t.top10 + rnd.int(-3, 3)));
         t.bundlers = Math.max(0, Math.min(90, t.bundlers + rnd.int(-2, 4)));
@@ -123,7 +148,11 @@ export function scriptedMarket(feed: FakeFeed, clock: ManualClock, seed: number)
       const t = tokens.find((x) => x.mint === mint);
       return t ? priceStr(t) : undefined;
     },
-    get launched() { return n; },
-    get graduated() { return graduated; },
+    get launched() {
+      return n;
+    },
+    get graduated() {
+      return graduated;
+    },
   };
 }

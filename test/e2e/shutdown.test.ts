@@ -24,7 +24,12 @@ afterEach(async () => {
   tmp = undefined;
 });
 
-interface Child { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Child {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * Runs `chainpilot ARGS`; `onOutput` sees stdout as it grows and may send signals. Killed after
@@ -56,11 +61,34 @@ describe('chainpilot shutdown', () => {
     const walletPath = `${tmp.dir}/wallet.json`;
     const wallet = writeNewKeypairFile(walletPath);
     // Confirmation takes 25 slots (10 simulated seconds, 1 s of wall time at 10x): intents stay in flight long enough to be caught.
-    sim = await startSimulator({ seed: 31, speed: 10, apiKey: KEY, services: [ledgerServices({ confirmAfterSlots: 25, onLedger: (l) => void l.airdrop(wallet, 10_000_000_000n) })] });
+    sim = await startSimulator({
+      seed: 31,
+      speed: 10,
+      apiKey: KEY,
+      services: [ledgerServices({ confirmAfterSlots: 25, onLedger: (l) => void l.airdrop(wallet, 10_000_000_000n) })],
+    });
     const store = `${tmp.dir}/journal.sqlite`;
-    const file = tmp.write('live.yaml', readFileSync('config/live-sim.yaml', 'utf8')
-      .replace(/endpoints:\n {2}simulator:\n(?: {4}.*\n)+/, ['endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    rpcUrl: ${sim.urls['rpc']}`, `    swapUrl: ${sim.urls['swap']}`, '    apiKey: ${K}', '    rpcApiKey: ${K}', ''].join('\n'))
-      .replace('./wallet.json', walletPath).replace('./data/live-sim.journal.sqlite', store).replace('statusInterval: 5s', 'statusInterval: 100ms'));
+    const file = tmp.write(
+      'live.yaml',
+      readFileSync('config/live-sim.yaml', 'utf8')
+        .replace(
+          /endpoints:\n {2}simulator:\n(?: {4}.*\n)+/,
+          [
+            'endpoints:',
+            '  remote:',
+            `    baseUrl: ${sim.urls.base}`,
+            `    datastreamUrl: ${sim.urls.datastream}`,
+            `    rpcUrl: ${sim.urls['rpc']}`,
+            `    swapUrl: ${sim.urls['swap']}`,
+            '    apiKey: ${K}',
+            '    rpcApiKey: ${K}',
+            '',
+          ].join('\n'),
+        )
+        .replace('./wallet.json', walletPath)
+        .replace('./data/live-sim.journal.sqlite', store)
+        .replace('statusInterval: 5s', 'statusInterval: 100ms'),
+    );
 
     let sent = false;
     const first = await cli(['run', file, '--live'], (out, kill) => {
@@ -92,7 +120,10 @@ describe('chainpilot shutdown', () => {
     db.close();
     const rpc = createRpcClient({ url: sim.urls['rpc'] ?? '', apiKey: KEY });
     try {
-      const { value } = await rpc.getSignatureStatuses(attempts.map((a) => a.signature), { searchTransactionHistory: true });
+      const { value } = await rpc.getSignatureStatuses(
+        attempts.map((a) => a.signature),
+        { searchTransactionHistory: true },
+      );
       const onChain = new Map<string, number>();
       value.forEach((s, i) => {
         if (s !== null) onChain.set(attempts[i]!.intent_id, (onChain.get(attempts[i]!.intent_id) ?? 0) + 1);
@@ -109,8 +140,12 @@ describe('chainpilot shutdown', () => {
 
   it('exits at once with 130 on a second signal while the drain waits', async () => {
     tmp = tempDir('cp-shutdown-');
-    const file = tmp.write('slow.yaml', readFileSync('config/paper-sim.yaml', 'utf8')
-      .replace(/\n {2}decisionLog: .*\n/, '\n  statusInterval: 100ms\n').replace('latency: 250ms', 'latency: 1m') + 'shutdown:\n  drain: 1h\n');
+    const file = tmp.write(
+      'slow.yaml',
+      readFileSync('config/paper-sim.yaml', 'utf8')
+        .replace(/\n {2}decisionLog: .*\n/, '\n  statusInterval: 100ms\n')
+        .replace('latency: 250ms', 'latency: 1m') + 'shutdown:\n  drain: 1h\n',
+    );
     let signals = 0;
     const r = await cli(['paper', file], (out, kill) => {
       if (signals === 0 && /pending [1-9]/.test(out)) {
@@ -128,13 +163,29 @@ describe('chainpilot shutdown', () => {
 
   it('does not let a strategy end the process, neither when imported nor from a callback', async () => {
     tmp = tempDir('cp-shutdown-');
-    const imported = tmp.write('imported.yaml', ['version: 1', 'name: hostile', 'strategies:', `  - use: ${process.cwd()}/test/e2e/fixtures/exit-on-import.ts`, ''].join('\n'));
+    const imported = tmp.write(
+      'imported.yaml',
+      ['version: 1', 'name: hostile', 'strategies:', `  - use: ${process.cwd()}/test/e2e/fixtures/exit-on-import.ts`, ''].join('\n'),
+    );
     const v = await cli(['validate', imported]);
     expect(v.code).toBe(1);
     expect(v.stderr).toContain('process.exit(0) was called by user code; a strategy cannot end the process');
 
-    const callback = tmp.write('callback.yaml', ['version: 1', 'name: hostile', 'endpoints:', '  simulator:', '    speed: max',
-      'strategies:', `  - use: ${process.cwd()}/test/e2e/fixtures/exit-on-launch.ts`, 'telemetry:', '  logLevel: silent', ''].join('\n'));
+    const callback = tmp.write(
+      'callback.yaml',
+      [
+        'version: 1',
+        'name: hostile',
+        'endpoints:',
+        '  simulator:',
+        '    speed: max',
+        'strategies:',
+        `  - use: ${process.cwd()}/test/e2e/fixtures/exit-on-launch.ts`,
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
     const p = await cli(['paper', callback, '--duration', '2s']);
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toMatch(/strategy errors [1-9]/);

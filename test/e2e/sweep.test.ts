@@ -45,7 +45,8 @@ describe('sweep', () => {
   }, 120_000);
 
   it('refuses a --set path that names no strategy, before any work', async () => {
-    await expect(runSweep({ file, data: [join(dir, 'rec')], axes: [parseSetOption('strategies[nope].params.x=1,2')], outDir: join(dir, 'bad'), workers: 0 }))
-      .rejects.toMatchObject({ code: 'BACKTEST_INVALID_OPTION', message: expect.stringContaining('strategies[nope]') });
+    await expect(
+      runSweep({ file, data: [join(dir, 'rec')], axes: [parseSetOption('strategies[nope].params.x=1,2')], outDir: join(dir, 'bad'), workers: 0 }),
+    ).rejects.toMatchObject({ code: 'BACKTEST_INVALID_OPTION', message: expect.stringContaining('strategies[nope]') });
   });
 });

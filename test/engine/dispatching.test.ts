@@ -17,7 +17,7 @@ import { priceFrame, wire } from './wire.js';
 const SOL = 1_000_000_000n;
 
 describe('engine.dispatching()', () => {
-  it('is the triggering event while an intent is handed over, and undefined for a timer\'s order and between events', async () => {
+  it("is the triggering event while an intent is handed over, and undefined for a timer's order and between events", async () => {
     const clock = manualClock(1_700_000_000_000);
     const feed = fakeFeed(clock);
     const seen: { intent: OrderIntent; trigger: DomainEvent | undefined }[] = [];
@@ -32,14 +32,31 @@ describe('engine.dispatching()', () => {
       submit: (i) => {
         seen.push({ intent: i, trigger: ref.engine?.dispatching() });
         if (i.side === 'buy') {
-          sink?.({ type: 'filled', intentId: i.id, at: clock.now() as UnixMs, fill: { intentId: i.id, side: 'buy', mint: i.mint, decimals: 6, solAmount: i.spendLamports, tokenAmount: 1_000_000_000n as RawAmount, feeLamports: 0n as Lamports, price: '0.0001', filledAt: clock.now() as UnixMs } });
+          sink?.({
+            type: 'filled',
+            intentId: i.id,
+            at: clock.now() as UnixMs,
+            fill: {
+              intentId: i.id,
+              side: 'buy',
+              mint: i.mint,
+              decimals: 6,
+              solAmount: i.spendLamports,
+              tokenAmount: 1_000_000_000n as RawAmount,
+              feeLamports: 0n as Lamports,
+              price: '0.0001',
+              filledAt: clock.now() as UnixMs,
+            },
+          });
         }
         return Promise.resolve();
       },
       stop: () => Promise.resolve(),
     };
     const strategy = defineStrategy({
-      id: 'trigger', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'trigger',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(e, ctx) {
         ctx.buy({ mint: e.mint, lamports: SOL / 10n, reason: 'launch' });
         ctx.schedule(1_000, 'later', e.mint);
@@ -49,8 +66,14 @@ describe('engine.dispatching()', () => {
       },
     });
     const engine = createEngine({
-      feed, executor, clock, random: seededRandom(1), strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 5_000 } })],
-      risk: { maxOpenPositions: 5 }, startingCashLamports: 10n * SOL, execution: { slippageBps: 100, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
+      feed,
+      executor,
+      clock,
+      random: seededRandom(1),
+      strategies: [instantiateStrategy(strategy, {}, { exits: { stopLossBps: 5_000 } })],
+      risk: { maxOpenPositions: 5 },
+      startingCashLamports: 10n * SOL,
+      execution: { slippageBps: 100, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     ref.engine = engine;
     await engine.start();

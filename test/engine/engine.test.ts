@@ -34,11 +34,16 @@ function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[
   const engineRef: { market?: MarketView } = {};
   const executor = createPaperExecutor({ clock, market: { get: (m) => engineRef.market?.get(m) }, latencyMs: 200 });
   const engine = createEngine({
-    feed, executor, clock, random: seededRandom(7),
+    feed,
+    executor,
+    clock,
+    random: seededRandom(7),
     strategies: strategies.map((s) => instantiateStrategy(s.def, {}, { id: s.id, exits: s.exits })),
-    risk: { maxOpenPositions: 5 }, startingCashLamports: 100n * SOL,
+    risk: { maxOpenPositions: 5 },
+    startingCashLamports: 100n * SOL,
     execution: { slippageBps: 2_000, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
-    decisions: log.sink, ...extra,
+    decisions: log.sink,
+    ...extra,
   });
   engineRef.market = engine.market;
   const launch = (mint: string) => {
@@ -50,10 +55,17 @@ function setup(strategies: { def: AnyStrategy; exits?: ExitRules; id?: string }[
 }
 
 describe('engine', () => {
-
   it('restores positions from earlier fills with exact cost and realised PnL, keeps cash, and re-arms price rooms and exit rules', async () => {
     const fill = (intentId: string, side: 'buy' | 'sell', sol: bigint, tokens: bigint, at: number): Fill => ({
-      intentId, side, mint: 'R', decimals: 6, solAmount: sol as Lamports, tokenAmount: tokens as RawAmount, feeLamports: 10_000n as Lamports, price: '0.0001', filledAt: at as UnixMs,
+      intentId,
+      side,
+      mint: 'R',
+      decimals: 6,
+      solAmount: sol as Lamports,
+      tokenAmount: tokens as RawAmount,
+      feeLamports: 10_000n as Lamports,
+      price: '0.0001',
+      filledAt: at as UnixMs,
     });
     const restoredFills = [
       { strategyId: 'buyer', fill: fill('i1', 'buy', 2n * SOL, 20_000_000_000n, 1_699_999_000_000) },
@@ -121,7 +133,9 @@ describe('engine', () => {
   it('denies a second buy of a token while the first is unresolved, shows it in ctx.pending, and allows it on opt-in', async () => {
     const results: { ok: boolean; code?: string; pending: number }[] = [];
     const def = defineStrategy({
-      id: 'eager', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'eager',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(e, ctx) {
         for (const allowConcurrent of [false, false, true]) {
           const r = ctx.buy({ mint: e.mint, lamports: SOL, reason: 'x', allowConcurrent });
@@ -133,12 +147,18 @@ describe('engine', () => {
     await t.engine.start();
     t.price('A', 0.0001);
     t.launch('A');
-    expect(results).toEqual([{ ok: true, pending: 1 }, { ok: false, code: 'ENGINE_BUY_IN_FLIGHT', pending: 1 }, { ok: true, pending: 2 }]);
+    expect(results).toEqual([
+      { ok: true, pending: 1 },
+      { ok: false, code: 'ENGINE_BUY_IN_FLIGHT', pending: 1 },
+      { ok: true, pending: 2 },
+    ]);
   });
 
   it('watches the safety rooms its exit rules use for every open position, and leaves them and the token rooms it watched when the position closes', async () => {
     const def = defineStrategy({
-      id: 'watcher', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'watcher',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(e, ctx) {
         ctx.watch(`holders:${e.mint}`);
         ctx.watch(`pnl:W:summary`, { ttlMs: 60_000 });
@@ -162,13 +182,16 @@ describe('engine', () => {
 
   it('dispatches each event to strategies in deployment order and isolates a throwing strategy until it is halted', async () => {
     const seen: string[] = [];
-    const mk = (id: string, throws: boolean) => defineStrategy({
-      id, params: z.strictObject({}), rooms: () => ['latest'],
-      onLaunch(e) {
-        seen.push(`${id}:${e.mint}`);
-        if (throws) throw new Error(`boom in ${id}`);
-      },
-    });
+    const mk = (id: string, throws: boolean) =>
+      defineStrategy({
+        id,
+        params: z.strictObject({}),
+        rooms: () => ['latest'],
+        onLaunch(e) {
+          seen.push(`${id}:${e.mint}`);
+          if (throws) throw new Error(`boom in ${id}`);
+        },
+      });
     const t = setup([{ def: mk('first', true) }, { def: mk('second', false) }], { errorPolicy: { maxErrors: 2, windowMs: 60_000 } });
     await t.engine.start();
     t.launch('A');
@@ -180,7 +203,15 @@ describe('engine', () => {
   });
 
   it('counts an async handler rejection as a strategy error', async () => {
-    const def = defineStrategy({ id: 'async', params: z.strictObject({}), rooms: () => ['latest'], async onLaunch() { await Promise.resolve(); throw new Error('late'); } });
+    const def = defineStrategy({
+      id: 'async',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
+      async onLaunch() {
+        await Promise.resolve();
+        throw new Error('late');
+      },
+    });
     const t = setup([{ def }]);
     await t.engine.start();
     t.launch('A');
@@ -204,7 +235,18 @@ describe('engine', () => {
   });
 
   it('takes partial profit at each level once, then exits the rest on the trailing stop', async () => {
-    const t = setup([{ def: buyEveryLaunch, exits: { takeProfit: [{ multiple: '2', sellBps: 5_000 }, { multiple: '3', sellBps: 5_000 }], trailingStopBps: 2_000 } }]);
+    const t = setup([
+      {
+        def: buyEveryLaunch,
+        exits: {
+          takeProfit: [
+            { multiple: '2', sellBps: 5_000 },
+            { multiple: '3', sellBps: 5_000 },
+          ],
+          trailingStopBps: 2_000,
+        },
+      },
+    ]);
     await t.engine.start();
     t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
@@ -221,17 +263,22 @@ describe('engine', () => {
     t.price('A', 0.00031); // 22.5 % below the 0.0004 high
     t.clock.advance(200);
     expect(t.engine.portfolio.open()).toHaveLength(0);
-    const reasons = t.log.lines.filter((l) => l.includes('"kind":"intent"') && l.includes('"side":"sell"')).map((l) => (JSON.parse(l) as { reason: string }).reason);
+    const reasons = t.log.lines
+      .filter((l) => l.includes('"kind":"intent"') && l.includes('"side":"sell"'))
+      .map((l) => (JSON.parse(l) as { reason: string }).reason);
     expect(reasons).toEqual(['take profit 2x (level 1)', 'take profit 3x (level 2)', expect.stringContaining('trailing stop 2000 bps')]);
     expect(t.engine.stats.summary()).toMatchObject({ trades: 1, wins: 1 });
   });
 
   it('exits on stop loss, on the time stop and on a safety signal while holding', async () => {
-    const t = setup([
-      { def: buyEveryLaunch, id: 'sl', exits: { stopLossBps: 3_000 } },
-      { def: buyEveryLaunch, id: 'ts', exits: { timeStopMs: 60_000 } },
-      { def: buyEveryLaunch, id: 'safe', exits: { exitOnSafety: { maxBundlerPct: 30 } } },
-    ], { risk: {} });
+    const t = setup(
+      [
+        { def: buyEveryLaunch, id: 'sl', exits: { stopLossBps: 3_000 } },
+        { def: buyEveryLaunch, id: 'ts', exits: { timeStopMs: 60_000 } },
+        { def: buyEveryLaunch, id: 'safe', exits: { exitOnSafety: { maxBundlerPct: 30 } } },
+      ],
+      { risk: {} },
+    );
     await t.engine.start();
     t.engine.ingest(wire('price:token:A', priceFrame(0.0001), t.clock.now()));
     t.launch('A');
@@ -250,7 +297,14 @@ describe('engine', () => {
 
   it('denies as a value and logs the denial with its code when a limit is hit', async () => {
     const results: unknown[] = [];
-    const def = defineStrategy({ id: 'big', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: 5n * SOL, reason: 'too big' })); } });
+    const def = defineStrategy({
+      id: 'big',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
+      onLaunch(e, ctx) {
+        results.push(ctx.buy({ mint: e.mint, lamports: 5n * SOL, reason: 'too big' }));
+      },
+    });
     const t = setup([{ def }], { risk: { maxTradeLamports: lamports(SOL) } });
     await t.engine.start();
     t.launch('A');
@@ -261,7 +315,17 @@ describe('engine', () => {
 
   it('runs strategy timers on the engine clock', async () => {
     const fired: number[] = [];
-    const def = defineStrategy({ id: 'timer', params: z.strictObject({}), onStart(ctx) { ctx.schedule(5_000, 'tick', 1); }, onTimer(e, ctx) { fired.push(ctx.clock.now()); void e; } });
+    const def = defineStrategy({
+      id: 'timer',
+      params: z.strictObject({}),
+      onStart(ctx) {
+        ctx.schedule(5_000, 'tick', 1);
+      },
+      onTimer(e, ctx) {
+        fired.push(ctx.clock.now());
+        void e;
+      },
+    });
     const t = setup([{ def }]);
     await t.engine.start();
     const start = t.clock.now();
@@ -294,7 +358,13 @@ describe('engine', () => {
 
   it('tells every strategy about a stream gap with the rooms it affected', async () => {
     const gaps: unknown[] = [];
-    const def = defineStrategy({ id: 'gaps', params: z.strictObject({}), onGap(e) { gaps.push({ from: e.startedAt, to: e.endedAt, rooms: e.rooms }); } });
+    const def = defineStrategy({
+      id: 'gaps',
+      params: z.strictObject({}),
+      onGap(e) {
+        gaps.push({ from: e.startedAt, to: e.endedAt, rooms: e.rooms });
+      },
+    });
     const t = setup([{ def }]);
     await t.engine.start();
     t.feed.gap({ startedAt: 10 as never, endedAt: 20 as never, rooms: ['latest'] });
@@ -306,7 +376,14 @@ describe('engine', () => {
 
   it('denies buys under the kill switch as values that name the reason', async () => {
     const results: unknown[] = [];
-    const def = defineStrategy({ id: 'k', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(e, ctx) { results.push(ctx.buy({ mint: e.mint, lamports: SOL, reason: 'r' })); } });
+    const def = defineStrategy({
+      id: 'k',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
+      onLaunch(e, ctx) {
+        results.push(ctx.buy({ mint: e.mint, lamports: SOL, reason: 'r' }));
+      },
+    });
     const t = setup([{ def }]);
     await t.engine.start();
     t.engine.kill('operator said so');
@@ -334,9 +411,12 @@ describe('engine', () => {
   it('hands the executor a buy that spends lamports and a sell of raw tokens, and denies an amount that is not a bigint above zero', async () => {
     const results: { what: string; ok: boolean; code?: string; reason?: string }[] = [];
     const pending: PendingIntent[] = [];
-    const note = (what: string, r: { ok: true } | { ok: false; code: string; reason: string }) => void results.push({ what, ok: r.ok, ...(r.ok ? {} : { code: r.code, reason: r.reason }) });
+    const note = (what: string, r: { ok: true } | { ok: false; code: string; reason: string }) =>
+      void results.push({ what, ok: r.ok, ...(r.ok ? {} : { code: r.code, reason: r.reason }) });
     const def = defineStrategy({
-      id: 'trader', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'trader',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(e, ctx) {
         note('negative buy', ctx.buy({ mint: e.mint, lamports: -1n, reason: 'x' }));
         note('number buy', ctx.buy({ mint: e.mint, lamports: 5 as unknown as bigint, reason: 'x' }));
@@ -370,9 +450,21 @@ describe('engine', () => {
     const half = t.engine.portfolio.position('trader', 'A')!.tokenRaw / 2n;
     expect(sell).toMatchObject({ side: 'sell', sellRaw: half });
     for (const i of intents) expect(Object.keys(i)).not.toContain('amountIn');
-    expect(pending.map((p) => (p.side === 'buy' ? ['buy', p.spendLamports] : ['sell', p.sellRaw]))).toEqual([['buy', SOL], ['sell', half]]);
+    expect(pending.map((p) => (p.side === 'buy' ? ['buy', p.spendLamports] : ['sell', p.sellRaw]))).toEqual([
+      ['buy', SOL],
+      ['sell', half],
+    ]);
     // the decision log keeps its one amountIn field (parity with earlier logs): lamports for buys, raw for sells
-    const logged = t.log.lines.map((l) => JSON.parse(l) as { kind: string; amountIn?: string }).filter((e) => e.kind !== 'fill').map((e) => [e.kind, e.amountIn]);
-    expect(logged).toEqual([['denied', '-1'], ['denied', '5'], ['intent', String(SOL)], ['denied', '0'], ['intent', String(half)]]);
+    const logged = t.log.lines
+      .map((l) => JSON.parse(l) as { kind: string; amountIn?: string })
+      .filter((e) => e.kind !== 'fill')
+      .map((e) => [e.kind, e.amountIn]);
+    expect(logged).toEqual([
+      ['denied', '-1'],
+      ['denied', '5'],
+      ['intent', String(SOL)],
+      ['denied', '0'],
+      ['intent', String(half)],
+    ]);
   });
 });

@@ -24,7 +24,11 @@ describe('exit manager', () => {
   it('arms a time stop for a new position and fires it once when due', () => {
     const clock = manualClock(1_000);
     const fired: ExitOrder[] = [];
-    const exits = createExitManager(clock, () => ({ timeStopMs: 60_000 }), (o) => fired.push(o));
+    const exits = createExitManager(
+      clock,
+      () => ({ timeStopMs: 60_000 }),
+      (o) => fired.push(o),
+    );
     exits.positionChanged(position(1_000_000n, 1_000));
     expect(clock.pending()).toBe(1);
     clock.advance(60_000);
@@ -34,7 +38,11 @@ describe('exit manager', () => {
   it('arms nothing for a fill that lands after stop (the executor drains in-flight intents after the engine stopped)', () => {
     const clock = manualClock(1_000);
     const fired: ExitOrder[] = [];
-    const exits = createExitManager(clock, () => ({ timeStopMs: 60_000 }), (o) => fired.push(o));
+    const exits = createExitManager(
+      clock,
+      () => ({ timeStopMs: 60_000 }),
+      (o) => fired.push(o),
+    );
     exits.stop();
     exits.positionChanged(position(1_000_000n, 1_000));
     expect(clock.pending()).toBe(0);

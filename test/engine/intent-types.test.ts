@@ -8,8 +8,15 @@ import { amountInOf, type BuyIntent, type OrderIntent, type SellIntent } from '.
 import type { RiskLimits } from '../../src/engine/risk-gate.js';
 
 const common = {
-  id: 'int_1', strategyId: 's', mint: 'M', decimals: 6, slippageBps: bps(100), priorityFeeLamports: lamports(5_000n),
-  referencePrice: undefined, createdAt: unixMs(0), reason: 'types',
+  id: 'int_1',
+  strategyId: 's',
+  mint: 'M',
+  decimals: 6,
+  slippageBps: bps(100),
+  priorityFeeLamports: lamports(5_000n),
+  referencePrice: undefined,
+  createdAt: unixMs(0),
+  reason: 'types',
 };
 
 describe('intent units in the types', () => {

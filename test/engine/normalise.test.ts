@@ -23,33 +23,79 @@ describe('mapping typed stream messages to domain events', () => {
   });
 
   it('accepts a graduation without graduationTx or graduationTime, as the service documents it', () => {
-    expect(map('graduated', { token: { mint: 'M' }, pools: [{ market: 'venue_a-amm', poolId: 'AMM' }], graduationTx: 'sig', graduationTime: 5_000 })[0])
-      .toMatchObject({ type: 'graduated', mint: 'M', poolId: 'AMM', graduationTx: 'sig', graduationTime: 5_000 });
-    expect(map('graduated', { token: { mint: 'M', name: 'Cat', extra: [1] }, pools: [{ market: 'venue_a-amm', poolId: 'AMM' }] })[0])
-      .toMatchObject({ type: 'graduated', mint: 'M', graduationTx: undefined, graduationTime: undefined });
+    expect(
+      map('graduated', { token: { mint: 'M' }, pools: [{ market: 'venue_a-amm', poolId: 'AMM' }], graduationTx: 'sig', graduationTime: 5_000 })[0],
+    ).toMatchObject({ type: 'graduated', mint: 'M', poolId: 'AMM', graduationTx: 'sig', graduationTime: 5_000 });
+    expect(map('graduated', { token: { mint: 'M', name: 'Cat', extra: [1] }, pools: [{ market: 'venue_a-amm', poolId: 'AMM' }] })[0]).toMatchObject({
+      type: 'graduated',
+      mint: 'M',
+      graduationTx: undefined,
+      graduationTime: undefined,
+    });
     expect(rejection('graduated', { token: { mint: 'M' }, graduationTime: '2024' })).toBe('graduationTime must be Unix ms or null');
     expect(rejection('graduated', { token: { name: 'no mint' } })).toBe('token.mint must be a non-empty string');
   });
 
   it('reads price (USD), price_quote (SOL) and time of a price frame', () => {
-    const [e] = map('price:token:M', { price: 0.0045, price_quote: 0.00003, pool: 'P', token: 'M', time: 900, solReserveLamports: '30000000000', tokenReserveRaw: '1000000000000000' });
-    expect(e).toMatchObject({ type: 'price', mint: 'M', price: '0.00003', priceUsd: 0.0045, aggregated: false, pool: 'P', at: 900, solReserveLamports: 30_000_000_000n });
+    const [e] = map('price:token:M', {
+      price: 0.0045,
+      price_quote: 0.00003,
+      pool: 'P',
+      token: 'M',
+      time: 900,
+      solReserveLamports: '30000000000',
+      tokenReserveRaw: '1000000000000000',
+    });
+    expect(e).toMatchObject({
+      type: 'price',
+      mint: 'M',
+      price: '0.00003',
+      priceUsd: 0.0045,
+      aggregated: false,
+      pool: 'P',
+      at: 900,
+      solReserveLamports: 30_000_000_000n,
+    });
   });
 
   it('converts a USD-only aggregated price with the SOL/USD rate learnt from price frames, and refuses it before any rate', () => {
     const n = createNormaliser();
-    expect(() => map('price:aggregated:M', { token: 'M', timestamp: 5, price: 3, pool: 'P', aggregated: { median: 3 }, topPools: [] }, n)).toThrow(/ENGINE_BAD_FRAME|SOL\/USD/);
+    expect(() => map('price:aggregated:M', { token: 'M', timestamp: 5, price: 3, pool: 'P', aggregated: { median: 3 }, topPools: [] }, n)).toThrow(
+      /ENGINE_BAD_FRAME|SOL\/USD/,
+    );
     map('price:token:N', { price: 150, price_quote: 1 }, n);
-    expect(map('price:aggregated:M', { token: 'M', timestamp: 5, price: 3, pool: 'P', aggregated: { median: 3 }, topPools: [] }, n)[0])
-      .toMatchObject({ type: 'price', aggregated: true, price: '0.02', priceUsd: 3, at: 5 });
+    expect(map('price:aggregated:M', { token: 'M', timestamp: 5, price: 3, pool: 'P', aggregated: { median: 3 }, topPools: [] }, n)[0]).toMatchObject({
+      type: 'price',
+      aggregated: true,
+      price: '0.02',
+      priceUsd: 3,
+      at: 5,
+    });
   });
 
   it('splits a liquidity frame into one event per element, provisional when live', () => {
-    const row = { tx: 't', type: 'add_liquidity', program: 'venue_a-amm', programId: 'Prog', instruction: 'deposit', pool: 'P', wallet: 'W', time: 10, slot: 3, amountBasis: 'transfer',
-      tokens: [{ address: 'M', amount: '1.5', amountRaw: '1500000', decimals: 6 }] };
+    const row = {
+      tx: 't',
+      type: 'add_liquidity',
+      program: 'venue_a-amm',
+      programId: 'Prog',
+      instruction: 'deposit',
+      pool: 'P',
+      wallet: 'W',
+      time: 10,
+      slot: 3,
+      amountBasis: 'transfer',
+      tokens: [{ address: 'M', amount: '1.5', amountRaw: '1500000', decimals: 6 }],
+    };
     const events = map('liquidity:M', [row, { ...row, type: 'remove_liquidity' }]);
     expect(events).toHaveLength(2);
-    expect(events[0]).toMatchObject({ type: 'liquidity', mint: 'M', kind: 'add', provisional: true, tokens: [{ mint: 'M', amountRaw: 1_500_000n, decimals: 6 }] });
+    expect(events[0]).toMatchObject({
+      type: 'liquidity',
+      mint: 'M',
+      kind: 'add',
+      provisional: true,
+      tokens: [{ mint: 'M', amountRaw: 1_500_000n, decimals: 6 }],
+    });
     expect(events[1]).toMatchObject({ kind: 'remove' });
     expect(createNormaliser().map(wire('liquidity:M', [row], 1, 'backfill'))[0]).toMatchObject({ provisional: false });
   });
@@ -58,7 +104,11 @@ describe('mapping typed stream messages to domain events', () => {
     const both = { wallet: 'W', totalSniperPercentage: 12, totalInsiderPercentage: 31, previousTotalPercentage: 25 };
     expect(map('insider:M', both)[0]).toMatchObject({ type: 'safety', mint: 'M', signal: 'insider', current: 31, previous: 25 });
     expect(map('sniper:M', both)[0]).toMatchObject({ signal: 'sniper', current: 12 });
-    expect(map('bundlers:M', { wallet: 'W', totalBundlerPercentage: 12.5, previousTotalBundlerPercentage: 8 })[0]).toMatchObject({ signal: 'bundlers', current: 12.5, previous: 8 });
+    expect(map('bundlers:M', { wallet: 'W', totalBundlerPercentage: 12.5, previousTotalBundlerPercentage: 8 })[0]).toMatchObject({
+      signal: 'bundlers',
+      current: 12.5,
+      previous: 8,
+    });
     expect(map('holders:M', { token: 'M', total: 42, previous: null })[0]).toMatchObject({ signal: 'holders', current: 42, previous: undefined });
     expect(map('top10:M', { token: 'M', totalPercentage: 33.5, previousPercentage: 30 })[0]).toMatchObject({ signal: 'top10', current: 33.5, previous: 30 });
     expect(map('dev_holding:M', { token: 'M', percentage: 4, previousPercentage: null })[0]).toMatchObject({ signal: 'dev_holding', current: 4 });
@@ -73,13 +123,21 @@ describe('mapping typed stream messages to domain events', () => {
     expect(b).toMatchObject({ type: 'trade', mint: 'M', side: 'buy', wallet: 'W', amount: '1000', priceUsd: 0.01, volumeUsd: 10, at: 7 });
     expect(s).toMatchObject({ type: 'trade', mint: 'M', side: 'sell', amount: '40', at: 8 });
     // a single object instead of an array, on a wallet room (no token in the room name)
-    expect(map('transaction:wallet:W', { ...buy, type: undefined, token: { from: side('N', 3), to: side(SOL, 1) } })[0]).toMatchObject({ mint: 'N', side: 'sell' });
+    expect(map('transaction:wallet:W', { ...buy, type: undefined, token: { from: side('N', 3), to: side(SOL, 1) } })[0]).toMatchObject({
+      mint: 'N',
+      side: 'sell',
+    });
     expect(rejection('transaction:wallet:W', [{ type: 'buy' }])).toMatch(/no traded token/);
   });
 
   it('turns PnL, DCA and prediction frames into their events', () => {
     expect(map('pnl:W:M', { type: 'tradeUpdate', realized: 1 })[0]).toMatchObject({ type: 'walletPnl', wallet: 'W', mint: 'M', kind: 'tradeUpdate' });
-    expect(map('dca:dca_program_a:M:buyers', { eventName: 'opened', order: { inputMint: 'SOL', outputMint: 'M' } })[0]).toMatchObject({ type: 'dca', mint: 'M', flow: 'buyers', outputMint: 'M' });
+    expect(map('dca:dca_program_a:M:buyers', { eventName: 'opened', order: { inputMint: 'SOL', outputMint: 'M' } })[0]).toMatchObject({
+      type: 'dca',
+      mint: 'M',
+      flow: 'buyers',
+      outputMint: 'M',
+    });
     expect(map('pm:market:exchange_b:T1:prices', { price: 0.62 })[0]).toMatchObject({ type: 'prediction', exchange: 'exchange_b', tokenId: 'T1', price: 0.62 });
     expect(map('pm:crypto:BTC', { price: 65000 })[0]).toMatchObject({ type: 'crypto', asset: 'BTC', price: 65000 });
     expect(map('stats:token:M:total', { volume: 5, label: 'x' })[0]).toMatchObject({ type: 'stats', scope: 'token', id: 'M', values: { volume: 5 } });
@@ -95,7 +153,10 @@ describe('mapping typed stream messages to domain events', () => {
 
 describe('exact decimal strings of wire numbers', () => {
   it('writes every double as the exact decimal that decimal(n).toFixed() gives, exponent or not', () => {
-    const edge = [0, -0, 1, -1, 0.1, 1e-7, 1.7373889297887632e-7, -2.5e-8, 1e21, -1.5e22, 123456789e15, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 9.99e-7, 1e-6];
+    const edge = [
+      0, -0, 1, -1, 0.1, 1e-7, 1.7373889297887632e-7, -2.5e-8, 1e21, -1.5e22, 123456789e15, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 9.99e-7,
+      1e-6,
+    ];
     // A seeded generator over the whole exponent range (mantissas of 1 to 17 digits).
     let x = 42;
     const next = (): number => (x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;

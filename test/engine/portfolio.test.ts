@@ -5,8 +5,15 @@ import type { Fill } from '../../src/engine/execution-port.js';
 import { createPortfolio, priceOf, valueLamports } from '../../src/engine/portfolio.js';
 
 const fill = (side: 'buy' | 'sell', mint: string, sol: bigint, tokens: bigint, fee: bigint, at = 0): Fill => ({
-  intentId: `i${at}`, side, mint, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(fee),
-  price: priceOf(sol, tokens, 6), filledAt: at as UnixMs,
+  intentId: `i${at}`,
+  side,
+  mint,
+  decimals: 6,
+  solAmount: lamports(sol),
+  tokenAmount: rawAmount(tokens),
+  feeLamports: lamports(fee),
+  price: priceOf(sol, tokens, 6),
+  filledAt: at as UnixMs,
 });
 
 describe('portfolio accounting', () => {
@@ -54,7 +61,9 @@ describe('portfolio accounting', () => {
   it('refuses a sell of more tokens than the position holds with a fatal coded error', () => {
     const book = createPortfolio(2_000_000_000n);
     book.applyFill('s', fill('buy', 'M', 1_000n, 10n, 0n));
-    expect(() => book.applyFill('s', fill('sell', 'M', 1_000n, 11n, 0n))).toThrow(expect.objectContaining({ code: 'ENGINE_POSITION_OVERSOLD', retry: 'fatal' }));
+    expect(() => book.applyFill('s', fill('sell', 'M', 1_000n, 11n, 0n))).toThrow(
+      expect.objectContaining({ code: 'ENGINE_POSITION_OVERSOLD', retry: 'fatal' }),
+    );
     expect(book.position('s', 'M')?.tokenRaw).toBe(10n);
     expect(book.totals().feesLamports).toBe(0n);
   });

@@ -20,7 +20,17 @@ function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } 
     lastBuyAt: () => opts.lastBuyAt as UnixMs | undefined,
   };
   const buyFill = (mint: string, sol: bigint, tokens = 1_000_000n) =>
-    portfolio.applyFill('s', { intentId: mint, side: 'buy', mint, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(0n), price: priceOf(sol, tokens, 6), filledAt: 0 as UnixMs });
+    portfolio.applyFill('s', {
+      intentId: mint,
+      side: 'buy',
+      mint,
+      decimals: 6,
+      solAmount: lamports(sol),
+      tokenAmount: rawAmount(tokens),
+      feeLamports: lamports(0n),
+      price: priceOf(sol, tokens, 6),
+      filledAt: 0 as UnixMs,
+    });
   return { s, market, portfolio, buyFill };
 }
 
@@ -63,7 +73,16 @@ describe('risk gate', () => {
     const st = state();
     const gate = createRiskGate({ maxBundlerPct: 20, minHolders: 50 });
     expect(gate.check(buy(SOL), st.s)).toEqual({ allowed: true });
-    st.market.observe({ type: 'safety', room: 'bundlers:M', receivedAt: 0 as UnixMs, origin: 'live', mint: 'M', signal: 'bundlers', current: 35, previous: 10 });
+    st.market.observe({
+      type: 'safety',
+      room: 'bundlers:M',
+      receivedAt: 0 as UnixMs,
+      origin: 'live',
+      mint: 'M',
+      signal: 'bundlers',
+      current: 35,
+      previous: 10,
+    });
     expect(gate.check(buy(SOL), st.s)).toMatchObject({ allowed: false, code: 'RISK_SAFETY_BUNDLERS', context: { value: 35, max: 20 } });
     expect(createRiskGate({ minHolders: 50, requireSafetyData: true }).check(buy(SOL), state().s)).toMatchObject({ code: 'RISK_MIN_HOLDERS' });
   });
@@ -95,7 +114,10 @@ describe('risk gate', () => {
   it('denies a sell larger than the position as a value, never by throwing', () => {
     const st = state();
     st.buyFill('M', SOL, 10n);
-    expect(createRiskGate({}).check({ side: 'sell', strategyId: 's', mint: 'M', sellRaw: rawAmount(11n), at: 0 as UnixMs }, st.s)).toMatchObject({ allowed: false, code: 'RISK_NO_POSITION' });
+    expect(createRiskGate({}).check({ side: 'sell', strategyId: 's', mint: 'M', sellRaw: rawAmount(11n), at: 0 as UnixMs }, st.s)).toMatchObject({
+      allowed: false,
+      code: 'RISK_NO_POSITION',
+    });
     expect(createRiskGate({}).check(buy(0n), st.s)).toMatchObject({ allowed: false, code: 'RISK_INVALID_AMOUNT' });
   });
 });

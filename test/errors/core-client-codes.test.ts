@@ -20,11 +20,21 @@ describe('core decimal codes', () => {
     const e = thrown(() => decimal('12abc', 'price'));
     expect(isChainpilotError(e, 'CORE_INVALID_DECIMAL')).toBe(true);
     expect((e as Error).message).toContain('price');
-    expect(isChainpilotError(thrown(() => decimal(Number.POSITIVE_INFINITY)), 'CORE_INVALID_DECIMAL')).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => decimal(Number.POSITIVE_INFINITY)),
+        'CORE_INVALID_DECIMAL',
+      ),
+    ).toBe(true);
   });
 
   it('rejects more fractional digits than the token has with CORE_INVALID_DECIMAL, unless told to round', () => {
-    expect(isChainpilotError(thrown(() => toRaw('1.234', 2)), 'CORE_INVALID_DECIMAL')).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => toRaw('1.234', 2)),
+        'CORE_INVALID_DECIMAL',
+      ),
+    ).toBe(true);
     expect(toRaw('1.234', 2, 'down')).toBe(123n);
   });
 });
@@ -39,8 +49,18 @@ describe('HTTP client codes', () => {
   });
 
   it('refuses a base URL that is not absolute http(s), or a non-positive timeout, with HTTP_INVALID_OPTIONS', () => {
-    expect(isChainpilotError(thrown(() => createHttpClient({ baseUrl: 'api.example/v1', service: 'data-api' })), 'HTTP_INVALID_OPTIONS')).toBe(true);
-    expect(isChainpilotError(thrown(() => createHttpClient({ baseUrl: 'ftp://127.0.0.1/', service: 'data-api' })), 'HTTP_INVALID_OPTIONS')).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => createHttpClient({ baseUrl: 'api.example/v1', service: 'data-api' })),
+        'HTTP_INVALID_OPTIONS',
+      ),
+    ).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => createHttpClient({ baseUrl: 'ftp://127.0.0.1/', service: 'data-api' })),
+        'HTTP_INVALID_OPTIONS',
+      ),
+    ).toBe(true);
     const e = thrown(() => createHttpClient({ baseUrl: 'http://127.0.0.1:1', service: 'data-api', timeoutMs: 0 }));
     expect(isChainpilotError(e, 'HTTP_INVALID_OPTIONS')).toBe(true);
     expect((e as Error).message).toContain('timeoutMs');

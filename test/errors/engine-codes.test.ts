@@ -26,11 +26,16 @@ function setup(def: AnyStrategy, extra: Partial<EngineOptions> = {}) {
   const ref: { market?: MarketView } = {};
   const executor = createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 200 });
   const engine = createEngine({
-    feed, executor, clock, random: seededRandom(11),
+    feed,
+    executor,
+    clock,
+    random: seededRandom(11),
     strategies: [instantiateStrategy(def, {}, {})],
-    risk: {}, startingCashLamports: 100n * SOL,
+    risk: {},
+    startingCashLamports: 100n * SOL,
     execution: { slippageBps: 2_000, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
-    decisions: log.sink, ...extra,
+    decisions: log.sink,
+    ...extra,
   });
   ref.market = engine.market;
   const launch = (mint: string): void => {
@@ -42,7 +47,9 @@ function setup(def: AnyStrategy, extra: Partial<EngineOptions> = {}) {
 /** A strategy that buys 1 SOL of every launch and keeps each ctx.buy result. */
 function buyer(results: { ok: boolean; code?: string }[]): AnyStrategy {
   return defineStrategy({
-    id: 'buyer', params: z.strictObject({}), rooms: () => ['latest'],
+    id: 'buyer',
+    params: z.strictObject({}),
+    rooms: () => ['latest'],
     onLaunch(e, ctx) {
       results.push(ctx.buy({ mint: e.mint, lamports: SOL, reason: 'launch' }));
     },
@@ -90,7 +97,14 @@ describe('risk gate denial codes, through the engine', () => {
 describe('engine order codes', () => {
   it('denies an order placed after stop with ENGINE_STOPPED', async () => {
     let saved: StrategyContext | undefined;
-    const def = defineStrategy({ id: 'late', params: z.strictObject({}), rooms: () => ['latest'], onLaunch(_e, ctx) { saved = ctx as StrategyContext; } });
+    const def = defineStrategy({
+      id: 'late',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
+      onLaunch(_e, ctx) {
+        saved = ctx as StrategyContext;
+      },
+    });
     const t = setup(def);
     await t.engine.start();
     t.launch('A');
@@ -120,7 +134,9 @@ describe('strategy limits and ctx.data codes', () => {
     let caught: unknown;
     let scheduled = 0;
     const def = defineStrategy({
-      id: 'timers', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'timers',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(_e, ctx) {
         let last = -1;
         try {
@@ -147,7 +163,9 @@ describe('strategy limits and ctx.data codes', () => {
     let caught: unknown;
     let watched = 0;
     const def = defineStrategy({
-      id: 'rooms', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'rooms',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       onLaunch(_e, ctx) {
         try {
           for (;;) {
@@ -170,7 +188,14 @@ describe('strategy limits and ctx.data codes', () => {
 
   it('rejects ctx.data look-ups with ENGINE_DATA_UNAVAILABLE when the deployment has no REST endpoint', async () => {
     const errors: unknown[] = [];
-    const def = defineStrategy({ id: 'reader', params: z.strictObject({}), rooms: () => ['latest'], async onLaunch(e, ctx) { await ctx.data.get(`/tokens/${e.mint}`).catch((err: unknown) => errors.push(err)); } });
+    const def = defineStrategy({
+      id: 'reader',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
+      async onLaunch(e, ctx) {
+        await ctx.data.get(`/tokens/${e.mint}`).catch((err: unknown) => errors.push(err));
+      },
+    });
     const t = setup(def);
     await t.engine.start();
     t.launch('A');
@@ -181,13 +206,23 @@ describe('strategy limits and ctx.data codes', () => {
 
   it('rejects ctx.data look-ups over the rate limit with ENGINE_DATA_RATE_LIMITED until the bucket refills on the engine clock', async () => {
     const asked: string[] = [];
-    const data: DataPort = { get: (path) => { asked.push(path); return Promise.resolve({ path }); } };
+    const data: DataPort = {
+      get: (path) => {
+        asked.push(path);
+        return Promise.resolve({ path });
+      },
+    };
     const dataLookup: DataLookupOptions = { ttlMs: 10_000, maxEntries: 100, ratePerSecond: 1, burst: 2 };
     const outcomes: string[] = [];
     const def = defineStrategy({
-      id: 'reader', params: z.strictObject({}), rooms: () => ['latest'],
+      id: 'reader',
+      params: z.strictObject({}),
+      rooms: () => ['latest'],
       async onLaunch(e, ctx) {
-        await ctx.data.get(`/tokens/${e.mint}`).then(() => outcomes.push(`${e.mint}:ok`), (err: unknown) => outcomes.push(`${e.mint}:${isChainpilotError(err) ? err.code : 'uncoded'}`));
+        await ctx.data.get(`/tokens/${e.mint}`).then(
+          () => outcomes.push(`${e.mint}:ok`),
+          (err: unknown) => outcomes.push(`${e.mint}:${isChainpilotError(err) ? err.code : 'uncoded'}`),
+        );
       },
     });
     const t = setup(def, { data, dataLookup });

@@ -30,8 +30,14 @@ describe('live chain read codes', () => {
     const settings = resolveLiveSettings({ maxTradeLamports: 1_000_000_000n, maxDayLamports: 5_000_000_000n, pollMs: 100 });
     const retries: unknown[] = [];
     let outcome: { error: unknown } | undefined;
-    void readUntilKnown({ clock, settings, signal: new AbortController().signal, log: silentLogger(), count: (_what, e) => retries.push(e) }, () => rpc.getBlockHeight(), 'reading the block height')
-      .then(() => (outcome = { error: undefined }), (e: unknown) => (outcome = { error: e }));
+    void readUntilKnown(
+      { clock, settings, signal: new AbortController().signal, log: silentLogger(), count: (_what, e) => retries.push(e) },
+      () => rpc.getBlockHeight(),
+      'reading the block height',
+    ).then(
+      () => (outcome = { error: undefined }),
+      (e: unknown) => (outcome = { error: e }),
+    );
     try {
       // Each failed read sleeps on the manual clock: advance it once the sleep is scheduled.
       while (outcome === undefined) {
@@ -53,8 +59,17 @@ describe.skipIf(!redisOk)('queue codes (real Redis)', () => {
     const wallet = Keypair.generate().publicKey.toBase58();
     const clock = systemClock();
     const intent: OrderIntent = {
-      id: 'left-1', strategyId: 'q', side: 'buy', mint: Keypair.generate().publicKey.toBase58(), decimals: 6, spendLamports: 10_000_000n as Lamports, slippageBps: 100 as Bps,
-      priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'catch-up test',
+      id: 'left-1',
+      strategyId: 'q',
+      side: 'buy',
+      mint: Keypair.generate().publicKey.toBase58(),
+      decimals: 6,
+      spendLamports: 10_000_000n as Lamports,
+      slippageBps: 100 as Bps,
+      priorityFeeLamports: 10_000n as Lamports,
+      referencePrice: undefined,
+      createdAt: clock.now() as UnixMs,
+      reason: 'catch-up test',
     };
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const first = createQueueExecutor({ url: REDIS_URL, prefix, wallet, clock, unsafeAllowVolatileRedis: true, retryDelayMs: 100 });

@@ -23,7 +23,16 @@ function thrown(fn: () => unknown): unknown {
 }
 
 const header = (part: number, at: number): RecordingHeader => ({
-  k: 'header', format: RECORDING_FORMAT, chainpilot: 'test', rooms: [], endpoints: {}, clock: 'wall', startedAt: at, part, partStartedAt: at, source: 'rooms',
+  k: 'header',
+  format: RECORDING_FORMAT,
+  chainpilot: 'test',
+  rooms: [],
+  endpoints: {},
+  clock: 'wall',
+  startedAt: at,
+  part,
+  partStartedAt: at,
+  source: 'rooms',
 });
 
 describe('recording codes (real files)', () => {
@@ -44,7 +53,12 @@ describe('recording codes (real files)', () => {
   it('refuses a file without a recording header, or of another format, with RECORDING_INVALID', () => {
     const noHeader = join(dir, 'no-header.jsonl');
     writeFileSync(noHeader, '{"kind":"frame","t":1}\n');
-    expect(isChainpilotError(thrown(() => readRecording(noHeader)), 'RECORDING_INVALID')).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => readRecording(noHeader)),
+        'RECORDING_INVALID',
+      ),
+    ).toBe(true);
     const future = join(dir, 'future.jsonl');
     writeFileSync(future, `${JSON.stringify({ ...header(0, 0), format: RECORDING_FORMAT + 1 })}\n`);
     const e = thrown(() => readRecording(future));
@@ -78,8 +92,18 @@ describe('simulator ledger codes (real ledger, JSON-RPC and swap servers on 127.
     h = await startHarness();
     const ledger = h.ledger;
     const wallet = Keypair.generate().publicKey.toBase58();
-    expect(isChainpilotError(thrown(() => ledger.airdrop(wallet, 0n)), 'LEDGER_INVALID_AIRDROP')).toBe(true);
-    expect(isChainpilotError(thrown(() => ledger.airdrop('not-an-address!', 1_000n)), 'LEDGER_INVALID_AIRDROP')).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => ledger.airdrop(wallet, 0n)),
+        'LEDGER_INVALID_AIRDROP',
+      ),
+    ).toBe(true);
+    expect(
+      isChainpilotError(
+        thrown(() => ledger.airdrop('not-an-address!', 1_000n)),
+        'LEDGER_INVALID_AIRDROP',
+      ),
+    ).toBe(true);
     expect(typeof ledger.airdrop(wallet, 1_000n)).toBe('string');
   });
 

@@ -64,7 +64,14 @@ describe('runtime codes', () => {
 
   it('turns an uncoded failure to apply an execution report into the fatal RUNTIME_INVARIANT_BROKEN, and passes a coded fatal error through', async () => {
     let emit: ExecutionSink | undefined;
-    const inner: Executor = { start: (sink) => { emit = sink; return Promise.resolve(); }, submit: () => Promise.resolve(), stop: () => Promise.resolve() };
+    const inner: Executor = {
+      start: (sink) => {
+        emit = sink;
+        return Promise.resolve();
+      },
+      submit: () => Promise.resolve(),
+      stop: () => Promise.resolve(),
+    };
     const fatal: ChainpilotError[] = [];
     const tracker = createIntentTracker({ inner, clock: manualClock(1_000), log: silentLogger(), onFatal: (e) => fatal.push(e) });
     let applyError: Error = new TypeError('position map is undefined');
@@ -72,8 +79,20 @@ describe('runtime codes', () => {
       throw applyError;
     });
     const filled: ExecutionReport = {
-      type: 'filled', intentId: 'i-1', at: 1_000 as UnixMs,
-      fill: { intentId: 'i-1', side: 'buy', mint: 'M', decimals: 6, solAmount: 1n as Lamports, tokenAmount: 1n as RawAmount, feeLamports: 0n as Lamports, price: '1', filledAt: 1_000 as UnixMs },
+      type: 'filled',
+      intentId: 'i-1',
+      at: 1_000 as UnixMs,
+      fill: {
+        intentId: 'i-1',
+        side: 'buy',
+        mint: 'M',
+        decimals: 6,
+        solAmount: 1n as Lamports,
+        tokenAmount: 1n as RawAmount,
+        feeLamports: 0n as Lamports,
+        price: '1',
+        filledAt: 1_000 as UnixMs,
+      },
     };
     emit!(filled);
     applyError = new ChainpilotError('ENGINE_POSITION_OVERSOLD', 'sold more than held', { retry: 'fatal' });
@@ -86,7 +105,9 @@ describe('runtime codes', () => {
     const clock = manualClock(1_000_000);
     const handles: FakeHandle[] = [];
     const sup = createSupervisor({
-      clock, log: silentLogger(), backoff: { initialMs: 1_000, maxMs: 8_000 },
+      clock,
+      log: silentLogger(),
+      backoff: { initialMs: 1_000, maxMs: 8_000 },
       deps: { acquire: () => Promise.resolve({ deps: {}, release: () => Promise.resolve() }) },
       factory: (loaded) => {
         const h = fakeHandle(loaded, { now: () => clock.now() });
@@ -122,10 +143,23 @@ describe('runtime codes', () => {
   it('ends a paper run whose feed never delivered a frame with RUNTIME_FEED_NEVER_OPENED and exit status 1', async () => {
     const port = await closedPort();
     tmp = tempDir('cp-errors-feed-');
-    const file = tmp.write('unreachable.yaml', [
-      'version: 1', 'name: unreachable', 'endpoints:', '  remote:', `    baseUrl: http://127.0.0.1:${port}`, `    datastreamUrl: ws://127.0.0.1:${port}`, '    apiKey: some-key',
-      'strategies:', '  - use: graduation-sniper', 'telemetry:', '  logLevel: silent', '',
-    ].join('\n'));
+    const file = tmp.write(
+      'unreachable.yaml',
+      [
+        'version: 1',
+        'name: unreachable',
+        'endpoints:',
+        '  remote:',
+        `    baseUrl: http://127.0.0.1:${port}`,
+        `    datastreamUrl: ws://127.0.0.1:${port}`,
+        '    apiKey: some-key',
+        'strategies:',
+        '  - use: graduation-sniper',
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
     const printed: string[] = [];
     const r = await runPaper({ file, durationMs: 1_500, out: (t) => printed.push(t), signals: false });
     expect(r.exitCode).toBe(1);

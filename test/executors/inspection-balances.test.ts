@@ -1,4 +1,4 @@
-import type { PublicKey} from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
 import { Keypair, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,13 @@ const attacker = key(5);
 const ours = getAssociatedTokenAddressSync(mint, wallet, true);
 const otherAccount = getAssociatedTokenAddressSync(otherMint, wallet, true);
 
-interface TokenState { mint: PublicKey; owner: PublicKey; amount: bigint; delegate?: PublicKey; closeAuthority?: PublicKey }
+interface TokenState {
+  mint: PublicKey;
+  owner: PublicKey;
+  amount: bigint;
+  delegate?: PublicKey;
+  closeAuthority?: PublicKey;
+}
 const tokenAccount = (t: TokenState): RpcAccount => {
   const d = Buffer.alloc(165);
   t.mint.toBuffer().copy(d, 0);
@@ -54,8 +60,17 @@ function built() {
 }
 
 const intent: OrderIntent = {
-  id: 'b1', strategyId: 's', side: 'buy', mint: mint.toBase58(), decimals: 6, spendLamports: 1_000_000n as Lamports, slippageBps: 100 as Bps,
-  priorityFeeLamports: 0n as Lamports, referencePrice: undefined, createdAt: 0 as UnixMs, reason: 't',
+  id: 'b1',
+  strategyId: 's',
+  side: 'buy',
+  mint: mint.toBase58(),
+  decimals: 6,
+  spendLamports: 1_000_000n as Lamports,
+  slippageBps: 100 as Bps,
+  priorityFeeLamports: 0n as Lamports,
+  referencePrice: undefined,
+  createdAt: 0 as UnixMs,
+  reason: 't',
 };
 
 /** An RPC whose simulation turns `pre` into `post` (accounts keyed by address). */
@@ -64,7 +79,7 @@ function rpc(pre: Map<string, RpcAccount>, post: Map<string, RpcAccount | null>)
     getMultipleAccounts: async (addresses) => ({ context: { slot: 7 }, value: addresses.map((a) => pre.get(a) ?? null) }),
     simulateTransaction: async (_tx, o) => ({
       context: { slot: 7 },
-      value: { err: null, logs: [], accounts: (o?.accounts?.addresses ?? []).map((a) => (post.has(a) ? post.get(a)! : pre.get(a) ?? null)) },
+      value: { err: null, logs: [], accounts: (o?.accounts?.addresses ?? []).map((a) => (post.has(a) ? post.get(a)! : (pre.get(a) ?? null))) },
     }),
   };
 }
@@ -86,11 +101,19 @@ describe('inspection compares every token account our wallet owns in the simulat
   });
 
   it.each<[string, RpcAccount | null, RegExp]>([
-    ['takes tokens from', tokenAccount({ mint: otherMint, owner: wallet, amount: 49n }), /takes 1 raw tokens from our token account .* which is not the intended input/],
+    [
+      'takes tokens from',
+      tokenAccount({ mint: otherMint, owner: wallet, amount: 49n }),
+      /takes 1 raw tokens from our token account .* which is not the intended input/,
+    ],
     ['delegates', tokenAccount({ mint: otherMint, owner: wallet, amount: 50n, delegate: attacker }), /delegates our token account .* to /],
     ['re-assigns', tokenAccount({ mint: otherMint, owner: attacker, amount: 50n }), /re-assigns our token account .* to owner /],
     ['closes', null, /closes our token account .* which is neither the intended input nor the output/],
-    ['hands the close authority of', tokenAccount({ mint: otherMint, owner: wallet, amount: 50n, closeAuthority: attacker }), /gives the close authority of our token account/],
+    [
+      'hands the close authority of',
+      tokenAccount({ mint: otherMint, owner: wallet, amount: 50n, closeAuthority: attacker }),
+      /gives the close authority of our token account/,
+    ],
   ])('rejects a venue instruction that %s another token account of ours', async (_what, after, reason) => {
     const post = new Map<string, RpcAccount | null>([...honestAfter, [otherAccount.toBase58(), after]]);
     const r = await inspectSwap(built(), intent, wallet, rpc(before, post), policy);
@@ -102,7 +125,10 @@ describe('inspection compares every token account our wallet owns in the simulat
   });
 
   it('passes the same swap in static mode: venue programs are trusted there', async () => {
-    const never = { getMultipleAccounts: () => Promise.reject(new Error('no RPC in static mode')), simulateTransaction: () => Promise.reject(new Error('no RPC in static mode')) };
+    const never = {
+      getMultipleAccounts: () => Promise.reject(new Error('no RPC in static mode')),
+      simulateTransaction: () => Promise.reject(new Error('no RPC in static mode')),
+    };
     expect(await inspectSwap(built(), intent, wallet, never, { ...policy, mode: 'static' })).toMatchObject({ ok: true });
   });
 });

@@ -26,7 +26,12 @@ const ata = (m: PublicKey, owner = wallet, program = undefined as PublicKey | un
 const decoded = (ixs: TransactionInstruction[]): DecodedInstruction[] =>
   ixs.map((ix) => ({ program: ix.programId.toBase58(), accounts: ix.keys.map((k) => k.pubkey.toBase58()), data: new Uint8Array(ix.data) }));
 const check = (side: 'buy' | 'sell', amountIn: bigint, ixs: TransactionInstruction[]) =>
-  checkInstructions(decoded(ixs), side === 'buy' ? { side, spendLamports: amountIn as Lamports } : { side, sellRaw: amountIn as RawAmount }, swapAccountsOf({ side, mint: mint.toBase58() }, wallet.toBase58()), RENT);
+  checkInstructions(
+    decoded(ixs),
+    side === 'buy' ? { side, spendLamports: amountIn as Lamports } : { side, sellRaw: amountIn as RawAmount },
+    swapAccountsOf({ side, mint: mint.toBase58() }, wallet.toBase58()),
+    RENT,
+  );
 
 describe('instruction checks', () => {
   it('pass an honest buy and an honest sell, counting what leaves the wallet', () => {
@@ -38,7 +43,10 @@ describe('instruction checks', () => {
       createTransferInstruction(ata(mint, pool), ata(mint), pool, 5n),
     ]);
     expect(buy).toEqual({ ok: true, solOutLamports: 1_000n, inputOutRaw: 0n });
-    const sell = check('sell', 700n, [createTransferCheckedInstruction(ata(mint), mint, ata(mint, pool), wallet, 700n, 6), SystemProgram.transfer({ fromPubkey: pool, toPubkey: wallet, lamports: 9n })]);
+    const sell = check('sell', 700n, [
+      createTransferCheckedInstruction(ata(mint), mint, ata(mint, pool), wallet, 700n, 6),
+      SystemProgram.transfer({ fromPubkey: pool, toPubkey: wallet, lamports: 9n }),
+    ]);
     expect(sell).toEqual({ ok: true, solOutLamports: 0n, inputOutRaw: 700n });
   });
 
@@ -54,17 +62,62 @@ describe('instruction checks', () => {
   });
 
   it.each<[string, 'buy' | 'sell', TransactionInstruction[], RegExp]>([
-    ['selling more than the intent', 'sell', [createTransferInstruction(ata(mint), ata(mint, pool), wallet, 701n)], /#1 \(Token Transfer\) moves 701 raw tokens out of our input account .*beyond the intent's 700/],
-    ['moving the output tokens out on a buy', 'buy', [createTransferInstruction(ata(mint), attacker, wallet, 1n)], /#1 \(Token Transfer\) .*not the intended input/],
-    ['a transfer out of our account on a stranger\'s signature', 'sell', [createTransferInstruction(ata(mint), attacker, attacker, 1n)], /#1 \(Token Transfer\) .*on the signature of/],
-    ['closing our input with the rent sent away', 'sell', [createCloseAccountInstruction(ata(mint), attacker, wallet)], /#1 \(Token CloseAccount\) .*sends its lamports to/],
-    ['closing the account a buy delivers to', 'buy', [createCloseAccountInstruction(ata(mint), wallet, wallet)], /#1 \(Token CloseAccount\) closes our token account .*neither the intended input nor the output/],
+    [
+      'selling more than the intent',
+      'sell',
+      [createTransferInstruction(ata(mint), ata(mint, pool), wallet, 701n)],
+      /#1 \(Token Transfer\) moves 701 raw tokens out of our input account .*beyond the intent's 700/,
+    ],
+    [
+      'moving the output tokens out on a buy',
+      'buy',
+      [createTransferInstruction(ata(mint), attacker, wallet, 1n)],
+      /#1 \(Token Transfer\) .*not the intended input/,
+    ],
+    [
+      "a transfer out of our account on a stranger's signature",
+      'sell',
+      [createTransferInstruction(ata(mint), attacker, attacker, 1n)],
+      /#1 \(Token Transfer\) .*on the signature of/,
+    ],
+    [
+      'closing our input with the rent sent away',
+      'sell',
+      [createCloseAccountInstruction(ata(mint), attacker, wallet)],
+      /#1 \(Token CloseAccount\) .*sends its lamports to/,
+    ],
+    [
+      'closing the account a buy delivers to',
+      'buy',
+      [createCloseAccountInstruction(ata(mint), wallet, wallet)],
+      /#1 \(Token CloseAccount\) closes our token account .*neither the intended input nor the output/,
+    ],
     ['burning our tokens', 'sell', [createBurnInstruction(ata(mint), mint, wallet, 1n)], /#1 \(Token Burn\) moves, burns/],
-    ['paying rent for a stranger\'s token account', 'buy', [createAssociatedTokenAccountIdempotentInstruction(wallet, ata(mint, attacker), attacker, mint)], /#1 \(AssociatedToken CreateIdempotent\) pays rent from our wallet/],
+    [
+      "paying rent for a stranger's token account",
+      'buy',
+      [createAssociatedTokenAccountIdempotentInstruction(wallet, ata(mint, attacker), attacker, mint)],
+      /#1 \(AssociatedToken CreateIdempotent\) pays rent from our wallet/,
+    ],
     ['re-assigning our wallet', 'buy', [SystemProgram.assign({ accountPubkey: wallet, programId: attacker })], /#1 \(System Assign\) would move, re-assign/],
-    ['funding a stranger beyond the rent budget on a sell', 'sell', [SystemProgram.createAccount({ fromPubkey: wallet, newAccountPubkey: attacker, lamports: Number(RENT) + 1, space: 0, programId: attacker })], /#1 \(System CreateAccount\) funds a new account/],
-    ['a second unit price', 'buy', [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 2 })], /#2 \(ComputeBudget SetComputeUnitPrice\) repeats/],
-    ['a Token-2022 transfer out of another account of ours', 'buy', [createTransferCheckedInstruction(ata(other, wallet, TOKEN_2022_PROGRAM_ID), other, attacker, wallet, 1n, 6, TOKEN_2022_PROGRAM_ID)], /#1 \(Token-2022 TransferChecked\) .*not the intended input/],
+    [
+      'funding a stranger beyond the rent budget on a sell',
+      'sell',
+      [SystemProgram.createAccount({ fromPubkey: wallet, newAccountPubkey: attacker, lamports: Number(RENT) + 1, space: 0, programId: attacker })],
+      /#1 \(System CreateAccount\) funds a new account/,
+    ],
+    [
+      'a second unit price',
+      'buy',
+      [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 2 })],
+      /#2 \(ComputeBudget SetComputeUnitPrice\) repeats/,
+    ],
+    [
+      'a Token-2022 transfer out of another account of ours',
+      'buy',
+      [createTransferCheckedInstruction(ata(other, wallet, TOKEN_2022_PROGRAM_ID), other, attacker, wallet, 1n, 6, TOKEN_2022_PROGRAM_ID)],
+      /#1 \(Token-2022 TransferChecked\) .*not the intended input/,
+    ],
   ])('refuse %s, naming the instruction', (_what, side, ixs, reason) => {
     const r = check(side, side === 'sell' ? 700n : 1_000n, ixs);
     expect(r.ok).toBe(false);

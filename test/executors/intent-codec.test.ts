@@ -4,8 +4,10 @@ import { decodeIntent, encodeIntent } from '../../src/executors/journal/codec.js
 
 // Rows exactly as the encoder wrote them before intents split into buys and sells (one amountIn
 // field): journals on disk, in Redis and queued jobs hold these, and must still open.
-const OLD_BUY = '{"id":"int_b","strategyId":"s","side":"buy","mint":"So11111111111111111111111111111111111111112","decimals":6,"amountIn":"123456789012345678","slippageBps":150,"priorityFeeLamports":"7","referencePrice":"0.000000123456789","createdAt":1000,"reason":"why"}';
-const OLD_SELL = '{"id":"int_s","strategyId":"s","side":"sell","mint":"So11111111111111111111111111111111111111112","decimals":6,"amountIn":"5000000","slippageBps":300,"priorityFeeLamports":"10000","createdAt":2000,"reason":"take-profit 2x"}';
+const OLD_BUY =
+  '{"id":"int_b","strategyId":"s","side":"buy","mint":"So11111111111111111111111111111111111111112","decimals":6,"amountIn":"123456789012345678","slippageBps":150,"priorityFeeLamports":"7","referencePrice":"0.000000123456789","createdAt":1000,"reason":"why"}';
+const OLD_SELL =
+  '{"id":"int_s","strategyId":"s","side":"sell","mint":"So11111111111111111111111111111111111111112","decimals":6,"amountIn":"5000000","slippageBps":300,"priorityFeeLamports":"10000","createdAt":2000,"reason":"take-profit 2x"}';
 
 describe('intent codec', () => {
   it('opens rows written before the buy/sell split: a buy spends lamports, a sell sells raw tokens', () => {

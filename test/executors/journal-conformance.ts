@@ -19,20 +19,21 @@ export interface JournalBackend {
   cleanup(): Promise<void>;
 }
 
-export const intent = (id: string, over: Partial<IntentDraft> = {}): OrderIntent => orderIntent({
-  id,
-  strategyId: 's',
-  side: 'buy',
-  mint: 'So11111111111111111111111111111111111111112',
-  decimals: 6,
-  spendLamports: 123_456_789_012_345_678n,
-  slippageBps: 150 as Bps,
-  priorityFeeLamports: 7n as Lamports,
-  referencePrice: '0.000000123456789',
-  createdAt: 1000 as UnixMs,
-  reason: 'why',
-  ...over,
-});
+export const intent = (id: string, over: Partial<IntentDraft> = {}): OrderIntent =>
+  orderIntent({
+    id,
+    strategyId: 's',
+    side: 'buy',
+    mint: 'So11111111111111111111111111111111111111112',
+    decimals: 6,
+    spendLamports: 123_456_789_012_345_678n,
+    slippageBps: 150 as Bps,
+    priorityFeeLamports: 7n as Lamports,
+    referencePrice: '0.000000123456789',
+    createdAt: 1000 as UnixMs,
+    reason: 'why',
+    ...over,
+  });
 const spend = { spendLamports: 100n, day: '2026-01-01' };
 export const attempt = (sig: string) => ({ signature: sig, txBase64: 'AAEC', blockhash: 'hash', expiryBlockHeight: 150, slippageBps: 150 });
 
@@ -59,8 +60,16 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       await j.markBuilt('a', 6);
       await j.recordSigned('a', attempt('sig-2'), 7);
       const fill = {
-        intentId: 'a', side: 'buy' as const, mint: 'm', decimals: 6, solAmount: 99n as Lamports, tokenAmount: 18_446_744_073_709_551_615n as RawAmount,
-        feeLamports: 5_000n as Lamports, price: '0.1', filledAt: 9 as UnixMs, signature: 'sig-2',
+        intentId: 'a',
+        side: 'buy' as const,
+        mint: 'm',
+        decimals: 6,
+        solAmount: 99n as Lamports,
+        tokenAmount: 18_446_744_073_709_551_615n as RawAmount,
+        feeLamports: 5_000n as Lamports,
+        price: '0.1',
+        filledAt: 9 as UnixMs,
+        signature: 'sig-2',
       };
       await j.resolve('a', { state: 'LANDED', signature: 'sig-2', fill }, 8);
       await j.close();
@@ -69,7 +78,10 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       expect(rec?.intent).toEqual(intent('a'));
       expect(rec?.state).toBe('LANDED');
       expect(rec?.done).toBe(true);
-      expect(rec?.attempts.map((a) => [a.n, a.signature, a.state, a.txBase64, a.expiryBlockHeight])).toEqual([[0, 'sig-1', 'EXPIRED', 'AAEC', 150], [1, 'sig-2', 'LANDED', 'AAEC', 150]]);
+      expect(rec?.attempts.map((a) => [a.n, a.signature, a.state, a.txBase64, a.expiryBlockHeight])).toEqual([
+        [0, 'sig-1', 'EXPIRED', 'AAEC', 150],
+        [1, 'sig-2', 'LANDED', 'AAEC', 150],
+      ]);
       expect(rec?.fill).toEqual(fill);
       expect((await j.landed()).map((r) => r.intent.id)).toEqual(['a']);
       expect((await j.unresolved()).map((r) => r.intent.id)).toEqual(['a']); // landed but not reported yet
@@ -85,7 +97,10 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       await j.recordSigned('early', attempt('e-1'), 4);
       await j.markSent('early', 'e-1', 5);
       await j.markSent('early', 'e-1', 6); // a re-broadcast after a restart
-      expect((await j.unresolved()).map((r) => [r.intent.id, r.state])).toEqual([['early', 'SENT'], ['late', 'NEW']]);
+      expect((await j.unresolved()).map((r) => [r.intent.id, r.state])).toEqual([
+        ['early', 'SENT'],
+        ['late', 'NEW'],
+      ]);
       expect(await j.get('nope')).toBeUndefined();
     });
 

@@ -190,7 +190,8 @@ describe('live executor on the fake chain', () => {
     await h.executor.submit(h.intent(4, { side: 'sell', sellRaw: 0n }));
     expect(h.reports.map((r) => r.type === 'rejected' && r.code)).toEqual(['LIVE_INVALID_INTENT', 'LIVE_INVALID_INTENT', 'LIVE_INVALID_INTENT']);
     expect(h.reports.map((r) => (r.type === 'rejected' ? r.reason : '')).filter((m) => m.includes('must be a bigint > 0'))).toEqual([
-      expect.stringContaining('spendLamports must be a bigint > 0') as unknown, expect.stringContaining('sellRaw must be a bigint > 0') as unknown,
+      expect.stringContaining('spendLamports must be a bigint > 0') as unknown,
+      expect.stringContaining('sellRaw must be a bigint > 0') as unknown,
     ]);
     expect(h.swap.builds).toBe(0);
   });

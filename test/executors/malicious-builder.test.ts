@@ -57,10 +57,22 @@ describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder,
   };
   const submit = async (over: Partial<IntentDraft>): Promise<ExecutionReport> => {
     const id = `m-${++n}`;
-    await executor.submit(orderIntent({
-      id, strategyId: 'sim', side: 'buy', mint, decimals: 6, spendLamports: 200_000_000n, slippageBps: 100 as Bps,
-      priorityFeeLamports: 100_000n as Lamports, referencePrice: undefined, createdAt: sim.clock.now() as UnixMs, reason: 'test', ...over,
-    }));
+    await executor.submit(
+      orderIntent({
+        id,
+        strategyId: 'sim',
+        side: 'buy',
+        mint,
+        decimals: 6,
+        spendLamports: 200_000_000n,
+        slippageBps: 100 as Bps,
+        priorityFeeLamports: 100_000n as Lamports,
+        referencePrice: undefined,
+        createdAt: sim.clock.now() as UnixMs,
+        reason: 'test',
+        ...over,
+      }),
+    );
     await runUntil(() => reports.some((r) => r.intentId === id && r.type !== 'accepted'));
     return reports.find((r) => r.intentId === id && r.type !== 'accepted')!;
   };
@@ -86,8 +98,18 @@ describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder,
       getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
     };
     executor = createLiveExecutor({
-      rpc: counted, swap, signer: keypairSigner(wallet), journal, clock: sim.clock,
-      settings: { maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL), maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL), allowedPrograms: [MEMO_PROGRAM], blockhashValidityBlocks: 30, inspection: mode },
+      rpc: counted,
+      swap,
+      signer: keypairSigner(wallet),
+      journal,
+      clock: sim.clock,
+      settings: {
+        maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL),
+        maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL),
+        allowedPrograms: [MEMO_PROGRAM],
+        blockhashValidityBlocks: 30,
+        inspection: mode,
+      },
     });
     const started = executor.start((r) => reports.push(r));
     await runUntil(() => true);
@@ -119,7 +141,9 @@ describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder,
     expect(sends).toBe(sendsBefore);
     expect((await journal.get(r.intentId))?.attempts).toHaveLength(0);
     expect(sim.ledger.balance(wallet.publicKey.toBase58())).toBe(lamportsBefore);
-    expect(sim.ledger.tokenAccountsByOwner(wallet.publicKey.toBase58()).map((a) => `${a.address}:${Buffer.from(a.data).toString('hex')}`)).toEqual(victimBefore);
+    expect(sim.ledger.tokenAccountsByOwner(wallet.publicKey.toBase58()).map((a) => `${a.address}:${Buffer.from(a.data).toString('hex')}`)).toEqual(
+      victimBefore,
+    );
   });
 
   it('still lands an honest swap and a sell of it afterwards', async () => {

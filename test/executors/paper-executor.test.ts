@@ -6,15 +6,41 @@ import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import { DEFAULT_FILL_MODEL, modelFill } from '../../src/executors/paper/fill-model.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 
-const intent = (o: Partial<IntentDraft> = {}): OrderIntent => orderIntent({
-  id: 'int_1', strategyId: 's', side: 'buy', mint: 'M', decimals: 6, spendLamports: 1_000_000_000n, slippageBps: bps(500),
-  priorityFeeLamports: lamports(20_000n), referencePrice: '0.00003', createdAt: 0 as UnixMs, reason: 'test', ...o,
-});
+const intent = (o: Partial<IntentDraft> = {}): OrderIntent =>
+  orderIntent({
+    id: 'int_1',
+    strategyId: 's',
+    side: 'buy',
+    mint: 'M',
+    decimals: 6,
+    spendLamports: 1_000_000_000n,
+    slippageBps: bps(500),
+    priorityFeeLamports: lamports(20_000n),
+    referencePrice: '0.00003',
+    createdAt: 0 as UnixMs,
+    reason: 'test',
+    ...o,
+  });
 
 function observed(price: number, reserves?: { sol: bigint; token: bigint }, at = 0) {
   const view = createMarketView();
-  view.observe({ type: 'price', room: 'price:token:M', receivedAt: at as UnixMs, origin: 'live', mint: 'M', price: String(price), priceUsd: undefined, aggregated: false, pool: 'P',
-    market: 'venue_a', liquidityUsd: undefined, solReserveLamports: reserves?.sol, tokenReserveRaw: reserves?.token, poolFeeBps: reserves ? 100 : undefined, at: at as UnixMs });
+  view.observe({
+    type: 'price',
+    room: 'price:token:M',
+    receivedAt: at as UnixMs,
+    origin: 'live',
+    mint: 'M',
+    price: String(price),
+    priceUsd: undefined,
+    aggregated: false,
+    pool: 'P',
+    market: 'venue_a',
+    liquidityUsd: undefined,
+    solReserveLamports: reserves?.sol,
+    tokenReserveRaw: reserves?.token,
+    poolFeeBps: reserves ? 100 : undefined,
+    at: at as UnixMs,
+  });
   return view;
 }
 
@@ -65,8 +91,23 @@ describe('paper executor', () => {
     await ex.submit(intent({ referencePrice: undefined }));
     expect(reports.map((r) => r.type)).toEqual(['accepted']);
     clock.advance(100);
-    view.observe({ type: 'price', room: 'price:token:M', receivedAt: 100 as UnixMs, origin: 'live', mint: 'M', price: '0.00006', priceUsd: undefined, aggregated: false, pool: 'P',
-      market: undefined, liquidityUsd: undefined, solReserveLamports: undefined, tokenReserveRaw: undefined, poolFeeBps: undefined, at: 100 as UnixMs });
+    view.observe({
+      type: 'price',
+      room: 'price:token:M',
+      receivedAt: 100 as UnixMs,
+      origin: 'live',
+      mint: 'M',
+      price: '0.00006',
+      priceUsd: undefined,
+      aggregated: false,
+      pool: 'P',
+      market: undefined,
+      liquidityUsd: undefined,
+      solReserveLamports: undefined,
+      tokenReserveRaw: undefined,
+      poolFeeBps: undefined,
+      at: 100 as UnixMs,
+    });
     clock.advance(200);
     const filled = reports[1];
     expect(filled?.type).toBe('filled');

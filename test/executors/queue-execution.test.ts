@@ -36,8 +36,17 @@ afterAll(async () => {
 });
 
 const intent = (id: string, mint: string): OrderIntent => ({
-  id, strategyId: 'q', side: 'buy', mint, decimals: 6, spendLamports: 10_000_000n as Lamports, slippageBps: 100 as Bps,
-  priorityFeeLamports: 10_000n as Lamports, referencePrice: undefined, createdAt: clock.now() as UnixMs, reason: 'queue test',
+  id,
+  strategyId: 'q',
+  side: 'buy',
+  mint,
+  decimals: 6,
+  spendLamports: 10_000_000n as Lamports,
+  slippageBps: 100 as Bps,
+  priorityFeeLamports: 10_000n as Lamports,
+  referencePrice: undefined,
+  createdAt: clock.now() as UnixMs,
+  reason: 'queue test',
 });
 
 async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -52,12 +61,28 @@ function worker(prefix: string, n: number, holder: string, extra: Partial<Wallet
   const rpc = createRpcClient({ url: chain.rpcUrl, apiKey: chain.apiKey, timeoutMs: 2_000 });
   const swap = createSwapClient({ url: chain.swapUrl, timeoutMs: 5_000 });
   return startWalletWorker({
-    redis, prefix, signer: keypairSigner(chain.wallet(n)), rpc, swap: { buildSwap: swap.buildSwap }, clock, log: silentLogger(), holder,
+    redis,
+    prefix,
+    signer: keypairSigner(chain.wallet(n)),
+    rpc,
+    swap: { buildSwap: swap.buildSwap },
+    clock,
+    log: silentLogger(),
+    holder,
     settings: {
-      maxTradeLamports: 10_000_000_000n, maxDayLamports: 1_000_000_000_000n, allowedPrograms: SIM_ALLOWED_PROGRAMS,
-      pollMs: 10, rebroadcastMs: 30, blockhashValidityBlocks: chain.validBlocks, expiryMarginBlocks: 3, maxIntentAgeMs: 3_600_000, maxRebuildAgeMs: 3_600_000,
+      maxTradeLamports: 10_000_000_000n,
+      maxDayLamports: 1_000_000_000_000n,
+      allowedPrograms: SIM_ALLOWED_PROGRAMS,
+      pollMs: 10,
+      rebroadcastMs: 30,
+      blockhashValidityBlocks: chain.validBlocks,
+      expiryMarginBlocks: 3,
+      maxIntentAgeMs: 3_600_000,
+      maxRebuildAgeMs: 3_600_000,
     },
-    leaseTtlMs: 600, lockDurationMs: 1_000, stalledIntervalMs: 300,
+    leaseTtlMs: 600,
+    lockDurationMs: 1_000,
+    stalledIntervalMs: 300,
     ...extra,
   });
 }
@@ -84,7 +109,11 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       await Promise.all(ids.map((id) => execs[Number(id.split('-')[1])]!.submit(intent(id, chain.mint))));
       const terminal = (): ExecutionReport[] => reports.filter((r) => r.type !== 'accepted');
       await until('every intent reported', () => terminal().length >= ids.length);
-      expect(terminal().map((r) => [r.intentId, r.type]).sort()).toEqual(ids.map((id) => [id, 'filled']).sort());
+      expect(
+        terminal()
+          .map((r) => [r.intentId, r.type])
+          .sort(),
+      ).toEqual(ids.map((id) => [id, 'filled']).sort());
       expect(reports.filter((r) => r.type === 'accepted')).toHaveLength(ids.length);
       for (const [i, w] of wallets.entries()) {
         const j = openRedisJournal({ redis, prefix, wallet: w });
@@ -166,7 +195,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
     }
   }, 60_000);
 
-  it('lets a restarted engine catch up: it waits for the earlier run\'s intents, gets each report once and restores every landed fill', async () => {
+  it("lets a restarted engine catch up: it waits for the earlier run's intents, gets each report once and restores every landed fill", async () => {
     const prefix = `cpt-${randomBytes(5).toString('hex')}`;
     const wallet = chain.wallet(4).publicKey.toBase58();
     const reports: ExecutionReport[] = [];
@@ -181,7 +210,15 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       const caught = await second.catchUp();
       reports.push(...caught.reports);
       expect(caught.landed.map((r) => r.intent.id).sort()).toEqual(['restart-1', 'restart-2']);
-      expect(reports.filter((r) => r.type !== 'accepted').map((r) => [r.intentId, r.type]).sort()).toEqual([['restart-1', 'filled'], ['restart-2', 'filled']]);
+      expect(
+        reports
+          .filter((r) => r.type !== 'accepted')
+          .map((r) => [r.intentId, r.type])
+          .sort(),
+      ).toEqual([
+        ['restart-1', 'filled'],
+        ['restart-2', 'filled'],
+      ]);
       expect((await second.stats()).reportsBehind).toBe(0);
     } finally {
       await second.close();

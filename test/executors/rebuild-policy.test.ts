@@ -25,7 +25,9 @@ describe('rebuild policy in the deployment file', () => {
   });
 
   it('maps retries, the slippage ramp, the percentile fee and static inspection', () => {
-    const d = parse('execution:\n  priorityFeeLamports: 500000\n  retries: 0\n  slippageRamp: { stepBps: 50, maxBps: 800 }\n  priorityFee: { percentile: 90, capLamports: 300000 }\n  inspection: static\n');
+    const d = parse(
+      'execution:\n  priorityFeeLamports: 500000\n  retries: 0\n  slippageRamp: { stepBps: 50, maxBps: 800 }\n  priorityFee: { percentile: 90, capLamports: 300000 }\n  inspection: static\n',
+    );
     const s = resolveLiveSettings(liveExecutorSettings(d));
     expect(s).toMatchObject({ maxAttempts: 1, slippageStepBps: 50, maxSlippageBps: 800, inspection: 'static' });
     expect(s.priorityFee).toEqual({ percentile: 90, capLamports: 300_000n, computeUnits: 200_000 });
@@ -42,7 +44,9 @@ describe('rebuild policy in the deployment file', () => {
       return 'no error';
     };
     expect(message('execution:\n  slippageRamp: { stepBps: 100, maxBps: 200 }\n')).toMatch(/slippageRamp\.maxBps.*at least execution\.slippageBps \(300\)/);
-    expect(message('execution:\n  priorityFee: { percentile: 75, capLamports: 200000 }\n')).toMatch(/priorityFee\.capLamports.*at most execution\.priorityFeeLamports \(100000\)/);
+    expect(message('execution:\n  priorityFee: { percentile: 75, capLamports: 200000 }\n')).toMatch(
+      /priorityFee\.capLamports.*at most execution\.priorityFeeLamports \(100000\)/,
+    );
     expect(message('execution:\n  priorityFee: { percentile: 0 }\n')).toMatch(/priorityFee\.percentile/);
     expect(message('execution:\n  retries: 11\n')).toMatch(/execution\.retries/);
   });
@@ -84,7 +88,12 @@ describe('priority fee from recent fees', () => {
     fail = true;
     expect(await fees.feeFor(1_000_000n)).toBe(5_000n);
     expect(reads).toBe(2);
-    const low = createPriorityFeeSource({ percentile: 25, capLamports: 5_000n, computeUnits: 200_000 }, { getRecentPrioritizationFees: rpc.getRecentPrioritizationFees }, manualClock(0), silentLogger());
+    const low = createPriorityFeeSource(
+      { percentile: 25, capLamports: 5_000n, computeUnits: 200_000 },
+      { getRecentPrioritizationFees: rpc.getRecentPrioritizationFees },
+      manualClock(0),
+      silentLogger(),
+    );
     fail = false;
     expect(await low.feeFor(1_000_000n)).toBe(2_000n); // 10 000 µL × 200k CU
   });

@@ -65,7 +65,7 @@ describe.skipIf(!redisOk)('Redis intent journal: fencing, reports, durability', 
     await dropPrefix(redis, p);
   });
 
-  it('notices a take-over on renewal and aborts the holder\'s signal with JOURNAL_FENCED', async () => {
+  it("notices a take-over on renewal and aborts the holder's signal with JOURNAL_FENCED", async () => {
     const p = prefix();
     const a = await acquireWalletLease({ redis, prefix: p, wallet: WALLET, ttlMs: 300, holder: 'a', log: silentLogger() });
     // Someone forces the epoch on (as a take-over does); a's next renewal finds it gone.
@@ -133,7 +133,10 @@ describe.skipIf(!redisOk)('Redis intent journal: fencing, reports, durability', 
       try {
         expect(await checkRedisDurability(r)).toEqual({ appendfsync: 'always' });
         await r.config('SET', 'maxmemory-policy', 'allkeys-lru');
-        await expect(checkRedisDurability(r)).rejects.toMatchObject({ code: 'JOURNAL_REDIS_NOT_DURABLE', message: expect.stringContaining('maxmemory-policy noeviction') });
+        await expect(checkRedisDurability(r)).rejects.toMatchObject({
+          code: 'JOURNAL_REDIS_NOT_DURABLE',
+          message: expect.stringContaining('maxmemory-policy noeviction'),
+        });
         await r.config('SET', 'maxmemory-policy', 'noeviction');
         const p = prefix();
         const lease = await acquireWalletLease({ redis: r, prefix: p, wallet: WALLET, ttlMs: 60_000, holder: 't', log: silentLogger() });

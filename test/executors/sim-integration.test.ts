@@ -76,7 +76,13 @@ async function world(): Promise<World> {
     signer: keypairSigner(wallet),
     journal,
     clock: sim.clock,
-    settings: { maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL), maxDayLamports: 5n * BigInt(LAMPORTS_PER_SOL), allowedPrograms: [MEMO_PROGRAM], blockhashValidityBlocks: VALID_BLOCKS, expiryMarginBlocks: 2 },
+    settings: {
+      maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL),
+      maxDayLamports: 5n * BigInt(LAMPORTS_PER_SOL),
+      allowedPrograms: [MEMO_PROGRAM],
+      blockhashValidityBlocks: VALID_BLOCKS,
+      expiryMarginBlocks: 2,
+    },
   });
   const reports: ExecutionReport[] = [];
   const wd: World = { sim, mint, wallet, journal, executor, reports, rpc, swap, sends: 0, dir };
@@ -97,20 +103,21 @@ async function runUntil(wd: World, cond: () => boolean, maxSteps = 5_000): Promi
   throw new Error('runUntil: condition not reached');
 }
 
-const intent = (wd: World, n: number, over: Partial<IntentDraft> = {}): OrderIntent => orderIntent({
-  id: `sim-${n}`,
-  strategyId: 'sim',
-  side: 'buy',
-  mint: wd.mint,
-  decimals: 6,
-  spendLamports: 500_000_000n,
-  slippageBps: 100 as Bps,
-  priorityFeeLamports: 100_000n as Lamports,
-  referencePrice: undefined,
-  createdAt: wd.sim.clock.now() as UnixMs,
-  reason: 'sim',
-  ...over,
-});
+const intent = (wd: World, n: number, over: Partial<IntentDraft> = {}): OrderIntent =>
+  orderIntent({
+    id: `sim-${n}`,
+    strategyId: 'sim',
+    side: 'buy',
+    mint: wd.mint,
+    decimals: 6,
+    spendLamports: 500_000_000n,
+    slippageBps: 100 as Bps,
+    priorityFeeLamports: 100_000n as Lamports,
+    referencePrice: undefined,
+    createdAt: wd.sim.clock.now() as UnixMs,
+    reason: 'sim',
+    ...over,
+  });
 
 const outcome = (wd: World, id: string) => () => wd.reports.some((r) => r.intentId === id && r.type !== 'accepted');
 const fillOf = (wd: World, id: string): Fill => {

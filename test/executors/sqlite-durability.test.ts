@@ -20,9 +20,11 @@ describe('journal durability', () => {
     expect(level(db)).toBe(NORMAL);
     expect(d.durable(() => level(db))).toBe(FULL);
     expect(level(db)).toBe(NORMAL);
-    expect(() => d.durable(() => {
-      throw new Error('duplicate signature');
-    })).toThrow('duplicate signature');
+    expect(() =>
+      d.durable(() => {
+        throw new Error('duplicate signature');
+      }),
+    ).toThrow('duplicate signature');
     expect(level(db)).toBe(NORMAL);
     db.close();
   });

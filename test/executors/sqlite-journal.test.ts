@@ -24,7 +24,7 @@ describe('SQLite intent journal', () => {
     try {
       await j.create(intent('a'), { spendLamports: 100n, day: '2026-01-01' }, 1);
       const raw = new Database(path);
-      raw.prepare("UPDATE intents SET intent_json = '{\"id\":\"a\",\"amountIn\":\"-5\"}' WHERE id = 'a'").run();
+      raw.prepare('UPDATE intents SET intent_json = \'{"id":"a","amountIn":"-5"}\' WHERE id = \'a\'').run();
       raw.close();
       await expect(j.get('a')).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT' });
     } finally {

@@ -31,7 +31,10 @@ describe('status batcher', () => {
   });
 
   it('turns an RPC error or a malformed answer into "unknown", never "not found"', async () => {
-    for (const [fail, short] of [[true, false], [false, true]] as const) {
+    for (const [fail, short] of [
+      [true, false],
+      [false, true],
+    ] as const) {
       const b = createStatusBatcher(fakeRpc(fail, short).rpc);
       expect(await Promise.all([b.status('x1', false), b.status('L2', true)])).toEqual([undefined, undefined]);
     }

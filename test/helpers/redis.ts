@@ -72,9 +72,28 @@ export async function startOwnRedis(options: { readonly fsync?: 'always' | 'ever
   const dir = mkdtempSync(join(tmpdir(), 'chainpilot-redis-'));
   const port = await freePort();
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', options.fsync ?? 'always',
-    '--maxmemory-policy', 'noeviction', '--save', '', '--daemonize', 'no', '--loglevel', 'warning',
-    ...(options.extra ?? []).flatMap((l) => { const [k, ...v] = l.split(' '); return [`--${k ?? ''}`, v.join(' ')]; }),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    options.fsync ?? 'always',
+    '--maxmemory-policy',
+    'noeviction',
+    '--save',
+    '',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+    ...(options.extra ?? []).flatMap((l) => {
+      const [k, ...v] = l.split(' ');
+      return [`--${k ?? ''}`, v.join(' ')];
+    }),
   ];
   let child: ReturnType<typeof spawn> | undefined;
   const launch = async (): Promise<void> => {
@@ -114,7 +133,13 @@ export async function startOwnRedis(options: { readonly fsync?: 'always' | 'ever
 async function reachable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => { s.destroy(); resolve(false); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => {
+      s.destroy();
+      resolve(false);
+    });
   });
 }

@@ -21,8 +21,16 @@ const SECRET = 'webhook-shared-secret-0123456789';
 const BOT_TOKEN = '123456:telegram-bot-token-abcdef';
 const API_KEY = 'remote-api-key-zyxwvu987654';
 
-interface Received { path: string; headers: IncomingHttpHeaders; body: string }
-interface Receiver { url: string; received: Received[]; close(): Promise<void> }
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+interface Receiver {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
 
 /** A local HTTP server answering with `statuses` in turn (then 200); `hang` never answers. */
 async function receiver(statuses: (number | 'hang')[] = []): Promise<Receiver> {
@@ -41,11 +49,13 @@ async function receiver(statuses: (number | 'hang')[] = []): Promise<Receiver> {
   const a = server.address();
   const port = a && typeof a === 'object' ? a.port : 0;
   return {
-    url: `http://127.0.0.1:${port}`, received,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -62,12 +72,34 @@ async function until(what: string, ok: () => boolean, timeoutMs = 10_000): Promi
   }
 }
 
-const config = (o: { webhook?: string; telegram?: string; queueSize?: number; timeout?: number; retries?: number; events?: Record<string, string> }): NotifyConfig => notifySchema.parse({
-  ...(o.webhook ? { webhook: { url: `${o.webhook}/hook`, secret: SECRET, timeout: o.timeout ?? 2_000, retries: o.retries ?? 3, retryBase: 10, retryMax: 50 } } : {}),
-  ...(o.telegram ? { telegram: { botToken: BOT_TOKEN, chatId: 4242, baseUrl: o.telegram, timeout: o.timeout ?? 2_000, retries: o.retries ?? 3, retryBase: 10, retryMax: 50 } } : {}),
-  ...(o.queueSize ? { queueSize: o.queueSize } : {}),
-  ...(o.events ? { events: o.events } : {}),
-});
+const config = (o: {
+  webhook?: string;
+  telegram?: string;
+  queueSize?: number;
+  timeout?: number;
+  retries?: number;
+  events?: Record<string, string>;
+}): NotifyConfig =>
+  notifySchema.parse({
+    ...(o.webhook
+      ? { webhook: { url: `${o.webhook}/hook`, secret: SECRET, timeout: o.timeout ?? 2_000, retries: o.retries ?? 3, retryBase: 10, retryMax: 50 } }
+      : {}),
+    ...(o.telegram
+      ? {
+          telegram: {
+            botToken: BOT_TOKEN,
+            chatId: 4242,
+            baseUrl: o.telegram,
+            timeout: o.timeout ?? 2_000,
+            retries: o.retries ?? 3,
+            retryBase: 10,
+            retryMax: 50,
+          },
+        }
+      : {}),
+    ...(o.queueSize ? { queueSize: o.queueSize } : {}),
+    ...(o.events ? { events: o.events } : {}),
+  });
 
 const redactor = (): ReturnType<typeof createRedactor> => createRedactor([SECRET, BOT_TOKEN, API_KEY]);
 const notifier = (c: NotifyConfig): Notifier => {
@@ -76,7 +108,12 @@ const notifier = (c: NotifyConfig): Notifier => {
   return n;
 };
 const fillDraft = (key = 'd1'): Draft => ({
-  key, event: 'fills', deployment: 'paper-a', at: Date.UTC(2026, 10, 23, 12), text: `paper-a: bought HFeg…diRT for 0.1 SOL (leaked ${API_KEY}?)`, data: { mint: 'HFegXXXXXXXXXXXXdiRT', note: API_KEY },
+  key,
+  event: 'fills',
+  deployment: 'paper-a',
+  at: Date.UTC(2026, 10, 23, 12),
+  text: `paper-a: bought HFeg…diRT for 0.1 SOL (leaked ${API_KEY}?)`,
+  data: { mint: 'HFegXXXXXXXXXXXXdiRT', note: API_KEY },
 });
 
 describe('webhook notifications', () => {
@@ -124,7 +161,12 @@ describe('webhook notifications', () => {
     expect(n.stats()['webhook']).toMatchObject({ dropped: 7, queued: 3 });
     await until('the first timeout', () => n.stats()['webhook']?.failed === 1);
     const registry = new Registry();
-    const hub = createNotifyHub({ daemonConfig: config({ webhook: r.url, queueSize: 1, timeout: 300, retries: 0 }), idPrefix: 'b', redactor: redactor(), log: silentLogger() });
+    const hub = createNotifyHub({
+      daemonConfig: config({ webhook: r.url, queueSize: 1, timeout: 300, retries: 0 }),
+      idPrefix: 'b',
+      redactor: redactor(),
+      log: silentLogger(),
+    });
     cleanups.push(() => hub.close(0));
     hub.metrics(registry);
     expect(await registry.metrics()).toContain('chainpilot_notify_dropped_total{scope="daemon",channel="webhook"} 0');
@@ -151,24 +193,76 @@ describe('the daemon notification hub', () => {
   it('turns fills, the kill switch and feed loss and return into readable messages, and sends nothing for an event set to off or a deployment without notify', async () => {
     const r = await receiver();
     cleanups.push(() => r.close());
-    const decisions = createEventLog<DecisionEntry>(100, (e) => { throw e; });
-    const events = createEventLog<DeploymentEvent>(100, (e) => { throw e; });
+    const decisions = createEventLog<DecisionEntry>(100, (e) => {
+      throw e;
+    });
+    const events = createEventLog<DeploymentEvent>(100, (e) => {
+      throw e;
+    });
     const supervisor = { list: () => [], get: () => undefined } as unknown as Supervisor;
-    const hub = createNotifyHub({ deploymentConfig: (name) => (name === 'paper-a' ? config({ webhook: r.url, events: { intentFailures: 'off' } }) : undefined), idPrefix: 'boot2', redactor: redactor(), log: silentLogger() });
+    const hub = createNotifyHub({
+      deploymentConfig: (name) => (name === 'paper-a' ? config({ webhook: r.url, events: { intentFailures: 'off' } }) : undefined),
+      idPrefix: 'boot2',
+      redactor: redactor(),
+      log: silentLogger(),
+    });
     cleanups.push(() => hub.close(0));
     hub.attach({ supervisor, decisions, events, metrics: createDaemonMetrics({ slots: () => [], processMetrics: false }) });
     const mint = 'HFegq1wTnXW2tN1s8vQk9ZcYp3u7o5RdiRT';
-    decisions.append('paper-a', { kind: 'fill', at: 1, intentId: 'i1', strategyId: 'momentum', side: 'sell', mint, solAmount: '294000000', tokenAmount: '1872783461086', feeLamports: '5000', price: '0.00000015' });
-    decisions.append('paper-a', { kind: 'unfilled', at: 2, intentId: 'i2', strategyId: 'momentum', outcome: 'failed', code: 'PAPER_SLIPPAGE_EXCEEDED', reason: 'slippage', feeLamports: '0' });
-    decisions.append('paper-b', { kind: 'fill', at: 3, intentId: 'i3', strategyId: 'x', side: 'buy', mint, solAmount: '1', tokenAmount: '1', feeLamports: '0', price: '1' });
+    decisions.append('paper-a', {
+      kind: 'fill',
+      at: 1,
+      intentId: 'i1',
+      strategyId: 'momentum',
+      side: 'sell',
+      mint,
+      solAmount: '294000000',
+      tokenAmount: '1872783461086',
+      feeLamports: '5000',
+      price: '0.00000015',
+    });
+    decisions.append('paper-a', {
+      kind: 'unfilled',
+      at: 2,
+      intentId: 'i2',
+      strategyId: 'momentum',
+      outcome: 'failed',
+      code: 'PAPER_SLIPPAGE_EXCEEDED',
+      reason: 'slippage',
+      feeLamports: '0',
+    });
+    decisions.append('paper-b', {
+      kind: 'fill',
+      at: 3,
+      intentId: 'i3',
+      strategyId: 'x',
+      side: 'buy',
+      mint,
+      solAmount: '1',
+      tokenAmount: '1',
+      feeLamports: '0',
+      price: '1',
+    });
     events.append('paper-a', { type: 'state', at: unixMs(4), state: 'killed' });
-    const feed = (connected: boolean): FeedHealth => ({ state: connected ? 'open' : 'reconnecting', connected, lastFrameAt: undefined, framesPerSec: 0, frames: 0, gaps: 0, reconnects: 1, rejected: 0, rejectedByFamily: {}, dropped: 0, backfillFailures: 0 });
+    const feed = (connected: boolean): FeedHealth => ({
+      state: connected ? 'open' : 'reconnecting',
+      connected,
+      lastFrameAt: undefined,
+      framesPerSec: 0,
+      frames: 0,
+      gaps: 0,
+      reconnects: 1,
+      rejected: 0,
+      rejectedByFamily: {},
+      dropped: 0,
+      backfillFailures: 0,
+    });
     events.append('paper-a', { type: 'feed', at: unixMs(5), health: feed(true) });
     events.append('paper-a', { type: 'feed', at: unixMs(6), health: feed(true) });
     events.append('paper-a', { type: 'feed', at: unixMs(7), health: feed(false) });
     events.append('paper-a', { type: 'feed', at: unixMs(8), health: feed(true) });
     await until('four messages', () => r.received.length === 4);
-    const texts = r.received.map((x) => (JSON.parse(x.body) as { event: string; text: string }));
+    const texts = r.received.map((x) => JSON.parse(x.body) as { event: string; text: string });
     expect(texts.map((t) => t.event)).toEqual(['fills', 'killSwitch', 'feed', 'feed']);
     expect(texts[0]?.text).toBe('paper-a: sold HFeg…diRT for 0.294 SOL (1872783461086 raw tokens, fee 0.000005 SOL) by momentum');
     expect(texts[1]?.text).toMatch(/kill switch ON/);

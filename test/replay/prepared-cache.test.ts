@@ -46,7 +46,8 @@ function copyOfRecording(name: string): string {
 
 describe('prepared cache codec', () => {
   it('decodes to exactly what JSON.parse gave: numbers bit for bit, key order, nesting, __proto__ as a key', () => {
-    const text = '{"b":1,"a":[-0,0.1,1e-300,1.7976931348623157e308,2147483647,2147483648,-2147483649,1767225657604,2.606083394683145e-5],' +
+    const text =
+      '{"b":1,"a":[-0,0.1,1e-300,1.7976931348623157e308,2147483647,2147483648,-2147483649,1767225657604,2.606083394683145e-5],' +
       '"10":"ten","2":"two","s":"ünï\\u0000€","n":null,"t":true,"f":false,"e":[],"o":{},"__proto__":{"x":1},"deep":[[[{"k":[1,"1"]}]]]}';
     const parsed = JSON.parse(text) as Record<string, unknown>;
     const tree = { lines: [parsed, parsed], missing: undefined };

@@ -23,10 +23,14 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const readAll = (dir: string): string => readdirSync(dir).sort().map((f) => {
-  const raw = readFileSync(join(dir, f));
-  return (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
-}).join('');
+const readAll = (dir: string): string =>
+  readdirSync(dir)
+    .sort()
+    .map((f) => {
+      const raw = readFileSync(join(dir, f));
+      return (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
+    })
+    .join('');
 
 function fakeClient(): { onEvent(h: (e: DatastreamEvent) => void): () => void; emit(e: DatastreamEvent): void } {
   const hs = new Set<(e: DatastreamEvent) => void>();
@@ -37,7 +41,16 @@ describe('recorder', () => {
   it('stores each frame as received, with the run clock time and the feed time, and reads them back', async () => {
     const dir = tmp();
     const clock = manualClock(1_000);
-    const rec = createRecorder({ dir, source: 'unit', clock, clockKind: 'simulator', rooms: ['latest'], endpoints: { datastream: 'simulator' }, redactor: createRedactor(), log: silentLogger() });
+    const rec = createRecorder({
+      dir,
+      source: 'unit',
+      clock,
+      clockKind: 'simulator',
+      rooms: ['latest'],
+      endpoints: { datastream: 'simulator' },
+      redactor: createRedactor(),
+      log: silentLogger(),
+    });
     const client = fakeClient();
     rec.watch(client);
     rec.start();
@@ -64,7 +77,17 @@ describe('recorder', () => {
 
   it('leaves a skipped frame out and keeps the last written frame when the skipped one turns out not to be JSON', async () => {
     const dir = tmp();
-    const rec = createRecorder({ dir, source: 'share', clock: manualClock(0), clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false });
+    const rec = createRecorder({
+      dir,
+      source: 'share',
+      clock: manualClock(0),
+      clockKind: 'simulator',
+      rooms: [],
+      endpoints: {},
+      redactor: createRedactor(),
+      log: silentLogger(),
+      gzip: false,
+    });
     const client = fakeClient();
     rec.watch(client);
     const kept = '{"type":"message","room":"mine","data":{}}';
@@ -81,7 +104,18 @@ describe('recorder', () => {
     const run = async (batchBytes: number): Promise<{ text: string; linesBeforeFlush: number }> => {
       const dir = tmp();
       const clock = manualClock(0);
-      const rec = createRecorder({ dir, source: 'batch', clock, clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, batchBytes });
+      const rec = createRecorder({
+        dir,
+        source: 'batch',
+        clock,
+        clockKind: 'simulator',
+        rooms: [],
+        endpoints: {},
+        redactor: createRedactor(),
+        log: silentLogger(),
+        gzip: false,
+        batchBytes,
+      });
       const client = fakeClient();
       rec.watch(client);
       rec.start();
@@ -109,7 +143,18 @@ describe('recorder', () => {
   it('starts new files instead of overwriting an earlier recording of the same name and second (a restarted deployment)', async () => {
     const dir = tmp();
     for (const i of [1, 2, 3]) {
-      const rec = createRecorder({ dir, source: 'dep', clock: manualClock(5_000), clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, unique: true });
+      const rec = createRecorder({
+        dir,
+        source: 'dep',
+        clock: manualClock(5_000),
+        clockKind: 'wall',
+        rooms: [],
+        endpoints: {},
+        redactor: createRedactor(),
+        log: silentLogger(),
+        gzip: false,
+        unique: true,
+      });
       rec.onRawFrame(`{"type":"message","room":"r","data":{"run":${i}}}`, 0 as UnixMs);
       await rec.close();
     }
@@ -120,7 +165,19 @@ describe('recorder', () => {
   it('rotates to a new part by size and by run-clock time, each part starting with a header', async () => {
     const dir = tmp();
     const clock = manualClock(0);
-    const rec = createRecorder({ dir, source: 'rot', clock, clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger(), gzip: false, rotateBytes: 2_048, rotateMs: 60_000 });
+    const rec = createRecorder({
+      dir,
+      source: 'rot',
+      clock,
+      clockKind: 'wall',
+      rooms: [],
+      endpoints: {},
+      redactor: createRedactor(),
+      log: silentLogger(),
+      gzip: false,
+      rotateBytes: 2_048,
+      rotateMs: 60_000,
+    });
     const frame = `{"type":"message","room":"latest","data":{"pad":"${'x'.repeat(200)}"}}`;
     for (let i = 0; i < 20; i++) rec.onRawFrame(frame, clock.now()); // ~4.5 KB: two size rotations
     clock.advance(61_000);
@@ -139,7 +196,9 @@ describe('recorder', () => {
     const clock = manualClock(0);
     const rec = createRecorder({ dir, source: 'data', clock, clockKind: 'wall', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger() });
     let release: (v: unknown) => void = () => undefined;
-    const port = rec.data({ get: (path) => (path === '/bad' ? Promise.reject(Object.assign(new Error('boom'), { code: 'HTTP_SERVER_ERROR' })) : new Promise((r) => (release = r))) });
+    const port = rec.data({
+      get: (path) => (path === '/bad' ? Promise.reject(Object.assign(new Error('boom'), { code: 'HTTP_SERVER_ERROR' })) : new Promise((r) => (release = r))),
+    });
     const p = port.get('/tokens/M1', { b: 2, a: 'x' });
     clock.advance(40);
     release({ holders: 12 });

@@ -8,8 +8,15 @@ import { manualClock, type UnixMs } from '../../src/core/index.js';
 import { dataKey, type RecordLine } from '../../src/replay/recording-format.js';
 import { createReplayData } from '../../src/replay/replay-data.js';
 
-const line = (askedAt: number, t: number, path: string, body: unknown): Extract<RecordLine, { kind: 'data' }> =>
-  ({ kind: 'data', t, askedAt, key: dataKey(path, undefined), path, body, error: undefined });
+const line = (askedAt: number, t: number, path: string, body: unknown): Extract<RecordLine, { kind: 'data' }> => ({
+  kind: 'data',
+  t,
+  askedAt,
+  key: dataKey(path, undefined),
+  path,
+  body,
+  error: undefined,
+});
 
 describe('replay data port', () => {
   it('answers a look-up asked at the recorded time when the replay reaches its answer line', async () => {

@@ -26,20 +26,90 @@ describe('report size and sums', () => {
       const buyPrice = (2 + rnd.next()) * 1e-7;
       const sellPrice = buyPrice * (0.8 + rnd.next() * 0.45);
       const tokens = BigInt(Math.floor(0.1 / buyPrice)) * 1_000_000n;
-      const sold = BigInt(Math.floor(Number(tokens) * sellPrice / 1e6));
+      const sold = BigInt(Math.floor((Number(tokens) * sellPrice) / 1e6));
       const sid = i % 2 ? 'curve-momentum' : 'graduation-sniper';
-      decisions.push({ kind: 'intent', at, intentId: `b${i}`, strategyId: sid, side: 'buy', mint: m, amountIn: '100000000', referencePrice: String(buyPrice), reason: 'entry' });
-      decisions.push({ kind: 'fill', at: at + 250, intentId: `b${i}`, strategyId: sid, side: 'buy', mint: m, solAmount: '100000000', tokenAmount: String(tokens), feeLamports: '105000', price: String(buyPrice) });
-      decisions.push({ kind: 'intent', at: at + 20_000, intentId: `s${i}`, strategyId: sid, side: 'sell', mint: m, amountIn: String(tokens), referencePrice: String(sellPrice), reason: i % 3 ? 'take profit 1.3x (level 1)' : 'stop loss 2000 bps' });
-      decisions.push({ kind: 'fill', at: at + 20_250, intentId: `s${i}`, strategyId: sid, side: 'sell', mint: m, solAmount: String(sold), tokenAmount: String(tokens), feeLamports: '105000', price: String(sellPrice) });
+      decisions.push({
+        kind: 'intent',
+        at,
+        intentId: `b${i}`,
+        strategyId: sid,
+        side: 'buy',
+        mint: m,
+        amountIn: '100000000',
+        referencePrice: String(buyPrice),
+        reason: 'entry',
+      });
+      decisions.push({
+        kind: 'fill',
+        at: at + 250,
+        intentId: `b${i}`,
+        strategyId: sid,
+        side: 'buy',
+        mint: m,
+        solAmount: '100000000',
+        tokenAmount: String(tokens),
+        feeLamports: '105000',
+        price: String(buyPrice),
+      });
+      decisions.push({
+        kind: 'intent',
+        at: at + 20_000,
+        intentId: `s${i}`,
+        strategyId: sid,
+        side: 'sell',
+        mint: m,
+        amountIn: String(tokens),
+        referencePrice: String(sellPrice),
+        reason: i % 3 ? 'take profit 1.3x (level 1)' : 'stop loss 2000 bps',
+      });
+      decisions.push({
+        kind: 'fill',
+        at: at + 20_250,
+        intentId: `s${i}`,
+        strategyId: sid,
+        side: 'sell',
+        mint: m,
+        solAmount: String(sold),
+        tokenAmount: String(tokens),
+        feeLamports: '105000',
+        price: String(sellPrice),
+      });
       cash += sold - 100_000_000n - 210_000n;
-      if (i < 6) prices.set(m, Array.from({ length: 5 }, (_, k) => [at + k * 5_000, String(buyPrice * (1 + k / 50))]));
+      if (i < 6)
+        prices.set(
+          m,
+          Array.from({ length: 5 }, (_, k) => [at + k * 5_000, String(buyPrice * (1 + k / 50))]),
+        );
     }
-    const equity: [number, bigint][] = Array.from({ length: 1_441 }, (_, k) => [START + k * 60_000, 10_000_000_000n + ((cash - 10_000_000_000n) * BigInt(k)) / 1_440n]);
+    const equity: [number, bigint][] = Array.from({ length: 1_441 }, (_, k) => [
+      START + k * 60_000,
+      10_000_000_000n + ((cash - 10_000_000_000n) * BigInt(k)) / 1_440n,
+    ]);
     const report = computeReport({
-      decisions, equity, prices, openPositions: [], startingLamports: 10_000_000_000n, startedAt: START, endedAt: START + DAY, sampleMs: 60_000,
+      decisions,
+      equity,
+      prices,
+      openPositions: [],
+      startingLamports: 10_000_000_000n,
+      startedAt: START,
+      endedAt: START + DAY,
+      sampleMs: 60_000,
       fingerprint: 'f'.repeat(64),
-      run: { deployment: 'paper-sim', strategies: [], recordings: [], chainpilot: '0.1.0', seed: 1, from: START, to: START + DAY, lines: 0, wallMs: 0, sampleMs: 60_000, dataLookups: { exact: 0, misses: 0, fallbackAnswers: 0 }, feed: {}, decisionLogSha256: '' },
+      run: {
+        deployment: 'paper-sim',
+        strategies: [],
+        recordings: [],
+        chainpilot: '0.1.0',
+        seed: 1,
+        from: START,
+        to: START + DAY,
+        lines: 0,
+        wallMs: 0,
+        sampleMs: 60_000,
+        dataLookups: { exact: 0, misses: 0, fallbackAnswers: 0 },
+        feed: {},
+        decisionLogSha256: '',
+      },
     });
     expect(report.trades.length).toBe(3_360);
     const html = renderReportHtml(report);

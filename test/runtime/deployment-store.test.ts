@@ -77,9 +77,18 @@ describe('deployment store', () => {
     const bundle = join(d, 'holder.cjs');
     await build({
       entryPoints: [fileURLToPath(new URL('./support/store-holder.ts', import.meta.url))],
-      bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundle, external: ['better-sqlite3'], logLevel: 'error',
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: bundle,
+      external: ['better-sqlite3'],
+      logLevel: 'error',
     });
-    const holder = spawn(process.execPath, [bundle], { env: { ...process.env, STORE: path, NODE_PATH: fileURLToPath(new URL('../../node_modules', import.meta.url)) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const holder = spawn(process.execPath, [bundle], {
+      env: { ...process.env, STORE: path, NODE_PATH: fileURLToPath(new URL('../../node_modules', import.meta.url)) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = holder;
     const pid = await new Promise<number>((resolve, reject) => {
       let out = '';

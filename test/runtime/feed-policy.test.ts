@@ -27,7 +27,12 @@ afterEach(async () => {
 });
 
 /** A narrow fake of what the handle reads of a connection: rooms, events, counters, state. */
-function fakeConnection(): FeedConnection & { deliver(room: string, data: unknown, at: number): void; event(e: { kind: string } & Record<string, unknown>): void; stats: FeedWatchStats & { frames: number }; state: string } {
+function fakeConnection(): FeedConnection & {
+  deliver(room: string, data: unknown, at: number): void;
+  event(e: { kind: string } & Record<string, unknown>): void;
+  stats: FeedWatchStats & { frames: number };
+  state: string;
+} {
   const handlers = new Map<string, Set<(m: StreamMessage) => void>>();
   const events = new Set<(e: { kind: string } & Record<string, unknown>) => void>();
   const stats = { frames: 0, gaps: 0, reconnects: 0, parseFailures: 0, invalidPayloads: 0, dropped: 0, backfillFailures: 0 };
@@ -72,7 +77,21 @@ function fakeConnection(): FeedConnection & { deliver(room: string, data: unknow
 
 function deployment(extra: string[] = []): string {
   tmp ??= tempDir('cp-feed-');
-  return tmp.write('feed.yaml', ['version: 1', 'name: feed-test', 'strategies:', '  - use: graduation-sniper', 'feed:', '  staleAfter: 5s', ...extra, 'telemetry:', '  logLevel: warn', ''].join('\n'));
+  return tmp.write(
+    'feed.yaml',
+    [
+      'version: 1',
+      'name: feed-test',
+      'strategies:',
+      '  - use: graduation-sniper',
+      'feed:',
+      '  staleAfter: 5s',
+      ...extra,
+      'telemetry:',
+      '  logLevel: warn',
+      '',
+    ].join('\n'),
+  );
 }
 
 describe('the watched feed', () => {
@@ -148,10 +167,23 @@ describe('the watched feed', () => {
     const key = 'feed-test-key';
     sim = await startSimulator({ seed: 4, clock, apiKey: key, faults: { stream: { dropSocketPerSecond: 0.05 } } });
     tmp = tempDir('cp-feed-');
-    const file = tmp.write('remote.yaml', [
-      'version: 1', 'name: drop-test', 'endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    apiKey: ${key}`,
-      'strategies:', `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`, 'telemetry:', '  logLevel: warn', '',
-    ].join('\n'));
+    const file = tmp.write(
+      'remote.yaml',
+      [
+        'version: 1',
+        'name: drop-test',
+        'endpoints:',
+        '  remote:',
+        `    baseUrl: ${sim.urls.base}`,
+        `    datastreamUrl: ${sim.urls.datastream}`,
+        `    apiKey: ${key}`,
+        'strategies:',
+        `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`,
+        'telemetry:',
+        '  logLevel: warn',
+        '',
+      ].join('\n'),
+    );
     const { log, lines } = captureLog('warn');
     const handle = createDeployment(loadDeployment(file), { mode: 'paper', clock, log, datastream: { backoffBaseMs: 200, backoffCapMs: 1_000 } });
     const states: string[] = [];
@@ -175,10 +207,23 @@ describe('the watched feed', () => {
   it('ends a paper run whose key is refused with the cause and exit status 1, well before its duration', async () => {
     sim = await startSimulator({ seed: 2, speed: 'max', apiKey: 'the-right-key' });
     tmp = tempDir('cp-feed-');
-    const file = tmp.write('refused.yaml', [
-      'version: 1', 'name: refused', 'endpoints:', '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, '    apiKey: a-wrong-key',
-      'strategies:', '  - use: graduation-sniper', 'telemetry:', '  logLevel: silent', '',
-    ].join('\n'));
+    const file = tmp.write(
+      'refused.yaml',
+      [
+        'version: 1',
+        'name: refused',
+        'endpoints:',
+        '  remote:',
+        `    baseUrl: ${sim.urls.base}`,
+        `    datastreamUrl: ${sim.urls.datastream}`,
+        '    apiKey: a-wrong-key',
+        'strategies:',
+        '  - use: graduation-sniper',
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
     const printed: string[] = [];
     const started = Date.now();
     const r = await runPaper({ file, durationMs: 60_000, out: (t) => printed.push(t), signals: false });

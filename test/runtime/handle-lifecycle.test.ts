@@ -40,7 +40,11 @@ describe('the deployment handle', () => {
     const file = tmp.write('paper.yaml', paperSimYaml());
     const executor = corruptJournalExecutor();
     const printed: string[] = [];
-    const r = await runShell({ file, durationMs: 30_000, out: (t) => printed.push(t), log: silentLogger(), signals: false }, { mode: 'paper', speed: 'max', seed: 5, executor }, () => 'fatal test');
+    const r = await runShell(
+      { file, durationMs: 30_000, out: (t) => printed.push(t), log: silentLogger(), signals: false },
+      { mode: 'paper', speed: 'max', seed: 5, executor },
+      () => 'fatal test',
+    );
     expect(r.exitCode).toBe(1);
     expect(r.problem).toMatch(/^JOURNAL_CORRUPT: row 7/);
     expect(r.report.fatal?.code).toBe('JOURNAL_CORRUPT');
@@ -68,7 +72,9 @@ describe('the deployment handle', () => {
     await expect(handle.start()).rejects.toMatchObject({ code: 'RUNTIME_START_FAILED', message: expect.stringContaining('telemetry.decisionLog') });
     expect(states).toEqual(['starting', 'failed']);
     expect((await handle.done()).fatal?.code).toBe('RUNTIME_START_FAILED');
-    await expect(runPaper({ file, durationMs: 5_000, out: () => undefined, log: silentLogger(), signals: false })).rejects.toMatchObject({ code: 'RUNTIME_START_FAILED' });
+    await expect(runPaper({ file, durationMs: 5_000, out: () => undefined, log: silentLogger(), signals: false })).rejects.toMatchObject({
+      code: 'RUNTIME_START_FAILED',
+    });
   });
 
   it('shows pending intents on the status screen, and drains at stop: every intent in flight is reported with the outcome it reached', async () => {
@@ -97,10 +103,23 @@ describe('the deployment handle', () => {
 
   it('denies buys with RUNTIME_ENTRIES_PAUSED while entries are paused, and buys again after resume', async () => {
     tmp = tempDir('cp-life-');
-    const file = tmp.write('probe.yaml', [
-      'version: 1', 'name: probe', 'endpoints:', '  simulator:', '    seed: 3', '    speed: max',
-      'strategies:', `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`, '    params: { everyMs: 10000 }', 'telemetry:', '  logLevel: silent', '',
-    ].join('\n'));
+    const file = tmp.write(
+      'probe.yaml',
+      [
+        'version: 1',
+        'name: probe',
+        'endpoints:',
+        '  simulator:',
+        '    seed: 3',
+        '    speed: max',
+        'strategies:',
+        `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`,
+        '    params: { everyMs: 10000 }',
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
     const log = memoryDecisionLog();
     const handle = createDeployment(loadDeployment(file), { mode: 'paper', decisions: log.sink });
     const kinds = (): { kind: string; code?: string; at: number }[] => log.lines.map((l) => JSON.parse(l) as { kind: string; code?: string; at: number });

@@ -25,7 +25,11 @@ export function tempDir(prefix: string): TempDir {
 
 /** The shipped paper-sim deployment with its decision log and log level replaced. */
 export function paperSimYaml(extra = ''): string {
-  return readFileSync('config/paper-sim.yaml', 'utf8').replace(/\n {2}decisionLog: .*\n/, '\n').replace('logLevel: warn', 'logLevel: silent') + extra;
+  return (
+    readFileSync('config/paper-sim.yaml', 'utf8')
+      .replace(/\n {2}decisionLog: .*\n/, '\n')
+      .replace('logLevel: warn', 'logLevel: silent') + extra
+  );
 }
 
 /** A pino logger whose JSON lines are kept in `lines`. */

@@ -46,11 +46,25 @@ describe('one clock per run', () => {
 
   it('at 60x a 5-minute cooldown lasts 5 simulated minutes, and receive times are simulator time', async () => {
     tmp = tempDir('cp-clock-');
-    const file = tmp.write('probe.yaml', [
-      'version: 1', 'name: probe', 'endpoints:', '  simulator:', '    seed: 3', '    speed: 60',
-      'strategies:', `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`, '    params: { everyMs: 10000 }',
-      'risk:', '  cooldown: 5m', 'telemetry:', '  logLevel: silent', '',
-    ].join('\n'));
+    const file = tmp.write(
+      'probe.yaml',
+      [
+        'version: 1',
+        'name: probe',
+        'endpoints:',
+        '  simulator:',
+        '    seed: 3',
+        '    speed: 60',
+        'strategies:',
+        `  - use: ${process.cwd()}/test/runtime/fixtures/probe-strategy.ts`,
+        '    params: { everyMs: 10000 }',
+        'risk:',
+        '  cooldown: 5m',
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
     const log = memoryDecisionLog();
     const handle = createDeployment(loadDeployment(file), { mode: 'paper', simulatorStartAt: START, decisions: log.sink });
     type Entry = { kind: string; at: number; code?: string; reason?: string; intentId?: string };

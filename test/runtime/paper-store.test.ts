@@ -38,18 +38,37 @@ afterEach(async () => {
   tmp = undefined;
 });
 
-const yaml = (endpoints: string[], extra: string[] = []): string => [
-  'version: 1', 'name: book', 'endpoints:', ...endpoints,
-  'strategies:', `  - use: ${FIXTURE}`, 'paper:', '  startingBalanceSol: "10"', '  latency: 50ms',
-  'telemetry:', '  logLevel: silent', ...extra, '',
-].join('\n');
+const yaml = (endpoints: string[], extra: string[] = []): string =>
+  [
+    'version: 1',
+    'name: book',
+    'endpoints:',
+    ...endpoints,
+    'strategies:',
+    `  - use: ${FIXTURE}`,
+    'paper:',
+    '  startingBalanceSol: "10"',
+    '  latency: 50ms',
+    'telemetry:',
+    '  logLevel: silent',
+    ...extra,
+    '',
+  ].join('\n');
 
 /** The book as the handle shows it: positions, realised PnL and cash (equity minus the marked value). */
 function book(h: RuntimeHandle): { positions: unknown[]; realised: bigint; cash: bigint; starting: bigint } {
   const s = h.stats();
   const value = s.positions.reduce((sum, p) => sum + (p.valueLamports ?? 0n), 0n);
   return {
-    positions: s.positions.map((p) => ({ strategyId: p.strategyId, mint: p.mint, tokenRaw: p.tokenRaw, decimals: p.decimals, costLamports: p.costLamports, realisedLamports: p.realisedLamports, openedAt: p.openedAt })),
+    positions: s.positions.map((p) => ({
+      strategyId: p.strategyId,
+      mint: p.mint,
+      tokenRaw: p.tokenRaw,
+      decimals: p.decimals,
+      costLamports: p.costLamports,
+      realisedLamports: p.realisedLamports,
+      openedAt: p.openedAt,
+    })),
     realised: s.summary.realisedLamports,
     cash: s.summary.equityLamports - value,
     starting: s.risk.dayStartEquityLamports,
@@ -58,19 +77,45 @@ function book(h: RuntimeHandle): { positions: unknown[]; realised: bigint; cash:
 const priced = (h: RuntimeHandle): boolean => h.stats().positions.every((p) => p.valueLamports !== undefined);
 
 function intentOf(id: string): OrderIntent {
-  return { id, strategyId: 'round-trip', side: 'buy', mint: MINT, decimals: 6, spendLamports: lamports(1_000_000_000n), slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: T0 as UnixMs, reason: 'test' };
+  return {
+    id,
+    strategyId: 'round-trip',
+    side: 'buy',
+    mint: MINT,
+    decimals: 6,
+    spendLamports: lamports(1_000_000_000n),
+    slippageBps: bps(300),
+    priorityFeeLamports: lamports(10_000n),
+    referencePrice: undefined,
+    createdAt: T0 as UnixMs,
+    reason: 'test',
+  };
 }
 function fillOf(intentId: string, sol: bigint, tokens: bigint, fee: bigint): Fill {
-  return { intentId, side: 'buy', mint: MINT, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(fee), price: priceOf(sol, tokens, 6), filledAt: (T0 + 1) as UnixMs };
+  return {
+    intentId,
+    side: 'buy',
+    mint: MINT,
+    decimals: 6,
+    solAmount: lamports(sol),
+    tokenAmount: rawAmount(tokens),
+    feeLamports: lamports(fee),
+    price: priceOf(sol, tokens, 6),
+    filledAt: (T0 + 1) as UnixMs,
+  };
 }
 
 describe('a paper deployment with a store', () => {
   it('resumes positions, cost basis, cash and realised PnL exactly after a stop and start on the same market, and the kill switch stays on', async () => {
     tmp = tempDir('cp-paper-store-');
     sim = await startSimulator({ seed: 21, speed: 60 });
-    const file = tmp.write('book.yaml', yaml([
-      '  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    apiKey: ${sim.apiKey}`,
-    ], ['store:', '  path: ./book.db']));
+    const file = tmp.write(
+      'book.yaml',
+      yaml(
+        ['  remote:', `    baseUrl: ${sim.urls.base}`, `    datastreamUrl: ${sim.urls.datastream}`, `    apiKey: ${sim.apiKey}`],
+        ['store:', '  path: ./book.db'],
+      ),
+    );
 
     const first = createDeployment(loadDeployment(file), { mode: 'paper' });
     handles.push(first);
@@ -78,7 +123,11 @@ describe('a paper deployment with a store', () => {
     first.events.on((e) => void (e.type === 'fill' && fills++));
     await first.start();
     expect(first.startInfo()?.detail).toBe(`paper book ${join(tmp.dir, 'book.db')}`);
-    await until(() => first.stats().positions.length === 2 && first.stats().summary.fills >= 4 && first.stats().pending.length === 0 && priced(first), 'two half-sold, priced positions', 30_000);
+    await until(
+      () => first.stats().positions.length === 2 && first.stats().summary.fills >= 4 && first.stats().pending.length === 0 && priced(first),
+      'two half-sold, priced positions',
+      30_000,
+    );
     await first.kill('operator stop before the restart');
     await first.stop();
     const before = book(first);
@@ -119,7 +168,9 @@ describe('a paper deployment with a store', () => {
     const second = createDeployment(loadDeployment(file), { mode: 'paper' });
     handles.push(second);
     await second.start();
-    expect(second.startInfo()?.notes.join('\n')).toMatch(/^started a fresh paper book: the store's book was kept for another market \(embedded simulator seed 4 #[0-9a-f]{12}\); this run trades on embedded simulator seed 4 #[0-9a-f]{12}$/);
+    expect(second.startInfo()?.notes.join('\n')).toMatch(
+      /^started a fresh paper book: the store's book was kept for another market \(embedded simulator seed 4 #[0-9a-f]{12}\); this run trades on embedded simulator seed 4 #[0-9a-f]{12}$/,
+    );
     expect(second.stats().positions).toEqual([]);
     expect(second.stats().summary.realisedLamports).toBe(0n);
     expect(second.health().state).toBe('killed');
@@ -192,7 +243,7 @@ describe('the paper book in the store', () => {
     expect(ABANDONED_REASON).toMatch(/never made up/);
   });
 
-  it('drops the book and the risk day on another market, keeps the kill switch, and refuses a live wallet\'s store (and a live deployment the paper store)', async () => {
+  it("drops the book and the risk day on another market, keeps the kill switch, and refuses a live wallet's store (and a live deployment the paper store)", async () => {
     tmp = tempDir('cp-paper-book-');
     const path = join(tmp.dir, 'book.db');
     const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
@@ -210,7 +261,9 @@ describe('the paper book in the store', () => {
     expect(b.risk.load()).toEqual({ dayStartedAt: 0, dayStartEquityLamports: 0n, dailyHalted: false, killReason: 'stop it' });
     await b.close();
 
-    expect(() => openDeploymentStore({ path, deployment: 'book', wallet: 'Wa11et1111111111111111111111111111111111111' })).toThrow(/is the store of a paper \(a paper book\) deployment, not of a live one/);
+    expect(() => openDeploymentStore({ path, deployment: 'book', wallet: 'Wa11et1111111111111111111111111111111111111' })).toThrow(
+      /is the store of a paper \(a paper book\) deployment, not of a live one/,
+    );
     const live = join(tmp.dir, 'live.db');
     const l = openDeploymentStore({ path: live, deployment: 'book', wallet: 'Wa11et1111111111111111111111111111111111111' });
     await l.close();
@@ -220,6 +273,9 @@ describe('the paper book in the store', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toMatchObject({ code: 'RUNTIME_STORE_FOREIGN', context: { field: 'store.path', storeKind: 'live (wallet Wa11et1111111111111111111111111111111111111)', kind: 'paper' } });
+    expect(err).toMatchObject({
+      code: 'RUNTIME_STORE_FOREIGN',
+      context: { field: 'store.path', storeKind: 'live (wallet Wa11et1111111111111111111111111111111111111)', kind: 'paper' },
+    });
   });
 });

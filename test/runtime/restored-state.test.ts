@@ -45,7 +45,11 @@ const buyer = defineStrategy({
 
 /** A port the test must never reach: any call throws. */
 function unreachable<T extends object>(name: string): T {
-  return new Proxy({} as T, { get: (_t, k) => () => { throw new Error(`${name}.${String(k)} must not be called`); } });
+  return new Proxy({} as T, {
+    get: (_t, k) => () => {
+      throw new Error(`${name}.${String(k)} must not be called`);
+    },
+  });
 }
 
 let dir = '';
@@ -63,11 +67,31 @@ afterEach(async () => {
 });
 
 function fillOf(intentId: string, side: 'buy' | 'sell', mint: string, sol: bigint, tokens: bigint, fee: bigint, at: number): Fill {
-  return { intentId, side, mint, decimals: 6, solAmount: lamports(sol), tokenAmount: rawAmount(tokens), feeLamports: lamports(fee), price: priceOf(sol, tokens, 6), filledAt: at as UnixMs };
+  return {
+    intentId,
+    side,
+    mint,
+    decimals: 6,
+    solAmount: lamports(sol),
+    tokenAmount: rawAmount(tokens),
+    feeLamports: lamports(fee),
+    price: priceOf(sol, tokens, 6),
+    filledAt: at as UnixMs,
+  };
 }
 
 function intentOf(id: string, side: 'buy' | 'sell', amount: bigint, at: number): OrderIntent {
-  const common = { id, strategyId: 'buyer', mint: MINT, decimals: 6, slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: at as UnixMs, reason: 'test' };
+  const common = {
+    id,
+    strategyId: 'buyer',
+    mint: MINT,
+    decimals: 6,
+    slippageBps: bps(300),
+    priorityFeeLamports: lamports(10_000n),
+    referencePrice: undefined,
+    createdAt: at as UnixMs,
+    reason: 'test',
+  };
   return side === 'buy' ? { ...common, side, spendLamports: lamports(amount) } : { ...common, side, sellRaw: rawAmount(amount) };
 }
 
@@ -80,7 +104,13 @@ async function journalOutcome(store: DeploymentStore, intent: OrderIntent, outco
   const signature = `sig${n}x`.padEnd(88, '1');
   await j.recordSigned(intent.id, { signature, txBase64: 'AA==', blockhash: 'bh', expiryBlockHeight: 100, slippageBps: 300 }, at);
   await j.markSent(intent.id, signature, at);
-  await j.resolve(intent.id, 'fill' in outcome ? { state: 'LANDED', signature, fill: outcome.fill } : { state: 'FAILED_ON_CHAIN', signature, code: 'LIVE_FAILED_ON_CHAIN', reason: 'slippage', feeLamports: lamports(outcome.feeLamports) }, at);
+  await j.resolve(
+    intent.id,
+    'fill' in outcome
+      ? { state: 'LANDED', signature, fill: outcome.fill }
+      : { state: 'FAILED_ON_CHAIN', signature, code: 'LIVE_FAILED_ON_CHAIN', reason: 'slippage', feeLamports: lamports(outcome.feeLamports) },
+    at,
+  );
   await j.markReported(intent.id, at);
 }
 
@@ -107,10 +137,16 @@ describe('restored state', () => {
     const entries: DecisionEntry[] = [];
     const ref: { market?: MarketView } = {};
     const engine = createEngine({
-      feed, clock, random: seededRandom(1), data: rest.data, restoredFills, decisions: (e) => void entries.push(e),
+      feed,
+      clock,
+      random: seededRandom(1),
+      data: rest.data,
+      restoredFills,
+      decisions: (e) => void entries.push(e),
       executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 0 }),
       strategies: [instantiateStrategy(idle, {}, { id: 'idle', exits: { stopLossBps: 5_000, exitOnSafety: { maxBundlerPct: 60, maxTop10Pct: 90 } } })],
-      risk: {}, startingCashLamports: 10n * SOL,
+      risk: {},
+      startingCashLamports: 10n * SOL,
       execution: { slippageBps: 300, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     ref.market = engine.market;
@@ -144,9 +180,15 @@ describe('restored state', () => {
     expect(restored.failedFees.map((f) => f.feeLamports)).toEqual(failedFees);
     const clock = manualClock(T0 + 60_000);
     const engine = createEngine({
-      feed: fakeFeed(clock), clock, random: seededRandom(1), restoredFills: restored.fills, restoredFailedFees: restored.failedFees,
+      feed: fakeFeed(clock),
+      clock,
+      random: seededRandom(1),
+      restoredFills: restored.fills,
+      restoredFailedFees: restored.failedFees,
       executor: createPaperExecutor({ clock, market: { get: () => undefined }, latencyMs: 0 }),
-      strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })], risk: {}, startingCashLamports: wallet,
+      strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })],
+      risk: {},
+      startingCashLamports: wallet,
       execution: { slippageBps: 300, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
     });
     engine.portfolio.mark(MINT, '0.0004');
@@ -171,18 +213,30 @@ describe('restored state', () => {
     const feed = fakeFeed(clock);
     const entries: DecisionEntry[] = [];
     const executor = createLiveExecutor({
-      rpc: unreachable<LiveRpcPort>('rpc'), swap: unreachable<SwapBuilderPort>('swap'), signer: keypairSigner(Keypair.generate()),
-      journal: store.journal, clock, settings: { maxTradeLamports: 5n * SOL, maxDayLamports: 50n * SOL },
+      rpc: unreachable<LiveRpcPort>('rpc'),
+      swap: unreachable<SwapBuilderPort>('swap'),
+      signer: keypairSigner(Keypair.generate()),
+      journal: store.journal,
+      clock,
+      settings: { maxTradeLamports: 5n * SOL, maxDayLamports: 50n * SOL },
     });
     const engine = createEngine({
-      feed, clock, random: seededRandom(9), executor, decisions: (e) => void entries.push(e),
-      strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })], risk: { maxOpenPositions: 1 }, startingCashLamports: 10n * SOL,
+      feed,
+      clock,
+      random: seededRandom(9),
+      executor,
+      decisions: (e) => void entries.push(e),
+      strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })],
+      risk: { maxOpenPositions: 1 },
+      startingCashLamports: 10n * SOL,
       execution: { slippageBps: 300, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
     });
     await engine.start();
     engine.ingest(priceFrame(MINT, clock.now()));
     feed.push('latest', { token: { mint: MINT, symbol: 'R', name: 'R', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'pool' }] });
-    await expect.poll(() => entries.find((e) => e.kind === 'unfilled')).toMatchObject({ intentId: repeated, outcome: 'rejected', code: 'LIVE_INTENT_ID_REPEATED' });
+    await expect
+      .poll(() => entries.find((e) => e.kind === 'unfilled'))
+      .toMatchObject({ intentId: repeated, outcome: 'rejected', code: 'LIVE_INTENT_ID_REPEATED' });
     expect(entries.find((e) => e.kind === 'intent')).toMatchObject({ intentId: repeated });
     // Not left pending: the only position slot is free again, so the next launch gets its intent.
     const other = 'So11111111111111111111111111111111111111112';

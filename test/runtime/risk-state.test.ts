@@ -52,15 +52,22 @@ function run(clock: ManualClock, store: DeploymentStore, dailyLossLimitLamports 
   const entries: DecisionEntry[] = [];
   const ref: { market?: MarketView } = {};
   const engine: Engine = createEngine({
-    feed, clock, random: seededRandom(3), decisions: (e) => void entries.push(e), riskStore: store.risk,
+    feed,
+    clock,
+    random: seededRandom(3),
+    decisions: (e) => void entries.push(e),
+    riskStore: store.risk,
     executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 0 }),
     strategies: [instantiateStrategy(buyer, {}, { id: 'buyer' })],
-    risk: { dailyLossLimitLamports: lamports(dailyLossLimitLamports) }, startingCashLamports: 100n * SOL,
+    risk: { dailyLossLimitLamports: lamports(dailyLossLimitLamports) },
+    startingCashLamports: 100n * SOL,
     execution: { slippageBps: 2_000, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
   });
   ref.market = engine.market;
-  const price = (mint: string, p: number) => engine.ingest(wire(`price:token:${mint}`, priceFrame(p, { pool: `${mint}-curve`, time: clock.now() }), clock.now()));
-  const launch = (mint: string) => feed.push('latest', { token: { mint, symbol: mint, name: mint, decimals: 6 }, pools: [{ market: 'venue_a', poolId: `${mint}-curve` }] });
+  const price = (mint: string, p: number) =>
+    engine.ingest(wire(`price:token:${mint}`, priceFrame(p, { pool: `${mint}-curve`, time: clock.now() }), clock.now()));
+  const launch = (mint: string) =>
+    feed.push('latest', { token: { mint, symbol: mint, name: mint, decimals: 6 }, pools: [{ market: 'venue_a', poolId: `${mint}-curve` }] });
   const lastDecision = () => entries.at(-1);
   return { engine, price, launch, lastDecision };
 }

@@ -27,11 +27,18 @@ describe('timedJournal', () => {
       const created = await journal.create(intent('int_t1'), { spendLamports: 1n, day: '2026-01-01' }, 1);
       expect(created.kind).toBe('created');
       await journal.markBuilt('int_t1', 2);
-      const failed = await journal.markSent('int_t1', 'sig-not-signed', 3).then(() => undefined, (e: unknown) => e);
+      const failed = await journal.markSent('int_t1', 'sig-not-signed', 3).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isChainpilotError(failed)).toBe(true); // BUILT → SENT skips SIGNED: the journal's own error
       expect((await journal.get('int_t1'))?.state).toBe('BUILT');
       await journal.unresolved();
-      expect(seen.map((s) => [s.op, s.outcome])).toEqual([['create', 'ok'], ['markBuilt', 'ok'], ['markSent', 'error']]);
+      expect(seen.map((s) => [s.op, s.outcome])).toEqual([
+        ['create', 'ok'],
+        ['markBuilt', 'ok'],
+        ['markSent', 'error'],
+      ]);
       for (const s of seen) expect(s.seconds).toBeGreaterThanOrEqual(0);
     } finally {
       await journal.close();

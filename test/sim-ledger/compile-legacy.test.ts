@@ -1,4 +1,4 @@
-import type { PublicKey} from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
 import { ComputeBudgetProgram, Keypair, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedMessage } from '@solana/web3.js';
 import { createTransferInstruction } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,11 @@ describe('legacy message compiler of the swap builder', () => {
     expect(back.payerKey.equals(payer)).toBe(true);
     expect(back.recentBlockhash).toBe(blockhash);
     const shape = (list: readonly TransactionInstruction[]) =>
-      list.map((ix) => ({ program: ix.programId.toBase58(), keys: ix.keys.map((k) => `${k.pubkey.toBase58()}:${k.isSigner}:${k.isWritable}`), data: Buffer.from(ix.data).toString('hex') }));
+      list.map((ix) => ({
+        program: ix.programId.toBase58(),
+        keys: ix.keys.map((k) => `${k.pubkey.toBase58()}:${k.isSigner}:${k.isWritable}`),
+        data: Buffer.from(ix.data).toString('hex'),
+      }));
     const flags = (list: readonly TransactionInstruction[]) => shape(list).map((i) => ({ ...i, keys: i.keys.map((k) => k.split(':')[0]) }));
     expect(flags(back.instructions)).toEqual(flags(ixs));
     // flags are the union over the message (payer is a writable signer everywhere it appears)

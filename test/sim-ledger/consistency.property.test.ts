@@ -19,7 +19,12 @@ type Op =
 const raced = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1_000_000_000 }));
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('buy' as const), lamports: fc.integer({ min: 1_000, max: 2_000_000_000 }), slippagePct: fc.constantFrom(0, 0.5, 5), racedBy: raced }),
+  fc.record({
+    kind: fc.constant('buy' as const),
+    lamports: fc.integer({ min: 1_000, max: 2_000_000_000 }),
+    slippagePct: fc.constantFrom(0, 0.5, 5),
+    racedBy: raced,
+  }),
   fc.record({ kind: fc.constant('sellShare' as const), share: fc.integer({ min: 1, max: 100 }), slippagePct: fc.constantFrom(0, 0.5, 5), racedBy: raced }),
   fc.record({ kind: fc.constant('otherTrader' as const), lamports: fc.integer({ min: 1, max: 500_000_000 }) }),
   fc.record({ kind: fc.constant('slot' as const) }),
@@ -72,7 +77,16 @@ describe('ledger and model consistency', () => {
             const amount = o.kind === 'buy' ? (o.lamports / 1e9).toFixed(9) : (Number(sellRaw) / 1e6).toFixed(6);
             let built;
             try {
-              built = builder.build(parseSwapRequest({ wallet: wallet.publicKey.toBase58(), from: o.kind === 'buy' ? WRAPPED_SOL_MINT : mint, to: o.kind === 'buy' ? mint : WRAPPED_SOL_MINT, amount, slippage: o.slippagePct, priorityFee: 0 }));
+              built = builder.build(
+                parseSwapRequest({
+                  wallet: wallet.publicKey.toBase58(),
+                  from: o.kind === 'buy' ? WRAPPED_SOL_MINT : mint,
+                  to: o.kind === 'buy' ? mint : WRAPPED_SOL_MINT,
+                  amount,
+                  slippage: o.slippagePct,
+                  priorityFee: 0,
+                }),
+              );
             } catch {
               continue; // too small to get any output
             }
@@ -97,7 +111,9 @@ describe('ledger and model consistency', () => {
           expect(tokens()).toBe(sum(bought, (s) => s.tokenRaw) - sum(sold, (s) => s.tokenRaw));
           // Wallet SOL = funded - SOL into the pool + SOL out of it - fees - the token account's rent.
           const rent = ledger.account(ata) ? ledger.rentExemptLamports(165) : 0n;
-          expect(ledger.balance(wallet.publicKey.toBase58())).toBe(funded - sum(bought, (s) => s.solLamports) + sum(sold, (s) => s.solLamports) - feesPaid - rent);
+          expect(ledger.balance(wallet.publicKey.toBase58())).toBe(
+            funded - sum(bought, (s) => s.solLamports) + sum(sold, (s) => s.solLamports) - feesPaid - rent,
+          );
           // The model moved by exactly the landed swaps plus the other traders.
           const end = market.pool(mint)!;
           expect(end.solReserveLamports - start.solReserveLamports).toBe(sum(bought, (s) => s.solLamports) - sum(sold, (s) => s.solLamports) + otherSol);

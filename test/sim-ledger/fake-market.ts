@@ -60,7 +60,17 @@ export function fakeMarket(seed = 'fake-market'): FakeMarket {
     },
     launch(sol, token, decimals = 6) {
       const mint = Keypair.fromSeed(random.bytes(32)).publicKey.toBase58();
-      pools.set(mint, { mint, poolId: `curve-${++n}`, market: 'venue_a', kind: 'curve', decimals, solReserveLamports: sol, tokenReserveRaw: token, feeBps: 100, tradable: true });
+      pools.set(mint, {
+        mint,
+        poolId: `curve-${++n}`,
+        market: 'venue_a',
+        kind: 'curve',
+        decimals,
+        solReserveLamports: sol,
+        tokenReserveRaw: token,
+        feeBps: 100,
+        tradable: true,
+      });
       const info = { mint, decimals, symbol: `TK${n}`, createdAt: unixMs(0) };
       tokens.push(info);
       for (const l of listeners) l(info);

@@ -124,7 +124,10 @@ describe('faults injected on demand', () => {
     expect(transfersOut).toHaveLength(2);
     expect(transfersOut.map((t) => t.lamports).sort()).toEqual([10_000_000n, 1_000_000_000n].sort());
 
-    const sim = await h.rpc('simulateTransaction', [json['txn'], { encoding: 'base64', sigVerify: false, accounts: { addresses: [wallet.publicKey.toBase58()], encoding: 'base64' } }]);
+    const sim = await h.rpc('simulateTransaction', [
+      json['txn'],
+      { encoding: 'base64', sigVerify: false, accounts: { addresses: [wallet.publicKey.toBase58()], encoding: 'base64' } },
+    ]);
     const value = (sim.json['result'] as { value: { err: unknown; accounts: { lamports: number }[] } }).value;
     expect(value.err).toBeNull();
     const rent = await h.connection.getMinimumBalanceForRentExemption(165);

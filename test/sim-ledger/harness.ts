@@ -82,7 +82,11 @@ export async function startHarness(options: LedgerServicesOptions = {}): Promise
       return w;
     },
     async rpc(method, params) {
-      const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      const res = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     },
     async status(sig) {

@@ -1,4 +1,13 @@
-import { ComputeBudgetProgram, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import {
+  ComputeBudgetProgram,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
 import { getBase58Decoder } from '@solana/kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WRAPPED_SOL_MINT } from '../../src/sim/ledger/index.js';
@@ -76,7 +85,9 @@ describe('the ledger behind JSON-RPC', () => {
     h.market.move(mint, 'buy', 3n * BigInt(LAMPORTS_PER_SOL)); // another trader buys first
     const preflight = await sendRaw(tx.serialize());
     expect(preflight.json['error']).toMatchObject({ code: -32002, data: { err: { InstructionError: [expect.any(Number), { Custom: 6001 }] } } });
-    expect((preflight.json['error'] as { message: string }).message).toMatch(/^Transaction simulation failed: Error processing Instruction \d: custom program error: 0x1771$/);
+    expect((preflight.json['error'] as { message: string }).message).toMatch(
+      /^Transaction simulation failed: Error processing Instruction \d: custom program error: 0x1771$/,
+    );
 
     const before = BigInt(await h.connection.getBalance(wallet.publicKey));
     const sent = await sendRaw(tx.serialize(), { skipPreflight: true });
@@ -130,7 +141,11 @@ describe('the ledger behind JSON-RPC', () => {
     const sig = await h.connection.sendRawTransaction(tx.serialize());
     h.slots(21);
     expect((await h.connection.getSignatureStatuses([sig])).value[0]).toBeNull();
-    expect((await h.connection.getSignatureStatuses([sig], { searchTransactionHistory: true })).value[0]).toMatchObject({ err: null, confirmationStatus: 'confirmed', confirmations: 21 });
+    expect((await h.connection.getSignatureStatuses([sig], { searchTransactionHistory: true })).value[0]).toMatchObject({
+      err: null,
+      confirmationStatus: 'confirmed',
+      confirmations: 21,
+    });
   });
 
   it('refuses a transaction whose fee payer cannot pay the fee, and it never lands', async () => {
@@ -151,7 +166,10 @@ describe('the ledger behind JSON-RPC', () => {
     const message = new TransactionMessage({
       payerKey: wallet.publicKey,
       recentBlockhash: blockhash,
-      instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000 }), SystemProgram.transfer({ fromPubkey: wallet.publicKey, toPubkey: to, lamports: 1_000_000 })],
+      instructions: [
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000 }),
+        SystemProgram.transfer({ fromPubkey: wallet.publicKey, toPubkey: to, lamports: 1_000_000 }),
+      ],
     }).compileToV0Message();
     const fee = await h.connection.getFeeForMessage(message);
     // 5,000 per signature + 5e6 micro-lamports × 6,000 default CU (two builtin instructions × 3,000) / 1e6

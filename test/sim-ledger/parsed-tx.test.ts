@@ -81,7 +81,16 @@ describe('the ledger decodes wire transactions from the bytes', () => {
   });
 
   it('formats raw token amounts exactly as core fromRaw does', () => {
-    const cases: [bigint, number][] = [[0n, 6], [1n, 6], [1_000_000n, 6], [123_456_789n, 6], [10n ** 18n + 5n, 9], [42n, 0], [2n ** 64n - 1n, 9], [500n, 3]];
+    const cases: [bigint, number][] = [
+      [0n, 6],
+      [1n, 6],
+      [1_000_000n, 6],
+      [123_456_789n, 6],
+      [10n ** 18n + 5n, 9],
+      [42n, 0],
+      [2n ** 64n - 1n, 9],
+      [500n, 3],
+    ];
     for (const [raw, decimals] of cases) expect(decimalText(raw, decimals)).toBe(fromRaw(raw, decimals));
   });
 

@@ -52,14 +52,16 @@ describe('the JSON-RPC server', () => {
     expect(enc.json['error']).toMatchObject({ code: -32602, message: expect.stringContaining('encoding') });
   });
 
-  it('answers @solana/kit\'s RPC client in shapes it accepts', async () => {
+  it("answers @solana/kit's RPC client in shapes it accepts", async () => {
     const rpc = createSolanaRpc(h.rpcUrl);
     const w = await h.wallet(2);
     const balance = await rpc.getBalance(address(w.publicKey.toBase58()), { commitment: 'confirmed' }).send();
     expect(balance.value).toBe(2_000_000_000n);
     const { value } = await rpc.getLatestBlockhash().send();
     expect(value.lastValidBlockHeight).toBe(BigInt(h.ledger.blockHeight() + 150));
-    const statuses = await rpc.getSignatureStatuses([signature('1111111111111111111111111111111111111111111111111111111111111111')], { searchTransactionHistory: true }).send();
+    const statuses = await rpc
+      .getSignatureStatuses([signature('1111111111111111111111111111111111111111111111111111111111111111')], { searchTransactionHistory: true })
+      .send();
     expect(statuses.value).toEqual([null]);
   });
 
@@ -89,7 +91,11 @@ describe('the JSON-RPC server', () => {
 
     const landedSlot = h.ledger.slot();
     const since = async (slot: number) =>
-      ((await h.rpc('getTokenAccountsByOwnerV2', [a.publicKey.toBase58(), { mint }, { changedSince: slot }])).json['result'] as { value: { totalCount: number } }).value.totalCount;
+      (
+        (await h.rpc('getTokenAccountsByOwnerV2', [a.publicKey.toBase58(), { mint }, { changedSince: slot }])).json['result'] as {
+          value: { totalCount: number };
+        }
+      ).value.totalCount;
     expect(await since(landedSlot)).toBe(1);
     expect(await since(landedSlot + 1)).toBe(0);
 
@@ -107,7 +113,10 @@ describe('the JSON-RPC server', () => {
     let cursor: string | null | undefined;
     let total = 0;
     do {
-      const r = await h.rpc('getProgramAccountsV2', [TOKEN_PROGRAM_ID.toBase58(), { encoding: 'base64', limit: 1, filters: [{ dataSize: 165 }], ...(cursor ? { cursor } : {}) }]);
+      const r = await h.rpc('getProgramAccountsV2', [
+        TOKEN_PROGRAM_ID.toBase58(),
+        { encoding: 'base64', limit: 1, filters: [{ dataSize: 165 }], ...(cursor ? { cursor } : {}) },
+      ]);
       const v = (r.json['result'] as { value: { accounts: { pubkey: string }[]; totalCount: number; cursor: string | null } }).value;
       seen.push(...v.accounts.map((x) => x.pubkey));
       total = v.totalCount;

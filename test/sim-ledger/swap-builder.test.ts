@@ -24,13 +24,19 @@ describe('the swap builder', () => {
       const wallet = Keypair.fromSeed(new Uint8Array(32).fill(3)).publicKey;
       const pool = ledger.poolAccounts(market.pool(mint)!);
       const build = (from: string, to: string, amount: string) =>
-        Transaction.from(Buffer.from(builder.build(parseSwapRequest({ wallet: wallet.toBase58(), from, to, amount, slippage: 1, priorityFee: 0.0001 })).txn, 'base64'));
+        Transaction.from(
+          Buffer.from(builder.build(parseSwapRequest({ wallet: wallet.toBase58(), from, to, amount, slippage: 1, priorityFee: 0.0001 })).txn, 'base64'),
+        );
       const microLamports = (100_000n * 1_000_000n) / BigInt(SWAP_CU_LIMIT);
-      const budget = [ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports })].map(shape);
+      const budget = [ComputeBudgetProgram.setComputeUnitLimit({ units: SWAP_CU_LIMIT }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports })].map(
+        shape,
+      );
 
       const buy = build(WRAPPED_SOL_MINT, mint, '0.5');
       expect(buy.instructions.slice(0, 2).map(shape)).toEqual(budget);
-      expect(shape(buy.instructions[3]!)).toEqual(shape(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: pool.authority.publicKey, lamports: LAMPORTS_PER_SOL / 2 })));
+      expect(shape(buy.instructions[3]!)).toEqual(
+        shape(SystemProgram.transfer({ fromPubkey: wallet, toPubkey: pool.authority.publicKey, lamports: LAMPORTS_PER_SOL / 2 })),
+      );
 
       const sell = build(mint, WRAPPED_SOL_MINT, '1000');
       expect(sell.instructions.slice(0, 2).map(shape)).toEqual(budget);

@@ -45,7 +45,14 @@ describe('a swap built by /swap, signed by the user and sent through JSON-RPC', 
     expect(got?.meta?.postTokenBalances?.find((b) => b.owner === wallet.publicKey.toBase58())?.uiTokenAmount.amount).toBe(expectedOut.toString());
 
     expect(h.market.landed).toHaveLength(1);
-    expect(h.market.landed[0]).toMatchObject({ mint, side: 'buy', solLamports: 1_000_000_000n, tokenRaw: expectedOut, signature: sig, wallet: wallet.publicKey.toBase58() });
+    expect(h.market.landed[0]).toMatchObject({
+      mint,
+      side: 'buy',
+      solLamports: 1_000_000_000n,
+      tokenRaw: expectedOut,
+      signature: sig,
+      wallet: wallet.publicKey.toBase58(),
+    });
     const poolAfter = h.market.pool(mint)!;
     expect(poolAfter.solReserveLamports - poolBefore.solReserveLamports).toBe(1_000_000_000n);
     expect(poolBefore.tokenReserveRaw - poolAfter.tokenReserveRaw).toBe(expectedOut);
@@ -83,7 +90,13 @@ describe('a swap built by /swap, signed by the user and sent through JSON-RPC', 
     expect(h.market.landed[0]?.mint).toBe(mint);
     expect(h.market.pool(mint)?.kind).toBe('amm');
     // The AMM pool (25 bps fee) gave more than the curve (100 bps) would have.
-    expect(h.market.landed[0]!.tokenRaw).toBe(constantProductOut({ ...h.market.pool(mint)!, solReserveLamports: 30n * BigInt(LAMPORTS_PER_SOL), tokenReserveRaw: 1_000_000_000_000_000n }, 'buy', 100_000_000n));
+    expect(h.market.landed[0]!.tokenRaw).toBe(
+      constantProductOut(
+        { ...h.market.pool(mint)!, solReserveLamports: 30n * BigInt(LAMPORTS_PER_SOL), tokenReserveRaw: 1_000_000_000_000_000n },
+        'buy',
+        100_000_000n,
+      ),
+    );
   });
 
   it('pays a sell from the pool even when other traders in the model pushed its price beyond what the vault held', async () => {
@@ -115,4 +128,3 @@ describe('a swap built by /swap, signed by the user and sent through JSON-RPC', 
     expect(new Set(h.market.landed.map((l) => l.signature)).size).toBe(12);
   });
 });
-

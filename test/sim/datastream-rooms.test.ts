@@ -17,9 +17,19 @@ beforeAll(async () => {
   wallet = g.deployer;
   c = await connect(t);
   await c.join(
-    `liquidity:${mint}`, `liquidity:pool:${pool}`, `liquidity:${mint}:enriched`, `transaction:${mint}:enriched`, `stats:token:${mint}:total`,
-    `volume:pool:${pool}`, `holders:${mint}`, `top10:${mint}`, 'dca:dca_program_a', 'dca:dca_program_a:filled', 'dca:dca_program_a:position',
-    'pm:crypto:BTC', `graduating:venue_a:30`,
+    `liquidity:${mint}`,
+    `liquidity:pool:${pool}`,
+    `liquidity:${mint}:enriched`,
+    `transaction:${mint}:enriched`,
+    `stats:token:${mint}:total`,
+    `volume:pool:${pool}`,
+    `holders:${mint}`,
+    `top10:${mint}`,
+    'dca:dca_program_a',
+    'dca:dca_program_a:filled',
+    'dca:dca_program_a:position',
+    'pm:crypto:BTC',
+    `graduating:venue_a:30`,
   );
   const busiest = t.sim.model.state.launched.filter((x) => x.alive && x.status === 'curve').sort((a, b) => b.activity - a.activity)[0]!;
   const trader = busiest.holderList[0]!;
@@ -41,7 +51,9 @@ describe('simulator Datastream rooms', () => {
     expect(byPool.map((m) => m.data)).toEqual(byToken.map((m) => m.data));
     const e = (byToken[0]!.data as Obj[])[0]!;
     expect(Array.isArray(byToken[0]!.data)).toBe(true);
-    expect(Object.keys(e).sort()).toEqual(['amountBasis', 'instruction', 'pool', 'program', 'programId', 'slot', 'time', 'tokens', 'tx', 'type', 'wallet'].sort());
+    expect(Object.keys(e).sort()).toEqual(
+      ['amountBasis', 'instruction', 'pool', 'program', 'programId', 'slot', 'time', 'tokens', 'tx', 'type', 'wallet'].sort(),
+    );
     const enriched = (c.messages(`liquidity:${mint}:enriched`)[0]!.data as Obj[])[0]!;
     expect(enriched).toHaveProperty('identity');
   });

@@ -77,7 +77,9 @@ describe('simulator Datastream', () => {
     expect(new Set(alerts.map((a) => a.token.mint)).size).toBe(alerts.length);
     expect(c.messages('launchpad:curve:30').length).toBeGreaterThanOrEqual(alerts.length);
     for (const a of alerts.slice(0, 5)) {
-      const rows = (await get<{ trades: { tx: string; type: string; amountRaw: string }[] }>(`${t.sim.urls.base}/trades/${a.token.mint}?sortDirection=ASC&limit=500`)).body.trades;
+      const rows = (
+        await get<{ trades: { tx: string; type: string; amountRaw: string }[] }>(`${t.sim.urls.base}/trades/${a.token.mint}?sortDirection=ASC&limit=500`)
+      ).body.trades;
       // curve fill = net tokens bought from the curve; 30 % of 793.1M tokens (6 decimals)
       const threshold = (793_100_000n * 10n ** 6n * 30n) / 100n;
       let filled = 0n;
@@ -112,8 +114,19 @@ describe('simulator Datastream', () => {
     expect(b.raw).toEqual(a.raw.filter((r) => r.includes(`"room":"transaction:${tok.mint}"`)));
     const agg = a.messages(`price:aggregated:${tok.mint}`)[0]!.data as Record<string, unknown>;
     expect(agg).toMatchObject({ token: tok.mint, price: expect.any(Number), pool: expect.any(String), timestamp: expect.any(Number) });
-    expect(agg['aggregated']).toMatchObject({ median: expect.any(Number), average: expect.any(Number), min: expect.any(Number), max: expect.any(Number), poolCount: 1 });
-    expect((agg['topPools'] as unknown[])[0]).toMatchObject({ poolId: expect.any(String), price: expect.any(Number), liquidity: expect.any(Number), market: expect.any(String) });
+    expect(agg['aggregated']).toMatchObject({
+      median: expect.any(Number),
+      average: expect.any(Number),
+      min: expect.any(Number),
+      max: expect.any(Number),
+      poolCount: 1,
+    });
+    expect((agg['topPools'] as unknown[])[0]).toMatchObject({
+      poolId: expect.any(String),
+      price: expect.any(Number),
+      liquidity: expect.any(Number),
+      market: expect.any(String),
+    });
   });
 
   it('pings every interval and drops a client that never answers, keeping one that does', async () => {

@@ -15,7 +15,9 @@ describe('topBalancesSum', () => {
       const balances = Array.from({ length: count }, () => BigInt(r.int(1, 12)) * 1_000_000n);
       const t = token(balances);
       for (const n of [1, 3, 10]) {
-        const expected = holdersByBalance(t).slice(0, n).reduce((a, [, b]) => a + b, 0n);
+        const expected = holdersByBalance(t)
+          .slice(0, n)
+          .reduce((a, [, b]) => a + b, 0n);
         expect(topBalancesSum(t, n), `round ${round}, ${count} holders, top ${n}`).toBe(expected);
       }
     }

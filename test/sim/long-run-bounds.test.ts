@@ -8,8 +8,15 @@ import { get, startTestSim, type TestSim } from './sim-helpers.js';
 
 const HOUR = 3_600_000;
 const market = {
-  launchesPerHour: 120, retailWallets: 80, tradeRetentionMs: 600_000, tokenRetentionMs: 600_000,
-  maxTradesPerToken: 300, maxLiquidityPerToken: 12, maxLotsPerPosition: 3, maxRetiredTokens: 25, maxDeployers: 20,
+  launchesPerHour: 120,
+  retailWallets: 80,
+  tradeRetentionMs: 600_000,
+  tokenRetentionMs: 600_000,
+  maxTradesPerToken: 300,
+  maxLiquidityPerToken: 12,
+  maxLotsPerPosition: 3,
+  maxRetiredTokens: 25,
+  maxDeployers: 20,
 };
 
 let t: TestSim;

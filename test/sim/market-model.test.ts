@@ -55,7 +55,16 @@ describe('market model', () => {
     const q = model.quote(t.mint, 'buy', 1_000_000_000n)!;
     expect(q.amountOut).toBe(constantProductOut(pool.solReserveLamports, pool.tokenReserveRaw, 1_000_000_000n, pool.feeBps).amountOut);
     const tapeBefore = model.state.tradesByToken.get(t.mint)!.length;
-    model.applyLandedSwap({ mint: t.mint, wallet: 'UserWa11et1111111111111111111111111111111111', side: 'buy', solLamports: 990_000_000n, tokenRaw: q.amountOut, signature: 'sigX', slot: 1, at: model.state.now });
+    model.applyLandedSwap({
+      mint: t.mint,
+      wallet: 'UserWa11et1111111111111111111111111111111111',
+      side: 'buy',
+      solLamports: 990_000_000n,
+      tokenRaw: q.amountOut,
+      signature: 'sigX',
+      slot: 1,
+      at: model.state.now,
+    });
     const after = model.pool(t.mint)!;
     expect(after.solReserveLamports - pool.solReserveLamports).toBe(990_000_000n);
     expect(pool.tokenReserveRaw - after.tokenReserveRaw).toBe(q.amountOut);
@@ -74,12 +83,21 @@ describe('market model', () => {
     clock.advance(20_000);
     const t = model.state.launched.find((x) => x.status === 'curve')!;
     const left = t.curve.realToken;
-    model.applyLandedSwap({ mint: t.mint, wallet: 'Whale', side: 'buy', solLamports: 90_000_000_000n, tokenRaw: left, signature: 'sigW', slot: 1, at: model.state.now });
+    model.applyLandedSwap({
+      mint: t.mint,
+      wallet: 'Whale',
+      side: 'buy',
+      solLamports: 90_000_000_000n,
+      tokenRaw: left,
+      signature: 'sigW',
+      slot: 1,
+      at: model.state.now,
+    });
     expect(model.pool(t.mint)!.tradable).toBe(false);
     expect(model.quote(t.mint, 'buy', 1_000_000n)).toBeUndefined();
-    expect(() => model.applyLandedSwap({ mint: t.mint, wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: model.state.now })).toThrow(
-      expect.objectContaining({ code: 'SIM_POOL_NOT_TRADABLE' }) as Error,
-    );
+    expect(() =>
+      model.applyLandedSwap({ mint: t.mint, wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: model.state.now }),
+    ).toThrow(expect.objectContaining({ code: 'SIM_POOL_NOT_TRADABLE' }) as Error);
     clock.advance(3_000);
     expect(graduated).toContain(t.mint);
     expect(model.pool(t.mint)).toMatchObject({ kind: 'amm', market: 'venue_a-amm', tradable: true, feeBps: 25 });

@@ -20,29 +20,31 @@ describe('FIFO PnL book', () => {
   });
 
   it('conserves lamports: realized PnL is the proceeds minus the cost of exactly the lots sold', () => {
-    fc.assert(fc.property(fc.array(fc.tuple(fc.boolean(), fc.bigInt(1n, 10n ** 12n), fc.bigInt(1n, 10n ** 9n)), { minLength: 1, maxLength: 40 }), (ops) => {
-      const book = createPnlBook();
-      book.record('w', 'm', 'buy', 5_000n, 1_000n, at(0));
-      let bought = 5_000n;
-      let sold = 0n;
-      let balance = 1_000n;
-      for (const [isBuy, sol, raw] of ops) {
-        if (isBuy) {
-          book.record('w', 'm', 'buy', sol, raw, at(1));
-          bought += sol;
-          balance += raw;
-        } else if (balance > 0n) {
-          const q = raw > balance ? balance : raw;
-          book.record('w', 'm', 'sell', sol, q, at(2));
-          sold += sol;
-          balance -= q;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.bigInt(1n, 10n ** 12n), fc.bigInt(1n, 10n ** 9n)), { minLength: 1, maxLength: 40 }), (ops) => {
+        const book = createPnlBook();
+        book.record('w', 'm', 'buy', 5_000n, 1_000n, at(0));
+        let bought = 5_000n;
+        let sold = 0n;
+        let balance = 1_000n;
+        for (const [isBuy, sol, raw] of ops) {
+          if (isBuy) {
+            book.record('w', 'm', 'buy', sol, raw, at(1));
+            bought += sol;
+            balance += raw;
+          } else if (balance > 0n) {
+            const q = raw > balance ? balance : raw;
+            book.record('w', 'm', 'sell', sol, q, at(2));
+            sold += sol;
+            balance -= q;
+          }
         }
-      }
-      const p = book.position('w', 'm')!;
-      expect(p.balanceRaw).toBe(balance);
-      // every lamport bought is either still in the cost basis or was matched against proceeds
-      expect(p.realizedLamports).toBe(sold - (bought - p.costBasisLamports));
-      expect(p.costBasisLamports >= 0n).toBe(true);
-    }));
+        const p = book.position('w', 'm')!;
+        expect(p.balanceRaw).toBe(balance);
+        // every lamport bought is either still in the cost basis or was matched against proceeds
+        expect(p.realizedLamports).toBe(sold - (bought - p.costBasisLamports));
+        expect(p.costBasisLamports >= 0n).toBe(true);
+      }),
+    );
   });
 });

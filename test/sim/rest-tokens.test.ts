@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, startTestSim, type TestSim } from './sim-helpers.js';
 
 type Obj = Record<string, unknown>;
-type TokenWithPools = { token: Obj & { mint: string; name: string; symbol: string }; pools: (Obj & { market: string; poolId: string; deployer: string; liquidity: { usd: number } })[] };
+type TokenWithPools = {
+  token: Obj & { mint: string; name: string; symbol: string };
+  pools: (Obj & { market: string; poolId: string; deployer: string; liquidity: { usd: number } })[];
+};
 
 let t: TestSim;
 let base: string;
@@ -62,7 +65,13 @@ describe('simulator REST: tokens and discovery', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     const first = r.body[0]!;
     expect(first.token).toMatchObject({ mint: expect.any(String), name: expect.any(String), symbol: expect.any(String) });
-    expect(first.pools[0]).toMatchObject({ market: expect.stringMatching(/^venue_/), poolId: expect.any(String), deployer: expect.any(String), tokenProgram: 'spl-token', isMayhemMode: false });
+    expect(first.pools[0]).toMatchObject({
+      market: expect.stringMatching(/^venue_/),
+      poolId: expect.any(String),
+      deployer: expect.any(String),
+      tokenProgram: 'spl-token',
+      isMayhemMode: false,
+    });
     expect(first.pools[0]!['creation']).toMatchObject({ creator: first.pools[0]!.deployer, created_tx: expect.any(String), created_time: expect.any(Number) });
   });
 
@@ -76,9 +85,15 @@ describe('simulator REST: tokens and discovery', () => {
     const risks = (r.body['risk'] as { risks: { name: string; score: number }[] }).risks;
     expect(risks.map((x) => x.score)).toContain(10);
     expect(r.body).not.toHaveProperty('graduatedAt');
-    const multi = await post<Obj>(`${base}/tokens/multi`, latest.slice(0, 3).map((x) => x.token.mint));
+    const multi = await post<Obj>(
+      `${base}/tokens/multi`,
+      latest.slice(0, 3).map((x) => x.token.mint),
+    );
     expect(Object.keys(multi.body)).toHaveLength(3);
-    const tooMany = await post(`${base}/tokens/multi`, latest.slice(0, 21).map((x) => x.token.mint));
+    const tooMany = await post(
+      `${base}/tokens/multi`,
+      latest.slice(0, 21).map((x) => x.token.mint),
+    );
     expect(tooMany.status).toBe(400);
   });
 
@@ -98,7 +113,9 @@ describe('simulator REST: tokens and discovery', () => {
   });
 
   it('filters search by curve percentage and sorts by community messages', async () => {
-    const r = await get<{ data: { curvePercentage: number; communityMessages: number; hasCoinCommunity: boolean; riskScore: number }[] }>(`${base}/search?minCurvePercentage=20&maxCurvePercentage=80&sortBy=communityMessages&sortOrder=desc&limit=50`);
+    const r = await get<{ data: { curvePercentage: number; communityMessages: number; hasCoinCommunity: boolean; riskScore: number }[] }>(
+      `${base}/search?minCurvePercentage=20&maxCurvePercentage=80&sortBy=communityMessages&sortOrder=desc&limit=50`,
+    );
     expect(r.status).toBe(200);
     for (const d of r.body.data) {
       expect(d.curvePercentage).toBeGreaterThanOrEqual(20);
@@ -123,7 +140,9 @@ describe('simulator REST: tokens and discovery', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { accounts: { wallet: string }[]; cursor: string | null } } = await get(`${base}/tokens/${mint}/holders/paginated?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: { body: { accounts: { wallet: string }[]; cursor: string | null } } = await get(
+        `${base}/tokens/${mint}/holders/paginated?limit=7${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...page.body.accounts.map((a) => a.wallet));
       cursor = page.body.cursor;
     } while (cursor);
@@ -150,7 +169,13 @@ describe('simulator REST: tokens and discovery', () => {
   });
 
   it('reports market activity per venue with all four windows and changePct', async () => {
-    const r = await get<{ market: string; label: string; stats: Record<string, { transactions: { total: number; buys: number; sells: number; changePct: number }; migrations: { total: number } }> }[]>(`${base}/lighthouse`);
+    const r = await get<
+      {
+        market: string;
+        label: string;
+        stats: Record<string, { transactions: { total: number; buys: number; sells: number; changePct: number }; migrations: { total: number } }>;
+      }[]
+    >(`${base}/lighthouse`);
     const all = r.body.find((m) => m.market === 'all')!;
     expect(Object.keys(all.stats).sort()).toEqual(['1h', '24h', '5m', '6h']);
     const w = all.stats['1h']!;

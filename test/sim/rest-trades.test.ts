@@ -56,7 +56,13 @@ describe('simulator REST: trades and liquidity history', () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     const liquidityRows = all.filter((r) => r.type === 'add_liquidity' || r.type === 'remove_liquidity');
     expect(liquidityRows.length).toBe(liq);
-    expect(liquidityRows[0]).toMatchObject({ program: 'venue_a-amm', amountBasis: 'transfer', programId: expect.any(String), instruction: expect.any(String), slot: expect.any(Number) });
+    expect(liquidityRows[0]).toMatchObject({
+      program: 'venue_a-amm',
+      amountBasis: 'transfer',
+      programId: expect.any(String),
+      instruction: expect.any(String),
+      slot: expect.any(Number),
+    });
     for (const tok of liquidityRows[0]!.tokens as { amountRaw: string; decimals: number; amount: string }[]) {
       expect(tok.amountRaw).toMatch(/^\d+$/);
       expect(Number(tok.amount)).toBeCloseTo(Number(tok.amountRaw) / 10 ** tok.decimals, 6);
@@ -68,7 +74,9 @@ describe('simulator REST: trades and liquidity history', () => {
     expect(r.body.trades).toHaveLength(1);
     expect(r.body.trades[0]!.pool).toBe(ammPool);
     if (r.body.nextCursor) {
-      const wrong = await get<{ error: { code: string; message: string } }>(`${base}/trades/${mint}?events=liquidity&cursor=${encodeURIComponent(r.body.nextCursor)}`);
+      const wrong = await get<{ error: { code: string; message: string } }>(
+        `${base}/trades/${mint}?events=liquidity&cursor=${encodeURIComponent(r.body.nextCursor)}`,
+      );
       expect(wrong.status).toBe(400);
       expect(wrong.body.error.message).toContain('cursor');
     }
@@ -89,7 +97,8 @@ describe('simulator REST: trades and liquidity history', () => {
 
   it('builds candles that agree with the trade tape for every bucket', async () => {
     const trades = await pageAll(`/trades/${mint}?sortDirection=ASC`, 500);
-    const candles = (await get<{ time: number; open: number; high: number; low: number; close: number; volume: number }[]>(`${base}/chart/${mint}?type=1m`)).body;
+    const candles = (await get<{ time: number; open: number; high: number; low: number; close: number; volume: number }[]>(`${base}/chart/${mint}?type=1m`))
+      .body;
     const buckets = new Map<number, Row[]>();
     for (const r of trades) {
       const b = Math.floor(r.time / 1000 / 60) * 60;
@@ -103,7 +112,10 @@ describe('simulator REST: trades and liquidity history', () => {
       expect(c.close).toBe(prices.at(-1));
       expect(c.high).toBe(Math.max(...prices));
       expect(c.low).toBe(Math.min(...prices));
-      expect(c.volume).toBeCloseTo(rows.reduce((a, r) => a + r.volume!, 0), 6);
+      expect(c.volume).toBeCloseTo(
+        rows.reduce((a, r) => a + r.volume!, 0),
+        6,
+      );
     }
     const from = candles[3]!.time;
     const to = candles[5]!.time;
@@ -122,7 +134,9 @@ describe('simulator REST: trades and liquidity history', () => {
     expect(m.body[mint]!.price).toBe(p.body.price);
     const ts = await get<{ price: number }>(`${base}/price/history/timestamp?token=${mint}&timestamp=${Math.floor(last.time / 1000) + 1}`);
     expect(ts.body.price).toBe(last.priceUsd);
-    const range = await get<{ lowest: { price: number }; highest: { price: number } }>(`${base}/price/history/range?token=${mint}&time_from=0&time_to=${Math.floor(last.time / 1000) + 1}`);
+    const range = await get<{ lowest: { price: number }; highest: { price: number } }>(
+      `${base}/price/history/range?token=${mint}&time_from=0&time_to=${Math.floor(last.time / 1000) + 1}`,
+    );
     expect(range.body.highest.price).toBeGreaterThanOrEqual(range.body.lowest.price);
   });
 });

@@ -22,7 +22,13 @@ describe('simulator REST: DCA', () => {
     expect((await get(`${base}/dca/programs`)).body).toEqual({ programs: [{ id: 'dca_program_a', label: expect.any(String), programId: expect.any(String) }] });
     const order = [...t.sim.model.state.dca.values()][0]!;
     const one = await get<Obj>(`${base}/dca/order/${order.address}`);
-    expect(one.body).toMatchObject({ address: order.address, wallet: order.wallet, outputMint: order.outputMint, programId: expect.any(String), status: expect.stringMatching(/active|completed/) });
+    expect(one.body).toMatchObject({
+      address: order.address,
+      wallet: order.wallet,
+      outputMint: order.outputMint,
+      programId: expect.any(String),
+      status: expect.stringMatching(/active|completed/),
+    });
     expect(BigInt(one.body['usedRaw'] as string) + BigInt(one.body['remainingRaw'] as string)).toBe(BigInt(one.body['depositedRaw'] as string));
     const wallet = await get<{ orders: Obj[]; summary: { total: number } }>(`${base}/dca/wallet/${order.wallet}`);
     expect(wallet.body.summary.total).toBe(wallet.body.orders.length);
@@ -43,7 +49,26 @@ describe('simulator REST: PnL V2 and legacy', () => {
     for (const mode of ['strict', 'adjusted', 'raw']) {
       const p = await get<Obj>(`${base}/v2/pnl/wallets/${h.wallet}/tokens/${tok.mint}?pnlMode=${mode}`);
       expect(p.body).toMatchObject({ pnlMode: mode, balanceRaw: h.amountRaw, realizedRaw: expect.stringMatching(/^-?\d+$/) });
-      expect(Object.keys(p.body)).toEqual(expect.arrayContaining(['realized', 'unrealized', 'total', 'buys', 'sells', 'totalTrades', 'roi', 'balance', 'costBasis', 'value', 'price', 'totalBought', 'totalSold', 'avgBuy', 'avgSell', 'timing']));
+      expect(Object.keys(p.body)).toEqual(
+        expect.arrayContaining([
+          'realized',
+          'unrealized',
+          'total',
+          'buys',
+          'sells',
+          'totalTrades',
+          'roi',
+          'balance',
+          'costBasis',
+          'value',
+          'price',
+          'totalBought',
+          'totalSold',
+          'avgBuy',
+          'avgSell',
+          'timing',
+        ]),
+      );
     }
     expect((await get(`${base}/v2/pnl/wallets/${h.wallet}?pnlMode=loose`)).status).toBe(400);
     const summary = await get<{ summary: { timing: { avgHoldTimeSecs: number }; winRate: number } }>(`${base}/v2/pnl/wallets/${h.wallet}`);
@@ -72,11 +97,18 @@ describe('simulator REST: PnL V2 and legacy', () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(first.body.buyers[0]).toMatchObject({ wallet: tok.deployer });
     const traders = await get<{ wallet: string; pnl: number; counts: Obj; timing: Obj }[]>(`${base}/top-traders/${tok.mint}`);
-    expect(traders.body[0]).toMatchObject({ wallet: expect.any(String), pnl: expect.any(Number), counts: expect.any(Object), timing: { firstTrade: expect.any(Number), lastTrade: expect.any(Number) } });
+    expect(traders.body[0]).toMatchObject({
+      wallet: expect.any(String),
+      pnl: expect.any(Number),
+      counts: expect.any(Object),
+      timing: { firstTrade: expect.any(Number), lastTrade: expect.any(Number) },
+    });
     const kols = await get<{ leaderboard: { identity: { tags: string[] } }[] }>(`${base}/v2/pnl/leaderboard/kols`);
     for (const k of kols.body.leaderboard) expect(k.identity.tags).toContain('kol');
     expect((await get(`${base}/v2/pnl/leaderboard/top?window=3`)).status).toBe(400);
-    const batch = await post<{ positions: Obj[]; notFound: string[] }>(`${base}/v2/pnl/tokens/${tok.mint}/positions/batch`, { wallets: [tok.deployer, 'NoSuchWa11et'] });
+    const batch = await post<{ positions: Obj[]; notFound: string[] }>(`${base}/v2/pnl/tokens/${tok.mint}/positions/batch`, {
+      wallets: [tok.deployer, 'NoSuchWa11et'],
+    });
     expect(batch.body.positions).toHaveLength(1);
     expect(batch.body.notFound).toEqual(['NoSuchWa11et']);
     const wallets = await post<{ truncated: { limit: number } }>(`${base}/v2/pnl/wallets/batch`, { wallets: Array.from({ length: 101 }, () => tok.deployer) });
@@ -93,16 +125,49 @@ describe('simulator prediction API', () => {
     const ids1 = page1.body.data.map((e) => e['id']);
     for (const e of page2.body.data) expect(ids1).not.toContain(e['id']);
     const ev = page1.body.data[0]!;
-    expect(Object.keys(ev)).toEqual(expect.arrayContaining(['exchange', 'id', 'marketCount', 'marketKind', 'title', 'category', 'comboEnabled', 'comboGroups', 'createdAt', 'cryptoUpDown', 'description', 'endDate', 'icon', 'image', 'markets', 'negRisk', 'openInterest', 'resolutionSource', 'slug', 'startDate', 'tags', 'ticker', 'updatedAt', 'url', 'volume', 'volume24h']));
+    expect(Object.keys(ev)).toEqual(
+      expect.arrayContaining([
+        'exchange',
+        'id',
+        'marketCount',
+        'marketKind',
+        'title',
+        'category',
+        'comboEnabled',
+        'comboGroups',
+        'createdAt',
+        'cryptoUpDown',
+        'description',
+        'endDate',
+        'icon',
+        'image',
+        'markets',
+        'negRisk',
+        'openInterest',
+        'resolutionSource',
+        'slug',
+        'startDate',
+        'tags',
+        'ticker',
+        'updatedAt',
+        'url',
+        'volume',
+        'volume24h',
+      ]),
+    );
     const m = (ev['markets'] as Obj[])[0]!;
-    expect(Object.keys(m)).toEqual(expect.arrayContaining(['exchange', 'hasDepth', 'id', 'isTradable', 'marketKind', 'outcomes', 'pricingMode', 'slug', 'status', 'title', 'volume']));
+    expect(Object.keys(m)).toEqual(
+      expect.arrayContaining(['exchange', 'hasDepth', 'id', 'isTradable', 'marketKind', 'outcomes', 'pricingMode', 'slug', 'status', 'title', 'volume']),
+    );
     expect((await get(`${pred}/v1/events?limit=501`)).status).toBe(400);
     const bad = await get<Obj>(`${pred}/v1/events?limit=501`);
     expect(bad.body).toMatchObject({ code: 400, errorCode: 'INVALID_PARAMETER', error: expect.stringContaining('limit') });
   });
 
   it('serves crypto up/down windows, prices, books and candles for a market', async () => {
-    const crypto = await get<{ data: { id: string; cryptoUpDown: { phase: string; priceToBeat: number; finalPrice: number | null; result: string | null } }[] }>(`${pred}/v1/crypto/events`);
+    const crypto = await get<{
+      data: { id: string; cryptoUpDown: { phase: string; priceToBeat: number; finalPrice: number | null; result: string | null } }[];
+    }>(`${pred}/v1/crypto/events`);
     const resolved = crypto.body.data.filter((e) => e.cryptoUpDown.phase === 'resolved');
     expect(resolved.length).toBeGreaterThan(0);
     for (const e of resolved) expect(e.cryptoUpDown.result).toBe(e.cryptoUpDown.finalPrice! >= e.cryptoUpDown.priceToBeat ? 'up' : 'down');

@@ -87,13 +87,14 @@ export async function connect(t: Pick<TestSim, 'sim'>, opts: { answerPings?: boo
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  const parsed = (): Frame[] => raw.flatMap((r) => {
-    try {
-      return [JSON.parse(r) as Frame];
-    } catch {
-      return [];
-    }
-  });
+  const parsed = (): Frame[] =>
+    raw.flatMap((r) => {
+      try {
+        return [JSON.parse(r) as Frame];
+      } catch {
+        return [];
+      }
+    });
   const sync = async (): Promise<void> => {
     // The server handles frames in order: the error reply to a bogus frame proves the ones before are done.
     control.pending += 1;
@@ -102,7 +103,8 @@ export async function connect(t: Pick<TestSim, 'sim'>, opts: { answerPings?: boo
     await waitFor(() => control.seen >= target);
   };
   return {
-    ws, raw,
+    ws,
+    raw,
     messages: (room) => parsed().filter((f) => f.type === 'message' && (room === undefined || f.room === room)),
     async join(...rooms) {
       for (const room of rooms) ws.send(JSON.stringify({ type: 'join', room }));

@@ -55,7 +55,9 @@ describe('the simulator with its ledger', () => {
     const received = BigInt((await connection.getTokenAccountBalance(ata)).value.amount);
     expect(received).toBe(quote.amountOut);
 
-    const trades = (await (await fetch(`${sim.urls.base}/trades/${mint}?limit=500`, { headers: { 'x-api-key': KEY } })).json()) as { trades: { tx: string; type: string; amountRaw: string; solAmount: string; wallet: string }[] };
+    const trades = (await (await fetch(`${sim.urls.base}/trades/${mint}?limit=500`, { headers: { 'x-api-key': KEY } })).json()) as {
+      trades: { tx: string; type: string; amountRaw: string; solAmount: string; wallet: string }[];
+    };
     const row = trades.trades.find((t) => t.tx === sig);
     expect(row).toMatchObject({ type: 'buy', wallet: wallet.publicKey.toBase58(), amountRaw: received.toString(), solAmount: '0.25' });
   });

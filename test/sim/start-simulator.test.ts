@@ -9,7 +9,10 @@ describe('startSimulator', () => {
     let ctx: SimServiceContext | undefined;
     let base = '';
     const sim = await startSimulator({
-      seed: 3, speed: 'max', startAt: T0, apiKey: KEY,
+      seed: 3,
+      speed: 'max',
+      startAt: T0,
+      apiKey: KEY,
       services: [
         async (c) => {
           ctx = c;
@@ -25,7 +28,12 @@ describe('startSimulator', () => {
       ],
     });
     base = sim.urls.base;
-    expect(sim.urls).toMatchObject({ base: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), prediction: `${base}/prediction`, datastream: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/datastream$/), rpc: 'http://127.0.0.1:1/' });
+    expect(sim.urls).toMatchObject({
+      base: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      prediction: `${base}/prediction`,
+      datastream: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/datastream$/),
+      rpc: 'http://127.0.0.1:1/',
+    });
     expect(ctx?.apiKey).toBe(KEY);
     expect(ctx?.market).toBe(sim.market);
     const c = await connect({ sim });
@@ -55,7 +63,10 @@ describe('startSimulator', () => {
     await expect(startSimulator({ speed: 0 })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS' });
     for (const speed of [1e300, 1e-300, Number.NaN, Infinity]) await expect(startSimulator({ speed })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS' });
     await expect(startSimulator({ faults: 'apocalypse' })).rejects.toMatchObject({ code: 'SIM_UNKNOWN_FAULT_PROFILE' });
-    await expect(startSimulator({ market: { launchesPerHour: -1 } })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS', message: expect.stringContaining('launchesPerHour') });
+    await expect(startSimulator({ market: { launchesPerHour: -1 } })).rejects.toMatchObject({
+      code: 'SIM_INVALID_SETTINGS',
+      message: expect.stringContaining('launchesPerHour'),
+    });
     await expect(startSimulator({ market: { bogus: 1 } as never })).rejects.toMatchObject({ code: 'SIM_INVALID_SETTINGS' });
   });
 

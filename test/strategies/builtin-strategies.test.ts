@@ -27,12 +27,19 @@ function run(name: string, params: Record<string, unknown>, o: { refuse?: boolea
   const log = memoryDecisionLog();
   const ref: { market?: MarketView } = {};
   const engine = createEngine({
-    feed, executor: o.refuse ? refusingExecutor(clock) : createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }), clock, random: seededRandom(1),
-    strategies: [instantiateStrategy(BUILTIN_STRATEGIES[name]!, params)], risk: {}, startingCashLamports: 10n * SOL,
-    execution: { slippageBps: 1_000, priorityFeeLamports: lamports(0n), defaultDecimals: 6 }, decisions: log.sink,
+    feed,
+    executor: o.refuse ? refusingExecutor(clock) : createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }),
+    clock,
+    random: seededRandom(1),
+    strategies: [instantiateStrategy(BUILTIN_STRATEGIES[name]!, params)],
+    risk: {},
+    startingCashLamports: 10n * SOL,
+    execution: { slippageBps: 1_000, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
+    decisions: log.sink,
   });
   ref.market = engine.market;
-  const intents = () => log.lines.map((l) => JSON.parse(l) as { kind: string; side?: string; mint?: string; reason?: string }).filter((e) => e.kind === 'intent');
+  const intents = () =>
+    log.lines.map((l) => JSON.parse(l) as { kind: string; side?: string; mint?: string; reason?: string }).filter((e) => e.kind === 'intent');
   return { clock, feed, engine, intents };
 }
 

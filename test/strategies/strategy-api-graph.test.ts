@@ -15,7 +15,9 @@ describe('the strategy API entry (chainpilot/strategy)', () => {
   it('loads no native addon, no Solana SDK and nothing of the simulator, executors, config, runtime or client', async () => {
     const inputs = await inputsOf('src/strategies/api.ts');
     expect(inputs).toContain('src/engine/strategy-api.ts');
-    expect(inputs.filter((f) => /node_modules\/(@solana|litesvm|better-sqlite3|bigint-buffer|bullmq|ioredis|ws|undici|pino)\//.test(f) || f.endsWith('.node'))).toEqual([]);
+    expect(
+      inputs.filter((f) => /node_modules\/(@solana|litesvm|better-sqlite3|bigint-buffer|bullmq|ioredis|ws|undici|pino)\//.test(f) || f.endsWith('.node')),
+    ).toEqual([]);
     expect(inputs.filter((f) => /^src\/(sim|executors|config|runtime|cli|client)\//.test(f))).toEqual([]);
   });
 

@@ -23,44 +23,74 @@ export function registerBacktest(program: Command): void {
     .option('--from <time>', 'replay from this time (ISO or Unix ms)', timeOption)
     .option('--to <time>', 'replay up to this time (ISO or Unix ms)', timeOption)
     .option('--out <dir>', 'output directory', './backtest-out')
-    .option('--seed <n>', 'engine seed (default: the recording\'s)', seedOption)
+    .option('--seed <n>', "engine seed (default: the recording's)", seedOption)
     .option('--data-miss <policy>', 'ctx.data look-up with no recorded answer: latest (newest earlier answer) or error', 'latest')
     .option('--sample <time>', 'equity sampling interval', durationOption, 60_000)
     .option('--verify-against <file>', 'decision log to compare with; exits 1 at the first difference')
     .option('--no-cache', 'parse the recording without its prepared cache (.chainpilot-cache next to the recording), and write none')
-    .action(async (file: string, opts: { data: string[]; from?: number; to?: number; out: string; seed?: number; dataMiss: string; sample: number; verifyAgainst?: string; cache: boolean }) => {
-      const [{ runBacktestJob }, { formatReportSummary }, { createProgress }] = await Promise.all([import('../../runtime/backtest/backtest-job.js'), import('../../report/summary-table.js'), import('../progress.js')]);
-      if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
-      const progress = createProgress('backtest');
-      try {
-        const r = await runBacktestJob({
-          file, data: opts.data, outDir: opts.out, dataMiss: opts.dataMiss, sampleMs: opts.sample, cache: opts.cache,
-          ...(opts.from !== undefined ? { fromMs: opts.from } : {}),
-          ...(opts.to !== undefined ? { toMs: opts.to } : {}),
-          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-          ...(opts.verifyAgainst ? { verifyAgainst: opts.verifyAgainst } : {}),
-          onProgress: (p) => progress.update(p.lines, p.totalLines, new Date(p.at).toISOString(), p.linesPerSec),
-        });
-        progress.stop();
-        if (r.cache.status === 'rebuilt' || r.cache.status === 'unwritable') process.stderr.write(`recording cache ${r.cache.path}: ${r.cache.status}: ${r.cache.reason ?? ''}\n`);
-        process.stdout.write(`${formatReportSummary(r.report)}\n\nwrote ${r.files.report}, ${r.files.html} and ${r.files.decisions}\n`);
-        if (opts.verifyAgainst) {
-          if (r.divergence) {
-            const dv = r.divergence;
-            process.stdout.write('\n');
-            process.stdout.write(`BACKTEST_DIVERGED: the decision log departs from ${opts.verifyAgainst} at line ${dv.line}\n  expected: ${dv.expected ?? '(end of log)'}\n  backtest: ${dv.actual ?? '(end of log)'}\n`);
-            if (r.drift && r.drift.matched > 0) process.stdout.write(`  fill drift over ${r.drift.matched} fills of the same intents: mean ${r.drift.meanBps.toFixed(1)} bps, max |${r.drift.maxAbsBps.toFixed(1)}| bps\n`);
+    .action(
+      async (
+        file: string,
+        opts: {
+          data: string[];
+          from?: number;
+          to?: number;
+          out: string;
+          seed?: number;
+          dataMiss: string;
+          sample: number;
+          verifyAgainst?: string;
+          cache: boolean;
+        },
+      ) => {
+        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }] = await Promise.all([
+          import('../../runtime/backtest/backtest-job.js'),
+          import('../../report/summary-table.js'),
+          import('../progress.js'),
+        ]);
+        if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
+        const progress = createProgress('backtest');
+        try {
+          const r = await runBacktestJob({
+            file,
+            data: opts.data,
+            outDir: opts.out,
+            dataMiss: opts.dataMiss,
+            sampleMs: opts.sample,
+            cache: opts.cache,
+            ...(opts.from !== undefined ? { fromMs: opts.from } : {}),
+            ...(opts.to !== undefined ? { toMs: opts.to } : {}),
+            ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+            ...(opts.verifyAgainst ? { verifyAgainst: opts.verifyAgainst } : {}),
+            onProgress: (p) => progress.update(p.lines, p.totalLines, new Date(p.at).toISOString(), p.linesPerSec),
+          });
+          progress.stop();
+          if (r.cache.status === 'rebuilt' || r.cache.status === 'unwritable')
+            process.stderr.write(`recording cache ${r.cache.path}: ${r.cache.status}: ${r.cache.reason ?? ''}\n`);
+          process.stdout.write(`${formatReportSummary(r.report)}\n\nwrote ${r.files.report}, ${r.files.html} and ${r.files.decisions}\n`);
+          if (opts.verifyAgainst) {
+            if (r.divergence) {
+              const dv = r.divergence;
+              process.stdout.write('\n');
+              process.stdout.write(
+                `BACKTEST_DIVERGED: the decision log departs from ${opts.verifyAgainst} at line ${dv.line}\n  expected: ${dv.expected ?? '(end of log)'}\n  backtest: ${dv.actual ?? '(end of log)'}\n`,
+              );
+              if (r.drift && r.drift.matched > 0)
+                process.stdout.write(
+                  `  fill drift over ${r.drift.matched} fills of the same intents: mean ${r.drift.meanBps.toFixed(1)} bps, max |${r.drift.maxAbsBps.toFixed(1)}| bps\n`,
+                );
+              process.exitCode = 1;
+            } else process.stdout.write(`\nverified: the decision log equals ${opts.verifyAgainst} byte for byte\n`);
+          }
+        } catch (e) {
+          progress.stop();
+          if (isChainpilotError(e)) {
+            process.stderr.write(`chainpilot backtest: ${e.code}: ${e.message}\n`);
             process.exitCode = 1;
-          } else process.stdout.write(`\nverified: the decision log equals ${opts.verifyAgainst} byte for byte\n`);
+            return;
+          }
+          throw e;
         }
-      } catch (e) {
-        progress.stop();
-        if (isChainpilotError(e)) {
-          process.stderr.write(`chainpilot backtest: ${e.code}: ${e.message}\n`);
-          process.exitCode = 1;
-          return;
-        }
-        throw e;
-      }
-    });
+      },
+    );
 }

@@ -2,16 +2,31 @@
 import type { Command } from 'commander';
 import { speedOption as speed } from '../options.js';
 
-interface DaemonOpts { listen?: string; tokenEnv?: string; dataDir: string; confirmLive?: string; speed?: number | 'max'; logLevel?: string; reportsDir?: string; notify?: string }
+interface DaemonOpts {
+  listen?: string;
+  tokenEnv?: string;
+  dataDir: string;
+  confirmLive?: string;
+  speed?: number | 'max';
+  logLevel?: string;
+  reportsDir?: string;
+  notify?: string;
+}
 
 export function registerDaemonCommand(program: Command): void {
   program
     .command('daemon')
-    .description('run every deployment file given (a directory: each *.yaml in it) in one process, with a control API, /metrics and reload on SIGHUP; SIGINT/SIGTERM drain and exit')
+    .description(
+      'run every deployment file given (a directory: each *.yaml in it) in one process, with a control API, /metrics and reload on SIGHUP; SIGINT/SIGTERM drain and exit',
+    )
     .argument('<paths...>', 'deployment files or directories')
     .option('--listen <host:port>', 'control API address (default 127.0.0.1:8790; a non-loopback address needs an API token)')
     .option('--token-env <name>', 'environment variable holding the API token (default CHAINPILOT_API_TOKEN; without one a token is generated into --data-dir)')
-    .option('--data-dir <dir>', 'directory for the generated API token, and the stores of paper deployments whose file sets no store.path (stores/<name>.db)', '.chainpilot')
+    .option(
+      '--data-dir <dir>',
+      'directory for the generated API token, and the stores of paper deployments whose file sets no store.path (stores/<name>.db)',
+      '.chainpilot',
+    )
     .option('--confirm-live <names>', 'comma-separated names of deployments with mode: live that may trade live')
     .option('--speed <n>', 'speed of every embedded simulator: multiple of real time, or max', speed)
     .option('--log-level <level>', 'daemon log level (trace ... silent)', 'info')
@@ -20,11 +35,22 @@ export function registerDaemonCommand(program: Command): void {
     .action(async (paths: string[], o: DaemonOpts) => {
       const { runDaemonShell } = await import('../../runtime/daemon/daemon-shell.js');
       process.exitCode = await runDaemonShell({
-        paths, dataDir: o.dataDir,
-        ...(o.listen ? { listen: o.listen } : {}), ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
-        ...(o.confirmLive ? { confirmLive: o.confirmLive.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
-        ...(o.speed !== undefined ? { speed: o.speed } : {}), ...(o.logLevel ? { logLevel: o.logLevel } : {}),
-        ...(o.reportsDir ? { reportsDir: o.reportsDir } : {}), ...(o.notify ? { notifyFile: o.notify } : {}),
+        paths,
+        dataDir: o.dataDir,
+        ...(o.listen ? { listen: o.listen } : {}),
+        ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
+        ...(o.confirmLive
+          ? {
+              confirmLive: o.confirmLive
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            }
+          : {}),
+        ...(o.speed !== undefined ? { speed: o.speed } : {}),
+        ...(o.logLevel ? { logLevel: o.logLevel } : {}),
+        ...(o.reportsDir ? { reportsDir: o.reportsDir } : {}),
+        ...(o.notify ? { notifyFile: o.notify } : {}),
       });
     });
 }

@@ -5,14 +5,21 @@ import { durationOption as duration, seedOption as seed, speedOption as speed } 
 export function registerPaper(program: Command): void {
   program
     .command('paper')
-    .description('run a deployment in paper mode (embedded simulator by default); Ctrl-C or SIGTERM drains and prints a summary, a second one exits at once (130)')
+    .description(
+      'run a deployment in paper mode (embedded simulator by default); Ctrl-C or SIGTERM drains and prints a summary, a second one exits at once (130)',
+    )
     .argument('<file>', 'deployment YAML file')
     .option('--duration <time>', 'stop after this wall time (60s, 5m, 1h)', duration)
     .option('--speed <n>', 'simulator speed: multiple of real time, or max', speed)
     .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
     .action(async (file: string, opts: { duration?: number; speed?: number | 'max'; seed?: number }) => {
       const { runPaper } = await import('../../runtime/run-paper.js');
-      const r = await runPaper({ file, ...(opts.duration ? { durationMs: opts.duration } : {}), ...(opts.speed ? { speed: opts.speed } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
+      const r = await runPaper({
+        file,
+        ...(opts.duration ? { durationMs: opts.duration } : {}),
+        ...(opts.speed ? { speed: opts.speed } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      });
       if (r.problem) process.stderr.write(`${r.problem}\n`);
       process.exitCode = r.exitCode;
     });

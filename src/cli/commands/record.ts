@@ -21,18 +21,32 @@ export function sizeOption(v: string): number {
 
 /** `--rooms latest,graduated`. */
 export function roomsOption(v: string): string[] {
-  const rooms = v.split(',').map((r) => r.trim()).filter((r) => r.length > 0);
-  if (rooms.length === 0 || rooms.some((r) => /\s/.test(r))) throw new InvalidArgumentError('expected room names separated by commas, e.g. latest,graduated,venue_a:curve:50');
+  const rooms = v
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r.length > 0);
+  if (rooms.length === 0 || rooms.some((r) => /\s/.test(r)))
+    throw new InvalidArgumentError('expected room names separated by commas, e.g. latest,graduated,venue_a:curve:50');
   return rooms;
 }
 
-interface RecordOpts { rooms?: string[]; sim?: boolean; seed?: number; duration?: number; out: string; gzip: boolean; rotateSize?: number; rotateTime?: number; start?: string }
+interface RecordOpts {
+  rooms?: string[];
+  sim?: boolean;
+  seed?: number;
+  duration?: number;
+  out: string;
+  gzip: boolean;
+  rotateSize?: number;
+  rotateTime?: number;
+  start?: string;
+}
 
 export function registerRecord(program: Command): void {
   program
     .command('record')
     .description('record the Datastream frames, connection events and ctx.data answers of a deployment (or of --rooms) for backtests')
-    .argument('[deployment]', 'deployment YAML file: its endpoints, and its strategies\' rooms and look-ups')
+    .argument('[deployment]', "deployment YAML file: its endpoints, and its strategies' rooms and look-ups")
     .option('--rooms <list>', 'record these rooms (comma-separated) instead of running the strategies', roomsOption)
     .option('--sim', 'record the embedded simulator at full speed on its own clock (deterministic)')
     .option('--seed <n>', 'simulator seed (with --sim)', seedOption)
@@ -43,9 +57,19 @@ export function registerRecord(program: Command): void {
     .option('--rotate-size <size>', 'start a new file after this many uncompressed bytes', sizeOption)
     .option('--rotate-time <time>', 'start a new file after this much run-clock time', durationOption)
     .action(async (file: string | undefined, opts: RecordOpts) => {
-      const [{ loadDeployment }, { recordLive }, { recordSimulator }, { createProgress }] = await Promise.all([import('../../config/index.js'), import('../../runtime/record/record-live.js'), import('../../runtime/record/record-sim.js'), import('../progress.js')]);
+      const [{ loadDeployment }, { recordLive }, { recordSimulator }, { createProgress }] = await Promise.all([
+        import('../../config/index.js'),
+        import('../../runtime/record/record-live.js'),
+        import('../../runtime/record/record-sim.js'),
+        import('../progress.js'),
+      ]);
       try {
-        const common = { dir: opts.out, gzip: opts.gzip, ...(opts.rotateSize ? { rotateBytes: opts.rotateSize } : {}), ...(opts.rotateTime ? { rotateMs: opts.rotateTime } : {}) };
+        const common = {
+          dir: opts.out,
+          gzip: opts.gzip,
+          ...(opts.rotateSize ? { rotateBytes: opts.rotateSize } : {}),
+          ...(opts.rotateTime ? { rotateMs: opts.rotateTime } : {}),
+        };
         if (opts.sim) {
           if (!file && !opts.rooms) throw new InvalidArgumentError('record --sim needs a deployment file or --rooms');
           const durationMs = opts.duration ?? 3_600_000;
@@ -57,7 +81,10 @@ export function registerRecord(program: Command): void {
           const progress = createProgress('record --sim', 'simulated ms');
           const startedMs = performance.now();
           const r = await recordSimulator({
-            ...common, seed: opts.seed ?? loaded?.deployment.endpoints.simulator?.seed ?? 1, durationMs, redactor,
+            ...common,
+            seed: opts.seed ?? loaded?.deployment.endpoints.simulator?.seed ?? 1,
+            durationMs,
+            redactor,
             ...(startAt !== undefined ? { startAt } : {}),
             ...(opts.rooms ? { rooms: opts.rooms } : loaded ? { loaded } : {}),
             onProgress: (ms, frames) => progress.update(ms, durationMs, `${frames} frames`, ms / Math.max(0.001, (performance.now() - startedMs) / 1000)),
@@ -67,7 +94,13 @@ export function registerRecord(program: Command): void {
           return;
         }
         if (!file) throw new InvalidArgumentError('record needs a deployment file (its endpoints), or --sim');
-        const r = await recordLive({ file, ...common, ...(opts.rooms ? { rooms: opts.rooms } : {}), ...(opts.duration ? { durationMs: opts.duration } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
+        const r = await recordLive({
+          file,
+          ...common,
+          ...(opts.rooms ? { rooms: opts.rooms } : {}),
+          ...(opts.duration ? { durationMs: opts.duration } : {}),
+          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        });
         process.stdout.write(`recorded ${r.lines} lines into ${r.files.join(', ')}\n`);
       } catch (e) {
         if (isChainpilotError(e)) {

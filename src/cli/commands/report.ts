@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('rebuild report.html from a backtest\'s report.json')
+    .description("rebuild report.html from a backtest's report.json")
     .argument('<report>', 'report.json written by chainpilot backtest')
     .option('--out <file>', 'HTML file to write (default: report.html next to the JSON)')
     .action(async (file: string, opts: { out?: string }) => {

@@ -7,7 +7,13 @@
 import type { Command } from 'commander';
 import { durationOption as duration, seedOption as seed, speedOption as speed } from '../options.js';
 
-interface RunOpts { live?: boolean; confirm?: string; duration?: number; speed?: number | 'max'; seed?: number }
+interface RunOpts {
+  live?: boolean;
+  confirm?: string;
+  duration?: number;
+  speed?: number | 'max';
+  seed?: number;
+}
 
 /** Registers `run` on the program. */
 export function registerRunCommand(program: Command): void {

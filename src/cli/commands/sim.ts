@@ -27,7 +27,10 @@ export function registerSimCommand(program: Command): void {
     .option('--speed <speed>', "multiple of real time, or 'max'", speedOption, 1)
     .option('--faults <profile>', 'fault profile: none, flaky or chaos', 'none')
     .addOption(
-      new Option('--api-key <key>', `key clients must present (default: generated and printed); prefer the ${SIM_API_KEY_ENV} environment variable, since a key on the command line shows in \`ps\``)
+      new Option(
+        '--api-key <key>',
+        `key clients must present (default: generated and printed); prefer the ${SIM_API_KEY_ENV} environment variable, since a key on the command line shows in \`ps\``,
+      )
         .env(SIM_API_KEY_ENV)
         .argParser((v: string) => {
           if (v.trim() === '' || /[\s/]/.test(v)) throw new InvalidArgumentError('expected a non-empty key without spaces or "/"');
@@ -36,21 +39,41 @@ export function registerSimCommand(program: Command): void {
     )
     .option('--fund <address=sol>', 'airdrop SOL to a wallet on the ledger (repeatable)', collectFunding, [])
     .option('--no-ledger', 'serve REST and the Datastream only (no JSON-RPC, no swap service)')
-    .action(async (o: { port: number; host: string; seed: number | string; speed: number | 'max'; faults: string; apiKey?: string; fund: { address: string; lamports: bigint }[]; ledger: boolean }) => {
-      const { runSimulator } = await import('../../runtime/sim-runtime.js');
-      const ac = new AbortController();
-      const stop = (): void => ac.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      try {
-        await runSimulator(
-          { port: o.port, host: o.host, seed: o.seed, speed: o.speed, faults: o.faults, fund: o.fund, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...(o.ledger ? {} : { services: [] }) },
-          (l) => process.stdout.write(`${l}\n`),
-          ac.signal,
-        );
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
-    });
+    .action(
+      async (o: {
+        port: number;
+        host: string;
+        seed: number | string;
+        speed: number | 'max';
+        faults: string;
+        apiKey?: string;
+        fund: { address: string; lamports: bigint }[];
+        ledger: boolean;
+      }) => {
+        const { runSimulator } = await import('../../runtime/sim-runtime.js');
+        const ac = new AbortController();
+        const stop = (): void => ac.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        try {
+          await runSimulator(
+            {
+              port: o.port,
+              host: o.host,
+              seed: o.seed,
+              speed: o.speed,
+              faults: o.faults,
+              fund: o.fund,
+              ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+              ...(o.ledger ? {} : { services: [] }),
+            },
+            (l) => process.stdout.write(`${l}\n`),
+            ac.signal,
+          );
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+        }
+      },
+    );
 }

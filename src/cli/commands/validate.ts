@@ -8,7 +8,10 @@ export function registerValidate(program: Command): void {
     .description('check a deployment file and print the effective configuration (secrets redacted)')
     .argument('<file>', 'deployment YAML file')
     .action(async (file: string) => {
-      const [{ validateDeploymentFile }, { guardProcessExit }] = await Promise.all([import('../../runtime/validate-deployment.js'), import('../../runtime/run-shell.js')]);
+      const [{ validateDeploymentFile }, { guardProcessExit }] = await Promise.all([
+        import('../../runtime/validate-deployment.js'),
+        import('../../runtime/run-shell.js'),
+      ]);
       // Strategy modules are imported to check their parameters: they may not end the process.
       const restore = guardProcessExit();
       let r: Awaited<ReturnType<typeof validateDeploymentFile>>;

@@ -4,7 +4,9 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 
-interface WorkerOpts { redis: string }
+interface WorkerOpts {
+  redis: string;
+}
 
 /** `--redis URL`: a redis:// or rediss:// URL. */
 function redisUrlOption(v: string): string {

@@ -65,7 +65,8 @@ export function createDcaApi(ctx: ApiContext): DcaApi {
     getDcaPrograms: async (o) => (await ctx.get('/dca/programs', undefined, dcaProgramsSchema, o)).programs,
     getDcaWallet: async (w, q, o) => get(`/dca/wallet/${seg(ctx, 'wallet', w)}`, q, o),
     getDcaWalletOrders: walletOrders,
-    iterateDcaWalletOrders: (w, q = {}, o) => paginate(ctx, `/dca/wallet/${w}/orders`, q.cursor, (cursor) => walletOrders(w, { ...q, ...(cursor !== undefined ? { cursor } : {}) }, o)),
+    iterateDcaWalletOrders: (w, q = {}, o) =>
+      paginate(ctx, `/dca/wallet/${w}/orders`, q.cursor, (cursor) => walletOrders(w, { ...q, ...(cursor !== undefined ? { cursor } : {}) }, o)),
     getDcaOrder: async (a, o) => get(`/dca/order/${seg(ctx, 'address', a)}`, undefined, o),
     getDcaToken: async (m, q, o) => get(`/dca/token/${seg(ctx, 'mint', m)}`, q, o),
     getDcaTokenBuyers: async (m, q, o) => get(`/dca/token/${seg(ctx, 'mint', m)}/buyers`, q, o),

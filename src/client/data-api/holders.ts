@@ -43,7 +43,9 @@ export function createHoldersApi(ctx: ApiContext): HoldersApi {
     },
     getHoldersPage,
     iterateHolders: (token, q = {}, o) =>
-      paginate(ctx, `/tokens/${token}/holders/paginated`, q.cursor, (cursor) => getHoldersPage(token, { ...q, ...(cursor !== undefined ? { cursor } : {}) }, o)),
+      paginate(ctx, `/tokens/${token}/holders/paginated`, q.cursor, (cursor) =>
+        getHoldersPage(token, { ...q, ...(cursor !== undefined ? { cursor } : {}) }, o),
+      ),
     getTopHolders: async (token, o) => ctx.get(`/tokens/${seg(ctx, 'token', token)}/holders/top`, undefined, json, o),
     getHoldersMulti: (q, o) => ctx.get('/holders/multi', q, json, o),
     getHoldersChart: (q, o) => ctx.get('/holders/chart', q, json, o),

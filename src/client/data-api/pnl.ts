@@ -43,7 +43,11 @@ export interface PnlApi {
   getLeaderboardTop(query?: PnlQuery & { readonly window?: 1 | 7 | 30 | 90 }, opts?: CallOptions): Promise<unknown>;
   getKolLeaderboard(query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   /** Either `period` (`7d`, `30d`, ...) or `start` and `end`. */
-  getKolLeaderboardPeriod(range: { readonly period: string } | { readonly start: string; readonly end: string }, query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
+  getKolLeaderboardPeriod(
+    range: { readonly period: string } | { readonly start: string; readonly end: string },
+    query?: PnlQuery,
+    opts?: CallOptions,
+  ): Promise<unknown>;
   getKolCalendar(query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   getKolDate(query?: PnlQuery, opts?: CallOptions): Promise<unknown>;
   /** POST /v2/pnl/wallets/{wallet}/positions/batch; split by 100 tokens. */
@@ -80,7 +84,14 @@ export function createPnlApi(ctx: ApiContext): PnlApi {
   const wallet = (w: string): string => `/v2/pnl/wallets/${seg(ctx, 'wallet', w)}`;
   /** `pnlMode` of the batch and legacy routes, checked, as a query (undefined when not set). */
   const modeQuery = (o?: PnlCallOptions): Query | undefined => (o?.pnlMode === undefined ? undefined : q({ pnlMode: o.pnlMode }));
-  const batch = async <T>(path: string, field: string, items: readonly T[], size: number, body: (part: T[]) => unknown, o?: PnlCallOptions): Promise<unknown> => {
+  const batch = async <T>(
+    path: string,
+    field: string,
+    items: readonly T[],
+    size: number,
+    body: (part: T[]) => unknown,
+    o?: PnlCallOptions,
+  ): Promise<unknown> => {
     const query = modeQuery(o);
     const opts = { ...(o?.signal ? { signal: o.signal } : {}), ...(query ? { query } : {}) };
     return mergeBatches(await mapLimited(chunk(ctx, field, items, size), BATCH_CONCURRENCY, (part) => ctx.post(path, body(part), json, opts)));
@@ -108,7 +119,14 @@ export function createPnlApi(ctx: ApiContext): PnlApi {
     getWalletPositionsBatch: async (w, tokens, o) =>
       batch(`${wallet(w)}/positions/batch`, 'tokens', tokens, DATA_API_LIMITS.pnlWalletPositionsBatch, (part) => ({ tokens: part }), o),
     getTokenPositionsBatch: async (t, wallets, o) =>
-      batch(`/v2/pnl/tokens/${seg(ctx, 'token', t)}/positions/batch`, 'wallets', wallets, DATA_API_LIMITS.pnlTokenPositionsBatch, (part) => ({ wallets: part }), o),
+      batch(
+        `/v2/pnl/tokens/${seg(ctx, 'token', t)}/positions/batch`,
+        'wallets',
+        wallets,
+        DATA_API_LIMITS.pnlTokenPositionsBatch,
+        (part) => ({ wallets: part }),
+        o,
+      ),
     getPositionsBatch: (pairs, o) => batch('/v2/pnl/positions/batch', 'pairs', pairs, DATA_API_LIMITS.pnlPairsBatch, (part) => ({ pairs: part }), o),
     getWalletsBatch: (wallets, o) => batch('/v2/pnl/wallets/batch', 'wallets', wallets, DATA_API_LIMITS.pnlWalletsBatch, (part) => ({ wallets: part }), o),
     /* eslint-disable @typescript-eslint/no-deprecated -- the client still serves the legacy endpoints it marks deprecated */

@@ -42,7 +42,10 @@ export interface PricesApi {
 export function createPricesApi(ctx: ApiContext): PricesApi {
   const json = z.unknown();
   const checkTimes = (from: number | undefined, to: number | undefined, fromField: string, toField: string): void => {
-    for (const [field, v] of [[fromField, from], [toField, to]] as const) {
+    for (const [field, v] of [
+      [fromField, from],
+      [toField, to],
+    ] as const) {
       if (v === undefined) continue;
       if (!Number.isInteger(v) || v < 0) throw ctx.invalid(field, `must be whole Unix seconds, got ${v}`);
       if (v > MAX_SECONDS) throw ctx.invalid(field, `${v} looks like milliseconds; pass Unix seconds (divide by 1000)`);
@@ -73,7 +76,12 @@ export function createPricesApi(ctx: ApiContext): PricesApi {
       if (q.type !== undefined && !INTERVALS.has(q.type)) throw ctx.invalid('type', `must be one of ${[...INTERVALS].join(', ')}`);
       checkTimes(q.timeFrom, q.timeTo, 'time_from', 'time_to');
       const path = `/chart/${seg(ctx, 'token', token)}${q.pool !== undefined ? `/${seg(ctx, 'pool', q.pool)}` : ''}`;
-      return ctx.get(path, { type: q.type, time_from: q.timeFrom, time_to: q.timeTo, removeOutliers: q.removeOutliers, currency: q.currency }, z.array(candleSchema), o);
+      return ctx.get(
+        path,
+        { type: q.type, time_from: q.timeFrom, time_to: q.timeTo, removeOutliers: q.removeOutliers, currency: q.currency },
+        z.array(candleSchema),
+        o,
+      );
     },
   };
 }

@@ -5,8 +5,16 @@
 import { z } from 'zod';
 import type { UnixMs, UnixSeconds } from '../../core/index.js';
 
-const ms = z.number().int().nonnegative().transform((v) => v as UnixMs);
-const seconds = z.number().int().nonnegative().transform((v) => v as UnixSeconds);
+const ms = z
+  .number()
+  .int()
+  .nonnegative()
+  .transform((v) => v as UnixMs);
+const seconds = z
+  .number()
+  .int()
+  .nonnegative()
+  .transform((v) => v as UnixSeconds);
 const decimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected an exact decimal string');
 const integerString = z.string().regex(/^\d+$/, 'expected an integer string');
 

@@ -60,7 +60,8 @@ export function tradesPath(ctx: ApiContext, scope: TradesScope): string {
 export function createTradesApi(ctx: ApiContext): TradesApi {
   const getTradesPage = async (scope: TradesScope, q: TradesQuery = {}, o?: CallOptions): Promise<TradesPage> => {
     checkInt(ctx, 'limit', q.limit, 1, DATA_API_LIMITS.tradesPage);
-    if (typeof q.cursor === 'number' && (!Number.isSafeInteger(q.cursor) || q.cursor < 0)) throw ctx.invalid('cursor', 'a numeric cursor must be a Unix-ms timestamp');
+    if (typeof q.cursor === 'number' && (!Number.isSafeInteger(q.cursor) || q.cursor < 0))
+      throw ctx.invalid('cursor', 'a numeric cursor must be a Unix-ms timestamp');
     if (q.events !== undefined && !['trades', 'all', 'liquidity'].includes(q.events)) throw ctx.invalid('events', 'must be trades, all or liquidity');
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a JavaScript caller's value at runtime
     if (q.sortDirection !== undefined && q.sortDirection !== 'ASC' && q.sortDirection !== 'DESC') throw ctx.invalid('sortDirection', 'must be ASC or DESC');
@@ -73,10 +74,14 @@ export function createTradesApi(ctx: ApiContext): TradesApi {
     const next = page.nextCursor === null || page.nextCursor === '' ? undefined : page.nextCursor;
     if (page.hasNextPage && next === undefined) {
       // Stopping here would silently lose history (a backfill gap): say so instead.
-      throw new ChainpilotError('HTTP_INVALID_BODY', `data-api GET ${tradesPath(ctx, scope)}: hasNextPage is true but nextCursor is missing; the history cannot be continued`, {
-        retry: 'not_retryable',
-        context: { service: 'data-api', endpoint: `GET ${tradesPath(ctx, scope)}`, field: 'nextCursor' },
-      });
+      throw new ChainpilotError(
+        'HTTP_INVALID_BODY',
+        `data-api GET ${tradesPath(ctx, scope)}: hasNextPage is true but nextCursor is missing; the history cannot be continued`,
+        {
+          retry: 'not_retryable',
+          context: { service: 'data-api', endpoint: `GET ${tradesPath(ctx, scope)}`, field: 'nextCursor' },
+        },
+      );
     }
     return { trades: page.trades, hasNextPage: page.hasNextPage, nextCursor: next };
   };

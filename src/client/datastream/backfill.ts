@@ -83,13 +83,24 @@ export async function backfillRoom(
       } catch (e) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal can abort during the await above
         if (signal.aborted || attempt >= o.retries) {
-          throw new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.resolved.name.room} failed after ${attempt + 1} attempt(s): ${describeError(e)}; events of the gap may be missing, check the REST history source`, {
-            retry: 'retryable',
-            context: { room: entry.resolved.name.room, pages },
-            cause: e,
-          });
+          throw new ChainpilotError(
+            'STREAM_BACKFILL_FAILED',
+            `backfill of room ${entry.resolved.name.room} failed after ${attempt + 1} attempt(s): ${describeError(e)}; events of the gap may be missing, check the REST history source`,
+            {
+              retry: 'retryable',
+              context: { room: entry.resolved.name.room, pages },
+              cause: e,
+            },
+          );
         }
-        await wait(o.clock, Math.max(1, backoffWithJitter(attempt++, o.backoffBaseMs, o.backoffCapMs, () => o.random.next())), signal);
+        await wait(
+          o.clock,
+          Math.max(
+            1,
+            backoffWithJitter(attempt++, o.backoffBaseMs, o.backoffCapMs, () => o.random.next()),
+          ),
+          signal,
+        );
       }
     }
     pages++;

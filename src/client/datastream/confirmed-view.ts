@@ -87,7 +87,15 @@ export function createConfirmedLiquidityView(o: ConfirmedViewOptions): Confirmed
   const deliver = (v: ViewRoom, events: readonly LiquidityEvent[], origin: 'live' | 'backfill'): void => {
     void Promise.resolve()
       .then(() => v.handler({ room: v.room, family: 'liquidity', data: events, receivedAt: o.clock.now(), origin, commitment: 'confirmed' }))
-      .catch((e: unknown) => o.onError?.(v.room, new ChainpilotError('STREAM_HANDLER_FAILED', `confirmed view handler of ${v.room} threw: ${describeError(e)}`, { retry: 'not_retryable', context: { room: v.room } })));
+      .catch((e: unknown) =>
+        o.onError?.(
+          v.room,
+          new ChainpilotError('STREAM_HANDLER_FAILED', `confirmed view handler of ${v.room} threw: ${describeError(e)}`, {
+            retry: 'not_retryable',
+            context: { room: v.room },
+          }),
+        ),
+      );
   };
 
   const checkRoom = async (v: ViewRoom, signal?: AbortSignal): Promise<void> => {
@@ -97,7 +105,15 @@ export function createConfirmedLiquidityView(o: ConfirmedViewOptions): Confirmed
     let cursor: string | number | undefined;
     for (let page = 0; page < maxPages; page++) {
       const p = await o.source.fetchHistoryPage(
-        { token: v.scope.token, ...(v.scope.pool === undefined ? {} : { pool: v.scope.pool }), ...(v.scope.wallet === undefined ? {} : { wallet: v.scope.wallet }), events: 'liquidity', sortDirection: 'desc', limit: pageLimit, ...(cursor === undefined ? {} : { cursor }) },
+        {
+          token: v.scope.token,
+          ...(v.scope.pool === undefined ? {} : { pool: v.scope.pool }),
+          ...(v.scope.wallet === undefined ? {} : { wallet: v.scope.wallet }),
+          events: 'liquidity',
+          sortDirection: 'desc',
+          limit: pageLimit,
+          ...(cursor === undefined ? {} : { cursor }),
+        },
         signal,
       );
       let older = false;
@@ -139,7 +155,14 @@ export function createConfirmedLiquidityView(o: ConfirmedViewOptions): Confirmed
         await checkRoom(v, signal);
       } catch (e) {
         st.checkFailures++;
-        o.onError?.(v.room, new ChainpilotError('STREAM_CONFIRM_FAILED', `confirming liquidity of ${v.room} against REST failed: ${describeError(e)}; events stay held until the next check or holdMs`, { retry: 'retryable', context: { room: v.room }, cause: e }));
+        o.onError?.(
+          v.room,
+          new ChainpilotError(
+            'STREAM_CONFIRM_FAILED',
+            `confirming liquidity of ${v.room} against REST failed: ${describeError(e)}; events stay held until the next check or holdMs`,
+            { retry: 'retryable', context: { room: v.room }, cause: e },
+          ),
+        );
       }
     }
   };
@@ -159,10 +182,14 @@ export function createConfirmedLiquidityView(o: ConfirmedViewOptions): Confirmed
     subscribe(room, handler) {
       const spec = roomSpec(room);
       if (spec.family !== 'liquidity' || !spec.backfill) {
-        throw new ChainpilotError('STREAM_INVALID_ROOM', `room ${room}: the confirmed view needs a token-scoped liquidity room (rooms.liquidity(mint, ...)); pool and wallet rooms have no REST history to confirm against`, {
-          retry: 'not_retryable',
-          context: { room },
-        });
+        throw new ChainpilotError(
+          'STREAM_INVALID_ROOM',
+          `room ${room}: the confirmed view needs a token-scoped liquidity room (rooms.liquidity(mint, ...)); pool and wallet rooms have no REST history to confirm against`,
+          {
+            retry: 'not_retryable',
+            context: { room },
+          },
+        );
       }
       const held: Held[] = [];
       const onMessage = (m: DatastreamMessage): void => {

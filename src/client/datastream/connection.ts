@@ -137,10 +137,14 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
       if (authFailures >= o.authFailureLimit) {
         state = 'stopped';
         h.stopped(
-          new ChainpilotError('STREAM_AUTH_REFUSED', `the Datastream server refused the API key ${authFailures} time(s) in a row (${detail}); check the key and the plan (Premium or higher), then create a new client`, {
-            retry: 'not_retryable',
-            context: { endpoint: o.url, failures: authFailures },
-          }),
+          new ChainpilotError(
+            'STREAM_AUTH_REFUSED',
+            `the Datastream server refused the API key ${authFailures} time(s) in a row (${detail}); check the key and the plan (Premium or higher), then create a new client`,
+            {
+              retry: 'not_retryable',
+              context: { endpoint: o.url, failures: authFailures },
+            },
+          ),
         );
         return;
       }

@@ -99,7 +99,11 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       handleFrame(raw, at);
     } catch (e) {
       s.frameErrors++;
-      emit({ kind: 'malformed', reason: `handling the frame failed (${e instanceof Error ? `${e.name}: ${e.message}` : 'error'}); it was skipped`, sample: '' });
+      emit({
+        kind: 'malformed',
+        reason: `handling the frame failed (${e instanceof Error ? `${e.name}: ${e.message}` : 'error'}); it was skipped`,
+        sample: '',
+      });
     }
   };
 
@@ -183,7 +187,17 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     abort.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const r = await backfillRoom(
-        { source, clock, random: o.random, overlapMs: o.backfillOverlapMs, pageLimit: o.backfillPageLimit, maxPages: o.backfillMaxPages, retries: o.backfillRetries, backoffBaseMs: o.backoffBaseMs, backoffCapMs: o.backoffCapMs },
+        {
+          source,
+          clock,
+          random: o.random,
+          overlapMs: o.backfillOverlapMs,
+          pageLimit: o.backfillPageLimit,
+          maxPages: o.backfillMaxPages,
+          retries: o.backfillRetries,
+          backoffBaseMs: o.backoffBaseMs,
+          backoffCapMs: o.backoffCapMs,
+        },
         entry,
         since,
         (rows, at) => {
@@ -201,7 +215,10 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     } catch (e) {
       if (closed) return;
       s.backfillFailures++;
-      const err = e instanceof ChainpilotError ? e : new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.resolved.name.room} failed`, { retry: 'retryable', cause: e });
+      const err =
+        e instanceof ChainpilotError
+          ? e
+          : new ChainpilotError('STREAM_BACKFILL_FAILED', `backfill of room ${entry.resolved.name.room} failed`, { retry: 'retryable', cause: e });
       emit({ kind: 'backfill-failed', room: entry.resolved.name.room, error: err });
     } finally {
       abort.signal.removeEventListener('abort', onAbort);
@@ -261,10 +278,16 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   const client: DatastreamClient = {
     subscribe(room: string, handler: Handler<DatastreamMessage>): () => void {
       if (closed) {
-        throw new ChainpilotError('STREAM_CLOSED', `subscribe(${room}): the Datastream client is closed; create a new client`, { retry: 'not_retryable', context: { room } });
+        throw new ChainpilotError('STREAM_CLOSED', `subscribe(${room}): the Datastream client is closed; create a new client`, {
+          retry: 'not_retryable',
+          context: { room },
+        });
       }
       if (typeof room !== 'string' || room.length === 0 || /\s/.test(room)) {
-        throw new ChainpilotError('STREAM_INVALID_ROOM', 'room: must be a non-empty string without spaces; use the `rooms` builders', { retry: 'not_retryable', context: { field: 'room' } });
+        throw new ChainpilotError('STREAM_INVALID_ROOM', 'room: must be a non-empty string without spaces; use the `rooms` builders', {
+          retry: 'not_retryable',
+          context: { field: 'room' },
+        });
       }
       const { sub, first } = router.add(room, handler);
       if (first) conn.send({ type: 'join', room });

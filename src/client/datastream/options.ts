@@ -23,7 +23,11 @@ export const datastreamKnobs = z
     backfillMaxPages: z.number().int().positive(),
     backfillRetries: z.number().int().nonnegative(),
     /** Largest frame the socket accepts; a larger one closes the connection (code 1009) and is counted. */
-    maxFrameBytes: z.number().int().min(1_024).max(256 * 1024 * 1024),
+    maxFrameBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(256 * 1024 * 1024),
     /** Deepest nesting of objects and arrays in a frame (the frame object is level 1); deeper frames are counted and skipped. */
     maxFrameDepth: z.number().int().min(8).max(1_000),
   })
@@ -89,14 +93,23 @@ export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
     });
   }
   if (!/^wss?:\/\/[^/\s]+/.test(url)) {
-    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'url: must start with ws:// or wss:// and name a host (without the key)', { retry: 'not_retryable', context: { field: 'url' } });
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'url: must start with ws:// or wss:// and name a host (without the key)', {
+      retry: 'not_retryable',
+      context: { field: 'url' },
+    });
   }
   if (apiKey.length === 0 || /[\s/]/.test(apiKey)) {
-    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'apiKey: must be non-empty without spaces or "/"', { retry: 'not_retryable', context: { field: 'apiKey' } });
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'apiKey: must be non-empty without spaces or "/"', {
+      retry: 'not_retryable',
+      context: { field: 'apiKey' },
+    });
   }
   const resolved = { ...DATASTREAM_DEFAULTS, ...parsed.data };
   if (resolved.backoffCapMs < resolved.backoffBaseMs) {
-    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'backoffCapMs: must be >= backoffBaseMs', { retry: 'not_retryable', context: { field: 'backoffCapMs' } });
+    throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'backoffCapMs: must be >= backoffBaseMs', {
+      retry: 'not_retryable',
+      context: { field: 'backoffCapMs' },
+    });
   }
   return Object.freeze({
     ...resolved,

@@ -5,8 +5,19 @@
  * a table typed by `FamilyName`, so a family added here without a mapping does not compile.
  */
 import type {
-  AggregatedPrice, CurveAlert, DcaUpdate, LiquidityEvent, OpenObject, PnlUpdate, PredictionTick, PriceUpdate, SafetyPayload, StatsPayload,
-  TokenGraduated, TokenGraduating, TokenLaunch,
+  AggregatedPrice,
+  CurveAlert,
+  DcaUpdate,
+  LiquidityEvent,
+  OpenObject,
+  PnlUpdate,
+  PredictionTick,
+  PriceUpdate,
+  SafetyPayload,
+  StatsPayload,
+  TokenGraduated,
+  TokenGraduating,
+  TokenLaunch,
 } from './payloads.js';
 import type { SwapTrade } from './families/trade-families.js';
 

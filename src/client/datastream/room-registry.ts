@@ -123,7 +123,9 @@ export function parseRoomMessage(
   data: unknown,
   receivedAt: UnixMs,
   origin: 'live' | 'backfill' = 'live',
-): { readonly ok: true; readonly message: DatastreamMessage; readonly rejected: number; readonly reason?: string } | { readonly ok: false; readonly reason: string } {
+):
+  | { readonly ok: true; readonly message: DatastreamMessage; readonly rejected: number; readonly reason?: string }
+  | { readonly ok: false; readonly reason: string } {
   const r = resolveRoom(room);
   const commitment = origin === 'backfill' ? 'confirmed' : r.family.provisional ? 'processed' : 'unspecified';
   if (r.family.rows) {

@@ -159,7 +159,13 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       }
       if (!handlerIds.has(handler)) handlerIds.set(handler, nextId++);
       const coalesce = e.resolved.family.delivery === 'coalesced';
-      const sub = createSubscriber<DatastreamMessage>(handlerIds.get(handler) ?? 0, room, handler, { coalesce, maxQueue: o.maxQueue, overflow: o.overflow }, hooks);
+      const sub = createSubscriber<DatastreamMessage>(
+        handlerIds.get(handler) ?? 0,
+        room,
+        handler,
+        { coalesce, maxQueue: o.maxQueue, overflow: o.overflow },
+        hooks,
+      );
       e.subs.push(sub);
       return { sub, first };
     },

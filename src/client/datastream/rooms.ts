@@ -62,10 +62,14 @@ export const rooms = {
   liquidity: (mint: string, scope: { pool?: string; wallet?: string } & EnrichOption = {}): Room<'liquidity'> => {
     const parts = ['liquidity', seg(mint, 'mint')];
     if (scope.wallet !== undefined && scope.pool === undefined) {
-      throw new ChainpilotError('STREAM_INVALID_ROOM', 'wallet: a token liquidity room scoped to a wallet also needs a pool; use rooms.liquidityWallet(wallet) for a provider across pools', {
-        retry: 'not_retryable',
-        context: { field: 'wallet' },
-      });
+      throw new ChainpilotError(
+        'STREAM_INVALID_ROOM',
+        'wallet: a token liquidity room scoped to a wallet also needs a pool; use rooms.liquidityWallet(wallet) for a provider across pools',
+        {
+          retry: 'not_retryable',
+          context: { field: 'wallet' },
+        },
+      );
     }
     if (scope.pool !== undefined) parts.push(seg(scope.pool, 'pool'));
     if (scope.wallet !== undefined) parts.push(seg(scope.wallet, 'wallet'));
@@ -113,8 +117,7 @@ export const rooms = {
   /** Oracle underlying ticks for crypto up/down windows. */
   pmCrypto: (asset: string): Room<'crypto'> => room('pm', 'crypto', seg(asset, 'asset')),
   /** Outcome price updates of one prediction-market outcome token. */
-  pmMarketPrices: (exchange: string, tokenId: string): Room<'prediction'> =>
-    room('pm', 'market', seg(exchange, 'exchange'), seg(tokenId, 'tokenId'), 'prices'),
+  pmMarketPrices: (exchange: string, tokenId: string): Room<'prediction'> => room('pm', 'market', seg(exchange, 'exchange'), seg(tokenId, 'tokenId'), 'prices'),
 } as const;
 
 function positive(n: number, field: string): number {

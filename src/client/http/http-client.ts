@@ -28,8 +28,7 @@ import { observeSafely, outcomeOf, type HttpTelemetry } from './http-telemetry.j
 
 /** How a client authenticates: a header (`x-api-key`) or a query parameter (`api_key`). */
 export type HttpAuth =
-  | { readonly kind: 'header'; readonly name: string; readonly value: string }
-  | { readonly kind: 'query'; readonly name: string; readonly value: string };
+  { readonly kind: 'header'; readonly name: string; readonly value: string } | { readonly kind: 'query'; readonly name: string; readonly value: string };
 
 /** Retry budget for reads. Writes are never retried. */
 export interface RetryOptions {
@@ -223,20 +222,34 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the timeout callback sets timedOut during the await
         if (timedOut) {
           return {
-            error: fail('HTTP_TIMEOUT', `no complete response within ${limitMs} ms; raise timeoutMs or retry later`, isWrite ? 'unknown_outcome' : 'retryable', req, { timeoutMs: limitMs }),
+            error: fail(
+              'HTTP_TIMEOUT',
+              `no complete response within ${limitMs} ms; raise timeoutMs or retry later`,
+              isWrite ? 'unknown_outcome' : 'retryable',
+              req,
+              { timeoutMs: limitMs },
+            ),
             retriable: !isWrite,
           };
         }
         const cause = errorCodeOf(e);
         return {
-          error: fail('HTTP_NETWORK', `connection failed (${cause}); check the base URL and network`, isWrite ? 'unknown_outcome' : 'retryable', req, { cause }),
+          error: fail('HTTP_NETWORK', `connection failed (${cause}); check the base URL and network`, isWrite ? 'unknown_outcome' : 'retryable', req, {
+            cause,
+          }),
           retriable: !isWrite,
         };
       }
       const status = res.statusCode;
       if (text === undefined) {
         return {
-          error: fail('HTTP_INVALID_BODY', `HTTP ${status} body exceeds maxResponseBytes (${maxResponseBytes}); narrow the query or raise the limit`, isWrite ? 'unknown_outcome' : 'not_retryable', req, { status, maxResponseBytes }),
+          error: fail(
+            'HTTP_INVALID_BODY',
+            `HTTP ${status} body exceeds maxResponseBytes (${maxResponseBytes}); narrow the query or raise the limit`,
+            isWrite ? 'unknown_outcome' : 'not_retryable',
+            req,
+            { status, maxResponseBytes },
+          ),
           retriable: false,
         };
       }
@@ -250,7 +263,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         if (!parsed.ok) {
           const contentType = headerOf(res.headers['content-type']) ?? 'unknown';
           return {
-            error: fail('HTTP_INVALID_BODY', `HTTP ${status} body is not JSON (content-type ${contentType}, starts with ${JSON.stringify(text.slice(0, 24))})`, badBody, req, { status, contentType }),
+            error: fail(
+              'HTTP_INVALID_BODY',
+              `HTTP ${status} body is not JSON (content-type ${contentType}, starts with ${JSON.stringify(text.slice(0, 24))})`,
+              badBody,
+              req,
+              { status, contentType },
+            ),
             retriable: false,
           };
         }
@@ -342,13 +361,19 @@ async function readCapped(res: Dispatcher.ResponseData, maxBytes: number): Promi
     return undefined;
   };
   const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) { drop(); return; }
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    drop();
+    return;
+  }
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of res.body) {
     const buf = chunk as Buffer;
     total += buf.length;
-    if (total > maxBytes) { drop(); return; }
+    if (total > maxBytes) {
+      drop();
+      return;
+    }
     chunks.push(buf);
   }
   return Buffer.concat(chunks, total).toString('utf8');

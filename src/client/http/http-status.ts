@@ -20,6 +20,7 @@ export function classifyStatus(status: number, isWrite: boolean): StatusClass {
   if (status === 429) return transient('HTTP_RATE_LIMITED', 'too many requests; reduce concurrency');
   if (status >= 500) return transient('HTTP_SERVER_ERROR', 'the service failed; retry later');
   if (status === 408) return transient('HTTP_REQUEST_TIMEOUT', 'the service timed out; retry later');
-  if (status === 401 || status === 403) return { code: 'HTTP_AUTH_FAILED', retry: 'not_retryable', retriable: false, advice: 'check the API key configured for this service' };
+  if (status === 401 || status === 403)
+    return { code: 'HTTP_AUTH_FAILED', retry: 'not_retryable', retriable: false, advice: 'check the API key configured for this service' };
   return { code: 'HTTP_CLIENT_ERROR', retry: 'not_retryable', retriable: false, advice: 'fix the request parameters' };
 }

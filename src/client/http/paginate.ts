@@ -15,7 +15,12 @@ export function nextCursorOf(page: unknown): string | number | undefined {
 }
 
 /** Yields pages from `fetch(cursor)` until a page carries no next cursor. */
-export async function* paginate<T>(ctx: ApiContext, endpoint: string, start: string | number | undefined, fetch: (cursor: string | number | undefined) => Promise<T>): AsyncGenerator<T> {
+export async function* paginate<T>(
+  ctx: ApiContext,
+  endpoint: string,
+  start: string | number | undefined,
+  fetch: (cursor: string | number | undefined) => Promise<T>,
+): AsyncGenerator<T> {
   let cursor = start;
   const seen = new Set<string>();
   for (;;) {

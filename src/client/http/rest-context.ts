@@ -32,10 +32,14 @@ export function createApiContext(http: HttpClient, codes: { invalid: ErrorCode; 
     if (r.success) return r.data;
     const issue = r.error.issues[0];
     const at = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-    throw new ChainpilotError('HTTP_INVALID_BODY', `${service} ${endpoint}: response field ${at} ${issue?.message ?? 'is invalid'}; the service changed or this is not ${service}`, {
-      retry: 'not_retryable',
-      context: { service, endpoint, field: at },
-    });
+    throw new ChainpilotError(
+      'HTTP_INVALID_BODY',
+      `${service} ${endpoint}: response field ${at} ${issue?.message ?? 'is invalid'}; the service changed or this is not ${service}`,
+      {
+        retry: 'not_retryable',
+        context: { service, endpoint, field: at },
+      },
+    );
   };
   return {
     async get(path, query, schema, opts) {
@@ -43,7 +47,14 @@ export function createApiContext(http: HttpClient, codes: { invalid: ErrorCode; 
       return parse(schema, body, `GET ${path}`);
     },
     async post(path, body, schema, opts) {
-      const out = await http.json({ method: 'POST', path, body, kind: opts?.kind ?? 'read', ...(opts?.query ? { query: opts.query } : {}), ...(opts?.signal ? { signal: opts.signal } : {}) });
+      const out = await http.json({
+        method: 'POST',
+        path,
+        body,
+        kind: opts?.kind ?? 'read',
+        ...(opts?.query ? { query: opts.query } : {}),
+        ...(opts?.signal ? { signal: opts.signal } : {}),
+      });
       return parse(schema, out, `POST ${path}`);
     },
     cursorRepeated: (endpoint) =>

@@ -116,7 +116,8 @@ export function createPredictionClient(options: PredictionClientOptions): Predic
     },
     browse: (p, o) => get('/v1/browse', p, o),
     getEvents,
-    iterateEvents: (p = {}, o) => paginate(ctx, '/v1/events', p.cursor, (cursor) => getEvents({ ...p, ...(cursor !== undefined ? { cursor: String(cursor) } : {}) }, o)),
+    iterateEvents: (p = {}, o) =>
+      paginate(ctx, '/v1/events', p.cursor, (cursor) => getEvents({ ...p, ...(cursor !== undefined ? { cursor: String(cursor) } : {}) }, o)),
     getEventsBatch: (p, o) => get('/v1/events/batch', p, o),
     getTaxonomy: async (kind, p, o) => {
       if (!['categories', 'series', 'sports'].includes(kind)) throw ctx.invalid('kind', 'must be categories, series or sports');
@@ -147,10 +148,14 @@ export function createPredictionClient(options: PredictionClientOptions): Predic
     getCryptoTraders: (p, o) => get('/v1/crypto/traders', p, o),
     async getAccount(address, view, p = {}, o) {
       if (p.exchange === 'exchange_a') {
-        throw new ChainpilotError('PREDICTION_NO_PUBLIC_WALLETS', 'prediction: exchange_a has no public wallets; wallet analytics exist for exchange_b (or xb) only', {
-          retry: 'not_retryable',
-          context: { service: 'prediction', field: 'exchange' },
-        });
+        throw new ChainpilotError(
+          'PREDICTION_NO_PUBLIC_WALLETS',
+          'prediction: exchange_a has no public wallets; wallet analytics exist for exchange_b (or xb) only',
+          {
+            retry: 'not_retryable',
+            context: { service: 'prediction', field: 'exchange' },
+          },
+        );
       }
       if (!ACCOUNT_VIEWS.has(view)) throw ctx.invalid('view', `must be one of ${[...ACCOUNT_VIEWS].join(', ')}`);
       return get(`/v1/accounts/${seg(ctx, 'address', address)}/${view}`, p, o);

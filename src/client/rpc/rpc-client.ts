@@ -9,7 +9,17 @@ import { createHttpClient, sharedHttpOptions, type SharedHttpOptions, parseJsonL
 import type { Commitment } from './commitment.js';
 import { bigIntWire, contextSchema, rpcAccountSchema, rpcTransactionSchema, signatureStatusSchema } from './rpc-schemas.js';
 import { createRpcTransport, readRpcError, type RpcBatchItem } from './rpc-transport.js';
-import type { AccountReadOptions, CommitmentOptions, PrioritizationFee, RpcAccount, RpcCallOptions, RpcTransaction, SignatureStatus, SimulationResult, WithContext } from './rpc-types.js';
+import type {
+  AccountReadOptions,
+  CommitmentOptions,
+  PrioritizationFee,
+  RpcAccount,
+  RpcCallOptions,
+  RpcTransaction,
+  SignatureStatus,
+  SimulationResult,
+  WithContext,
+} from './rpc-types.js';
 import { createV2Queries, type V2Queries } from './rpc-v2.js';
 
 /** Timeouts, retries, clock, random, logger, redactor and pools pass through to the HTTP client. */
@@ -95,9 +105,18 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       rpc.call('getAccountInfo', [address, cfg(o, { encoding: 'base64' })], withContext(rpcAccountSchema.nullable()), read(o?.signal)),
     async getMultipleAccounts(addresses, o) {
       if (addresses.length === 0 || addresses.length > MULTIPLE_ACCOUNTS_MAX) {
-        throw invalidParam('getMultipleAccounts', 'addresses', `pass 1 to ${MULTIPLE_ACCOUNTS_MAX} addresses (got ${addresses.length}); split larger sets yourself, accepting different slots`);
+        throw invalidParam(
+          'getMultipleAccounts',
+          'addresses',
+          `pass 1 to ${MULTIPLE_ACCOUNTS_MAX} addresses (got ${addresses.length}); split larger sets yourself, accepting different slots`,
+        );
       }
-      return rpc.call('getMultipleAccounts', [[...addresses], cfg(o, { encoding: 'base64' })], withContext(z.array(rpcAccountSchema.nullable())), read(o?.signal));
+      return rpc.call(
+        'getMultipleAccounts',
+        [[...addresses], cfg(o, { encoding: 'base64' })],
+        withContext(z.array(rpcAccountSchema.nullable())),
+        read(o?.signal),
+      );
     },
     getLatestBlockhash: (o) =>
       rpc.call('getLatestBlockhash', [cfg(o)], withContext(z.looseObject({ blockhash: z.string(), lastValidBlockHeight: z.number().int() })), read(o?.signal)),
@@ -107,7 +126,16 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     sendTransaction: (txBase64, o) =>
       rpc.call(
         'sendTransaction',
-        [txBase64, strip({ encoding: 'base64', skipPreflight: o?.skipPreflight, maxRetries: o?.maxRetries, preflightCommitment: o?.preflightCommitment, minContextSlot: o?.minContextSlot })],
+        [
+          txBase64,
+          strip({
+            encoding: 'base64',
+            skipPreflight: o?.skipPreflight,
+            maxRetries: o?.maxRetries,
+            preflightCommitment: o?.preflightCommitment,
+            minContextSlot: o?.minContextSlot,
+          }),
+        ],
         z.string().min(1),
         { kind: 'write', signal: o?.signal },
       ),
@@ -117,7 +145,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       for (let i = 0; i < signatures.length; i += SIGNATURE_CHUNK) chunks.push(signatures.slice(i, i + SIGNATURE_CHUNK));
       const results = await Promise.all(
         chunks.map((c) =>
-          rpc.call('getSignatureStatuses', [c, strip({ searchTransactionHistory: o?.searchTransactionHistory })], withContext(z.array(signatureStatusSchema.nullable())), read(o?.signal)),
+          rpc.call(
+            'getSignatureStatuses',
+            [c, strip({ searchTransactionHistory: o?.searchTransactionHistory })],
+            withContext(z.array(signatureStatusSchema.nullable())),
+            read(o?.signal),
+          ),
         ),
       );
       for (const [i, r] of results.entries()) {

@@ -40,13 +40,23 @@ export const transactionMetaSchema = z.looseObject({
   err: z.unknown().nullable().default(null),
   preBalances: z.array(bigIntWire),
   postBalances: z.array(bigIntWire),
-  preTokenBalances: z.array(tokenBalanceSchema).nullish().transform((v) => v ?? []),
-  postTokenBalances: z.array(tokenBalanceSchema).nullish().transform((v) => v ?? []),
+  preTokenBalances: z
+    .array(tokenBalanceSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+  postTokenBalances: z
+    .array(tokenBalanceSchema)
+    .nullish()
+    .transform((v) => v ?? []),
 });
 
 export const rpcTransactionSchema = z.looseObject({
   slot: z.number().int(),
-  blockTime: z.number().int().nullish().transform((v) => v ?? null),
+  blockTime: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
   transaction: z.tuple([z.string(), z.literal('base64')]),
   meta: transactionMetaSchema.nullable(),
 });

@@ -26,7 +26,12 @@ export type RpcBatchItem = { readonly ok: true; readonly result: unknown } | { r
 
 export interface RpcTransport {
   /** Calls `method` and validates its result with `schema`. */
-  call<S extends z.ZodType>(method: string, params: unknown[], schema: S, opts: { kind: 'read' | 'write'; signal?: AbortSignal | undefined }): Promise<z.output<S>>;
+  call<S extends z.ZodType>(
+    method: string,
+    params: unknown[],
+    schema: S,
+    opts: { kind: 'read' | 'write'; signal?: AbortSignal | undefined },
+  ): Promise<z.output<S>>;
   /** Sends read calls as one JSON-RPC batch; answers come back in call order, matched by id. */
   batch(calls: readonly { readonly method: string; readonly params: unknown[] }[], opts: { signal?: AbortSignal | undefined }): Promise<RpcBatchItem[]>;
 }
@@ -91,7 +96,8 @@ export function createRpcTransport(http: HttpClient, telemetry?: HttpTelemetry):
         throw invalid('batch', 'the response to a batch is not an array');
       }
       const byId = new Map<unknown, { result?: unknown; error?: unknown }>();
-      for (const item of body) if (typeof item === 'object' && item !== null) byId.set((item as { id?: unknown }).id, item as { result?: unknown; error?: unknown });
+      for (const item of body)
+        if (typeof item === 'object' && item !== null) byId.set((item as { id?: unknown }).id, item as { result?: unknown; error?: unknown });
       return calls.map((c, i): RpcBatchItem => {
         const item = byId.get(ids[i]);
         if (!item) return { ok: false, error: invalid(c.method, 'the batch response has no answer for this call') };

@@ -90,7 +90,8 @@ export function createV2Queries(rpc: RpcTransport): V2Queries {
 
   const q: V2Queries = {
     getProgramAccountsV2: async (programId, o) => page('getProgramAccountsV2', [programId, config(o, 'getProgramAccountsV2')], o?.signal),
-    iterateProgramAccountsV2: (programId, o) => iterate((cursor) => q.getProgramAccountsV2(programId, { ...o, ...(cursor !== undefined ? { cursor } : {}) }), o?.cursor),
+    iterateProgramAccountsV2: (programId, o) =>
+      iterate((cursor) => q.getProgramAccountsV2(programId, { ...o, ...(cursor !== undefined ? { cursor } : {}) }), o?.cursor),
     getTokenAccountsByOwnerV2: async (owner, filter, o) =>
       page('getTokenAccountsByOwnerV2', [owner, { ...filter }, config(o, 'getTokenAccountsByOwnerV2')], o?.signal),
     iterateTokenAccountsByOwnerV2: (owner, filter, o) =>

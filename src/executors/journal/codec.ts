@@ -7,7 +7,10 @@ import { ChainpilotError } from '../../core/errors.js';
 import { lamports, rawAmount, type Bps, type UnixMs } from '../../core/units.js';
 import { amountInOf, type Fill, type OrderIntent } from '../../engine/execution-port.js';
 
-const bigintString = z.string().regex(/^\d+$/).transform((s) => BigInt(s));
+const bigintString = z
+  .string()
+  .regex(/^\d+$/)
+  .transform((s) => BigInt(s));
 
 const intentSchema = z.object({
   id: z.string().min(1),
@@ -44,8 +47,17 @@ const fillSchema = z.object({
  */
 export function encodeIntent(i: OrderIntent): string {
   return JSON.stringify({
-    id: i.id, strategyId: i.strategyId, side: i.side, mint: i.mint, decimals: i.decimals, amountIn: amountInOf(i).toString(),
-    slippageBps: i.slippageBps, priorityFeeLamports: i.priorityFeeLamports.toString(), referencePrice: i.referencePrice, createdAt: i.createdAt, reason: i.reason,
+    id: i.id,
+    strategyId: i.strategyId,
+    side: i.side,
+    mint: i.mint,
+    decimals: i.decimals,
+    amountIn: amountInOf(i).toString(),
+    slippageBps: i.slippageBps,
+    priorityFeeLamports: i.priorityFeeLamports.toString(),
+    referencePrice: i.referencePrice,
+    createdAt: i.createdAt,
+    reason: i.reason,
   });
 }
 

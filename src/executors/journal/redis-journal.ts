@@ -139,12 +139,16 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
     wallet,
     keys,
     async create(intent, spend, at): Promise<CreateResult> {
-      const r = (await run('create', intent.id, [keys.lease, keys.intent(intent.id), keys.open, keys.spent], [
-        intent.id, encodeIntent(intent), spend.spendLamports.toString(), spend.day, spend.dailyCapLamports?.toString() ?? '', String(at),
-      ])) as string[];
+      const r = (await run(
+        'create',
+        intent.id,
+        [keys.lease, keys.intent(intent.id), keys.open, keys.spent],
+        [intent.id, encodeIntent(intent), spend.spendLamports.toString(), spend.day, spend.dailyCapLamports?.toString() ?? '', String(at)],
+      )) as string[];
       if (r[0] === 'over') return { kind: 'over_daily_cap', spentTodayLamports: BigInt(r[1] ?? '0') };
       const record = await get(intent.id);
-      if (!record) throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${intent.id} vanished right after create`, { retry: 'fatal', context: { intentId: intent.id } });
+      if (!record)
+        throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${intent.id} vanished right after create`, { retry: 'fatal', context: { intentId: intent.id } });
       return { kind: r[0] === 'exists' ? 'exists' : 'created', record };
     },
     get,
@@ -152,7 +156,13 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
       await run('markBuilt', id, [keys.lease, keys.intent(id)], [id, String(at)]);
     },
     async recordSigned(id, a, at) {
-      const attempt = JSON.stringify({ signature: a.signature, txBase64: a.txBase64, blockhash: a.blockhash, expiryBlockHeight: a.expiryBlockHeight, slippageBps: a.slippageBps });
+      const attempt = JSON.stringify({
+        signature: a.signature,
+        txBase64: a.txBase64,
+        blockhash: a.blockhash,
+        expiryBlockHeight: a.expiryBlockHeight,
+        slippageBps: a.slippageBps,
+      });
       await run('recordSigned', id, [keys.lease, keys.intent(id), keys.sigs], [id, a.signature, attempt, String(at)]);
     },
     async markSent(id, signature, at) {
@@ -160,9 +170,7 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
     },
     async resolve(id, r, at) {
       const extra =
-        r.state === 'LANDED' ? [encodeFill(r.fill)]
-          : r.state === 'FAILED_ON_CHAIN' ? [r.code, r.reason, r.feeLamports.toString()]
-            : [r.final ? '1' : '0'];
+        r.state === 'LANDED' ? [encodeFill(r.fill)] : r.state === 'FAILED_ON_CHAIN' ? [r.code, r.reason, r.feeLamports.toString()] : [r.final ? '1' : '0'];
       await run('resolve', id, [keys.lease, keys.intent(id), keys.landed], [id, r.signature, r.state, String(at), ...extra]);
     },
     async deny(id, code, reason, at) {
@@ -204,10 +212,14 @@ export async function checkRedisDurability(redis: Redis): Promise<{ readonly app
   if (aof !== '1') problems.push(`appendonly is ${aof === '0' ? 'no' : 'unknown'} (set "appendonly yes")`);
   if (policy !== 'noeviction') problems.push(`maxmemory-policy is ${policy ?? 'unknown'} (set "maxmemory-policy noeviction")`);
   if (problems.length > 0) {
-    throw new ChainpilotError('JOURNAL_REDIS_NOT_DURABLE', `Redis cannot hold the intent journal: ${problems.join('; ')}; see docs/scale-out.md#redis-settings`, {
-      retry: 'not_retryable',
-      context: { aofEnabled: aof ?? null, maxmemoryPolicy: policy ?? null },
-    });
+    throw new ChainpilotError(
+      'JOURNAL_REDIS_NOT_DURABLE',
+      `Redis cannot hold the intent journal: ${problems.join('; ')}; see docs/scale-out.md#redis-settings`,
+      {
+        retry: 'not_retryable',
+        context: { aofEnabled: aof ?? null, maxmemoryPolicy: policy ?? null },
+      },
+    );
   }
   let appendfsync: string | undefined;
   try {
@@ -243,9 +255,13 @@ function decodeAttempt(json: string | undefined, state: string | undefined, n: n
   } catch (e) {
     throw new ChainpilotError('JOURNAL_CORRUPT', `journal attempt ${n} is not JSON; restore Redis from its AOF or a backup`, { retry: 'fatal', cause: e });
   }
-  const ok = typeof p.signature === 'string' && typeof p.txBase64 === 'string' && typeof p.blockhash === 'string'
-    && typeof p.expiryBlockHeight === 'number' && typeof p.slippageBps === 'number'
-    && (state === 'SIGNED' || state === 'SENT' || state === 'LANDED' || state === 'FAILED_ON_CHAIN' || state === 'EXPIRED');
+  const ok =
+    typeof p.signature === 'string' &&
+    typeof p.txBase64 === 'string' &&
+    typeof p.blockhash === 'string' &&
+    typeof p.expiryBlockHeight === 'number' &&
+    typeof p.slippageBps === 'number' &&
+    (state === 'SIGNED' || state === 'SENT' || state === 'LANDED' || state === 'FAILED_ON_CHAIN' || state === 'EXPIRED');
   if (!ok) throw new ChainpilotError('JOURNAL_CORRUPT', `journal attempt ${n} has a missing or invalid field`, { retry: 'fatal', context: { attempt: n } });
   return {
     n,
@@ -270,7 +286,10 @@ function mapScriptError(e: unknown, wallet: string, id: string, epoch: number): 
     });
   }
   if (kind === 'NOT_FOUND') {
-    return new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${id} is not in the journal; submit it before changing its state`, { retry: 'fatal', context: { intentId: id } });
+    return new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${id} is not in the journal; submit it before changing its state`, {
+      retry: 'fatal',
+      context: { intentId: id },
+    });
   }
   if (kind === 'DUP_SIG') {
     return new ChainpilotError('JOURNAL_DUPLICATE_SIGNATURE', `signature ${rest} is already journaled; rebuild intent ${id} with a newer blockhash`, {

@@ -102,9 +102,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     spent: db.prepare<[string], { total: string | null }>(
       "SELECT CAST(COALESCE(SUM(CAST(spend_lamports AS INTEGER)), 0) AS TEXT) AS total FROM intents WHERE day = ? AND state <> 'DENIED'",
     ),
-    insert: db.prepare(
-      'INSERT INTO intents (id, intent_json, state, spend_lamports, day, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
+    insert: db.prepare('INSERT INTO intents (id, intent_json, state, spend_lamports, day, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     setState: db.prepare('UPDATE intents SET state = ?, done = ?, updated_at = ? WHERE id = ?'),
     insertAttempt: db.prepare(
       'INSERT INTO attempts (intent_id, n, signature, tx_base64, blockhash, expiry_block_height, slippage_bps, state, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -169,18 +167,16 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     return a;
   };
 
-  const create = db.transaction(
-    (intentJson: string, id: string, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult => {
-      const existing = q.get.get(id);
-      if (existing) return { kind: 'exists', record: toRecord(existing) };
-      if (cap !== undefined) {
-        const spent = BigInt(q.spent.get(day)?.total ?? '0');
-        if (spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
-      }
-      q.insert.run(id, intentJson, 'NEW', spend.toString(), day, at, at);
-      return { kind: 'created', record: toRecord(q.get.get(id)!) };
-    },
-  );
+  const create = db.transaction((intentJson: string, id: string, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult => {
+    const existing = q.get.get(id);
+    if (existing) return { kind: 'exists', record: toRecord(existing) };
+    if (cap !== undefined) {
+      const spent = BigInt(q.spent.get(day)?.total ?? '0');
+      if (spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
+    }
+    q.insert.run(id, intentJson, 'NEW', spend.toString(), day, at, at);
+    return { kind: 'created', record: toRecord(q.get.get(id)!) };
+  });
 
   const markBuilt = db.transaction((id: string, at: number) => {
     expect(id, 'BUILT');

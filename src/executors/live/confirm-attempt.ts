@@ -12,9 +12,7 @@ import type { StatusSource } from './status-batcher.js';
 import { commitmentRank, type Commitment, type LiveRpcPort, type SignatureStatus } from './ports.js';
 
 export type AttemptOutcome =
-  | { readonly kind: 'landed'; readonly status: SignatureStatus }
-  | { readonly kind: 'failed'; readonly status: SignatureStatus }
-  | { readonly kind: 'expired' };
+  { readonly kind: 'landed'; readonly status: SignatureStatus } | { readonly kind: 'failed'; readonly status: SignatureStatus } | { readonly kind: 'expired' };
 
 export interface ConfirmSettings {
   /** Status poll interval (ms of the injected clock). */

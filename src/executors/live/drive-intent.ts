@@ -107,7 +107,12 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   }
   if (n === 0 && now - intent.createdAt > ctx.settings.maxIntentAgeMs) {
     // Only a first build can be stale; rebuilds after an expiry are bounded by maxAttempts.
-    await ctx.journal.deny(intent.id, 'LIVE_INTENT_STALE', `intent is ${now - intent.createdAt} ms old (maxIntentAgeMs ${ctx.settings.maxIntentAgeMs}); not built`, now);
+    await ctx.journal.deny(
+      intent.id,
+      'LIVE_INTENT_STALE',
+      `intent is ${now - intent.createdAt} ms old (maxIntentAgeMs ${ctx.settings.maxIntentAgeMs}); not built`,
+      now,
+    );
     return;
   }
   const slippageBps = slippageForAttempt(intent.slippageBps, n, ctx.settings);
@@ -116,11 +121,18 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
     await ctx.journal.deny(intent.id, built.code, built.reason, ctx.clock.now());
     return;
   }
-  const verdict = await inspectSwap(built, intent, ctx.signer.publicKey, ctx.rpc, {
-    allowedPrograms: ctx.allowedPrograms,
-    rentBudgetLamports: ctx.settings.rentBudgetLamports,
-    mode: ctx.settings.inspection,
-  }, ctx.signal);
+  const verdict = await inspectSwap(
+    built,
+    intent,
+    ctx.signer.publicKey,
+    ctx.rpc,
+    {
+      allowedPrograms: ctx.allowedPrograms,
+      rentBudgetLamports: ctx.settings.rentBudgetLamports,
+      mode: ctx.settings.inspection,
+    },
+    ctx.signal,
+  );
   throwIfAborted(ctx.signal, `inspecting intent ${intent.id}`); // stopping is not a verdict: reconcile later
   if (!verdict.ok) {
     ctx.log.warn({ intentId: intent.id, code: verdict.code, reason: verdict.reason }, 'swap rejected by inspection; not signed');
@@ -208,16 +220,26 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     await ctx.journal.resolve(intent.id, { state: 'EXPIRED', signature: attempt.signature, final }, ctx.clock.now());
     return;
   }
-  const tx = await readUntilKnown(ctx, async () => {
-    const t = await ctx.rpc.getTransaction(attempt.signature, { commitment: ctx.settings.commitment, maxSupportedTransactionVersion: 0, signal: ctx.signal });
-    if (!t?.meta) throw new ChainpilotError('LIVE_FAILED_ON_CHAIN', 'transaction meta not yet available', { retry: 'retryable' });
-    return { ...t, meta: t.meta };
-  }, `reading transaction ${attempt.signature}`);
+  const tx = await readUntilKnown(
+    ctx,
+    async () => {
+      const t = await ctx.rpc.getTransaction(attempt.signature, { commitment: ctx.settings.commitment, maxSupportedTransactionVersion: 0, signal: ctx.signal });
+      if (!t?.meta) throw new ChainpilotError('LIVE_FAILED_ON_CHAIN', 'transaction meta not yet available', { retry: 'retryable' });
+      return { ...t, meta: t.meta };
+    },
+    `reading transaction ${attempt.signature}`,
+  );
   const at = (tx.blockTime === null ? ctx.clock.now() : tx.blockTime * 1000) as UnixMs;
   if (outcome.kind === 'failed') {
     await ctx.journal.resolve(
       intent.id,
-      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code: 'LIVE_FAILED_ON_CHAIN', reason: `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`, feeLamports: lamports(tx.meta.fee) },
+      {
+        state: 'FAILED_ON_CHAIN',
+        signature: attempt.signature,
+        code: 'LIVE_FAILED_ON_CHAIN',
+        reason: `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`,
+        feeLamports: lamports(tx.meta.fee),
+      },
       ctx.clock.now(),
     );
   } else {
@@ -235,7 +257,8 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
   const code = rec.code ?? (rec.state === 'FAILED_ON_CHAIN' ? 'LIVE_FAILED_ON_CHAIN' : 'LIVE_INVALID_INTENT');
   const reason = rec.reason ?? '';
   if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill });
-  else if (rec.state === 'FAILED_ON_CHAIN') ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
+  else if (rec.state === 'FAILED_ON_CHAIN')
+    ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
   else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });
   else ctx.report({ type: 'expired', intentId, at });
   await ctx.journal.markReported(intentId, at);
@@ -247,7 +270,11 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
  * backs off (doubling from `pollMs`, capped) and is counted; after READ_ATTEMPTS the intent is
  * left to start-up reconciliation with LIVE_CHAIN_READ_FAILED.
  */
-export async function readUntilKnown<T>(ctx: Pick<DriveContext, 'clock' | 'settings' | 'signal' | 'log' | 'count'>, read: () => Promise<T>, what = 'reading chain state'): Promise<T> {
+export async function readUntilKnown<T>(
+  ctx: Pick<DriveContext, 'clock' | 'settings' | 'signal' | 'log' | 'count'>,
+  read: () => Promise<T>,
+  what = 'reading chain state',
+): Promise<T> {
   let last: unknown;
   for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
     try {
@@ -262,5 +289,9 @@ export async function readUntilKnown<T>(ctx: Pick<DriveContext, 'clock' | 'setti
       await clockSleep(ctx.clock, waitMs, ctx.signal);
     }
   }
-  throw new ChainpilotError('LIVE_CHAIN_READ_FAILED', `${what} failed ${READ_ATTEMPTS} times (last: ${describeError(last)}); the intent is left to start-up reconciliation`, { retry: 'retryable', cause: last });
+  throw new ChainpilotError(
+    'LIVE_CHAIN_READ_FAILED',
+    `${what} failed ${READ_ATTEMPTS} times (last: ${describeError(last)}); the intent is left to start-up reconciliation`,
+    { retry: 'retryable', cause: last },
+  );
 }

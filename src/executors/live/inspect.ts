@@ -8,7 +8,16 @@
  * (except the intended input), and the output arriving in an account our wallet owns. The answer
  * is a value: pass, or a coded rejection. Inspection decodes the very wire bytes that get signed.
  */
-import { AddressLookupTableAccount, ComputeBudgetProgram, PublicKey, SystemProgram, VersionedMessage, VersionedTransaction, type Message, type Transaction } from '@solana/web3.js';
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  PublicKey,
+  SystemProgram,
+  VersionedMessage,
+  VersionedTransaction,
+  type Message,
+  type Transaction,
+} from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import { ChainpilotError } from '../../core/index.js';
@@ -161,7 +170,8 @@ export async function inspectSwap(
     try {
       pre = await rpc.getMultipleAccounts(watched, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
     } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
+      if (signal?.aborted || read >= READ_TRIES - 1)
+        return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
       continue;
     }
     if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${walletAddress} does not exist on chain (no SOL)`);
@@ -181,7 +191,8 @@ export async function inspectSwap(
   }
   if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
   const post = sim.value.accounts ?? [];
-  if (post.length !== watched.length || !post[0]) return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
+  if (post.length !== watched.length || !post[0])
+    return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
   return judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
 }
 
@@ -223,7 +234,8 @@ function judgeBalances(
     }
     const change = (after?.owner === wallet ? after.amount : 0n) - (before?.owner === wallet ? before.amount : 0n);
     if (change < 0n) {
-      if (!ours.inputs.has(address)) return reject('LIVE_INSPECTION_ACCOUNT', `simulation takes ${-change} raw tokens from ${name}, which is not the intended input`);
+      if (!ours.inputs.has(address))
+        return reject('LIVE_INSPECTION_ACCOUNT', `simulation takes ${-change} raw tokens from ${name}, which is not the intended input`);
       inputTaken -= change;
     }
     if (mint === intent.mint) mintDelta += change;
@@ -234,7 +246,10 @@ function judgeBalances(
     const maxOut = intent.spendLamports + feeBudget + rentBudget;
     const solOut = -(solDelta + wsolDelta);
     if (solOut > maxOut) {
-      return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount + fees + rent)`);
+      return reject(
+        'LIVE_INSPECTION_OUTFLOW',
+        `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount + fees + rent)`,
+      );
     }
     if (mintDelta <= 0n) {
       return reject('LIVE_INSPECTION_OUTPUT', `simulation delivers no ${intent.mint} tokens to a token account our wallet owns`);
@@ -242,7 +257,10 @@ function judgeBalances(
     return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: mintDelta };
   }
   if (inputTaken > intent.sellRaw || -mintDelta > intent.sellRaw) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.sellRaw}`);
+    return reject(
+      'LIVE_INSPECTION_OUTFLOW',
+      `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.sellRaw}`,
+    );
   }
   const solIn = solDelta + wsolDelta;
   if (-solIn > feeBudget + rentBudget) {
@@ -273,12 +291,16 @@ async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleA
       if (!account) throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', `lookup table ${table} does not exist`, { retry: 'not_retryable' });
       const state = AddressLookupTableAccount.deserialize(Buffer.from(account.data[0], 'base64'));
       if (tableCache.size >= MAX_TABLES) tableCache.delete(tableCache.keys().next().value as string);
-      tableCache.set(table, state.addresses.map((a) => a.toBase58()));
+      tableCache.set(
+        table,
+        state.addresses.map((a) => a.toBase58()),
+      );
     });
   }
   const tables = new Map(lookups.map((l) => [l.accountKey.toBase58(), tableCache.get(l.accountKey.toBase58()) ?? []]));
   const keys = allKeys(w, tables);
-  if (keys.some((k) => k.startsWith('lookup:'))) throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', 'an index points past the end of its lookup table', { retry: 'not_retryable' });
+  if (keys.some((k) => k.startsWith('lookup:')))
+    throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', 'an index points past the end of its lookup table', { retry: 'not_retryable' });
   return keys;
 }
 

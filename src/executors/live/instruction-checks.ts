@@ -40,19 +40,72 @@ export type InstructionVerdict =
   | { readonly ok: false; readonly code: ErrorCode; readonly reason: string };
 
 const SYSTEM_NAMES = [
-  'CreateAccount', 'Assign', 'Transfer', 'CreateAccountWithSeed', 'AdvanceNonceAccount', 'WithdrawNonceAccount', 'InitializeNonceAccount',
-  'AuthorizeNonceAccount', 'Allocate', 'AllocateWithSeed', 'AssignWithSeed', 'TransferWithSeed', 'UpgradeNonceAccount',
+  'CreateAccount',
+  'Assign',
+  'Transfer',
+  'CreateAccountWithSeed',
+  'AdvanceNonceAccount',
+  'WithdrawNonceAccount',
+  'InitializeNonceAccount',
+  'AuthorizeNonceAccount',
+  'Allocate',
+  'AllocateWithSeed',
+  'AssignWithSeed',
+  'TransferWithSeed',
+  'UpgradeNonceAccount',
 ];
 const TOKEN_NAMES = [
-  'InitializeMint', 'InitializeAccount', 'InitializeMultisig', 'Transfer', 'Approve', 'Revoke', 'SetAuthority', 'MintTo', 'Burn', 'CloseAccount',
-  'FreezeAccount', 'ThawAccount', 'TransferChecked', 'ApproveChecked', 'MintToChecked', 'BurnChecked', 'InitializeAccount2', 'SyncNative',
-  'InitializeAccount3', 'InitializeMultisig2', 'InitializeMint2', 'GetAccountDataSize', 'InitializeImmutableOwner', 'AmountToUiAmount',
-  'UiAmountToAmount', 'InitializeMintCloseAuthority', 'TransferFeeExtension', 'ConfidentialTransferExtension', 'DefaultAccountStateExtension',
-  'Reallocate', 'MemoTransferExtension', 'CreateNativeMint', 'InitializeNonTransferableMint', 'InterestBearingMintExtension', 'CpiGuardExtension',
-  'InitializePermanentDelegate', 'TransferHookExtension', 'ConfidentialTransferFeeExtension', 'WithdrawExcessLamports', 'MetadataPointerExtension',
-  'GroupPointerExtension', 'GroupMemberPointerExtension',
+  'InitializeMint',
+  'InitializeAccount',
+  'InitializeMultisig',
+  'Transfer',
+  'Approve',
+  'Revoke',
+  'SetAuthority',
+  'MintTo',
+  'Burn',
+  'CloseAccount',
+  'FreezeAccount',
+  'ThawAccount',
+  'TransferChecked',
+  'ApproveChecked',
+  'MintToChecked',
+  'BurnChecked',
+  'InitializeAccount2',
+  'SyncNative',
+  'InitializeAccount3',
+  'InitializeMultisig2',
+  'InitializeMint2',
+  'GetAccountDataSize',
+  'InitializeImmutableOwner',
+  'AmountToUiAmount',
+  'UiAmountToAmount',
+  'InitializeMintCloseAuthority',
+  'TransferFeeExtension',
+  'ConfidentialTransferExtension',
+  'DefaultAccountStateExtension',
+  'Reallocate',
+  'MemoTransferExtension',
+  'CreateNativeMint',
+  'InitializeNonTransferableMint',
+  'InterestBearingMintExtension',
+  'CpiGuardExtension',
+  'InitializePermanentDelegate',
+  'TransferHookExtension',
+  'ConfidentialTransferFeeExtension',
+  'WithdrawExcessLamports',
+  'MetadataPointerExtension',
+  'GroupPointerExtension',
+  'GroupMemberPointerExtension',
 ];
-const TRANSFER_FEE_NAMES = ['InitializeTransferFeeConfig', 'TransferCheckedWithFee', 'WithdrawWithheldTokensFromMint', 'WithdrawWithheldTokensFromAccounts', 'HarvestWithheldTokensToMint', 'SetTransferFee'];
+const TRANSFER_FEE_NAMES = [
+  'InitializeTransferFeeConfig',
+  'TransferCheckedWithFee',
+  'WithdrawWithheldTokensFromMint',
+  'WithdrawWithheldTokensFromAccounts',
+  'HarvestWithheldTokensToMint',
+  'SetTransferFee',
+];
 const ATA_NAMES = ['Create', 'CreateIdempotent', 'RecoverNested'];
 const BUDGET_NAMES = ['RequestUnits', 'RequestHeapFrame', 'SetComputeUnitLimit', 'SetComputeUnitPrice', 'SetLoadedAccountsDataSizeLimit'];
 
@@ -61,8 +114,10 @@ const HARMLESS_TOKEN = new Set([0, 1, 2, 5, 16, 17, 18, 19, 20, 21, 22, 23, 24, 
 /** System instructions that cannot move, re-assign or re-size our wallet (nonce advance, init, upgrade). */
 const HARMLESS_SYSTEM = new Set([4, 6, 12]);
 
-const u64 = (d: Uint8Array, at: number): bigint | undefined => (d.length >= at + 8 ? Buffer.from(d.buffer, d.byteOffset, d.byteLength).readBigUInt64LE(at) : undefined);
-const u32 = (d: Uint8Array, at: number): number | undefined => (d.length >= at + 4 ? Buffer.from(d.buffer, d.byteOffset, d.byteLength).readUInt32LE(at) : undefined);
+const u64 = (d: Uint8Array, at: number): bigint | undefined =>
+  d.length >= at + 8 ? Buffer.from(d.buffer, d.byteOffset, d.byteLength).readBigUInt64LE(at) : undefined;
+const u32 = (d: Uint8Array, at: number): number | undefined =>
+  d.length >= at + 4 ? Buffer.from(d.buffer, d.byteOffset, d.byteLength).readUInt32LE(at) : undefined;
 
 /** Human name of an instruction: `Token-2022 TransferCheckedWithFee`, `System Transfer`, …. */
 export function instructionName(ix: DecodedInstruction): string {
@@ -132,7 +187,10 @@ export function checkInstructions(
         if (lamports === undefined) return refuse('has truncated data');
         if (a[0] === wallet) {
           solOut += lamports;
-          if (solOut > solAllowance) return refuse(`moves ${lamports} lamports from our wallet to ${a[1] ?? '?'}: SOL leaving by transfers would reach ${solOut}, beyond the intended input plus rent budget (${solAllowance})`);
+          if (solOut > solAllowance)
+            return refuse(
+              `moves ${lamports} lamports from our wallet to ${a[1] ?? '?'}: SOL leaving by transfers would reach ${solOut}, beyond the intended input plus rent budget (${solAllowance})`,
+            );
         }
         continue;
       }
@@ -145,7 +203,10 @@ export function checkInstructions(
         if (a[1] === wallet) return refuse('re-creates our wallet account');
         if (a[0] === wallet) {
           solOut += lamports;
-          if (solOut > solAllowance) return refuse(`funds a new account with ${lamports} lamports from our wallet: SOL leaving would reach ${solOut}, beyond the intended input plus rent budget (${solAllowance})`);
+          if (solOut > solAllowance)
+            return refuse(
+              `funds a new account with ${lamports} lamports from our wallet: SOL leaving would reach ${solOut}, beyond the intended input plus rent budget (${solAllowance})`,
+            );
         }
         continue;
       }
@@ -165,10 +226,13 @@ export function checkInstructions(
         const amount = u64(d, tag === 26 ? 2 : 1);
         if (amount === undefined) return refuse('has truncated data');
         if (authority === wallet || isOurs(source)) {
-          if (authority !== wallet) return refuse(`moves ${amount} raw tokens out of our token account ${source ?? '?'} on the signature of ${authority ?? '?'}, not our wallet`);
-          if (source === undefined || !ours.inputs.has(source)) return refuse(`moves ${amount} raw tokens out of our token account ${source ?? '?'}, which is not the intended input`);
+          if (authority !== wallet)
+            return refuse(`moves ${amount} raw tokens out of our token account ${source ?? '?'} on the signature of ${authority ?? '?'}, not our wallet`);
+          if (source === undefined || !ours.inputs.has(source))
+            return refuse(`moves ${amount} raw tokens out of our token account ${source ?? '?'}, which is not the intended input`);
           inputOut += amount;
-          if (inputOut > tokenAllowance) return refuse(`moves ${amount} raw tokens out of our input account ${source}: ${inputOut} in total, beyond the intent's ${tokenAllowance}`);
+          if (inputOut > tokenAllowance)
+            return refuse(`moves ${amount} raw tokens out of our input account ${source}: ${inputOut} in total, beyond the intent's ${tokenAllowance}`);
         }
         continue;
       }
@@ -176,7 +240,8 @@ export function checkInstructions(
         // CloseAccount [account, destination, owner]: only our input or output, rent back to our wallet.
         if (a[2] === wallet || isOurs(a[0])) {
           const account = a[0];
-          if (account === undefined || !(ours.inputs.has(account) || ours.outputs.has(account))) return refuse(`closes our token account ${account ?? '?'}, which is neither the intended input nor the output`);
+          if (account === undefined || !(ours.inputs.has(account) || ours.outputs.has(account)))
+            return refuse(`closes our token account ${account ?? '?'}, which is neither the intended input nor the output`);
           if (a[1] !== wallet) return refuse(`closes our token account ${account} and sends its lamports to ${a[1] ?? '?'}, not our wallet`);
         }
         continue;

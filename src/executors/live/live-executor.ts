@@ -53,7 +53,9 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   let sink: ExecutionSink | undefined;
   let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
   const counters: Record<LiveRetryKind, number> = { 'read-retry': 0, 'send-error': 0, 'status-error': 0, 'height-error': 0 };
-  const count = (what: LiveRetryKind): void => { counters[what]++; };
+  const count = (what: LiveRetryKind): void => {
+    counters[what]++;
+  };
 
   const ctx: DriveContext = {
     rpc: options.rpc,
@@ -112,22 +114,36 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
         });
       }
       const invalid = validateIntent(intent);
-      if (invalid) { reject(intent, 'LIVE_INVALID_INTENT', invalid); return; }
+      if (invalid) {
+        reject(intent, 'LIVE_INVALID_INTENT', invalid);
+        return;
+      }
       const spendLamports = spendOf(intent);
       if (spendLamports > settings.maxTradeLamports) {
-        reject(intent, 'LIVE_SPEND_CAP_TRADE', `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`); return;
+        reject(intent, 'LIVE_SPEND_CAP_TRADE', `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`);
+        return;
       }
       const now = options.clock.now();
       const day = utcDay(now);
       const created = await options.journal.create(intent, { spendLamports, day, dailyCapLamports: settings.maxDayLamports }, now);
       if (created.kind === 'over_daily_cap') {
-        reject(intent, 'LIVE_SPEND_CAP_DAY', `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`); return;
+        reject(
+          intent,
+          'LIVE_SPEND_CAP_DAY',
+          `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`,
+        );
+        return;
       }
       if (created.kind === 'exists') {
         // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
         if (inflight.has(intent.id) || sameIntent(created.record.intent, intent)) return;
         // Another intent under an id another run or process journaled: report it, never leave it pending.
-        reject(intent, 'LIVE_INTENT_ID_REPEATED', `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`); return;
+        reject(
+          intent,
+          'LIVE_INTENT_ID_REPEATED',
+          `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`,
+        );
+        return;
       }
       sink?.({ type: 'accepted', intentId: intent.id, at: now });
       void drive(intent.id);
@@ -164,8 +180,19 @@ export function utcDay(at: UnixMs): string {
 
 /** True when `a` and `b` are the same decision (every field equal), not just the same id. */
 function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
-  return a.id === b.id && a.strategyId === b.strategyId && a.side === b.side && a.mint === b.mint && a.decimals === b.decimals && amountInOf(a) === amountInOf(b)
-    && a.slippageBps === b.slippageBps && a.priorityFeeLamports === b.priorityFeeLamports && a.referencePrice === b.referencePrice && a.createdAt === b.createdAt && a.reason === b.reason;
+  return (
+    a.id === b.id &&
+    a.strategyId === b.strategyId &&
+    a.side === b.side &&
+    a.mint === b.mint &&
+    a.decimals === b.decimals &&
+    amountInOf(a) === amountInOf(b) &&
+    a.slippageBps === b.slippageBps &&
+    a.priorityFeeLamports === b.priorityFeeLamports &&
+    a.referencePrice === b.referencePrice &&
+    a.createdAt === b.createdAt &&
+    a.reason === b.reason
+  );
 }
 
 /** Why `i` cannot be executed (a field out of range), or undefined when it is well-formed. */

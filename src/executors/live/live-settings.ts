@@ -53,13 +53,16 @@ const invalid = (field: string, why: string): ChainpilotError =>
 export function resolveLiveSettings(input: LiveSettingsInput): LiveSettings {
   const s = resolveDefaults(input);
   if (!Number.isInteger(s.maxAttempts) || s.maxAttempts < 1) throw invalid('maxAttempts', `must be an integer >= 1 (1 = never rebuild); got ${s.maxAttempts}`);
-  if (!Number.isInteger(s.slippageStepBps) || s.slippageStepBps < 0) throw invalid('slippageStepBps', `must be an integer >= 0 (0 = no ramp); got ${s.slippageStepBps}`);
-  if (!Number.isInteger(s.maxSlippageBps) || s.maxSlippageBps < 0 || s.maxSlippageBps > 10_000) throw invalid('maxSlippageBps', `must be an integer from 0 to 10000; got ${s.maxSlippageBps}`);
+  if (!Number.isInteger(s.slippageStepBps) || s.slippageStepBps < 0)
+    throw invalid('slippageStepBps', `must be an integer >= 0 (0 = no ramp); got ${s.slippageStepBps}`);
+  if (!Number.isInteger(s.maxSlippageBps) || s.maxSlippageBps < 0 || s.maxSlippageBps > 10_000)
+    throw invalid('maxSlippageBps', `must be an integer from 0 to 10000; got ${s.maxSlippageBps}`);
   const fee = s.priorityFee;
   if (fee) {
     if (!(fee.percentile > 0 && fee.percentile <= 100)) throw invalid('priorityFee.percentile', `must be above 0 and at most 100; got ${fee.percentile}`);
     if (fee.capLamports < 0n) throw invalid('priorityFee.capLamports', 'must be >= 0');
-    if (!Number.isInteger(fee.computeUnits) || fee.computeUnits < 1 || fee.computeUnits > 1_400_000) throw invalid('priorityFee.computeUnits', `must be an integer from 1 to 1400000; got ${fee.computeUnits}`);
+    if (!Number.isInteger(fee.computeUnits) || fee.computeUnits < 1 || fee.computeUnits > 1_400_000)
+      throw invalid('priorityFee.computeUnits', `must be an integer from 1 to 1400000; got ${fee.computeUnits}`);
   }
   return s;
 }

@@ -48,9 +48,13 @@ export function createPriorityFeeSource(
   if (!policy) return { feeFor: async (budget) => budget };
   const read = rpc.getRecentPrioritizationFees?.bind(rpc);
   if (!read) {
-    throw new ChainpilotError('LIVE_INVALID_SETTINGS', 'settings.priorityFee needs an RPC port with getRecentPrioritizationFees; pass the typed RPC client or drop priorityFee', {
-      retry: 'not_retryable',
-    });
+    throw new ChainpilotError(
+      'LIVE_INVALID_SETTINGS',
+      'settings.priorityFee needs an RPC port with getRecentPrioritizationFees; pass the typed RPC client or drop priorityFee',
+      {
+        retry: 'not_retryable',
+      },
+    );
   }
   let cached: { at: number; lamports: bigint } | undefined;
   const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
@@ -60,7 +64,10 @@ export function createPriorityFeeSource(
       if (!cached || now - cached.at >= TTL_MS) {
         try {
           const fees = await read(undefined, signal ? { signal } : {});
-          const micro = percentileOf(fees.map((f) => f.prioritizationFee), policy.percentile);
+          const micro = percentileOf(
+            fees.map((f) => f.prioritizationFee),
+            policy.percentile,
+          );
           cached = { at: now, lamports: (micro * BigInt(policy.computeUnits) + 999_999n) / 1_000_000n };
         } catch (e) {
           if (signal?.aborted) throw e; // stopping is not a failed read

@@ -12,13 +12,7 @@ import type { TokenBalance, TransactionMeta } from './ports.js';
  * `solAmount` is SOL out of (buy) or into (sell) the wallet excluding the fee; it includes rent of
  * any account the swap opened, which the wallet paid.
  */
-export function readFill(
-  intent: OrderIntent,
-  meta: TransactionMeta,
-  wallet: string,
-  signature: string,
-  filledAt: UnixMs,
-): Fill {
+export function readFill(intent: OrderIntent, meta: TransactionMeta, wallet: string, signature: string, filledAt: UnixMs): Fill {
   const pre = meta.preBalances[0] ?? 0n;
   const post = meta.postBalances[0] ?? 0n;
   const tokensPre = ownedTokens(meta.preTokenBalances, intent.mint, wallet);
@@ -28,8 +22,7 @@ export function readFill(
   const tokens = buy ? tokensPost - tokensPre : tokensPre - tokensPost;
   const solAmount = lamports(sol < 0n ? 0n : sol);
   const tokenAmount = rawAmount(tokens < 0n ? 0n : tokens);
-  const price =
-    tokenAmount === 0n ? '0' : decimal(solAmount).shiftedBy(-9).div(decimal(tokenAmount).shiftedBy(-intent.decimals)).toFixed();
+  const price = tokenAmount === 0n ? '0' : decimal(solAmount).shiftedBy(-9).div(decimal(tokenAmount).shiftedBy(-intent.decimals)).toFixed();
   return {
     intentId: intent.id,
     side: intent.side,

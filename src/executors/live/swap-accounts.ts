@@ -33,7 +33,12 @@ export function associatedAddress(owner: string, mint: string, program: 'classic
   const key = `${owner}:${mint}:${program}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
-  const address = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true, program === 'classic' ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID).toBase58();
+  const address = getAssociatedTokenAddressSync(
+    new PublicKey(mint),
+    new PublicKey(owner),
+    true,
+    program === 'classic' ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID,
+  ).toBase58();
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
   cache.set(key, address);
   return address;
@@ -44,7 +49,11 @@ export function associatedAddress(owner: string, mint: string, program: 'classic
  * only under the token programs the transaction can reach: an account of a program the
  * transaction cannot call cannot be touched by it, and each derivation is a curve search.
  */
-export function swapAccountsOf(intent: Pick<OrderIntent, 'side' | 'mint'>, wallet: string, reached: TokenProgramsReached = { classic: true, token2022: true }): SwapAccounts {
+export function swapAccountsOf(
+  intent: Pick<OrderIntent, 'side' | 'mint'>,
+  wallet: string,
+  reached: TokenProgramsReached = { classic: true, token2022: true },
+): SwapAccounts {
   const sol = new Set([wallet]);
   if (reached.classic) sol.add(associatedAddress(wallet, WSOL_MINT, 'classic'));
   if (intent.side === 'buy') {

@@ -33,7 +33,14 @@ export const DEFAULT_FILL_MODEL: FillModelOptions = {
 };
 
 export type ModelledFill =
-  | { readonly ok: true; readonly solAmount: Lamports; readonly tokenAmount: RawAmount; readonly feeLamports: Lamports; readonly price: string; readonly pool: string | undefined }
+  | {
+      readonly ok: true;
+      readonly solAmount: Lamports;
+      readonly tokenAmount: RawAmount;
+      readonly feeLamports: Lamports;
+      readonly price: string;
+      readonly pool: string | undefined;
+    }
   | { readonly ok: false; readonly code: 'PAPER_NO_PRICE' | 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string; readonly feeLamports: Lamports };
 
 /** Reserves the model trades against: observed, or virtual at the observed price. */
@@ -46,7 +53,13 @@ export function reservesFor(obs: MarketObservation, decimals: number, opts: Fill
   if (!price.gt(0)) return undefined;
   const sol = obs.depthLamports ?? opts.assumedDepthLamports;
   // token raw = lamports / price (SOL per whole token) scaled by decimals.
-  const token = BigInt(new Decimal(sol.toString()).div(price).shiftedBy(decimals - 9).integerValue(Decimal.ROUND_DOWN).toFixed(0));
+  const token = BigInt(
+    new Decimal(sol.toString())
+      .div(price)
+      .shiftedBy(decimals - 9)
+      .integerValue(Decimal.ROUND_DOWN)
+      .toFixed(0),
+  );
   return token > 0n ? { sol, token } : undefined;
 }
 
@@ -56,7 +69,12 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
   const fee = addLamports(opts.networkFeeLamports, priority);
   const reserves = obs ? reservesFor(obs, intent.decimals, opts) : undefined;
   if (!obs || !reserves) {
-    return { ok: false, code: 'PAPER_NO_PRICE', reason: `no observed price for ${intent.mint}: subscribe to its price room before trading it`, feeLamports: ZERO_LAMPORTS };
+    return {
+      ok: false,
+      code: 'PAPER_NO_PRICE',
+      reason: `no observed price for ${intent.mint}: subscribe to its price room before trading it`,
+      feeLamports: ZERO_LAMPORTS,
+    };
   }
   const poolFee = BigInt(obs.poolFeeBps ?? opts.defaultPoolFeeBps);
   const keep = 10_000n - BigInt(opts.extraSlippageBps);
@@ -74,7 +92,12 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
     solAmount = (out * keep) / 10_000n;
   }
   if (tokenAmount <= 0n || solAmount <= 0n) {
-    return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `order of ${intent.side === 'buy' ? `${intent.spendLamports} lamports` : `${intent.sellRaw} raw`} is too small to fill at the observed price`, feeLamports: fee };
+    return {
+      ok: false,
+      code: 'PAPER_SLIPPAGE_EXCEEDED',
+      reason: `order of ${intent.side === 'buy' ? `${intent.spendLamports} lamports` : `${intent.sellRaw} raw`} is too small to fill at the observed price`,
+      feeLamports: fee,
+    };
   }
   const price = priceOf(solAmount, tokenAmount, intent.decimals);
   if (intent.referencePrice !== undefined) {
@@ -83,7 +106,12 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
     const fillPrice = decimal(price);
     const worse = intent.side === 'buy' ? fillPrice.gt(ref.times(tol.plus(1))) : fillPrice.lt(ref.times(new Decimal(1).minus(tol)));
     if (worse) {
-      return { ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED', reason: `fill price ${fillPrice.toPrecision(8)} is beyond ${intent.slippageBps} bps of reference ${ref.toPrecision(8)}`, feeLamports: fee };
+      return {
+        ok: false,
+        code: 'PAPER_SLIPPAGE_EXCEEDED',
+        reason: `fill price ${fillPrice.toPrecision(8)} is beyond ${intent.slippageBps} bps of reference ${ref.toPrecision(8)}`,
+        feeLamports: fee,
+      };
     }
   }
   return { ok: true, solAmount: lamports(solAmount), tokenAmount: rawAmount(tokenAmount), feeLamports: fee, price, pool: obs.pool };

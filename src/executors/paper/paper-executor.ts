@@ -44,20 +44,33 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
     const r = modelFill(intent, market.get(intent.mint), model);
     if (!r.ok && r.code === 'PAPER_NO_PRICE' && at - submittedAt < priceWaitMs && !stopped) {
       // no price yet: wait for the first tick of the price room the engine joined, within the bound
-      timers.set(intent.id, clock.setTimeout(() => settle(intent, out, submittedAt), Math.min(PRICE_POLL_MS, priceWaitMs - (at - submittedAt))));
+      timers.set(
+        intent.id,
+        clock.setTimeout(() => settle(intent, out, submittedAt), Math.min(PRICE_POLL_MS, priceWaitMs - (at - submittedAt))),
+      );
       return;
     }
     if (!r.ok) {
-      if (r.code === 'PAPER_NO_PRICE') out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: `${r.reason} (waited ${at - submittedAt} ms for a price)` });
+      if (r.code === 'PAPER_NO_PRICE')
+        out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: `${r.reason} (waited ${at - submittedAt} ms for a price)` });
       else out({ type: 'failed', intentId: intent.id, at, code: r.code, reason: r.reason, feeLamports: lamports(r.feeLamports) });
       return;
     }
     out({
-      type: 'filled', intentId: intent.id, at,
+      type: 'filled',
+      intentId: intent.id,
+      at,
       fill: {
-        intentId: intent.id, side: intent.side, mint: intent.mint, decimals: intent.decimals,
-        solAmount: lamports(r.solAmount), tokenAmount: rawAmount(r.tokenAmount), feeLamports: lamports(r.feeLamports),
-        price: r.price, filledAt: at, ...(r.pool === undefined ? {} : { pool: r.pool }),
+        intentId: intent.id,
+        side: intent.side,
+        mint: intent.mint,
+        decimals: intent.decimals,
+        solAmount: lamports(r.solAmount),
+        tokenAmount: rawAmount(r.tokenAmount),
+        feeLamports: lamports(r.feeLamports),
+        price: r.price,
+        filledAt: at,
+        ...(r.pool === undefined ? {} : { pool: r.pool }),
       },
     });
   };
@@ -71,11 +84,17 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
     submit(intent) {
       const out = sink;
       if (!out) return Promise.reject(new ChainpilotError('PAPER_NOT_STARTED', 'paper executor: call start() before submit()', { retry: 'not_retryable' }));
-      if (stopped) return Promise.reject(new ChainpilotError('PAPER_STOPPED', 'paper executor is stopped; no new intents', { retry: 'not_retryable', context: { intentId: intent.id } }));
+      if (stopped)
+        return Promise.reject(
+          new ChainpilotError('PAPER_STOPPED', 'paper executor is stopped; no new intents', { retry: 'not_retryable', context: { intentId: intent.id } }),
+        );
       if (timers.has(intent.id)) return Promise.resolve();
       out({ type: 'accepted', intentId: intent.id, at: clock.now() });
       const submittedAt = clock.now();
-      timers.set(intent.id, clock.setTimeout(() => settle(intent, out, submittedAt), options.latencyMs));
+      timers.set(
+        intent.id,
+        clock.setTimeout(() => settle(intent, out, submittedAt), options.latencyMs),
+      );
       return Promise.resolve();
     },
     stop() {

@@ -203,19 +203,26 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         const b = await backlog();
         if (b.jobs === 0 && b.unresolved === 0) break;
         if (wallClockMs() > deadline) {
-          throw new ChainpilotError('QUEUE_CATCH_UP_TIMEOUT', `wallet ${o.wallet} still has ${b.jobs} queued job(s) and ${b.unresolved} unresolved intent(s) after ${timeoutMs} ms; start \`chainpilot worker\` for it or raise execution.queue.catchUpTimeout`, {
-            retry: 'retryable',
-            context: { wallet: o.wallet, jobs: b.jobs, unresolved: b.unresolved },
-          });
+          throw new ChainpilotError(
+            'QUEUE_CATCH_UP_TIMEOUT',
+            `wallet ${o.wallet} still has ${b.jobs} queued job(s) and ${b.unresolved} unresolved intent(s) after ${timeoutMs} ms; start \`chainpilot worker\` for it or raise execution.queue.catchUpTimeout`,
+            {
+              retry: 'retryable',
+              context: { wallet: o.wallet, jobs: b.jobs, unresolved: b.unresolved },
+            },
+          );
         }
       }
-      while ((await readBatch(0)) > 0) { /* drain everything reported so far */ }
+      while ((await readBatch(0)) > 0) {
+        /* drain everything reported so far */
+      }
       phase = phase === 'idle' ? 'ready' : phase;
       return { reports: early.splice(0), landed: await journal.landed() };
     },
 
     async start(s) {
-      if (phase === 'running' || phase === 'stopped') throw new ChainpilotError('LIVE_NOT_STARTED', `start() called while the queue executor is ${phase}`, { retry: 'not_retryable' });
+      if (phase === 'running' || phase === 'stopped')
+        throw new ChainpilotError('LIVE_NOT_STARTED', `start() called while the queue executor is ${phase}`, { retry: 'not_retryable' });
       if (phase === 'idle') await executor.catchUp();
       sink = s;
       for (const r of early.splice(0)) s(r);
@@ -225,19 +232,27 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
 
     async submit(intent) {
       if (phase !== 'running' || !accepting) {
-        throw new ChainpilotError('LIVE_NOT_STARTED', `submit(${intent.id}) while the queue executor is ${accepting ? phase : 'stopping'}; await start() first`, {
-          retry: 'not_retryable',
-          context: { intentId: intent.id, phase },
-        });
+        throw new ChainpilotError(
+          'LIVE_NOT_STARTED',
+          `submit(${intent.id}) while the queue executor is ${accepting ? phase : 'stopping'}; await start() first`,
+          {
+            retry: 'not_retryable',
+            context: { intentId: intent.id, phase },
+          },
+        );
       }
       inflight.add(intent.id);
-      await queue.add('intent', { intent: encodeIntent(intent) }, {
-        jobId: intent.id,
-        attempts: o.jobAttempts ?? 1000,
-        backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
-        removeOnComplete: { count: 10_000 },
-        removeOnFail: { count: 10_000 },
-      });
+      await queue.add(
+        'intent',
+        { intent: encodeIntent(intent) },
+        {
+          jobId: intent.id,
+          attempts: o.jobAttempts ?? 1000,
+          backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
+          removeOnComplete: { count: 10_000 },
+          removeOnFail: { count: 10_000 },
+        },
+      );
       sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
     },
 

@@ -61,17 +61,20 @@ export async function acquireWalletLease(o: AcquireLeaseOptions): Promise<Wallet
     });
   let stopped = false;
   let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = (async () => {
-      try {
-        const ok = (await evalScript(o.redis, LEASE_RENEW, [key], [String(epoch), owner, String(o.ttlMs)])) as number;
-        if (ok !== 1 && !stopped) lost.abort(fenced());
-      } catch (e) {
-        // Redis unreachable: the lease may expire; journal writes will tell (fenced or not).
-        o.log.warn({ wallet: o.wallet, err: describeError(e) }, 'lease renewal failed');
-      }
-    })();
-  }, Math.max(Math.floor(o.ttlMs / 3), 10));
+  const timer = setInterval(
+    () => {
+      renewing = (async () => {
+        try {
+          const ok = (await evalScript(o.redis, LEASE_RENEW, [key], [String(epoch), owner, String(o.ttlMs)])) as number;
+          if (ok !== 1 && !stopped) lost.abort(fenced());
+        } catch (e) {
+          // Redis unreachable: the lease may expire; journal writes will tell (fenced or not).
+          o.log.warn({ wallet: o.wallet, err: describeError(e) }, 'lease renewal failed');
+        }
+      })();
+    },
+    Math.max(Math.floor(o.ttlMs / 3), 10),
+  );
   timer.unref();
   return {
     wallet: o.wallet,
@@ -96,7 +99,11 @@ export async function acquireWalletLease(o: AcquireLeaseOptions): Promise<Wallet
 }
 
 /** Lease state of a wallet for metrics: current epoch and take-overs so far. */
-export async function readLeaseStats(redis: Redis, prefix: string, wallet: string): Promise<{ readonly epoch: number; readonly takeovers: number; readonly held: boolean }> {
+export async function readLeaseStats(
+  redis: Redis,
+  prefix: string,
+  wallet: string,
+): Promise<{ readonly epoch: number; readonly takeovers: number; readonly held: boolean }> {
   const v = await redis.hmget(redisJournalKeys(prefix, wallet).lease, 'epoch', 'takeovers', 'owner');
   return { epoch: Number(v[0] ?? '0'), takeovers: Number(v[1] ?? '0'), held: (v[2] ?? '') !== '' };
 }

@@ -92,7 +92,15 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       log.error({ jobId: job.id, code: 'QUEUE_BAD_JOB', err: describeError(e) }, 'job is not an intent; failed without retries');
       throw new UnrecoverableError(describeError(e)); // no run can succeed: fail the job at once
     }
-    const lease = await acquireWalletLease({ redis: o.redis, prefix: o.prefix, wallet, ttlMs: o.leaseTtlMs ?? 10_000, holder: o.holder, log, signal: closing.signal });
+    const lease = await acquireWalletLease({
+      redis: o.redis,
+      prefix: o.prefix,
+      wallet,
+      ttlMs: o.leaseTtlMs ?? 10_000,
+      holder: o.holder,
+      log,
+      signal: closing.signal,
+    });
     if (lease.tookOver) counters.takeovers++;
     counters.running = true;
     o.probe?.('leased', intent.id);
@@ -121,7 +129,10 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       const fenced = isChainpilotError(e, 'JOURNAL_FENCED') || (lease.signal.aborted && !closing.signal.aborted);
       if (fenced) {
         counters.fenced++;
-        log.error({ intentId: intent.id, code: 'JOURNAL_FENCED', epoch: lease.epoch }, 'lease taken over: this worker stops driving the intent; the new holder resumes it');
+        log.error(
+          { intentId: intent.id, code: 'JOURNAL_FENCED', epoch: lease.epoch },
+          'lease taken over: this worker stops driving the intent; the new holder resumes it',
+        );
         throw isChainpilotError(e, 'JOURNAL_FENCED') ? e : lease.signal.reason;
       }
       throw e;
@@ -139,7 +150,9 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
     stalledInterval: o.stalledIntervalMs ?? 15_000,
     maxStalledCount: Number.MAX_SAFE_INTEGER, // a stalled job is resumed through the journal, never given up
   });
-  worker.on('completed', () => { counters.completed++; });
+  worker.on('completed', () => {
+    counters.completed++;
+  });
   worker.on('failed', (job, e) => {
     counters.failed++;
     log.warn({ intentId: job?.id, err: describeError(e) }, 'job run failed; BullMQ retries it and the journal resumes the intent');
@@ -148,7 +161,14 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
 
   return {
     wallet,
-    stats: () => ({ wallet, jobsCompleted: counters.completed, jobsFailed: counters.failed, fenced: counters.fenced, takeovers: counters.takeovers, running: counters.running }),
+    stats: () => ({
+      wallet,
+      jobsCompleted: counters.completed,
+      jobsFailed: counters.failed,
+      fenced: counters.fenced,
+      takeovers: counters.takeovers,
+      running: counters.running,
+    }),
     async close(force = false) {
       if (force) closing.abort(new ChainpilotError('LIVE_NOT_STARTED', 'the worker is stopping', { retry: 'retryable' }));
       await worker.close(force);
@@ -164,7 +184,9 @@ function decodeJob(job: Job<IntentJobData>): OrderIntent {
     throw new ChainpilotError('QUEUE_BAD_JOB', `job ${job.id ?? '?'} does not carry a valid intent: ${describeError(e)}`, { retry: 'not_retryable', cause: e });
   }
   if (intent.id !== job.id) {
-    throw new ChainpilotError('QUEUE_BAD_JOB', `job ${job.id ?? '?'} carries intent ${intent.id}; the job id must be the intent id`, { retry: 'not_retryable' });
+    throw new ChainpilotError('QUEUE_BAD_JOB', `job ${job.id ?? '?'} carries intent ${intent.id}; the job id must be the intent id`, {
+      retry: 'not_retryable',
+    });
   }
   return intent;
 }
@@ -177,11 +199,17 @@ async function admit(journal: IntentJournal, intent: OrderIntent, settings: Live
   const invalid = validateIntent(intent);
   if (invalid) refusal = { code: 'LIVE_INVALID_INTENT', reason: invalid };
   else if (spendLamports > settings.maxTradeLamports) {
-    refusal = { code: 'LIVE_SPEND_CAP_TRADE', reason: `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}` };
+    refusal = {
+      code: 'LIVE_SPEND_CAP_TRADE',
+      reason: `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`,
+    };
   } else {
     const created = await journal.create(intent, { spendLamports, day, dailyCapLamports: settings.maxDayLamports }, now);
     if (created.kind === 'over_daily_cap') {
-      refusal = { code: 'LIVE_SPEND_CAP_DAY', reason: `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}` };
+      refusal = {
+        code: 'LIVE_SPEND_CAP_DAY',
+        reason: `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`,
+      };
     }
   }
   if (!refusal) return;

@@ -156,10 +156,14 @@ export function assertPrivateKeyFile(path: string, platform: NodeJS.Platform = p
   }
   if ((mode & 0o077) !== 0) {
     const octal = `0${mode.toString(8).padStart(3, '0')}`;
-    throw new ChainpilotError('EXEC_WALLET_FILE_PERMISSIONS', `the wallet keypair file ${path} has mode ${octal}: group or others may read or write it; run \`chmod 600 ${path}\` (and keep it only where you trust every user)`, {
-      retry: 'not_retryable',
-      context: { path, mode: octal },
-    });
+    throw new ChainpilotError(
+      'EXEC_WALLET_FILE_PERMISSIONS',
+      `the wallet keypair file ${path} has mode ${octal}: group or others may read or write it; run \`chmod 600 ${path}\` (and keep it only where you trust every user)`,
+      {
+        retry: 'not_retryable',
+        context: { path, mode: octal },
+      },
+    );
   }
 }
 
@@ -170,10 +174,14 @@ export function signerFromKeypairFile(path: string): Signer {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ChainpilotError('EXEC_SIGNER_KEY_MISSING', `cannot read the wallet keypair file ${path}; create one with \`chainpilot wallet new --out ${path}\``, {
-      retry: 'not_retryable',
-      context: { path, errno: (e as NodeJS.ErrnoException).code },
-    });
+    throw new ChainpilotError(
+      'EXEC_SIGNER_KEY_MISSING',
+      `cannot read the wallet keypair file ${path}; create one with \`chainpilot wallet new --out ${path}\``,
+      {
+        retry: 'not_retryable',
+        context: { path, errno: (e as NodeJS.ErrnoException).code },
+      },
+    );
   }
   return keypairSigner(parseSecretKey(text, `keypair file ${path}`));
 }

@@ -66,7 +66,11 @@ export interface BacktestJobResult {
  * Reads the recording of a backtest or sweep once: through its prepared cache unless `cache` is
  * false (a cache that does not check is rebuilt, see src/replay/prepared-cache.ts).
  */
-export function loadRecording(data: string | readonly string[], cache = true, cacheDir?: string): { readonly recording: Recording; readonly cache: BacktestJobResult['cache'] } {
+export function loadRecording(
+  data: string | readonly string[],
+  cache = true,
+  cacheDir?: string,
+): { readonly recording: Recording; readonly cache: BacktestJobResult['cache'] } {
   if (!cache) return { recording: readRecording(data), cache: { status: 'off' } };
   return readRecordingPrepared(data, { version: chainpilotVersion(), ...(cacheDir !== undefined ? { dir: cacheDir } : {}) });
 }
@@ -80,7 +84,14 @@ export function deploymentIdentity(d: Deployment): string {
 
 /** sha256 over the recordings' hashes, the deployment, the chainpilot version and the decision log. */
 export function runFingerprint(recording: Recording, d: Deployment, decisionLog: string): string {
-  return sha256(JSON.stringify({ recordings: recording.files.map((f) => f.sha256), deployment: deploymentIdentity(d), chainpilot: chainpilotVersion(), decisions: sha256(decisionLog) }));
+  return sha256(
+    JSON.stringify({
+      recordings: recording.files.map((f) => f.sha256),
+      deployment: deploymentIdentity(d),
+      chainpilot: chainpilotVersion(),
+      decisions: sha256(decisionLog),
+    }),
+  );
 }
 
 /** Compares two decision logs line by line; undefined when they are equal. */
@@ -129,17 +140,38 @@ export function fillDrift(expected: string, actual: string): FillDrift {
 export function reportOf(result: BacktestResult, recording: Recording, loaded: LoadedDeployment, sampleMs: number, minRatioSpanMs?: number): BacktestReport {
   const d = result.deployment;
   return computeReport({
-    decisions: result.decisions, equity: result.equity, prices: result.prices, openPositions: result.openPositions,
-    startingLamports: d.paper.startingBalanceLamports, startedAt: result.startedAt, endedAt: result.endedAt, sampleMs,
+    decisions: result.decisions,
+    equity: result.equity,
+    prices: result.prices,
+    openPositions: result.openPositions,
+    startingLamports: d.paper.startingBalanceLamports,
+    startedAt: result.startedAt,
+    endedAt: result.endedAt,
+    sampleMs,
     ...(minRatioSpanMs !== undefined ? { minRatioSpanMs } : {}),
     fingerprint: runFingerprint(recording, loaded.deployment, result.decisionLog),
     run: {
       deployment: d.name,
       strategies: d.strategies.filter((s) => s.enabled).map((s) => ({ id: s.id ?? s.use, use: s.use, params: s.params })),
       recordings: recording.files.map((f) => ({ file: basename(f.path), sha256: f.sha256 })),
-      chainpilot: chainpilotVersion(), seed: result.seed, from: result.startedAt, to: result.endedAt, lines: result.lines,
-      wallMs: Math.round(result.wallMs), sampleMs, dataLookups: result.data,
-      feed: { frames: result.feed.frames, messages: result.feed.messages, unrouted: result.feed.unrouted, parseFailures: result.feed.parseFailures, invalidPayloads: result.feed.invalidPayloads, duplicates: result.feed.duplicates, badLines: recording.badLines, silentRooms: result.feed.silentRooms.length },
+      chainpilot: chainpilotVersion(),
+      seed: result.seed,
+      from: result.startedAt,
+      to: result.endedAt,
+      lines: result.lines,
+      wallMs: Math.round(result.wallMs),
+      sampleMs,
+      dataLookups: result.data,
+      feed: {
+        frames: result.feed.frames,
+        messages: result.feed.messages,
+        unrouted: result.feed.unrouted,
+        parseFailures: result.feed.parseFailures,
+        invalidPayloads: result.feed.invalidPayloads,
+        duplicates: result.feed.duplicates,
+        badLines: recording.badLines,
+        silentRooms: result.feed.silentRooms.length,
+      },
       decisionLogSha256: sha256(result.decisionLog),
     },
   });
@@ -157,13 +189,19 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
     try {
       expected = readFileSync(o.verifyAgainst, 'utf8');
     } catch (e) {
-      throw new ChainpilotError('BACKTEST_INVALID_OPTION', `--verify-against ${o.verifyAgainst}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'}); give a decision log (telemetry.decisionLog of the run)`, { retry: 'not_retryable', context: { field: 'verify-against' } });
+      throw new ChainpilotError(
+        'BACKTEST_INVALID_OPTION',
+        `--verify-against ${o.verifyAgainst}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'}); give a decision log (telemetry.decisionLog of the run)`,
+        { retry: 'not_retryable', context: { field: 'verify-against' } },
+      );
     }
   }
   const { recording, cache } = loadRecording(o.data, o.cache, o.cacheDir);
   const sampleMs = o.sampleMs ?? 60_000;
   const result = await runBacktest({
-    loaded, recording, sampleMs,
+    loaded,
+    recording,
+    sampleMs,
     ...(o.fromMs !== undefined ? { fromMs: o.fromMs } : {}),
     ...(o.toMs !== undefined ? { toMs: o.toMs } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),

@@ -12,7 +12,11 @@ export function rebuildReportHtml(text: string, file: string): string {
   }
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks parsed JSON at runtime
   if (!r || r.kind !== 'chainpilot-backtest-report' || r.format !== REPORT_FORMAT) {
-    throw new ChainpilotError('BACKTEST_INVALID_OPTION', `${file}: not a chainpilot backtest report.json of format ${REPORT_FORMAT}; give the report.json that chainpilot backtest wrote`, { retry: 'not_retryable', context: { field: 'report' } });
+    throw new ChainpilotError(
+      'BACKTEST_INVALID_OPTION',
+      `${file}: not a chainpilot backtest report.json of format ${REPORT_FORMAT}; give the report.json that chainpilot backtest wrote`,
+      { retry: 'not_retryable', context: { field: 'report' } },
+    );
   }
   return renderReportHtml(r);
 }

@@ -100,7 +100,16 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const data = createReplayData(lines, clock, o.dataMiss ?? 'latest');
   const decisions: DecisionEntry[] = [];
   const log = o.log ?? silentLogger();
-  const session = createPaperSession({ deployment, strategies, feed, clock, random: seededRandom(seed), log, data: data.port, decisions: (e) => decisions.push(e) });
+  const session = createPaperSession({
+    deployment,
+    strategies,
+    feed,
+    clock,
+    random: seededRandom(seed),
+    log,
+    data: data.port,
+    decisions: (e) => decisions.push(e),
+  });
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
   const sampleMs = o.sampleMs ?? 60_000;
@@ -188,11 +197,20 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const summary = session.engine.stats.summary();
   o.onProgress?.({ lines: lines.length, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: lines.length / ((performance.now() - wall0) / 1000) });
   return {
-    deployment, seed, startedAt: startAt, endedAt: clock.now(), decisions,
+    deployment,
+    seed,
+    startedAt: startAt,
+    endedAt: clock.now(),
+    decisions,
     decisionLog: decisions.map(formatDecision).join(''),
-    equity, prices, summary, feed: feed.stats(), data: data.stats(),
+    equity,
+    prices,
+    summary,
+    feed: feed.stats(),
+    data: data.stats(),
     denialsByCode: Object.fromEntries(session.engine.stats.denialsByCode),
-    lines: lines.length, wallMs: performance.now() - wall0,
+    lines: lines.length,
+    wallMs: performance.now() - wall0,
     openPositions: session.engine.portfolio.open().map((p) => ({ strategyId: p.strategyId, mint: p.mint, valueLamports: session.engine.portfolio.valueOf(p) })),
   };
 }

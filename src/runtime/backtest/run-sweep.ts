@@ -38,12 +38,14 @@ export interface SweepOptions {
   readonly onCell?: (done: number, total: number) => void;
 }
 
-const bad = (msg: string, field: string): ChainpilotError => new ChainpilotError('BACKTEST_INVALID_OPTION', msg, { retry: 'not_retryable', context: { field } });
+const bad = (msg: string, field: string): ChainpilotError =>
+  new ChainpilotError('BACKTEST_INVALID_OPTION', msg, { retry: 'not_retryable', context: { field } });
 
 /** `70/30` → 70. */
 export function parseWalkForward(v: string): number {
   const m = /^(\d{1,2})\/(\d{1,2})$/.exec(v.trim());
-  if (!m || Number(m[1]) + Number(m[2]) !== 100 || Number(m[1]) < 10 || Number(m[2]) < 10) throw bad(`--walk-forward ${v}: expected IN/OUT percentages adding up to 100, each at least 10, e.g. 70/30`, 'walk-forward');
+  if (!m || Number(m[1]) + Number(m[2]) !== 100 || Number(m[1]) < 10 || Number(m[2]) < 10)
+    throw bad(`--walk-forward ${v}: expected IN/OUT percentages adding up to 100, each at least 10, e.g. 70/30`, 'walk-forward');
   return Number(m[1]);
 }
 
@@ -59,27 +61,28 @@ async function runOnWorkers(n: number, init: SweepWorkerData, cells: readonly Sw
   const queue = [...cells];
   const boot = new URL('./sweep-worker-boot.mjs', import.meta.url);
   const entry = new URL(`./sweep-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
-  const one = (): Promise<void> => new Promise((resolve, reject) => {
-    const w = new Worker(boot, { workerData: { entry, ...init } });
-    const next = (): void => {
-      const cell = queue.shift();
-      if (cell) w.postMessage({ cell });
-      else {
-        w.postMessage({ done: true });
-        void w.terminate().then(() => resolve());
-      }
-    };
-    w.on('message', (m: { ready?: boolean; result?: CellResult; error?: { index: number; message: string } }) => {
-      if (m.error) {
-        void w.terminate();
-        reject(bad(`sweep cell ${m.error.index} failed: ${m.error.message}`, 'set'));
-        return;
-      }
-      if (m.result) onResult(m.result);
-      next();
+  const one = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const w = new Worker(boot, { workerData: { entry, ...init } });
+      const next = (): void => {
+        const cell = queue.shift();
+        if (cell) w.postMessage({ cell });
+        else {
+          w.postMessage({ done: true });
+          void w.terminate().then(() => resolve());
+        }
+      };
+      w.on('message', (m: { ready?: boolean; result?: CellResult; error?: { index: number; message: string } }) => {
+        if (m.error) {
+          void w.terminate();
+          reject(bad(`sweep cell ${m.error.index} failed: ${m.error.message}`, 'set'));
+          return;
+        }
+        if (m.result) onResult(m.result);
+        next();
+      });
+      w.on('error', (e) => reject(e));
     });
-    w.on('error', (e) => reject(e));
-  });
   await Promise.all(Array.from({ length: Math.min(n, cells.length) }, one));
 }
 
@@ -110,7 +113,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   let split: number | undefined;
   if (o.walkForwardPct !== undefined) {
     split = first + Math.floor(((last - first) * o.walkForwardPct) / 100);
-    windows = [{ name: 'in-sample', toMs: split }, { name: 'out-of-sample', fromMs: split }];
+    windows = [
+      { name: 'in-sample', toMs: split },
+      { name: 'out-of-sample', fromMs: split },
+    ];
   }
   const job: CellJob = { file: o.file, fileText, windows, sampleMs: o.sampleMs ?? 60_000, ...(o.env ? { env: o.env } : {}) };
   const results: CellResult[] = [];
@@ -134,9 +140,17 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
     return sb - sa || a.index - b.index;
   });
   const output: SweepOutput = {
-    kind: 'chainpilot-sweep', format: 1, deployment: o.file, metric, minTrades, axes: o.axes.map((a) => ({ path: a.path, values: [...a.values] })),
-    windows: windows.map((w) => w.name), split: split ?? null, recordings: recording.files.map((f) => f.sha256),
-    cells: results, ranking: ranked.map((r) => r.index),
+    kind: 'chainpilot-sweep',
+    format: 1,
+    deployment: o.file,
+    metric,
+    minTrades,
+    axes: o.axes.map((a) => ({ path: a.path, values: [...a.values] })),
+    windows: windows.map((w) => w.name),
+    split: split ?? null,
+    recordings: recording.files.map((f) => f.sha256),
+    cells: results,
+    ranking: ranked.map((r) => r.index),
   };
   mkdirSync(o.outDir, { recursive: true });
   writeFileSync(join(o.outDir, 'sweep.json'), `${JSON.stringify(output, null, 1)}\n`);

@@ -8,7 +8,10 @@ import { reportOf } from './backtest-job.js';
 import { runBacktest } from './run-backtest.js';
 import { cellDeployment, type SweepCell } from './sweep-grid.js';
 
-export type CellMetrics = Pick<ReportMetrics, 'netPnlSol' | 'returnPct' | 'trades' | 'winRatePct' | 'profitFactor' | 'expectancySol' | 'maxDrawdownPct' | 'sharpe' | 'feesSol'>;
+export type CellMetrics = Pick<
+  ReportMetrics,
+  'netPnlSol' | 'returnPct' | 'trades' | 'winRatePct' | 'profitFactor' | 'expectancySol' | 'maxDrawdownPct' | 'sharpe' | 'feesSol'
+>;
 
 export interface CellWindow {
   readonly name: 'full' | 'in-sample' | 'out-of-sample';
@@ -34,12 +37,26 @@ export async function runCell(job: CellJob, recording: Recording, cell: SweepCel
   const loaded = cellDeployment(job.fileText, job.file, cell, job.env);
   const windows: Record<string, CellMetrics & { fingerprint: string }> = {};
   for (const w of job.windows) {
-    const r = await runBacktest({ loaded, recording, sampleMs: job.sampleMs, ...(w.fromMs !== undefined ? { fromMs: w.fromMs } : {}), ...(w.toMs !== undefined ? { toMs: w.toMs } : {}) });
+    const r = await runBacktest({
+      loaded,
+      recording,
+      sampleMs: job.sampleMs,
+      ...(w.fromMs !== undefined ? { fromMs: w.fromMs } : {}),
+      ...(w.toMs !== undefined ? { toMs: w.toMs } : {}),
+    });
     const rep = reportOf(r, recording, loaded, job.sampleMs);
     const m = rep.metrics;
     windows[w.name] = {
-      netPnlSol: m.netPnlSol, returnPct: m.returnPct, trades: m.trades, winRatePct: m.winRatePct, profitFactor: m.profitFactor,
-      expectancySol: m.expectancySol, maxDrawdownPct: m.maxDrawdownPct, sharpe: m.sharpe, feesSol: m.feesSol, fingerprint: rep.fingerprint,
+      netPnlSol: m.netPnlSol,
+      returnPct: m.returnPct,
+      trades: m.trades,
+      winRatePct: m.winRatePct,
+      profitFactor: m.profitFactor,
+      expectancySol: m.expectancySol,
+      maxDrawdownPct: m.maxDrawdownPct,
+      sharpe: m.sharpe,
+      feesSol: m.feesSol,
+      fingerprint: rep.fingerprint,
     };
   }
   return { index: cell.index, params: cell.params, windows };

@@ -32,7 +32,11 @@ export function parseSetOption(spec: string): SweepAxis {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw bad(`--set ${spec}: expected PATH=V1,V2,... such as strategies[curve-momentum].params.milestonePct=40,50,60`);
   const path = spec.slice(0, eq).trim();
-  const values = spec.slice(eq + 1).split(',').filter((v) => v.trim().length > 0).map(scalar);
+  const values = spec
+    .slice(eq + 1)
+    .split(',')
+    .filter((v) => v.trim().length > 0)
+    .map(scalar);
   if (values.length === 0) throw bad(`--set ${path}: give at least one value`);
   return { path, values };
 }
@@ -57,11 +61,14 @@ function setPath(root: Record<string, unknown>, path: string): (v: unknown) => v
       const inner = part.slice(1, -1);
       if (!Array.isArray(node)) throw bad(`--set ${path}: ${part} selects from a list, but this is not one`);
       const list: unknown[] = node;
-      key = /^\d+$/.test(inner) ? Number(inner) : list.findIndex((s) => {
-        const o = s as { id?: unknown; use?: unknown };
-        return o.id === inner || (o.id === undefined && o.use === inner);
-      });
-      if (key < 0 || key >= list.length) throw bad(`--set ${path}: no entry ${part} in the deployment (strategies are picked by id, or by use when they have no id)`);
+      key = /^\d+$/.test(inner)
+        ? Number(inner)
+        : list.findIndex((s) => {
+            const o = s as { id?: unknown; use?: unknown };
+            return o.id === inner || (o.id === undefined && o.use === inner);
+          });
+      if (key < 0 || key >= list.length)
+        throw bad(`--set ${path}: no entry ${part} in the deployment (strategies are picked by id, or by use when they have no id)`);
     } else key = part;
     if (last) {
       const target = node as Record<string | number, unknown>;

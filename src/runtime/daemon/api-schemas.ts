@@ -6,7 +6,10 @@
  */
 import { z } from 'zod';
 
-const amount = z.string().regex(/^-?\d+$/).describe('exact integer amount as a decimal string');
+const amount = z
+  .string()
+  .regex(/^-?\d+$/)
+  .describe('exact integer amount as a decimal string');
 const ms = z.number().int().describe('Unix milliseconds on the run clock');
 const cause = z.object({ code: z.string(), message: z.string() }).nullable();
 
@@ -40,24 +43,59 @@ export const deploymentSummaryBody = z.object({
 });
 
 export const positionBody = z.object({
-  strategyId: z.string(), mint: z.string(), tokenRaw: amount, decimals: z.number().int(), costLamports: amount,
-  valueLamports: amount.nullable(), unrealisedLamports: amount.nullable(), realisedLamports: amount, openedAt: ms,
+  strategyId: z.string(),
+  mint: z.string(),
+  tokenRaw: amount,
+  decimals: z.number().int(),
+  costLamports: amount,
+  valueLamports: amount.nullable(),
+  unrealisedLamports: amount.nullable(),
+  realisedLamports: amount,
+  openedAt: ms,
 });
 
 export const riskBody = z.object({
-  dayStartedAt: ms, dayStartEquityLamports: amount, dailyLossLamports: amount, dailyLossLimitLamports: amount.nullable(),
-  dailyHalted: z.boolean(), killed: z.boolean(), killReason: z.string().nullable(), exposureLamports: amount, maxExposureLamports: amount.nullable(),
+  dayStartedAt: ms,
+  dayStartEquityLamports: amount,
+  dailyLossLamports: amount,
+  dailyLossLimitLamports: amount.nullable(),
+  dailyHalted: z.boolean(),
+  killed: z.boolean(),
+  killReason: z.string().nullable(),
+  exposureLamports: amount,
+  maxExposureLamports: amount.nullable(),
 });
 
 export const intentBody = z.object({
-  id: z.string(), strategyId: z.string(), side: z.enum(['buy', 'sell']), mint: z.string(), amountIn: amount, createdAt: ms, reason: z.string(), state: z.string(),
+  id: z.string(),
+  strategyId: z.string(),
+  side: z.enum(['buy', 'sell']),
+  mint: z.string(),
+  amountIn: amount,
+  createdAt: ms,
+  reason: z.string(),
+  state: z.string(),
 });
 
 export const summaryBody = z.object({
-  startedAt: ms.nullable(), endedAt: ms, events: z.number().int(), frames: z.number().int(), badFrames: z.number().int(), intents: z.number().int(),
-  fills: z.number().int(), denials: z.number().int(), trades: z.number().int(), wins: z.number().int(), winRate: z.number(),
-  realisedLamports: amount, unrealisedLamports: amount, feesLamports: amount, equityLamports: amount, maxDrawdownLamports: amount,
-  openPositions: z.number().int(), strategyErrors: z.number().int(),
+  startedAt: ms.nullable(),
+  endedAt: ms,
+  events: z.number().int(),
+  frames: z.number().int(),
+  badFrames: z.number().int(),
+  intents: z.number().int(),
+  fills: z.number().int(),
+  denials: z.number().int(),
+  trades: z.number().int(),
+  wins: z.number().int(),
+  winRate: z.number(),
+  realisedLamports: amount,
+  unrealisedLamports: amount,
+  feesLamports: amount,
+  equityLamports: amount,
+  maxDrawdownLamports: amount,
+  openPositions: z.number().int(),
+  strategyErrors: z.number().int(),
 });
 
 export const deploymentDetailBody = deploymentSummaryBody.extend({
@@ -97,7 +135,10 @@ export const readyBody = z.object({
 });
 
 export const reloadBody = z.object({
-  added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()), unchanged: z.array(z.string()),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
   invalid: z.array(z.object({ file: z.string(), code: z.string(), message: z.string(), kept: z.string().optional() })),
 });
 

@@ -17,7 +17,11 @@ export interface ResolvedToken {
 }
 
 /** The daemon's token: from `env[name]`, or a fresh one written to the data directory. */
-export function resolveDaemonToken(o: { readonly env: Readonly<Record<string, string | undefined>>; readonly envName: string; readonly dataDir: string }): ResolvedToken {
+export function resolveDaemonToken(o: {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly envName: string;
+  readonly dataDir: string;
+}): ResolvedToken {
   const fromEnv = o.env[o.envName];
   if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv, source: { kind: 'env', name: o.envName } };
   const token = randomBytes(24).toString('base64url');
@@ -29,7 +33,11 @@ export function resolveDaemonToken(o: { readonly env: Readonly<Record<string, st
 }
 
 /** The token a CLI client sends: the environment first, then the token file of the data directory. */
-export function readClientToken(o: { readonly env: Readonly<Record<string, string | undefined>>; readonly envName: string; readonly dataDir: string }): string | undefined {
+export function readClientToken(o: {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly envName: string;
+  readonly dataDir: string;
+}): string | undefined {
   const fromEnv = o.env[o.envName];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   try {

@@ -46,7 +46,9 @@ const error = (reply: FastifyReply, status: number, code: string, message: strin
   reply.code(status).send({ error: { code, message } } satisfies z.infer<typeof s.errorBody>);
 
 const page = (p: { entries: readonly LoggedEntry<DecisionEntry>[]; next: number; truncated: boolean }): z.infer<typeof s.pageBody> => ({
-  entries: p.entries.map((e) => ({ seq: e.seq, deployment: e.deployment, entry: { ...e.value } })), next: p.next, truncated: p.truncated,
+  entries: p.entries.map((e) => ({ seq: e.seq, deployment: e.deployment, entry: { ...e.value } })),
+  next: p.next,
+  truncated: p.truncated,
 });
 
 export function buildControlApp(o: ControlAppOptions): FastifyInstance {
@@ -68,7 +70,12 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
   app.setErrorHandler((e, _req, reply) => {
     o.log.error({ err: describeError(e) }, 'control API request failed');
     const status = typeof (e as { statusCode?: unknown }).statusCode === 'number' ? (e as { statusCode: number }).statusCode : 500;
-    void error(reply, status, isChainpilotError(e) ? e.code : 'RUNTIME_DAEMON_BAD_CONFIG', status >= 500 ? 'internal error; see the daemon log' : (e as Error).message);
+    void error(
+      reply,
+      status,
+      isChainpilotError(e) ? e.code : 'RUNTIME_DAEMON_BAD_CONFIG',
+      status >= 500 ? 'internal error; see the daemon log' : (e as Error).message,
+    );
   });
 
   const slotOr404 = (req: FastifyRequest, reply: FastifyReply) => {
@@ -117,9 +124,13 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     const slot = slotOr404(req, reply);
     if (!slot) return reply;
     const recent = o.decisions.recent({ limit: 50, deployment: slot.name, filter: (e) => e.kind === 'intent' || e.kind === 'unfilled' });
-    return { pending: (slot.handle?.stats().pending ?? []).map(intentView), recent: page({ entries: recent, next: 0, truncated: false }).entries } satisfies z.infer<typeof s.intentsBody>;
+    return {
+      pending: (slot.handle?.stats().pending ?? []).map(intentView),
+      recent: page({ entries: recent, next: 0, truncated: false }).entries,
+    } satisfies z.infer<typeof s.intentsBody>;
   });
-  const act = (run: (h: NonNullable<ReturnType<Supervisor['list']>[number]['handle']>, reason: string) => Promise<void> | void, verb: string) =>
+  const act =
+    (run: (h: NonNullable<ReturnType<Supervisor['list']>[number]['handle']>, reason: string) => Promise<void> | void, verb: string) =>
     async (req: FastifyRequest, reply: FastifyReply) => {
       const slot = slotOr404(req, reply);
       if (!slot) return reply;
@@ -129,15 +140,35 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
       await run(slot.handle, body.reason ?? `${verb} through the control API`);
       o.log.warn({ deployment: slot.name, action: verb }, 'operator action');
       const after = o.supervisor.get(slot.name);
-      return { name: slot.name, state: after?.state ?? slot.state, killed: after?.handle?.stats().risk.killed ?? null } satisfies z.infer<typeof s.actionResultBody>;
+      return { name: slot.name, state: after?.state ?? slot.state, killed: after?.handle?.stats().risk.killed ?? null } satisfies z.infer<
+        typeof s.actionResultBody
+      >;
     };
-  app.post('/api/deployments/:name/pause', act((h, r) => h.pause(r), 'paused'));
-  app.post('/api/deployments/:name/resume', act((h) => h.resume(), 'resumed'));
-  app.post('/api/deployments/:name/kill', act((h, r) => h.kill(r), 'killed'));
-  app.post('/api/deployments/:name/unkill', act((h) => h.unkill(), 'unkilled'));
+  app.post(
+    '/api/deployments/:name/pause',
+    act((h, r) => h.pause(r), 'paused'),
+  );
+  app.post(
+    '/api/deployments/:name/resume',
+    act((h) => h.resume(), 'resumed'),
+  );
+  app.post(
+    '/api/deployments/:name/kill',
+    act((h, r) => h.kill(r), 'killed'),
+  );
+  app.post(
+    '/api/deployments/:name/unkill',
+    act((h) => h.unkill(), 'unkilled'),
+  );
   app.post('/api/reload', async () => {
     const d = await o.reload();
-    return { added: [...d.added], removed: [...d.removed], changed: [...d.changed], unchanged: [...d.unchanged], invalid: d.invalid.map((i) => ({ ...i })) } satisfies z.infer<typeof s.reloadBody>;
+    return {
+      added: [...d.added],
+      removed: [...d.removed],
+      changed: [...d.changed],
+      unchanged: [...d.unchanged],
+      invalid: d.invalid.map((i) => ({ ...i })),
+    } satisfies z.infer<typeof s.reloadBody>;
   });
   o.extraRoutes?.(app);
   return app;

@@ -10,7 +10,19 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { DeploymentEvent } from '../deployment-handle.js';
 import type { SlotState, SlotView } from './supervisor.js';
 
-const SLOT_STATES: readonly SlotState[] = ['created', 'starting', 'running', 'paused', 'halted', 'killed', 'stopping', 'stopped', 'failed', 'degraded', 'restarting'];
+const SLOT_STATES: readonly SlotState[] = [
+  'created',
+  'starting',
+  'running',
+  'paused',
+  'halted',
+  'killed',
+  'stopping',
+  'stopped',
+  'failed',
+  'degraded',
+  'restarting',
+];
 const LAMPORTS_PER_SOL = 1e9;
 const sol = (lamports: bigint): number => Number(lamports) / LAMPORTS_PER_SOL;
 
@@ -28,21 +40,36 @@ export interface DaemonMetrics {
 /** Extra collectors registered by other parts (the queue executor's stats, shared feeds). */
 export type MetricsExtension = (registry: Registry) => void;
 
-export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView[]; readonly extensions?: readonly MetricsExtension[]; readonly processMetrics?: boolean }): DaemonMetrics {
+export function createDaemonMetrics(o: {
+  readonly slots: () => readonly SlotView[];
+  readonly extensions?: readonly MetricsExtension[];
+  readonly processMetrics?: boolean;
+}): DaemonMetrics {
   const registry = new Registry();
   if (o.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const running = (): { slot: SlotView; h: NonNullable<SlotView['handle']> }[] => o.slots().flatMap((slot) => (slot.handle ? [{ slot, h: slot.handle }] : []));
 
   new Gauge({
-    name: 'chainpilot_deployment_state', help: 'Current state of each deployment (1 for the current state, 0 otherwise)', labelNames: ['deployment', 'mode', 'state'], registers: [registry],
+    name: 'chainpilot_deployment_state',
+    help: 'Current state of each deployment (1 for the current state, 0 otherwise)',
+    labelNames: ['deployment', 'mode', 'state'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const s of o.slots()) for (const st of SLOT_STATES) this.set({ deployment: s.name, mode: s.mode, state: st }, s.state === st ? 1 : 0);
     },
   });
-  const restarts = new Counter({ name: 'chainpilot_deployment_restarts_total', help: 'Restarts of a deployment by the daemon after a failure', labelNames: ['deployment'], registers: [registry] });
+  const restarts = new Counter({
+    name: 'chainpilot_deployment_restarts_total',
+    help: 'Restarts of a deployment by the daemon after a failure',
+    labelNames: ['deployment'],
+    registers: [registry],
+  });
   new Gauge({
-    name: 'chainpilot_deployment_ready', help: '1 when the deployment is started, reconciled and its feed connected recently', labelNames: ['deployment'], registers: [registry],
+    name: 'chainpilot_deployment_ready',
+    help: '1 when the deployment is started, reconciled and its feed connected recently',
+    labelNames: ['deployment'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const s of o.slots()) this.set({ deployment: s.name }, s.handle?.health().ready === true ? 1 : 0);
@@ -52,7 +79,10 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
   // Feed health, per deployment (the feed may be shared: each deployment reports what it sees).
   const feedCounter = (name: string, help: string, pick: (f: ReturnType<NonNullable<SlotView['handle']>['health']>['feed']) => number): void => {
     new Counter({
-      name, help, labelNames: ['deployment'], registers: [registry],
+      name,
+      help,
+      labelNames: ['deployment'],
+      registers: [registry],
       collect() {
         this.reset();
         for (const { slot, h } of running()) this.inc({ deployment: slot.name }, pick(h.health().feed));
@@ -65,7 +95,10 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
   feedCounter('chainpilot_feed_dropped_total', 'Messages dropped by bounded delivery queues', (f) => f.dropped);
   feedCounter('chainpilot_feed_backfill_failures_total', 'REST backfills after a gap that failed', (f) => f.backfillFailures);
   new Counter({
-    name: 'chainpilot_feed_frames_rejected_total', help: 'Frames or rows rejected by the client, by room family', labelNames: ['deployment', 'room_family'], registers: [registry],
+    name: 'chainpilot_feed_frames_rejected_total',
+    help: 'Frames or rows rejected by the client, by room family',
+    labelNames: ['deployment', 'room_family'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const { slot, h } of running()) {
@@ -74,14 +107,20 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
     },
   });
   new Gauge({
-    name: 'chainpilot_feed_connected', help: '1 while the Datastream socket is open', labelNames: ['deployment'], registers: [registry],
+    name: 'chainpilot_feed_connected',
+    help: '1 while the Datastream socket is open',
+    labelNames: ['deployment'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const { slot, h } of running()) this.set({ deployment: slot.name }, h.health().feed.connected ? 1 : 0);
     },
   });
   new Gauge({
-    name: 'chainpilot_feed_last_frame_age_seconds', help: 'Seconds since the last Datastream frame (run clock)', labelNames: ['deployment'], registers: [registry],
+    name: 'chainpilot_feed_last_frame_age_seconds',
+    help: 'Seconds since the last Datastream frame (run clock)',
+    labelNames: ['deployment'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const { slot, h } of running()) {
@@ -92,25 +131,59 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
   });
 
   // Trading, from events.
-  const intents = new Counter({ name: 'chainpilot_intents_total', help: 'Intents placed (passed the risk gate)', labelNames: ['deployment', 'strategy', 'side'], registers: [registry] });
-  const outcomes = new Counter({ name: 'chainpilot_intent_outcomes_total', help: 'Intents by final state: landed, rejected, failed, expired', labelNames: ['deployment', 'outcome'], registers: [registry] });
-  const denials = new Counter({ name: 'chainpilot_denials_total', help: 'Decisions denied by the risk gate, by code', labelNames: ['deployment', 'strategy', 'code'], registers: [registry] });
-  const fills = new Counter({ name: 'chainpilot_fills_total', help: 'Fills (landed or paper-filled trades)', labelNames: ['deployment', 'strategy', 'side'], registers: [registry] });
-  const alerts = new Counter({ name: 'chainpilot_alerts_total', help: 'Alerts raised by deployments, by code and level', labelNames: ['deployment', 'code', 'level'], registers: [registry] });
+  const intents = new Counter({
+    name: 'chainpilot_intents_total',
+    help: 'Intents placed (passed the risk gate)',
+    labelNames: ['deployment', 'strategy', 'side'],
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: 'chainpilot_intent_outcomes_total',
+    help: 'Intents by final state: landed, rejected, failed, expired',
+    labelNames: ['deployment', 'outcome'],
+    registers: [registry],
+  });
+  const denials = new Counter({
+    name: 'chainpilot_denials_total',
+    help: 'Decisions denied by the risk gate, by code',
+    labelNames: ['deployment', 'strategy', 'code'],
+    registers: [registry],
+  });
+  const fills = new Counter({
+    name: 'chainpilot_fills_total',
+    help: 'Fills (landed or paper-filled trades)',
+    labelNames: ['deployment', 'strategy', 'side'],
+    registers: [registry],
+  });
+  const alerts = new Counter({
+    name: 'chainpilot_alerts_total',
+    help: 'Alerts raised by deployments, by code and level',
+    labelNames: ['deployment', 'code', 'level'],
+    registers: [registry],
+  });
   const decisionLatency = new Histogram({
-    name: 'chainpilot_intent_to_fill_seconds', help: 'Run-clock time from an intent to its fill', labelNames: ['deployment'], registers: [registry],
+    name: 'chainpilot_intent_to_fill_seconds',
+    help: 'Run-clock time from an intent to its fill',
+    labelNames: ['deployment'],
+    registers: [registry],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   });
   const intentAt = new Map<string, number>();
   const eventToIntent = new Histogram({
-    name: 'chainpilot_event_to_intent_seconds', help: 'Run-clock time from the receipt of the domain event that triggered a decision to its intent being placed', labelNames: ['deployment', 'strategy'], registers: [registry],
+    name: 'chainpilot_event_to_intent_seconds',
+    help: 'Run-clock time from the receipt of the domain event that triggered a decision to its intent being placed',
+    labelNames: ['deployment', 'strategy'],
+    registers: [registry],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   });
 
   // Portfolio and risk, read at scrape time.
   const portfolioGauge = (name: string, help: string, pick: (h: NonNullable<SlotView['handle']>) => number | undefined): void => {
     new Gauge({
-      name, help, labelNames: ['deployment'], registers: [registry],
+      name,
+      help,
+      labelNames: ['deployment'],
+      registers: [registry],
       collect() {
         this.reset();
         for (const { slot, h } of running()) {
@@ -168,7 +241,8 @@ export function createDaemonMetrics(o: { readonly slots: () => readonly SlotView
           alerts.inc({ deployment, code: ev.code, level: ev.level });
           return;
         case 'intent':
-          if (ev.eventReceivedAt !== undefined) eventToIntent.observe({ deployment, strategy: ev.intent.strategyId }, Math.max(0, ev.at - ev.eventReceivedAt) / 1000);
+          if (ev.eventReceivedAt !== undefined)
+            eventToIntent.observe({ deployment, strategy: ev.intent.strategyId }, Math.max(0, ev.at - ev.eventReceivedAt) / 1000);
           return;
         case 'state':
         case 'fill':

@@ -55,8 +55,15 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const confirm = new Set(o.confirmLive ?? []);
   const serviceMetrics = createServiceMetrics();
   const endpoints = createSharedEndpoints({
-    log, redactor, telemetry: serviceMetrics, ...(o.speed !== undefined ? { speed: o.speed } : {}),
-    base: (loaded) => ({ log, ...(confirm.has(loaded.deployment.name) ? { confirmation: { confirm: loaded.deployment.name } } : {}), ...(o.env ? { env: o.env } : {}) }),
+    log,
+    redactor,
+    telemetry: serviceMetrics,
+    ...(o.speed !== undefined ? { speed: o.speed } : {}),
+    base: (loaded) => ({
+      log,
+      ...(confirm.has(loaded.deployment.name) ? { confirmation: { confirm: loaded.deployment.name } } : {}),
+      ...(o.env ? { env: o.env } : {}),
+    }),
   });
   const restoreExit = guardProcessExit();
   let daemon: RunningDaemon | undefined;
@@ -84,17 +91,31 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const daemonNotify = o.notifyFile ? loadNotifyFile(o.notifyFile, env) : undefined;
   for (const s of daemonNotify?.secrets ?? []) redactor.add(s);
   const hub = createNotifyHub({
-    ...(daemonNotify ? { daemonConfig: daemonNotify.config } : {}), idPrefix: dashboard.boot, redactor, log,
+    ...(daemonNotify ? { daemonConfig: daemonNotify.config } : {}),
+    idPrefix: dashboard.boot,
+    redactor,
+    log,
     deploymentConfig: (name) => deploymentNotifyConfig(daemon?.supervisor.get(name)?.file, env, redactor),
   });
   try {
     daemon = await startDaemon({
-      extraRoutes: dashboard.extraRoutes, publicPrefixes: dashboard.publicPrefixes, metricsExtensions: [hub.metrics, serviceMetrics.metrics],
-      paths: o.paths, factory: createDeployment, deps: endpoints, dataDir: resolve(o.dataDir), log, version: version(),
-      ...(o.listen ? { listen: o.listen } : {}), ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}), ...(o.env ? { env: o.env } : {}),
+      extraRoutes: dashboard.extraRoutes,
+      publicPrefixes: dashboard.publicPrefixes,
+      metricsExtensions: [hub.metrics, serviceMetrics.metrics],
+      paths: o.paths,
+      factory: createDeployment,
+      deps: endpoints,
+      dataDir: resolve(o.dataDir),
+      log,
+      version: version(),
+      ...(o.listen ? { listen: o.listen } : {}),
+      ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
+      ...(o.env ? { env: o.env } : {}),
     });
     const t = daemon.token.source;
-    out(`chainpilot daemon: ${daemon.supervisor.list().length} deployment(s); control API on ${daemon.url}; API token from ${t.kind === 'env' ? `$${t.name}` : t.path}; dashboard at ${daemon.url}/\n`);
+    out(
+      `chainpilot daemon: ${daemon.supervisor.list().length} deployment(s); control API on ${daemon.url}; API token from ${t.kind === 'env' ? `$${t.name}` : t.path}; dashboard at ${daemon.url}/\n`,
+    );
     out(`${formatReloadDiff(daemon.initial)}\n`);
     hub.attach(daemon);
     o.onReady?.(daemon);

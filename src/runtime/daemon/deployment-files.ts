@@ -20,15 +20,24 @@ export function expandDeploymentPaths(paths: readonly string[]): string[] {
     try {
       isDir = statSync(abs).isDirectory();
     } catch (e) {
-      throw new ChainpilotError('RUNTIME_DAEMON_NO_FILES', `cannot read ${p}: ${(e as NodeJS.ErrnoException).code ?? describeError(e)}; give deployment files or directories that exist`, { retry: 'not_retryable', context: { path: p } });
+      throw new ChainpilotError(
+        'RUNTIME_DAEMON_NO_FILES',
+        `cannot read ${p}: ${(e as NodeJS.ErrnoException).code ?? describeError(e)}; give deployment files or directories that exist`,
+        { retry: 'not_retryable', context: { path: p } },
+      );
     }
     if (isDir) {
-      for (const f of readdirSync(abs).filter((n) => /\.ya?ml$/.test(n)).sort()) files.push(join(abs, f));
+      for (const f of readdirSync(abs)
+        .filter((n) => /\.ya?ml$/.test(n))
+        .sort())
+        files.push(join(abs, f));
     } else files.push(abs);
   }
   const unique = [...new Set(files)];
   if (unique.length === 0) {
-    throw new ChainpilotError('RUNTIME_DAEMON_NO_FILES', `no deployment files in ${paths.join(', ')}; give .yaml files or directories that hold them`, { retry: 'not_retryable' });
+    throw new ChainpilotError('RUNTIME_DAEMON_NO_FILES', `no deployment files in ${paths.join(', ')}; give .yaml files or directories that hold them`, {
+      retry: 'not_retryable',
+    });
   }
   return unique;
 }
@@ -40,7 +49,11 @@ export function readDeploymentSpecs(files: readonly string[], env?: Readonly<Rec
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      return { file, hash: '', error: { code: 'CONFIG_UNREADABLE', message: `cannot read deployment file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}; check the path` } };
+      return {
+        file,
+        hash: '',
+        error: { code: 'CONFIG_UNREADABLE', message: `cannot read deployment file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}; check the path` },
+      };
     }
     const hash = createHash('sha256').update(text).digest('hex');
     try {

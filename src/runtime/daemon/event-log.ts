@@ -37,7 +37,8 @@ export interface EventLog<T> {
 
 /** Creates an empty log holding at most `capacity` entries. */
 export function createEventLog<T>(capacity: number, onListenerError: (error: unknown) => void): EventLog<T> {
-  if (!Number.isSafeInteger(capacity) || capacity < 1) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `event log capacity must be a positive integer, got ${capacity}`, { retry: 'not_retryable' });
+  if (!Number.isSafeInteger(capacity) || capacity < 1)
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `event log capacity must be a positive integer, got ${capacity}`, { retry: 'not_retryable' });
   const ring: (LoggedEntry<T> | undefined)[] = new Array<LoggedEntry<T> | undefined>(capacity);
   let seq = 0;
   let count = 0;

@@ -12,7 +12,12 @@ const paging = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 } },
 ];
 const action = (summary: string): Record<string, unknown> => ({
-  post: { summary, parameters: [name], requestBody: { required: false, content: { 'application/json': { schema: json(s.actionBody) } } }, responses: { 200: ok(s.actionResultBody), ...refused } },
+  post: {
+    summary,
+    parameters: [name],
+    requestBody: { required: false, content: { 'application/json': { schema: json(s.actionBody) } } },
+    responses: { 200: ok(s.actionResultBody), ...refused },
+  },
 });
 
 /** Builds the document (cheap; built once per app). */
@@ -24,13 +29,41 @@ export function openApiDocument(version: string): Record<string, unknown> {
     security: [{ bearer: [] }],
     paths: {
       '/healthz': { get: { summary: 'the process is up', security: [], responses: { 200: ok(s.healthBody) } } },
-      '/readyz': { get: { summary: 'every deployment started, reconciled and its feed connected recently', security: [], responses: { 200: ok(s.readyBody), 503: ok(s.readyBody, 'not ready, with the reasons') } } },
-      '/metrics': { get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+      '/readyz': {
+        get: {
+          summary: 'every deployment started, reconciled and its feed connected recently',
+          security: [],
+          responses: { 200: ok(s.readyBody), 503: ok(s.readyBody, 'not ready, with the reasons') },
+        },
+      },
+      '/metrics': {
+        get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+      },
       '/api/deployments': { get: { summary: 'every deployment with its state', responses: { 200: ok(s.deploymentListBody), 401: refused[401] } } },
-      '/api/deployments/{name}': { get: { summary: 'state, positions, pending intents, risk state and feed health', parameters: [name], responses: { 200: ok(s.deploymentDetailBody), ...refused } } },
-      '/api/deployments/{name}/fills': { get: { summary: 'fills, oldest first, paged by sequence', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } } },
-      '/api/deployments/{name}/decisions': { get: { summary: 'every evaluated decision (intents, denials with their code, fills, unfilled), paged', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } } },
-      '/api/deployments/{name}/intents': { get: { summary: 'pending intents with their journal state, and recent intent decisions', parameters: [name], responses: { 200: ok(s.intentsBody), ...refused } } },
+      '/api/deployments/{name}': {
+        get: {
+          summary: 'state, positions, pending intents, risk state and feed health',
+          parameters: [name],
+          responses: { 200: ok(s.deploymentDetailBody), ...refused },
+        },
+      },
+      '/api/deployments/{name}/fills': {
+        get: { summary: 'fills, oldest first, paged by sequence', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } },
+      },
+      '/api/deployments/{name}/decisions': {
+        get: {
+          summary: 'every evaluated decision (intents, denials with their code, fills, unfilled), paged',
+          parameters: [name, ...paging],
+          responses: { 200: ok(s.pageBody), ...refused },
+        },
+      },
+      '/api/deployments/{name}/intents': {
+        get: {
+          summary: 'pending intents with their journal state, and recent intent decisions',
+          parameters: [name],
+          responses: { 200: ok(s.intentsBody), ...refused },
+        },
+      },
       '/api/deployments/{name}/pause': action('pause entries (exits keep working)'),
       '/api/deployments/{name}/resume': action('resume entries'),
       '/api/deployments/{name}/kill': action('kill switch on: no new buys (persisted for live deployments)'),

@@ -74,7 +74,9 @@ export function parseListen(listen: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen.trim());
   const port = Number(m?.[2]);
   if (!m || !Number.isInteger(port) || port > 65_535) {
-    throw new ChainpilotError('RUNTIME_DAEMON_BAD_CONFIG', `listen address "${listen}" is not host:port (for example 127.0.0.1:8790)`, { retry: 'not_retryable' });
+    throw new ChainpilotError('RUNTIME_DAEMON_BAD_CONFIG', `listen address "${listen}" is not host:port (for example 127.0.0.1:8790)`, {
+      retry: 'not_retryable',
+    });
   }
   return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port };
 }
@@ -93,12 +95,20 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const { host, port } = parseListen(o.listen ?? DEFAULT_LISTEN);
   const tokenEnv = o.tokenEnv ?? 'CHAINPILOT_API_TOKEN';
   if (!isLoopback(host) && !env[tokenEnv]) {
-    throw new ChainpilotError('RUNTIME_DAEMON_UNSAFE_LISTEN', `refusing to listen on ${host} (not loopback) without an API token: set ${tokenEnv}, or listen on 127.0.0.1`, { retry: 'not_retryable' });
+    throw new ChainpilotError(
+      'RUNTIME_DAEMON_UNSAFE_LISTEN',
+      `refusing to listen on ${host} (not loopback) without an API token: set ${tokenEnv}, or listen on 127.0.0.1`,
+      { retry: 'not_retryable' },
+    );
   }
   const files = expandDeploymentPaths(o.paths);
   const initialSpecs = readDeploymentSpecs(files, env);
   if (initialSpecs.every((s) => 'error' in s)) {
-    throw new ChainpilotError('CONFIG_INVALID', `no deployment file is valid:\n${initialSpecs.map((s) => ('error' in s ? `  ${s.error.code}: ${s.error.message}` : '')).join('\n')}`, { retry: 'not_retryable' });
+    throw new ChainpilotError(
+      'CONFIG_INVALID',
+      `no deployment file is valid:\n${initialSpecs.map((s) => ('error' in s ? `  ${s.error.code}: ${s.error.message}` : '')).join('\n')}`,
+      { retry: 'not_retryable' },
+    );
   }
   const token = resolveDaemonToken({ env, envName: tokenEnv, dataDir: o.dataDir });
   const listenerError = (e: unknown): void => log.error({ err: describeError(e) }, 'a daemon event listener threw');
@@ -109,7 +119,11 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const metrics = createDaemonMetrics({ slots: () => supervisor.list(), ...(o.metricsExtensions ? { extensions: o.metricsExtensions } : {}) });
   const lastState = new Map<string, string>();
   supervisor = createSupervisor({
-    factory: o.factory, deps: withStoreDir(o.deps, join(o.dataDir, 'stores')), clock, log, ...(o.backoff ? { backoff: o.backoff } : {}),
+    factory: o.factory,
+    deps: withStoreDir(o.deps, join(o.dataDir, 'stores')),
+    clock,
+    log,
+    ...(o.backoff ? { backoff: o.backoff } : {}),
     onEvent(name, ev) {
       metrics.observe(name, ev);
       if (ev.type === 'decision') decisions.append(name, ev.entry);
@@ -120,7 +134,12 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       lastState.set(slot.name, slot.state);
       if (before === 'restarting' && slot.state === 'starting') metrics.restarted(slot.name);
       if (before !== slot.state) {
-        events.append(slot.name, { type: 'state', at: clock.now(), state: slot.state === 'degraded' ? 'halted' : slot.state === 'restarting' ? 'failed' : slot.state, ...(slot.cause ? { cause: slot.cause } : {}) });
+        events.append(slot.name, {
+          type: 'state',
+          at: clock.now(),
+          state: slot.state === 'degraded' ? 'halted' : slot.state === 'restarting' ? 'failed' : slot.state,
+          ...(slot.cause ? { cause: slot.cause } : {}),
+        });
       }
     },
   });
@@ -137,7 +156,14 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   };
   const view: DaemonView = { supervisor, decisions, events, metrics };
   const app = buildControlApp({
-    supervisor, decisions, metrics, reload, token: token.token, version: o.version, clock, log,
+    supervisor,
+    decisions,
+    metrics,
+    reload,
+    token: token.token,
+    version: o.version,
+    clock,
+    log,
     ...(o.publicPrefixes ? { publicPrefixes: o.publicPrefixes } : {}),
     ...(o.extraRoutes ? { extraRoutes: (a: FastifyInstance) => o.extraRoutes?.(a, view) } : {}),
   });
@@ -147,13 +173,21 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     url = await app.listen({ host, port });
   } catch (e) {
     await supervisor.stopAll(0);
-    throw new ChainpilotError('RUNTIME_DAEMON_LISTEN_FAILED', `cannot listen on ${host}:${port}: ${describeError(e)}; pick another --listen address`, { retry: 'not_retryable', cause: e });
+    throw new ChainpilotError('RUNTIME_DAEMON_LISTEN_FAILED', `cannot listen on ${host}:${port}: ${describeError(e)}; pick another --listen address`, {
+      retry: 'not_retryable',
+      cause: e,
+    });
   }
   const address = app.server.address();
   if (address && typeof address === 'object') url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   let stopped: Promise<ShutdownReport[]> | undefined;
   return {
-    ...view, url, token, app, initial, reload,
+    ...view,
+    url,
+    token,
+    app,
+    initial,
+    reload,
     stop(drainMs) {
       stopped ??= (async () => {
         const reports = await supervisor.stopAll(drainMs ?? o.drainMs);
@@ -179,7 +213,9 @@ function withStoreDir(deps: DepsProvider, storeDir: string): DepsProvider {
 /** The reload diff as lines a person can read. */
 export function formatReloadDiff(d: ReloadDiff): string {
   const lines: string[] = [];
-  const list = (label: string, names: readonly string[]): void => { if (names.length > 0) lines.push(`${label}: ${names.join(', ')}`); };
+  const list = (label: string, names: readonly string[]): void => {
+    if (names.length > 0) lines.push(`${label}: ${names.join(', ')}`);
+  };
   list('added', d.added);
   list('removed', d.removed);
   list('changed', d.changed);

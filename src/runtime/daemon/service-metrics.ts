@@ -49,23 +49,57 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
 
   // Service clients.
   const rpcSeconds = new Histogram({
-    name: 'chainpilot_rpc_request_duration_seconds', help: 'JSON-RPC calls by method: real time the caller waited, retries included', labelNames: ['deployment', 'method'], registers: [],
+    name: 'chainpilot_rpc_request_duration_seconds',
+    help: 'JSON-RPC calls by method: real time the caller waited, retries included',
+    labelNames: ['deployment', 'method'],
+    registers: [],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   });
-  const rpcErrors = new Counter({ name: 'chainpilot_rpc_errors_total', help: 'JSON-RPC calls that failed, by method and error code (RPC errors in HTTP 200 included)', labelNames: ['deployment', 'method', 'code'], registers: [] });
+  const rpcErrors = new Counter({
+    name: 'chainpilot_rpc_errors_total',
+    help: 'JSON-RPC calls that failed, by method and error code (RPC errors in HTTP 200 included)',
+    labelNames: ['deployment', 'method', 'code'],
+    registers: [],
+  });
   const httpSeconds = new Histogram({
-    name: 'chainpilot_http_request_duration_seconds', help: 'REST requests (data API, prediction API, swap): real time the caller waited, retries included', labelNames: ['api', 'method'], registers: [],
+    name: 'chainpilot_http_request_duration_seconds',
+    help: 'REST requests (data API, prediction API, swap): real time the caller waited, retries included',
+    labelNames: ['api', 'method'],
+    registers: [],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   });
-  const httpErrors = new Counter({ name: 'chainpilot_http_errors_total', help: 'REST requests that failed, by API and error code', labelNames: ['api', 'code'], registers: [] });
-  const retries = new Counter({ name: 'chainpilot_http_retries_total', help: 'Reads retried after a 429, 5xx, 408, timeout or network error, by API', labelNames: ['api'], registers: [] });
-  const rateLimited = new Counter({ name: 'chainpilot_http_rate_limited_total', help: 'HTTP 429 answers received, by API (retried or not)', labelNames: ['api'], registers: [] });
+  const httpErrors = new Counter({
+    name: 'chainpilot_http_errors_total',
+    help: 'REST requests that failed, by API and error code',
+    labelNames: ['api', 'code'],
+    registers: [],
+  });
+  const retries = new Counter({
+    name: 'chainpilot_http_retries_total',
+    help: 'Reads retried after a 429, 5xx, 408, timeout or network error, by API',
+    labelNames: ['api'],
+    registers: [],
+  });
+  const rateLimited = new Counter({
+    name: 'chainpilot_http_rate_limited_total',
+    help: 'HTTP 429 answers received, by API (retried or not)',
+    labelNames: ['api'],
+    registers: [],
+  });
   // Journal.
   const journalSeconds = new Histogram({
-    name: 'chainpilot_journal_write_duration_seconds', help: 'Intent journal writes by method (create, markBuilt, recordSigned, markSent, resolve, deny, markReported)', labelNames: ['deployment', 'method'], registers: [],
+    name: 'chainpilot_journal_write_duration_seconds',
+    help: 'Intent journal writes by method (create, markBuilt, recordSigned, markSent, resolve, deny, markReported)',
+    labelNames: ['deployment', 'method'],
+    registers: [],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
   });
-  const journalErrors = new Counter({ name: 'chainpilot_journal_write_errors_total', help: 'Intent journal writes that threw, by method', labelNames: ['deployment', 'method'], registers: [] });
+  const journalErrors = new Counter({
+    name: 'chainpilot_journal_write_errors_total',
+    help: 'Intent journal writes that threw, by method',
+    labelNames: ['deployment', 'method'],
+    registers: [],
+  });
   registered.push(rpcSeconds, rpcErrors, httpSeconds, httpErrors, retries, rateLimited, journalSeconds, journalErrors);
 
   const client = (deployment: string | undefined): HttpTelemetry => ({
@@ -93,7 +127,10 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   const queues = new Map<string, () => Promise<QueueExecutionStats>>();
   let reading: Promise<Map<string, QueueExecutionStats>> | undefined;
   const statsFailures = new Counter({
-    name: 'chainpilot_queue_stats_failures_total', help: 'Scrapes that could not read a deployment\'s queue stats from Redis in time', labelNames: ['deployment'], registers: [],
+    name: 'chainpilot_queue_stats_failures_total',
+    help: "Scrapes that could not read a deployment's queue stats from Redis in time",
+    labelNames: ['deployment'],
+    registers: [],
     // This scrape's read counts in this scrape.
     collect: async () => {
       await snapshot();
@@ -136,12 +173,24 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
     registered.push(kind === 'gauge' ? new Gauge(opts) : new Counter(opts));
   };
   registered.push(statsFailures);
-  queueSeries('gauge', 'chainpilot_queue_depth', 'Jobs waiting in the deployment\'s wallet queue (waiting, delayed, prioritized, paused)', (s) => s.queueDepth);
+  queueSeries('gauge', 'chainpilot_queue_depth', "Jobs waiting in the deployment's wallet queue (waiting, delayed, prioritized, paused)", (s) => s.queueDepth);
   queueSeries('gauge', 'chainpilot_queue_active_jobs', 'Jobs of the wallet queue running now (0 or 1)', (s) => s.activeJobs);
   queueSeries('gauge', 'chainpilot_queue_workers', 'BullMQ workers connected to the wallet queue', (s) => s.activeWorkers);
-  queueSeries('counter', 'chainpilot_queue_lease_takeovers_total', 'Wallet leases taken from a holder that never released them (all time, from Redis)', (s) => s.leaseTakeovers);
-  queueSeries('gauge', 'chainpilot_queue_reports_behind', 'Report stream entries not yet applied by the engine (undelivered plus unacknowledged)', (s) => s.reportsBehind);
-  queueSeries('gauge', 'chainpilot_queue_report_lag_seconds', 'Age of the last applied report when the engine applied it (absent before the first)', (s) => (s.reportLagMs === undefined ? undefined : s.reportLagMs / 1000));
+  queueSeries(
+    'counter',
+    'chainpilot_queue_lease_takeovers_total',
+    'Wallet leases taken from a holder that never released them (all time, from Redis)',
+    (s) => s.leaseTakeovers,
+  );
+  queueSeries(
+    'gauge',
+    'chainpilot_queue_reports_behind',
+    'Report stream entries not yet applied by the engine (undelivered plus unacknowledged)',
+    (s) => s.reportsBehind,
+  );
+  queueSeries('gauge', 'chainpilot_queue_report_lag_seconds', 'Age of the last applied report when the engine applied it (absent before the first)', (s) =>
+    s.reportLagMs === undefined ? undefined : s.reportLagMs / 1000,
+  );
   queueSeries('counter', 'chainpilot_queue_reports_applied_total', 'Worker reports applied by the engine in this run', (s) => s.reportsApplied);
   queueSeries('counter', 'chainpilot_queue_duplicate_reports_total', 'Worker reports dropped as duplicates in this run', (s) => s.duplicateReports);
   queueSeries('counter', 'chainpilot_queue_loop_errors_total', 'Report-loop read errors and undecodable entries in this run', (s) => s.loopErrors);

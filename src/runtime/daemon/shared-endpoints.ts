@@ -53,9 +53,11 @@ export interface SharedEndpointsOptions {
 }
 
 /** One raw-frame hook for the shared client that calls every holder's recorder tap. */
-const fanOut = (taps: ReadonlySet<(text: string, receivedAt: UnixMs) => void>) => (text: string, receivedAt: UnixMs): void => {
-  for (const t of taps) t(text, receivedAt);
-};
+const fanOut =
+  (taps: ReadonlySet<(text: string, receivedAt: UnixMs) => void>) =>
+  (text: string, receivedAt: UnixMs): void => {
+    for (const t of taps) t(text, receivedAt);
+  };
 
 const short = (v: string): string => createHash('sha256').update(v).digest('hex').slice(0, 12);
 
@@ -84,7 +86,17 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     if (d.endpoints.remote) {
       const r = d.endpoints.remote;
       const clock = systemClock();
-      const owned = connectFeed({ baseUrl: r.baseUrl, datastreamUrl: r.datastreamUrl, apiKey: r.apiKey, redactor, seed: 1, clock, onRawFrame: fanOut(taps), ...(o.datastream ? { knobs: o.datastream } : {}), ...observed });
+      const owned = connectFeed({
+        baseUrl: r.baseUrl,
+        datastreamUrl: r.datastreamUrl,
+        apiKey: r.apiKey,
+        redactor,
+        seed: 1,
+        clock,
+        onRawFrame: fanOut(taps),
+        ...(o.datastream ? { knobs: o.datastream } : {}),
+        ...observed,
+      });
       log.info('shared remote endpoint opened');
       return { key, owned, clock, sim: undefined, market: remoteMarket(r.baseUrl), taps, holders: 0 };
     }
@@ -92,8 +104,15 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     const speed = o.speed ?? d.endpoints.simulator?.speed ?? 60;
     const sim = await startEmbeddedSim({ seed, speed, redactor, log: log.child({ part: 'sim' }) });
     const owned = connectFeed({
-      baseUrl: sim.sim.urls.base, datastreamUrl: sim.sim.urls.datastream, apiKey: sim.apiKey, redactor, seed, clock: sim.clock,
-      knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS }, onRawFrame: fanOut(taps), ...observed,
+      baseUrl: sim.sim.urls.base,
+      datastreamUrl: sim.sim.urls.datastream,
+      apiKey: sim.apiKey,
+      redactor,
+      seed,
+      clock: sim.clock,
+      knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS },
+      onRawFrame: fanOut(taps),
+      ...observed,
     });
     sim.drive(embeddedIdle(sim, owned));
     log.info({ seed, speed }, 'shared simulator endpoint started');
@@ -127,7 +146,9 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       s.holders += 1;
       let released = false;
       const connection: FeedConnection = {
-        feed: s.owned.feed, data: s.owned.data, ...(s.owned.watch ? { watch: s.owned.watch } : {}),
+        feed: s.owned.feed,
+        data: s.owned.data,
+        ...(s.owned.watch ? { watch: s.owned.watch } : {}),
         // The holder's share is released by the supervisor (below), never by the handle.
         release: async () => undefined,
         recordTap: {

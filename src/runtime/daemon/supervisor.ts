@@ -115,7 +115,14 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
   let closed = false;
 
   const view = (s: Slot): SlotView => ({
-    name: s.name, file: s.file, mode: modeOf(s.loaded), state: s.state, cause: s.cause, restarts: s.restarts, restartAt: s.restartAt, handle: s.handle,
+    name: s.name,
+    file: s.file,
+    mode: modeOf(s.loaded),
+    state: s.state,
+    cause: s.cause,
+    restarts: s.restarts,
+    restartAt: s.restartAt,
+    handle: s.handle,
   });
   const setState = (s: Slot, state: SlotState, cause?: { code: string; message: string }): void => {
     s.state = state;
@@ -152,7 +159,8 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     if (s.generation !== generation || s.stopping || closed) return;
     void releaseSlot(s, true).then(() => {
       if (s.generation !== generation || s.stopping || closed) return;
-      const cause = error !== undefined ? causeOf(error) : report?.fatal ?? { code: 'RUNTIME_DEPLOYMENT_FAILED', message: 'the deployment stopped by itself' };
+      const cause =
+        error !== undefined ? causeOf(error) : (report?.fatal ?? { code: 'RUNTIME_DEPLOYMENT_FAILED', message: 'the deployment stopped by itself' });
       setState(s, 'failed', cause);
       scheduleRestart(s);
     });
@@ -278,7 +286,11 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
         const name = spec.loaded.deployment.name;
         const other = wanted.get(name);
         if (other) {
-          invalid.push({ file: spec.file, code: 'RUNTIME_DAEMON_DUPLICATE_NAME', message: `deployment name "${name}" is used by ${other.file} and ${spec.file}; give each deployment its own name` });
+          invalid.push({
+            file: spec.file,
+            code: 'RUNTIME_DAEMON_DUPLICATE_NAME',
+            message: `deployment name "${name}" is used by ${other.file} and ${spec.file}; give each deployment its own name`,
+          });
           continue;
         }
         wanted.set(name, spec);
@@ -297,13 +309,15 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
         } else if (next.hash !== s.hash || next.file !== s.file || s.state === 'failed') {
           // A changed file, or a failed deployment (its strategy file may have been fixed): drain and start again.
           changed.push(s.name);
-          work.push(stopSlot(s, undefined, true).then(() => {
-            const fresh = newSlot(next);
-            fresh.held = s.held;
-            s.held = undefined;
-            slots.set(fresh.name, fresh);
-            return launch(fresh);
-          }));
+          work.push(
+            stopSlot(s, undefined, true).then(() => {
+              const fresh = newSlot(next);
+              fresh.held = s.held;
+              s.held = undefined;
+              slots.set(fresh.name, fresh);
+              return launch(fresh);
+            }),
+          );
         } else unchanged.push(s.name);
       }
       for (const [name, spec] of wanted) {
@@ -331,8 +345,23 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
 
 function newSlot(spec: { readonly file: string; readonly hash: string; readonly loaded: LoadedDeployment }): Slot {
   return {
-    name: spec.loaded.deployment.name, file: spec.file, hash: spec.hash, loaded: spec.loaded, state: 'created', cause: undefined,
-    restarts: 0, streak: 0, startedAt: undefined, restartAt: undefined, timer: undefined, handle: undefined, release: undefined, held: undefined, unsubscribe: undefined, stopping: false, generation: 0,
+    name: spec.loaded.deployment.name,
+    file: spec.file,
+    hash: spec.hash,
+    loaded: spec.loaded,
+    state: 'created',
+    cause: undefined,
+    restarts: 0,
+    streak: 0,
+    startedAt: undefined,
+    restartAt: undefined,
+    timer: undefined,
+    handle: undefined,
+    release: undefined,
+    held: undefined,
+    unsubscribe: undefined,
+    stopping: false,
+    generation: 0,
   };
 }
 

@@ -45,7 +45,8 @@ const ASSETS: Readonly<Record<string, string>> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** Builds the dashboard's routes for one daemon run (one boot id, one ticket table). */
 export function createDashboard(o: DashboardOptions = {}): Dashboard {
@@ -77,7 +78,10 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
     extraRoutes(app, daemon) {
       const asset = (name: string) => async (_req: unknown, reply: FastifyReply) => {
         const file = `${assetsDir}${name}`;
-        if (!existsSync(file)) return reply.code(404).send({ error: { code: 'RUNTIME_DAEMON_BAD_CONFIG', message: `dashboard asset ${name} is missing: run npm run build:dashboard` } });
+        if (!existsSync(file))
+          return reply
+            .code(404)
+            .send({ error: { code: 'RUNTIME_DAEMON_BAD_CONFIG', message: `dashboard asset ${name} is missing: run npm run build:dashboard` } });
         return reply
           .header('content-type', ASSETS[name] ?? 'application/octet-stream')
           .header('cache-control', 'no-cache')
@@ -98,12 +102,21 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
       app.get('/api/stream', async (req, reply) => {
         const q = req.query as { ticket?: unknown; lastEventId?: unknown };
         if (typeof q.ticket !== 'string' || !takeTicket(q.ticket)) {
-          return reply.code(401).send({ error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' } });
+          return reply
+            .code(401)
+            .send({
+              error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' },
+            });
         }
         const header = req.headers['last-event-id'];
         const last = typeof header === 'string' ? header : typeof q.lastEventId === 'string' && q.lastEventId !== '' ? q.lastEventId : undefined;
         reply.hijack();
-        const close = serveEventStream(reply.raw, { boot, decisions: daemon.decisions, events: daemon.events, slots: () => daemon.supervisor.list() }, last, o.stream);
+        const close = serveEventStream(
+          reply.raw,
+          { boot, decisions: daemon.decisions, events: daemon.events, slots: () => daemon.supervisor.list() },
+          last,
+          o.stream,
+        );
         streams.add(close);
         reply.raw.on('close', () => streams.delete(close));
         return reply;
@@ -119,11 +132,18 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
       app.get('/api/reports/open', async (req, reply) => {
         const { path, ticket } = req.query as { path?: unknown; ticket?: unknown };
         if (typeof ticket !== 'string' || !takeTicket(ticket)) {
-          return reply.code(401).send({ error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired ticket: POST /api/stream-ticket with the bearer token first' } });
+          return reply
+            .code(401)
+            .send({ error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired ticket: POST /api/stream-ticket with the bearer token first' } });
         }
         const body = o.reportsDir && typeof path === 'string' ? readReport(o.reportsDir, path) : undefined;
         if (!body) return reply.code(404).send({ error: { code: 'CLI_API_REFUSED', message: 'no such report: GET /api/reports lists them' } });
-        return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', 'sandbox allow-scripts').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').send(body);
+        return reply
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('content-security-policy', 'sandbox allow-scripts')
+          .header('x-content-type-options', 'nosniff')
+          .header('referrer-policy', 'no-referrer')
+          .send(body);
       });
     },
   };

@@ -131,14 +131,18 @@ export function serveEventStream(res: ServerResponse, src: StreamSource, lastEve
     cursor = { boot: src.boot, decisions: src.decisions.lastSeq, events: src.events.lastSeq };
     write('snapshot', toJson(snapshotOf(src, lastEventId !== undefined, o)), true);
   }
-  unsubs.push(src.decisions.subscribe((x) => {
-    cursor = { ...cursor, decisions: x.seq };
-    write('decision', toJson(decisionMessage(x)), true);
-  }));
-  unsubs.push(src.events.subscribe((x) => {
-    cursor = { ...cursor, events: x.seq };
-    write('event', toJson(eventMessage(x)), true);
-  }));
+  unsubs.push(
+    src.decisions.subscribe((x) => {
+      cursor = { ...cursor, decisions: x.seq };
+      write('decision', toJson(decisionMessage(x)), true);
+    }),
+  );
+  unsubs.push(
+    src.events.subscribe((x) => {
+      cursor = { ...cursor, events: x.seq };
+      write('event', toJson(eventMessage(x)), true);
+    }),
+  );
   const status = (): void => write('status', toJson({ deployments: src.slots().map(detailView) }), false);
   status();
   timers.push(setInterval(status, o.statusEveryMs ?? 1_000));

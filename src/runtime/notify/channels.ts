@@ -10,7 +10,11 @@ import type { NotifyConfig } from '../../config/index.js';
 import type { Notification } from './messages.js';
 
 export class SendError extends Error {
-  constructor(message: string, readonly retryable: boolean, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -50,9 +54,20 @@ type TelegramConfig = NonNullable<NotifyConfig['telegram']>;
 
 export function webhookChannel(c: WebhookConfig): Channel {
   return {
-    name: 'webhook', retries: c.retries, retryBaseMs: c.retryBase, retryMaxMs: c.retryMax,
+    name: 'webhook',
+    retries: c.retries,
+    retryBaseMs: c.retryBase,
+    retryMaxMs: c.retryMax,
     async send(n) {
-      const body = JSON.stringify({ id: n.id, event: n.event, level: n.level, deployment: n.deployment, at: new Date(n.at).toISOString(), text: n.text, data: n.data });
+      const body = JSON.stringify({
+        id: n.id,
+        event: n.event,
+        level: n.level,
+        deployment: n.deployment,
+        at: new Date(n.at).toISOString(),
+        text: n.text,
+        data: n.data,
+      });
       await post('webhook', c.url, body, { [SIGNATURE_HEADER]: signBody(body, c.secret), 'idempotency-key': n.id, 'x-chainpilot-event': n.event }, c.timeout);
     },
   };
@@ -61,7 +76,10 @@ export function webhookChannel(c: WebhookConfig): Channel {
 export function telegramChannel(c: TelegramConfig): Channel {
   const url = `${c.baseUrl.replace(/\/$/, '')}/bot${c.botToken}/sendMessage`;
   return {
-    name: 'telegram', retries: c.retries, retryBaseMs: c.retryBase, retryMaxMs: c.retryMax,
+    name: 'telegram',
+    retries: c.retries,
+    retryBaseMs: c.retryBase,
+    retryMaxMs: c.retryMax,
     async send(n) {
       const body = JSON.stringify({ chat_id: c.chatId, text: n.text, disable_notification: n.level === 'quiet', disable_web_page_preview: true });
       await post('telegram sendMessage', url, body, {}, c.timeout);

@@ -45,14 +45,28 @@ export function fromDecision(deployment: string, seq: number, e: DecisionEntry):
   if (e.kind === 'fill') {
     const verb = e.side === 'buy' ? 'bought' : 'sold';
     return {
-      key: `d${seq}`, event: 'fills', deployment, at: e.at,
+      key: `d${seq}`,
+      event: 'fills',
+      deployment,
+      at: e.at,
       text: `${deployment}: ${verb} ${shortMint(e.mint)} for ${solText(e.solAmount)} SOL (${e.tokenAmount} raw tokens, fee ${solText(e.feeLamports, 6)} SOL) by ${e.strategyId}`,
-      data: { side: e.side, mint: e.mint, strategyId: e.strategyId, solLamports: e.solAmount, tokenRaw: e.tokenAmount, feeLamports: e.feeLamports, intentId: e.intentId },
+      data: {
+        side: e.side,
+        mint: e.mint,
+        strategyId: e.strategyId,
+        solLamports: e.solAmount,
+        tokenRaw: e.tokenAmount,
+        feeLamports: e.feeLamports,
+        intentId: e.intentId,
+      },
     };
   }
   if (e.kind === 'unfilled') {
     return {
-      key: `d${seq}`, event: 'intentFailures', deployment, at: e.at,
+      key: `d${seq}`,
+      event: 'intentFailures',
+      deployment,
+      at: e.at,
       text: `${deployment}: intent ${e.outcome} (${e.code}) for ${e.strategyId}: ${e.reason}`,
       data: { outcome: e.outcome, code: e.code, strategyId: e.strategyId, intentId: e.intentId },
     };
@@ -66,12 +80,34 @@ export function createEventMapper(): (deployment: string, seq: number, e: Deploy
   return (deployment, seq, e) => {
     const key = `e${seq}`;
     if (e.type === 'state') {
-      if (e.state === 'killed') return { key, event: 'killSwitch', deployment, at: e.at, text: `${deployment}: kill switch ON: no new buys until unkilled${e.cause ? ` (${e.cause.message})` : ''}`, data: { state: e.state } };
+      if (e.state === 'killed')
+        return {
+          key,
+          event: 'killSwitch',
+          deployment,
+          at: e.at,
+          text: `${deployment}: kill switch ON: no new buys until unkilled${e.cause ? ` (${e.cause.message})` : ''}`,
+          data: { state: e.state },
+        };
       if (e.state === 'halted' && e.cause?.code === 'RISK_DAILY_LOSS_HALT') {
-        return { key, event: 'dailyLossHalt', deployment, at: e.at, text: `${deployment}: daily loss limit reached: buys halted until the next day`, data: { state: e.state, code: e.cause.code } };
+        return {
+          key,
+          event: 'dailyLossHalt',
+          deployment,
+          at: e.at,
+          text: `${deployment}: daily loss limit reached: buys halted until the next day`,
+          data: { state: e.state, code: e.cause.code },
+        };
       }
       if (e.state === 'halted' || e.state === 'failed') {
-        return { key, event: 'fatal', deployment, at: e.at, text: `${deployment}: ${e.state}${e.cause ? `: ${e.cause.code}: ${e.cause.message}` : ''}`, data: { state: e.state, code: e.cause?.code ?? null } };
+        return {
+          key,
+          event: 'fatal',
+          deployment,
+          at: e.at,
+          text: `${deployment}: ${e.state}${e.cause ? `: ${e.cause.code}: ${e.cause.message}` : ''}`,
+          data: { state: e.state, code: e.cause?.code ?? null },
+        };
       }
       return undefined;
     }
@@ -80,8 +116,13 @@ export function createEventMapper(): (deployment: string, seq: number, e: Deploy
       feedUp.set(deployment, e.health.connected);
       if (before === undefined || before === e.health.connected) return undefined;
       return {
-        key, event: 'feed', deployment, at: e.at,
-        text: e.health.connected ? `${deployment}: market feed back (${e.health.state})` : `${deployment}: market feed lost (${e.health.state}); entries follow feed.onLoss`,
+        key,
+        event: 'feed',
+        deployment,
+        at: e.at,
+        text: e.health.connected
+          ? `${deployment}: market feed back (${e.health.state})`
+          : `${deployment}: market feed lost (${e.health.state}); entries follow feed.onLoss`,
         data: { connected: e.health.connected, state: e.health.state, gaps: e.health.gaps, reconnects: e.health.reconnects },
       };
     }
@@ -94,16 +135,27 @@ function shutdownDraft(key: string, deployment: string, at: number, r: ShutdownR
   const s = r.summary;
   const open = r.intents.filter((i) => i.outcome === 'unresolved').length;
   return {
-    key, event: 'shutdown', deployment, at,
+    key,
+    event: 'shutdown',
+    deployment,
+    at,
     text: `${deployment}: stopped${r.fatal ? ` on ${r.fatal.code}` : ''}. Equity ${solText(s.equityLamports)} SOL, realised ${pnlText(s.realisedLamports)}, unrealised ${pnlText(s.unrealisedLamports)}; ${s.fills} fills, ${s.openPositions} open positions${open ? `, ${open} unresolved intents (reconciled at the next start)` : ''}${r.drainedWithinDeadline ? '' : '; drain deadline passed'}`,
     data: { equityLamports: s.equityLamports.toString(), realisedLamports: s.realisedLamports.toString(), fills: s.fills, fatal: r.fatal?.code ?? null },
   };
 }
 
 /** The daily summary of one deployment at the day boundary. */
-export function dailySummaryDraft(deployment: string, day: string, at: number, s: { equityLamports: bigint; realisedLamports: bigint; unrealisedLamports: bigint; fills: number; openPositions: number; dailyLossLamports: bigint }): Draft {
+export function dailySummaryDraft(
+  deployment: string,
+  day: string,
+  at: number,
+  s: { equityLamports: bigint; realisedLamports: bigint; unrealisedLamports: bigint; fills: number; openPositions: number; dailyLossLamports: bigint },
+): Draft {
   return {
-    key: `day-${day}`, event: 'dailySummary', deployment, at,
+    key: `day-${day}`,
+    event: 'dailySummary',
+    deployment,
+    at,
     text: `${deployment}: summary for ${day}: equity ${solText(s.equityLamports)} SOL, realised ${pnlText(s.realisedLamports)}, unrealised ${pnlText(s.unrealisedLamports)}, ${s.fills} fills, ${s.openPositions} open positions, daily loss ${solText(s.dailyLossLamports)} SOL`,
     data: { day, equityLamports: s.equityLamports.toString(), realisedLamports: s.realisedLamports.toString(), fills: s.fills },
   };

@@ -114,7 +114,13 @@ export function createNotifier(o: NotifierOptions): Notifier {
       const level = o.config.events[d.event];
       if (level === 'off' || stop.signal.aborted) return;
       const { key, ...rest } = d;
-      const n: Notification = { ...rest, id: `${o.idPrefix}-${d.deployment}-${key}`, level, text: o.redactor.redact(d.text), data: o.redactor.redactValue(d.data) };
+      const n: Notification = {
+        ...rest,
+        id: `${o.idPrefix}-${d.deployment}-${key}`,
+        level,
+        text: o.redactor.redact(d.text),
+        data: o.redactor.redactValue(d.data),
+      };
       for (const w of workers) w.push(n);
     },
     stats: () => Object.fromEntries(workers.map((w) => [w.name, w.stats()])),

@@ -8,7 +8,11 @@ import { parse } from 'yaml';
 import { loadDeployment, notifySchema, type NotifyConfig } from '../../config/index.js';
 import { ChainpilotError, type Redactor } from '../../core/index.js';
 
-const SECRET_FIELDS: readonly (readonly [string, string])[] = [['webhook', 'url'], ['webhook', 'secret'], ['telegram', 'botToken']];
+const SECRET_FIELDS: readonly (readonly [string, string])[] = [
+  ['webhook', 'url'],
+  ['webhook', 'secret'],
+  ['telegram', 'botToken'],
+];
 
 /** Reads and validates the file; returns the block and the secret values (for the redactor). */
 export function loadNotifyFile(file: string, env: Readonly<Record<string, string | undefined>>): { config: NotifyConfig; secrets: string[] } {
@@ -27,7 +31,8 @@ export function loadNotifyFile(file: string, env: Readonly<Record<string, string
     const holder = raw[channel];
     const v = holder?.[field];
     if (holder === undefined || v === undefined) continue;
-    if (typeof v !== 'string' || !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(v.trim())) throw bad(`notify.${channel}.${field}: write \${ENV_NAME} and export the value; secrets are never written in the file`);
+    if (typeof v !== 'string' || !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(v.trim()))
+      throw bad(`notify.${channel}.${field}: write \${ENV_NAME} and export the value; secrets are never written in the file`);
     const name = v.trim().slice(2, -1);
     const value = env[name];
     if (!value) throw bad(`notify.${channel}.${field}: environment variable ${name} is not set; export ${name}=... before starting`);
@@ -46,7 +51,11 @@ const cache = new Map<string, { mtimeMs: number; config: NotifyConfig | undefine
  * object while it does not. Its secrets are registered with `redactor`. An unreadable file has none
  * (the daemon reports the file's errors itself).
  */
-export function deploymentNotifyConfig(file: string | undefined, env: Readonly<Record<string, string | undefined>>, redactor: Redactor): NotifyConfig | undefined {
+export function deploymentNotifyConfig(
+  file: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  redactor: Redactor,
+): NotifyConfig | undefined {
   if (!file) return undefined;
   let mtimeMs: number;
   try {

@@ -76,21 +76,32 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
       const each = (fn: (labels: { scope: string; channel: string }, s: ChannelStats) => void): void => {
         for (const [scope, channels] of Object.entries(hub.stats())) for (const [channel, s] of Object.entries(channels)) fn({ scope, channel }, s);
       };
-      const counter = (name: string, help: string, pick: (s: ChannelStats) => number): void => { new Counter({
-        name, help, labelNames, registers: [registry],
-        collect() {
-          this.reset();
-          each((l, s) => this.inc(l, pick(s)));
-        },
-      }); };
+      const counter = (name: string, help: string, pick: (s: ChannelStats) => number): void => {
+        new Counter({
+          name,
+          help,
+          labelNames,
+          registers: [registry],
+          collect() {
+            this.reset();
+            each((l, s) => this.inc(l, pick(s)));
+          },
+        });
+      };
       counter('chainpilot_notify_sent_total', 'Notifications delivered, per scope (daemon or deployment name) and channel', (s) => s.sent);
       counter('chainpilot_notify_failed_total', 'Notifications given up on after their retries', (s) => s.failed);
       counter('chainpilot_notify_dropped_total', 'Notifications dropped because the channel queue was full', (s) => s.dropped);
       counter('chainpilot_notify_retries_total', 'Retried notification sends', (s) => s.retries);
-      new Gauge({ name: 'chainpilot_notify_queued', help: 'Notifications waiting in the channel queue', labelNames, registers: [registry], collect() {
-        this.reset();
-        each((l, s) => this.set(l, s.queued));
-      } });
+      new Gauge({
+        name: 'chainpilot_notify_queued',
+        help: 'Notifications waiting in the channel queue',
+        labelNames,
+        registers: [registry],
+        collect() {
+          this.reset();
+          each((l, s) => this.set(l, s.queued));
+        },
+      });
     },
     attach(v) {
       view = v;
@@ -100,7 +111,14 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
           const k = `${x.deployment}:${utcDay(e.at)}`;
           if (haltNoticed.has(k)) return;
           haltNoticed.add(k);
-          send({ key: `halt-${utcDay(e.at)}`, event: 'dailyLossHalt', deployment: x.deployment, at: e.at, text: `${x.deployment}: daily loss limit reached: buys are denied until the next day (${e.reason})`, data: { code: e.code } });
+          send({
+            key: `halt-${utcDay(e.at)}`,
+            event: 'dailyLossHalt',
+            deployment: x.deployment,
+            at: e.at,
+            text: `${x.deployment}: daily loss limit reached: buys are denied until the next day (${e.reason})`,
+            data: { code: e.code },
+          });
           return;
         }
         send(fromDecision(x.deployment, x.seq, e));

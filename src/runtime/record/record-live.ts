@@ -41,8 +41,15 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
   }
   const rooms = o.rooms ?? [];
   const recorder = createRecorder({
-    dir: o.dir, source: rooms.length ? 'rooms' : d.name, clock, clockKind: sim ? 'simulator' : 'wall', rooms,
-    endpoints: sim ? { datastream: 'simulator', base: 'simulator' } : endpointNames(urls), redactor, log: log.child({ part: 'recorder' }), seed,
+    dir: o.dir,
+    source: rooms.length ? 'rooms' : d.name,
+    clock,
+    clockKind: sim ? 'simulator' : 'wall',
+    rooms,
+    endpoints: sim ? { datastream: 'simulator', base: 'simulator' } : endpointNames(urls),
+    redactor,
+    log: log.child({ part: 'recorder' }),
+    seed,
     ...(o.gzip !== undefined ? { gzip: o.gzip } : {}),
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
     ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
@@ -58,12 +65,27 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
     else {
       const deployment = { ...d, telemetry: { ...d.telemetry, decisionLog: undefined } };
       const strategies = await resolveStrategies({ ...loaded, deployment });
-      session = createPaperSession({ deployment, strategies, feed, clock, random: seededRandom(seed), log: log.child({ part: 'engine' }), data: recorder.data(rest.data) });
+      session = createPaperSession({
+        deployment,
+        strategies,
+        feed,
+        clock,
+        random: seededRandom(seed),
+        log: log.child({ part: 'engine' }),
+        data: recorder.data(rest.data),
+      });
     }
     recorder.start();
     await session?.start();
-    out(`chainpilot record: ${rooms.length ? `${rooms.length} rooms` : `the rooms of ${d.name}'s strategies`} on ${sim ? 'the embedded simulator' : 'the remote service'} into ${o.dir}; Ctrl-C stops\n`);
-    await waitForStop({ ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}), ...(o.signal ? { signal: o.signal } : {}), tickMs: 5_000, tick: () => out(`recorded ${recorder.writer.stats().lines} lines\n`) });
+    out(
+      `chainpilot record: ${rooms.length ? `${rooms.length} rooms` : `the rooms of ${d.name}'s strategies`} on ${sim ? 'the embedded simulator' : 'the remote service'} into ${o.dir}; Ctrl-C stops\n`,
+    );
+    await waitForStop({
+      ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      tickMs: 5_000,
+      tick: () => out(`recorded ${recorder.writer.stats().lines} lines\n`),
+    });
   } finally {
     recorder.end();
     await session?.stop(AbortSignal.timeout(5_000));

@@ -81,8 +81,16 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   const d = o.loaded?.deployment;
   const rooms = o.rooms ?? [];
   const recorder = createRecorder({
-    dir: o.dir, source: d?.name ?? 'rooms', clock, clockKind: 'simulator', rooms, endpoints: { datastream: 'simulator', base: 'simulator' },
-    redactor: o.redactor, log, seed: o.seed, batchBytes: BATCH_BYTES,
+    dir: o.dir,
+    source: d?.name ?? 'rooms',
+    clock,
+    clockKind: 'simulator',
+    rooms,
+    endpoints: { datastream: 'simulator', base: 'simulator' },
+    redactor: o.redactor,
+    log,
+    seed: o.seed,
+    batchBytes: BATCH_BYTES,
     ...(o.gzip !== undefined ? { gzip: o.gzip } : {}),
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
     ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
@@ -97,14 +105,30 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   };
   // A loopback socket in process is never stale: the liveness of the embedded runs (a quiet minute
   // of simulated time, common late in a day, would otherwise recycle the socket and lose frames).
-  const feed = createDatastreamClient({ url: sim.urls.datastream, apiKey, clock, random: seededRandom(o.seed).fork('datastream'), onRawFrame, livenessTimeoutMs: EMBEDDED_LIVENESS_MS });
+  const feed = createDatastreamClient({
+    url: sim.urls.datastream,
+    apiKey,
+    clock,
+    random: seededRandom(o.seed).fork('datastream'),
+    onRawFrame,
+    livenessTimeoutMs: EMBEDDED_LIVENESS_MS,
+  });
   recorder.watch(feed);
   const unsubs = rooms.map((r) => feed.subscribe(r, () => undefined));
   let session: ReturnType<typeof createPaperSession> | undefined;
   if (o.loaded && d) {
     const deployment = { ...d, telemetry: { ...d.telemetry, decisionLog: undefined } };
     const strategies = await resolveStrategies({ ...o.loaded, deployment });
-    session = createPaperSession({ deployment, strategies, feed, clock, random: seededRandom(o.seed), log, data: recorder.data(rest.data), ...(o.decisions ? { decisions: o.decisions } : {}) });
+    session = createPaperSession({
+      deployment,
+      strategies,
+      feed,
+      clock,
+      random: seededRandom(o.seed),
+      log,
+      data: recorder.data(rest.data),
+      ...(o.decisions ? { decisions: o.decisions } : {}),
+    });
   }
   const step = o.stepMs ?? 1_000;
   try {

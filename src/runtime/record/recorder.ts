@@ -67,7 +67,10 @@ export interface Recorder {
 
 /** `paper-sim-20260101T000000Z` for a source and a run-clock time. */
 export function recordingPrefix(source: string, at: number): string {
-  const iso = new Date(at).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const iso = new Date(at)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${source.replace(/[^A-Za-z0-9_-]/g, '_')}-${iso}`;
 }
 
@@ -88,16 +91,29 @@ export function endpointNames(urls: Readonly<Record<string, string | undefined>>
 export function createRecorder(o: RecorderOptions): Recorder {
   const startedAt = o.clock.now() as number;
   const version = chainpilotVersion();
-  const header = (part: number, at: number): RecordingHeader => o.redactor.redactValue({
-    k: 'header', format: RECORDING_FORMAT, chainpilot: version, rooms: [...o.rooms], endpoints: { ...o.endpoints },
-    clock: o.clockKind, startedAt, part, partStartedAt: at, source: o.source, ...(o.seed !== undefined ? { seed: o.seed } : {}),
-  });
+  const header = (part: number, at: number): RecordingHeader =>
+    o.redactor.redactValue({
+      k: 'header',
+      format: RECORDING_FORMAT,
+      chainpilot: version,
+      rooms: [...o.rooms],
+      endpoints: { ...o.endpoints },
+      clock: o.clockKind,
+      startedAt,
+      part,
+      partStartedAt: at,
+      source: o.source,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    });
   const gzip = o.gzip ?? true;
   const base = join(o.dir, recordingPrefix(o.source, startedAt));
   let prefix = base;
   if (o.unique) for (let n = 2; existsSync(`${prefix}.0000.jsonl${gzip ? '.gz' : ''}`); n++) prefix = `${base}-${n}`;
   const writer = createRecordingWriter({
-    prefix, gzip, header, log: o.log,
+    prefix,
+    gzip,
+    header,
+    log: o.log,
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
     ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
   });
@@ -177,10 +193,13 @@ export function createRecorder(o: RecorderOptions): Recorder {
             const line = redactor.redact(JSON.stringify({ k: 'data', t, q: askedAt, path, ...(query ? { query } : {}), ...(error ? { error } : { body }) }));
             put(`${line}\n`, t);
           };
-          p.then((body) => record(body, undefined), (e: unknown) => {
-            const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'UNKNOWN';
-            record(undefined, { code, message: e instanceof Error ? e.message : String(e) });
-          });
+          p.then(
+            (body) => record(body, undefined),
+            (e: unknown) => {
+              const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'UNKNOWN';
+              record(undefined, { code, message: e instanceof Error ? e.message : String(e) });
+            },
+          );
           return p;
         },
       };

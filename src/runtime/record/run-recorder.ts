@@ -26,9 +26,19 @@ export function openRunRecorder(d: Deployment, c: RunRecorderContext): Recorder 
   if (!r) return undefined;
   const remote = d.endpoints.remote;
   return createRecorder({
-    dir: r.dir, source: d.name, clock: c.clock, clockKind: c.simulator ? 'simulator' : 'wall', rooms: [],
-    endpoints: c.simulator || !remote ? { datastream: 'simulator', base: 'simulator' } : endpointNames({ datastream: remote.datastreamUrl, base: remote.baseUrl }),
-    gzip: r.gzip, rotateBytes: r.rotateBytes, rotateMs: r.rotateEvery, redactor: c.redactor, log: c.log.child({ part: 'recorder' }), seed: c.seed,
+    dir: r.dir,
+    source: d.name,
+    clock: c.clock,
+    clockKind: c.simulator ? 'simulator' : 'wall',
+    rooms: [],
+    endpoints:
+      c.simulator || !remote ? { datastream: 'simulator', base: 'simulator' } : endpointNames({ datastream: remote.datastreamUrl, base: remote.baseUrl }),
+    gzip: r.gzip,
+    rotateBytes: r.rotateBytes,
+    rotateMs: r.rotateEvery,
+    redactor: c.redactor,
+    log: c.log.child({ part: 'recorder' }),
+    seed: c.seed,
     unique: true,
   });
 }
@@ -41,7 +51,12 @@ export function openRunRecorder(d: Deployment, c: RunRecorderContext): Recorder 
  * backtest of it replays this deployment alone. Returns the feed and data port to give the engine
  * (the feed counts the holder's rooms) and the stop that writes the end line and closes the files.
  */
-export function recordShare(rec: Recorder, feed: StreamFeed, data: DataPort, tap: RecordTap): { readonly feed: StreamFeed; readonly data: DataPort; stop(): Promise<void> } {
+export function recordShare(
+  rec: Recorder,
+  feed: StreamFeed,
+  data: DataPort,
+  tap: RecordTap,
+): { readonly feed: StreamFeed; readonly data: DataPort; stop(): Promise<void> } {
   const held = new Map<string, number>();
   const untapFrames = tap.onRawFrame((text, receivedAt) => {
     const room = frameRoom(text);

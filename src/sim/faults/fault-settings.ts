@@ -9,24 +9,30 @@ const p = z.number().min(0).max(1);
 
 export const faultSettingsSchema = z
   .object({
-    rest: z.object({
-      /** Share of REST requests answered 429 with Retry-After. */
-      rateLimitShare: p.default(0),
-      /** Seconds in Retry-After. */
-      retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
-      /** Share of REST requests answered 500 SERVER_ERROR (or 503). */
-      serverErrorShare: p.default(0),
-    }).strict().default({ rateLimitShare: 0, retryAfterSeconds: 1, serverErrorShare: 0 }),
-    stream: z.object({
-      /** Chance per connected socket per simulated second that the server drops it. */
-      dropSocketPerSecond: p.default(0),
-      /** Chance per socket per simulated second that it goes silent (no frames, pings unanswered). */
-      silenceSocketPerSecond: p.default(0),
-      /** Chance per socket per simulated second of one malformed (truncated JSON) frame. */
-      malformedFramePerSecond: p.default(0),
-      /** Share of Datastream connections refused with 401 even with the right key. */
-      refuseKeyShare: p.default(0),
-    }).strict().default({ dropSocketPerSecond: 0, silenceSocketPerSecond: 0, malformedFramePerSecond: 0, refuseKeyShare: 0 }),
+    rest: z
+      .object({
+        /** Share of REST requests answered 429 with Retry-After. */
+        rateLimitShare: p.default(0),
+        /** Seconds in Retry-After. */
+        retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
+        /** Share of REST requests answered 500 SERVER_ERROR (or 503). */
+        serverErrorShare: p.default(0),
+      })
+      .strict()
+      .default({ rateLimitShare: 0, retryAfterSeconds: 1, serverErrorShare: 0 }),
+    stream: z
+      .object({
+        /** Chance per connected socket per simulated second that the server drops it. */
+        dropSocketPerSecond: p.default(0),
+        /** Chance per socket per simulated second that it goes silent (no frames, pings unanswered). */
+        silenceSocketPerSecond: p.default(0),
+        /** Chance per socket per simulated second of one malformed (truncated JSON) frame. */
+        malformedFramePerSecond: p.default(0),
+        /** Share of Datastream connections refused with 401 even with the right key. */
+        refuseKeyShare: p.default(0),
+      })
+      .strict()
+      .default({ dropSocketPerSecond: 0, silenceSocketPerSecond: 0, malformedFramePerSecond: 0, refuseKeyShare: 0 }),
     /** Share of live liquidity events that vanish on a fork: streamed, never in REST history. */
     liquidityForkShare: p.default(0),
   })
@@ -60,7 +66,8 @@ export function resolveFaults(input: string | FaultSettings | undefined): Resolv
     raw = Object.hasOwn(FAULT_PROFILES, input) ? FAULT_PROFILES[input] : undefined;
     if (!raw) {
       throw new ChainpilotError('SIM_UNKNOWN_FAULT_PROFILE', `faults: unknown profile "${input}"; use one of ${Object.keys(FAULT_PROFILES).join(', ')}`, {
-        retry: 'not_retryable', context: { profile: input },
+        retry: 'not_retryable',
+        context: { profile: input },
       });
     }
   } else raw = input ?? {};
@@ -68,7 +75,10 @@ export function resolveFaults(input: string | FaultSettings | undefined): Resolv
   if (!r.success) {
     const issue = r.error.issues[0];
     const field = `faults.${issue?.path.join('.') ?? ''}`;
-    throw new ChainpilotError('SIM_INVALID_SETTINGS', `${field}: ${issue?.message ?? 'invalid'}; fix or remove it`, { retry: 'not_retryable', context: { field } });
+    throw new ChainpilotError('SIM_INVALID_SETTINGS', `${field}: ${issue?.message ?? 'invalid'}; fix or remove it`, {
+      retry: 'not_retryable',
+      context: { field },
+    });
   }
   return Object.freeze(r.data);
 }

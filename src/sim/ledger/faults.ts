@@ -26,7 +26,14 @@ export type LandingFault =
 export type MaliciousSwapVariant = 'solTransfer' | 'tokenTransfer' | 'approve' | 'setAuthority' | 'closeAccount' | 'transferWithFee';
 
 /** Every malicious-builder variant. */
-export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = ['solTransfer', 'tokenTransfer', 'approve', 'setAuthority', 'closeAccount', 'transferWithFee'];
+export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = [
+  'solTransfer',
+  'tokenTransfer',
+  'approve',
+  'setAuthority',
+  'closeAccount',
+  'transferWithFee',
+];
 
 /** What happens to one JSON-RPC request. */
 export interface RpcFault {

@@ -11,8 +11,7 @@ import type { FaultRates } from './faults.js';
 import { createLedger } from './ledger.js';
 import type { Ledger, LedgerOptions } from './ledger-types.js';
 
-export interface LedgerServicesOptions
-  extends Pick<LedgerOptions, 'slotMs' | 'validBlocks' | 'confirmAfterSlots' | 'finalizeAfterSlots' | 'statusCacheSlots'> {
+export interface LedgerServicesOptions extends Pick<LedgerOptions, 'slotMs' | 'validBlocks' | 'confirmAfterSlots' | 'finalizeAfterSlots' | 'statusCacheSlots'> {
   readonly faults?: FaultRates;
   /** Fixed ports (0 or absent = ephemeral). */
   readonly rpcPort?: number;
@@ -34,7 +33,14 @@ export function ledgerServices(options: LedgerServicesOptions = {}): SimServiceF
     const builder = createSwapBuilder({ market: ctx.market, ledger, random: ctx.random.fork('swap') });
     let rpc: Awaited<ReturnType<typeof startRpcServer>> | undefined;
     try {
-      rpc = await startRpcServer({ host: ctx.host, port: options.rpcPort ?? 0, apiKey: ctx.apiKey, methods: rpcMethods(ledger), faults: ledger.faults, log: ctx.log });
+      rpc = await startRpcServer({
+        host: ctx.host,
+        port: options.rpcPort ?? 0,
+        apiKey: ctx.apiKey,
+        methods: rpcMethods(ledger),
+        faults: ledger.faults,
+        log: ctx.log,
+      });
       const swap = await startSwapServer({ host: ctx.host, port: options.swapPort ?? 0, builder, log: ctx.log });
       const rpcServer = rpc;
       return {

@@ -29,6 +29,7 @@ export function keyBytes(text: string): Uint8Array {
   const known = bytes.get(text);
   if (known) return known;
   const b = Uint8Array.from(toBytes.encode(text));
-  if (b.length !== 32) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `${text} is not a 32-byte base58 key (${b.length} bytes)`, { retry: 'not_retryable' });
+  if (b.length !== 32)
+    throw new ChainpilotError('CORE_INVALID_ARGUMENT', `${text} is not a 32-byte base58 key (${b.length} bytes)`, { retry: 'not_retryable' });
   return remember(bytes, text, b);
 }

@@ -44,7 +44,10 @@ export function validateLedgerKnobs(knobs: LedgerKnobs): void {
   const r = Knobs.safeParse(knobs);
   if (r.success) {
     if ((knobs.confirmAfterSlots ?? 1) > (knobs.finalizeAfterSlots ?? 32)) {
-      throw new ChainpilotError('LEDGER_INVALID_OPTIONS', 'confirmAfterSlots must not exceed finalizeAfterSlots', { retry: 'not_retryable', context: { field: 'confirmAfterSlots' } });
+      throw new ChainpilotError('LEDGER_INVALID_OPTIONS', 'confirmAfterSlots must not exceed finalizeAfterSlots', {
+        retry: 'not_retryable',
+        context: { field: 'confirmAfterSlots' },
+      });
     }
     return;
   }

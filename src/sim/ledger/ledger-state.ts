@@ -109,14 +109,18 @@ export function createLedgerState(svm: NativeSvm, slot: () => number, keyRandom:
     mintInto(pool.mint, tokenVault.toBase58(), authority.publicKey, pool.tokenReserveRaw);
     setLamports(authority.publicKey.toBase58(), rentSystem + pool.solReserveLamports);
     const accounts: PoolAccounts = {
-      poolId: pool.poolId, mint, decimals: pool.decimals, authority, tokenVault,
-      authorityAddress: authority.publicKey.toBase58(), tokenVaultAddress: tokenVault.toBase58(),
+      poolId: pool.poolId,
+      mint,
+      decimals: pool.decimals,
+      authority,
+      tokenVault,
+      authorityAddress: authority.publicKey.toBase58(),
+      tokenVaultAddress: tokenVault.toBase58(),
     };
     pools.set(pool.poolId, accounts);
     log?.debug({ poolId: pool.poolId, mint: pool.mint }, 'ledger pool created');
     return accounts;
   };
-
 
   /** Lamports and token balances of every account of `tx`, in one read per account. */
   const snapshot = (tx: ParsedTx, before?: Snapshot): Snapshot => {

@@ -273,19 +273,26 @@ export function createLedger(options: LedgerOptions): Ledger {
         finalizeAtOnce: false,
         cuPriceMicroLamports: 0n,
         writableAccounts: [key],
-        meta: { fee: 0n, err: null, preBalances: [pre], postBalances: [pre + amount], preTokenBalances: [], postTokenBalances: [], logMessages: [], computeUnitsConsumed: 0n },
+        meta: {
+          fee: 0n,
+          err: null,
+          preBalances: [pre],
+          postBalances: [pre + amount],
+          preTokenBalances: [],
+          postTokenBalances: [],
+          logMessages: [],
+          computeUnitsConsumed: 0n,
+        },
       });
       return signature;
     },
     account: getAccount,
     balance: (a) => svm.balance(a) ?? 0n,
     tokenAccountsByOwner(owner, mint) {
-      return svm
-        .programAccounts(TOKEN_PROGRAM)
-        .filter((a) => {
-          const t = readTokenAccount(a.owner, a.data);
-          return t !== undefined && t.owner === owner && (mint === undefined || t.mint === mint);
-        });
+      return svm.programAccounts(TOKEN_PROGRAM).filter((a) => {
+        const t = readTokenAccount(a.owner, a.data);
+        return t !== undefined && t.owner === owner && (mint === undefined || t.mint === mint);
+      });
     },
     programAccounts(programId) {
       return svm.programAccounts(programId);

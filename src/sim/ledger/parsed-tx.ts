@@ -36,10 +36,16 @@ export interface ParsedTx {
 }
 
 /** A cursor over wire bytes that throws a plain Error naming what ran out. */
-function reader(bytes: Uint8Array): { u8(what: string): number; shortVec(what: string): number; take(n: number, what: string): Uint8Array; readonly at: number } {
+function reader(bytes: Uint8Array): {
+  u8(what: string): number;
+  shortVec(what: string): number;
+  take(n: number, what: string): Uint8Array;
+  readonly at: number;
+} {
   let at = 0;
   const need = (n: number, what: string): void => {
-    if (at + n > bytes.length) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `${what}: the bytes end at ${bytes.length}, ${at + n} needed`, { retry: 'not_retryable' });
+    if (at + n > bytes.length)
+      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `${what}: the bytes end at ${bytes.length}, ${at + n} needed`, { retry: 'not_retryable' });
   };
   return {
     u8(what) {
@@ -79,7 +85,8 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
   let version: 'legacy' | 0 = 'legacy';
   let numSigners = prefix;
   if (prefix & 0x80) {
-    if ((prefix & 0x7f) !== 0) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `transaction version ${prefix & 0x7f} is not supported`, { retry: 'not_retryable' });
+    if ((prefix & 0x7f) !== 0)
+      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `transaction version ${prefix & 0x7f} is not supported`, { retry: 'not_retryable' });
     version = 0;
     numSigners = r.u8('message header');
   }
@@ -95,15 +102,21 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
     const programIdIndex = r.u8(`instruction ${i} program`);
     const accounts = [...r.take(r.shortVec(`instruction ${i} accounts`), `instruction ${i} accounts`)];
     const data = r.take(r.shortVec(`instruction ${i} data`), `instruction ${i} data`);
-    if (programIdIndex >= keyCount || accounts.some((a) => a >= keyCount)) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `instruction ${i} names an account index beyond the ${keyCount} keys`, { retry: 'not_retryable' });
+    if (programIdIndex >= keyCount || accounts.some((a) => a >= keyCount))
+      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `instruction ${i} names an account index beyond the ${keyCount} keys`, {
+        retry: 'not_retryable',
+      });
     instructions.push({ programIdIndex, accountKeyIndexes: accounts, data });
   }
   if (version === 0 && r.shortVec('address table lookups') > 0) {
-    throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'address lookup tables are not supported by the simulator; list every account in the message', { retry: 'not_retryable' });
+    throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'address lookup tables are not supported by the simulator; list every account in the message', {
+      retry: 'not_retryable',
+    });
   }
   const first = signatures[0];
   const feePayer = keys[0];
-  if (!first || !feePayer) throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'transaction has no signature or no fee payer', { retry: 'not_retryable' });
+  if (!first || !feePayer)
+    throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'transaction has no signature or no fee payer', { retry: 'not_retryable' });
   const keyStrings = keys.map(keyText);
   const writableSigners = numSigners - readonlySigned;
   const writableUnsigned = keyCount - numSigners - readonlyUnsigned;

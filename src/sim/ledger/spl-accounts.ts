@@ -21,7 +21,16 @@ export function mintSupply(data: Uint8Array): bigint {
 
 /** Bytes of an initialised token account. */
 export function tokenAccountData(mint: PublicKey, owner: PublicKey, amountRaw: bigint): Uint8Array {
-  return encodeTokenAccount({ mint, owner, amount: amountRaw, delegate: null, state: AccountState.Initialized, isNative: null, delegatedAmount: 0n, closeAuthority: null });
+  return encodeTokenAccount({
+    mint,
+    owner,
+    amount: amountRaw,
+    delegate: null,
+    state: AccountState.Initialized,
+    isNative: null,
+    delegatedAmount: 0n,
+    closeAuthority: null,
+  });
 }
 
 export interface TokenAccountView {

@@ -45,7 +45,19 @@ export function createActivityBuckets(): ActivityBuckets {
     const key = `${market}|${launchpad}`;
     let b = m.get(key);
     if (!b) {
-      b = { market, launchpad, transactions: 0, buys: 0, sells: 0, volume: 0, volumeBuys: 0, volumeSells: 0, wallets: new Set(), tokensCreated: 0, migrations: 0 };
+      b = {
+        market,
+        launchpad,
+        transactions: 0,
+        buys: 0,
+        sells: 0,
+        volume: 0,
+        volumeBuys: 0,
+        volumeSells: 0,
+        wallets: new Set(),
+        tokensCreated: 0,
+        migrations: 0,
+      };
       m.set(key, b);
     }
     return b;

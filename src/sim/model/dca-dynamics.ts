@@ -24,9 +24,20 @@ export function stepDca(state: MarketState, at: UnixMs, _slot: number, buy: (t: 
       const per = BigInt(r.int(1, 5)) * 100_000_000n;
       const cycleMs = r.int(30, 120) * 1000;
       const order: DcaOrder = {
-        address: simAddress(r), wallet, inputMint: SOL_MINT, outputMint: t.mint, depositedLamports: per * BigInt(cycles),
-        perCycleLamports: per, cycleMs, createdAt: at, usedLamports: 0n, receivedRaw: 0n, fills: 0, status: 'active',
-        nextFillAt: (at + cycleMs) as UnixMs, updatedAt: at,
+        address: simAddress(r),
+        wallet,
+        inputMint: SOL_MINT,
+        outputMint: t.mint,
+        depositedLamports: per * BigInt(cycles),
+        perCycleLamports: per,
+        cycleMs,
+        createdAt: at,
+        usedLamports: 0n,
+        receivedRaw: 0n,
+        fills: 0,
+        status: 'active',
+        nextFillAt: (at + cycleMs) as UnixMs,
+        updatedAt: at,
       };
       state.dca.set(order.address, order);
       emit(state, { kind: 'dca', order, eventName: 'opened', at, tx: simSignature(r) });

@@ -159,15 +159,29 @@ function randomTrade(state: MarketState, t: TokenState, at: UnixMs, slot: number
 
 /** Executes a model trader's swap through the same pricing as everyone else. */
 function trade(
-  state: MarketState, t: TokenState, wallet: string, side: 'buy' | 'sell', amountIn: bigint | number, at: UnixMs,
-  slot: number, role?: TraderRole, tx?: string,
+  state: MarketState,
+  t: TokenState,
+  wallet: string,
+  side: 'buy' | 'sell',
+  amountIn: bigint | number,
+  at: UnixMs,
+  slot: number,
+  role?: TraderRole,
+  tx?: string,
 ): void {
   const plan = planSwap(t, side, BigInt(amountIn));
   if (!plan) return;
   if (role && side === 'buy') addRole(t, wallet, role);
   applySwap(state, t, {
-    wallet, side, solLamports: side === 'buy' ? plan.netIn : plan.out, tokenRaw: side === 'buy' ? plan.out : plan.netIn,
-    tx: tx ?? simSignature(state.random), slot, at: eventTime(state), external: false, grossIn: plan.grossIn,
+    wallet,
+    side,
+    solLamports: side === 'buy' ? plan.netIn : plan.out,
+    tokenRaw: side === 'buy' ? plan.out : plan.netIn,
+    tx: tx ?? simSignature(state.random),
+    slot,
+    at: eventTime(state),
+    external: false,
+    grossIn: plan.grossIn,
   });
 }
 
@@ -190,7 +204,17 @@ function liquidityAction(state: MarketState, t: TokenState, at: UnixMs, faults: 
   const sol = (amm.sol * permille) / 1000n;
   const tok = (amm.token * permille) / 1000n;
   const canonical = !r.chance(faults.liquidityForkShare);
-  recordLiquidity(state, t, add ? 'add_liquidity' : 'remove_liquidity', pickWallet(state, 'lp').address, sol, tok, simSignature(r), eventTime(state), canonical);
+  recordLiquidity(
+    state,
+    t,
+    add ? 'add_liquidity' : 'remove_liquidity',
+    pickWallet(state, 'lp').address,
+    sol,
+    tok,
+    simSignature(r),
+    eventTime(state),
+    canonical,
+  );
 }
 
 /** False while a completed curve migrates (trades may change the status mid-loop). */

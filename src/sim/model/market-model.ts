@@ -86,17 +86,25 @@ export function createMarketModel(options: MarketModelOptions): MarketModel {
       const t = state.tokens.get(swap.mint);
       if (!t) {
         throw new ChainpilotError('SIM_UNKNOWN_TOKEN', `applyLandedSwap: mint ${swap.mint} is not a simulator token; quote a listed token first`, {
-          retry: 'not_retryable', context: { mint: swap.mint },
+          retry: 'not_retryable',
+          context: { mint: swap.mint },
         });
       }
       if (t.status === 'migrating') {
         throw new ChainpilotError('SIM_POOL_NOT_TRADABLE', `applyLandedSwap: ${swap.mint} is migrating to its AMM pool; retry after graduation`, {
-          retry: 'retryable', context: { mint: swap.mint },
+          retry: 'retryable',
+          context: { mint: swap.mint },
         });
       }
       applySwap(state, t, {
-        wallet: swap.wallet, side: swap.side, solLamports: swap.solLamports, tokenRaw: swap.tokenRaw, tx: swap.signature,
-        slot: swap.slot, at: swap.at, external: true,
+        wallet: swap.wallet,
+        side: swap.side,
+        solLamports: swap.solLamports,
+        tokenRaw: swap.tokenRaw,
+        tx: swap.signature,
+        slot: swap.slot,
+        at: swap.at,
+        external: true,
       });
     },
     *tokens() {
@@ -118,8 +126,14 @@ function info(t: TokenState): SimTokenInfo {
 export function poolOf(t: TokenState): SimPool {
   const amm = t.amm;
   return {
-    mint: t.mint, poolId: amm ? amm.poolId : t.curve.poolId, market: amm ? 'venue_a-amm' : t.launchpad, kind: amm ? 'amm' : 'curve',
-    decimals: t.decimals, solReserveLamports: amm ? amm.sol : t.curve.virtualSol, tokenReserveRaw: amm ? amm.token : t.curve.virtualToken,
-    feeBps: feeBps(t), tradable: t.status !== 'migrating',
+    mint: t.mint,
+    poolId: amm ? amm.poolId : t.curve.poolId,
+    market: amm ? 'venue_a-amm' : t.launchpad,
+    kind: amm ? 'amm' : 'curve',
+    decimals: t.decimals,
+    solReserveLamports: amm ? amm.sol : t.curve.virtualSol,
+    tokenReserveRaw: amm ? amm.token : t.curve.virtualToken,
+    feeBps: feeBps(t),
+    tradable: t.status !== 'migrating',
   };
 }

@@ -37,9 +37,26 @@ export interface MarketState {
 
 export function createMarketState(settings: MarketSettings, random: Random, genesisAt: UnixMs): MarketState {
   return {
-    settings, genesisAt, random, tokens: new Map(), launched: [], active: [], poolToMint: new Map(),
-    tradesByToken: new Map(), activity: createActivityBuckets(), liquidityByToken: new Map(), wallets: new Map(), byRole: new Map(),
-    deployers: [], pnl: createPnlBook(settings.maxLotsPerPosition), dca: new Map(), retired: new Map(), seq: 0, now: genesisAt, subMs: 0, listeners: new Set(),
+    settings,
+    genesisAt,
+    random,
+    tokens: new Map(),
+    launched: [],
+    active: [],
+    poolToMint: new Map(),
+    tradesByToken: new Map(),
+    activity: createActivityBuckets(),
+    liquidityByToken: new Map(),
+    wallets: new Map(),
+    byRole: new Map(),
+    deployers: [],
+    pnl: createPnlBook(settings.maxLotsPerPosition),
+    dca: new Map(),
+    retired: new Map(),
+    seq: 0,
+    now: genesisAt,
+    subMs: 0,
+    listeners: new Set(),
   };
 }
 

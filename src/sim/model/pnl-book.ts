@@ -46,8 +46,20 @@ export function createPnlBook(maxLots = Number.POSITIVE_INFINITY): PnlBook {
       let p = wm.get(mint);
       if (!p) {
         p = {
-          wallet, mint, lots: [], balanceRaw: 0n, costBasisLamports: 0n, realizedLamports: 0n, boughtLamports: 0n,
-          soldLamports: 0n, boughtRaw: 0n, soldRaw: 0n, buys: 0, sells: 0, firstTrade: at, lastTrade: at,
+          wallet,
+          mint,
+          lots: [],
+          balanceRaw: 0n,
+          costBasisLamports: 0n,
+          realizedLamports: 0n,
+          boughtLamports: 0n,
+          soldLamports: 0n,
+          boughtRaw: 0n,
+          soldRaw: 0n,
+          buys: 0,
+          sells: 0,
+          firstTrade: at,
+          lastTrade: at,
         };
         wm.set(mint, p);
         let tm = byToken.get(mint);

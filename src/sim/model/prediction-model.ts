@@ -65,17 +65,43 @@ export function createPrediction(state: MarketState, at: UnixMs): PredictionStat
 }
 
 function addEvent(
-  state: MarketState, pm: PredictionState, exchange: PmEvent['exchange'], title: string, category: string, at: UnixMs,
-  endAt: UnixMs, marketCount: number, crypto?: PmEvent['crypto'],
+  state: MarketState,
+  pm: PredictionState,
+  exchange: PmEvent['exchange'],
+  title: string,
+  category: string,
+  at: UnixMs,
+  endAt: UnixMs,
+  marketCount: number,
+  crypto?: PmEvent['crypto'],
 ): PmEvent {
   const r = state.random;
   const id = `${exchange === 'exchange_a' ? 'EVA' : 'evb'}-${pm.events.length + 1}`;
-  const ev: PmEvent = { exchange, id, slug: slugify(title) + `-${pm.events.length + 1}`, title, category, createdAt: at, endAt, marketIds: [], ...(crypto ? { crypto } : {}) };
+  const ev: PmEvent = {
+    exchange,
+    id,
+    slug: slugify(title) + `-${pm.events.length + 1}`,
+    title,
+    category,
+    createdAt: at,
+    endAt,
+    marketIds: [],
+    ...(crypto ? { crypto } : {}),
+  };
   for (let m = 0; m < marketCount; m++) {
     const mid = `${id}-M${m + 1}`;
     const market: PmMarket = {
-      exchange, id: mid, slug: `${ev.slug}-m${m + 1}`, title: marketCount > 1 ? `${title} (line ${m + 1})` : title, eventId: id,
-      status: 'open', p: crypto ? 0.5 : 0.2 + r.next() * 0.6, tokenIds: [simAddress(r), simAddress(r)], volume: 0, trades: [], createdAt: at,
+      exchange,
+      id: mid,
+      slug: `${ev.slug}-m${m + 1}`,
+      title: marketCount > 1 ? `${title} (line ${m + 1})` : title,
+      eventId: id,
+      status: 'open',
+      p: crypto ? 0.5 : 0.2 + r.next() * 0.6,
+      tokenIds: [simAddress(r), simAddress(r)],
+      volume: 0,
+      trades: [],
+      createdAt: at,
     };
     pm.markets.set(mid, market);
     ev.marketIds.push(mid);
@@ -108,14 +134,16 @@ export function stepPrediction(state: MarketState, at: UnixMs): void {
     const len = state.settings.cryptoWindowMs;
     const start = (Math.floor(at / len) * len) as UnixMs;
     addEvent(state, pm, 'exchange_b', `BTC up or down ${new Date(start).toISOString().slice(0, 16)}`, 'crypto', at, (start + len) as UnixMs, 1, {
-      windowStart: start, windowEnd: (start + len) as UnixMs, priceToBeat: pm.btcUsd,
+      windowStart: start,
+      windowEnd: (start + len) as UnixMs,
+      priceToBeat: pm.btcUsd,
     });
     pm.nextWindowAt = (start + len) as UnixMs;
   }
   for (const m of pm.markets.values()) {
     if (m.status !== 'open' || !r.chance(0.03)) continue;
     const ev = pm.events.find((e) => e.id === m.eventId);
-    const drift = ev?.crypto ? (pm.btcUsd - ev.crypto.priceToBeat) / ev.crypto.priceToBeat * 50 : 0;
+    const drift = ev?.crypto ? ((pm.btcUsd - ev.crypto.priceToBeat) / ev.crypto.priceToBeat) * 50 : 0;
     m.p = Math.min(0.99, Math.max(0.01, Math.round((m.p + (r.next() - 0.5) * 0.04 + drift * 0.01) * 1000) / 1000));
     const size = r.int(5, 500);
     m.volume += size * m.p;
@@ -126,5 +154,8 @@ export function stepPrediction(state: MarketState, at: UnixMs): void {
 }
 
 function slugify(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }

@@ -81,10 +81,23 @@ export function applySwap(state: MarketState, t: TokenState, s: SwapInput): Trad
   const pSol = priceSol(t);
   const solUsd = state.settings.solUsd;
   const trade: TradeRecord = {
-    seq: ++state.seq, tx: s.tx, mint: t.mint, pool: t.amm ? t.amm.poolId : t.curve.poolId,
-    market: t.amm ? 'venue_a-amm' : t.launchpad, wallet: s.wallet, side: s.side, solLamports: s.solLamports,
-    tokenRaw: s.tokenRaw, walletTokenRaw: walletTokens, walletSolLamports: walletSol, priceSol: pSol, priceUsd: pSol * solUsd, volumeUsd: (Number(s.solLamports) / 1e9) * solUsd,
-    time: s.at, slot: s.slot, external: s.external,
+    seq: ++state.seq,
+    tx: s.tx,
+    mint: t.mint,
+    pool: t.amm ? t.amm.poolId : t.curve.poolId,
+    market: t.amm ? 'venue_a-amm' : t.launchpad,
+    wallet: s.wallet,
+    side: s.side,
+    solLamports: s.solLamports,
+    tokenRaw: s.tokenRaw,
+    walletTokenRaw: walletTokens,
+    walletSolLamports: walletSol,
+    priceSol: pSol,
+    priceUsd: pSol * solUsd,
+    volumeUsd: (Number(s.solLamports) / 1e9) * solUsd,
+    time: s.at,
+    slot: s.slot,
+    external: s.external,
   };
   if (trade.priceUsd > t.athPriceUsd) t.athPriceUsd = trade.priceUsd;
   if (s.side === 'buy') t.buys += 1;
@@ -126,7 +139,7 @@ export function finishMigration(state: MarketState, t: TokenState, at: UnixMs): 
   const solIn = t.curve.realSol > MIGRATION_FEE_LAMPORTS + 1_000_000_000n ? t.curve.realSol - MIGRATION_FEE_LAMPORTS : t.curve.realSol;
   const tokenIn = t.supplyRaw - t.curve.initialRealToken;
   const poolId = simAddress(state.random);
-  t.amm = { poolId, sol: solIn, token: tokenIn, createdAt: at, createdTx: t.graduationTx!, };
+  t.amm = { poolId, sol: solIn, token: tokenIn, createdAt: at, createdTx: t.graduationTx! };
   state.poolToMint.set(poolId, t.mint);
   t.status = 'graduated';
   t.graduatedAt = at;
@@ -142,8 +155,15 @@ export const MIGRATION_WALLET = '39azUYFWPz3VHgKCf3VChUwbpURdCHRxjWVowf5jUJjg';
 
 /** Moves AMM reserves for a liquidity action and records it (a non-canonical one only streams). */
 export function recordLiquidity(
-  state: MarketState, t: TokenState, type: LiquidityRecord['type'], wallet: string, solLamports: bigint,
-  tokenRaw: bigint, tx: string, at: UnixMs, canonical: boolean,
+  state: MarketState,
+  t: TokenState,
+  type: LiquidityRecord['type'],
+  wallet: string,
+  solLamports: bigint,
+  tokenRaw: bigint,
+  tx: string,
+  at: UnixMs,
+  canonical: boolean,
 ): LiquidityRecord {
   if (canonical && t.amm && type === 'remove_liquidity') {
     t.amm.sol -= solLamports;
@@ -153,8 +173,18 @@ export function recordLiquidity(
     t.amm.token += tokenRaw;
   }
   const event: LiquidityRecord = {
-    seq: ++state.seq, tx, type, mint: t.mint, pool: t.amm?.poolId ?? t.curve.poolId, program: 'venue_a-amm', wallet,
-    solLamports, tokenRaw, time: at, slot: slotAt(state, at), canonical,
+    seq: ++state.seq,
+    tx,
+    type,
+    mint: t.mint,
+    pool: t.amm?.poolId ?? t.curve.poolId,
+    program: 'venue_a-amm',
+    wallet,
+    solLamports,
+    tokenRaw,
+    time: at,
+    slot: slotAt(state, at),
+    canonical,
   };
   if (canonical) {
     let rows = state.liquidityByToken.get(t.mint);

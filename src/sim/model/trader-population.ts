@@ -6,8 +6,15 @@ import type { SimWallet, TraderRole } from './model-types.js';
 const KOL_NAMES = ['Atlas', 'Birch', 'Cobalt', 'Dune', 'Ember', 'Fable', 'Garnet', 'Harbor', 'Indigo', 'Jasper', 'Kestrel', 'Lumen'];
 
 const TAGS: Record<TraderRole, readonly string[]> = {
-  retail: [], bot: ['bot'], sniper: ['bot', 'potential_bot'], bundler: ['potential_bot'], kol: ['kol'],
-  insider: [], developer: ['developer'], lp: ['pool'], dca: [],
+  retail: [],
+  bot: ['bot'],
+  sniper: ['bot', 'potential_bot'],
+  bundler: ['potential_bot'],
+  kol: ['kol'],
+  insider: [],
+  developer: ['developer'],
+  lp: ['pool'],
+  dca: [],
 };
 
 /** Adds a wallet with its identity tags to the state. */
@@ -24,8 +31,11 @@ export function addWallet(state: MarketState, role: TraderRole, address = simAdd
 export function populate(state: MarketState): void {
   const s = state.settings;
   const counts: [TraderRole, number][] = [
-    ['retail', s.retailWallets], ['bot', s.botWallets], ['sniper', s.sniperWallets],
-    ['bundler', s.bundlerWallets], ['lp', s.lpWallets],
+    ['retail', s.retailWallets],
+    ['bot', s.botWallets],
+    ['sniper', s.sniperWallets],
+    ['bundler', s.bundlerWallets],
+    ['lp', s.lpWallets],
   ];
   for (const [role, n] of counts) for (let i = 0; i < n; i++) addWallet(state, role);
   for (let i = 0; i < s.kolWallets; i++) addWallet(state, 'kol', undefined, KOL_NAMES[i % KOL_NAMES.length]! + (i >= KOL_NAMES.length ? String(i) : ''));

@@ -7,7 +7,10 @@ import { badParam, notFound, parseQuery, q } from './rest-errors.js';
 import type { RestRequest, RestRouter } from './rest-router.js';
 
 const listQuery = z.object({
-  program: z.string().optional(), dex: z.string().optional(), platform: z.string().optional(), limit: q.int(1, 500).default(100),
+  program: z.string().optional(),
+  dex: z.string().optional(),
+  platform: z.string().optional(),
+  limit: q.int(1, 500).default(100),
   cursor: z.string().regex(/^\d+$/, 'send back the cursor you were given').optional(),
   sort: z.enum(['volume', 'deposited', 'remaining', 'progress', 'recent', 'created', 'status']).optional(),
   sortBy: z.enum(['volume', 'deposited', 'remaining', 'progress', 'recent', 'created', 'status']).optional(),
@@ -21,12 +24,19 @@ function list(req: RestRequest, filter: (o: DcaOrder) => boolean): unknown {
   const sort = f.sort ?? f.sortBy ?? 'recent';
   const key = (o: DcaOrder): number => {
     switch (sort) {
-      case 'volume': case 'deposited': return Number(o.depositedLamports);
-      case 'remaining': return Number(o.depositedLamports - o.usedLamports);
-      case 'progress': return Number((o.usedLamports * 10_000n) / o.depositedLamports);
-      case 'created': return o.createdAt;
-      case 'status': return o.status === 'active' ? 1 : 0;
-      case 'recent': return o.updatedAt;
+      case 'volume':
+      case 'deposited':
+        return Number(o.depositedLamports);
+      case 'remaining':
+        return Number(o.depositedLamports - o.usedLamports);
+      case 'progress':
+        return Number((o.usedLamports * 10_000n) / o.depositedLamports);
+      case 'created':
+        return o.createdAt;
+      case 'status':
+        return o.status === 'active' ? 1 : 0;
+      case 'recent':
+        return o.updatedAt;
     }
   };
   const rows = [...req.state.dca.values()].filter((o) => filter(o) && (f.status === 'all' || o.status === f.status)).sort((a, b) => key(b) - key(a));
@@ -60,8 +70,19 @@ export function addDcaRoutes(r: RestRouter): void {
     const sells = [...state.dca.values()].filter((o) => o.inputMint === mint);
     const sum = (os: DcaOrder[], f: (o: DcaOrder) => bigint): string => os.reduce((a, o) => a + f(o), 0n).toString();
     return {
-      mint, buyers: { orders: buys.length, active: buys.filter((o) => o.status === 'active').length, depositedRaw: sum(buys, (o) => o.depositedLamports), remainingRaw: sum(buys, (o) => o.depositedLamports - o.usedLamports) },
-      sellers: { orders: sells.length, active: sells.filter((o) => o.status === 'active').length, depositedRaw: sum(sells, (o) => o.depositedLamports), remainingRaw: sum(sells, (o) => o.depositedLamports - o.usedLamports) },
+      mint,
+      buyers: {
+        orders: buys.length,
+        active: buys.filter((o) => o.status === 'active').length,
+        depositedRaw: sum(buys, (o) => o.depositedLamports),
+        remainingRaw: sum(buys, (o) => o.depositedLamports - o.usedLamports),
+      },
+      sellers: {
+        orders: sells.length,
+        active: sells.filter((o) => o.status === 'active').length,
+        depositedRaw: sum(sells, (o) => o.depositedLamports),
+        remainingRaw: sum(sells, (o) => o.depositedLamports - o.usedLamports),
+      },
     };
   });
   r.add('GET', '/dca/token/:mint/buyers', (req) => list(req, (o) => o.outputMint === req.params['mint']));
@@ -75,7 +96,14 @@ export function addDcaRoutes(r: RestRouter): void {
       u.depositedRaw += o.depositedLamports;
       by.set(o.wallet, u);
     }
-    return { users: [...by.values()].sort((a, b) => (b.depositedRaw > a.depositedRaw ? 1 : -1)).slice(0, 100).map((u) => ({ ...u, depositedRaw: u.depositedRaw.toString() })) };
+    return {
+      users: [...by.values()]
+        .sort((a, b) => (b.depositedRaw > a.depositedRaw ? 1 : -1))
+        .slice(0, 100)
+        .map((u) => ({ ...u, depositedRaw: u.depositedRaw.toString() })),
+    };
   });
-  r.add('GET', '/dca/pair/:inputMint/:outputMint', (req) => list(req, (o) => o.inputMint === req.params['inputMint'] && o.outputMint === req.params['outputMint']));
+  r.add('GET', '/dca/pair/:inputMint/:outputMint', (req) =>
+    list(req, (o) => o.inputMint === req.params['inputMint'] && o.outputMint === req.params['outputMint']),
+  );
 }

@@ -10,17 +10,39 @@ import { badParam, parseQuery, q } from './rest-errors.js';
 import type { RestRouter } from './rest-router.js';
 import { newestFirst } from './token-routes.js';
 
-const SORT_KEYS = ['createdAt', 'marketCapUsd', 'liquidityUsd', 'volume', 'holders', 'curvePercentage', 'communityMessages', 'graduatedAt', 'priceUsd'] as const;
+const SORT_KEYS = [
+  'createdAt',
+  'marketCapUsd',
+  'liquidityUsd',
+  'volume',
+  'holders',
+  'curvePercentage',
+  'communityMessages',
+  'graduatedAt',
+  'priceUsd',
+] as const;
 
 const searchQuery = z.object({
-  query: z.string().max(100).optional(), launchpad: q.list().optional(), market: q.list().optional(),
+  query: z.string().max(100).optional(),
+  launchpad: q.list().optional(),
+  market: q.list().optional(),
   status: z.enum(['graduating', 'graduated']).optional(),
-  minCurvePercentage: q.num().min(0).max(100).optional(), maxCurvePercentage: q.num().min(0).max(100).optional(),
-  minGraduatedAt: q.int(0, Number.MAX_SAFE_INTEGER).optional(), maxGraduatedAt: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
-  hasSocials: q.bool().optional(), minLiquidity: q.num().optional(), hasImage: q.bool().optional(), image: z.string().optional(),
-  hasCoinCommunity: q.bool().optional(), minCommunityMessages: q.int(0, 1e9).optional(), maxCommunityMessages: q.int(0, 1e9).optional(),
-  sortBy: z.enum(SORT_KEYS).default('createdAt'), sortOrder: z.enum(['asc', 'desc']).default('desc'),
-  limit: q.int(1, 500).default(100), page: q.int(1, 1e6).default(1), format: z.enum(['full']).optional(),
+  minCurvePercentage: q.num().min(0).max(100).optional(),
+  maxCurvePercentage: q.num().min(0).max(100).optional(),
+  minGraduatedAt: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
+  maxGraduatedAt: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
+  hasSocials: q.bool().optional(),
+  minLiquidity: q.num().optional(),
+  hasImage: q.bool().optional(),
+  image: z.string().optional(),
+  hasCoinCommunity: q.bool().optional(),
+  minCommunityMessages: q.int(0, 1e9).optional(),
+  maxCommunityMessages: q.int(0, 1e9).optional(),
+  sortBy: z.enum(SORT_KEYS).default('createdAt'),
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+  limit: q.int(1, 500).default(100),
+  page: q.int(1, 1e6).default(1),
+  format: z.enum(['full']).optional(),
 });
 
 const TIMEFRAMES = ['5m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
@@ -35,28 +57,43 @@ export function addDiscoveryRoutes(r: RestRouter): void {
       const market = t.amm ? 'venue_a-amm' : t.launchpad;
       const pct = curvePct(t);
       const grad = t.status === 'graduated' ? t.graduatedAt : undefined;
-      return (!text || t.symbol.toLowerCase().includes(text) || t.name.toLowerCase().includes(text) || t.mint === f.query)
-        && (!f.launchpad || f.launchpad.includes(t.launchpad)) && (!f.market || f.market.includes(market))
-        && (!f.status || (f.status === 'graduated') === (t.status === 'graduated'))
-        && (f.minCurvePercentage === undefined || pct >= f.minCurvePercentage) && (f.maxCurvePercentage === undefined || pct <= f.maxCurvePercentage)
-        && (f.minGraduatedAt === undefined || (grad !== undefined && grad >= f.minGraduatedAt))
-        && (f.maxGraduatedAt === undefined || (grad !== undefined && grad <= f.maxGraduatedAt))
-        && (f.hasSocials === undefined || t.hasSocials === f.hasSocials) && (f.minLiquidity === undefined || liquidityUsd(t, solUsd) >= f.minLiquidity)
-        && (f.hasImage === undefined || (t.image !== '') === f.hasImage) && (f.image === undefined || t.image === f.image)
-        && (f.hasCoinCommunity === undefined || (t.communityMessages > 0) === f.hasCoinCommunity)
-        && (f.minCommunityMessages === undefined || t.communityMessages >= f.minCommunityMessages)
-        && (f.maxCommunityMessages === undefined || t.communityMessages <= f.maxCommunityMessages);
+      return (
+        (!text || t.symbol.toLowerCase().includes(text) || t.name.toLowerCase().includes(text) || t.mint === f.query) &&
+        (!f.launchpad || f.launchpad.includes(t.launchpad)) &&
+        (!f.market || f.market.includes(market)) &&
+        (!f.status || (f.status === 'graduated') === (t.status === 'graduated')) &&
+        (f.minCurvePercentage === undefined || pct >= f.minCurvePercentage) &&
+        (f.maxCurvePercentage === undefined || pct <= f.maxCurvePercentage) &&
+        (f.minGraduatedAt === undefined || (grad !== undefined && grad >= f.minGraduatedAt)) &&
+        (f.maxGraduatedAt === undefined || (grad !== undefined && grad <= f.maxGraduatedAt)) &&
+        (f.hasSocials === undefined || t.hasSocials === f.hasSocials) &&
+        (f.minLiquidity === undefined || liquidityUsd(t, solUsd) >= f.minLiquidity) &&
+        (f.hasImage === undefined || (t.image !== '') === f.hasImage) &&
+        (f.image === undefined || t.image === f.image) &&
+        (f.hasCoinCommunity === undefined || t.communityMessages > 0 === f.hasCoinCommunity) &&
+        (f.minCommunityMessages === undefined || t.communityMessages >= f.minCommunityMessages) &&
+        (f.maxCommunityMessages === undefined || t.communityMessages <= f.maxCommunityMessages)
+      );
     });
     const key = (t: TokenState): number => {
       switch (f.sortBy) {
-        case 'marketCapUsd': case 'priceUsd': return marketCapUsd(t, solUsd);
-        case 'liquidityUsd': return liquidityUsd(t, solUsd);
-        case 'volume': return Number(t.volumeLamports);
-        case 'holders': return t.holderList.length;
-        case 'curvePercentage': return curvePct(t);
-        case 'communityMessages': return t.communityMessages;
-        case 'graduatedAt': return t.graduatedAt ?? 0;
-        case 'createdAt': return t.createdAt;
+        case 'marketCapUsd':
+        case 'priceUsd':
+          return marketCapUsd(t, solUsd);
+        case 'liquidityUsd':
+          return liquidityUsd(t, solUsd);
+        case 'volume':
+          return Number(t.volumeLamports);
+        case 'holders':
+          return t.holderList.length;
+        case 'curvePercentage':
+          return curvePct(t);
+        case 'communityMessages':
+          return t.communityMessages;
+        case 'graduatedAt':
+          return t.graduatedAt ?? 0;
+        case 'createdAt':
+          return t.createdAt;
       }
     };
     const dir = f.sortOrder === 'asc' ? 1 : -1;
@@ -75,16 +112,18 @@ export function addDiscoveryRoutes(r: RestRouter): void {
       .slice(0, 100)
       .map(({ t, change }) => ({ ...tokenWithPools(state, t), priceChangePercentage: change }));
   });
-  const ranked = (by: 'transactions' | 'volume', tfDefault: string) => ({ state, params }: Parameters<Parameters<RestRouter['add']>[2]>[0]) => {
-    const tf = params['timeframe'] ?? tfDefault;
-    if (!Object.hasOwn(STAT_WINDOWS, tf)) throw badParam('timeframe', `use one of ${Object.keys(STAT_WINDOWS).join(', ')}`);
-    return newestFirst(state)
-      .filter((t) => state.now - (state.tradesByToken.get(t.mint)?.at(-1)?.time ?? 0) < STAT_WINDOWS[tf]!)
-      .map((t) => ({ t, w: windowOf(state, t, tf) }))
-      .sort((a, b) => b.w[by] - a.w[by])
-      .slice(0, 100)
-      .map(({ t, w }) => ({ ...tokenWithPools(state, t), [by]: w[by], timeframe: tf }));
-  };
+  const ranked =
+    (by: 'transactions' | 'volume', tfDefault: string) =>
+    ({ state, params }: Parameters<Parameters<RestRouter['add']>[2]>[0]) => {
+      const tf = params['timeframe'] ?? tfDefault;
+      if (!Object.hasOwn(STAT_WINDOWS, tf)) throw badParam('timeframe', `use one of ${Object.keys(STAT_WINDOWS).join(', ')}`);
+      return newestFirst(state)
+        .filter((t) => state.now - (state.tradesByToken.get(t.mint)?.at(-1)?.time ?? 0) < STAT_WINDOWS[tf]!)
+        .map((t) => ({ t, w: windowOf(state, t, tf) }))
+        .sort((a, b) => b.w[by] - a.w[by])
+        .slice(0, 100)
+        .map(({ t, w }) => ({ ...tokenWithPools(state, t), [by]: w[by], timeframe: tf }));
+    };
   r.add('GET', '/tokens/trending', ranked('transactions', '1h'));
   r.add('GET', '/tokens/trending/:timeframe', ranked('transactions', '1h'));
   r.add('GET', '/tokens/volume', ranked('volume', '24h'));

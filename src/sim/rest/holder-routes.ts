@@ -23,15 +23,23 @@ export function tokenAccountOf(wallet: string, mint: string): string {
 function holderRow(state: MarketState, t: TokenState, wallet: string, raw: bigint): JsonObject {
   const amount = fromRaw(raw, t.decimals);
   return {
-    wallet, address: wallet, account: tokenAccountOf(wallet, t.mint), amount, amountRaw: raw.toString(),
-    value: { quote: Number(amount) * priceUsd(t, state.settings.solUsd) / state.settings.solUsd, usd: Number(amount) * priceUsd(t, state.settings.solUsd) },
+    wallet,
+    address: wallet,
+    account: tokenAccountOf(wallet, t.mint),
+    amount,
+    amountRaw: raw.toString(),
+    value: { quote: (Number(amount) * priceUsd(t, state.settings.solUsd)) / state.settings.solUsd, usd: Number(amount) * priceUsd(t, state.settings.solUsd) },
     percentage: pctOfSupply(t, raw),
   };
 }
 
 const ENRICH: Readonly<Record<string, { identity: boolean; pnl: boolean }>> = {
-  identity: { identity: true, pnl: false }, walletPnl: { identity: false, pnl: true }, 'identity,walletPnl': { identity: true, pnl: true },
-  'walletPnl,identity': { identity: true, pnl: true }, all: { identity: true, pnl: true }, '*': { identity: true, pnl: true },
+  identity: { identity: true, pnl: false },
+  walletPnl: { identity: false, pnl: true },
+  'identity,walletPnl': { identity: true, pnl: true },
+  'walletPnl,identity': { identity: true, pnl: true },
+  all: { identity: true, pnl: true },
+  '*': { identity: true, pnl: true },
 };
 
 export function addHolderRoutes(r: RestRouter): void {
@@ -40,21 +48,26 @@ export function addHolderRoutes(r: RestRouter): void {
     if (!t) return { total: 0, accounts: [] };
     const e = query['enrich'] === undefined ? { identity: false, pnl: false } : ENRICH[query['enrich']];
     if (!e) throw badParam('enrich', 'use identity, walletPnl, identity,walletPnl, all or *');
-    const accounts = holdersByBalance(t).slice(0, 100).map(([w, raw]) => {
-      const row = holderRow(state, t, w, raw);
-      if (e.identity) row['identity'] = identityOf(state, w, t);
-      if (e.pnl) {
-        const p = state.pnl.position(w, t.mint);
-        row['pnl'] = p ? { token: pnlPositionView(state, p) } : null;
-      }
-      return row;
-    });
+    const accounts = holdersByBalance(t)
+      .slice(0, 100)
+      .map(([w, raw]) => {
+        const row = holderRow(state, t, w, raw);
+        if (e.identity) row['identity'] = identityOf(state, w, t);
+        if (e.pnl) {
+          const p = state.pnl.position(w, t.mint);
+          row['pnl'] = p ? { token: pnlPositionView(state, p) } : null;
+        }
+        return row;
+      });
     return { total: t.holderList.length, accounts };
   });
   r.add('GET', '/tokens/:token/holders/paginated', ({ state, params, query }) => {
     const t = findTokenOrRetired(state, params['token']!);
     if (!t) return { total: 0, accounts: [], cursor: null, nextCursor: null, hasMore: false };
-    const f = parseQuery(z.object({ limit: q.int(1, 5000).default(1000), cursor: z.string().regex(/^\d+$/, 'send back the cursor you were given').optional() }).loose(), query);
+    const f = parseQuery(
+      z.object({ limit: q.int(1, 5000).default(1000), cursor: z.string().regex(/^\d+$/, 'send back the cursor you were given').optional() }).loose(),
+      query,
+    );
     const all = holdersByBalance(t);
     const offset = f.cursor === undefined ? 0 : Number(f.cursor);
     const page = all.slice(offset, offset + f.limit);
@@ -63,7 +76,9 @@ export function addHolderRoutes(r: RestRouter): void {
   });
   r.add('GET', '/tokens/:token/holders/top', ({ state, params }) => {
     const t = findToken(state, params['token']!);
-    return holdersByBalance(t).slice(0, 20).map(([w, raw]) => holderRow(state, t, w, raw));
+    return holdersByBalance(t)
+      .slice(0, 20)
+      .map(([w, raw]) => holderRow(state, t, w, raw));
   });
   r.add('GET', '/holders/multi', ({ state, query }) => {
     const f = parseQuery(z.object({ tokens: q.list() }).loose(), query);

@@ -49,7 +49,9 @@ export function createHttpApp(o: HttpAppOptions): HttpApp {
     }
     const rest = o.faults.rest;
     if (rest.rateLimitShare > 0 && o.faultRandom.chance(rest.rateLimitShare)) {
-      sendError(res, prediction, 429, 'RATE_LIMITED', 'too many requests; retry after the Retry-After delay', { 'retry-after': String(rest.retryAfterSeconds) });
+      sendError(res, prediction, 429, 'RATE_LIMITED', 'too many requests; retry after the Retry-After delay', {
+        'retry-after': String(rest.retryAfterSeconds),
+      });
       return;
     }
     if (rest.serverErrorShare > 0 && o.faultRandom.chance(rest.serverErrorShare)) {
@@ -85,7 +87,9 @@ export function createHttpApp(o: HttpAppOptions): HttpApp {
       const key = path.startsWith(`${DATASTREAM_PREFIX}/`) ? path.slice(DATASTREAM_PREFIX.length + 1) : undefined;
       const refused = o.faults.stream.refuseKeyShare > 0 && o.faultRandom.chance(o.faults.stream.refuseKeyShare);
       if (key === undefined || decodeURIComponent(key) !== o.apiKey || refused) {
-        socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":{"code":"UNAUTHORIZED","message":"invalid Datastream key in the connection path"}}');
+        socket.end(
+          'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":{"code":"UNAUTHORIZED","message":"invalid Datastream key in the connection path"}}',
+        );
         return;
       }
       o.hub.handleUpgrade(req, socket, head);

@@ -13,7 +13,17 @@ const MARKETS: readonly { market: string; label: string; parent?: string; match:
   { market: 'venue_d-curve:sim', label: 'Venue D curve (sim launchpad)', parent: 'venue_e-all', match: (m) => m === 'venue_d-curve' },
 ];
 
-interface Agg { tx: number; buys: number; sells: number; wallets: Set<string>; vol: number; volBuys: number; volSells: number; created: number; migrations: number }
+interface Agg {
+  tx: number;
+  buys: number;
+  sells: number;
+  wallets: Set<string>;
+  vol: number;
+  volBuys: number;
+  volSells: number;
+  created: number;
+  migrations: number;
+}
 
 const pct = (cur: number, prev: number): number => (prev === 0 ? 0 : ((cur - prev) / prev) * 100);
 const emptyAgg = (): Agg => ({ tx: 0, buys: 0, sells: 0, wallets: new Set(), vol: 0, volBuys: 0, volSells: 0, created: 0, migrations: 0 });
@@ -25,7 +35,10 @@ function aggregateWindow(state: MarketState, ms: number): { cur: Agg[]; prev: Ag
   const minute = Math.floor(state.now / MINUTE_MS) * MINUTE_MS;
   const from = minute - 2 * ms;
   const mid = minute - ms;
-  for (const [side, lo, hi] of [[prev, from, mid], [cur, mid, minute]] as const) {
+  for (const [side, lo, hi] of [
+    [prev, from, mid],
+    [cur, mid, minute],
+  ] as const) {
     for (const b of state.activity.between(lo, hi)) {
       MARKETS.forEach((m, k) => {
         if (!m.match(b.market, b.launchpad)) return;

@@ -11,21 +11,37 @@ const modeQuery = z.object({ pnlMode: z.enum(['strict', 'adjusted', 'raw']).defa
 const mode = (req: RestRequest): PnlMode => parseQuery(modeQuery, req.query).pnlMode;
 
 const positionsQuery = z.object({
-  pnlMode: z.enum(['strict', 'adjusted', 'raw']).default('strict'), holding: q.bool().optional(), minPnl: q.num().optional(),
-  minRoi: q.num().optional(), minInvested: q.num().optional(), market: q.list().optional(), minLiquidity: q.num().optional(),
+  pnlMode: z.enum(['strict', 'adjusted', 'raw']).default('strict'),
+  holding: q.bool().optional(),
+  minPnl: q.num().optional(),
+  minRoi: q.num().optional(),
+  minInvested: q.num().optional(),
+  market: q.list().optional(),
+  minLiquidity: q.num().optional(),
   sortBy: z.enum(['total', 'realized', 'unrealized', 'roi', 'lastTrade', 'totalBought']).default('lastTrade'),
-  sortOrder: z.enum(['asc', 'desc']).default('desc'), limit: q.int(1, 500).default(100), page: q.int(1, 1e6).default(1),
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+  limit: q.int(1, 500).default(100),
+  page: q.int(1, 1e6).default(1),
 });
 
 function tokenTraders(state: MarketState, mint: string, m: PnlMode): JsonObject[] {
-  return state.pnl.tokenPositions(mint).map((p) => pnlPositionView(state, p, m)).sort((a, b) => (b['total'] as number) - (a['total'] as number));
+  return state.pnl
+    .tokenPositions(mint)
+    .map((p) => pnlPositionView(state, p, m))
+    .sort((a, b) => (b['total'] as number) - (a['total'] as number));
 }
 
 function legacyTrader(state: MarketState, p: PnlPosition): JsonObject {
   const v = pnlPositionView(state, p);
   return {
-    wallet: p.wallet, pnl: v['total'], position: v['balance'], buyUsd: v['totalBought'], sellUsd: v['totalSold'],
-    counts: { buys: p.buys, sells: p.sells, total: p.buys + p.sells }, roi: v['roi'], timing: { firstTrade: p.firstTrade, lastTrade: p.lastTrade },
+    wallet: p.wallet,
+    pnl: v['total'],
+    position: v['balance'],
+    buyUsd: v['totalBought'],
+    sellUsd: v['totalSold'],
+    counts: { buys: p.buys, sells: p.sells, total: p.buys + p.sells },
+    roi: v['roi'],
+    timing: { firstTrade: p.firstTrade, lastTrade: p.lastTrade },
   };
 }
 
@@ -49,10 +65,17 @@ export function addPnlRoutes(r: RestRouter): void {
   r.add('GET', '/v2/pnl/wallets/:wallet', (req) => walletSummary(req.state, req.params['wallet']!, mode(req)));
   r.add('GET', '/v2/pnl/wallets/:wallet/positions', ({ state, params, query }) => {
     const f = parseQuery(positionsQuery.loose(), query);
-    const rows = state.pnl.walletPositions(params['wallet']!).map((p) => pnlPositionView(state, p, f.pnlMode)).filter((v) =>
-      (f.holding === undefined || v['holding'] === f.holding) && (f.minPnl === undefined || (v['total'] as number) >= f.minPnl)
-      && (f.minRoi === undefined || (v['roi'] as number) >= f.minRoi) && (f.minInvested === undefined || (v['totalBought'] as number) >= f.minInvested)
-      && (f.market === undefined || f.market.includes(marketOf(state, v['token'] as string))));
+    const rows = state.pnl
+      .walletPositions(params['wallet']!)
+      .map((p) => pnlPositionView(state, p, f.pnlMode))
+      .filter(
+        (v) =>
+          (f.holding === undefined || v['holding'] === f.holding) &&
+          (f.minPnl === undefined || (v['total'] as number) >= f.minPnl) &&
+          (f.minRoi === undefined || (v['roi'] as number) >= f.minRoi) &&
+          (f.minInvested === undefined || (v['totalBought'] as number) >= f.minInvested) &&
+          (f.market === undefined || f.market.includes(marketOf(state, v['token'] as string))),
+      );
     const dir = f.sortOrder === 'asc' ? 1 : -1;
     const key = (v: JsonObject): number => (f.sortBy === 'lastTrade' ? ((v['timing'] as JsonObject)['lastTrade'] as number) : (v[f.sortBy] as number));
     rows.sort((a, b) => (key(a) - key(b)) * dir);
@@ -65,9 +88,12 @@ export function addPnlRoutes(r: RestRouter): void {
   });
   r.add('GET', '/v2/pnl/wallets/:wallet/history', ({ state, params }) => ({
     wallet: params['wallet'],
-    trades: state.pnl.walletPositions(params['wallet']!)
+    trades: state.pnl
+      .walletPositions(params['wallet']!)
       .flatMap((p) => (state.tradesByToken.get(p.mint) ?? []).filter((t) => t.wallet === params['wallet']))
-      .sort((a, b) => b.seq - a.seq).slice(0, 500).map((t) => tradeRow(state, t, false)),
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, 500)
+      .map((t) => tradeRow(state, t, false)),
   }));
   for (const sub of ['performance', 'highlights', 'risk', 'chart']) {
     r.add('GET', `/v2/pnl/wallets/:wallet/${sub}`, (req) => {
@@ -75,27 +101,58 @@ export function addPnlRoutes(r: RestRouter): void {
       if (sub !== 'chart') return { ...s, view: sub };
       const ps = req.state.pnl.walletPositions(req.params['wallet']!).sort((a, b) => a.lastTrade - b.lastTrade);
       let cum = 0;
-      return { wallet: req.params['wallet'], points: ps.map((p) => ({ time: p.lastTrade, pnl: (cum += pnlPositionView(req.state, p, mode(req))['realized'] as number) })) };
+      return {
+        wallet: req.params['wallet'],
+        points: ps.map((p) => ({ time: p.lastTrade, pnl: (cum += pnlPositionView(req.state, p, mode(req))['realized'] as number) })),
+      };
     });
   }
-  r.add('GET', '/v2/pnl/tokens/:token/traders', (req) => ({ token: req.params['token'], pnlMode: mode(req), traders: tokenTraders(req.state, req.params['token']!, mode(req)).slice(0, 100) }));
+  r.add('GET', '/v2/pnl/tokens/:token/traders', (req) => ({
+    token: req.params['token'],
+    pnlMode: mode(req),
+    traders: tokenTraders(req.state, req.params['token']!, mode(req)).slice(0, 100),
+  }));
   r.add('GET', '/v2/pnl/tokens/:token/first-buyers', ({ state, params, query }) => {
-    const f = parseQuery(z.object({ sort: z.enum(['first_trade']).optional(), direction: z.enum(['asc', 'desc']).default('asc'), limit: q.int(1, 500).default(100) }).loose(), query);
-    const rows = state.pnl.tokenPositions(params['token']!).filter((p) => p.firstBuy !== undefined).sort((a, b) => (a.firstBuy! - b.firstBuy!) * (f.direction === 'asc' ? 1 : -1));
+    const f = parseQuery(
+      z.object({ sort: z.enum(['first_trade']).optional(), direction: z.enum(['asc', 'desc']).default('asc'), limit: q.int(1, 500).default(100) }).loose(),
+      query,
+    );
+    const rows = state.pnl
+      .tokenPositions(params['token']!)
+      .filter((p) => p.firstBuy !== undefined)
+      .sort((a, b) => (a.firstBuy! - b.firstBuy!) * (f.direction === 'asc' ? 1 : -1));
     return { token: params['token'], buyers: rows.slice(0, f.limit).map((p) => pnlPositionView(state, p)) };
   });
   r.add('GET', '/v2/pnl/leaderboard/top', ({ state, query }) => {
-    const f = parseQuery(z.object({ window: z.enum(['1', '7', '30', '90']).default('7'), pnlMode: z.enum(['strict', 'adjusted', 'raw']).default('strict') }).loose(), query);
+    const f = parseQuery(
+      z.object({ window: z.enum(['1', '7', '30', '90']).default('7'), pnlMode: z.enum(['strict', 'adjusted', 'raw']).default('strict') }).loose(),
+      query,
+    );
     return { window: Number(f.window), leaderboard: leaderboard(state, state.now - Number(f.window) * DAY, false, f.pnlMode) };
   });
   r.add('GET', '/v2/pnl/leaderboard/kols', (req) => ({ leaderboard: leaderboard(req.state, 0, true, mode(req)) }));
   r.add('GET', '/v2/pnl/leaderboard/kols/period', ({ state, query }) => {
-    const f = parseQuery(z.object({ period: z.enum(['1d', '7d', '30d', '90d']).optional(), start: q.int(0, Number.MAX_SAFE_INTEGER).optional(), end: q.int(0, Number.MAX_SAFE_INTEGER).optional() }).loose(), query);
+    const f = parseQuery(
+      z
+        .object({
+          period: z.enum(['1d', '7d', '30d', '90d']).optional(),
+          start: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
+          end: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
+        })
+        .loose(),
+      query,
+    );
     const since = f.start ?? state.now - Number((f.period ?? '7d').replace('d', '')) * DAY;
     return { since, leaderboard: leaderboard(state, since, true, 'strict') };
   });
-  r.add('GET', '/v2/pnl/leaderboard/kols/calendar', ({ state }) => ({ month: new Date(state.now).toISOString().slice(0, 7), leaderboard: leaderboard(state, state.now - 30 * DAY, true, 'strict') }));
-  r.add('GET', '/v2/pnl/leaderboard/kols/date', ({ state }) => ({ date: new Date(state.now).toISOString().slice(0, 10), leaderboard: leaderboard(state, Math.floor(state.now / DAY) * DAY, true, 'strict') }));
+  r.add('GET', '/v2/pnl/leaderboard/kols/calendar', ({ state }) => ({
+    month: new Date(state.now).toISOString().slice(0, 7),
+    leaderboard: leaderboard(state, state.now - 30 * DAY, true, 'strict'),
+  }));
+  r.add('GET', '/v2/pnl/leaderboard/kols/date', ({ state }) => ({
+    date: new Date(state.now).toISOString().slice(0, 10),
+    leaderboard: leaderboard(state, Math.floor(state.now / DAY) * DAY, true, 'strict'),
+  }));
   addBatchRoutes(r);
   // Wallet portfolio chart: the service returns a chart even with a single data point (`chartData`
   // of {date, value, timestamp, pnlPercentage}, the cumulative realised PnL in USD; `pnl` over 24 h and 30 d).
@@ -117,7 +174,14 @@ export function addPnlRoutes(r: RestRouter): void {
     if (!p) throw notFound(`position of ${params['wallet']!} in ${params['token']!}`);
     return pnlPositionView(state, p);
   });
-  r.add('GET', '/first-buyers/:token', ({ state, params }) => state.pnl.tokenPositions(params['token']!).filter((p) => p.firstBuy !== undefined).sort((a, b) => a.firstBuy! - b.firstBuy!).slice(0, 100).map((p) => pnlPositionView(state, p)));
+  r.add('GET', '/first-buyers/:token', ({ state, params }) =>
+    state.pnl
+      .tokenPositions(params['token']!)
+      .filter((p) => p.firstBuy !== undefined)
+      .sort((a, b) => a.firstBuy! - b.firstBuy!)
+      .slice(0, 100)
+      .map((p) => pnlPositionView(state, p)),
+  );
   const top = ({ state, params }: RestRequest): unknown => {
     const page = Number(params['page'] ?? '1');
     if (!Number.isInteger(page) || page < 1) throw badParam('page', 'pages start at 1');
@@ -125,7 +189,13 @@ export function addPnlRoutes(r: RestRouter): void {
   };
   r.add('GET', '/top-traders/all', top);
   r.add('GET', '/top-traders/all/:page', top);
-  r.add('GET', '/top-traders/:token', ({ state, params }) => state.pnl.tokenPositions(params['token']!).map((p) => legacyTrader(state, p)).sort((a, b) => (b['pnl'] as number) - (a['pnl'] as number)).slice(0, 100));
+  r.add('GET', '/top-traders/:token', ({ state, params }) =>
+    state.pnl
+      .tokenPositions(params['token']!)
+      .map((p) => legacyTrader(state, p))
+      .sort((a, b) => (b['pnl'] as number) - (a['pnl'] as number))
+      .slice(0, 100),
+  );
 }
 
 function marketOf(state: MarketState, mint: string): string {
@@ -159,7 +229,14 @@ function addBatchRoutes(r: RestRouter): void {
     return { positions: found, notFound: missing };
   });
   r.add('POST', '/v2/pnl/positions/batch', ({ state, body }) => {
-    const b = z.object({ pairs: z.array(z.object({ wallet: z.string(), token: z.string() })).min(1).max(200) }).safeParse(body);
+    const b = z
+      .object({
+        pairs: z
+          .array(z.object({ wallet: z.string(), token: z.string() }))
+          .min(1)
+          .max(200),
+      })
+      .safeParse(body);
     if (!b.success) throw badParam('body.pairs', 'send {"pairs": [{"wallet", "token"}, ...]} with 1 to 200 pairs');
     const found: JsonObject[] = [];
     const missing: { wallet: string; token: string }[] = [];
@@ -178,7 +255,9 @@ function addBatchRoutes(r: RestRouter): void {
     const invalid = list.filter((w) => !valid.includes(w));
     const known = valid.filter((w) => state.pnl.walletPositions(w).length > 0);
     return {
-      wallets: known.map((w) => walletSummary(state, w)), notFound: valid.filter((w) => !known.includes(w)), invalid,
+      wallets: known.map((w) => walletSummary(state, w)),
+      notFound: valid.filter((w) => !known.includes(w)),
+      invalid,
       ...(b.data.wallets.length > 100 ? { truncated: { limit: 100, received: b.data.wallets.length, ignored: b.data.wallets.slice(100) } } : {}),
     };
   });

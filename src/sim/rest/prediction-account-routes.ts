@@ -31,7 +31,17 @@ function positions(state: MarketState, wallet: string): PmPosition[] {
     const shares = mine.reduce((a, t) => a + t.size, 0);
     const cost = mine.reduce((a, t) => a + t.size * t.price, 0);
     const value = shares * m.p;
-    out.push({ market: m.id, title: m.title, shares, cost, value, pnl: value - cost, closed: m.status === 'closed', trades: mine.length, lastTrade: mine.at(-1)!.time });
+    out.push({
+      market: m.id,
+      title: m.title,
+      shares,
+      cost,
+      value,
+      pnl: value - cost,
+      closed: m.status === 'closed',
+      trades: mine.length,
+      lastTrade: mine.at(-1)!.time,
+    });
   }
   return out;
 }
@@ -45,26 +55,68 @@ function wallets(markets: Iterable<PmMarket>): Set<string> {
 const exchangeQuery = z.object({ exchange: z.enum(['exchange_a', 'exchange_b', 'xb']).default('exchange_b') }).loose();
 
 export function addPredictionAccountRoutes(r: RestRouter): void {
-  const account = (view: (state: MarketState, wallet: string) => unknown) => ({ state, params, query }: { state: MarketState; params: Readonly<Record<string, string>>; query: Readonly<Record<string, string>> }): unknown => {
-    if (parseQuery(exchangeQuery, query).exchange === 'exchange_a') throw badParam('exchange', 'exchange_a has no public wallets; use exchange_b');
-    return view(state, params['address']!);
-  };
-  r.add('GET', '/v1/accounts/:address/overview', account((state, w) => {
-    const ps = positions(state, w);
-    return { address: w, exchange: 'exchange_b', positions: ps.filter((p) => !p.closed).length, closedPositions: ps.filter((p) => p.closed).length, volume: ps.reduce((a, p) => a + p.cost, 0), pnl: ps.reduce((a, p) => a + p.pnl, 0) };
-  }));
-  r.add('GET', '/v1/accounts/:address/positions', account((state, w) => ({ data: positions(state, w).filter((p) => !p.closed) })));
-  r.add('GET', '/v1/accounts/:address/closed-positions', account((state, w) => ({ data: positions(state, w).filter((p) => p.closed) })));
-  r.add('GET', '/v1/accounts/:address/pnl', account((state, w) => {
-    const ps = positions(state, w);
-    return { address: w, realized: ps.filter((p) => p.closed).reduce((a, p) => a + p.pnl, 0), unrealized: ps.filter((p) => !p.closed).reduce((a, p) => a + p.pnl, 0), method: 'fifo' };
-  }));
-  r.add('GET', '/v1/accounts/:address/pnl/chart', account((state, w) => {
-    let cum = 0;
-    return { address: w, points: positions(state, w).sort((a, b) => a.lastTrade - b.lastTrade).map((p) => ({ time: p.lastTrade, pnl: (cum += p.pnl) })) };
-  }));
+  const account =
+    (view: (state: MarketState, wallet: string) => unknown) =>
+    ({ state, params, query }: { state: MarketState; params: Readonly<Record<string, string>>; query: Readonly<Record<string, string>> }): unknown => {
+      if (parseQuery(exchangeQuery, query).exchange === 'exchange_a') throw badParam('exchange', 'exchange_a has no public wallets; use exchange_b');
+      return view(state, params['address']!);
+    };
+  r.add(
+    'GET',
+    '/v1/accounts/:address/overview',
+    account((state, w) => {
+      const ps = positions(state, w);
+      return {
+        address: w,
+        exchange: 'exchange_b',
+        positions: ps.filter((p) => !p.closed).length,
+        closedPositions: ps.filter((p) => p.closed).length,
+        volume: ps.reduce((a, p) => a + p.cost, 0),
+        pnl: ps.reduce((a, p) => a + p.pnl, 0),
+      };
+    }),
+  );
+  r.add(
+    'GET',
+    '/v1/accounts/:address/positions',
+    account((state, w) => ({ data: positions(state, w).filter((p) => !p.closed) })),
+  );
+  r.add(
+    'GET',
+    '/v1/accounts/:address/closed-positions',
+    account((state, w) => ({ data: positions(state, w).filter((p) => p.closed) })),
+  );
+  r.add(
+    'GET',
+    '/v1/accounts/:address/pnl',
+    account((state, w) => {
+      const ps = positions(state, w);
+      return {
+        address: w,
+        realized: ps.filter((p) => p.closed).reduce((a, p) => a + p.pnl, 0),
+        unrealized: ps.filter((p) => !p.closed).reduce((a, p) => a + p.pnl, 0),
+        method: 'fifo',
+      };
+    }),
+  );
+  r.add(
+    'GET',
+    '/v1/accounts/:address/pnl/chart',
+    account((state, w) => {
+      let cum = 0;
+      return {
+        address: w,
+        points: positions(state, w)
+          .sort((a, b) => a.lastTrade - b.lastTrade)
+          .map((p) => ({ time: p.lastTrade, pnl: (cum += p.pnl) })),
+      };
+    }),
+  );
   const fills = (state: MarketState, w: string): unknown => ({
-    data: [...pmState(state).markets.values()].filter((m) => m.exchange === 'exchange_b').flatMap((m) => m.trades.filter((t) => t.wallet === w).map((t) => ({ market: m.id, side: 'buy', ...t }))).sort((a, b) => b.time - a.time),
+    data: [...pmState(state).markets.values()]
+      .filter((m) => m.exchange === 'exchange_b')
+      .flatMap((m) => m.trades.filter((t) => t.wallet === w).map((t) => ({ market: m.id, side: 'buy', ...t })))
+      .sort((a, b) => b.time - a.time),
   });
   r.add('GET', '/v1/accounts/:address/trades', account(fills));
   r.add('GET', '/v1/accounts/:address/activity', account(fills));
@@ -84,6 +136,10 @@ export function addPredictionAccountRoutes(r: RestRouter): void {
   r.add('GET', '/v1/crypto/traders', ({ state }) => {
     const pm = pmState(state);
     const crypto = new Set(pm.events.filter((e) => e.crypto).map((e) => e.id));
-    return board(state, [...pm.markets.values()].filter((m) => crypto.has(m.eventId)), 'volume');
+    return board(
+      state,
+      [...pm.markets.values()].filter((m) => crypto.has(m.eventId)),
+      'volume',
+    );
   });
 }

@@ -7,10 +7,16 @@ import { badParam, notFound, parseQuery, q } from './rest-errors.js';
 import type { RestRouter } from './rest-router.js';
 
 const eventsQuery = z.object({
-  exchange: z.enum(['exchange_a', 'exchange_b', 'xb']).optional(), status: z.enum(['active', 'closed', 'all']).default('active'),
-  category: z.string().optional(), tag: z.string().optional(), topic: z.string().optional(), marketKind: z.enum(['binary', 'combo']).optional(),
-  sort: z.enum(['volume', 'marketCount']).default('volume'), order: z.enum(['asc', 'desc']).default('desc'),
-  limit: q.int(0, 500).default(100), cursor: z.string().regex(/^\d+$/, 'send back the cursor from the previous response').optional(),
+  exchange: z.enum(['exchange_a', 'exchange_b', 'xb']).optional(),
+  status: z.enum(['active', 'closed', 'all']).default('active'),
+  category: z.string().optional(),
+  tag: z.string().optional(),
+  topic: z.string().optional(),
+  marketKind: z.enum(['binary', 'combo']).optional(),
+  sort: z.enum(['volume', 'marketCount']).default('volume'),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  limit: q.int(0, 500).default(100),
+  cursor: z.string().regex(/^\d+$/, 'send back the cursor from the previous response').optional(),
   includeMarkets: q.bool().default(true),
 });
 
@@ -22,11 +28,17 @@ export function addPredictionEventRoutes(r: RestRouter): void {
     const pm = pmState(state);
     const exchange = normalizeExchange(f.exchange);
     const topic = f.category ?? f.tag ?? f.topic;
-    const rows = pm.events.filter((ev) => {
-      const v = eventView(pm, ev, false);
-      return (!exchange || ev.exchange === exchange) && (!topic || ev.category === topic) && (f.marketKind === undefined || f.marketKind === 'binary')
-        && (f.status === 'all' || v['status'] === f.status);
-    }).map((ev) => eventView(pm, ev, f.includeMarkets));
+    const rows = pm.events
+      .filter((ev) => {
+        const v = eventView(pm, ev, false);
+        return (
+          (!exchange || ev.exchange === exchange) &&
+          (!topic || ev.category === topic) &&
+          (f.marketKind === undefined || f.marketKind === 'binary') &&
+          (f.status === 'all' || v['status'] === f.status)
+        );
+      })
+      .map((ev) => eventView(pm, ev, f.includeMarkets));
     const dir = f.order === 'asc' ? 1 : -1;
     rows.sort((a, b) => ((a[f.sort] as number) - (b[f.sort] as number)) * dir || ((a['id'] as string) < (b['id'] as string) ? -1 : 1));
     const offset = f.cursor === undefined ? 0 : Number(f.cursor);
@@ -58,14 +70,23 @@ export function addPredictionEventRoutes(r: RestRouter): void {
   });
   r.add('GET', '/v1/crypto/events', ({ state }) => {
     const pm = pmState(state);
-    const data = pm.events.filter((e) => e.crypto).slice(-12).reverse().map((e) => eventView(pm, e));
+    const data = pm.events
+      .filter((e) => e.crypto)
+      .slice(-12)
+      .reverse()
+      .map((e) => eventView(pm, e));
     return { count: data.length, data, hasMore: false, cursor: '' };
   });
   r.add('GET', '/v1/crypto/price', ({ state }) => {
     const pm = pmState(state);
     return { asset: 'BTC', symbol: 'BTCUSD', price: pm.btcUsd, timestamp: pm.btcHistory.at(-1)?.time ?? state.now };
   });
-  r.add('GET', '/v1/crypto/price-history', ({ state }) => ({ asset: 'BTC', history: pmState(state).btcHistory.slice(-1000).map((h) => ({ time: h.time, price: h.price })) }));
+  r.add('GET', '/v1/crypto/price-history', ({ state }) => ({
+    asset: 'BTC',
+    history: pmState(state)
+      .btcHistory.slice(-1000)
+      .map((h) => ({ time: h.time, price: h.price })),
+  }));
   r.add('GET', '/v1/categories', ({ state }) => ({ data: [...new Set(pmState(state).events.map((e) => e.category))].map((c) => ({ id: c, label: c })) }));
   r.add('GET', '/v1/series', () => ({ data: [{ slug: 'btc-up-or-down-5m', title: 'BTC up or down (5 minutes)' }] }));
   r.add('GET', '/v1/sports', () => ({ data: [] }));

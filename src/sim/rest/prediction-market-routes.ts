@@ -31,8 +31,14 @@ function find(state: MarketState, id: string): PmMarket {
   return m;
 }
 
-const view = (state: MarketState, m: PmMarket): unknown => marketView(m, pmState(state).events.find((e) => e.id === m.eventId));
-const listQuery = z.object({ exchange: z.enum(['exchange_a', 'exchange_b', 'xb']).optional(), limit: q.int(1, 500).default(50), q: z.string().optional() }).loose();
+const view = (state: MarketState, m: PmMarket): unknown =>
+  marketView(
+    m,
+    pmState(state).events.find((e) => e.id === m.eventId),
+  );
+const listQuery = z
+  .object({ exchange: z.enum(['exchange_a', 'exchange_b', 'xb']).optional(), limit: q.int(1, 500).default(50), q: z.string().optional() })
+  .loose();
 
 function list(state: MarketState, query: Record<string, string>, order: (a: PmMarket, b: PmMarket) => number): unknown {
   const f = parseQuery(listQuery, query);
@@ -52,25 +58,48 @@ export function addPredictionMarketRoutes(r: RestRouter): void {
   r.add('GET', '/v1/browse', ({ state, query }) => list(state, query, (a, b) => b.volume - a.volume));
   const batch = ({ state, query, body }: { state: MarketState; query: Record<string, string>; body: unknown }): unknown => {
     // POST body: {ids: [...]} (what the client sends) or a bare array; GET: ids=a,b
-    const fromBody = Array.isArray(body) ? body : typeof body === 'object' && body !== null && Array.isArray((body as { ids?: unknown }).ids) ? (body as { ids: unknown[] }).ids : undefined;
+    const fromBody = Array.isArray(body)
+      ? body
+      : typeof body === 'object' && body !== null && Array.isArray((body as { ids?: unknown }).ids)
+        ? (body as { ids: unknown[] }).ids
+        : undefined;
     const ids = fromBody ? fromBody.map(String) : (query['ids'] ?? '').split(',').filter((s) => s.length > 0);
     if (ids.length === 0 || ids.length > 100) throw badParam('ids', 'send 1 to 100 market ids');
     const pm = pmState(state);
-    return { data: ids.map((id) => pm.markets.get(id)).filter((m): m is PmMarket => !!m).map((m) => view(state, m)) };
+    return {
+      data: ids
+        .map((id) => pm.markets.get(id))
+        .filter((m): m is PmMarket => !!m)
+        .map((m) => view(state, m)),
+    };
   };
   r.add('GET', '/v1/markets/batch', batch);
   r.add('POST', '/v1/markets/batch', batch);
   r.add('GET', '/v1/markets/trades', ({ state }) => ({
-    data: [...pmState(state).markets.values()].flatMap((m) => m.trades.slice(-50).map((t) => ({ market: m.id, exchange: m.exchange, ...t }))).sort((a, b) => b.time - a.time).slice(0, 200),
+    data: [...pmState(state).markets.values()]
+      .flatMap((m) => m.trades.slice(-50).map((t) => ({ market: m.id, exchange: m.exchange, ...t })))
+      .sort((a, b) => b.time - a.time)
+      .slice(0, 200),
   }));
-  r.add('GET', '/v1/markets/books', ({ state, query }) => ({ data: (query['ids'] ?? '').split(',').filter((s) => s).map((id) => orderbookView(find(state, id))) }));
+  r.add('GET', '/v1/markets/books', ({ state, query }) => ({
+    data: (query['ids'] ?? '')
+      .split(',')
+      .filter((s) => s)
+      .map((id) => orderbookView(find(state, id))),
+  }));
   r.add('GET', '/v1/markets/candlesticks/batch', ({ state, query }) => ({
-    data: (query['ids'] ?? '').split(',').filter((s) => s).map((id) => ({ market: id, candles: buildPmCandles(find(state, id), query['interval'] ?? '1h') })),
+    data: (query['ids'] ?? '')
+      .split(',')
+      .filter((s) => s)
+      .map((id) => ({ market: id, candles: buildPmCandles(find(state, id), query['interval'] ?? '1h') })),
   }));
   r.add('GET', '/v1/markets/slug/:slug', ({ state, params }) => view(state, find(state, params['slug']!)));
   r.add('GET', '/v1/markets/:ticker', ({ state, params }) => view(state, find(state, params['ticker']!)));
   r.add('GET', '/v1/markets/:ticker/trades', ({ state, params }) => ({ data: find(state, params['ticker']!).trades.slice(-500).reverse() }));
-  r.add('GET', '/v1/markets/:ticker/candlesticks', ({ state, params, query }) => ({ market: params['ticker'], candles: buildPmCandles(find(state, params['ticker']!), query['interval'] ?? '1h') }));
+  r.add('GET', '/v1/markets/:ticker/candlesticks', ({ state, params, query }) => ({
+    market: params['ticker'],
+    candles: buildPmCandles(find(state, params['ticker']!), query['interval'] ?? '1h'),
+  }));
   r.add('GET', '/v1/markets/:ticker/price', ({ state, params }) => ({ market: params['ticker'], price: find(state, params['ticker']!).p }));
   r.add('GET', '/v1/markets/:ticker/midpoint', ({ state, params }) => ({ market: params['ticker'], midpoint: find(state, params['ticker']!).p }));
   r.add('GET', '/v1/markets/:ticker/spread', ({ state, params }) => {

@@ -10,14 +10,22 @@ import { findToken, findTokenOrRetired } from './token-routes.js';
 
 const chartQuery = z.object({
   type: z.enum(Object.keys(CANDLE_SECONDS) as [string, ...string[]]).default('1m'),
-  time_from: q.int(0, Number.MAX_SAFE_INTEGER).optional(), time_to: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
-  removeOutliers: q.bool().default(true), currency: z.enum(['usd', 'sol', 'eur']).default('usd'),
+  time_from: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
+  time_to: q.int(0, Number.MAX_SAFE_INTEGER).optional(),
+  removeOutliers: q.bool().default(true),
+  currency: z.enum(['usd', 'sol', 'eur']).default('usd'),
 });
 const MAX_MULTI = 100;
 
 function livePrice(state: MarketState, t: TokenState): Record<string, unknown> {
   const solUsd = state.settings.solUsd;
-  return { price: priceUsd(t, solUsd), priceQuote: priceSol(t), liquidity: liquidityUsd(t, solUsd), marketCap: marketCapUsd(t, solUsd), lastUpdated: state.tradesByToken.get(t.mint)?.at(-1)?.time ?? t.createdAt };
+  return {
+    price: priceUsd(t, solUsd),
+    priceQuote: priceSol(t),
+    liquidity: liquidityUsd(t, solUsd),
+    marketCap: marketCapUsd(t, solUsd),
+    lastUpdated: state.tradesByToken.get(t.mint)?.at(-1)?.time ?? t.createdAt,
+  };
 }
 
 function multi(state: MarketState, mints: readonly string[]): Record<string, unknown> {
@@ -57,7 +65,10 @@ export function addPriceRoutes(r: RestRouter): void {
     return { token: t.mint, timestamp: f.timestamp, price: hit?.priceUsd ?? null, priceTime: hit ? Math.floor(hit.time / 1000) : null };
   });
   r.add('GET', '/price/history/range', ({ state, query }) => {
-    const f = parseQuery(z.object({ token: z.string().min(1), time_from: q.int(0, Number.MAX_SAFE_INTEGER), time_to: q.int(0, Number.MAX_SAFE_INTEGER) }).loose(), query);
+    const f = parseQuery(
+      z.object({ token: z.string().min(1), time_from: q.int(0, Number.MAX_SAFE_INTEGER), time_to: q.int(0, Number.MAX_SAFE_INTEGER) }).loose(),
+      query,
+    );
     const t = findToken(state, f.token);
     let low: TradeRecord | undefined;
     let high: TradeRecord | undefined;
@@ -67,7 +78,11 @@ export function addPriceRoutes(r: RestRouter): void {
       if (!low || tr.priceUsd < low.priceUsd) low = tr;
       if (!high || tr.priceUsd > high.priceUsd) high = tr;
     }
-    return { token: t.mint, lowest: low ? { price: low.priceUsd, time: Math.floor(low.time / 1000) } : null, highest: high ? { price: high.priceUsd, time: Math.floor(high.time / 1000) } : null };
+    return {
+      token: t.mint,
+      lowest: low ? { price: low.priceUsd, time: Math.floor(low.time / 1000) } : null,
+      highest: high ? { price: high.priceUsd, time: Math.floor(high.time / 1000) } : null,
+    };
   });
   const chart = ({ state, params, query }: Parameters<Parameters<RestRouter['add']>[2]>[0]): unknown => {
     const f = parseQuery(chartQuery.loose(), query);
@@ -80,8 +95,18 @@ export function addPriceRoutes(r: RestRouter): void {
     const pool = params['pool'];
     const rows = (state.tradesByToken.get(t.mint) ?? []).filter((tr) => pool === undefined || tr.pool === pool);
     const eur = state.settings.eurPerUsd;
-    const price = f.currency === 'sol' ? (tr: TradeRecord) => tr.priceSol : f.currency === 'eur' ? (tr: TradeRecord) => tr.priceUsd * eur : (tr: TradeRecord) => tr.priceUsd;
-    const volume = f.currency === 'sol' ? (tr: TradeRecord) => Number(tr.solLamports) / 1e9 : f.currency === 'eur' ? (tr: TradeRecord) => tr.volumeUsd * eur : (tr: TradeRecord) => tr.volumeUsd;
+    const price =
+      f.currency === 'sol'
+        ? (tr: TradeRecord) => tr.priceSol
+        : f.currency === 'eur'
+          ? (tr: TradeRecord) => tr.priceUsd * eur
+          : (tr: TradeRecord) => tr.priceUsd;
+    const volume =
+      f.currency === 'sol'
+        ? (tr: TradeRecord) => Number(tr.solLamports) / 1e9
+        : f.currency === 'eur'
+          ? (tr: TradeRecord) => tr.volumeUsd * eur
+          : (tr: TradeRecord) => tr.volumeUsd;
     return buildCandles(rows, CANDLE_SECONDS[f.type]!, from, to, price, volume);
   };
   r.add('GET', '/chart/:token', chart);

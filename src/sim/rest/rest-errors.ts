@@ -34,5 +34,11 @@ export const q = {
   int: (min: number, max: number) => z.coerce.number().int().min(min).max(max),
   num: () => z.coerce.number(),
   bool: () => z.enum(['true', 'false']).transform((v) => v === 'true'),
-  list: () => z.string().transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s.length > 0)),
+  list: () =>
+    z.string().transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    ),
 };

@@ -32,7 +32,10 @@ export function createRestRouter(): RestRouter {
       routes.sort((a, b) => b.staticCount - a.staticCount);
     },
     match(method, path) {
-      const segs = path.split('/').filter((p) => p.length > 0).map((s) => decodeURIComponent(s));
+      const segs = path
+        .split('/')
+        .filter((p) => p.length > 0)
+        .map((s) => decodeURIComponent(s));
       for (const r of routes) {
         if (r.method !== method || r.parts.length !== segs.length) continue;
         const params: Record<string, string> = {};

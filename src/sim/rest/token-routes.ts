@@ -28,17 +28,28 @@ export function newestFirst(state: MarketState): TokenState[] {
 }
 
 const graduatingQuery = z.object({
-  limit: q.int(1, 500).default(100), minCurve: q.num().min(0).max(100).default(40), maxCurve: q.num().min(0).max(100).default(100),
-  minHolders: q.int(0, 1e9).default(20), markets: q.list().optional(), minLiquidity: q.num().optional(), minMarketCap: q.num().optional(),
+  limit: q.int(1, 500).default(100),
+  minCurve: q.num().min(0).max(100).default(40),
+  maxCurve: q.num().min(0).max(100).default(100),
+  minHolders: q.int(0, 1e9).default(20),
+  markets: q.list().optional(),
+  minLiquidity: q.num().optional(),
+  minMarketCap: q.num().optional(),
   reduceSpam: q.bool().optional(),
 });
 const graduatedQuery = z.object({
-  limit: q.int(1, 500).default(100), page: q.int(1, 1e6).default(1), markets: q.list().optional(), minLiquidity: q.num().optional(),
+  limit: q.int(1, 500).default(100),
+  page: q.int(1, 1e6).default(1),
+  markets: q.list().optional(),
+  minLiquidity: q.num().optional(),
   reduceSpam: q.bool().optional(),
 });
 const deployerQuery = z.object({
-  launchpad: q.list().optional(), uniqueTokens: q.bool().optional(), format: z.enum(['full']).optional(),
-  page: q.int(1, 1e6).default(1), limit: q.int(1, 100).default(100),
+  launchpad: q.list().optional(),
+  uniqueTokens: q.bool().optional(),
+  format: z.enum(['full']).optional(),
+  page: q.int(1, 1e6).default(1),
+  limit: q.int(1, 100).default(100),
 });
 
 /** A spam token: no image and no socials (dropped by `reduceSpam=true`). */
@@ -47,10 +58,16 @@ export function isSpam(t: TokenState): boolean {
 }
 
 export function addTokenRoutes(r: RestRouter): void {
-  r.add('GET', '/tokens/latest', ({ state }) => newestFirst(state).slice(0, 100).map((t) => tokenWithPools(state, t)));
+  r.add('GET', '/tokens/latest', ({ state }) =>
+    newestFirst(state)
+      .slice(0, 100)
+      .map((t) => tokenWithPools(state, t)),
+  );
   r.add('GET', '/tokens/multi/all', ({ state, query }) => {
     const { limit } = parseQuery(z.object({ limit: q.int(1, 500).default(100) }).loose(), query);
-    return newestFirst(state).slice(0, limit).map((t) => tokenWithPools(state, t));
+    return newestFirst(state)
+      .slice(0, limit)
+      .map((t) => tokenWithPools(state, t));
   });
   r.add('POST', '/tokens/multi', ({ state, body }) => {
     const parsed = z.array(z.string().min(1)).min(1).max(20).safeParse(body);
@@ -70,9 +87,15 @@ export function addTokenRoutes(r: RestRouter): void {
       .filter((t) => t.status === 'curve')
       .filter((t) => {
         const pct = curvePct(t);
-        return pct >= f.minCurve && pct <= f.maxCurve && t.holderList.length >= f.minHolders && (!f.markets || f.markets.includes(t.launchpad))
-          && (f.minLiquidity === undefined || liquidityUsd(t, solUsd) >= f.minLiquidity) && (f.minMarketCap === undefined || marketCapUsd(t, solUsd) >= f.minMarketCap)
-          && (!f.reduceSpam || !isSpam(t));
+        return (
+          pct >= f.minCurve &&
+          pct <= f.maxCurve &&
+          t.holderList.length >= f.minHolders &&
+          (!f.markets || f.markets.includes(t.launchpad)) &&
+          (f.minLiquidity === undefined || liquidityUsd(t, solUsd) >= f.minLiquidity) &&
+          (f.minMarketCap === undefined || marketCapUsd(t, solUsd) >= f.minMarketCap) &&
+          (!f.reduceSpam || !isSpam(t))
+        );
       })
       .sort((a, b) => curvePct(b) - curvePct(a))
       .slice(0, f.limit)
@@ -82,8 +105,13 @@ export function addTokenRoutes(r: RestRouter): void {
     const f = parseQuery(graduatedQuery.loose(), query);
     const solUsd = state.settings.solUsd;
     return state.launched
-      .filter((t) => t.status === 'graduated' && (!f.markets || f.markets.includes(t.launchpad) || f.markets.includes('venue_a-amm'))
-        && (f.minLiquidity === undefined || liquidityUsd(t, solUsd) >= f.minLiquidity) && (!f.reduceSpam || !isSpam(t)))
+      .filter(
+        (t) =>
+          t.status === 'graduated' &&
+          (!f.markets || f.markets.includes(t.launchpad) || f.markets.includes('venue_a-amm')) &&
+          (f.minLiquidity === undefined || liquidityUsd(t, solUsd) >= f.minLiquidity) &&
+          (!f.reduceSpam || !isSpam(t)),
+      )
       .sort((a, b) => (b.graduatedAt ?? 0) - (a.graduatedAt ?? 0))
       .slice((f.page - 1) * f.limit, f.page * f.limit)
       .map((t) => ({ ...tokenWithPools(state, t), graduationTx: t.graduationTx ?? null, graduationTime: t.graduatedAt ?? null }));
@@ -97,7 +125,12 @@ export function addTokenRoutes(r: RestRouter): void {
     const t = findToken(state, params['token']!);
     const all = roleBalance(t, 'bundler');
     const wallets = all.wallets
-      .map((w) => ({ wallet: w, amount: fromRaw(t.balances.get(w) ?? 0n, t.decimals), amountRaw: (t.balances.get(w) ?? 0n).toString(), percentage: pctOfSupply(t, t.balances.get(w) ?? 0n) }))
+      .map((w) => ({
+        wallet: w,
+        amount: fromRaw(t.balances.get(w) ?? 0n, t.decimals),
+        amountRaw: (t.balances.get(w) ?? 0n).toString(),
+        percentage: pctOfSupply(t, t.balances.get(w) ?? 0n),
+      }))
       .sort((a, b) => b.percentage - a.percentage)
       .slice(0, 500);
     return { token: t.mint, total: all.wallets.length, totalBundlerPercentage: pctOfSupply(t, all.raw), totalBalance: fromRaw(all.raw, t.decimals), wallets };
@@ -110,6 +143,11 @@ export function addTokenRoutes(r: RestRouter): void {
       list = list.filter((t) => !seen.has(t.symbol) && seen.add(t.symbol));
     }
     const page = list.slice((f.page - 1) * f.limit, f.page * f.limit);
-    return { total: list.length, page: f.page, hasMore: f.page * f.limit < list.length, data: page.map((t) => (f.format === 'full' ? tokenDetail(state, t) : tokenWithPools(state, t))) };
+    return {
+      total: list.length,
+      page: f.page,
+      hasMore: f.page * f.limit < list.length,
+      data: page.map((t) => (f.format === 'full' ? tokenDetail(state, t) : tokenWithPools(state, t))),
+    };
   });
 }

@@ -11,9 +11,13 @@ import type { RestRequest, RestRouter } from './rest-router.js';
 import { findTokenOrRetired } from './token-routes.js';
 
 const tradesQuery = z.object({
-  events: z.enum(['trades', 'all', 'liquidity']).default('trades'), enrich: z.enum(['identity']).optional(),
-  limit: q.int(1, 500).default(250), sortDirection: z.enum(['DESC', 'ASC']).default('DESC'), cursor: z.string().max(500).optional(),
-  showMeta: q.bool().default(false), hideArb: q.bool().default(false),
+  events: z.enum(['trades', 'all', 'liquidity']).default('trades'),
+  enrich: z.enum(['identity']).optional(),
+  limit: q.int(1, 500).default(250),
+  sortDirection: z.enum(['DESC', 'ASC']).default('DESC'),
+  cursor: z.string().max(500).optional(),
+  showMeta: q.bool().default(false),
+  hideArb: q.bool().default(false),
 });
 
 type Row = { kind: 'trade'; r: TradeRecord } | { kind: 'liq'; r: LiquidityRecord };
@@ -68,7 +72,9 @@ function history(req: RestRequest): unknown {
   const enrich = f.enrich === 'identity';
   const meta = f.showMeta ? tokenMeta(t) : undefined;
   return {
-    trades: page.map((x) => (x.kind === 'trade' ? { ...tradeRow(state, x.r, enrich, t), ...(meta ? { tokenMeta: meta } : {}) } : liquidityRow(state, x.r, enrich))),
+    trades: page.map((x) =>
+      x.kind === 'trade' ? { ...tradeRow(state, x.r, enrich, t), ...(meta ? { tokenMeta: meta } : {}) } : liquidityRow(state, x.r, enrich),
+    ),
     hasNextPage,
     nextCursor: hasNextPage && last ? (f.events === 'trades' ? String(last.r.time) : encodeCursor(last.r.seq, scope)) : null,
   };
@@ -80,4 +86,3 @@ export function addTradeRoutes(r: RestRouter): void {
   r.add('GET', '/trades/:token/by-wallet/:wallet', history);
   r.add('GET', '/trades/:token/:pool/:wallet', history);
 }
-

@@ -15,7 +15,11 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) {
     const b = chunk as Buffer;
     size += b.length;
-    if (size > MAX_BODY_BYTES) throw new ChainpilotError('SIM_REQUEST_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes; send a smaller request`, { retry: 'not_retryable', context: { maxBytes: MAX_BODY_BYTES } });
+    if (size > MAX_BODY_BYTES)
+      throw new ChainpilotError('SIM_REQUEST_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes; send a smaller request`, {
+        retry: 'not_retryable',
+        context: { maxBytes: MAX_BODY_BYTES },
+      });
     chunks.push(b);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -35,17 +39,17 @@ export interface RunningServer {
 }
 
 /** Starts `handler` on `host`:`port` (0 = ephemeral). */
-export async function listen(
-  host: string,
-  port: number,
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  what: string,
-): Promise<RunningServer> {
+export async function listen(host: string, port: number, handler: (req: IncomingMessage, res: ServerResponse) => void, what: string): Promise<RunningServer> {
   const server = createServer(handler);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) =>
-      reject(new ChainpilotError('LEDGER_SERVER_START_FAILED', `${what} could not listen on ${host}:${port}: ${e.message}; pick another port or host`, { retry: 'not_retryable', cause: e })),
+      reject(
+        new ChainpilotError('LEDGER_SERVER_START_FAILED', `${what} could not listen on ${host}:${port}: ${e.message}; pick another port or host`, {
+          retry: 'not_retryable',
+          cause: e,
+        }),
+      ),
     );
     server.listen(port, host, () => resolve());
   });

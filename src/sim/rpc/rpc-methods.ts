@@ -119,8 +119,7 @@ function memcmpMatches(data: Uint8Array, f: Config): boolean {
 /** The method table for one ledger. */
 export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
   const context = () => ({ slot: ledger.slot(), apiVersion: '2.2.0' });
-  const encode = (a: LedgerAccount | undefined | null, c: Config) =>
-    a ? encodeAccount(a, accountEncoding(c['encoding']), (m) => ledger.decimalsOf(m)) : null;
+  const encode = (a: LedgerAccount | undefined | null, c: Config) => (a ? encodeAccount(a, accountEncoding(c['encoding']), (m) => ledger.decimalsOf(m)) : null);
   const tokenAccountsByOwner = (params: readonly unknown[]): { owner: string; accounts: LedgerAccount[]; c: Config } => {
     const owner = addressParam(params[0], 'owner');
     const filter = config(params, 1);
@@ -224,7 +223,10 @@ export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
       const t = ledger.transaction(p[0], commitment);
       if (!t) return null;
       if (t.version === 0 && c['maxSupportedTransactionVersion'] === undefined) {
-        throw new RpcError(-32015, 'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0');
+        throw new RpcError(
+          -32015,
+          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        );
       }
       const m = t.meta;
       return {
@@ -257,7 +259,15 @@ export function rpcMethods(ledger: Ledger): Record<string, RpcMethod> {
         return invalidParams('message is not a base64-encoded transaction message');
       }
       const value = ledger.isBlockhashValid(message.recentBlockhash)
-        ? Number(transactionFeeLamports(message.header.numRequiredSignatures, readComputeBudget(message.staticAccountKeys.map((k) => k.toBase58()), message.compiledInstructions)))
+        ? Number(
+            transactionFeeLamports(
+              message.header.numRequiredSignatures,
+              readComputeBudget(
+                message.staticAccountKeys.map((k) => k.toBase58()),
+                message.compiledInstructions,
+              ),
+            ),
+          )
         : null;
       return { context: context(), value };
     },

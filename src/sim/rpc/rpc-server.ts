@@ -69,14 +69,19 @@ export async function startRpcServer(options: RpcServerOptions): Promise<Running
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (!sameKey(url.searchParams.get('api_key'), options.apiKey)) {
-      sendJson(res, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'missing or invalid api_key query parameter' } }); return;
+      sendJson(res, 401, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'missing or invalid api_key query parameter' } });
+      return;
     }
-    if (req.method !== 'POST') { sendJson(res, 405, { jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message: 'use POST' } }); return; }
+    if (req.method !== 'POST') {
+      sendJson(res, 405, { jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message: 'use POST' } });
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
     } catch {
-      sendJson(res, 200, { jsonrpc: '2.0', id: null, error: new RpcError(RPC_PARSE_ERROR, 'Parse error').toJSON() }); return;
+      sendJson(res, 200, { jsonrpc: '2.0', id: null, error: new RpcError(RPC_PARSE_ERROR, 'Parse error').toJSON() });
+      return;
     }
     const replies = Array.isArray(body) ? body.map(one) : [one(body)];
     if (replies.includes(HANG)) {
@@ -89,10 +94,15 @@ export async function startRpcServer(options: RpcServerOptions): Promise<Running
     sendJson(res, 200, Array.isArray(body) ? replies : replies[0]);
   };
 
-  return listen(options.host, options.port ?? 0, (req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      options.log?.error({ err: e }, 'rpc request failed');
-      if (!res.headersSent) sendJson(res, 500, { jsonrpc: '2.0', id: null, error: { code: RPC_INTERNAL_ERROR, message: 'Internal error' } });
-    });
-  }, 'JSON-RPC server');
+  return listen(
+    options.host,
+    options.port ?? 0,
+    (req, res) => {
+      handle(req, res).catch((e: unknown) => {
+        options.log?.error({ err: e }, 'rpc request failed');
+        if (!res.headersSent) sendJson(res, 500, { jsonrpc: '2.0', id: null, error: { code: RPC_INTERNAL_ERROR, message: 'Internal error' } });
+      });
+    },
+    'JSON-RPC server',
+  );
 }

@@ -182,7 +182,9 @@ export function createDatastreamHub(options: HubOptions): DatastreamHub {
       wss.handleUpgrade(req, socket, head, (ws) => {
         const c: HubClient = { id: nextId++, ws, rooms: new Set(), refused: new Set(), awaitingPong: false, silent: false };
         clients.add(c);
-        ws.on('message', (data) => onMessage(c, Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8')));
+        ws.on('message', (data) =>
+          onMessage(c, Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8')),
+        );
         ws.on('close', () => {
           if (clients.has(c)) drop(c);
         });

@@ -16,5 +16,11 @@ export function publishDca(state: MarketState, hub: DatastreamHub, e: DcaEvent):
     const data = { eventName: e.eventName, programId: 'dca_program_a', signature: e.tx, timestamp: e.at, order: dcaOrderView(state, o) };
     for (const r of live) hub.publish(r, data);
   }
-  if (hub.has(pos)) hub.publish(pos, { programId: 'dca_program_a', order: dcaOrderView(state, o), writeVersion: o.fills * 3 + (o.status === 'completed' ? 2 : 1), timestamp: e.at });
+  if (hub.has(pos))
+    hub.publish(pos, {
+      programId: 'dca_program_a',
+      order: dcaOrderView(state, o),
+      writeVersion: o.fills * 3 + (o.status === 'completed' ? 2 : 1),
+      timestamp: e.at,
+    });
 }

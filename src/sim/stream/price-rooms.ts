@@ -10,8 +10,14 @@ export function publishPriceRooms(state: MarketState, hub: DatastreamHub, t: Tok
   const solUsd = state.settings.solUsd;
   // the service's shape: `price` in USD, `price_quote` in SOL, `time` in Unix ms
   const price = (): PriceUpdate => ({
-    token: t.mint, pool: tr.pool, market: tr.market, price: tr.priceUsd, price_quote: priceSol(t),
-    liquidity: liquidityUsd(t, solUsd), marketCap: marketCapUsd(t, solUsd), time: tr.time,
+    token: t.mint,
+    pool: tr.pool,
+    market: tr.market,
+    price: tr.priceUsd,
+    price_quote: priceSol(t),
+    liquidity: liquidityUsd(t, solUsd),
+    marketCap: marketCapUsd(t, solUsd),
+    time: tr.time,
   });
   const hasPrice = hub.hasFamily('price');
   if (hasPrice) {
@@ -23,14 +29,26 @@ export function publishPriceRooms(state: MarketState, hub: DatastreamHub, t: Tok
   if (hasPrice && hub.has(agg)) {
     const liq = liquidityUsd(t, solUsd);
     const msg: AggregatedPrice = {
-      token: t.mint, timestamp: tr.time, price: tr.priceUsd, pool: tr.pool,
+      token: t.mint,
+      timestamp: tr.time,
+      price: tr.priceUsd,
+      pool: tr.pool,
       aggregated: { median: tr.priceUsd, average: tr.priceUsd, min: tr.priceUsd, max: tr.priceUsd, poolCount: 1 },
       topPools: [{ poolId: tr.pool, price: tr.priceUsd, liquidity: liq, market: tr.market }],
     };
     hub.publish(agg, msg);
   }
-  if (hub.hasFamily('stats')) for (const room of [`stats:token:${t.mint}:total`, `stats:pool:${tr.pool}:total`]) if (hub.has(room)) hub.publish(room, tokenStats(state, t, tr.time));
+  if (hub.hasFamily('stats'))
+    for (const room of [`stats:token:${t.mint}:total`, `stats:pool:${tr.pool}:total`]) if (hub.has(room)) hub.publish(room, tokenStats(state, t, tr.time));
   if (!hub.hasFamily('volume')) return;
-  const vol = (): unknown => ({ token: t.mint, pool: tr.pool, side: tr.side, volume: tr.volumeUsd, volumeSol: Number(tr.solLamports) / 1e9, totalVolume: Number(t.volumeLamports) / 1e9 * solUsd, timestamp: tr.time });
+  const vol = (): unknown => ({
+    token: t.mint,
+    pool: tr.pool,
+    side: tr.side,
+    volume: tr.volumeUsd,
+    volumeSol: Number(tr.solLamports) / 1e9,
+    totalVolume: (Number(t.volumeLamports) / 1e9) * solUsd,
+    timestamp: tr.time,
+  });
   for (const room of [`volume:token:${t.mint}`, `volume:pool:${tr.pool}`]) if (hub.has(room)) hub.publish(room, vol());
 }

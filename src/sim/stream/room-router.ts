@@ -95,7 +95,11 @@ export function createRoomRouter(state: MarketState, hub: DatastreamHub): RoomRo
           return;
         case 'graduated':
           if (hub.has('graduated')) {
-            const msg: TokenGraduated = { ...(tokenWithPools(state, e.token) as unknown as TokenGraduated), graduationTx: e.token.graduationTx ?? null, graduationTime: e.at };
+            const msg: TokenGraduated = {
+              ...(tokenWithPools(state, e.token) as unknown as TokenGraduated),
+              graduationTx: e.token.graduationTx ?? null,
+              graduationTime: e.at,
+            };
             hub.publish('graduated', msg);
           }
           return;

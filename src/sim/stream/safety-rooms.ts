@@ -30,11 +30,23 @@ export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): 
     const change = tr.side === 'buy' ? tr.tokenRaw : -tr.tokenRaw;
     const key = role === 'bundler' ? 'totalBundlerPercentage' : role === 'sniper' ? 'totalSniperPercentage' : 'totalInsiderPercentage';
     // like the service, sniper and insider messages carry both totals; each room's figure is its own
-    const both = role === 'bundler' ? {} : { totalSniperPercentage: pctOfSupply(t, roleBalance(t, 'sniper').raw), totalInsiderPercentage: pctOfSupply(t, roleBalance(t, 'insider').raw) };
+    const both =
+      role === 'bundler'
+        ? {}
+        : { totalSniperPercentage: pctOfSupply(t, roleBalance(t, 'sniper').raw), totalInsiderPercentage: pctOfSupply(t, roleBalance(t, 'insider').raw) };
     const msg: SafetyUpdate = {
-      token: t.mint, wallet: tr.wallet, currentAmount: bal.toString(), previousAmount: (bal - change > 0n ? bal - change : 0n).toString(),
-      currentPercentage: pctOfSupply(t, bal), previousPercentage: pctOfSupply(t, bal - change > 0n ? bal - change : 0n),
-      currentCount: all.wallets.length, previousCount: all.wallets.length, ...both, [key]: total, previousTotalPercentage: prev ?? null, timestamp: tr.time,
+      token: t.mint,
+      wallet: tr.wallet,
+      currentAmount: bal.toString(),
+      previousAmount: (bal - change > 0n ? bal - change : 0n).toString(),
+      currentPercentage: pctOfSupply(t, bal),
+      previousPercentage: pctOfSupply(t, bal - change > 0n ? bal - change : 0n),
+      currentCount: all.wallets.length,
+      previousCount: all.wallets.length,
+      ...both,
+      [key]: total,
+      previousTotalPercentage: prev ?? null,
+      timestamp: tr.time,
     };
     hub.publish(room, msg);
   };
@@ -48,14 +60,24 @@ export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): 
     if (top && hub.has(top)) {
       const pct = pctOfSupply(t, topBalancesSum(t, 10));
       const prev = changed(top, pct);
-      if (prev !== false) hub.publish(top, { token: t.mint, totalPercentage: pct, previousPercentage: prev ?? null, timestamp: tr.time } satisfies SafetyUpdate);
+      if (prev !== false)
+        hub.publish(top, { token: t.mint, totalPercentage: pct, previousPercentage: prev ?? null, timestamp: tr.time } satisfies SafetyUpdate);
     }
     const dev = tr.wallet === t.deployer && hub.hasFamily('dev_holding') ? `dev_holding:${t.mint}` : '';
     if (dev && hub.has(dev)) {
       const bal = t.balances.get(t.deployer) ?? 0n;
       const pct = pctOfSupply(t, bal);
       const prev = changed(dev, pct);
-      if (prev !== false) hub.publish(dev, { token: t.mint, creator: t.deployer, deployer: t.deployer, amount: bal.toString(), percentage: pct, previousPercentage: prev ?? null, timestamp: tr.time });
+      if (prev !== false)
+        hub.publish(dev, {
+          token: t.mint,
+          creator: t.deployer,
+          deployer: t.deployer,
+          amount: bal.toString(),
+          percentage: pct,
+          previousPercentage: prev ?? null,
+          timestamp: tr.time,
+        });
     }
     roleRoom(t, tr, 'sniper', 'sniper');
     roleRoom(t, tr, 'insider', 'insider');

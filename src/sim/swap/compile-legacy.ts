@@ -47,7 +47,11 @@ const shortVec = (n: number): number[] => {
 };
 
 /** The message bytes and its required signers in slot order. */
-export function compileLegacyMessage(payer: PublicKey, blockhash: string, instructions: readonly TransactionInstruction[]): { message: Buffer; signers: PublicKey[] } {
+export function compileLegacyMessage(
+  payer: PublicKey,
+  blockhash: string,
+  instructions: readonly TransactionInstruction[],
+): { message: Buffer; signers: PublicKey[] } {
   const metas = new Map<string, Meta>();
   const order: Meta[] = [];
   const touch = (key: PublicKey, signer: boolean, writable: boolean): void => {
@@ -84,7 +88,13 @@ export function compileLegacyMessage(payer: PublicKey, blockhash: string, instru
     shortVec(instructions.length),
   ];
   for (const ix of instructions) {
-    parts.push([at(ix.programId)], shortVec(ix.keys.length), ix.keys.map((k) => at(k.pubkey)), shortVec(ix.data.length), ix.data);
+    parts.push(
+      [at(ix.programId)],
+      shortVec(ix.keys.length),
+      ix.keys.map((k) => at(k.pubkey)),
+      shortVec(ix.data.length),
+      ix.data,
+    );
   }
   const message = Buffer.concat(parts.map((p) => (Array.isArray(p) ? Buffer.from(p) : p)));
   return { message, signers: keys.filter((m) => m.signer).map((m) => m.key) };

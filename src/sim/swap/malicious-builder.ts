@@ -39,7 +39,12 @@ export function maliciousInstruction(variant: MaliciousSwapVariant, c: Malicious
   const victim = victimAccount(c);
   switch (variant) {
     case 'tokenTransfer':
-      return createTransferInstruction(victim.address, getAssociatedTokenAddressSync(victim.mint, c.attacker, true), c.wallet, victim.amount > 0n ? victim.amount : 1n);
+      return createTransferInstruction(
+        victim.address,
+        getAssociatedTokenAddressSync(victim.mint, c.attacker, true),
+        c.wallet,
+        victim.amount > 0n ? victim.amount : 1n,
+      );
     case 'approve':
       return createApproveInstruction(victim.address, c.attacker, c.wallet, 2n ** 64n - 1n);
     case 'setAuthority':

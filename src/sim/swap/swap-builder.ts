@@ -99,11 +99,17 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       try {
         amountIn = toRaw(req.amount, decimals);
       } catch {
-        throw new ChainpilotError('LEDGER_INVALID_SWAP_REQUEST', `amount: ${req.amount} has more than ${decimals} decimal places`, { retry: 'not_retryable', context: { field: 'amount' } });
+        throw new ChainpilotError('LEDGER_INVALID_SWAP_REQUEST', `amount: ${req.amount} has more than ${decimals} decimal places`, {
+          retry: 'not_retryable',
+          context: { field: 'amount' },
+        });
       }
       const quote = deps.market.quote(req.mint, req.side, amountIn);
       if (!quote || quote.amountOut <= 0n) {
-        throw new ChainpilotError('LEDGER_INVALID_SWAP_REQUEST', `amount: ${req.amount} is too small to get any output from the pool`, { retry: 'not_retryable', context: { field: 'amount' } });
+        throw new ChainpilotError('LEDGER_INVALID_SWAP_REQUEST', `amount: ${req.amount} is too small to get any output from the pool`, {
+          retry: 'not_retryable',
+          context: { field: 'amount' },
+        });
       }
       const minOut = mulDiv(quote.amountOut, BigInt(10_000 - req.slippageBps), 10_000n);
       const accounts = deps.ledger.poolAccounts(quote.pool);
@@ -122,10 +128,7 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
           createTransferInstruction(accounts.tokenVault, walletAta, authority, quote.amountOut),
         );
       } else {
-        tx.push(
-          createTransferInstruction(walletAta, accounts.tokenVault, wallet, amountIn),
-          systemTransfer(authority, wallet, quote.amountOut),
-        );
+        tx.push(createTransferInstruction(walletAta, accounts.tokenVault, wallet, amountIn), systemTransfer(authority, wallet, quote.amountOut));
       }
       const malicious = deps.ledger.faults.nextSwapMalicious();
       // A malicious builder: one instruction against the wallet the caller never asked for.

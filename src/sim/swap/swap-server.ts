@@ -20,19 +20,29 @@ export interface SwapServerOptions {
 export async function startSwapServer(options: SwapServerOptions): Promise<RunningServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path !== '/swap') { sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${path}; use POST /swap` } }); return; }
-    if (req.method !== 'POST') { sendJson(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'use POST /swap' } }); return; }
+    if (path !== '/swap') {
+      sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${path}; use POST /swap` } });
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendJson(res, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'use POST /swap' } });
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
     } catch (e) {
-      sendJson(res, 400, { error: { code: 'LEDGER_INVALID_SWAP_REQUEST', message: `body: not valid JSON (${describeError(e)})` } }); return;
+      sendJson(res, 400, { error: { code: 'LEDGER_INVALID_SWAP_REQUEST', message: `body: not valid JSON (${describeError(e)})` } });
+      return;
     }
     try {
       const built = options.builder.build(parseSwapRequest(body));
       sendJson(res, 200, { txn: built.txn });
     } catch (e) {
-      if (isChainpilotError(e)) { sendJson(res, 400, { error: { code: e.code, message: e.message } }); return; }
+      if (isChainpilotError(e)) {
+        sendJson(res, 400, { error: { code: e.code, message: e.message } });
+        return;
+      }
       options.log?.error({ err: e }, 'swap build failed');
       sendJson(res, 500, { error: { code: 'SERVER_ERROR', message: 'Internal server error' } });
     }

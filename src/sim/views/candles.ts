@@ -2,8 +2,24 @@
 import type { TradeRecord } from '../model/model-types.js';
 
 export const CANDLE_SECONDS: Readonly<Record<string, number>> = {
-  '1s': 1, '5s': 5, '15s': 15, '1m': 60, '3m': 180, '5m': 300, '15m': 900, '30m': 1800, '1h': 3600, '2h': 7200, '4h': 14_400,
-  '6h': 21_600, '8h': 28_800, '12h': 43_200, '1d': 86_400, '3d': 259_200, '1w': 604_800, '1mn': 2_592_000,
+  '1s': 1,
+  '5s': 5,
+  '15s': 15,
+  '1m': 60,
+  '3m': 180,
+  '5m': 300,
+  '15m': 900,
+  '30m': 1800,
+  '1h': 3600,
+  '2h': 7200,
+  '4h': 14_400,
+  '6h': 21_600,
+  '8h': 28_800,
+  '12h': 43_200,
+  '1d': 86_400,
+  '3d': 259_200,
+  '1w': 604_800,
+  '1mn': 2_592_000,
 };
 
 export interface Candle {
@@ -21,8 +37,12 @@ export interface Candle {
  * currency.
  */
 export function buildCandles(
-  trades: readonly TradeRecord[], intervalSec: number, fromSec: number, toSec: number,
-  price: (t: TradeRecord) => number, volume: (t: TradeRecord) => number,
+  trades: readonly TradeRecord[],
+  intervalSec: number,
+  fromSec: number,
+  toSec: number,
+  price: (t: TradeRecord) => number,
+  volume: (t: TradeRecord) => number,
 ): Candle[] {
   const out: Candle[] = [];
   let cur: Candle | undefined;

@@ -11,7 +11,13 @@ export function tokenDetail(state: MarketState, t: TokenState): JsonObject {
   const events: JsonObject = {};
   for (const [k, v] of Object.entries(windows)) events[k] = { priceChangePercentage: v.priceChangePercentage };
   return {
-    ...tokenWithPools(state, t), events, risk: riskView(t), buys: t.buys, sells: t.sells, txns: t.buys + t.sells, holders: t.holderList.length,
+    ...tokenWithPools(state, t),
+    events,
+    risk: riskView(t),
+    buys: t.buys,
+    sells: t.sells,
+    txns: t.buys + t.sells,
+    holders: t.holderList.length,
   };
 }
 
@@ -34,7 +40,9 @@ export function searchRow(state: MarketState, t: TokenState): JsonObject {
     liquidityUsd: liquidityUsd(t, solUsd),
     marketCapUsd: marketCapUsd(t, solUsd),
     holders: t.holderList.length,
-    buys: t.buys, sells: t.sells, totalTransactions: t.buys + t.sells,
+    buys: t.buys,
+    sells: t.sells,
+    totalTransactions: t.buys + t.sells,
     volume: (Number(t.volumeLamports) / 1e9) * solUsd,
     graduatedAt: t.status === 'graduated' ? (t.graduatedAt ?? null) : null,
     riskScore: riskScore(t),

@@ -4,7 +4,16 @@ import type { MarketState } from '../model/market-state.js';
 import type { TokenState } from '../model/model-types.js';
 import type { JsonObject } from './wire-views.js';
 
-export const STAT_WINDOWS: Readonly<Record<string, number>> = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '6h': 21_600_000, '12h': 43_200_000, '24h': 86_400_000 };
+export const STAT_WINDOWS: Readonly<Record<string, number>> = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '6h': 21_600_000,
+  '12h': 43_200_000,
+  '24h': 86_400_000,
+};
 
 export interface WindowStat {
   buys: number;
@@ -48,7 +57,14 @@ export function tokenWindows(state: MarketState, t: TokenState, now: UnixMs): Re
 export function tokenStats(state: MarketState, t: TokenState, now: UnixMs): JsonObject {
   const windows = tokenWindows(state, t, now) as unknown as JsonObject;
   return {
-    token: t.mint, buys: t.buys, sells: t.sells, txns: t.buys + t.sells, volume: (Number(t.volumeLamports) / 1e9) * state.settings.solUsd,
-    volumeSol: Number(t.volumeLamports) / 1e9, holders: t.holderList.length, windows, timestamp: now,
+    token: t.mint,
+    buys: t.buys,
+    sells: t.sells,
+    txns: t.buys + t.sells,
+    volume: (Number(t.volumeLamports) / 1e9) * state.settings.solUsd,
+    volumeSol: Number(t.volumeLamports) / 1e9,
+    holders: t.holderList.length,
+    windows,
+    timestamp: now,
   };
 }

@@ -21,7 +21,9 @@ export function identityOf(state: MarketState, wallet: string, token?: TokenStat
   if ((!w || w.tags.length === 0) && roles.length === 0) return null;
   const tags = [...(w?.tags ?? [])];
   return {
-    wallet, tags, ...(w?.kolName ? { kol: { name: w.kolName, twitter: `@${w.kolName.toLowerCase()}`, avatar: '' } } : {}),
+    wallet,
+    tags,
+    ...(w?.kolName ? { kol: { name: w.kolName, twitter: `@${w.kolName.toLowerCase()}`, avatar: '' } } : {}),
     ...(token ? { roles } : {}),
   };
 }
@@ -41,10 +43,20 @@ export function poolView(state: MarketState, t: TokenState, which: 'curve' | 'am
     isMayhemMode: false,
     quoteToken: SOL_MINT,
     decimals: t.decimals,
-    liquidity: { quote: Number(solLamports) / 1e9 * 2, usd: live ? liquidityUsd(t, solUsd) : 0 },
+    liquidity: { quote: (Number(solLamports) / 1e9) * 2, usd: live ? liquidityUsd(t, solUsd) : 0 },
     price: { quote: pSol, usd: pSol * solUsd },
     marketCap: { quote: live ? marketCapUsd(t, solUsd) / solUsd : 0, usd: live ? marketCapUsd(t, solUsd) : 0 },
-    ...(amm ? {} : { curvePercentage: curvePct(t), curve: { realSolReserves: t.curve.realSol.toString(), realTokenReserves: t.curve.realToken.toString(), virtualSolReserves: t.curve.virtualSol.toString(), virtualTokenReserves: t.curve.virtualToken.toString() } }),
+    ...(amm
+      ? {}
+      : {
+          curvePercentage: curvePct(t),
+          curve: {
+            realSolReserves: t.curve.realSol.toString(),
+            realTokenReserves: t.curve.realToken.toString(),
+            virtualSolReserves: t.curve.virtualSol.toString(),
+            virtualTokenReserves: t.curve.virtualToken.toString(),
+          },
+        }),
     reserves: amm ? { sol: amm.sol.toString(), token: amm.token.toString() } : undefined,
     creation: amm
       ? { creator: t.deployer, created_tx: amm.createdTx, created_time: amm.createdAt }
@@ -57,8 +69,16 @@ export function poolView(state: MarketState, t: TokenState, which: 'curve' | 'am
 /** `{name, symbol, mint, ...}`: the token part of token records. */
 export function tokenMeta(t: TokenState): JsonObject {
   return {
-    name: t.name, symbol: t.symbol, mint: t.mint, decimals: t.decimals, image: t.image, description: `${t.name} on ${t.launchpad}`,
-    creator: t.deployer, createdOn: t.launchpad, createdAt: t.createdAt, hasSocials: t.hasSocials,
+    name: t.name,
+    symbol: t.symbol,
+    mint: t.mint,
+    decimals: t.decimals,
+    image: t.image,
+    description: `${t.name} on ${t.launchpad}`,
+    creator: t.deployer,
+    createdOn: t.launchpad,
+    createdAt: t.createdAt,
+    hasSocials: t.hasSocials,
     ...(t.hasSocials ? { twitter: `https://x.invalid/${t.symbol.toLowerCase()}`, website: `https://${t.symbol.toLowerCase()}.invalid` } : {}),
   };
 }
@@ -75,9 +95,12 @@ export function riskView(t: TokenState): JsonObject {
   const insiders = roleBalance(t, 'insider');
   const bundlers = roleBalance(t, 'bundler');
   const dev = t.balances.get(t.deployer) ?? 0n;
-  const top10 = holdersByBalance(t).slice(0, 10).reduce((a, [, b]) => a + b, 0n);
+  const top10 = holdersByBalance(t)
+    .slice(0, 10)
+    .reduce((a, [, b]) => a + b, 0n);
   const risks: JsonObject[] = [{ name: 'Launchpad contract', description: 'The token was created on a launchpad contract', level: 'warning', score: 10 }];
-  if (t.status !== 'graduated') risks.push({ name: 'Incomplete bonding curve', description: 'No DEX pool yet: liquidity is locked in the curve', level: 'danger', score: 4000 });
+  if (t.status !== 'graduated')
+    risks.push({ name: 'Incomplete bonding curve', description: 'No DEX pool yet: liquidity is locked in the curve', level: 'danger', score: 4000 });
   if (t.rugged) risks.push({ name: 'Rugged', description: 'Deployer and insiders sold their supply', level: 'danger', score: 10000 });
   const total = risks.reduce((a, r) => a + (r['score'] as number), 0);
   return {
@@ -98,10 +121,21 @@ export function tradeRow(state: MarketState, tr: TradeRecord, enrich: boolean, t
   const t = token ?? state.tokens.get(tr.mint);
   const decimals = t?.decimals ?? 6;
   return {
-    tx: tr.tx, type: tr.side, wallet: tr.wallet, pool: tr.pool, program: tr.market, token: tr.mint,
-    amount: fromRaw(tr.tokenRaw, decimals), amountRaw: tr.tokenRaw.toString(), solAmount: fromRaw(tr.solLamports, 9),
-    priceUsd: tr.priceUsd, priceSol: tr.priceSol, volume: tr.volumeUsd, volumeSol: Number(tr.solLamports) / 1e9,
-    time: tr.time, slot: tr.slot,
+    tx: tr.tx,
+    type: tr.side,
+    wallet: tr.wallet,
+    pool: tr.pool,
+    program: tr.market,
+    token: tr.mint,
+    amount: fromRaw(tr.tokenRaw, decimals),
+    amountRaw: tr.tokenRaw.toString(),
+    solAmount: fromRaw(tr.solLamports, 9),
+    priceUsd: tr.priceUsd,
+    priceSol: tr.priceSol,
+    volume: tr.volumeUsd,
+    volumeSol: Number(tr.solLamports) / 1e9,
+    time: tr.time,
+    slot: tr.slot,
     ...(enrich ? { identity: identityOf(state, tr.wallet, t) } : {}),
   };
 }
@@ -120,8 +154,16 @@ export function streamSwap(state: MarketState, tr: TradeRecord, enrich: boolean,
   const tokenSide = { name: t?.name ?? '', symbol: t?.symbol ?? '', address: tr.mint, decimals, amount: tokenAmount, price: { usd: tr.priceUsd } };
   const solSide = { name: 'Wrapped SOL', symbol: 'SOL', address: SOL_MINT, decimals: 9, amount: solAmount, price: { usd: solUsd } };
   return {
-    tx: tr.tx, type: tr.side, wallet: tr.wallet, pool: tr.pool, program: tr.market,
-    amount: tokenAmount, priceUsd: tr.priceUsd, volume: tr.volumeUsd, solVolume: solAmount, time: tr.time,
+    tx: tr.tx,
+    type: tr.side,
+    wallet: tr.wallet,
+    pool: tr.pool,
+    program: tr.market,
+    amount: tokenAmount,
+    priceUsd: tr.priceUsd,
+    volume: tr.volumeUsd,
+    solVolume: solAmount,
+    time: tr.time,
     token: tr.side === 'buy' ? { from: solSide, to: tokenSide } : { from: tokenSide, to: solSide },
     ...(enrich ? { identity: identityOf(state, tr.wallet, t) } : {}),
   };
@@ -135,9 +177,17 @@ export function liquidityRow(state: MarketState, e: LiquidityRecord, enrich: boo
   if (e.tokenRaw > 0n) tokens.push({ address: e.mint, amount: fromRaw(e.tokenRaw, decimals), amountRaw: e.tokenRaw.toString(), decimals });
   if (e.solLamports > 0n) tokens.push({ address: SOL_MINT, amount: fromRaw(e.solLamports, 9), amountRaw: e.solLamports.toString(), decimals: 9 });
   return {
-    tx: e.tx, type: e.type, program: e.program, programId: AMM_PROGRAM_ID,
-    instruction: e.type === 'add_liquidity' ? 'deposit' : 'withdraw', pool: e.pool, wallet: e.wallet, time: e.time, slot: e.slot,
-    amountBasis: 'transfer', tokens,
+    tx: e.tx,
+    type: e.type,
+    program: e.program,
+    programId: AMM_PROGRAM_ID,
+    instruction: e.type === 'add_liquidity' ? 'deposit' : 'withdraw',
+    pool: e.pool,
+    wallet: e.wallet,
+    time: e.time,
+    slot: e.slot,
+    amountBasis: 'transfer',
+    tokens,
     ...(enrich ? { identity: identityOf(state, e.wallet, t) } : {}),
   };
 }

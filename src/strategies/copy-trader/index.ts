@@ -12,7 +12,9 @@ const params = z.strictObject({
   copySells: z.boolean().default(true),
 });
 type Params = z.output<typeof params>;
-interface State { readonly pendingBuys: Map<string, string> }
+interface State {
+  readonly pendingBuys: Map<string, string>;
+}
 
 /** Reads `{ token|mint, side|type: buy|sell }` of a trade update, tolerating either naming. */
 function tradeOf(e: WalletPnlUpdated): { mint: string; side: 'buy' | 'sell' } | undefined {

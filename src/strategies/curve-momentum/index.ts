@@ -18,7 +18,9 @@ const params = z.strictObject({
   maxDevHoldingPct: z.number().min(0).max(100).default(10),
 });
 type Params = z.output<typeof params>;
-interface State { readonly watching: Map<string, number> }
+interface State {
+  readonly watching: Map<string, number>;
+}
 
 const SAFETY_ROOMS = ['holders', 'top10', 'bundlers', 'sniper', 'dev_holding'] as const;
 const roomsOf = (mint: string): string[] => [...SAFETY_ROOMS.map((r) => `${r}:${mint}`), `price:token:${mint}`];
@@ -48,7 +50,16 @@ export const curveMomentum = defineStrategy<Params, State>({
   params,
   rooms: (p) => [`${p.market}:curve:${p.milestonePct}`],
   initialState: () => ({ watching: new Map() }),
-  exits: () => ({ takeProfit: [{ multiple: '1.4', sellBps: 5_000 }, { multiple: '2', sellBps: 10_000 }], stopLossBps: 2_000, trailingStopBps: 1_500, timeStopMs: 15 * 60_000, exitOnSafety: { maxBundlerPct: 40, maxDevHoldingPct: 20 } }),
+  exits: () => ({
+    takeProfit: [
+      { multiple: '1.4', sellBps: 5_000 },
+      { multiple: '2', sellBps: 10_000 },
+    ],
+    stopLossBps: 2_000,
+    trailingStopBps: 1_500,
+    timeStopMs: 15 * 60_000,
+    exitOnSafety: { maxBundlerPct: 40, maxDevHoldingPct: 20 },
+  }),
   onCurve(e, ctx) {
     if (ctx.state.watching.has(e.mint) || ctx.position(e.mint)?.tokenRaw) return;
     ctx.state.watching.set(e.mint, ctx.market(e.mint)?.curvePercent ?? e.percent);

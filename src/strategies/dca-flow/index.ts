@@ -8,13 +8,20 @@ import { solParam } from '../sol.js';
 const params = z.strictObject({
   program: z.string().default('dca_program_a'),
   minOrders: z.number().int().min(1).default(3),
-  windowMs: z.number().int().positive().default(10 * 60_000),
+  windowMs: z
+    .number()
+    .int()
+    .positive()
+    .default(10 * 60_000),
   buySol: solParam.prefault('0.1'),
   /** Token traded against (orders selling this mint count as buys of the other). */
   quoteMint: z.string().default('So11111111111111111111111111111111111111112'),
 });
 type Params = z.output<typeof params>;
-interface State { readonly opened: Map<string, number[]>; readonly armed: Set<string> }
+interface State {
+  readonly opened: Map<string, number[]>;
+  readonly armed: Set<string>;
+}
 
 export const dcaFlow = defineStrategy<Params, State>({
   id: 'dca-flow',

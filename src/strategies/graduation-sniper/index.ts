@@ -23,7 +23,15 @@ export const graduationSniper = defineStrategy<z.output<typeof params>, State>({
   params,
   rooms: () => ['graduated'],
   initialState: () => ({ waiting: new Map() }),
-  exits: () => ({ takeProfit: [{ multiple: '1.5', sellBps: 5_000 }, { multiple: '2.5', sellBps: 10_000 }], stopLossBps: 2_500, trailingStopBps: 2_000, timeStopMs: 20 * 60_000 }),
+  exits: () => ({
+    takeProfit: [
+      { multiple: '1.5', sellBps: 5_000 },
+      { multiple: '2.5', sellBps: 10_000 },
+    ],
+    stopLossBps: 2_500,
+    trailingStopBps: 2_000,
+    timeStopMs: 20 * 60_000,
+  }),
   onGraduated(e, ctx) {
     if (ctx.params.markets && (e.market === undefined || !ctx.params.markets.includes(e.market))) return;
     if (ctx.position(e.mint)?.tokenRaw || ctx.state.waiting.has(e.mint)) return;

@@ -50,7 +50,22 @@ export function total(s: Scrape, name: string, labels: Record<string, string> = 
 }
 
 /** Labels the daemon allows (issue #12): bounded, never a mint or a wallet. */
-export const ALLOWED_LABELS = ['deployment', 'strategy', 'room_family', 'code', 'method', 'side', 'outcome', 'state', 'mode', 'level', 'api', 'scope', 'channel', 'le'];
+export const ALLOWED_LABELS = [
+  'deployment',
+  'strategy',
+  'room_family',
+  'code',
+  'method',
+  'side',
+  'outcome',
+  'state',
+  'mode',
+  'level',
+  'api',
+  'scope',
+  'channel',
+  'le',
+];
 
 /** Every chainpilot family follows the naming rules, uses allowed labels only, and no label value carries a forbidden string. */
 export function expectBounded(s: Scrape, forbidden: readonly string[]): void {

@@ -9,7 +9,15 @@ import { ChainpilotError } from '../../../src/core/errors.js';
 import type { ErrorCode } from '../../../src/core/error-codes.js';
 import type { BuiltSwap, LiveRpcPort, SwapBuilderPort, SwapRequest } from '../../../src/executors/live/ports.js';
 
-const METHODS = ['sendTransaction', 'getSignatureStatuses', 'getBlockHeight', 'simulateTransaction', 'getTransaction', 'getMultipleAccounts', 'buildSwap'] as const;
+const METHODS = [
+  'sendTransaction',
+  'getSignatureStatuses',
+  'getBlockHeight',
+  'simulateTransaction',
+  'getTransaction',
+  'getMultipleAccounts',
+  'buildSwap',
+] as const;
 type Method = (typeof METHODS)[number];
 
 const replacer = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? { $n: v.toString() } : v);

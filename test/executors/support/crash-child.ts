@@ -29,7 +29,10 @@ async function main(): Promise<void> {
   const journal = openSqliteJournal({ path: env('JOURNAL') });
   // Against the simulator: the real typed clients; against the fake chain: the bridge client.
   const client = process.env['RPC_URL']
-    ? { ...createRpcClient({ url: env('RPC_URL'), apiKey: env('RPC_KEY'), timeoutMs: 1_000 }), buildSwap: createSwapClient({ url: env('SWAP_URL'), timeoutMs: 5_000 }).buildSwap }
+    ? {
+        ...createRpcClient({ url: env('RPC_URL'), apiKey: env('RPC_KEY'), timeoutMs: 1_000 }),
+        buildSwap: createSwapClient({ url: env('SWAP_URL'), timeoutMs: 5_000 }).buildSwap,
+      }
     : chainClient(env('CHAIN_URL'));
   const executor = createLiveExecutor({
     rpc: client,
@@ -59,7 +62,8 @@ async function main(): Promise<void> {
   });
   const portfolio = env('PORTFOLIO');
   await executor.start((r) => {
-    if (r.type !== 'accepted') appendFileSync(portfolio, `${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}\n`, { flush: true });
+    if (r.type !== 'accepted')
+      appendFileSync(portfolio, `${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}\n`, { flush: true });
   });
   process.stdout.write('ready\n');
   const mint = env('MINT');

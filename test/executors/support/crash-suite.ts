@@ -106,11 +106,25 @@ export async function crashAndCheck(tag: string, backend: Backend, kills: number
     const seed = new Uint8Array(32).fill(17 + i);
     const wallet = Keypair.fromSeed(seed).publicKey;
     backend.fund(wallet);
-    return { name: `${tag}${i}`, seed, wallet, journalPath: join(dir, `${tag}${i}.sqlite`), portfolioPath: join(dir, `${tag}${i}.jsonl`), ids: [], killsAt: new Map() };
+    return {
+      name: `${tag}${i}`,
+      seed,
+      wallet,
+      journalPath: join(dir, `${tag}${i}.sqlite`),
+      portfolioPath: join(dir, `${tag}${i}.jsonl`),
+      ids: [],
+      killsAt: new Map(),
+    };
   });
 
   const driveLane = async (lane: Lane, laneKills: number, laneIndex: number): Promise<void> => {
-    const env = { ...backend.env, JOURNAL: lane.journalPath, PORTFOLIO: lane.portfolioPath, WALLET_SEED: Buffer.from(lane.seed).toString('hex'), MINT: backend.mint };
+    const env = {
+      ...backend.env,
+      JOURNAL: lane.journalPath,
+      PORTFOLIO: lane.portfolioPath,
+      WALLET_SEED: Buffer.from(lane.seed).toString('hex'),
+      MINT: backend.mint,
+    };
     const rnd = random.fork(lane.name);
     let killed = 0;
     for (let run = 0; killed < laneKills; run++) {
@@ -132,7 +146,11 @@ export async function crashAndCheck(tag: string, backend: Backend, kills: number
   };
 
   await Promise.all(lanes.map((l, i) => driveLane(l, kills / laneCount, i)));
-  for (const p of POINTS) expect(lanes.reduce((n, l) => n + (l.killsAt.get(p) ?? 0), 0), `kills at ${p}`).toBeGreaterThan(0);
+  for (const p of POINTS)
+    expect(
+      lanes.reduce((n, l) => n + (l.killsAt.get(p) ?? 0), 0),
+      `kills at ${p}`,
+    ).toBeGreaterThan(0);
 
   const owner = new Map<string, string>();
   let totalFills = 0;
@@ -147,7 +165,12 @@ export async function crashAndCheck(tag: string, backend: Backend, kills: number
       const failed = new Map<string, string>();
       const lines = existsSync(lane.portfolioPath) ? readFileSync(lane.portfolioPath, 'utf8').split('\n').filter(Boolean) : [];
       for (const line of lines) {
-        const r = JSON.parse(line) as { type: string; intentId: string; fill?: { solAmount: string; tokenAmount: string; feeLamports: string; signature: string }; feeLamports?: string };
+        const r = JSON.parse(line) as {
+          type: string;
+          intentId: string;
+          fill?: { solAmount: string; tokenAmount: string; feeLamports: string; signature: string };
+          feeLamports?: string;
+        };
         if (r.type === 'filled' && r.fill) fills.set(r.fill.signature, r.fill); // a portfolio de-duplicates by signature
         if (r.type === 'failed' && r.feeLamports) failed.set(r.intentId, r.feeLamports);
       }
@@ -178,4 +201,3 @@ export async function crashAndCheck(tag: string, backend: Backend, kills: number
   for (const sig of backend.successfulSwaps()) expect(owner.has(sig), `landed but not journaled: ${sig}`).toBe(true);
   for (const sig of backend.received() ?? []) expect(owner.has(sig), `sent but not journaled: ${sig}`).toBe(true);
 }
-

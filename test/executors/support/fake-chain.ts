@@ -20,14 +20,7 @@ import { getBase58Decoder } from '@solana/kit';
 import type { Clock } from '../../../src/core/clock.js';
 import { ChainpilotError } from '../../../src/core/errors.js';
 import { priorityFeeOf } from '../../../src/executors/live/inspect.js';
-import type {
-  Commitment,
-  ConfirmedTransaction,
-  LiveRpcPort,
-  RpcAccount,
-  SignatureStatus,
-  TokenBalance,
-} from '../../../src/executors/live/ports.js';
+import type { Commitment, ConfirmedTransaction, LiveRpcPort, RpcAccount, SignatureStatus, TokenBalance } from '../../../src/executors/live/ports.js';
 
 const b58 = getBase58Decoder();
 /** The fake venue's swap program. */
@@ -112,7 +105,9 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
     const n = failures.get(method) ?? 0;
     if (n > 0) {
       failures.set(method, n - 1);
-      throw new ChainpilotError('HTTP_TIMEOUT', `fake rpc ${method} failed (injected)`, { retry: method === 'sendTransaction' ? 'unknown_outcome' : 'retryable' });
+      throw new ChainpilotError('HTTP_TIMEOUT', `fake rpc ${method} failed (injected)`, {
+        retry: method === 'sendTransaction' ? 'unknown_outcome' : 'retryable',
+      });
     }
   };
 
@@ -127,10 +122,15 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
     return data;
   };
 
-  const accountOf = (address: string, lam: Map<string, bigint>, toks: Map<string, { owner: PublicKey; mint: PublicKey; amount: bigint }>): RpcAccount | null => {
+  const accountOf = (
+    address: string,
+    lam: Map<string, bigint>,
+    toks: Map<string, { owner: PublicKey; mint: PublicKey; amount: bigint }>,
+  ): RpcAccount | null => {
     const t = toks.get(address);
     if (t) return { lamports: 2_039_280n, owner: TOKEN_PROGRAM_ID.toBase58(), data: [tokenAccountData(t).toString('base64'), 'base64'], executable: false };
-    if (mints.has(address)) return { lamports: 1_461_600n, owner: TOKEN_PROGRAM_ID.toBase58(), data: [Buffer.alloc(82).toString('base64'), 'base64'], executable: false };
+    if (mints.has(address))
+      return { lamports: 1_461_600n, owner: TOKEN_PROGRAM_ID.toBase58(), data: [Buffer.alloc(82).toString('base64'), 'base64'], executable: false };
     const l = lam.get(address);
     return l === undefined ? null : { lamports: l, owner: SystemProgram.programId.toBase58(), data: ['', 'base64'], executable: false };
   };
@@ -207,7 +207,12 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
       const err = run(ix);
       if (err !== null) {
         for (const [k, v] of poolsBefore) pools.set(k, v);
-        return { err: { InstructionError: [0, { Custom: err }] } as unknown, lam: afterFee, toks: new Map([...tokenAccounts].map(([k, v]) => [k, { ...v }])), fee };
+        return {
+          err: { InstructionError: [0, { Custom: err }] } as unknown,
+          lam: afterFee,
+          toks: new Map([...tokenAccounts].map(([k, v]) => [k, { ...v }])),
+          fee,
+        };
       }
     }
     return { err: null, lam, toks, fee, poolsBefore };
@@ -217,7 +222,13 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
     const out: TokenBalance[] = [];
     keys.forEach((k, i) => {
       const t = toks.get(k.toBase58());
-      if (t) out.push({ accountIndex: i, mint: t.mint.toBase58(), owner: t.owner.toBase58(), uiTokenAmount: { amount: t.amount.toString(), decimals: mints.get(t.mint.toBase58()) ?? 0 } });
+      if (t)
+        out.push({
+          accountIndex: i,
+          mint: t.mint.toBase58(),
+          owner: t.owner.toBase58(),
+          uiTokenAmount: { amount: t.amount.toString(), decimals: mints.get(t.mint.toBase58()) ?? 0 },
+        });
     });
     return out;
   };
@@ -265,7 +276,7 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
 
   const tick = (): void => {
     const h = height();
-    for (let i = 0; i < pending.length; ) {
+    for (let i = 0; i < pending.length;) {
       const p = pending[i]!;
       const lastValid = blockhashes.get(p.tx.message.recentBlockhash) ?? -1;
       if (h > lastValid) {
@@ -294,7 +305,11 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
     height,
     tick,
     latestBlockhash() {
-      const hash = b58.decode(Keypair.fromSeed(Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? hashSeq++ % 256 : i === 1 ? Math.floor(hashSeq / 256) % 256 : 7))).publicKey.toBytes());
+      const hash = b58.decode(
+        Keypair.fromSeed(
+          Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? hashSeq++ % 256 : i === 1 ? Math.floor(hashSeq / 256) % 256 : 7)),
+        ).publicKey.toBytes(),
+      );
       blockhashes.set(hash, height() + validity);
       return hash;
     },
@@ -327,7 +342,8 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
       let throwAfter = false;
       if (isNew) {
         const fate = chain.fates.shift() ?? { kind: 'land' };
-        if (fate.kind === 'land' || fate.kind === 'fail') pending.push({ signature, tx, raw, landAt: height() + (fate.kind === 'land' ? (fate.afterBlocks ?? 1) : 1), fail: fate.kind === 'fail' });
+        if (fate.kind === 'land' || fate.kind === 'fail')
+          pending.push({ signature, tx, raw, landAt: height() + (fate.kind === 'land' ? (fate.afterBlocks ?? 1) : 1), fail: fate.kind === 'fail' });
         else if (fate.kind === 'timeout-then-land') {
           pending.push({ signature, tx, raw, landAt: height() + fate.afterBlocks, fail: false });
           throwAfter = true;

@@ -2,7 +2,16 @@
  * A fake swap service over the fake chain: builds real, unsigned v0 transactions calling the fake
  * venue program. Malicious modes build what a compromised swap service might send.
  */
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import {
+  ComputeBudgetProgram,
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
 import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../../src/client/spl-token.js';
 import { toRaw } from '../../../src/core/decimal.js';
 import { ChainpilotError } from '../../../src/core/errors.js';

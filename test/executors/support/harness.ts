@@ -46,7 +46,9 @@ export const TEST_SETTINGS: LiveSettingsInput = {
   rebroadcastMs: 1_500,
 };
 
-export async function createHarness(opts: { settings?: Partial<LiveSettingsInput>; logger?: Logger; probe?: (p: LiveProbePoint, id: string) => void } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { settings?: Partial<LiveSettingsInput>; logger?: Logger; probe?: (p: LiveProbePoint, id: string) => void } = {},
+): Promise<Harness> {
   const clock = manualClock(START_MS);
   const chain = createFakeChain({ clock });
   const mint = chain.createMint(6);
@@ -134,9 +136,9 @@ export async function startHarness(h: Harness): Promise<void> {
   const started = h.executor.start((r) => h.reports.push(r));
   let done = false;
   void started.then(
-        () => (done = true),
-        () => (done = true),
-      );
+    () => (done = true),
+    () => (done = true),
+  );
   await h.runUntil(() => done);
   await started;
 }

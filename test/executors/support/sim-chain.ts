@@ -30,7 +30,12 @@ export interface SimChain {
   close(): Promise<void>;
 }
 
-export async function startSimChain(o: { readonly seed: string; readonly faults?: Partial<FaultRates>; readonly slotMs?: number; readonly validBlocks?: number }): Promise<SimChain> {
+export async function startSimChain(o: {
+  readonly seed: string;
+  readonly faults?: Partial<FaultRates>;
+  readonly slotMs?: number;
+  readonly validBlocks?: number;
+}): Promise<SimChain> {
   const market = fakeMarket(`${o.seed}-market`);
   let ledger: Ledger | undefined;
   const apiKey = `${o.seed}-rpc-key`;

@@ -20,8 +20,10 @@ function checkPrice(d: unknown): PriceUpdate | string {
   if (!optStr(d.market)) return 'market must be a string';
   const liq = d.liquidity;
   if (liq !== undefined && !isNum(liq) && !(isObj(liq) && isNum(liq.usd))) return 'liquidity must be a number or {usd}';
-  if (d.solReserveLamports !== undefined && !(isIntString(d.solReserveLamports) && d.solReserveLamports.charCodeAt(0) !== 45)) return 'solReserveLamports must be an unsigned integer string';
-  if (d.tokenReserveRaw !== undefined && !(isIntString(d.tokenReserveRaw) && d.tokenReserveRaw.charCodeAt(0) !== 45)) return 'tokenReserveRaw must be an unsigned integer string';
+  if (d.solReserveLamports !== undefined && !(isIntString(d.solReserveLamports) && d.solReserveLamports.charCodeAt(0) !== 45))
+    return 'solReserveLamports must be an unsigned integer string';
+  if (d.tokenReserveRaw !== undefined && !(isIntString(d.tokenReserveRaw) && d.tokenReserveRaw.charCodeAt(0) !== 45))
+    return 'tokenReserveRaw must be an unsigned integer string';
   const fee = d.feeBps;
   if (fee !== undefined && !(isInt(fee) && fee >= 0 && fee <= 10_000)) return 'feeBps must be an integer 0..10000';
   return d as PriceUpdate;
@@ -57,7 +59,8 @@ function checkAggregated(d: unknown): AggregatedPrice | string {
     if (!Array.isArray(top)) return 'topPools must be an array';
     for (let i = 0; i < top.length; i++) {
       const p: unknown = top[i];
-      if (!isObj(p) || !optStr(p.poolId) || !optNum(p.price) || !optNum(p.liquidity) || !optStr(p.market)) return `topPools[${i}] must have string poolId and market, number price and liquidity`;
+      if (!isObj(p) || !optStr(p.poolId) || !optNum(p.price) || !optNum(p.liquidity) || !optStr(p.market))
+        return `topPools[${i}] must have string poolId and market, number price and liquidity`;
     }
   }
   return d as AggregatedPrice;

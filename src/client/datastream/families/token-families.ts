@@ -16,7 +16,8 @@ function checkToken(t: Obj, at: string): string | undefined {
   if (!isStr(t.mint) || t.mint.length === 0) return `${at}.mint must be a non-empty string`;
   if (!optStr(t.name)) return `${at}.name must be a string`;
   if (!optStr(t.symbol)) return `${at}.symbol must be a string`;
-  if (t.decimals !== undefined && !(Number.isInteger(t.decimals) && (t.decimals as number) >= 0 && (t.decimals as number) <= 18)) return `${at}.decimals must be an integer 0..18`;
+  if (t.decimals !== undefined && !(Number.isInteger(t.decimals) && (t.decimals as number) >= 0 && (t.decimals as number) <= 18))
+    return `${at}.decimals must be an integer 0..18`;
   return undefined;
 }
 

@@ -10,18 +10,86 @@ import './app.css';
 import { h, table } from './dom.js';
 import { ageMs, pnl, share, shortMint, sol, solNumber, time } from './format.js';
 
-interface Feed { state: string; connected: boolean; lastFrameAgeMs: number | null; framesPerSec: number; frames: number; gaps: number; reconnects: number; rejected: number }
-interface Position { strategyId: string; mint: string; costLamports: string; valueLamports: string | null; unrealisedLamports: string | null; realisedLamports: string }
-interface Pending { id: string; strategyId: string; side: string; mint: string; amountIn: string; state: string; createdAt: number }
-interface Risk { dailyLossLamports: string; dailyLossLimitLamports: string | null; dailyHalted: boolean; killed: boolean; killReason: string | null; exposureLamports: string; maxExposureLamports: string | null }
-interface Detail {
-  name: string; mode: string; state: string; cause: { code: string; message: string } | null; ready: boolean; equityLamports: string | null;
-  feed: Feed | null; positions: Position[]; pending: Pending[]; risk: Risk | null; summary: { fills: number; realisedLamports: string; unrealisedLamports: string } | null;
+interface Feed {
+  state: string;
+  connected: boolean;
+  lastFrameAgeMs: number | null;
+  framesPerSec: number;
+  frames: number;
+  gaps: number;
+  reconnects: number;
+  rejected: number;
 }
-interface Decision { kind: string; at: number; strategyId: string; side?: string; mint?: string; amountIn?: string; solAmount?: string; tokenAmount?: string; code?: string; reason?: string; outcome?: string; intentId?: string }
-interface DecisionMsg { seq: number; deployment: string; entry: Decision }
-interface EventMsg { seq: number; deployment: string; event: { type: string; at: number; state?: string; equityLamports?: string; level?: string; code?: string; message?: string } }
-interface Snapshot { boot: string; reset: boolean; deployments: Detail[]; decisions: DecisionMsg[]; equity: Record<string, [number, string][]> }
+interface Position {
+  strategyId: string;
+  mint: string;
+  costLamports: string;
+  valueLamports: string | null;
+  unrealisedLamports: string | null;
+  realisedLamports: string;
+}
+interface Pending {
+  id: string;
+  strategyId: string;
+  side: string;
+  mint: string;
+  amountIn: string;
+  state: string;
+  createdAt: number;
+}
+interface Risk {
+  dailyLossLamports: string;
+  dailyLossLimitLamports: string | null;
+  dailyHalted: boolean;
+  killed: boolean;
+  killReason: string | null;
+  exposureLamports: string;
+  maxExposureLamports: string | null;
+}
+interface Detail {
+  name: string;
+  mode: string;
+  state: string;
+  cause: { code: string; message: string } | null;
+  ready: boolean;
+  equityLamports: string | null;
+  feed: Feed | null;
+  positions: Position[];
+  pending: Pending[];
+  risk: Risk | null;
+  summary: { fills: number; realisedLamports: string; unrealisedLamports: string } | null;
+}
+interface Decision {
+  kind: string;
+  at: number;
+  strategyId: string;
+  side?: string;
+  mint?: string;
+  amountIn?: string;
+  solAmount?: string;
+  tokenAmount?: string;
+  code?: string;
+  reason?: string;
+  outcome?: string;
+  intentId?: string;
+}
+interface DecisionMsg {
+  seq: number;
+  deployment: string;
+  entry: Decision;
+}
+interface EventMsg {
+  seq: number;
+  deployment: string;
+  event: { type: string; at: number; state?: string; equityLamports?: string; level?: string; code?: string; message?: string };
+}
+interface Snapshot {
+  boot: string;
+  reset: boolean;
+  deployments: Detail[];
+  decisions: DecisionMsg[];
+  equity: Record<string, [number, string][]>;
+}
 
 const TOKEN_KEY = 'chainpilot.apiToken';
 const MAX_ROWS = 50;
@@ -48,7 +116,8 @@ const token = (): string | null => sessionStorage.getItem(TOKEN_KEY);
 
 async function api(path: string, method = 'GET', body?: unknown): Promise<unknown> {
   const res = await fetch(path, {
-    method, headers: { authorization: `Bearer ${token() ?? ''}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    method,
+    headers: { authorization: `Bearer ${token() ?? ''}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   if (res.status === 401) {
@@ -107,10 +176,13 @@ async function connect(): Promise<void> {
   es.addEventListener('snapshot', withId(onSnapshot));
   es.addEventListener('decision', withId(onDecision));
   es.addEventListener('event', withId(onEvent));
-  es.addEventListener('status', withId((s: { deployments: Detail[] }) => {
-    for (const d of s.deployments) details.set(d.name, d);
-    for (const name of [...details.keys()]) if (!s.deployments.some((d) => d.name === name)) details.delete(name);
-  }));
+  es.addEventListener(
+    'status',
+    withId((s: { deployments: Detail[] }) => {
+      for (const d of s.deployments) details.set(d.name, d);
+      for (const name of [...details.keys()]) if (!s.deployments.some((d) => d.name === name)) details.delete(name);
+    }),
+  );
   es.addEventListener('error', () => {
     // The ticket was single-use: reconnect by hand with a new one and the last id.
     es.close();
@@ -197,10 +269,29 @@ function decisionRows(name: string, kinds: readonly string[]): { key: string; ce
     if (!m || m.deployment !== name || !kinds.includes(m.entry.kind)) continue;
     const e = m.entry;
     const key = `${boot}:${seq}`;
-    if (e.kind === 'fill') rows.push({ key, cells: [time(e.at), e.strategyId, e.side ?? '', shortMint(e.mint ?? ''), `${sol(e.solAmount)} SOL`, e.tokenAmount ?? ''] });
+    if (e.kind === 'fill')
+      rows.push({ key, cells: [time(e.at), e.strategyId, e.side ?? '', shortMint(e.mint ?? ''), `${sol(e.solAmount)} SOL`, e.tokenAmount ?? ''] });
     else {
-      const what = e.kind === 'denied' ? h('span', { class: 'code' }, e.code ?? '') : e.kind === 'unfilled' ? h('span', { class: 'code' }, `${e.outcome ?? ''} ${e.code ?? ''}`) : '';
-      rows.push({ key, cls: `kind-${e.kind}`, cells: [time(e.at), e.kind, e.strategyId, e.side ?? '', e.mint ? shortMint(e.mint) : '', e.amountIn ? (e.side === 'sell' ? `${e.amountIn} raw` : `${sol(e.amountIn)} SOL`) : '', what, e.reason ?? ''] });
+      const what =
+        e.kind === 'denied'
+          ? h('span', { class: 'code' }, e.code ?? '')
+          : e.kind === 'unfilled'
+            ? h('span', { class: 'code' }, `${e.outcome ?? ''} ${e.code ?? ''}`)
+            : '';
+      rows.push({
+        key,
+        cls: `kind-${e.kind}`,
+        cells: [
+          time(e.at),
+          e.kind,
+          e.strategyId,
+          e.side ?? '',
+          e.mint ? shortMint(e.mint) : '',
+          e.amountIn ? (e.side === 'sell' ? `${e.amountIn} raw` : `${sol(e.amountIn)} SOL`) : '',
+          what,
+          e.reason ?? '',
+        ],
+      });
     }
     if (rows.length >= MAX_ROWS) break;
   }
@@ -210,18 +301,35 @@ function decisionRows(name: string, kinds: readonly string[]): { key: string; ce
 function card(name: string): HTMLElement {
   let el = document.querySelector<HTMLElement>(`section.deployment[data-name="${CSS.escape(name)}"]`);
   if (el) return el;
-  el = h('section', { class: 'deployment', 'data-name': name },
-    h('header', {}, h('h2', {}, name), h('span', { class: 'mode' }), h('span', { class: 'badge' }), h('span', { class: 'cause' }),
-      h('span', { class: 'actions' },
+  el = h(
+    'section',
+    { class: 'deployment', 'data-name': name },
+    h(
+      'header',
+      {},
+      h('h2', {}, name),
+      h('span', { class: 'mode' }),
+      h('span', { class: 'badge' }),
+      h('span', { class: 'cause' }),
+      h(
+        'span',
+        { class: 'actions' },
         h('button', { type: 'button', 'data-action': 'pause' }, 'Pause'),
         h('button', { type: 'button', 'data-action': 'resume' }, 'Resume'),
         h('button', { type: 'button', 'data-action': 'kill', class: 'danger' }, 'Kill'),
-        h('button', { type: 'button', 'data-action': 'unkill' }, 'Unkill'))),
+        h('button', { type: 'button', 'data-action': 'unkill' }, 'Unkill'),
+      ),
+    ),
     h('div', { class: 'grid' }, h('div', { class: 'chart' }), h('div', { class: 'facts' })),
-    h('h3', {}, 'Open positions'), h('div', { class: 'positions' }),
-    h('h3', {}, 'Pending intents'), h('div', { class: 'pending' }),
-    h('h3', {}, 'Recent fills'), h('div', { class: 'fills' }),
-    h('h3', {}, 'Recent decisions'), h('div', { class: 'decisions' }));
+    h('h3', {}, 'Open positions'),
+    h('div', { class: 'positions' }),
+    h('h3', {}, 'Pending intents'),
+    h('div', { class: 'pending' }),
+    h('h3', {}, 'Recent fills'),
+    h('div', { class: 'fills' }),
+    h('h3', {}, 'Recent decisions'),
+    h('div', { class: 'decisions' }),
+  );
   for (const b of el.querySelectorAll<HTMLButtonElement>('button[data-action]')) b.addEventListener('click', () => void act(name, b.dataset['action'] ?? ''));
   $('deployments').append(el);
   return el;
@@ -231,29 +339,50 @@ function facts(d: Detail): HTMLElement {
   const f = d.feed;
   const r = d.risk;
   const row = (k: string, v: string, cls = ''): HTMLElement => h('div', { class: `fact ${cls}` }, h('span', {}, k), h('b', {}, v));
-  return h('div', {},
+  return h(
+    'div',
+    {},
     row('equity', `${sol(d.equityLamports)} SOL`),
     row('realised PnL', `${pnl(d.summary?.realisedLamports)} SOL`),
     row('unrealised PnL', `${pnl(d.summary?.unrealisedLamports)} SOL`),
     h('h4', {}, 'Risk'),
-    r ? row('daily loss', `${sol(r.dailyLossLamports)} / ${r.dailyLossLimitLamports ? sol(r.dailyLossLimitLamports) : '∞'} SOL (${share(r.dailyLossLamports, r.dailyLossLimitLamports)})`, r.dailyHalted ? 'bad' : '') : row('risk', '—'),
-    r ? row('exposure', `${sol(r.exposureLamports)} / ${r.maxExposureLamports ? sol(r.maxExposureLamports) : '∞'} SOL (${share(r.exposureLamports, r.maxExposureLamports)})`) : '',
+    r
+      ? row(
+          'daily loss',
+          `${sol(r.dailyLossLamports)} / ${r.dailyLossLimitLamports ? sol(r.dailyLossLimitLamports) : '∞'} SOL (${share(r.dailyLossLamports, r.dailyLossLimitLamports)})`,
+          r.dailyHalted ? 'bad' : '',
+        )
+      : row('risk', '—'),
+    r
+      ? row(
+          'exposure',
+          `${sol(r.exposureLamports)} / ${r.maxExposureLamports ? sol(r.maxExposureLamports) : '∞'} SOL (${share(r.exposureLamports, r.maxExposureLamports)})`,
+        )
+      : '',
     r?.killed ? row('kill switch', r.killReason ?? 'on', 'bad') : '',
     h('h4', {}, 'Feed'),
     f ? row('connection', `${f.state}${f.connected ? '' : ' (down)'}`, f.connected ? '' : 'bad') : row('feed', '—'),
     f ? row('frames/s', f.framesPerSec.toFixed(1)) : '',
     f ? row('last frame', ageMs(f.lastFrameAgeMs)) : '',
     f ? row('gaps / reconnects', `${f.gaps} / ${f.reconnects}`) : '',
-    f ? row('rejected frames', String(f.rejected), f.rejected > 0 ? 'bad' : '') : '');
+    f ? row('rejected frames', String(f.rejected), f.rejected > 0 ? 'bad' : '') : '',
+  );
 }
 
 function render(): void {
   const names = [...details.keys()].sort();
   for (const el of document.querySelectorAll<HTMLElement>('section.deployment')) if (!details.has(el.dataset['name'] ?? '')) el.remove();
-  $('summary').replaceChildren(table('overview', ['deployment', 'mode', 'state', 'ready', 'equity (SOL)'], names.map((n) => {
-    const d = details.get(n) as Detail;
-    return { key: n, cells: [n, d.mode, badge(d.state), d.ready ? 'yes' : 'no', sol(d.equityLamports)] };
-  }), 'No deployments.'));
+  $('summary').replaceChildren(
+    table(
+      'overview',
+      ['deployment', 'mode', 'state', 'ready', 'equity (SOL)'],
+      names.map((n) => {
+        const d = details.get(n) as Detail;
+        return { key: n, cells: [n, d.mode, badge(d.state), d.ready ? 'yes' : 'no', sol(d.equityLamports)] };
+      }),
+      'No deployments.',
+    ),
+  );
   for (const name of names) {
     const d = details.get(name) as Detail;
     const el = card(name);
@@ -261,15 +390,49 @@ function render(): void {
     (el.querySelector('.badge') as HTMLElement).replaceChildren(badge(d.state));
     (el.querySelector('.cause') as HTMLElement).textContent = d.cause ? `${d.cause.code}: ${d.cause.message}` : '';
     (el.querySelector('.facts') as HTMLElement).replaceChildren(facts(d));
-    (el.querySelector('.positions') as HTMLElement).replaceChildren(table('positions', ['strategy', 'mint', 'cost (SOL)', 'value (SOL)', 'unrealised', 'realised'],
-      d.positions.map((p) => ({ key: `${p.strategyId}:${p.mint}`, cells: [p.strategyId, shortMint(p.mint), sol(p.costLamports), sol(p.valueLamports), pnl(p.unrealisedLamports), pnl(p.realisedLamports)] })), 'No open positions.'));
-    (el.querySelector('.pending') as HTMLElement).replaceChildren(table('pending', ['since', 'strategy', 'side', 'mint', 'amount in', 'journal state'],
-      d.pending.map((p) => ({ key: p.id, cells: [time(p.createdAt), p.strategyId, p.side, shortMint(p.mint), p.side === 'buy' ? `${sol(p.amountIn)} SOL` : p.amountIn, p.state] })), 'No pending intents.'));
-    (el.querySelector('.fills') as HTMLElement).replaceChildren(table('fills', ['time', 'strategy', 'side', 'mint', 'SOL', 'tokens (raw)'], decisionRows(name, ['fill']), 'No fills yet.'));
-    (el.querySelector('.decisions') as HTMLElement).replaceChildren(table('decisions', ['time', 'kind', 'strategy', 'side', 'mint', 'amount', 'code', 'reason'], decisionRows(name, ['intent', 'denied', 'unfilled']), 'No decisions yet.'));
+    (el.querySelector('.positions') as HTMLElement).replaceChildren(
+      table(
+        'positions',
+        ['strategy', 'mint', 'cost (SOL)', 'value (SOL)', 'unrealised', 'realised'],
+        d.positions.map((p) => ({
+          key: `${p.strategyId}:${p.mint}`,
+          cells: [p.strategyId, shortMint(p.mint), sol(p.costLamports), sol(p.valueLamports), pnl(p.unrealisedLamports), pnl(p.realisedLamports)],
+        })),
+        'No open positions.',
+      ),
+    );
+    (el.querySelector('.pending') as HTMLElement).replaceChildren(
+      table(
+        'pending',
+        ['since', 'strategy', 'side', 'mint', 'amount in', 'journal state'],
+        d.pending.map((p) => ({
+          key: p.id,
+          cells: [time(p.createdAt), p.strategyId, p.side, shortMint(p.mint), p.side === 'buy' ? `${sol(p.amountIn)} SOL` : p.amountIn, p.state],
+        })),
+        'No pending intents.',
+      ),
+    );
+    (el.querySelector('.fills') as HTMLElement).replaceChildren(
+      table('fills', ['time', 'strategy', 'side', 'mint', 'SOL', 'tokens (raw)'], decisionRows(name, ['fill']), 'No fills yet.'),
+    );
+    (el.querySelector('.decisions') as HTMLElement).replaceChildren(
+      table(
+        'decisions',
+        ['time', 'kind', 'strategy', 'side', 'mint', 'amount', 'code', 'reason'],
+        decisionRows(name, ['intent', 'denied', 'unfilled']),
+        'No decisions yet.',
+      ),
+    );
     drawChart(name, el.querySelector('.chart') as HTMLElement);
   }
-  $('alerts').replaceChildren(table('alerts', ['deployment', 'level', 'code', 'message'], alerts.slice(0, 20).map((a) => ({ key: `${boot}:e${a.seq}`, cells: [a.deployment, a.event.level ?? '', a.event.code ?? '', a.event.message ?? ''] })), 'No alerts.'));
+  $('alerts').replaceChildren(
+    table(
+      'alerts',
+      ['deployment', 'level', 'code', 'message'],
+      alerts.slice(0, 20).map((a) => ({ key: `${boot}:e${a.seq}`, cells: [a.deployment, a.event.level ?? '', a.event.code ?? '', a.event.message ?? ''] })),
+      'No alerts.',
+    ),
+  );
 }
 
 function drawChart(name: string, host: HTMLElement): void {
@@ -280,18 +443,30 @@ function drawChart(name: string, host: HTMLElement): void {
     chart.setData(data);
     return;
   }
-  charts.set(name, new uPlot({
-    width: Math.max(320, Math.min(560, host.clientWidth || 520)), height: 200, legend: { show: false },
-    series: [{}, { label: 'equity (SOL)', stroke: '#2f7d32', width: 2 }],
-    axes: [{}, { size: 70 }],
-  }, data, host));
+  charts.set(
+    name,
+    new uPlot(
+      {
+        width: Math.max(320, Math.min(560, host.clientWidth || 520)),
+        height: 200,
+        legend: { show: false },
+        series: [{}, { label: 'equity (SOL)', stroke: '#2f7d32', width: 2 }],
+        axes: [{}, { size: 70 }],
+      },
+      data,
+      host,
+    ),
+  );
 }
 
 async function act(name: string, action: string): Promise<void> {
   if (action === 'kill' || action === 'pause') {
-    const ok = await confirmAction(action === 'kill'
-      ? `Kill ${name}? No new buys until unkilled (persisted: survives restarts). Exits keep working.`
-      : `Pause entries of ${name}? Exits keep working.`, action === 'kill' ? 'Kill' : 'Pause');
+    const ok = await confirmAction(
+      action === 'kill'
+        ? `Kill ${name}? No new buys until unkilled (persisted: survives restarts). Exits keep working.`
+        : `Pause entries of ${name}? Exits keep working.`,
+      action === 'kill' ? 'Kill' : 'Pause',
+    );
     if (!ok) return;
   }
   try {
@@ -312,11 +487,18 @@ function confirmAction(text: string, verb: string): Promise<boolean> {
 
 async function loadReports(): Promise<void> {
   const r = (await api('/api/reports')) as { reports: { path: string; sizeBytes: number; modifiedAt: number }[] };
-  $('reports').replaceChildren(table('reports', ['report', 'written', 'size'], r.reports.map((x) => {
-    const b = h('button', { type: 'button', class: 'link' }, x.path);
-    b.addEventListener('click', () => void openReport(x.path));
-    return { key: x.path, cells: [b, new Date(x.modifiedAt).toISOString().replace('T', ' ').slice(0, 19), `${Math.ceil(x.sizeBytes / 1024)} KB`] };
-  }), 'No reports (start the daemon with --reports-dir).'));
+  $('reports').replaceChildren(
+    table(
+      'reports',
+      ['report', 'written', 'size'],
+      r.reports.map((x) => {
+        const b = h('button', { type: 'button', class: 'link' }, x.path);
+        b.addEventListener('click', () => void openReport(x.path));
+        return { key: x.path, cells: [b, new Date(x.modifiedAt).toISOString().replace('T', ' ').slice(0, 19), `${Math.ceil(x.sizeBytes / 1024)} KB`] };
+      }),
+      'No reports (start the daemon with --reports-dir).',
+    ),
+  );
 }
 
 async function openReport(path: string): Promise<void> {

@@ -10,9 +10,21 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Readonly
 }
 
 /** A table with a header row and body rows; each row may carry a `data-key`. */
-export function table(cls: string, head: readonly string[], rows: readonly { key?: string; cells: readonly Child[]; cls?: string }[], empty: string): HTMLElement {
+export function table(
+  cls: string,
+  head: readonly string[],
+  rows: readonly { key?: string; cells: readonly Child[]; cls?: string }[],
+  empty: string,
+): HTMLElement {
   if (rows.length === 0) return h('p', { class: `empty ${cls}` }, empty);
-  return h('table', { class: cls },
+  return h(
+    'table',
+    { class: cls },
     h('thead', {}, h('tr', {}, ...head.map((x) => h('th', {}, x)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', { ...(r.key ? { 'data-key': r.key } : {}), ...(r.cls ? { class: r.cls } : {}) }, ...r.cells.map((c) => h('td', {}, c))))));
+    h(
+      'tbody',
+      {},
+      ...rows.map((r) => h('tr', { ...(r.key ? { 'data-key': r.key } : {}), ...(r.cls ? { class: r.cls } : {}) }, ...r.cells.map((c) => h('td', {}, c)))),
+    ),
+  );
 }

@@ -32,5 +32,5 @@ export const ageMs = (ms: number | null): string => (ms === null ? '—' : ms < 
 /** Share of a limit as `12%` (null limit: `no cap`). */
 export function share(used: string, limit: string | null): string {
   if (limit === null || limit === '0') return 'no cap';
-  return `${((Number(BigInt(used) * 10_000n / BigInt(limit)) / 100)).toFixed(1)}%`;
+  return `${(Number((BigInt(used) * 10_000n) / BigInt(limit)) / 100).toFixed(1)}%`;
 }
