@@ -166,13 +166,11 @@ describe('daemon control API', () => {
     expect(value(before, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(0);
     handles.get('alpha')!.setFeed({ frames: 42, rejectedByFamily: { latest: { count: 3, sample: 'token.mint missing' } } });
     const at = clock.now();
-    handles
-      .get('alpha')!
-      .emit({
-        type: 'decision',
-        at,
-        entry: { kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M', amountIn: '1', code: 'RISK_COOLDOWN', reason: 'x' },
-      });
+    handles.get('alpha')!.emit({
+      type: 'decision',
+      at,
+      entry: { kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M', amountIn: '1', code: 'RISK_COOLDOWN', reason: 'x' },
+    });
     const after = await scrape();
     expect(value(after, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(42);
     expect(value(after, 'chainpilot_feed_frames_rejected_total', { deployment: 'alpha', room_family: 'latest' })).toBe(3);

@@ -102,11 +102,9 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
       app.get('/api/stream', async (req, reply) => {
         const q = req.query as { ticket?: unknown; lastEventId?: unknown };
         if (typeof q.ticket !== 'string' || !takeTicket(q.ticket)) {
-          return reply
-            .code(401)
-            .send({
-              error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' },
-            });
+          return reply.code(401).send({
+            error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' },
+          });
         }
         const header = req.headers['last-event-id'];
         const last = typeof header === 'string' ? header : typeof q.lastEventId === 'string' && q.lastEventId !== '' ? q.lastEventId : undefined;
