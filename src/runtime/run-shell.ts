@@ -14,6 +14,9 @@ import type { LoadedDeployment } from '../config/index.js';
 import { createDeployment, type RuntimeDeps, type RuntimeHandle } from './create-deployment.js';
 import type { ShutdownReport } from './deployment-handle.js';
 import { openRun, type RunBaseOptions } from './run-common.js';
+import { guardProcessExit } from './process-exit-guard.js';
+
+export { guardProcessExit };
 import { createRedraw, createStatusPanel, formatShutdownReport, formatSummary } from './status-panel.js';
 
 export interface ShellResult {
@@ -169,33 +172,4 @@ export function flush(log: Logger): void {
   } catch (e) {
     process.stderr.write(`chainpilot: the log could not be flushed (${e instanceof Error ? e.message : String(e)})\n`);
   }
-}
-
-let guards = 0;
-let realExit: typeof process.exit | undefined;
-
-/**
- * Makes `process.exit` throw RUNTIME_PROCESS_EXIT until the returned function is called (nested
- * guards are counted). A strategy that calls it gets the error, counted like any strategy error.
- */
-export function guardProcessExit(): () => void {
-  if (guards++ === 0) {
-    realExit = process.exit.bind(process);
-    process.exit = (code?: number | string | null) => {
-      throw new ChainpilotError(
-        'RUNTIME_PROCESS_EXIT',
-        `process.exit(${String(code ?? '')}) was called by user code; a strategy cannot end the process (return from the callback, or throw)`,
-        { retry: 'not_retryable' },
-      );
-    };
-  }
-  let restored = false;
-  return () => {
-    if (restored) return;
-    restored = true;
-    if (--guards === 0 && realExit) {
-      process.exit = realExit;
-      realExit = undefined;
-    }
-  };
 }

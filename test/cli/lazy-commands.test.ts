@@ -51,4 +51,16 @@ describe('the chainpilot command', () => {
     ).toEqual([]);
     expect(packages.filter((p) => !p.startsWith('node:')).sort()).toEqual(['commander']);
   });
+
+  it('validates a deployment without loading the runtime, the simulator, the executors or a Solana SDK', async () => {
+    // What `chainpilot validate` imports when it runs (src/cli/commands/validate.ts).
+    const graphs = await Promise.all(['src/runtime/validate-deployment.ts', 'src/runtime/process-exit-guard.ts'].map((e) => staticGraph(e)));
+    const files = graphs.flatMap((g) => g.files);
+    const packages = graphs.flatMap((g) => g.packages);
+    expect(files).toContain('src/runtime/resolve-strategies.ts');
+    expect(files.filter((f) => /^src\/(sim|executors|client|runtime\/(create-deployment|run-shell|paper-deployment|live-deployment|daemon))/.test(f))).toEqual(
+      [],
+    );
+    expect(packages.filter((p) => /^(@solana|better-sqlite3|litesvm|ws|undici|fastify|bullmq|ioredis)/.test(p))).toEqual([]);
+  });
 });

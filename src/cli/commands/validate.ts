@@ -10,7 +10,7 @@ export function registerValidate(program: Command): void {
     .action(async (file: string) => {
       const [{ validateDeploymentFile }, { guardProcessExit }] = await Promise.all([
         import('../../runtime/validate-deployment.js'),
-        import('../../runtime/run-shell.js'),
+        import('../../runtime/process-exit-guard.js'),
       ]);
       // Strategy modules are imported to check their parameters: they may not end the process.
       const restore = guardProcessExit();
