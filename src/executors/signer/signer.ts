@@ -5,7 +5,7 @@
 import { createPrivateKey, sign as ed25519Sign } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { Keypair, type PublicKey, type Transaction, VersionedTransaction } from '@solana/web3.js';
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { base58Bytes, base58Text } from '../../core/base58.js';
 import { ChainpilotError } from '../../core/errors.js';
 import { signerIndex, wireLayout } from './wire-transaction.js';
 
@@ -36,8 +36,6 @@ export interface Signer {
 /** DER prefix of a PKCS#8 ed25519 private key; the 32-byte seed follows. */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-const base58 = getBase58Decoder();
-
 /** A signer over an in-memory keypair. The keypair is captured, never exposed. */
 export function keypairSigner(keypair: Keypair): Signer {
   const publicKey = keypair.publicKey;
@@ -65,7 +63,7 @@ export function keypairSigner(keypair: Keypair): Signer {
           context: { wallet: address },
         });
       }
-      return { signature: base58.decode(sig), raw, base64: Buffer.from(raw).toString('base64') };
+      return { signature: base58Text(sig), raw, base64: Buffer.from(raw).toString('base64') };
     },
     signWire(wire) {
       const layout = wireLayout(wire);
@@ -98,7 +96,7 @@ function lazySigned(raw: Uint8Array, signatureBytes: Uint8Array): SignedTransact
   return {
     raw,
     get signature() {
-      return (signature ??= base58.decode(signatureBytes));
+      return (signature ??= base58Text(signatureBytes));
     },
     get base64() {
       return (base64 ??= Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64'));
@@ -120,7 +118,7 @@ export function parseSecretKey(text: string, source: string): Keypair {
         bytes = Uint8Array.from(arr as number[]);
       }
     } else if (trimmed.length > 0) {
-      bytes = Uint8Array.from(getBase58Encoder().encode(trimmed));
+      bytes = Uint8Array.from(base58Bytes(trimmed));
     }
   } catch {
     bytes = undefined;

@@ -5,7 +5,7 @@
  * slippage checked against the market model at landing, and injected faults.
  */
 import { PublicKey } from '@solana/web3.js';
-import { getBase58Decoder } from '@solana/kit';
+import { base58Text } from '../../core/base58.js';
 import { ChainpilotError, type TimerHandle } from '../../core/index.js';
 import { createBlockWindow } from './block-window.js';
 import { createFaultPlan, type LandingFault } from './faults.js';
@@ -31,7 +31,6 @@ import { decodeSwapMemo, MEMO_PROGRAM, type SwapTerms } from './swap-memo.js';
 import { describeTxError, isRefusal, txErrorJson, type TxErrorJson } from './tx-error.js';
 import { commitmentReached, type ConfirmationStatus, type TxRecord } from './tx-record.js';
 
-const base58 = getBase58Decoder();
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 
 /** Creates a ledger and starts producing slots on `options.clock`. */
@@ -263,7 +262,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       }
       const pre = svm.balance(key) ?? 0n;
       setLamports(key, pre + amount);
-      const signature = base58.decode(keyRandom.bytes(64));
+      const signature = base58Text(keyRandom.bytes(64));
       records.set(signature, {
         state: 'landed',
         signature,

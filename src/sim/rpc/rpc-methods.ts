@@ -5,7 +5,7 @@
  */
 import { PublicKey, VersionedMessage } from '@solana/web3.js';
 import { readComputeBudget, transactionFeeLamports } from '../ledger/fees.js';
-import { getBase58Encoder } from '@solana/kit';
+import { base58Bytes } from '../../core/base58.js';
 import type { Ledger, LedgerAccount } from '../ledger/ledger-types.js';
 import { MINT_SIZE, TOKEN_PROGRAM_ID, mintSupply, readTokenAccount } from '../ledger/spl-accounts.js';
 import { fromRaw } from '../../core/index.js';
@@ -16,7 +16,6 @@ import { encodeTransaction } from './rpc-transaction.js';
 
 export type RpcMethod = (params: readonly unknown[]) => unknown;
 
-const base58 = getBase58Encoder();
 const MAX_SIGNATURES = 256;
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const MAX_OWNERS = 250;
@@ -59,7 +58,7 @@ function wireBytes(value: unknown, encoding: unknown): Uint8Array {
   if (encoding === 'base64') return Buffer.from(value, 'base64');
   if (encoding === undefined || encoding === 'base58') {
     try {
-      return new Uint8Array(base58.encode(value));
+      return new Uint8Array(base58Bytes(value));
     } catch {
       return invalidParams('the transaction is not valid base58; pass {encoding: "base64"} for base64');
     }
@@ -109,7 +108,7 @@ function memcmpMatches(data: Uint8Array, f: Config): boolean {
   if (typeof offset !== 'number' || typeof bytes !== 'string') invalidParams('memcmp needs a numeric offset and a bytes string');
   let want: Buffer;
   try {
-    want = f['encoding'] === 'base64' ? Buffer.from(bytes, 'base64') : Buffer.from(base58.encode(bytes));
+    want = f['encoding'] === 'base64' ? Buffer.from(bytes, 'base64') : Buffer.from(base58Bytes(bytes));
   } catch {
     return invalidParams('memcmp bytes are not valid base58');
   }

@@ -3,15 +3,13 @@
  * default of a node and of @solana/web3.js), `base64` and `base58`.
  */
 import { VersionedTransaction } from '@solana/web3.js';
-import { getBase58Decoder } from '@solana/kit';
+import { base58Text } from '../../core/base58.js';
 import { invalidParams } from './rpc-error.js';
-
-const base58 = getBase58Decoder();
 
 /** Encodes wire bytes as getTransaction returns them. */
 export function encodeTransaction(bytes: Uint8Array, encoding: unknown): unknown {
   if (encoding === 'base64') return [Buffer.from(bytes).toString('base64'), 'base64'];
-  if (encoding === 'base58') return [base58.decode(bytes), 'base58'];
+  if (encoding === 'base58') return [base58Text(bytes), 'base58'];
   if (encoding !== 'json' && encoding !== undefined) {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes the caller's bad JSON value
     return invalidParams(`encoding ${String(encoding)} is not served by the simulator; use json, base64 or base58`);
@@ -19,7 +17,7 @@ export function encodeTransaction(bytes: Uint8Array, encoding: unknown): unknown
   const tx = VersionedTransaction.deserialize(bytes);
   const m = tx.message;
   return {
-    signatures: tx.signatures.map((s) => base58.decode(s)),
+    signatures: tx.signatures.map((s) => base58Text(s)),
     message: {
       header: m.header,
       accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
@@ -27,7 +25,7 @@ export function encodeTransaction(bytes: Uint8Array, encoding: unknown): unknown
       instructions: m.compiledInstructions.map((ix) => ({
         programIdIndex: ix.programIdIndex,
         accounts: ix.accountKeyIndexes,
-        data: base58.decode(ix.data),
+        data: base58Text(ix.data),
         stackHeight: null,
       })),
       ...(m.version === 0 ? { addressTableLookups: [] } : {}),

@@ -5,9 +5,7 @@
  * otherwise in order of first use), blockhash, compiled instructions.
  */
 import type { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { getBase58Encoder } from '@solana/kit';
-
-const base58 = getBase58Encoder();
+import { base58Bytes } from '../../core/base58.js';
 
 /**
  * Key bytes and their map id per PublicKey object: `toBuffer` goes through bn.js each call, and the
@@ -84,7 +82,7 @@ export function compileLegacyMessage(
     [groups[0]!.length + groups[1]!.length, groups[1]!.length, groups[3]!.length],
     shortVec(keys.length),
     ...keys.map((m) => m.bytes),
-    Buffer.from(base58.encode(blockhash)),
+    Buffer.from(base58Bytes(blockhash)),
     shortVec(instructions.length),
   ];
   for (const ix of instructions) {
