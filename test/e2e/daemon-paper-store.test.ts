@@ -18,31 +18,14 @@ import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon/run-da
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/runtime/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { waitFor } from './support/wait-for.js';
+import { roundTripDeployment } from '../runtime/fixtures/round-trip-deployment.js';
 
 const TOKEN = 'daemon-paper-store-token-0123456789';
-const FIXTURE = `${process.cwd()}/test/runtime/fixtures/round-trip-strategy.ts`;
 
 let dir = '';
 let remoteSim: RunningSimulator;
 let daemon: RunningDaemon | undefined;
 let endpoints: SharedEndpoints | undefined;
-
-const yaml = (name: string, endpoints: string[], extra: string[] = []): string =>
-  [
-    'version: 1',
-    `name: ${name}`,
-    'endpoints:',
-    ...endpoints,
-    'strategies:',
-    `  - use: ${FIXTURE}`,
-    'paper:',
-    '  startingBalanceSol: "10"',
-    '  latency: 50ms',
-    'telemetry:',
-    '  logLevel: silent',
-    ...extra,
-    '',
-  ].join('\n');
 
 async function startOne(): Promise<RunningDaemon> {
   endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor(), datastream: { backoffBaseMs: 50, backoffCapMs: 200 } });
@@ -112,11 +95,16 @@ beforeAll(async () => {
   remoteSim = await startSimulator({ seed: 13, speed: 60 });
   writeFileSync(
     join(dir, 'deployments', 'remote.yaml'),
-    yaml('book-remote', ['  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}']),
+    roundTripDeployment('book-remote', [
+      '  remote:',
+      `    baseUrl: ${remoteSim.urls.base}`,
+      `    datastreamUrl: ${remoteSim.urls.datastream}`,
+      '    apiKey: ${REMOTE_KEY}',
+    ]),
   );
   writeFileSync(
     join(dir, 'deployments', 'sim.yaml'),
-    yaml('book-sim', ['  simulator:', '    seed: 5', '    speed: 60'], [`  decisionLog: ${join(dir, 'logs', 'book-sim.jsonl')}`]),
+    roundTripDeployment('book-sim', ['  simulator:', '    seed: 5', '    speed: 60'], [`  decisionLog: ${join(dir, 'logs', 'book-sim.jsonl')}`]),
   );
   await startOne();
 }, 120_000);
@@ -222,7 +210,12 @@ describe('paper deployments in the daemon keep their book', () => {
     mkdirSync(deployments);
     writeFileSync(
       join(deployments, 'crash.yaml'),
-      yaml('book-crash', ['  remote:', `    baseUrl: ${remoteSim.urls.base}`, `    datastreamUrl: ${remoteSim.urls.datastream}`, '    apiKey: ${REMOTE_KEY}']),
+      roundTripDeployment('book-crash', [
+        '  remote:',
+        `    baseUrl: ${remoteSim.urls.base}`,
+        `    datastreamUrl: ${remoteSim.urls.datastream}`,
+        '    apiKey: ${REMOTE_KEY}',
+      ]),
     );
     const data = join(dir, 'crash-data');
     await spawnDaemon(deployments, data);

@@ -20,8 +20,8 @@ import { paperStorePath } from '../../src/runtime/paper-deployment.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { paperSimYaml, tempDir, until, type TempDir } from './helpers.js';
+import { roundTripDeployment } from './fixtures/round-trip-deployment.js';
 
-const FIXTURE = `${process.cwd()}/test/runtime/fixtures/round-trip-strategy.ts`;
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const T0 = 1_700_000_000_000;
 
@@ -38,22 +38,7 @@ afterEach(async () => {
   tmp = undefined;
 });
 
-const yaml = (endpoints: string[], extra: string[] = []): string =>
-  [
-    'version: 1',
-    'name: book',
-    'endpoints:',
-    ...endpoints,
-    'strategies:',
-    `  - use: ${FIXTURE}`,
-    'paper:',
-    '  startingBalanceSol: "10"',
-    '  latency: 50ms',
-    'telemetry:',
-    '  logLevel: silent',
-    ...extra,
-    '',
-  ].join('\n');
+const yaml = (endpoints: string[], extra: string[] = []): string => roundTripDeployment('book', endpoints, extra);
 
 /** The book as the handle shows it: positions, realised PnL and cash (equity minus the marked value). */
 function book(h: RuntimeHandle): { positions: unknown[]; realised: bigint; cash: bigint; starting: bigint } {
