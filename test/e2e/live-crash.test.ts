@@ -19,6 +19,7 @@ import { createRpcClient } from '../../src/client/index.js';
 import { seededRandom } from '../../src/core/index.js';
 import { defaultSimServices } from '../../src/runtime/sim-runtime.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
+import { liveSimOnRemote } from './support/live-sim-remote.js';
 
 const KEY = 'crash-test-key-9b2c';
 const FUND = 10_000_000_000n;
@@ -96,28 +97,7 @@ describe('live mode deployment under SIGKILL', () => {
     sim = await startSimulator({ seed: 21, speed: 60, apiKey: KEY, services: defaultSimServices([{ address: wallet, lamports: FUND }]) });
     const store = join(dir, 'journal.sqlite');
     const file = join(dir, 'live.yaml');
-    const shipped = readFileSync('config/live-sim.yaml', 'utf8');
-    writeFileSync(
-      file,
-      shipped
-        .replace(
-          /endpoints:\n {2}simulator:\n(?: {4}.*\n)+/,
-          [
-            'endpoints:',
-            '  remote:',
-            `    baseUrl: ${sim.urls.base}`,
-            `    datastreamUrl: ${sim.urls.datastream}`,
-            `    rpcUrl: ${sim.urls['rpc']}`,
-            `    swapUrl: ${sim.urls['swap']}`,
-            '    apiKey: ${K}',
-            '    rpcApiKey: ${K}',
-            '',
-          ].join('\n'),
-        )
-        .replace('./wallet.json', walletPath)
-        .replace('./data/live-sim.journal.sqlite', store)
-        .replace('statusInterval: 5s', 'statusInterval: 1s'),
-    );
+    writeFileSync(file, liveSimOnRemote(sim.urls, walletPath, store).replace('statusInterval: 5s', 'statusInterval: 1s'));
     expect(readFileSync(file, 'utf8')).toContain('  remote:');
 
     const bundle = join(dir, 'live-child.cjs');

@@ -15,6 +15,7 @@ import { checkLiveDeployment } from '../../src/runtime/live-rails.js';
 import { runLive, type RunLiveOptions } from '../../src/runtime/run-live.js';
 import { ledgerServices } from '../../src/sim/ledger/index.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
+import { remoteEndpointLines } from './support/live-sim-remote.js';
 
 let dir = '';
 afterEach(() => {
@@ -154,16 +155,7 @@ describe('live mode safety rails', () => {
     try {
       const { file, store } = deployment({
         head: ['network: mainnet-beta'],
-        endpoints: [
-          'endpoints:',
-          '  remote:',
-          `    baseUrl: ${sim.urls.base}`,
-          `    datastreamUrl: ${sim.urls.datastream}`,
-          `    rpcUrl: ${sim.urls['rpc']}`,
-          `    swapUrl: ${sim.urls['swap']}`,
-          '    apiKey: ${K}',
-          '    rpcApiKey: ${K}',
-        ],
+        endpoints: remoteEndpointLines(sim.urls),
       });
       const e = await refusal({ file, live: true, env: { K: key } });
       expect(e.code).toBe('RUNTIME_LIVE_NETWORK_MISMATCH');

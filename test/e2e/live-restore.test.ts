@@ -3,7 +3,7 @@
  * wallet holds: positions, cost basis and exit rules come back from the journal's landed fills, and
  * the portfolio still equals the wallet on chain after the second run.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { runLive } from '../../src/runtime/run-live.js';
 import { defaultSimServices } from '../../src/runtime/sim-runtime.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { readChain, type ChainCheck } from './live-chain.js';
+import { liveSimOnRemote } from './support/live-sim-remote.js';
 
 const KEY = 'restore-test-key-41d7';
 
@@ -34,26 +35,7 @@ describe('live mode across a restart', () => {
     sim = await startSimulator({ seed: 23, speed: 60, apiKey: KEY, services: defaultSimServices([{ address: wallet, lamports: 10_000_000_000n }]) });
     const store = join(dir, 'journal.sqlite');
     const file = join(dir, 'live.yaml');
-    writeFileSync(
-      file,
-      readFileSync('config/live-sim.yaml', 'utf8')
-        .replace(
-          /endpoints:\n {2}simulator:\n(?: {4}.*\n)+/,
-          [
-            'endpoints:',
-            '  remote:',
-            `    baseUrl: ${sim.urls.base}`,
-            `    datastreamUrl: ${sim.urls.datastream}`,
-            `    rpcUrl: ${sim.urls['rpc']}`,
-            `    swapUrl: ${sim.urls['swap']}`,
-            '    apiKey: ${K}',
-            '    rpcApiKey: ${K}',
-            '',
-          ].join('\n'),
-        )
-        .replace('./wallet.json', walletPath)
-        .replace('./data/live-sim.journal.sqlite', store),
-    );
+    writeFileSync(file, liveSimOnRemote(sim.urls, walletPath, store));
     const env = { K: KEY };
 
     // Earlier runs stop as soon as the wallet holds tokens on chain (at most 40 s each). A run can

@@ -13,6 +13,7 @@ import { createRpcClient } from '../../src/client/index.js';
 import { ledgerServices } from '../../src/sim/ledger/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { tempDir, type TempDir } from '../runtime/helpers.js';
+import { liveSimOnRemote } from './support/live-sim-remote.js';
 
 const KEY = 'shutdown-test-key-41c';
 let tmp: TempDir | undefined;
@@ -68,27 +69,7 @@ describe('chainpilot shutdown', () => {
       services: [ledgerServices({ confirmAfterSlots: 25, onLedger: (l) => void l.airdrop(wallet, 10_000_000_000n) })],
     });
     const store = `${tmp.dir}/journal.sqlite`;
-    const file = tmp.write(
-      'live.yaml',
-      readFileSync('config/live-sim.yaml', 'utf8')
-        .replace(
-          /endpoints:\n {2}simulator:\n(?: {4}.*\n)+/,
-          [
-            'endpoints:',
-            '  remote:',
-            `    baseUrl: ${sim.urls.base}`,
-            `    datastreamUrl: ${sim.urls.datastream}`,
-            `    rpcUrl: ${sim.urls['rpc']}`,
-            `    swapUrl: ${sim.urls['swap']}`,
-            '    apiKey: ${K}',
-            '    rpcApiKey: ${K}',
-            '',
-          ].join('\n'),
-        )
-        .replace('./wallet.json', walletPath)
-        .replace('./data/live-sim.journal.sqlite', store)
-        .replace('statusInterval: 5s', 'statusInterval: 100ms'),
-    );
+    const file = tmp.write('live.yaml', liveSimOnRemote(sim.urls, walletPath, store).replace('statusInterval: 5s', 'statusInterval: 100ms'));
 
     let sent = false;
     const first = await cli(['run', file, '--live'], (out, kill) => {
