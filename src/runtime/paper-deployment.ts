@@ -150,10 +150,10 @@ export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): Lockstep
       if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
       const hub = sim.sim.stats();
       // Joins the hub refused (ROOM_LIMIT) are known to it too: the client still holds them.
-      return owned.client.stats().frames + lost >= hub.framesSent && hub.rooms + hub.refusedRooms >= owned.client.rooms().length;
+      return owned.client.framesReceived() + lost >= hub.framesSent && hub.rooms + hub.refusedRooms >= owned.client.rooms().length;
     },
     resync() {
-      lost = Math.max(lost, sim.sim.stats().framesSent - owned.client.stats().frames);
+      lost = Math.max(lost, sim.sim.stats().framesSent - owned.client.framesReceived());
     },
   };
 }
@@ -224,7 +224,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     clock,
     connection,
     closeDecisionLog,
-    ...(sim && owned ? { caughtUp: () => owned.client.stats().frames >= sim.sim.stats().framesSent, go: () => sim.drive(embeddedIdle(sim, owned)) } : {}),
+    ...(sim && owned ? { caughtUp: () => owned.client.framesReceived() >= sim.sim.stats().framesSent, go: () => sim.drive(embeddedIdle(sim, owned)) } : {}),
     info: { strategies: strategies.map((s) => s.id), where, warnings: [], notes, ...(store ? { detail: `paper book ${store.path}` } : {}) },
   };
 }

@@ -199,6 +199,7 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
     expect(prices).toEqual([1, 100]);
     expect(liq).toEqual(['burst1', 'burst96', 'burst97', 'burst98', 'burst99', 'burst100']);
     const s = client.stats();
+    expect(client.framesReceived()).toBe(s.frames);
     expect(s.coalesced).toBe(98);
     expect(s.dropped).toBe(94);
     expect(events.filter((e) => e.kind === 'overflow')).toEqual([{ kind: 'overflow', room: 'liquidity:MintA', droppedTotal: 1 }]);

@@ -31,6 +31,8 @@ export interface DatastreamClient {
   /** Rooms currently joined (or to be joined on connect). */
   rooms(): string[];
   stats(): DatastreamStats;
+  /** Frames received so far (`stats().frames` without copying every counter): cheap enough to poll. */
+  framesReceived(): number;
   /** Resolves when every backfill started so far has finished (for tests and orderly shutdown). */
   backfillsIdle(): Promise<void>;
   /** Final: closes the socket, aborts backfills, never reconnects. */
@@ -338,6 +340,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     },
     rooms: () => [...router.rooms.keys()],
     stats: () => ({ ...book.snapshot(), liveSockets: conn.liveSockets }),
+    framesReceived: () => s.frames,
     async backfillsIdle() {
       while (backfills.size > 0) await Promise.allSettled([...backfills]);
     },

@@ -97,12 +97,6 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   });
   const rest = createRestPorts({ baseUrl: sim.urls.base, apiKey, redactor: o.redactor });
   // The client's receive times come from the simulator's clock too: one clock for the whole run.
-  // Frames received, counted here: the client's stats() copies every room's counters, too dear to read on each spin.
-  let received = 0;
-  const onRawFrame = (text: string, receivedAt: UnixMs): void => {
-    received++;
-    recorder.onRawFrame(text, receivedAt);
-  };
   // A loopback socket in process is never stale: the liveness of the embedded runs (a quiet minute
   // of simulated time, common late in a day, would otherwise recycle the socket and lose frames).
   const feed = createDatastreamClient({
@@ -110,7 +104,7 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     apiKey,
     clock,
     random: seededRandom(o.seed).fork('datastream'),
-    onRawFrame,
+    onRawFrame: recorder.onRawFrame,
     livenessTimeoutMs: EMBEDDED_LIVENESS_MS,
   });
   recorder.watch(feed);
@@ -143,11 +137,11 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     const quiet = (): boolean => {
       if (feed.state === 'connecting') return false;
       const hub = sim.stats();
-      return hub.framesSent === received + lost && hub.rooms + hub.refusedRooms === feed.rooms().length;
+      return hub.framesSent === feed.framesReceived() + lost && hub.rooms + hub.refusedRooms === feed.rooms().length;
     };
     const settleStep = async (): Promise<void> => {
       if (await settle(quiet)) return;
-      lost = Math.max(lost, sim.stats().framesSent - received);
+      lost = Math.max(lost, sim.stats().framesSent - feed.framesReceived());
       log.warn({ lost, rooms: feed.rooms().length, hubRooms: sim.stats().rooms }, 'record --sim: a step timed out waiting for the client');
     };
     await settleStep();
@@ -155,7 +149,7 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
       clock.advance(Math.min(step, o.durationMs - t));
       await settleStep();
       await recorder.writer.drained();
-      o.onProgress?.(t + step, received);
+      o.onProgress?.(t + step, feed.framesReceived());
     }
     recorder.end();
     await session?.stop();
