@@ -9,7 +9,8 @@ import type { Clock } from '../../core/clock.js';
 import { throwIfAborted } from '../../core/abort.js';
 import { clockSleep } from '../../core/clock.js';
 import type { StatusSource } from './status-batcher.js';
-import { commitmentRank, type Commitment, type LiveRpcPort, type SignatureStatus } from './ports.js';
+import { atLeast } from '../../client/rpc/commitment.js';
+import type { Commitment, LiveRpcPort, SignatureStatus } from './ports.js';
 
 export type AttemptOutcome =
   { readonly kind: 'landed'; readonly status: SignatureStatus } | { readonly kind: 'failed'; readonly status: SignatureStatus } | { readonly kind: 'expired' };
@@ -46,7 +47,6 @@ export interface ConfirmArgs {
 /** Follows one transaction to `landed`, `failed` or `expired`. Loops while the outcome is unknown. */
 export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
   const { rpc, clock, settings, signal } = a;
-  const target = commitmentRank(settings.commitment);
   const statuses = a.statuses ?? directStatuses(rpc, a.onReadError);
   const sig = signal ? { signal } : {};
   let lastSendAt = -Infinity;
@@ -72,7 +72,7 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
     }
     const status = await statuses.status(a.signature, false, signal);
     throwIfAborted(signal, 'confirming a transaction');
-    if (status && commitmentRank(status.confirmationStatus) >= target) {
+    if (status && atLeast(status.confirmationStatus, settings.commitment)) {
       return status.err !== null && status.err !== undefined ? { kind: 'failed', status } : { kind: 'landed', status };
     }
     try {
@@ -85,7 +85,7 @@ export async function confirmAttempt(a: ConfirmArgs): Promise<AttemptOutcome> {
       const final = await statuses.status(a.signature, true, signal);
       throwIfAborted(signal, 'confirming a transaction');
       if (final === null) return { kind: 'expired' };
-      if (final && commitmentRank(final.confirmationStatus) >= target) {
+      if (final && atLeast(final.confirmationStatus, settings.commitment)) {
         return final.err !== null && final.err !== undefined ? { kind: 'failed', status: final } : { kind: 'landed', status: final };
       }
       // Known but not yet at the target commitment, or unknown because of an RPC error: keep polling.

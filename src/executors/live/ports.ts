@@ -4,17 +4,10 @@
  * and so tests can hand in a small fake chain.
  */
 import type { Transaction, VersionedTransaction } from '@solana/web3.js';
+import type { Commitment } from '../../client/rpc/commitment.js';
 
-/** Commitment levels. Compare them with {@link commitmentRank}, never by string equality. */
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
-
-const RANK: Readonly<Record<Commitment, number>> = { processed: 1, confirmed: 2, finalized: 3 };
-
-/** Rank of a commitment (0 for null/unknown): processed 1 < confirmed 2 < finalized 3. */
-export function commitmentRank(c: Commitment | null | undefined): number {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an unknown commitment string from the wire ranks 0
-  return c ? (RANK[c] ?? 0) : 0;
-}
+/** Commitment levels, compared by rank with the client's `atLeast`, never by string equality. */
+export type { Commitment } from '../../client/rpc/commitment.js';
 
 export interface TokenBalance {
   readonly accountIndex: number;
