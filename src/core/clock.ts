@@ -95,30 +95,80 @@ interface PendingTimer {
   fn: () => void;
 }
 
-/** A clock that only moves when told to: for backtests and tests (no sleeping). */
+/** Whether pending timer `a` fires before `b`: earlier time first, then the order they were set in. */
+const before = (a: PendingTimer, b: PendingTimer): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
+/**
+ * A clock that only moves when told to: for backtests and tests (no sleeping). Pending timers sit in
+ * a binary heap ordered by (time, order set), so a backtest that advances the clock on every
+ * recorded line pays O(1) to learn that no timer is due, whatever the number of pending timers.
+ * A cleared timer leaves the heap lazily (skipped when it reaches the top); the heap is rebuilt
+ * when cleared entries outnumber live ones, so it stays within twice the live timers.
+ */
 export function manualClock(start: UnixMs | number = 0): ManualClock {
   let now = start;
   let next = 1;
   let seq = 0;
   const timers = new Map<number, PendingTimer>();
+  let heap: PendingTimer[] = [];
 
-  const earliest = (): PendingTimer | undefined => {
-    let best: PendingTimer | undefined;
-    for (const t of timers.values()) {
-      if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+  const up = (i: number): void => {
+    const t = heap[i]!;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (!before(t, p)) break;
+      heap[i] = p;
+      i = parent;
     }
-    return best;
+    heap[i] = t;
+  };
+  const down = (i: number): void => {
+    const n = heap.length;
+    const t = heap[i]!;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && before(heap[c + 1]!, heap[c]!)) c++;
+      const child = heap[c]!;
+      if (!before(child, t)) break;
+      heap[i] = child;
+      i = c;
+    }
+    heap[i] = t;
+  };
+  const pop = (): void => {
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      down(0);
+    }
+  };
+  /** The earliest live timer (cleared ones at the top are dropped on the way). */
+  const earliest = (): PendingTimer | undefined => {
+    for (;;) {
+      const t = heap[0];
+      if (t === undefined || timers.get(t.id) === t) return t;
+      pop();
+    }
   };
 
   const clock: ManualClock = {
     now: () => now as UnixMs,
     setTimeout(fn, delayMs) {
       const id = next++;
-      timers.set(id, { id, at: now + Math.max(0, delayMs), seq: seq++, fn });
+      const t: PendingTimer = { id, at: now + Math.max(0, delayMs), seq: seq++, fn };
+      timers.set(id, t);
+      heap.push(t);
+      up(heap.length - 1);
       return { id };
     },
     clearTimeout(handle) {
-      timers.delete(handle.id);
+      if (!timers.delete(handle.id)) return;
+      if (heap.length > 64 && heap.length > 2 * timers.size) {
+        heap = [...timers.values()];
+        for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+      }
     },
     advanceTo(to) {
       if (to < now) return;
@@ -126,6 +176,7 @@ export function manualClock(start: UnixMs | number = 0): ManualClock {
         const t = earliest();
         if (!t || t.at > to) break;
         timers.delete(t.id);
+        pop();
         now = t.at;
         t.fn();
       }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { manualClock } from '../../src/core/clock.js';
 import { seededRandom } from '../../src/core/random.js';
 import { newId } from '../../src/core/ids.js';
@@ -29,6 +30,68 @@ describe('manualClock', () => {
     }, 5);
     clock.advance(10);
     expect(fired).toEqual([5, 10]);
+  });
+
+  it('fires exactly what a list sorted by (time, order set) fires, through any mix of set, clear and advance', () => {
+    // the model: every live timer in a plain list, the earliest found by a full scan
+    type Op = { kind: 'set'; delay: number } | { kind: 'clear'; pick: number } | { kind: 'advance'; ms: number } | { kind: 'nested'; delay: number };
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), delay: fc.integer({ min: 0, max: 50 }) }),
+      fc.record({ kind: fc.constant('nested' as const), delay: fc.integer({ min: 0, max: 20 }) }),
+      fc.record({ kind: fc.constant('clear' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 40 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops: Op[]) => {
+        const clock = manualClock(0);
+        const fired: string[] = [];
+        const model: { id: number; at: number; label: string; nested: number | undefined }[] = [];
+        const modelFired: string[] = [];
+        let modelNow = 0;
+        let modelNext = 0;
+        const handles: { id: number }[] = [];
+        const modelIds: number[] = [];
+        for (const o of ops) {
+          if (o.kind === 'set' || o.kind === 'nested') {
+            const label = `t${handles.length}`;
+            const childDelay = o.kind === 'nested' ? o.delay : undefined;
+            handles.push(
+              clock.setTimeout(() => {
+                fired.push(`${label}@${clock.now()}`);
+                if (childDelay !== undefined) clock.setTimeout(() => fired.push(`${label}.child@${clock.now()}`), childDelay);
+              }, o.delay),
+            );
+            modelIds.push(modelNext);
+            model.push({ id: modelNext++, at: modelNow + o.delay, label, nested: childDelay });
+          } else if (o.kind === 'clear' && handles.length > 0) {
+            const i = o.pick % handles.length;
+            clock.clearTimeout(handles[i]!);
+            const j = model.findIndex((t) => t.id === modelIds[i]);
+            if (j >= 0) model.splice(j, 1);
+          } else if (o.kind === 'advance') {
+            clock.advance(o.ms);
+            const to = modelNow + o.ms;
+            for (;;) {
+              let best = -1;
+              for (let k = 0; k < model.length; k++)
+                if (best < 0 || model[k]!.at < model[best]!.at || (model[k]!.at === model[best]!.at && model[k]!.id < model[best]!.id)) best = k;
+              if (best < 0 || model[best]!.at > to) break;
+              const t = model.splice(best, 1)[0]!;
+              modelNow = t.at;
+              modelFired.push(`${t.label}@${t.at}`);
+              if (t.nested !== undefined) model.push({ id: modelNext++, at: t.at + t.nested, label: `${t.label}.child`, nested: undefined });
+            }
+            modelNow = to;
+          }
+          if (clock.now() !== modelNow || clock.pending() !== model.length) return false;
+          const nextAt = model.reduce<number | undefined>((m, t) => (m === undefined || t.at < m ? t.at : m), undefined);
+          if (clock.nextTimerAt() !== nextAt) return false;
+        }
+        expect(fired).toEqual(modelFired);
+        return true;
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
