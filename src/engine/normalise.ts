@@ -19,15 +19,26 @@ function bad(room: string, why: string): ChainpilotError {
   return new ChainpilotError('ENGINE_BAD_FRAME', `frame on room "${room}" rejected: ${why}`, { retry: 'not_retryable', context: { room } });
 }
 
+/** `0.`, `0.0`, `0.00`, ...: the prefix of a number below 1e-6 written out (the smallest double is 5e-324). */
+const ZERO_POINT: readonly string[] = Array.from({ length: 325 }, (_, k) => `0.${'0'.repeat(k)}`);
+
 /**
  * Exact decimal string of a finite wire number (no exponent notation): the digits of `String(n)`
- * with the decimal point moved, as `decimal(n).toFixed()` gives them, without a BigNumber (prices
- * in SOL are mostly below 1e-6, so this runs for nearly every price frame).
+ * with the decimal point moved, as `decimal(n).toFixed()` gives them, without a BigNumber. Prices
+ * in SOL are mostly below 1e-6, so this runs for nearly every price frame: the common case (a
+ * positive number with a negative exponent, `d[.ddd]e-x`) is one table prefix and two pieces of
+ * `String(n)`; the rest takes the general path.
  */
 export function exactString(n: number): string {
   const s = String(n);
   const e = s.indexOf('e');
   if (e < 0) return s;
+  if (s.charCodeAt(0) !== 45 && s.charCodeAt(e + 1) === 45) {
+    let x = 0;
+    for (let i = e + 2; i < s.length; i++) x = x * 10 + s.charCodeAt(i) - 48;
+    // one digit before the point in exponent notation: 7.43e-8 is 0.0000000743
+    return ZERO_POINT[x - 1]! + s[0]! + (e > 1 ? s.slice(2, e) : '');
+  }
   if (!Number.isFinite(n)) return decimal(n, 'price').toFixed(); // throws CORE_INVALID_DECIMAL
   const neg = s.charCodeAt(0) === 45 ? 1 : 0;
   const mantissa = s.slice(neg, e);
