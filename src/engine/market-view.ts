@@ -44,37 +44,68 @@ export interface MutableMarketView extends MarketView {
   size(): number;
 }
 
-const empty = (mint: string): Mutable<MarketObservation> => ({
-  mint,
-  price: undefined,
-  priceAt: undefined,
-  market: undefined,
-  pool: undefined,
-  decimals: undefined,
-  solReserveLamports: undefined,
-  tokenReserveRaw: undefined,
-  poolFeeBps: undefined,
-  liquidityUsd: undefined,
-  depthLamports: undefined,
-  graduated: false,
-  curvePercent: undefined,
-  riskScore: undefined,
-  launchedAt: undefined,
-  safety: {},
-});
-
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * One token's observation. The depth estimate is computed when it is read (the paper fill model
+ * reads it when an order fills), from the inputs of the last tick that carried both a USD
+ * liquidity and a USD price: the hot path stores three fields instead of parsing the SOL price
+ * back into a number and building a bigint on every tick.
+ */
+class Observation implements Mutable<Omit<MarketObservation, 'depthLamports'>> {
+  price: string | undefined = undefined;
+  priceAt: UnixMs | undefined = undefined;
+  market: string | undefined = undefined;
+  pool: string | undefined = undefined;
+  decimals: number | undefined = undefined;
+  solReserveLamports: bigint | undefined = undefined;
+  tokenReserveRaw: bigint | undefined = undefined;
+  poolFeeBps: number | undefined = undefined;
+  liquidityUsd: number | undefined = undefined;
+  graduated = false;
+  curvePercent: number | undefined = undefined;
+  riskScore: number | undefined = undefined;
+  launchedAt: UnixMs | undefined = undefined;
+  readonly safety: Partial<Record<SafetySignalKind, number>> = {};
+  /** Inputs of the depth estimate (undefined: no estimate), and its value once computed (null: not yet). */
+  depthLiquidityUsd: number | undefined = undefined;
+  depthPriceUsd = 0;
+  depthPrice = '';
+  depth: bigint | undefined | null = null;
+  constructor(readonly mint: string) {}
+
+  get depthLamports(): bigint | undefined {
+    if (this.depth === null) {
+      const liq = this.depthLiquidityUsd;
+      if (liq === undefined) this.depth = undefined;
+      else {
+        const solUsd = this.depthPriceUsd / Number(this.depthPrice);
+        const depth = Number.isFinite(solUsd) && solUsd > 0 ? Math.floor((liq / 2 / solUsd) * 1e9) : 0;
+        this.depth = depth > 0 ? BigInt(depth) : undefined;
+      }
+    }
+    return this.depth;
+  }
+
+  /** A new depth estimate from one tick (or none, `liquidityUsd` undefined). */
+  setDepth(liquidityUsd: number | undefined, priceUsd: number, price: string): void {
+    this.depthLiquidityUsd = liquidityUsd;
+    this.depthPriceUsd = priceUsd;
+    this.depthPrice = price;
+    this.depth = null;
+  }
+}
 
 /**
  * Creates a bounded market view (default 50 000 tokens). Observations are updated in place (no
  * copies on the hot path): treat a returned observation as a live, read-only view.
  */
 export function createMarketView(maxTokens = 50_000): MutableMarketView {
-  const map = new Map<string, Mutable<MarketObservation>>();
-  const get = (mint: string): Mutable<MarketObservation> => {
+  const map = new Map<string, Observation>();
+  const get = (mint: string): Observation => {
     let o = map.get(mint);
     if (!o) {
-      o = empty(mint);
+      o = new Observation(mint);
       map.set(mint, o);
       if (map.size > maxTokens) {
         const oldest = map.keys().next().value;
@@ -114,7 +145,7 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
           o.solReserveLamports = undefined;
           o.tokenReserveRaw = undefined;
           o.poolFeeBps = undefined;
-          o.depthLamports = undefined;
+          o.setDepth(undefined, 0, '');
           return;
         }
         case 'price': {
@@ -128,16 +159,13 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
           o.tokenReserveRaw = e.tokenReserveRaw ?? (poolChanged ? undefined : o.tokenReserveRaw);
           o.poolFeeBps = e.poolFeeBps ?? o.poolFeeBps;
           o.liquidityUsd = e.liquidityUsd ?? o.liquidityUsd;
-          if (e.liquidityUsd !== undefined && e.priceUsd !== undefined) {
-            const solUsd = e.priceUsd / Number(e.price);
-            const depth = Number.isFinite(solUsd) && solUsd > 0 ? Math.floor((e.liquidityUsd / 2 / solUsd) * 1e9) : 0;
-            o.depthLamports = depth > 0 ? BigInt(depth) : undefined;
-          } else if (poolChanged) o.depthLamports = undefined;
+          if (e.liquidityUsd !== undefined && e.priceUsd !== undefined) o.setDepth(e.liquidityUsd, e.priceUsd, e.price);
+          else if (poolChanged) o.setDepth(undefined, 0, '');
           return;
         }
         case 'safety': {
           const o = get(e.mint);
-          o.safety = { ...o.safety, [e.signal]: e.current };
+          o.safety[e.signal] = e.current; // in place: the observation is a live view
           return;
         }
         default:
