@@ -220,7 +220,7 @@ export function createEngine(options: EngineOptions): Engine {
     stats.eventSeen();
     market.observe(ev);
     if (ev.type === 'price') {
-      portfolio.mark(ev.mint, ev.price);
+      portfolio.mark(ev.mint, ev);
       const held = portfolio.openOn(ev.mint);
       if (held.length > 0) {
         for (const o of exits.onPrice(held, ev.price)) orders.placeExit(o);

@@ -74,7 +74,10 @@ export interface TokenGraduated extends EventBase {
   readonly graduationTime: UnixMs | undefined;
 }
 
-/** Observed price (primary pool, or aggregated across pools). */
+/**
+ * Observed price (primary pool, or aggregated across pools). A tick writes its `price` string out
+ * when it is first read, so it is a read-only object to copy by field: `{ ...tick }` leaves `price` out.
+ */
 export interface PriceTick extends EventBase {
   /** Event discriminator. */
   readonly type: 'price';

@@ -6,6 +6,7 @@
  */
 import type { UnixMs } from '../core/index.js';
 import type { DomainEvent, SafetySignalKind } from './events.js';
+import { solPerToken } from './price-tick.js';
 
 /** Latest observation of one token. Fields are undefined until the feed reports them. */
 export interface MarketObservation {
@@ -52,8 +53,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * liquidity and a USD price: the hot path stores three fields instead of parsing the SOL price
  * back into a number and building a bigint on every tick.
  */
-class Observation implements Mutable<Omit<MarketObservation, 'depthLamports'>> {
-  price: string | undefined = undefined;
+class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | 'price'>> {
+  /** The last price tick (its exact price string is written when first read). */
+  priceTick: { readonly price: string } | undefined = undefined;
   priceAt: UnixMs | undefined = undefined;
   market: string | undefined = undefined;
   pool: string | undefined = undefined;
@@ -70,16 +72,20 @@ class Observation implements Mutable<Omit<MarketObservation, 'depthLamports'>> {
   /** Inputs of the depth estimate (undefined: no estimate), and its value once computed (null: not yet). */
   depthLiquidityUsd: number | undefined = undefined;
   depthPriceUsd = 0;
-  depthPrice = '';
+  depthPriceSol = 0;
   depth: bigint | undefined | null = null;
   constructor(readonly mint: string) {}
+
+  get price(): string | undefined {
+    return this.priceTick?.price;
+  }
 
   get depthLamports(): bigint | undefined {
     if (this.depth === null) {
       const liq = this.depthLiquidityUsd;
       if (liq === undefined) this.depth = undefined;
       else {
-        const solUsd = this.depthPriceUsd / Number(this.depthPrice);
+        const solUsd = this.depthPriceUsd / this.depthPriceSol;
         const depth = Number.isFinite(solUsd) && solUsd > 0 ? Math.floor((liq / 2 / solUsd) * 1e9) : 0;
         this.depth = depth > 0 ? BigInt(depth) : undefined;
       }
@@ -87,11 +93,11 @@ class Observation implements Mutable<Omit<MarketObservation, 'depthLamports'>> {
     return this.depth;
   }
 
-  /** A new depth estimate from one tick (or none, `liquidityUsd` undefined). */
-  setDepth(liquidityUsd: number | undefined, priceUsd: number, price: string): void {
+  /** A new depth estimate from one tick (or none, `liquidityUsd` undefined); `priceSol` is the tick's SOL price as a number. */
+  setDepth(liquidityUsd: number | undefined, priceUsd: number, priceSol: number): void {
     this.depthLiquidityUsd = liquidityUsd;
     this.depthPriceUsd = priceUsd;
-    this.depthPrice = price;
+    this.depthPriceSol = priceSol;
     this.depth = null;
   }
 }
@@ -145,13 +151,13 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
           o.solReserveLamports = undefined;
           o.tokenReserveRaw = undefined;
           o.poolFeeBps = undefined;
-          o.setDepth(undefined, 0, '');
+          o.setDepth(undefined, 0, 0);
           return;
         }
         case 'price': {
           const o = get(e.mint);
           const poolChanged = e.pool !== undefined && e.pool !== o.pool;
-          o.price = e.price;
+          o.priceTick = e;
           o.priceAt = e.at;
           o.pool = e.pool ?? o.pool;
           o.market = e.market ?? o.market;
@@ -159,8 +165,8 @@ export function createMarketView(maxTokens = 50_000): MutableMarketView {
           o.tokenReserveRaw = e.tokenReserveRaw ?? (poolChanged ? undefined : o.tokenReserveRaw);
           o.poolFeeBps = e.poolFeeBps ?? o.poolFeeBps;
           o.liquidityUsd = e.liquidityUsd ?? o.liquidityUsd;
-          if (e.liquidityUsd !== undefined && e.priceUsd !== undefined) o.setDepth(e.liquidityUsd, e.priceUsd, e.price);
-          else if (poolChanged) o.setDepth(undefined, 0, '');
+          if (e.liquidityUsd !== undefined && e.priceUsd !== undefined) o.setDepth(e.liquidityUsd, e.priceUsd, solPerToken(e));
+          else if (poolChanged) o.setDepth(undefined, 0, 0);
           return;
         }
         case 'safety': {

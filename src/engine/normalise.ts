@@ -5,11 +5,11 @@
  * re-validates wire data. A message that yields no event (an unknown room; a USD-only price before
  * any SOL/USD rate was seen) throws ENGINE_BAD_FRAME, which the engine counts and reports.
  */
-import BigNumber from 'bignumber.js';
 import { ChainpilotError, decimal, type UnixMs } from '../core/index.js';
 import type { FamilyName } from '../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
+import { PriceTickEvent } from './price-tick.js';
 
 const ROOM_PARTS_MAX = 4_096;
 
@@ -19,40 +19,7 @@ function bad(room: string, why: string): ChainpilotError {
   return new ChainpilotError('ENGINE_BAD_FRAME', `frame on room "${room}" rejected: ${why}`, { retry: 'not_retryable', context: { room } });
 }
 
-/** `0.`, `0.0`, `0.00`, ...: the prefix of a number below 1e-6 written out (the smallest double is 5e-324). */
-const ZERO_POINT: readonly string[] = Array.from({ length: 325 }, (_, k) => `0.${'0'.repeat(k)}`);
-
-/**
- * Exact decimal string of a finite wire number (no exponent notation): the digits of `String(n)`
- * with the decimal point moved, as `decimal(n).toFixed()` gives them, without a BigNumber. Prices
- * in SOL are mostly below 1e-6, so this runs for nearly every price frame: the common case (a
- * positive number with a negative exponent, `d[.ddd]e-x`) is one table prefix and two pieces of
- * `String(n)`; the rest takes the general path.
- */
-export function exactString(n: number): string {
-  const s = String(n);
-  const e = s.indexOf('e');
-  if (e < 0) return s;
-  if (s.charCodeAt(0) !== 45 && s.charCodeAt(e + 1) === 45) {
-    let x = 0;
-    for (let i = e + 2; i < s.length; i++) x = x * 10 + s.charCodeAt(i) - 48;
-    // one digit before the point in exponent notation: 7.43e-8 is 0.0000000743
-    return ZERO_POINT[x - 1]! + s[0]! + (e > 1 ? s.slice(2, e) : '');
-  }
-  if (!Number.isFinite(n)) return decimal(n, 'price').toFixed(); // throws CORE_INVALID_DECIMAL
-  const neg = s.charCodeAt(0) === 45 ? 1 : 0;
-  const mantissa = s.slice(neg, e);
-  const dot = mantissa.indexOf('.');
-  const digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
-  const point = (dot < 0 ? mantissa.length : dot) + Number(s.slice(e + 1));
-  const body =
-    point <= 0
-      ? `0.${'0'.repeat(-point)}${digits}`
-      : point >= digits.length
-        ? digits + '0'.repeat(point - digits.length)
-        : `${digits.slice(0, point)}.${digits.slice(point)}`;
-  return neg ? `-${body}` : body;
-}
+export { exactString } from './price-tick.js';
 
 /** Numeric fields of a payload (for stats and volume rooms). */
 function numericFields(d: Readonly<Record<string, unknown>>): Record<string, number> {
@@ -161,45 +128,45 @@ export function createNormaliser(): Normaliser {
       if (inSol !== undefined) solUsd = d.price / inSol;
       const liq = d.liquidity;
       return [
-        {
+        new PriceTickEvent(
           room,
           receivedAt,
           origin,
-          type: 'price',
-          mint: d.token ?? parts[parts.length - 1] ?? '',
-          price: solPrice(room, d.price, inSol),
-          priceUsd: d.price,
-          aggregated: false,
-          pool: d.pool,
-          market: d.market,
-          liquidityUsd: typeof liq === 'number' ? liq : liq?.usd,
-          solReserveLamports: d.solReserveLamports === undefined ? undefined : BigInt(d.solReserveLamports),
-          tokenReserveRaw: d.tokenReserveRaw === undefined ? undefined : BigInt(d.tokenReserveRaw),
-          poolFeeBps: d.feeBps,
-          at: (d.time ?? d.timestamp ?? receivedAt) as UnixMs,
-        },
+          d.token ?? parts[parts.length - 1] ?? '',
+          solSource(room, inSol),
+          solUsd,
+          d.price,
+          false,
+          d.pool,
+          d.market,
+          typeof liq === 'number' ? liq : liq?.usd,
+          d.solReserveLamports === undefined ? undefined : BigInt(d.solReserveLamports),
+          d.tokenReserveRaw === undefined ? undefined : BigInt(d.tokenReserveRaw),
+          d.feeBps,
+          (d.time ?? d.timestamp ?? receivedAt) as UnixMs,
+        ),
       ];
     },
     'aggregated-price': ({ room, receivedAt, origin, data: d }) => {
       const inSol = typeof d.price_quote === 'number' ? d.price_quote : undefined;
       return [
-        {
+        new PriceTickEvent(
           room,
           receivedAt,
           origin,
-          type: 'price',
-          mint: d.token,
-          price: solPrice(room, d.price, inSol),
-          priceUsd: d.price,
-          aggregated: true,
-          pool: d.pool,
-          market: undefined,
-          liquidityUsd: undefined,
-          solReserveLamports: undefined,
-          tokenReserveRaw: undefined,
-          poolFeeBps: undefined,
-          at: d.timestamp as UnixMs,
-        },
+          d.token,
+          solSource(room, inSol),
+          solUsd,
+          d.price,
+          true,
+          d.pool,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          d.timestamp as UnixMs,
+        ),
       ];
     },
     stats: ({ room, receivedAt, origin, data }, parts) => [
@@ -245,10 +212,13 @@ export function createNormaliser(): Normaliser {
     },
   };
 
-  /** SOL per token: the frame's SOL price, else USD over the learnt SOL/USD rate. */
-  const solPrice = (room: string, usd: number, inSol: number | undefined): string => {
-    if (inSol !== undefined) return exactString(inSol);
-    if (solUsd > 0) return new BigNumber(usd).div(solUsd).decimalPlaces(18, BigNumber.ROUND_HALF_EVEN).toFixed();
+  /**
+   * The frame's SOL price, or NaN when it priced in USD only (the tick then divides by the SOL/USD
+   * rate learnt so far, which it keeps). Throws when there is neither.
+   */
+  const solSource = (room: string, inSol: number | undefined): number => {
+    if (inSol !== undefined) return inSol;
+    if (solUsd > 0) return Number.NaN;
     throw bad(room, 'a USD-only price before any SOL/USD rate was seen (no price_quote yet on a price:token room)');
   };
 

@@ -47,6 +47,11 @@ export interface Position {
   readonly pool: string | undefined;
 }
 
+/** Something that knows a price (SOL per whole token) as an exact decimal string: a price tick. */
+export interface PriceSource {
+  readonly price: string;
+}
+
 /** Totals of the whole book. */
 export interface PortfolioTotals {
   readonly startingCashLamports: bigint;
@@ -70,8 +75,11 @@ export interface Portfolio {
   open(): Position[];
   /** Open positions on one token across strategies. */
   openOn(mint: string): Position[];
-  /** Records the latest price (SOL per whole token) of a token, for marks. */
-  mark(mint: string, price: string): void;
+  /**
+   * Records the latest price (SOL per whole token) of a token, for marks: a decimal string, or a
+   * price tick whose string is read only when a mark needs it (most ticks are of tokens not held).
+   */
+  mark(mint: string, price: string | PriceSource): void;
   /** Records the market and pool a token trades in now (graduation moves it). */
   relocate(mint: string, market: string | undefined, pool: string | undefined): void;
   /** Mark value of a position in lamports, rounded down; undefined without a price. */
@@ -105,9 +113,13 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
   const openByMint = new Map<string, Set<string>>();
   const values = new Map<string, bigint>();
   const dirty = new Set<string>();
-  const prices = new Map<string, string>();
+  const prices = new Map<string, string | PriceSource>();
+  const priceOfMint = (mint: string): string | undefined => {
+    const p = prices.get(mint);
+    return p === undefined || typeof p === 'string' ? p : p.price;
+  };
   const revalue = (p: Position): void => {
-    const price = prices.get(p.mint);
+    const price = priceOfMint(p.mint);
     if (p.tokenRaw === 0n) {
       values.delete(p.key);
       openByMint.get(p.mint)?.delete(p.key);
@@ -216,7 +228,6 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       return out;
     },
     mark(mint, price) {
-      if (prices.get(mint) === price) return;
       prices.set(mint, price);
       // Revalued lazily, on the next totals().
       if (openByMint.get(mint)?.size) dirty.add(mint);
@@ -227,7 +238,7 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
     },
     valueOf(p) {
-      const price = prices.get(p.mint);
+      const price = priceOfMint(p.mint);
       return price === undefined ? undefined : valueLamports(p.tokenRaw, p.decimals, price);
     },
     totals() {

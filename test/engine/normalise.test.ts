@@ -73,6 +73,30 @@ describe('mapping typed stream messages to domain events', () => {
     });
   });
 
+  it('writes a tick price out when first read, with the SOL/USD rate of its own moment, and serialises it like a plain event', () => {
+    const n = createNormaliser();
+    map('price:token:N', { price: 150, price_quote: 1 }, n);
+    const usdOnly = map('price:aggregated:M', { token: 'M', timestamp: 5, price: 3, pool: 'P', aggregated: { median: 3 }, topPools: [] }, n)[0]!;
+    // a later frame changes the learnt rate; the earlier tick keeps the rate it came with
+    map('price:token:N', { price: 300, price_quote: 1 }, n);
+    expect(usdOnly).toMatchObject({ type: 'price', price: '0.02' });
+    const [tick] = map('price:token:M', { price: 0.0045, price_quote: 7.430250372244639e-8, pool: 'P', token: 'M', time: 900 }, n);
+    const json = JSON.parse(JSON.stringify(tick)) as Record<string, unknown>;
+    expect(json).toEqual({
+      room: 'price:token:M',
+      receivedAt: 1_000,
+      origin: 'live',
+      type: 'price',
+      mint: 'M',
+      price: '0.00000007430250372244639',
+      priceUsd: 0.0045,
+      aggregated: false,
+      pool: 'P',
+      at: 900,
+    });
+    expect(tick).toMatchObject({ price: json['price'] });
+  });
+
   it('splits a liquidity frame into one event per element, provisional when live', () => {
     const row = {
       tx: 't',
