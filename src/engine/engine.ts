@@ -116,6 +116,8 @@ export interface Engine {
   dispatching(): DomainEvent | undefined;
 }
 
+const isEventList = (e: DomainEvent | readonly DomainEvent[]): e is readonly DomainEvent[] => Array.isArray(e);
+
 export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_000 };
 
 /** Builds an engine; nothing happens until `start()`. */
@@ -257,16 +259,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
     ingest(msg) {
       stats.frameSeen();
-      let events: DomainEvent[];
+      let events: DomainEvent | readonly DomainEvent[];
       try {
-        events = normaliser.map(msg);
+        events = normaliser.events(msg);
       } catch (e) {
         stats.badFrame(msg.room, e);
         log.warn({ room: msg.room, err: e instanceof Error ? e.message : String(e) }, 'bad frame skipped');
         return;
       }
       const owners = rooms.owners(msg.room);
-      for (const ev of events) dispatch(ev, owners);
+      if (isEventList(events)) for (const ev of events) dispatch(ev, owners);
+      else dispatch(events, owners);
     },
     async start() {
       if (running) return;

@@ -13,7 +13,8 @@ import { PriceTickEvent } from './price-tick.js';
 
 const ROOM_PARTS_MAX = 4_096;
 
-type Mapper<F extends FamilyName> = (msg: StreamMessage & { readonly family: F }, parts: readonly string[]) => DomainEvent[];
+/** A family's mapping: one event (most families), or one per row (row families). */
+type Mapper<F extends FamilyName> = (msg: StreamMessage & { readonly family: F }, parts: readonly string[]) => DomainEvent | DomainEvent[];
 
 function bad(room: string, why: string): ChainpilotError {
   return new ChainpilotError('ENGINE_BAD_FRAME', `frame on room "${room}" rejected: ${why}`, { retry: 'not_retryable', context: { room } });
@@ -32,6 +33,9 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 
 /** The mapper of every family, and the SOL/USD rate it learns from price frames that carry both. */
 export interface Normaliser {
+  /** The message's events: one, or an array of one per row (row families); the hot path, no wrapping array. */
+  events(msg: StreamMessage): DomainEvent | readonly DomainEvent[];
+  /** The message's events as an array. */
   map(msg: StreamMessage): DomainEvent[];
   /** USD per SOL, from the last price frame with both `price` and `price_quote` (0 before). */
   solUsd(): number;
@@ -45,44 +49,52 @@ export function createNormaliser(): Normaliser {
   const mappers: { readonly [F in FamilyName]: Mapper<F> } = {
     launch: ({ room, receivedAt, origin, data: d }) => {
       const pool = d.pools?.[0];
-      return [
-        {
-          room,
-          receivedAt,
-          origin,
-          type: 'launch',
-          mint: d.token.mint,
-          symbol: d.token.symbol ?? '',
-          name: d.token.name ?? '',
-          decimals: d.token.decimals,
-          market: pool?.market,
-          poolId: pool?.poolId,
-          riskScore: d.riskScore,
-        },
-      ];
+      return {
+        room,
+        receivedAt,
+        origin,
+        type: 'launch',
+        mint: d.token.mint,
+        symbol: d.token.symbol ?? '',
+        name: d.token.name ?? '',
+        decimals: d.token.decimals,
+        market: pool?.market,
+        poolId: pool?.poolId,
+        riskScore: d.riskScore,
+      };
     },
-    graduating: ({ room, receivedAt, origin, data: d }, parts) => [
-      { room, receivedAt, origin, type: 'graduating', mint: d.token.mint, market: parts[1] ?? d.pools?.[0]?.market, curvePercent: d.curvePercentage },
-    ],
+    graduating: ({ room, receivedAt, origin, data: d }, parts) => ({
+      room,
+      receivedAt,
+      origin,
+      type: 'graduating',
+      mint: d.token.mint,
+      market: parts[1] ?? d.pools?.[0]?.market,
+      curvePercent: d.curvePercentage,
+    }),
     graduated: ({ room, receivedAt, origin, data: d }) => {
       const pool = d.pools?.[0];
-      return [
-        {
-          room,
-          receivedAt,
-          origin,
-          type: 'graduated',
-          mint: d.token.mint,
-          market: pool?.market,
-          poolId: pool?.poolId,
-          graduationTx: d.graduationTx ?? undefined,
-          graduationTime: (d.graduationTime ?? undefined) as UnixMs | undefined,
-        },
-      ];
+      return {
+        room,
+        receivedAt,
+        origin,
+        type: 'graduated',
+        mint: d.token.mint,
+        market: pool?.market,
+        poolId: pool?.poolId,
+        graduationTx: d.graduationTx ?? undefined,
+        graduationTime: (d.graduationTime ?? undefined) as UnixMs | undefined,
+      };
     },
-    curve: ({ room, receivedAt, origin, data: d }, parts) => [
-      { room, receivedAt, origin, type: 'curve', mint: d.token?.mint ?? d.mint ?? '', market: parts[0] ?? '', percent: Number(parts[2]) },
-    ],
+    curve: ({ room, receivedAt, origin, data: d }, parts) => ({
+      room,
+      receivedAt,
+      origin,
+      type: 'curve',
+      mint: d.token?.mint ?? d.mint ?? '',
+      market: parts[0] ?? '',
+      percent: Number(parts[2]),
+    }),
     liquidity: (msg, parts) => {
       const { room, receivedAt, origin } = msg;
       const roomMint = parts[1] !== 'pool' && parts[1] !== 'wallet' ? parts[1] : undefined;
@@ -120,66 +132,67 @@ export function createNormaliser(): Normaliser {
         volumeUsd: t.volumeUsd,
         at: (t.time ?? receivedAt) as UnixMs,
       })),
-    safety: ({ room, receivedAt, origin, data: s }, parts) => [
-      { room, receivedAt, origin, type: 'safety', mint: parts[1] ?? '', signal: s.role, current: s.figure, previous: s.previousFigure },
-    ],
+    safety: ({ room, receivedAt, origin, data: s }, parts) => ({
+      room,
+      receivedAt,
+      origin,
+      type: 'safety',
+      mint: parts[1] ?? '',
+      signal: s.role,
+      current: s.figure,
+      previous: s.previousFigure,
+    }),
     price: ({ room, receivedAt, origin, data: d }, parts) => {
       const inSol = d.price_quote ?? d.priceSol;
       if (inSol !== undefined) solUsd = d.price / inSol;
       const liq = d.liquidity;
-      return [
-        new PriceTickEvent(
-          room,
-          receivedAt,
-          origin,
-          d.token ?? parts[parts.length - 1] ?? '',
-          solSource(room, inSol),
-          solUsd,
-          d.price,
-          false,
-          d.pool,
-          d.market,
-          typeof liq === 'number' ? liq : liq?.usd,
-          d.solReserveLamports === undefined ? undefined : BigInt(d.solReserveLamports),
-          d.tokenReserveRaw === undefined ? undefined : BigInt(d.tokenReserveRaw),
-          d.feeBps,
-          (d.time ?? d.timestamp ?? receivedAt) as UnixMs,
-        ),
-      ];
-    },
-    'aggregated-price': ({ room, receivedAt, origin, data: d }) => {
-      const inSol = typeof d.price_quote === 'number' ? d.price_quote : undefined;
-      return [
-        new PriceTickEvent(
-          room,
-          receivedAt,
-          origin,
-          d.token,
-          solSource(room, inSol),
-          solUsd,
-          d.price,
-          true,
-          d.pool,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          d.timestamp as UnixMs,
-        ),
-      ];
-    },
-    stats: ({ room, receivedAt, origin, data }, parts) => [
-      {
+      return new PriceTickEvent(
         room,
         receivedAt,
         origin,
-        type: parts[0] === 'volume' ? 'volume' : 'stats',
-        scope: parts[1] === 'pool' ? 'pool' : 'token',
-        id: parts[2] ?? '',
-        values: numericFields(data),
-      },
-    ],
+        d.token ?? parts[parts.length - 1] ?? '',
+        solSource(room, inSol),
+        solUsd,
+        d.price,
+        false,
+        d.pool,
+        d.market,
+        typeof liq === 'number' ? liq : liq?.usd,
+        d.solReserveLamports === undefined ? undefined : BigInt(d.solReserveLamports),
+        d.tokenReserveRaw === undefined ? undefined : BigInt(d.tokenReserveRaw),
+        d.feeBps,
+        (d.time ?? d.timestamp ?? receivedAt) as UnixMs,
+      );
+    },
+    'aggregated-price': ({ room, receivedAt, origin, data: d }) => {
+      const inSol = typeof d.price_quote === 'number' ? d.price_quote : undefined;
+      return new PriceTickEvent(
+        room,
+        receivedAt,
+        origin,
+        d.token,
+        solSource(room, inSol),
+        solUsd,
+        d.price,
+        true,
+        d.pool,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        d.timestamp as UnixMs,
+      );
+    },
+    stats: ({ room, receivedAt, origin, data }, parts) => ({
+      room,
+      receivedAt,
+      origin,
+      type: parts[0] === 'volume' ? 'volume' : 'stats',
+      scope: parts[1] === 'pool' ? 'pool' : 'token',
+      id: parts[2] ?? '',
+      values: numericFields(data),
+    }),
     pnl: ({ room, receivedAt, origin, data: d }, parts) => {
       const third = parts[2];
       const kind = third === 'summary' ? 'summary' : (d.type ?? 'update');
@@ -188,25 +201,29 @@ export function createNormaliser(): Normaliser {
     dca: ({ room, receivedAt, origin, data: d }, parts) => {
       const flow = parts[3] === 'buyers' || parts[3] === 'sellers' ? parts[3] : undefined;
       const order = d.order;
-      return [
-        {
-          room,
-          receivedAt,
-          origin,
-          type: 'dca',
-          eventName: d.eventName,
-          mint: flow ? parts[2] : undefined,
-          flow,
-          inputMint: str(order ? order['inputMint'] : d['inputMint']),
-          outputMint: str(order ? order['outputMint'] : d['outputMint']),
-          data: d,
-        },
-      ];
+      return {
+        room,
+        receivedAt,
+        origin,
+        type: 'dca',
+        eventName: d.eventName,
+        mint: flow ? parts[2] : undefined,
+        flow,
+        inputMint: str(order ? order['inputMint'] : d['inputMint']),
+        outputMint: str(order ? order['outputMint'] : d['outputMint']),
+        data: d,
+      };
     },
-    prediction: ({ room, receivedAt, origin, data: d }, parts) => [
-      { room, receivedAt, origin, type: 'prediction', exchange: parts[2] ?? '', tokenId: parts[3] ?? '', price: d.price },
-    ],
-    crypto: ({ room, receivedAt, origin, data: d }, parts) => [{ room, receivedAt, origin, type: 'crypto', asset: parts[2] ?? '', price: d.price }],
+    prediction: ({ room, receivedAt, origin, data: d }, parts) => ({
+      room,
+      receivedAt,
+      origin,
+      type: 'prediction',
+      exchange: parts[2] ?? '',
+      tokenId: parts[3] ?? '',
+      price: d.price,
+    }),
+    crypto: ({ room, receivedAt, origin, data: d }, parts) => ({ room, receivedAt, origin, type: 'crypto', asset: parts[2] ?? '', price: d.price }),
     unknown: ({ room }) => {
       throw bad(room, 'no domain event for this room (unknown room family)');
     },
@@ -222,16 +239,22 @@ export function createNormaliser(): Normaliser {
     throw bad(room, 'a USD-only price before any SOL/USD rate was seen (no price_quote yet on a price:token room)');
   };
 
+  const events = (msg: StreamMessage): DomainEvent | DomainEvent[] => {
+    let parts = roomParts.get(msg.room);
+    if (parts === undefined) {
+      const p = msg.room.split(':');
+      if (p[p.length - 1] === 'enriched') p.pop();
+      if (roomParts.size >= ROOM_PARTS_MAX) roomParts.clear();
+      roomParts.set(msg.room, (parts = p));
+    }
+    return (mappers[msg.family] as Mapper<FamilyName>)(msg, parts);
+  };
+
   return {
+    events,
     map(msg) {
-      let parts = roomParts.get(msg.room);
-      if (parts === undefined) {
-        const p = msg.room.split(':');
-        if (p[p.length - 1] === 'enriched') p.pop();
-        if (roomParts.size >= ROOM_PARTS_MAX) roomParts.clear();
-        roomParts.set(msg.room, (parts = p));
-      }
-      return (mappers[msg.family] as Mapper<FamilyName>)(msg, parts);
+      const r = events(msg);
+      return Array.isArray(r) ? r : [r];
     },
     solUsd: () => solUsd,
   };
