@@ -20,9 +20,9 @@ export function createRoomOwners(feed: StreamFeed, order: readonly string[], onM
   const ordered = new Map<string, readonly string[]>();
   const unsubs = new Map<string, () => void>();
 
-  const reorder = (room: string): void => {
-    const m = counts.get(room);
-    ordered.set(room, m ? [...m.keys()].sort((a, b) => (rank.get(a) ?? 1e9) - (rank.get(b) ?? 1e9)) : []);
+  /** Recomputes a room's owners in deployment order: only when one is added or removed, not per acquire. */
+  const reorder = (room: string, m: Map<string, number>): void => {
+    ordered.set(room, m.size === 1 ? [...m.keys()] : [...m.keys()].sort((a, b) => (rank.get(a) ?? 1e9) - (rank.get(b) ?? 1e9)));
   };
 
   return {
@@ -33,21 +33,25 @@ export function createRoomOwners(feed: StreamFeed, order: readonly string[], onM
         counts.set(room, m);
         unsubs.set(room, feed.subscribe(room, onMessage));
       }
-      m.set(strategyId, (m.get(strategyId) ?? 0) + 1);
-      reorder(room);
+      const n = m.get(strategyId);
+      m.set(strategyId, (n ?? 0) + 1);
+      if (n === undefined) reorder(room, m);
     },
     release(strategyId, room) {
       const m = counts.get(room);
       const n = m?.get(strategyId);
       if (!m || n === undefined) return;
-      if (n > 1) m.set(strategyId, n - 1);
-      else m.delete(strategyId);
+      if (n > 1) {
+        m.set(strategyId, n - 1);
+        return;
+      }
+      m.delete(strategyId);
       if (m.size === 0) {
         counts.delete(room);
         ordered.delete(room);
         unsubs.get(room)?.();
         unsubs.delete(room);
-      } else reorder(room);
+      } else reorder(room, m);
     },
     owners: (room) => ordered.get(room) ?? [],
     rooms: () => [...counts.keys()],

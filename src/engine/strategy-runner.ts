@@ -186,7 +186,13 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
       const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
       if (!fn) return;
-      invoke(handler, () => fn.call(def, arg, ctx));
+      // as invoke(), without a closure per event
+      try {
+        const r = fn.call(def, arg, ctx);
+        if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e));
+      } catch (e) {
+        fail(handler, e);
+      }
     },
     positionClosed(mint) {
       for (const room of [...watched.keys()]) if (room.split(':').includes(mint)) ctx.unwatch(room);
