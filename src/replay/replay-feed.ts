@@ -6,7 +6,7 @@
  */
 import type { UnixMs } from '../core/index.js';
 import { createRoomRouter, type RoomRouter } from '../client/datastream/room-router.js';
-import { createStats } from '../client/datastream/stats.js';
+import { createStats, type StatsBook } from '../client/datastream/stats.js';
 import type { StreamFeed, StreamGap, StreamMessage } from '../engine/feed-port.js';
 import type { RecordLine } from './recording-format.js';
 
@@ -32,22 +32,41 @@ export interface ReplayFeed extends StreamFeed {
   stats(): ReplayFeedStats;
 }
 
+/** The replay's dedup window: the live client's default size. */
+export const REPLAY_DEDUP_CAPACITY = 100_000;
+
+export interface ReplayFeedOptions {
+  /**
+   * Capacity of the dedup window (default `REPLAY_DEDUP_CAPACITY`). A window at least as large as
+   * the rows a recording holds never evicts, so it dedups exactly as the default one does: give
+   * `replayDedupCapacity(lines)` to skip allocating a window larger than the recording.
+   */
+  readonly dedupCapacity?: number;
+}
+
 /** `recordedRooms`: every room that has a frame in the recording (to report rooms it lacks). */
-export function createReplayFeed(recordedRooms?: ReadonlySet<string>): ReplayFeed {
-  const book = createStats();
+export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: ReplayFeedOptions = {}): ReplayFeed {
+  // Only totals are reported: every room shares one counter record instead of one record per room.
+  const counts = createStats();
+  const shared = counts.room('(replay)');
+  const book: StatsBook = { s: counts.s, room: () => shared, reject: (...a) => counts.reject(...a), snapshot: () => counts.snapshot() };
   const s = book.s;
   const gapHandlers = new Set<(g: StreamGap) => void>();
   const joined = new Set<string>();
   let frames = 0;
-  const router: RoomRouter = createRoomRouter({ maxQueue: 10_000, overflow: 'drop-oldest', dedupCapacity: 100_000 }, book, {
-    onHandlerError: () => {
-      s.handlerErrors++;
+  const router: RoomRouter = createRoomRouter(
+    { maxQueue: 10_000, overflow: 'drop-oldest', dedupCapacity: options.dedupCapacity ?? REPLAY_DEDUP_CAPACITY },
+    book,
+    {
+      onHandlerError: () => {
+        s.handlerErrors++;
+      },
+      onOverflow: () => undefined,
+      countDropped: (_room, n) => void (s.dropped += n),
+      countCoalesced: (_room, n) => void (s.coalesced += n),
+      invalid: () => undefined,
     },
-    onOverflow: () => undefined,
-    countDropped: (_room, n) => void (s.dropped += n),
-    countCoalesced: (_room, n) => void (s.coalesced += n),
-    invalid: () => undefined,
-  });
+  );
 
   return {
     subscribe(room, handler) {
@@ -122,6 +141,28 @@ export function recordedRoomsOf(lines: readonly RecordLine[]): ReadonlySet<strin
     recordedRooms.set(lines, (rooms = out));
   }
   return rooms;
+}
+
+const recordedRows = new WeakMap<readonly RecordLine[], number>();
+
+/**
+ * The dedup capacity a replay of `lines` needs to dedup exactly as `REPLAY_DEDUP_CAPACITY` does: the
+ * number of payload rows its message frames hold (an array's length, else 1), capped at the default.
+ */
+export function replayDedupCapacity(lines: readonly RecordLine[]): number {
+  let rows = recordedRows.get(lines);
+  if (rows === undefined) {
+    rows = 0;
+    for (let i = 0; i < lines.length && rows < REPLAY_DEDUP_CAPACITY; i++) {
+      const l = lines[i]!;
+      if (l.kind !== 'frame') continue;
+      // a frame kept as text (not JSON) cannot hold a message; count it anyway, as one row
+      const data = (l.frame as { data?: unknown } | undefined)?.data;
+      rows += Array.isArray(data) ? Math.max(1, data.length) : 1;
+    }
+    recordedRows.set(lines, rows);
+  }
+  return Math.max(1, Math.min(REPLAY_DEDUP_CAPACITY, rows));
 }
 
 /** Every room that has at least one message frame in `frames`. */

@@ -13,7 +13,7 @@ import type { RunSummary } from '../../engine/engine-stats.js';
 import type { StrategyInstance } from '../../engine/strategy-instance.js';
 import type { Recording } from '../../replay/recording-reader.js';
 import { createReplayData, type DataMissFallback } from '../../replay/replay-data.js';
-import { createReplayFeed, recordedRoomsOf, type ReplayFeedStats } from '../../replay/replay-feed.js';
+import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../../replay/replay-feed.js';
 import { createPaperSession } from '../paper-session.js';
 import { resolveStrategies } from '../resolve-strategies.js';
 
@@ -96,7 +96,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const endAt = Math.min(to, endLine?.t ?? lastT);
 
   const clock = manualClock(startAt);
-  const feed = createReplayFeed(recordedRoomsOf(lines));
+  const feed = createReplayFeed(recordedRoomsOf(lines), { dedupCapacity: replayDedupCapacity(lines) });
   const data = createReplayData(lines, clock, o.dataMiss ?? 'latest');
   const decisions: DecisionEntry[] = [];
   const log = o.log ?? silentLogger();

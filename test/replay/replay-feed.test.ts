@@ -1,0 +1,53 @@
+/**
+ * The replay feed: recorded frames through the client's own room router, so overlapping rooms
+ * dedup as they did live; a window sized to the recording dedups exactly as the default one.
+ */
+import { describe, expect, it } from 'vitest';
+import type { UnixMs } from '../../src/core/index.js';
+import type { StreamMessage } from '../../src/engine/feed-port.js';
+import type { RecordLine } from '../../src/replay/recording-format.js';
+import { createReplayFeed, REPLAY_DEDUP_CAPACITY, replayDedupCapacity } from '../../src/replay/replay-feed.js';
+
+const M = 'MintA111111111111111111111111111111111111111';
+const swap = (tx: string): Record<string, unknown> => ({ tx, type: 'buy', wallet: 'W1', amount: 5, priceUsd: 1, time: 1, token: M });
+const frame = (t: number, room: string, data: unknown): RecordLine => ({
+  kind: 'frame',
+  t,
+  rt: undefined,
+  frame: { type: 'message', room, data },
+  text: undefined,
+});
+
+/** Every swap of `lines` delivered to one handler on two overlapping rooms: the tx of each delivered row. */
+function replay(lines: readonly RecordLine[], dedupCapacity?: number): string[] {
+  const feed = createReplayFeed(undefined, dedupCapacity === undefined ? {} : { dedupCapacity });
+  const got: string[] = [];
+  const handler = (m: StreamMessage): void => {
+    for (const row of m.data as readonly { raw: { tx: string } }[]) got.push(row.raw.tx);
+  };
+  feed.subscribe(`transaction:${M}`, handler);
+  feed.subscribe(`transaction:${M}:PoolA`, handler);
+  for (const l of lines) if (l.kind === 'frame') feed.frame(l.frame, l.text, l.t as UnixMs);
+  return got;
+}
+
+describe('replay feed', () => {
+  it('delivers an event once to a handler of two overlapping rooms, with a window sized to the recording as with the default one', () => {
+    const lines: RecordLine[] = [];
+    for (let i = 0; i < 50; i++) {
+      const rows = [swap(`sig${i}a`), swap(`sig${i}b`)];
+      lines.push(frame(i, `transaction:${M}`, rows), frame(i, `transaction:${M}:PoolA`, rows));
+    }
+    // some events again much later, on one room only
+    for (let i = 0; i < 50; i += 10) lines.push(frame(60 + i, `transaction:${M}`, swap(`sig${i}a`)));
+    const sized = replayDedupCapacity(lines);
+    expect(sized).toBe(50 * 2 * 2 + 5);
+    expect(sized).toBeLessThan(REPLAY_DEDUP_CAPACITY);
+    const delivered = replay(lines, sized);
+    expect(delivered).toHaveLength(100);
+    expect(new Set(delivered).size).toBe(100);
+    expect(delivered).toEqual(replay(lines));
+    // a window too small for the recording evicts, and an old event comes through again
+    expect(replay(lines, 2).length).toBeGreaterThan(100);
+  });
+});
