@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
+import { decimal, Decimal, lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
+import { exactString } from '../../src/engine/price-tick.js';
 import type { Fill } from '../../src/engine/execution-port.js';
 import { createPortfolio, priceOf, valueLamports } from '../../src/engine/portfolio.js';
 
@@ -112,5 +113,33 @@ describe('portfolio accounting', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('values a position in bigints exactly as bignumber.js does, for every plain decimal price and any raw amount and decimals', () => {
+    const slow = (raw: bigint, decimals: number, price: string): bigint =>
+      BigInt(
+        decimal(price)
+          .times(raw.toString())
+          .shiftedBy(9 - decimals)
+          .integerValue(Decimal.ROUND_DOWN)
+          .toFixed(0),
+      );
+    const price = fc.oneof(
+      // what the engine writes: exact strings of wire doubles, from 1e-12 to 1e6 SOL
+      fc.double({ min: 1e-12, max: 1e6, noNaN: true, noDefaultInfinity: true }).map((n) => exactString(n)),
+      // decimal strings of any length, with or without a point
+      fc
+        .tuple(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.nat({ max: 40 }))
+        .map(([d, scale]) => (scale === 0 ? d.toString() : decimal(d.toString()).shiftedBy(-scale).toFixed())),
+    );
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n }), fc.integer({ min: 0, max: 18 }), price, (raw, decimals, p) => {
+        expect(valueLamports(raw, decimals, p)).toBe(slow(raw, decimals, p));
+      }),
+      { numRuns: 2_000 },
+    );
+    // and the bignumber.js path still takes what is not a plain decimal
+    expect(valueLamports(3_000_000n, 6, '1.5e-3')).toBe(4_500_000n);
+    expect(valueLamports(3_000_000n, 6, decimal('0.0015'))).toBe(4_500_000n);
   });
 });
