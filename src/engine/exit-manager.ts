@@ -16,13 +16,34 @@ export interface ExitOrder {
   readonly level: number;
 }
 
+/** An exact price level and its nearest double (the double decides when a price is clearly away from it). */
+export interface PriceLevel {
+  readonly exact: Decimal;
+  readonly approx: number;
+}
+
+/** The level of an exact price. */
+export const priceLevel = (exact: Decimal): PriceLevel => ({ exact, approx: exact.toNumber() });
+
+/**
+ * Sign of `price` − `at`, exact. `price` is the double nearest the tick's exact price (the wire
+ * number it was written from) and `at.approx` the double nearest the level; rounding to nearest is
+ * monotonic, so when the two doubles differ their order is the exact one. Only equal doubles need
+ * the exact decimals: bignumber.js parses the price only for a tick that close to a level.
+ */
+export function comparePrice(price: number, exactPrice: () => Decimal, at: PriceLevel): number {
+  if (price !== at.approx && price === price) return price > at.approx ? 1 : -1; // NaN: the exact path refuses it
+  // both sides are finite decimals (decimal() refuses anything else), so never null
+  return exactPrice().comparedTo(at.exact) ?? 0;
+}
+
 interface ExitState {
   entry: Decimal;
-  highest: Decimal;
+  highest: PriceLevel;
   /** Thresholds precomputed from entry and high (undefined: rule off). */
-  stopAt: Decimal | undefined;
-  trailAt: Decimal | undefined;
-  takeAt: Decimal[];
+  stopAt: PriceLevel | undefined;
+  trailAt: PriceLevel | undefined;
+  takeAt: PriceLevel[];
   readonly fired: Set<number>;
   exiting: boolean;
   timer: TimerHandle | undefined;
@@ -61,12 +82,12 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
   const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
     st.entry = entry;
-    st.stopAt = rules?.stopLossBps === undefined ? undefined : entry.times(10_000 - rules.stopLossBps).div(10_000);
-    st.takeAt = (rules?.takeProfit ?? []).map((l) => entry.times(l.multiple));
+    st.stopAt = rules?.stopLossBps === undefined ? undefined : priceLevel(entry.times(10_000 - rules.stopLossBps).div(10_000));
+    st.takeAt = (rules?.takeProfit ?? []).map((l) => priceLevel(entry.times(l.multiple)));
   };
   const setHigh = (st: ExitState, high: Decimal, rules: ExitRules | undefined): void => {
-    st.highest = high;
-    st.trailAt = rules?.trailingStopBps === undefined ? undefined : high.times(10_000 - rules.trailingStopBps).div(10_000);
+    st.highest = priceLevel(high);
+    st.trailAt = rules?.trailingStopBps === undefined ? undefined : priceLevel(high.times(10_000 - rules.trailingStopBps).div(10_000));
   };
 
   const full = (p: Position, reason: string, st: ExitState): ExitOrder[] => {
@@ -90,7 +111,16 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         return;
       }
       const entry = entryOf(p);
-      const fresh: ExitState = { entry, highest: entry, stopAt: undefined, trailAt: undefined, takeAt: [], fired: new Set(), exiting: false, timer: undefined };
+      const fresh: ExitState = {
+        entry,
+        highest: priceLevel(entry),
+        stopAt: undefined,
+        trailAt: undefined,
+        takeAt: [],
+        fired: new Set(),
+        exiting: false,
+        timer: undefined,
+      };
       setEntry(fresh, entry, rules);
       setHigh(fresh, entry, rules);
       states.set(p.key, fresh);
@@ -109,12 +139,14 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
     },
     onPrice(positions, priceStr) {
       const out: ExitOrder[] = [];
-      const price = decimal(priceStr, 'price');
+      const price = Number(priceStr);
+      let exact: Decimal | undefined;
+      const exactPrice = (): Decimal => (exact ??= decimal(priceStr, 'price'));
       for (const p of positions) {
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
-        if (price.gt(st.highest)) setHigh(st, price, rules);
+        if (comparePrice(price, exactPrice, st.highest) > 0) setHigh(st, exactPrice(), rules);
         const entry = st.entry;
         if (entry.isZero()) continue;
         if (rules.timeStopMs !== undefined && st.timer === undefined && clock.now() >= p.openedAt + rules.timeStopMs) {
@@ -122,19 +154,19 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           out.push(...full(p, `time stop after ${rules.timeStopMs} ms`, st));
           continue;
         }
-        if (st.stopAt !== undefined && price.lte(st.stopAt)) {
+        if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
           out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${entry.toFixed()}`, st));
           continue;
         }
-        if (st.trailAt !== undefined && price.lte(st.trailAt) && st.highest.gt(entry)) {
-          out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.toFixed()}`, st));
+        if (st.trailAt !== undefined && comparePrice(price, exactPrice, st.trailAt) <= 0 && st.highest.exact.gt(entry)) {
+          out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st));
           continue;
         }
         if (st.exiting) continue;
         (rules.takeProfit ?? []).forEach((lvl, i) => {
           if (st.fired.has(i) || st.exiting) return;
           const at = st.takeAt[i];
-          if (at !== undefined && price.gte(at)) {
+          if (at !== undefined && comparePrice(price, exactPrice, at) >= 0) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
             out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
