@@ -147,6 +147,19 @@ console.log(JSON.stringify([typeof m.createServiceClients, typeof m.ChainpilotEr
     expect(decisions.some((d) => d.kind === 'intent' && d.strategyId === 'first-launches')).toBe(true);
   }, 180_000);
 
+  it('records the simulator, backtests the recording and sweeps it on worker threads, all from the compiled package', async () => {
+    const cli = (args: string[]): Promise<{ stdout: string }> => run('npx', ['--no-install', 'chainpilot', ...args], { cwd: app, timeout: 240_000 });
+    const deployment = join(app, 'node_modules/chainpilot/config/paper-sim.yaml');
+    await cli(['record', deployment, '--sim', '--seed', '42', '--duration', '20m', '--out', 'rec']);
+    const bt = await cli(['backtest', deployment, '--data', 'rec', '--out', 'bt']);
+    expect(bt.stdout).toMatch(/net PnL/i);
+    expect(JSON.parse(readFileSync(join(app, 'bt/report.json'), 'utf8'))).toHaveProperty('fingerprint');
+    const sweep = await cli(['sweep', deployment, '--data', 'rec', '--set', 'strategies[curve-momentum].params.milestonePct=40,50', '--out', 'sw']);
+    expect(sweep.stdout).toContain('wrote');
+    const cells = (JSON.parse(readFileSync(join(app, 'sw/sweep.json'), 'utf8')) as { cells: unknown[] }).cells;
+    expect(cells).toHaveLength(2);
+  }, 600_000);
+
   it('prints the version quickly and a coded error with a hint for a bad deployment', async () => {
     const v = await run('npx', ['--no-install', 'chainpilot', '--version'], { cwd: app });
     expect(v.stdout.trim()).toBe(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version);
