@@ -14,52 +14,64 @@ export interface RoomOwners {
   releaseAll(): void;
 }
 
+/** One joined room: its owners in deployment order, how many holds each has, and the leave function. */
+interface Held {
+  /** Replaced, never changed in place: an event being dispatched keeps the list it started with. */
+  owners: readonly string[];
+  /** Holds per owner, aligned with `owners`. */
+  counts: number[];
+  readonly leave: () => void;
+}
+
+const NONE: readonly string[] = [];
+
 export function createRoomOwners(feed: StreamFeed, order: readonly string[], onMessage: (msg: StreamMessage) => void): RoomOwners {
   const rank = new Map(order.map((id, i) => [id, i]));
-  const counts = new Map<string, Map<string, number>>();
-  const ordered = new Map<string, readonly string[]>();
-  const unsubs = new Map<string, () => void>();
-
-  /** Recomputes a room's owners in deployment order: only when one is added or removed, not per acquire. */
-  const reorder = (room: string, m: Map<string, number>): void => {
-    ordered.set(room, m.size === 1 ? [...m.keys()] : [...m.keys()].sort((a, b) => (rank.get(a) ?? 1e9) - (rank.get(b) ?? 1e9)));
-  };
+  const rankOf = (id: string): number => rank.get(id) ?? 1e9;
+  const held = new Map<string, Held>();
 
   return {
     acquire(strategyId, room) {
-      let m = counts.get(room);
-      if (!m) {
-        m = new Map();
-        counts.set(room, m);
-        unsubs.set(room, feed.subscribe(room, onMessage));
-      }
-      const n = m.get(strategyId);
-      m.set(strategyId, (n ?? 0) + 1);
-      if (n === undefined) reorder(room, m);
-    },
-    release(strategyId, room) {
-      const m = counts.get(room);
-      const n = m?.get(strategyId);
-      if (!m || n === undefined) return;
-      if (n > 1) {
-        m.set(strategyId, n - 1);
+      let h = held.get(room);
+      if (h === undefined) {
+        h = { owners: [strategyId], counts: [1], leave: feed.subscribe(room, onMessage) };
+        held.set(room, h);
         return;
       }
-      m.delete(strategyId);
-      if (m.size === 0) {
-        counts.delete(room);
-        ordered.delete(room);
-        unsubs.get(room)?.();
-        unsubs.delete(room);
-      } else reorder(room, m);
+      const i = h.owners.indexOf(strategyId);
+      if (i >= 0) {
+        h.counts[i]!++;
+        return;
+      }
+      // a new owner: insert it at its deployment rank (new lists)
+      const r = rankOf(strategyId);
+      let at = 0;
+      while (at < h.owners.length && rankOf(h.owners[at]!) <= r) at++;
+      h.owners = [...h.owners.slice(0, at), strategyId, ...h.owners.slice(at)];
+      h.counts = [...h.counts.slice(0, at), 1, ...h.counts.slice(at)];
     },
-    owners: (room) => ordered.get(room) ?? [],
-    rooms: () => [...counts.keys()],
+    release(strategyId, room) {
+      const h = held.get(room);
+      const i = h === undefined ? -1 : h.owners.indexOf(strategyId);
+      if (h === undefined || i < 0) return;
+      if (h.counts[i]! > 1) {
+        h.counts[i]!--;
+        return;
+      }
+      if (h.owners.length === 1) {
+        held.delete(room);
+        h.leave();
+        return;
+      }
+      h.owners = h.owners.filter((_, j) => j !== i);
+      h.counts = h.counts.filter((_, j) => j !== i);
+    },
+    owners: (room) => held.get(room)?.owners ?? NONE,
+    rooms: () => [...held.keys()],
     releaseAll() {
-      for (const u of unsubs.values()) u();
-      unsubs.clear();
-      counts.clear();
-      ordered.clear();
+      const all = [...held.values()];
+      held.clear();
+      for (const h of all) h.leave();
     },
   };
 }
