@@ -22,6 +22,7 @@ import {
   type RawAmount,
   type UnixMs,
 } from '../core/index.js';
+import { plainDecimalParts, pow10, quotientString } from '../core/exact-ratio.js';
 import type { Fill } from './execution-port.js';
 
 /** One strategy's holding of one token. */
@@ -87,24 +88,6 @@ export interface Portfolio {
   totals(): PortfolioTotals;
 }
 
-/** 10^n as a bigint, cached (the exponents of prices and decimals are small). */
-const POW10: bigint[] = [];
-function pow10(n: number): bigint {
-  if (n < 256) return (POW10[n] ??= 10n ** BigInt(n));
-  return 10n ** BigInt(n);
-}
-
-/** `^\d+(\.\d+)?$`: a plain decimal string (what exactString writes), with no sign or exponent. */
-function plainDecimal(s: string): boolean {
-  let dot = -1;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46 && dot < 0 && i > 0 && i < s.length - 1) dot = i;
-    else if (c < 48 || c > 57) return false;
-  }
-  return s.length > 0;
-}
-
 /**
  * Value in lamports of `raw` units at `price` SOL per whole token, rounded toward zero. A plain
  * decimal string (every price the engine writes) is valued in bigints: digits × raw, scaled by
@@ -112,11 +95,10 @@ function plainDecimal(s: string): boolean {
  * give the same result (tested on random prices).
  */
 export function valueLamports(raw: bigint, decimals: number, price: string | Decimal): bigint {
-  if (typeof price === 'string' && plainDecimal(price)) {
-    const dot = price.indexOf('.');
-    const digits = BigInt(dot < 0 ? price : price.slice(0, dot) + price.slice(dot + 1));
-    const exp = 9 - decimals - (dot < 0 ? 0 : price.length - dot - 1);
-    const v = raw * digits;
+  const parts = typeof price === 'string' ? plainDecimalParts(price) : undefined;
+  if (parts !== undefined) {
+    const exp = 9 - decimals - parts.scale;
+    const v = raw * parts.digits;
     return exp >= 0 ? v * pow10(exp) : v / pow10(-exp);
   }
   const v = decimal(price, 'price')
@@ -125,9 +107,10 @@ export function valueLamports(raw: bigint, decimals: number, price: string | Dec
   return BigInt(v.integerValue(Decimal.ROUND_DOWN).toFixed(0));
 }
 
-/** Exact price (SOL per whole token) of `lamports` for `raw` units. */
+/** Exact price (SOL per whole token) of `lamports` for `raw` units (40 decimal places before the decimals shift, half even). */
 export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): string {
   if (raw === 0n) return '0';
+  if (lamportsAmount >= 0n && raw > 0n) return quotientString(lamportsAmount, raw, decimals - 9);
   return new Decimal(lamportsAmount.toString())
     .div(raw.toString())
     .shiftedBy(decimals - 9)

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bps, lamports, manualClock, type UnixMs } from '../../src/core/index.js';
+import fc from 'fast-check';
+import { bps, Decimal, decimal, lamports, manualClock, type UnixMs } from '../../src/core/index.js';
+import { exactString } from '../../src/engine/price-tick.js';
 import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
 import { createMarketView } from '../../src/engine/market-view.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
@@ -44,7 +46,82 @@ function observed(price: number, reserves?: { sol: bigint; token: bigint }, at =
   return view;
 }
 
+/** The fill model as it was written in bignumber.js: virtual reserves at the price, and the slippage check. */
+function reference(i: OrderIntent, price: string): { token: bigint; worse: boolean } | undefined {
+  const sol = DEFAULT_FILL_MODEL.assumedDepthLamports;
+  const token = BigInt(
+    new Decimal(sol.toString())
+      .div(decimal(price))
+      .shiftedBy(i.decimals - 9)
+      .integerValue(Decimal.ROUND_DOWN)
+      .toFixed(0),
+  );
+  const r = modelFill(i, observedText(price).get('M'));
+  if (!r.ok && r.code !== 'PAPER_SLIPPAGE_EXCEEDED') return undefined;
+  if (!r.ok || i.referencePrice === undefined) return { token, worse: !r.ok };
+  const ref = decimal(i.referencePrice);
+  const tol = new Decimal(i.slippageBps).div(10_000);
+  const fill = decimal(r.price);
+  return { token, worse: i.side === 'buy' ? fill.gt(ref.times(tol.plus(1))) : fill.lt(ref.times(new Decimal(1).minus(tol))) };
+}
+
+/** A market view whose last tick of M has exactly this price string (no reserves, no liquidity). */
+function observedText(price: string) {
+  const view = createMarketView();
+  view.observe({
+    type: 'price',
+    room: 'price:token:M',
+    receivedAt: 0 as UnixMs,
+    origin: 'live',
+    mint: 'M',
+    price,
+    priceUsd: undefined,
+    aggregated: false,
+    pool: 'P',
+    market: 'venue_a',
+    liquidityUsd: undefined,
+    solReserveLamports: undefined,
+    tokenReserveRaw: undefined,
+    poolFeeBps: undefined,
+    at: 0 as UnixMs,
+  });
+  return view;
+}
+
 describe('paper fill model', () => {
+  it('trades against virtual reserves and checks slippage exactly as bignumber.js would (random prices, sizes, references)', () => {
+    const price = fc.double({ min: 1e-12, max: 10, noNaN: true, noDefaultInfinity: true }).map((n) => exactString(n));
+    fc.assert(
+      fc.property(
+        price,
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        fc.integer({ min: 0, max: 3_000 }),
+        fc.constantFrom(0, 6, 9),
+        fc.boolean(),
+        (p, spend, slip, decimals, hasRef) => {
+          const i = intent({ spendLamports: spend, slippageBps: bps(slip), decimals, referencePrice: hasRef ? p : undefined });
+          const r = modelFill(i, observedText(p).get('M'));
+          const want = reference(i, p);
+          if (want === undefined) return;
+          if (r.ok) {
+            // the fill's tokens follow from the virtual reserves the reference computes
+            const inAfterFee = (spend * (10_000n - 100n)) / 10_000n;
+            const out = (want.token * inAfterFee) / (DEFAULT_FILL_MODEL.assumedDepthLamports + inAfterFee);
+            expect(r.tokenAmount).toBe((out * (10_000n - 50n)) / 10_000n);
+            expect(r.price).toBe(
+              new Decimal(r.solAmount.toString())
+                .div(r.tokenAmount.toString())
+                .shiftedBy(decimals - 9)
+                .toFixed(),
+            );
+          }
+          expect(!r.ok).toBe(want.worse);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('fills a buy by constant-product math on observed reserves, minus pool fee and extra slippage, exactly', () => {
     const sol = 30_000_000_000n;
     const token = 1_000_000_000_000n; // 1e6 tokens for 30 SOL: 0.00003 SOL per token

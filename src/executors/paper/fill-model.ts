@@ -10,6 +10,7 @@ import { addLamports, Decimal, decimal, lamports, rawAmount, ZERO_LAMPORTS, type
 import type { OrderIntent } from '../../engine/execution-port.js';
 import type { MarketObservation } from '../../engine/market-view.js';
 import { priceOf } from '../../engine/portfolio.js';
+import { compareScaled, plainDecimalParts, pow10, quotientFloor } from '../../core/exact-ratio.js';
 
 export interface FillModelOptions {
   /** Adverse slippage applied on top of price impact (other traders, MEV), in bps. */
@@ -49,10 +50,17 @@ export function reservesFor(obs: MarketObservation, decimals: number, opts: Fill
     return { sol: obs.solReserveLamports, token: obs.tokenReserveRaw };
   }
   if (obs.price === undefined) return undefined;
+  const sol = obs.depthLamports ?? opts.assumedDepthLamports;
+  // token raw = lamports / price (SOL per whole token) scaled by decimals: in bigints for a plain
+  // decimal price (every price the engine writes), as bignumber.js would round it
+  const parts = plainDecimalParts(obs.price);
+  if (parts !== undefined) {
+    if (parts.digits === 0n) return undefined;
+    const token = quotientFloor(sol * pow10(parts.scale), parts.digits, decimals - 9);
+    return token > 0n ? { sol, token } : undefined;
+  }
   const price = decimal(obs.price, 'price');
   if (!price.gt(0)) return undefined;
-  const sol = obs.depthLamports ?? opts.assumedDepthLamports;
-  // token raw = lamports / price (SOL per whole token) scaled by decimals.
   const token = BigInt(
     new Decimal(sol.toString())
       .div(price)
@@ -61,6 +69,24 @@ export function reservesFor(obs: MarketObservation, decimals: number, opts: Fill
       .toFixed(0),
   );
   return token > 0n ? { sol, token } : undefined;
+}
+
+/**
+ * Whether a fill at `fill` is beyond `slippageBps` of `ref`: above ref × (1 + bps/10,000) for a
+ * buy, below ref × (1 − bps/10,000) for a sell. Exact: cross-multiplied in bigints for plain
+ * decimals, else in bignumber.js.
+ */
+function isWorse(side: 'buy' | 'sell', fill: string, ref: string, slippageBps: number): boolean {
+  const f = plainDecimalParts(fill);
+  const r = plainDecimalParts(ref);
+  if (f !== undefined && r !== undefined && Number.isSafeInteger(slippageBps)) {
+    const bps = BigInt(slippageBps);
+    return side === 'buy' ? compareScaled(f, 10_000n, r, 10_000n + bps) > 0 : compareScaled(f, 10_000n, r, 10_000n - bps) < 0;
+  }
+  const refD = decimal(ref, 'referencePrice');
+  const tol = new Decimal(slippageBps).div(10_000);
+  const fillD = decimal(fill);
+  return side === 'buy' ? fillD.gt(refD.times(tol.plus(1))) : fillD.lt(refD.times(new Decimal(1).minus(tol)));
 }
 
 /** Models the fill of `intent` against `obs` (undefined: nothing observed). */
@@ -101,11 +127,9 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
   }
   const price = priceOf(solAmount, tokenAmount, intent.decimals);
   if (intent.referencePrice !== undefined) {
-    const ref = decimal(intent.referencePrice, 'referencePrice');
-    const tol = new Decimal(intent.slippageBps).div(10_000);
-    const fillPrice = decimal(price);
-    const worse = intent.side === 'buy' ? fillPrice.gt(ref.times(tol.plus(1))) : fillPrice.lt(ref.times(new Decimal(1).minus(tol)));
-    if (worse) {
+    if (isWorse(intent.side, price, intent.referencePrice, intent.slippageBps)) {
+      const ref = decimal(intent.referencePrice, 'referencePrice');
+      const fillPrice = decimal(price);
       return {
         ok: false,
         code: 'PAPER_SLIPPAGE_EXCEEDED',
