@@ -37,12 +37,29 @@ export function comparePrice(price: number, exactPrice: () => Decimal, at: Price
   return exactPrice().comparedTo(at.exact) ?? 0;
 }
 
+/**
+ * The highest price since entry as a level, from the tick that set it: its double is the tick's
+ * wire number and its exact value is parsed from the tick's price string only when something
+ * needs it (a rising price sets a new high on many ticks and is compared with none of them).
+ */
+class HighMark implements PriceLevel {
+  #exact: Decimal | undefined;
+  constructor(
+    readonly approx: number,
+    private readonly text: string,
+  ) {}
+
+  get exact(): Decimal {
+    return (this.#exact ??= decimal(this.text, 'price'));
+  }
+}
+
 interface ExitState {
   entry: Decimal;
   highest: PriceLevel;
-  /** Thresholds precomputed from entry and high (undefined: rule off). */
+  /** Thresholds from entry and high (undefined: rule off); the trailing level is worked out when first compared with (null: not yet). */
   stopAt: PriceLevel | undefined;
-  trailAt: PriceLevel | undefined;
+  trailAt: PriceLevel | undefined | null;
   takeAt: PriceLevel[];
   readonly fired: Set<number>;
   exiting: boolean;
@@ -85,9 +102,15 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
     st.stopAt = rules?.stopLossBps === undefined ? undefined : priceLevel(entry.times(10_000 - rules.stopLossBps).div(10_000));
     st.takeAt = (rules?.takeProfit ?? []).map((l) => priceLevel(entry.times(l.multiple)));
   };
-  const setHigh = (st: ExitState, high: Decimal, rules: ExitRules | undefined): void => {
-    st.highest = priceLevel(high);
-    st.trailAt = rules?.trailingStopBps === undefined ? undefined : priceLevel(high.times(10_000 - rules.trailingStopBps).div(10_000));
+  const setHigh = (st: ExitState, high: PriceLevel): void => {
+    st.highest = high;
+    st.trailAt = null;
+  };
+  const trailOf = (st: ExitState, rules: ExitRules): PriceLevel | undefined => {
+    if (st.trailAt === null) {
+      st.trailAt = rules.trailingStopBps === undefined ? undefined : priceLevel(st.highest.exact.times(10_000 - rules.trailingStopBps).div(10_000));
+    }
+    return st.trailAt;
   };
 
   const full = (p: Position, reason: string, st: ExitState): ExitOrder[] => {
@@ -122,7 +145,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         timer: undefined,
       };
       setEntry(fresh, entry, rules);
-      setHigh(fresh, entry, rules);
+      setHigh(fresh, priceLevel(entry));
       states.set(p.key, fresh);
       if (rules?.timeStopMs !== undefined) {
         const due = p.openedAt + rules.timeStopMs - clock.now();
@@ -146,7 +169,8 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
-        if (comparePrice(price, exactPrice, st.highest) > 0) setHigh(st, exactPrice(), rules);
+        const newHigh = comparePrice(price, exactPrice, st.highest) > 0;
+        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, priceStr) : priceLevel(exact));
         const entry = st.entry;
         if (entry.isZero()) continue;
         if (rules.timeStopMs !== undefined && st.timer === undefined && clock.now() >= p.openedAt + rules.timeStopMs) {
@@ -158,7 +182,9 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${entry.toFixed()}`, st));
           continue;
         }
-        if (st.trailAt !== undefined && comparePrice(price, exactPrice, st.trailAt) <= 0 && st.highest.exact.gt(entry)) {
+        // a price that just set the high is above a trailing level any distance below it
+        const trailAt = newHigh && (rules.trailingStopBps ?? 0) > 0 ? undefined : trailOf(st, rules);
+        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && st.highest.exact.gt(entry)) {
           out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st));
           continue;
         }

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
+import { decimal, type Decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
 import { comparePrice, createExitManager, priceLevel, type ExitOrder } from '../../src/engine/exit-manager.js';
 import { exactString } from '../../src/engine/price-tick.js';
-import type { Position } from '../../src/engine/portfolio.js';
+import { priceOf, type Position } from '../../src/engine/portfolio.js';
 
 const position = (tokenRaw: bigint, openedAt: number): Position => ({
   key: 's1:mintA',
@@ -82,6 +82,118 @@ describe('exit levels', () => {
         }
       }),
       { numRuns: 1_000 },
+    );
+  });
+});
+
+describe('exit rules on price paths', () => {
+  /** The rules as first written, all in bignumber.js: what the exit manager must decide, order for order. */
+  function reference(entry: Decimal, rules: { stopLossBps: number; trailingStopBps: number; takeProfit: { multiple: string; sellBps: number }[] }) {
+    let highest = entry;
+    const stopAt = entry.times(10_000 - rules.stopLossBps).div(10_000);
+    const takeAt = rules.takeProfit.map((l) => entry.times(l.multiple));
+    let trailAt = highest.times(10_000 - rules.trailingStopBps).div(10_000);
+    const fired = new Set<number>();
+    let exiting = false;
+    const full = (reason: string): string[] => {
+      if (exiting) return [];
+      exiting = true;
+      return [reason];
+    };
+    return {
+      onPrice(p: string): string[] {
+        const price = decimal(p);
+        if (price.gt(highest)) {
+          highest = price;
+          trailAt = highest.times(10_000 - rules.trailingStopBps).div(10_000);
+        }
+        if (price.lte(stopAt)) return full('stop');
+        if (price.lte(trailAt) && highest.gt(entry)) return full('trail');
+        if (exiting) return [];
+        const out: string[] = [];
+        rules.takeProfit.forEach((l, i) => {
+          if (fired.has(i) || exiting) return;
+          if (price.gte(takeAt[i]!)) {
+            fired.add(i);
+            if (l.sellBps >= 10_000) exiting = true;
+            out.push(`take ${i}`);
+          }
+        });
+        return out;
+      },
+      settled(level: number) {
+        if (level >= 0) fired.delete(level);
+        exiting = false;
+      },
+    };
+  }
+
+  it('decides stop loss, trailing stop and take profit exactly as bignumber.js would, on random paths that touch the levels', () => {
+    const step = fc.oneof(
+      fc.double({ min: 0.8, max: 1.25, noNaN: true }).map((m) => ({ kind: 'move' as const, m })),
+      fc.constantFrom('stop', 'trail', 'take0', 'take1', 'high').map((at) => ({ kind: 'touch' as const, at })),
+      fc.boolean().map((landed) => ({ kind: 'settle' as const, landed })),
+    );
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 1_000_000n, max: 10n ** 12n }),
+        fc.bigInt({ min: 1_000n, max: 10n ** 15n }),
+        fc.integer({ min: 1, max: 5_000 }),
+        fc.integer({ min: 1, max: 5_000 }),
+        fc.array(step, { maxLength: 60 }),
+        (bought, raw, stopLossBps, trailingStopBps, steps) => {
+          const rules = {
+            stopLossBps,
+            trailingStopBps,
+            takeProfit: [
+              { multiple: '1.3', sellBps: 5_000 },
+              { multiple: '1.8', sellBps: 10_000 },
+            ],
+          };
+          const exits = createExitManager(
+            manualClock(0),
+            () => rules,
+            () => undefined,
+          );
+          const p: Position = { ...position(raw, 0), boughtLamports: lamports(bought), boughtRaw: rawAmount(raw), costLamports: lamports(bought) };
+          exits.positionChanged(p);
+          const entry = decimal(priceOf(bought, raw, 6));
+          const ref = reference(entry, rules);
+          let price = entry;
+          let high = entry;
+          // the level of the last exit order placed and not yet settled
+          let pending: number | undefined;
+          for (const s of steps) {
+            if (s.kind === 'settle') {
+              // a sell that did not go through re-arms its rule
+              if (pending !== undefined && !s.landed) {
+                exits.settled(p.key, pending, false);
+                ref.settled(pending);
+              }
+              pending = undefined;
+              continue;
+            }
+            if (s.kind === 'move') price = decimal(exactString(price.toNumber() * s.m));
+            else {
+              const levels = {
+                stop: entry.times(10_000 - stopLossBps).div(10_000),
+                trail: high.times(10_000 - trailingStopBps).div(10_000),
+                take0: entry.times('1.3'),
+                take1: entry.times('1.8'),
+                high,
+              };
+              price = levels[s.at];
+            }
+            if (price.gt(high)) high = price;
+            const text = price.toFixed();
+            const got = exits.onPrice([p], text).map((o) => (o.level >= 0 ? `take ${o.level}` : o.reason.startsWith('stop') ? 'stop' : 'trail'));
+            expect(got, `at ${text}`).toEqual(ref.onPrice(text));
+            const last = got.at(-1);
+            if (last !== undefined) pending = last.startsWith('take') ? Number(last.slice(5)) : -1;
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });
