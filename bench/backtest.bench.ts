@@ -255,7 +255,7 @@ const bench: Bench = {
           value: firstPassSimple,
           unit: 'lines/s',
           ratio: firstPassSimple / baseline,
-          note: 'reading + router + engine, without the deployment\'s own work',
+          note: "reading + router + engine, without the deployment's own work",
         },
         { name: 'replay of the parsed recording', value: replay, unit: 'lines/s', ratio: replay / baseline },
         { name: 'prepared cache: read + parse + build it', value: build, unit: 'lines/s', ratio: build / baseline, note: `dominant: ${top.build}` },
