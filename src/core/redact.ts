@@ -14,6 +14,8 @@ export interface Redactor {
   redactValue<T>(value: T): T;
   /** True when `text` contains a registered secret. */
   leaks(text: string): boolean;
+  /** The registered secrets (to hand a redactor to a worker thread: `createRedactor(secrets())` there). */
+  secrets(): readonly string[];
 }
 
 const SECRET_FIELD = /^(api[-_]?key|x-api-key|secret|secret[-_]?key|private[-_]?key|password|authorization|keypair)$/i;
@@ -40,6 +42,7 @@ export function createRedactor(initial: readonly (string | undefined)[] = []): R
     redactValue<T>(value: T): T {
       return redactDeep(value, r, new WeakSet()) as T;
     },
+    secrets: () => [...secrets],
     leaks(text) {
       if (!pattern) return false;
       pattern.lastIndex = 0;

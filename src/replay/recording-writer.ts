@@ -21,6 +21,8 @@ export interface RecordingWriterOptions {
   /** Header of part `part`, started at run-clock time `at`. */
   readonly header: (part: number, at: number) => RecordingHeader;
   readonly log: Logger;
+  /** Called with the first write error instead of logging it (a writer on a worker thread reports to the run's thread). */
+  readonly onError?: (error: ChainpilotError) => void;
 }
 
 export interface RecordingWriter {
@@ -60,18 +62,14 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
 
   const fail = (e: unknown): void => {
     errors++;
-    if (errors === 1) {
-      o.log.error(
-        {
-          err: new ChainpilotError(
-            'RECORDING_WRITE_FAILED',
-            `cannot write the recording ${files[files.length - 1] ?? o.prefix}: ${e instanceof Error ? e.message : String(e)}`,
-            { retry: 'not_retryable' },
-          ),
-        },
-        'recording stopped: write failed',
-      );
-    }
+    if (errors !== 1) return;
+    const err = new ChainpilotError(
+      'RECORDING_WRITE_FAILED',
+      `cannot write the recording ${files[files.length - 1] ?? o.prefix}: ${e instanceof Error ? e.message : String(e)}`,
+      { retry: 'not_retryable' },
+    );
+    if (o.onError) o.onError(err);
+    else o.log.error({ err }, 'recording stopped: write failed');
   };
 
   const sink = (): Gzip | WriteStream | undefined => gz ?? file;

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isChainpilotError, manualClock, silentLogger } from '../../src/core/index.js';
+import { createRedactor, isChainpilotError, manualClock, silentLogger, type UnixMs } from '../../src/core/index.js';
 import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
 import { createPriorityFeeSource } from '../../src/executors/live/priority-fee.js';
 import { RECORDING_FORMAT, type RecordingHeader } from '../../src/replay/recording-format.js';
 import { readRecording } from '../../src/replay/recording-reader.js';
 import { createRecordingWriter } from '../../src/replay/recording-writer.js';
+import { createRecorder } from '../../src/runtime/record/recorder.js';
 import { captureLog } from '../runtime/helpers.js';
 import { startHarness, type Harness } from '../sim-ledger/harness.js';
 
@@ -78,6 +79,31 @@ describe('recording codes (real files)', () => {
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0]!)).toMatchObject({ msg: 'recording stopped: write failed', err: { code: 'RECORDING_WRITE_FAILED' } });
     expect(w.stats().errors).toBeGreaterThan(0);
+  });
+
+  it("logs a recorder's RECORDING_WRITE_FAILED once on the run's logger, from its writing thread, and the run goes on", async () => {
+    const blocker = join(dir, 'another-file');
+    writeFileSync(blocker, 'not a folder');
+    const { log, lines } = captureLog();
+    const clock = manualClock(1_000);
+    const rec = createRecorder({
+      dir: join(blocker, 'sub'),
+      source: 'bad',
+      clock,
+      clockKind: 'wall',
+      rooms: [],
+      endpoints: {},
+      redactor: createRedactor(),
+      log,
+    });
+    rec.onRawFrame('{"type":"message","room":"r","data":{}}', 1_000 as UnixMs);
+    await rec.writer.drained();
+    rec.onRawFrame('{"type":"message","room":"r","data":{}}', 1_001 as UnixMs);
+    await rec.close();
+    const errors = lines.filter((l) => l.includes('RECORDING_WRITE_FAILED'));
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0]!)).toMatchObject({ msg: 'recording stopped: write failed', err: { code: 'RECORDING_WRITE_FAILED' } });
+    expect(rec.writer.stats().errors).toBeGreaterThan(0);
   });
 });
 

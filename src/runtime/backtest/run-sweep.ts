@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { siblingModule, startModuleWorker } from '../module-worker.js';
 import { ChainpilotError } from '../../core/index.js';
 import { renderSweepCsv, renderSweepHtml, type SweepOutput } from '../../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
@@ -57,25 +57,12 @@ export interface SweepWorkerData {
   readonly cacheDir: string | undefined;
 }
 
-/**
- * A sweep worker's first module, as a `data:` URL (no file has to ship beside the compiled module,
- * and tsc would not copy one): it registers tsx when the worker module is TypeScript, then loads it.
- */
-const WORKER_BOOT = new URL(
-  `data:text/javascript,${encodeURIComponent(`import { workerData } from 'node:worker_threads';
-if (workerData.tsxApi) (await import(workerData.tsxApi)).register();
-await import(workerData.entry);`)}`,
-);
-
 async function runOnWorkers(n: number, init: SweepWorkerData, cells: readonly SweepCell[], onResult: (r: CellResult) => void): Promise<void> {
   const queue = [...cells];
-  const fromSources = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./sweep-worker${fromSources ? '.ts' : '.js'}`, import.meta.url).href;
-  // From the sources, the worker registers tsx first (resolved here, so it is this package's tsx whatever the cwd)
-  const tsxApi = fromSources ? import.meta.resolve('tsx/esm/api') : undefined;
+  const entry = siblingModule('sweep-worker', import.meta.url);
   const one = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const w = new Worker(WORKER_BOOT, { workerData: { entry, tsxApi, ...init } });
+      const w = startModuleWorker(entry, { ...init });
       const next = (): void => {
         const cell = queue.shift();
         if (cell) w.postMessage({ cell });

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import type { DatastreamClient } from '../../client/datastream/index.js';
 import type { Clock, Logger, Redactor, UnixMs } from '../../core/index.js';
 import type { DataPort } from '../../engine/data-lookup.js';
-import { frameLine, looksEmbeddable, RECORDING_FORMAT, type RecordingHeader } from '../../replay/recording-format.js';
-import { createRecordingWriter, type RecordingWriter } from '../../replay/recording-writer.js';
+import { RECORDING_FORMAT } from '../../replay/recording-format.js';
+import { createRecordingSink, type RecordingSink } from './recording-sink.js';
 import { chainpilotVersion } from './version.js';
 
 export interface RecorderOptions {
@@ -32,10 +32,8 @@ export interface RecorderOptions {
   /** Seed of the run's engine, written to the header. */
   readonly seed?: number;
   /**
-   * Hand lines to the writer in batches of about this many bytes (`record --sim`: gzip costs about
-   * six times less CPU per byte in 64 KiB writes than in the 2 KiB of one simulated second). Lines
-   * wait in memory until a batch is full, `flush()`, `end()` or `close()`; a run on the wall clock
-   * keeps the default 0 (each line at once, so a crash loses at most one event-loop turn).
+   * Hand lines to the writing thread in batches of about this many bytes (default 64 KiB; see
+   * recording-sink.ts: a batch also goes after 25 ms, or on `flush()`, `end()` or `close()`).
    */
   readonly batchBytes?: number;
   /**
@@ -59,9 +57,10 @@ export interface Recorder {
   start(): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
-  /** Hands the lines of a partial batch to the writer (see `batchBytes`). */
+  /** Hands the lines of a partial batch to the writing thread (see `batchBytes`). */
   flush(): void;
-  readonly writer: RecordingWriter;
+  /** Files, counts and backpressure of the recording (written on its own thread: recording-sink.ts). */
+  readonly writer: Pick<RecordingSink, 'files' | 'stats' | 'drained'>;
   close(): Promise<void>;
 }
 
@@ -90,76 +89,50 @@ export function endpointNames(urls: Readonly<Record<string, string | undefined>>
 
 export function createRecorder(o: RecorderOptions): Recorder {
   const startedAt = o.clock.now() as number;
-  const version = chainpilotVersion();
-  const header = (part: number, at: number): RecordingHeader =>
-    o.redactor.redactValue({
-      k: 'header',
-      format: RECORDING_FORMAT,
-      chainpilot: version,
-      rooms: [...o.rooms],
-      endpoints: { ...o.endpoints },
-      clock: o.clockKind,
-      startedAt,
-      part,
-      partStartedAt: at,
-      source: o.source,
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
-    });
   const gzip = o.gzip ?? true;
   const base = join(o.dir, recordingPrefix(o.source, startedAt));
   let prefix = base;
   if (o.unique) for (let n = 2; existsSync(`${prefix}.0000.jsonl${gzip ? '.gz' : ''}`); n++) prefix = `${base}-${n}`;
-  const writer = createRecordingWriter({
+  const { redactor } = o;
+  const sink = createRecordingSink({
     prefix,
     gzip,
-    header,
+    rotateBytes: o.rotateBytes,
+    rotateMs: o.rotateMs,
+    header: {
+      k: 'header',
+      format: RECORDING_FORMAT,
+      chainpilot: chainpilotVersion(),
+      rooms: [...o.rooms],
+      endpoints: { ...o.endpoints },
+      clock: o.clockKind,
+      startedAt,
+      source: o.source,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    },
+    secrets: redactor.secrets(),
     log: o.log,
-    ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
-    ...(o.rotateMs !== undefined ? { rotateMs: o.rotateMs } : {}),
+    ...(o.batchBytes !== undefined ? { batchBytes: o.batchBytes } : {}),
   });
-  const { redactor } = o;
-  const batchBytes = o.batchBytes ?? 0;
-  let batch: { line: string; t: number }[] = [];
-  let batched = 0;
-  const flush = (): void => {
-    if (batch.length === 0) return;
-    const lines = batch;
-    batch = [];
-    batched = 0;
-    for (const l of lines) writer.write(l.line, l.t);
-  };
-  const put = (line: string, t: number): void => {
-    if (batchBytes <= 0) {
-      writer.write(line, t);
-      return;
-    }
-    batch.push({ line, t });
-    batched += line.length;
-    if (batched >= batchBytes) flush();
-  };
-  const replaceLast = (line: string): void => {
-    const last = batch[batch.length - 1];
-    if (last) last.line = line;
-    else writer.replaceLast(line);
-  };
-  let lastFrame: { t: number; rt: number; text: string } | undefined;
+  const put = (line: string, t: number): void => sink.line(line, t);
+  const flush = (): void => sink.flush();
   let ended = false;
+  /** Whether the newest frame the client handled went into this recording (a "not JSON" verdict then marks it). */
+  let lastFrameHere = false;
 
   const onRawFrame = (raw: string, receivedAt: UnixMs): void => {
     if (ended) return;
-    const text = redactor.redact(raw);
-    const t = o.clock.now() as number;
-    lastFrame = { t, rt: receivedAt, text };
-    put(frameLine(t, receivedAt, text, looksEmbeddable(text)), t);
+    lastFrameHere = true;
+    sink.frame(raw, o.clock.now(), receivedAt);
   };
 
   return {
     onRawFrame,
     skipFrame() {
       // A `malformed` event now refers to the skipped frame, not to the last one written.
-      lastFrame = undefined;
+      lastFrameHere = false;
     },
-    writer,
+    writer: sink,
     watch(client) {
       return client.onEvent((e) => {
         if (ended) return;
@@ -167,7 +140,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
         switch (e.kind) {
           case 'malformed':
             // The client found the frame just recorded not to be JSON: store it as a string instead.
-            if (e.reason === 'not JSON' && lastFrame) replaceLast(frameLine(lastFrame.t, lastFrame.rt, lastFrame.text, false));
+            if (e.reason === 'not JSON' && lastFrameHere) sink.lastFrameNotJson();
             return;
           case 'connected':
             put(`${JSON.stringify({ k: 'conn', t, e: 'connected' })}\n`, t);
@@ -218,7 +191,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
     flush,
     async close() {
       if (!ended) this.end();
-      await writer.close();
+      await sink.close();
     },
   };
 }
