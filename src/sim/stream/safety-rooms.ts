@@ -10,11 +10,18 @@ import type { DatastreamHub } from './datastream-hub.js';
 
 export type SafetyPublisher = (t: TokenState, tr: TradeRecord) => void;
 
+/** The last published values are pruned of unsubscribed rooms when they exceed this many (memory stays bounded over weeks). */
+export const SAFETY_LAST_VALUES_MAX = 20_000;
+
 export function createSafetyPublisher(_state: MarketState, hub: DatastreamHub): SafetyPublisher {
+  /** Last value published per subscribed room (a room left and joined again starts with no previous value). */
   const last = new Map<string, number>();
   const changed = (room: string, value: number): number | undefined | false => {
     const prev = last.get(room);
     if (prev === value) return false;
+    if (prev === undefined && last.size >= SAFETY_LAST_VALUES_MAX) {
+      for (const r of last.keys()) if (!hub.has(r)) last.delete(r);
+    }
     last.set(room, value);
     return prev;
   };
