@@ -119,6 +119,11 @@ export function createRecordingSink(o: RecordingSinkOptions): RecordingSink {
   });
 
   /** Hands the waiting lines over as one text and their lengths; `ack` asks the thread to say when they are written. */
+  // The thread keeps the process alive only while someone waits on it (drained, close): a recorder
+  // that a failed start never closed does not hold the process open. (After the listeners: adding
+  // a 'message' listener refs the worker's port again.)
+  worker.unref();
+
   const handOver = (ack = false): void => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
@@ -161,13 +166,17 @@ export function createRecordingSink(o: RecordingSinkOptions): RecordingSink {
     drained() {
       handOver(true);
       if (acked >= seq) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ seq, resolve }));
+      worker.ref();
+      return new Promise<void>((resolve) => waiters.push({ seq, resolve })).finally(() => {
+        if (!closed && waiters.length === 0) worker.unref();
+      });
     },
     async close() {
       if (closed) return;
       handOver();
       closed = true;
       const done = new Promise<ThreadReport>((resolve) => (onClosed = resolve));
+      worker.ref();
       worker.postMessage({ close: true });
       await done;
       await worker.terminate();
