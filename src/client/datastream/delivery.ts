@@ -40,90 +40,110 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-export function createSubscriber<M>(id: number, room: string, handler: Handler<M>, opts: SubscriberOptions, hooks: DeliveryHooks): Subscriber<M> {
-  let busy = false;
-  let latest: M | undefined;
-  let hasLatest = false;
-  let q: M[] = [];
-  let head = 0;
-  let overflowing = false;
-  let dropped = 0;
+/**
+ * One subscription's delivery state. A class, so a subscription is one object with its methods on
+ * the prototype: a strategy that joins thousands of rooms (a backtest's recorded rooms, say) does
+ * not build a set of closures per room.
+ */
+class QueueingSubscriber<M> implements Subscriber<M> {
+  active = true;
+  private busy = false;
+  private latest: M | undefined = undefined;
+  private hasLatest = false;
+  private q: M[] = [];
+  private head = 0;
+  private overflowing = false;
+  private dropped = 0;
+  /** Continuations of an asynchronous handler, made on the first one (most handlers are synchronous). */
+  private drainNext: (() => void) | undefined;
+  private failed: ((e: unknown) => void) | undefined;
 
-  const size = (): number => (opts.coalesce ? (hasLatest ? 1 : 0) : q.length - head);
+  constructor(
+    readonly id: number,
+    readonly room: string,
+    readonly handler: Handler<M>,
+    private readonly opts: SubscriberOptions,
+    private readonly hooks: DeliveryHooks,
+  ) {}
 
-  const take = (): M => {
-    if (opts.coalesce) {
-      const m = latest as M;
-      latest = undefined;
-      hasLatest = false;
+  get queued(): number {
+    return this.size();
+  }
+
+  push(msg: M): void {
+    if (!this.active) return;
+    if (this.busy) this.enqueue(msg);
+    else this.invoke(msg);
+  }
+
+  private size(): number {
+    return this.opts.coalesce ? (this.hasLatest ? 1 : 0) : this.q.length - this.head;
+  }
+
+  private take(): M {
+    if (this.opts.coalesce) {
+      const m = this.latest as M;
+      this.latest = undefined;
+      this.hasLatest = false;
       return m;
     }
-    const m = q[head] as M;
-    q[head++] = undefined as M;
-    if (head > 1024 && head * 2 > q.length) {
-      q = q.slice(head);
-      head = 0;
+    const m = this.q[this.head] as M;
+    this.q[this.head++] = undefined as M;
+    if (this.head > 1024 && this.head * 2 > this.q.length) {
+      this.q = this.q.slice(this.head);
+      this.head = 0;
     }
     return m;
-  };
+  }
 
-  const drain = (): void => {
-    busy = false;
+  private drain(): void {
+    this.busy = false;
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- invoke() sets busy
-    while (!busy && sub.active && size() > 0) invoke(take());
-    if (size() === 0) overflowing = false;
-  };
+    while (!this.busy && this.active && this.size() > 0) this.invoke(this.take());
+    if (this.size() === 0) this.overflowing = false;
+  }
 
-  const invoke = (msg: M): void => {
+  private invoke(msg: M): void {
     let r: unknown;
     try {
-      r = handler(msg);
+      r = this.handler(msg);
     } catch (e) {
-      hooks.onHandlerError(room, e);
+      this.hooks.onHandlerError(this.room, e);
       return;
     }
     if (isThenable(r)) {
-      busy = true;
-      r.then(drain, (e: unknown) => {
-        hooks.onHandlerError(room, e);
-        drain();
-      });
+      this.busy = true;
+      r.then(
+        (this.drainNext ??= () => this.drain()),
+        (this.failed ??= (e: unknown) => {
+          this.hooks.onHandlerError(this.room, e);
+          this.drain();
+        }),
+      );
     }
-  };
+  }
 
-  const enqueue = (msg: M): void => {
-    if (opts.coalesce) {
-      if (hasLatest) hooks.countCoalesced(room, 1);
-      latest = msg;
-      hasLatest = true;
+  private enqueue(msg: M): void {
+    if (this.opts.coalesce) {
+      if (this.hasLatest) this.hooks.countCoalesced(this.room, 1);
+      this.latest = msg;
+      this.hasLatest = true;
       return;
     }
-    if (q.length - head >= opts.maxQueue) {
-      dropped++;
-      hooks.countDropped(room, 1);
-      if (!overflowing) {
-        overflowing = true;
-        hooks.onOverflow(room, dropped);
+    if (this.q.length - this.head >= this.opts.maxQueue) {
+      this.dropped++;
+      this.hooks.countDropped(this.room, 1);
+      if (!this.overflowing) {
+        this.overflowing = true;
+        this.hooks.onOverflow(this.room, this.dropped);
       }
-      if (opts.overflow === 'drop-newest') return;
-      take();
+      if (this.opts.overflow === 'drop-newest') return;
+      this.take();
     }
-    q.push(msg);
-  };
+    this.q.push(msg);
+  }
+}
 
-  const sub: Subscriber<M> = {
-    id,
-    room,
-    handler,
-    active: true,
-    push(msg) {
-      if (!sub.active) return;
-      if (busy) enqueue(msg);
-      else invoke(msg);
-    },
-    get queued() {
-      return size();
-    },
-  };
-  return sub;
+export function createSubscriber<M>(id: number, room: string, handler: Handler<M>, opts: SubscriberOptions, hooks: DeliveryHooks): Subscriber<M> {
+  return new QueueingSubscriber(id, room, handler, opts, hooks);
 }
