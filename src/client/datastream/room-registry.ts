@@ -48,8 +48,21 @@ export interface ResolvedRoom {
   readonly backfill: BackfillScope | undefined;
 }
 
-/** Splits a room name (dropping `:enriched`) and finds its family. */
+/** Resolved rooms by name: a room is resolved once per process (a sweep's cells and a restarted feed join the same rooms again). */
+const resolvedRooms = new Map<string, ResolvedRoom>();
+const RESOLVED_ROOMS_MAX = 20_000;
+
+/** Splits a room name (dropping `:enriched`) and finds its family (remembered: a resolved room never changes). */
 export function resolveRoom(room: string): ResolvedRoom {
+  let r = resolvedRooms.get(room);
+  if (r === undefined) {
+    if (resolvedRooms.size >= RESOLVED_ROOMS_MAX) resolvedRooms.clear();
+    resolvedRooms.set(room, (r = resolveRoomOnce(room)));
+  }
+  return r;
+}
+
+function resolveRoomOnce(room: string): ResolvedRoom {
   const all = room.split(':');
   const enriched = all.length > 1 && all[all.length - 1] === 'enriched';
   const parts = enriched ? all.slice(0, -1) : all;
