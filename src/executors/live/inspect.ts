@@ -161,20 +161,29 @@ export async function inspectSwap(
   const watched = [walletAddress];
   for (let i = 1; i < keys.length; i++) if (message.isAccountWritable(i) && keys[i] !== walletAddress) watched.push(keys[i]!);
 
-  // Pre-state and simulation must describe the same slot: another of our transactions landing in
-  // between would otherwise look like an outflow. Re-read a few times, then judge what we have.
-  // A failed read is retried too; only when every try failed is the swap rejected (unsigned).
+  // Pre-state and simulation must describe the same state: another of our transactions landing in
+  // between would otherwise count as this one's outflow. Both calls must report the same slot
+  // (repeated up to READ_TRIES times, then judged as they are). A slot can change state within
+  // itself, so a verdict against the swap stands only when a read after the simulation finds our
+  // accounts as the pre-state did; if they moved, that read is the pre-state of a new simulation.
+  // A failed call is retried too; only when the tries are used up is the swap rejected (unsigned).
+  const options = { commitment: 'processed' as const, encoding: 'base64' as const, ...(signal ? { signal } : {}) };
+  let tries = 0;
+  let moves = 0;
   let pre: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>> | undefined;
-  let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>> | undefined;
-  for (let read = 0; ; read++) {
-    try {
-      pre = await rpc.getMultipleAccounts(watched, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
-    } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1)
-        return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
-      continue;
+  for (;;) {
+    const last = tries >= READ_TRIES - 1;
+    if (!pre) {
+      try {
+        pre = await rpc.getMultipleAccounts(watched, options);
+      } catch (e) {
+        if (signal?.aborted || last) return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
+        tries++;
+        continue;
+      }
+      if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${walletAddress} does not exist on chain (no SOL)`);
     }
-    if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${walletAddress} does not exist on chain (no SOL)`);
+    let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>>;
     try {
       sim = await rpc.simulateTransaction(built.base64, {
         sigVerify: false,
@@ -184,16 +193,55 @@ export async function inspectSwap(
         ...(signal ? { signal } : {}),
       });
     } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${errorText(e)})`);
+      if (signal?.aborted || last) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${errorText(e)})`);
+      tries++;
+      pre = undefined;
       continue;
     }
-    if (sim.context.slot === pre.context.slot || read >= READ_TRIES - 1) break;
+    if (sim.context.slot !== pre.context.slot && !last) {
+      tries++;
+      pre = undefined;
+      continue;
+    }
+    if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
+    const post = sim.value.accounts ?? [];
+    if (post.length !== watched.length || !post[0])
+      return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
+    const verdict = judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
+    if (verdict.ok) return verdict;
+    let again: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>>;
+    try {
+      again = await rpc.getMultipleAccounts(watched, options);
+    } catch (e) {
+      if (signal?.aborted || last) return reject('LIVE_INSPECTION_SIMULATION', `could not re-read our accounts to confirm a rejection (${errorText(e)})`);
+      tries++;
+      pre = undefined;
+      continue;
+    }
+    if (sameOwnAccounts(walletAddress, pre.value, again.value)) return verdict; // the simulation ran on the state `pre` describes
+    if (++moves >= READ_TRIES) {
+      return reject('LIVE_INSPECTION_SIMULATION', `our accounts changed while the simulation ran, ${moves} times (transactions of ours landing?); not signed`);
+    }
+    pre = again;
   }
-  if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
-  const post = sim.value.accounts ?? [];
-  if (post.length !== watched.length || !post[0])
-    return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
-  return judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
+}
+
+/**
+ * True when two reads of the same addresses found our wallet and every token account our wallet
+ * owns (in either read) unchanged: lamports, owner, data, existence. Other accounts (pool
+ * vaults, say) may change under any trade and do not enter the balance comparison.
+ */
+function sameOwnAccounts(wallet: string, a: readonly (RpcAccount | null)[], b: readonly (RpcAccount | null)[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? null;
+    const y = b[i] ?? null;
+    if (i > 0 && tokenAccountOf(x)?.owner !== wallet && tokenAccountOf(y)?.owner !== wallet) continue;
+    if (x === null || y === null) {
+      if (x !== y) return false;
+    } else if (x.lamports !== y.lamports || x.owner !== y.owner || x.data[0] !== y.data[0]) return false;
+  }
+  return true;
 }
 
 /** Compares the wallet's SOL and every token account our wallet owns, before and after the simulation. */
