@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports } from '../../core/units.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
-import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
+import { decodeFill, decodeIntent, encodeFill, encodeIntent, storedIntent } from './codec.js';
 import { applyDurability, type JournalSynchronous } from './sqlite-durability.js';
 import {
   canTransition,
@@ -146,14 +146,12 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
 
   /** Decoded intents by their stored text: a row is decoded once, and a changed (damaged) row is a miss. */
   const decoded = new Map<string, OrderIntent>();
-  const intentOf = (json: string): OrderIntent => {
-    const hit = decoded.get(json);
-    if (hit) return hit;
-    const intent = decodeIntent(json);
+  const remember = (json: string, intent: OrderIntent): OrderIntent => {
     if (decoded.size >= MAX_DECODED) decoded.delete(decoded.keys().next().value as string);
     decoded.set(json, intent);
     return intent;
   };
+  const intentOf = (json: string): OrderIntent => decoded.get(json) ?? remember(json, decodeIntent(json));
   const spentOn = (day: string): bigint => BigInt(q.daySpent.get(day)?.spent_lamports ?? '0');
 
   const toRecord = (row: IntentRow): IntentRecord => ({
@@ -213,11 +211,13 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     if (existing) return { kind: 'exists', record: toRecord(existing) };
     const spent = spentOn(day);
     if (cap !== undefined && spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
-    q.insert.run(intent.id, encodeIntent(intent), 'NEW', spend.toString(), day, at, at);
+    const json = encodeIntent(intent);
+    q.insert.run(intent.id, json, 'NEW', spend.toString(), day, at, at);
+    remember(json, storedIntent(intent)); // the next get() of this row needs no decode
     q.setDaySpent.run(day, (spent + spend).toString());
     return {
       kind: 'created',
-      record: { intent, state: 'NEW', done: false, spendLamports: spend, day, attempts: [], reported: false, updatedAt: at },
+      record: { intent: storedIntent(intent), state: 'NEW', done: false, spendLamports: spend, day, attempts: [], reported: false, updatedAt: at },
     };
   });
 
