@@ -237,7 +237,7 @@ function sameOwnAccounts(wallet: string, a: readonly (RpcAccount | null)[], b: r
   for (let i = 0; i < a.length; i++) {
     const x = a[i] ?? null;
     const y = b[i] ?? null;
-    if (i > 0 && tokenAccountOf(x)?.owner !== wallet && tokenAccountOf(y)?.owner !== wallet) continue;
+    if (i > 0 && !ownedTokenAccount(x, wallet) && !ownedTokenAccount(y, wallet)) continue;
     if (x === null || y === null) {
       if (x !== y) return false;
     } else if (x.lamports !== y.lamports || x.owner !== y.owner || x.data[0] !== y.data[0]) return false;
@@ -264,6 +264,7 @@ function judgeBalances(
   let inputTaken = 0n;
   for (let i = 1; i < watched.length; i++) {
     const address = watched[i]!;
+    if (!ownedTokenAccount(pre[i] ?? null, wallet) && !ownedTokenAccount(post[i] ?? null, wallet)) continue; // pool vaults and the like
     const before = tokenAccountOf(pre[i] ?? null);
     const after = tokenAccountOf(post[i] ?? null);
     if (before?.owner !== wallet && after?.owner !== wallet) continue;
@@ -399,12 +400,25 @@ export interface TokenAccountView {
   readonly closeAuthority: string | null;
 }
 
-/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
-export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
+/** The data of an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
+function tokenAccountData(account: RpcAccount | null): Buffer | undefined {
   if (!account || (account.owner !== TOKEN_PROGRAM && account.owner !== TOKEN_2022_PROGRAM)) return undefined;
   const data = Buffer.from(account.data[0], 'base64');
   if (data.length < 165) return undefined;
   if (data.length > 165 && (account.owner !== TOKEN_2022_PROGRAM || data[165] !== 2)) return undefined; // a Token-2022 mint with extensions
+  return data;
+}
+
+/** True when `account` is a token account whose owner is `wallet` (base58), read without decoding the rest. */
+function ownedTokenAccount(account: RpcAccount | null, wallet: string): boolean {
+  const data = tokenAccountData(account);
+  return data !== undefined && keyText(data.subarray(32, 64)) === wallet;
+}
+
+/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
+export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
+  const data = tokenAccountData(account);
+  if (!data) return undefined;
   const key = (at: number): string => keyText(data.subarray(at, at + 32));
   return {
     mint: key(0),
