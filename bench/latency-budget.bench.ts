@@ -16,18 +16,22 @@
  * temp dir), and the default mode with the journal on tmpfs (/dev/shm, where one exists), whose
  * flush is nearly free: the difference between the two is what the disk costs.
  *
- * Each run measures 1,000 intents after 100 of warm-up (BENCH_BUDGET_INTENTS sets the total), so
- * p99 is the 10th-worst sample rather than one outlier. On a shared machine the wall-clock rows
+ * Each run measures 1,000 intents after 500 of warm-up (BENCH_BUDGET_INTENTS sets the total), so
+ * p99 is the 10th-worst sample rather than one outlier; the optimising compiler keeps compiling
+ * functions of the live path on background threads for about the first 600 intents of a run
+ * (each run builds new clients, executor and engine), and those threads take cores from the main
+ * thread on a two-core machine, so a shorter warm-up measures the compiler more than the path. On a shared machine the wall-clock rows
  * include time the main thread was ready but waiting for a core: on Linux, "preempted" is that
  * runqueue wait (the kernel's per-thread schedstat, exact at each switch-in), and "CPU part less
  * preemption" is the CPU part without it (and without any wait of a journal write during which no
  * thread of ours ran, a floor of its device wait): it never drops work of the main thread. The
  * bench's own clock reads (about 40 per intent, 1-1.5 µs each) count inside the in-process part.
- * BENCH_BUDGET_WORST=N prints the N worst samples of each run with their stages and the GC pauses
- * that fell inside them.
+ * BENCH_BUDGET_WORST=N prints the N worst samples of each run with their stages, each journal write
+ * (with the CPU other threads of the process used meanwhile) and the GC pauses that fell inside
+ * them; the extra /proc reads make those runs a little slower.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,8 +55,8 @@ import { keypairSigner, type Signer } from '../src/executors/signer/signer.js';
 import { percentile, type Bench, type BenchRow } from './harness.js';
 
 const SOL = 1_000_000_000n;
-const INTENTS = Number(process.env['BENCH_BUDGET_INTENTS'] ?? 1_100);
-const WARMUP = 100; // JIT and caches settle; process CPU time counts background compilation too
+const INTENTS = Number(process.env['BENCH_BUDGET_INTENTS'] ?? 1_500);
+const WARMUP = Math.min(500, Math.floor(INTENTS / 3)); // JIT and caches settle; process CPU time counts background compilation too
 const WORST = Number(process.env['BENCH_BUDGET_WORST'] ?? 0);
 
 /**
@@ -77,6 +81,25 @@ const runqueueWaitMs: (() => number) | undefined = (() => {
   }
 })();
 const waitNow = runqueueWaitMs ?? ((): number => 0);
+
+/**
+ * CPU ms of every thread of this process but the main one (V8's compiler and GC helpers, libuv's
+ * pool): schedstat run time, which a thread's own switch-out updates, so it is exact for a thread
+ * that ran and stopped in between and up to one scheduler tick stale for one still running. Read
+ * around journal writes only when worst samples are printed (six small file reads each).
+ */
+function otherThreadsMs(): number {
+  let sum = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    if (tid === String(process.pid)) continue;
+    try {
+      sum += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ')[0]) / 1e6;
+    } catch {
+      // the thread ended between the listing and the read: its time is gone from both readings
+    }
+  }
+  return sum;
+}
 
 /** Main-thread GC pauses (start, end in performance.now() ms), kept only when worst samples are printed. */
 const gcPauses: { start: number; end: number }[] = [];
@@ -193,6 +216,7 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
   };
   /** Times a journal write: the CPU the process spent in it is journal time, the rest of its wall time is the storage flush. */
   const journaled = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
+    const others = WORST > 0 && runqueueWaitMs ? otherThreadsMs() : 0;
     const s = now();
     const c = cpuNow();
     const w = waitNow();
@@ -207,7 +231,10 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
         cur.journal += cpu;
         cur.flush += wall - cpu;
         cur.blocked += Math.max(0, wall - used - waited);
-        if (WORST > 0) cur.writes.push(`${what} ${wall.toFixed(2)} (cpu ${used.toFixed(2)}, preempted ${waited.toFixed(2)})`);
+        if (WORST > 0) {
+          const other = runqueueWaitMs ? `, other threads ${(otherThreadsMs() - others).toFixed(2)}` : '';
+          cur.writes.push(`${what} ${wall.toFixed(2)} (process cpu ${used.toFixed(2)}${other}, preempted ${waited.toFixed(2)})`);
+        }
       }
     }
   };
@@ -378,7 +405,10 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
       if (WORST > 0 && samples.length > WARMUP) {
         const gc = gcPauses.filter((g) => g.end > c.t0 && g.start < c.send).map((g) => (g.end - g.start).toFixed(2));
         const stages = (['engine', 'inspectionInProcess', 'signing', 'journal', 'flush', 'preempted'] as const).map((k) => `${k} ${sample[k].toFixed(2)}`);
-        worst.push({ cpuPart: sample.inProcessCpuPart, text: `CPU part ${sample.inProcessCpuPart.toFixed(2)} ms: ${stages.join(', ')}; writes: ${c.writes.join('; ')}; GC pauses in the window: ${gc.join(' ') || 'none'}` });
+        worst.push({
+          cpuPart: sample.inProcessCpuPart,
+          text: `CPU part ${sample.inProcessCpuPart.toFixed(2)} ms: ${stages.join(', ')}; writes: ${c.writes.join('; ')}; GC pauses in the window: ${gc.join(' ') || 'none'}`,
+        });
         worst.sort((a, b) => b.cpuPart - a.cpuPart).splice(WORST);
       }
       gcPauses.splice(0);
