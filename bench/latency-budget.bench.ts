@@ -89,11 +89,16 @@ const waitNow = runqueueWaitMs ?? ((): number => 0);
  * around journal writes only when worst samples are printed (six small file reads each).
  */
 function otherThreadsMs(): number {
+  return threadsMs('self', String(process.pid));
+}
+
+/** CPU ms of every thread of process `pid` (`self` for this one) but `except`, by the same schedstat reads. */
+function threadsMs(pid: string, except?: string): number {
   let sum = 0;
-  for (const tid of readdirSync('/proc/self/task')) {
-    if (tid === String(process.pid)) continue;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (tid === except) continue;
     try {
-      sum += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ')[0]) / 1e6;
+      sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]) / 1e6;
     } catch {
       // the thread ended between the listing and the read: its time is gone from both readings
     }
@@ -129,6 +134,8 @@ interface Sample {
 }
 
 interface SimProcess {
+  /** The child's process id, for reading its CPU time. */
+  readonly pid: string;
   readonly rpc: string;
   readonly swap: string;
   readonly apiKey: string;
@@ -151,9 +158,10 @@ async function startSim(wallet: string, mints: number): Promise<SimProcess> {
     });
     child.once('exit', (code) => reject(new Error(`budget simulator exited with ${code}`)));
   });
-  const info = JSON.parse(line) as Omit<SimProcess, 'stop'>;
+  const info = JSON.parse(line) as Omit<SimProcess, 'stop' | 'pid'>;
   return {
     ...info,
+    pid: String(child.pid),
     stop: async () => {
       child.stdin.end();
       await exited;
@@ -197,10 +205,16 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
     /** Journal-write time during which the main thread was off CPU and no thread of ours ran. */
     blocked: 0,
     writes: [] as string[],
+    /** The simulator's CPU at t0 and at the first send, and during round trips (worst-sample lines only). */
+    sim0: 0,
+    simAtSend: 0,
+    simDuringRpc: 0,
   });
+  const simCpu = (): number => (WORST > 0 && runqueueWaitMs ? threadsMs(sim.pid) : 0);
   let cur = fresh();
   /** Times a round trip (wall into `add`, the CPU it took into networkCpu) while the intent is before its first send. */
   const timed = async <T>(f: () => Promise<T>, add: (ms: number) => void): Promise<T> => {
+    const sc = simCpu();
     const s = now();
     const c = cpuNow();
     const w = waitNow();
@@ -208,6 +222,7 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
       return await f();
     } finally {
       if (cur.send === 0) {
+        cur.simDuringRpc += simCpu() - sc;
         cur.networkWait += waitNow() - w;
         cur.networkCpu += cpuNow() - c;
         add(now() - s);
@@ -217,6 +232,7 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
   /** Times a journal write: the CPU the process spent in it is journal time, the rest of its wall time is the storage flush. */
   const journaled = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
     const others = WORST > 0 && runqueueWaitMs ? otherThreadsMs() : 0;
+    const simulator = WORST > 0 && runqueueWaitMs ? threadsMs(sim.pid) : 0;
     const s = now();
     const c = cpuNow();
     const w = waitNow();
@@ -232,7 +248,9 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
         cur.flush += wall - cpu;
         cur.blocked += Math.max(0, wall - used - waited);
         if (WORST > 0) {
-          const other = runqueueWaitMs ? `, other threads ${(otherThreadsMs() - others).toFixed(2)}` : '';
+          const other = runqueueWaitMs
+            ? `, other threads ${(otherThreadsMs() - others).toFixed(2)}, simulator process ${(threadsMs(sim.pid) - simulator).toFixed(2)}`
+            : '';
           cur.writes.push(`${what} ${wall.toFixed(2)} (process cpu ${used.toFixed(2)}${other}, preempted ${waited.toFixed(2)})`);
         }
       }
@@ -244,6 +262,7 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
         cur.send = now();
         cur.cpuAtSend = cpuNow();
         cur.waitAtSend = waitNow();
+        cur.simAtSend = simCpu();
       }
       return rpc.sendTransaction(tx, o);
     },
@@ -371,7 +390,7 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
         room: 'latest',
         data: { token: { mint, symbol: 'B', name: 'B', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] },
       });
-      cur = { ...fresh(), t0: now(), cpu0: cpuNow(), wait0: waitNow() };
+      cur = { ...fresh(), sim0: simCpu(), t0: now(), cpu0: cpuNow(), wait0: waitNow() };
       const done = new Promise<void>((r) => (landed = r));
       // The client's one parse: JSON, then the room family's guard.
       const f = JSON.parse(text) as { room: string; data: unknown };
@@ -405,9 +424,10 @@ async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {
       if (WORST > 0 && samples.length > WARMUP) {
         const gc = gcPauses.filter((g) => g.end > c.t0 && g.start < c.send).map((g) => (g.end - g.start).toFixed(2));
         const stages = (['engine', 'inspectionInProcess', 'signing', 'journal', 'flush', 'preempted'] as const).map((k) => `${k} ${sample[k].toFixed(2)}`);
+        const simulator = runqueueWaitMs ? `; simulator process CPU outside our round trips ${(c.simAtSend - c.sim0 - c.simDuringRpc).toFixed(2)}` : '';
         worst.push({
           cpuPart: sample.inProcessCpuPart,
-          text: `CPU part ${sample.inProcessCpuPart.toFixed(2)} ms: ${stages.join(', ')}; writes: ${c.writes.join('; ')}; GC pauses in the window: ${gc.join(' ') || 'none'}`,
+          text: `CPU part ${sample.inProcessCpuPart.toFixed(2)} ms: ${stages.join(', ')}; writes: ${c.writes.join('; ')}; GC pauses in the window: ${gc.join(' ') || 'none'}${simulator}`,
         });
         worst.sort((a, b) => b.cpuPart - a.cpuPart).splice(WORST);
       }
