@@ -28,7 +28,8 @@
  * bench's own clock reads (about 40 per intent, 1-1.5 µs each) count inside the in-process part.
  * BENCH_BUDGET_WORST=N prints the N worst samples of each run with their stages, each journal write
  * (with the CPU other threads of the process used meanwhile) and the GC pauses that fell inside
- * them; the extra /proc reads make those runs a little slower.
+ * them; the extra /proc reads slow those runs down and raise their percentiles (read the samples,
+ * not the rows).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
