@@ -46,7 +46,17 @@ export function toRaw(amount: string | BigNumber, decimals: number, round?: 'dow
 
 /** Converts raw integer units to an exact decimal string (1500000n, 6 → "1.5"). */
 export function fromRaw(raw: bigint, decimals: number): string {
-  return new Decimal(raw.toString()).shiftedBy(-decimals).toFixed();
+  if (!Number.isInteger(decimals) || decimals < 0) return new Decimal(raw.toString()).shiftedBy(-decimals).toFixed();
+  // Placing a decimal point in an integer's digits needs no decimal arithmetic (and this runs on
+  // the live path for every swap request): the same text as the Decimal form, without one.
+  const digits = (raw < 0n ? -raw : raw).toString();
+  if (decimals === 0) return raw < 0n ? `-${digits}` : digits;
+  const padded = digits.length > decimals ? digits : digits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, padded.length - decimals);
+  let end = padded.length;
+  while (end > whole.length && padded.charCodeAt(end - 1) === 48) end--; // trailing zeros of the fraction
+  const text = end === whole.length ? whole : `${whole}.${padded.slice(whole.length, end)}`;
+  return raw < 0n ? `-${text}` : text;
 }
 
 /**

@@ -13,7 +13,9 @@ import {
   subRaw,
   unixMs,
 } from '../../src/core/units.js';
-import { fromRaw, parseSolToLamports, toRaw } from '../../src/core/decimal.js';
+import fc from 'fast-check';
+import { Decimal, fromRaw, parseSolToLamports, toRaw } from '../../src/core/decimal.js';
+import { fuzzParams } from '../helpers/fuzz.js';
 import { isChainpilotError } from '../../src/core/errors.js';
 
 describe('units', () => {
@@ -78,6 +80,23 @@ describe('decimal conversions', () => {
     expect(toRaw('0.000000001', 9)).toBe(1n);
     expect(fromRaw(1_500_000n, 6)).toBe('1.5');
     expect(fromRaw(123_456_789_012_345_678_901n, 9)).toBe('123456789012.345678901');
+  });
+
+  it('writes raw amounts as the same text Decimal arithmetic gives, for any sign, size and decimals', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 24 }), (raw, decimals) => {
+        expect(fromRaw(raw, decimals)).toBe(new Decimal(raw.toString()).shiftedBy(-decimals).toFixed());
+      }),
+      fuzzParams({ numRuns: 2_000, seed: 1502 }, [
+        [0n, 9],
+        [-1n, 9],
+        [1_000_000_000n, 9],
+        [-10n, 1],
+        [5n, 0],
+      ]),
+    );
+    expect(fromRaw(10_000_000n, 9)).toBe('0.01');
+    expect(fromRaw(0n, 6)).toBe('0');
   });
 
   it('refuses excess precision unless a rounding direction is given', () => {

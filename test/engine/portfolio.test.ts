@@ -142,4 +142,63 @@ describe('portfolio accounting', () => {
     expect(valueLamports(3_000_000n, 6, '1.5e-3')).toBe(4_500_000n);
     expect(valueLamports(3_000_000n, 6, decimal('0.0015'))).toBe(4_500_000n);
   });
+
+  it('keeps its totals equal to a sum over the open positions after every step (marks, fills, failed fees, moves to a new pool)', () => {
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant('fill' as const),
+        strategy: fc.constantFrom('a', 'b'),
+        mint: fc.constantFrom('M1', 'M2', 'M3'),
+        buy: fc.boolean(),
+        sol: fc.bigInt({ min: 1n, max: 5_000_000_000n }),
+        tokens: fc.bigInt({ min: 1n, max: 10_000_000_000n }),
+        sellBps: fc.integer({ min: 1, max: 10_000 }),
+        fee: fc.bigInt({ min: 0n, max: 2_000_000n }),
+      }),
+      fc.record({ kind: fc.constant('mark' as const), mint: fc.constantFrom('M1', 'M2', 'M3'), price: fc.integer({ min: 1, max: 1_000_000 }) }),
+      fc.record({
+        kind: fc.constant('failed' as const),
+        strategy: fc.constantFrom('a', 'b'),
+        mint: fc.constantFrom('M1', 'M2', 'M3'),
+        fee: fc.bigInt({ min: 0n, max: 2_000_000n }),
+      }),
+      fc.record({ kind: fc.constant('relocate' as const), mint: fc.constantFrom('M1', 'M2', 'M3') }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
+        const book = createPortfolio(1_000_000_000_000n);
+        const prices = new Map<string, string>();
+        ops.forEach((o, i) => {
+          if (o.kind === 'mark') {
+            prices.set(o.mint, (o.price / 1000).toString());
+            book.mark(o.mint, (o.price / 1000).toString());
+          } else if (o.kind === 'failed') {
+            book.applyFailedFee(o.strategy, o.mint, lamports(o.fee));
+          } else if (o.kind === 'relocate') {
+            book.relocate(o.mint, 'amm', `pool-${i}`);
+          } else {
+            const held = book.position(o.strategy, o.mint)?.tokenRaw ?? 0n;
+            if (o.buy || held === 0n) book.applyFill(o.strategy, fill('buy', o.mint, o.sol, o.tokens, o.fee, i));
+            else {
+              const amount = o.sellBps === 10_000 ? held : (held * BigInt(o.sellBps)) / 10_000n;
+              if (amount > 0n) book.applyFill(o.strategy, fill('sell', o.mint, o.sol, amount, o.fee, i));
+            }
+          }
+          const t = book.totals();
+          const open = book.open();
+          const cost = open.reduce((sum, p) => sum + p.costLamports, 0n);
+          const value = open.reduce((sum, p) => {
+            const price = prices.get(p.mint);
+            return sum + (price === undefined ? p.costLamports : valueLamports(p.tokenRaw, p.decimals, price));
+          }, 0n);
+          expect(t.openPositions).toBe(open.length);
+          expect(t.openCostLamports).toBe(cost);
+          expect(t.marketValueLamports).toBe(value);
+          expect(t.unrealisedLamports).toBe(value - cost);
+          expect(t.equityLamports).toBe(t.cashLamports + value);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -43,12 +43,18 @@ const sol = (lamports: bigint): RpcAccount => ({ lamports, owner: '1111111111111
 
 /** A venue swap the instruction checks cannot judge: everything happens inside the venue program. */
 function built() {
+  return builtWith();
+}
+
+/** The same swap, also writing `extra` (a pool vault, say). */
+function builtWith(...extra: PublicKey[]) {
   const ix = new TransactionInstruction({
     programId: venue,
     keys: [
       { pubkey: wallet, isSigner: true, isWritable: true },
       { pubkey: ours, isSigner: false, isWritable: true },
       { pubkey: otherAccount, isSigner: false, isWritable: true },
+      ...extra.map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })),
       { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
     ],
     data: Buffer.from([1]),
@@ -122,6 +128,71 @@ describe('inspection compares every token account our wallet owns in the simulat
     expect(r.code).toBe('LIVE_INSPECTION_ACCOUNT');
     expect(r.reason).toMatch(reason);
     expect(r.reason).toContain(`mint ${otherMint.toBase58()}`);
+  });
+
+  it('does not count another transaction of ours that lands between the pre-read and the simulation as this swap outflow', async () => {
+    // Our other swap takes 3 SOL from the wallet; it lands after the first pre-read, so the first
+    // simulation shows both outflows. The read after it finds the wallet moved: the verdict is
+    // not trusted, and the simulation is judged again against that read.
+    const other = 3_000_000_000n;
+    const start = new Map(before).set(wallet.toBase58(), sol(10_000_000n + other));
+    const moved = before; // after our other swap
+    const reads = [start, moved, moved];
+    const calls: string[] = [];
+    const scripted: Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> = {
+      getMultipleAccounts: async (addresses) => {
+        calls.push('read');
+        const state = reads.shift() ?? moved;
+        return { context: { slot: 7 }, value: addresses.map((a) => state.get(a) ?? null) };
+      },
+      simulateTransaction: async (_tx, o) => {
+        calls.push('simulate');
+        const post = new Map<string, RpcAccount | null>(honestAfter);
+        return {
+          context: { slot: 7 },
+          value: { err: null, logs: [], accounts: (o?.accounts?.addresses ?? []).map((a) => (post.has(a) ? post.get(a)! : (moved.get(a) ?? null))) },
+        };
+      },
+    };
+    const r = await inspectSwap(built(), intent, wallet, scripted, policy);
+    expect(r).toMatchObject({ ok: true, simulatedOut: 42n });
+    expect(calls).toEqual(['read', 'simulate', 'read', 'simulate']);
+  });
+
+  it('rejects, unsigned, when our accounts keep moving under every simulation', async () => {
+    let lamports = 100_000_000_000n;
+    const drifting: Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> = {
+      getMultipleAccounts: async (addresses) => {
+        lamports -= 1_000_000_000n; // something of ours lands between every two reads
+        const state = new Map(before).set(wallet.toBase58(), sol(lamports));
+        return { context: { slot: 7 }, value: addresses.map((a) => state.get(a) ?? null) };
+      },
+      simulateTransaction: async (_tx, o) => ({
+        context: { slot: 7 },
+        value: { err: null, logs: [], accounts: (o?.accounts?.addresses ?? []).map((a) => (a === wallet.toBase58() ? sol(1n) : (before.get(a) ?? null))) },
+      }),
+    };
+    const r = await inspectSwap(built(), intent, wallet, drifting, policy);
+    expect(r).toMatchObject({ ok: false, code: 'LIVE_INSPECTION_SIMULATION' });
+    expect(r.ok || r.reason).toMatch(/our accounts changed while the simulation ran/);
+  });
+
+  it('keeps a rejection when only accounts that are not ours (a pool vault) changed after the simulation', async () => {
+    const vault = key(6);
+    let n = 0;
+    const busyPool: Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> = {
+      getMultipleAccounts: async (addresses) => {
+        const state = new Map(before).set(vault.toBase58(), sol(BigInt(++n)));
+        return { context: { slot: 7 }, value: addresses.map((a) => state.get(a) ?? null) };
+      },
+      simulateTransaction: async (_tx, o) => ({
+        context: { slot: 7 },
+        value: { err: null, logs: [], accounts: (o?.accounts?.addresses ?? []).map((a) => (a === wallet.toBase58() ? sol(1n) : (before.get(a) ?? null))) },
+      }),
+    };
+    const r = await inspectSwap(builtWith(vault), intent, wallet, busyPool, policy);
+    expect(r).toMatchObject({ ok: false, code: 'LIVE_INSPECTION_OUTFLOW' });
+    expect(n).toBe(2); // the pre-read and the one confirming read
   });
 
   it('passes the same swap in static mode: venue programs are trusted there', async () => {

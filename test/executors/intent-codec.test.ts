@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
-import { decodeIntent, encodeIntent } from '../../src/executors/journal/codec.js';
+import type { OrderIntent } from '../../src/engine/execution-port.js';
+import { decodeIntent, encodeIntent, storedIntent } from '../../src/executors/journal/codec.js';
 
 // Rows exactly as the encoder wrote them before intents split into buys and sells (one amountIn
 // field): journals on disk, in Redis and queued jobs hold these, and must still open.
@@ -31,6 +32,14 @@ describe('intent codec', () => {
     } catch (e) {
       expect(isChainpilotError(e, 'JOURNAL_CORRUPT')).toBe(true);
       expect((e as Error).message).toContain('field amountIn');
+    }
+  });
+
+  it('knows what a written intent decodes to, without decoding it (extra properties dropped)', () => {
+    for (const row of [OLD_BUY, OLD_SELL]) {
+      const decoded = decodeIntent(row);
+      const withExtra: OrderIntent = Object.assign({ ...decoded }, { note: 'not stored' });
+      expect(storedIntent(withExtra)).toStrictEqual(decodeIntent(encodeIntent(withExtra)));
     }
   });
 });

@@ -120,9 +120,11 @@ const intent = (wd: World, n: number, over: Partial<IntentDraft> = {}): OrderInt
   });
 
 const outcome = (wd: World, id: string) => () => wd.reports.some((r) => r.intentId === id && r.type !== 'accepted');
+/** Every report in full (a rejection's code and reason included), so a failed expectation explains itself. */
+const reportsText = (reports: readonly ExecutionReport[]): string => JSON.stringify(reports, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v), 2);
 const fillOf = (wd: World, id: string): Fill => {
   const r = wd.reports.find((x) => x.intentId === id && x.type === 'filled');
-  if (r?.type !== 'filled') throw new Error(`no fill for ${id}: ${JSON.stringify(wd.reports.map((x) => x.type))}`);
+  if (r?.type !== 'filled') throw new Error(`no fill for ${id}; reports: ${reportsText(wd.reports)}`);
   return r.fill;
 };
 const tokens = async (wd: World): Promise<bigint> => {

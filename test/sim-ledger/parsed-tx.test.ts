@@ -2,7 +2,7 @@ import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, Transaction, T
 import { getBase58Decoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { fromRaw } from '../../src/core/index.js';
-import { keyBytes, keyText } from '../../src/sim/ledger/key-text.js';
+import { keyBytes, keyText } from '../../src/client/key-text.js';
 import { decimalText } from '../../src/sim/ledger/ledger-state.js';
 import { parseTx, rememberOwnSignature, verifySignatures } from '../../src/sim/ledger/parsed-tx.js';
 

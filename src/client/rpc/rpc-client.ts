@@ -80,6 +80,28 @@ const MULTIPLE_ACCOUNTS_MAX = 100;
 
 const withContext = <T extends z.ZodType>(value: T) => z.looseObject({ context: contextSchema, value });
 
+// Result schemas are built once: a zod schema compiles its checks on first use, so a schema built
+// per call costs that compilation (and its garbage) on every request.
+const balanceResult = withContext(bigIntWire);
+const accountInfoResult = withContext(rpcAccountSchema.nullable());
+const multipleAccountsResult = withContext(z.array(rpcAccountSchema.nullable()));
+const latestBlockhashResult = withContext(z.looseObject({ blockhash: z.string(), lastValidBlockHeight: z.number().int() }));
+const integerResult = z.number().int();
+const booleanResult = withContext(z.boolean());
+const signatureResult = z.string().min(1);
+const signatureStatusesResult = withContext(z.array(signatureStatusSchema.nullable()));
+const simulationResult = withContext(
+  z.looseObject({
+    err: z.unknown().nullable().default(null),
+    logs: z.array(z.string()).nullable().default(null),
+    accounts: z.array(rpcAccountSchema.nullable()).nullable().default(null),
+    unitsConsumed: z.number().int().optional(),
+  }),
+);
+const transactionResult = rpcTransactionSchema.nullable();
+const prioritizationFeesResult = z.array(z.looseObject({ slot: z.number().int(), prioritizationFee: bigIntWire }));
+const anyResult = z.unknown();
+
 /** Creates a JSON-RPC client. */
 export function createRpcClient(options: RpcClientOptions): RpcClient {
   const { telemetry, ...shared } = sharedHttpOptions(options);
@@ -100,9 +122,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     strip({ commitment: o?.commitment, minContextSlot: o?.minContextSlot, ...extra });
 
   const client: RpcClient = {
-    getBalance: (address, o) => rpc.call('getBalance', [address, cfg(o)], withContext(bigIntWire), read(o?.signal)),
-    getAccountInfo: (address, o) =>
-      rpc.call('getAccountInfo', [address, cfg(o, { encoding: 'base64' })], withContext(rpcAccountSchema.nullable()), read(o?.signal)),
+    getBalance: (address, o) => rpc.call('getBalance', [address, cfg(o)], balanceResult, read(o?.signal)),
+    getAccountInfo: (address, o) => rpc.call('getAccountInfo', [address, cfg(o, { encoding: 'base64' })], accountInfoResult, read(o?.signal)),
     async getMultipleAccounts(addresses, o) {
       if (addresses.length === 0 || addresses.length > MULTIPLE_ACCOUNTS_MAX) {
         throw invalidParam(
@@ -111,18 +132,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           `pass 1 to ${MULTIPLE_ACCOUNTS_MAX} addresses (got ${addresses.length}); split larger sets yourself, accepting different slots`,
         );
       }
-      return rpc.call(
-        'getMultipleAccounts',
-        [[...addresses], cfg(o, { encoding: 'base64' })],
-        withContext(z.array(rpcAccountSchema.nullable())),
-        read(o?.signal),
-      );
+      return rpc.call('getMultipleAccounts', [[...addresses], cfg(o, { encoding: 'base64' })], multipleAccountsResult, read(o?.signal));
     },
-    getLatestBlockhash: (o) =>
-      rpc.call('getLatestBlockhash', [cfg(o)], withContext(z.looseObject({ blockhash: z.string(), lastValidBlockHeight: z.number().int() })), read(o?.signal)),
-    getBlockHeight: (o) => rpc.call('getBlockHeight', [cfg(o)], z.number().int(), read(o?.signal)),
-    getSlot: (o) => rpc.call('getSlot', [cfg(o)], z.number().int(), read(o?.signal)),
-    isBlockhashValid: (blockhash, o) => rpc.call('isBlockhashValid', [blockhash, cfg(o)], withContext(z.boolean()), read(o?.signal)),
+    getLatestBlockhash: (o) => rpc.call('getLatestBlockhash', [cfg(o)], latestBlockhashResult, read(o?.signal)),
+    getBlockHeight: (o) => rpc.call('getBlockHeight', [cfg(o)], integerResult, read(o?.signal)),
+    getSlot: (o) => rpc.call('getSlot', [cfg(o)], integerResult, read(o?.signal)),
+    isBlockhashValid: (blockhash, o) => rpc.call('isBlockhashValid', [blockhash, cfg(o)], booleanResult, read(o?.signal)),
     sendTransaction: (txBase64, o) =>
       rpc.call(
         'sendTransaction',
@@ -136,7 +151,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
             minContextSlot: o?.minContextSlot,
           }),
         ],
-        z.string().min(1),
+        signatureResult,
         { kind: 'write', signal: o?.signal },
       ),
     async getSignatureStatuses(signatures, o) {
@@ -145,12 +160,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       for (let i = 0; i < signatures.length; i += SIGNATURE_CHUNK) chunks.push(signatures.slice(i, i + SIGNATURE_CHUNK));
       const results = await Promise.all(
         chunks.map((c) =>
-          rpc.call(
-            'getSignatureStatuses',
-            [c, strip({ searchTransactionHistory: o?.searchTransactionHistory })],
-            withContext(z.array(signatureStatusSchema.nullable())),
-            read(o?.signal),
-          ),
+          rpc.call('getSignatureStatuses', [c, strip({ searchTransactionHistory: o?.searchTransactionHistory })], signatureStatusesResult, read(o?.signal)),
         ),
       );
       for (const [i, r] of results.entries()) {
@@ -176,42 +186,30 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
             accounts: o?.accounts ? { addresses: [...o.accounts.addresses], encoding: o.accounts.encoding } : undefined,
           }),
         ],
-        withContext(
-          z.looseObject({
-            err: z.unknown().nullable().default(null),
-            logs: z.array(z.string()).nullable().default(null),
-            accounts: z.array(rpcAccountSchema.nullable()).nullable().default(null),
-            unitsConsumed: z.number().int().optional(),
-          }),
-        ),
+        simulationResult,
         read(o?.signal),
       ),
     getTransaction: (signature, o) =>
       rpc.call(
         'getTransaction',
         [signature, strip({ encoding: 'base64', commitment: o?.commitment, maxSupportedTransactionVersion: o?.maxSupportedTransactionVersion ?? 0 })],
-        rpcTransactionSchema.nullable(),
+        transactionResult,
         read(o?.signal),
       ),
     getRecentPrioritizationFees: (addresses, o) =>
-      rpc.call(
-        'getRecentPrioritizationFees',
-        addresses && addresses.length > 0 ? [[...addresses]] : [],
-        z.array(z.looseObject({ slot: z.number().int(), prioritizationFee: bigIntWire })),
-        read(o?.signal),
-      ),
+      rpc.call('getRecentPrioritizationFees', addresses && addresses.length > 0 ? [[...addresses]] : [], prioritizationFeesResult, read(o?.signal)),
     async requestAirdrop(address, lamports, o) {
       if (typeof lamports !== 'bigint' || lamports <= 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER)) {
         throw invalidParam('requestAirdrop', 'lamports', 'pass a positive bigint of lamports below 2^53');
       }
-      return rpc.call('requestAirdrop', [address, Number(lamports), cfg(o)], z.string().min(1), { kind: 'write', signal: o?.signal });
+      return rpc.call('requestAirdrop', [address, Number(lamports), cfg(o)], signatureResult, { kind: 'write', signal: o?.signal });
     },
     async batch(calls, o) {
       const write = calls.find((c) => WRITE_METHODS.has(c.method));
       if (write) throw invalidParam('batch', 'calls', `${write.method} is a write; send it alone with its own method so it is never retried`);
       return rpc.batch(calls, { signal: o?.signal });
     },
-    call: (method, params, o) => rpc.call(method, params, z.unknown(), { kind: o?.kind ?? 'read', signal: o?.signal }),
+    call: (method, params, o) => rpc.call(method, params, anyResult, { kind: o?.kind ?? 'read', signal: o?.signal }),
     ...createV2Queries(rpc),
     close: () => http.close(),
   };

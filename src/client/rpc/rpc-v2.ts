@@ -47,6 +47,8 @@ export interface V2Queries {
 }
 
 const rawPage = z.unknown();
+const contextEnvelope = z.looseObject({ context: contextSchema, value: z.unknown() });
+const keyedAccounts = z.array(keyedAccountSchema);
 
 /** Builds the V2 query methods on a transport. */
 export function createV2Queries(rpc: RpcTransport): V2Queries {
@@ -105,7 +107,7 @@ export function createV2Queries(rpc: RpcTransport): V2Queries {
       }
       const chunks: string[][] = [];
       for (let i = 0; i < wallets.length; i += OWNERS_BATCH_MAX) chunks.push(wallets.slice(i, i + OWNERS_BATCH_MAX));
-      const results = await Promise.all(chunks.map((c) => rpc.call('getTokenAccountsByOwners', [c, mint], z.unknown(), { kind: 'read', signal: o?.signal })));
+      const results = await Promise.all(chunks.map((c) => rpc.call('getTokenAccountsByOwners', [c, mint], rawPage, { kind: 'read', signal: o?.signal })));
       return mergeResults(results);
     },
   };
@@ -115,10 +117,10 @@ export function createV2Queries(rpc: RpcTransport): V2Queries {
 /** Normalises a V2 page: a bare array, `{accounts, cursor|paginationKey, totalCount}`, or either inside `{context, value}`. */
 export function parsePageV2(method: string, result: unknown): AccountsPageV2 {
   let body: unknown = result;
-  const ctx = z.looseObject({ context: contextSchema, value: z.unknown() }).safeParse(result);
+  const ctx = contextEnvelope.safeParse(result);
   if (ctx.success) body = ctx.data.value;
   const list = Array.isArray(body) ? body : isRecord(body) ? (body['accounts'] ?? body['value']) : undefined;
-  const accounts = z.array(keyedAccountSchema).safeParse(list);
+  const accounts = keyedAccounts.safeParse(list);
   if (!accounts.success) {
     throw new ChainpilotError('RPC_INVALID_RESPONSE', `${method}: expected a list of {pubkey, account} (${accounts.error.issues[0]?.message ?? 'invalid'})`, {
       retry: 'not_retryable',

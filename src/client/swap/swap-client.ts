@@ -6,6 +6,7 @@
 import { Transaction, VersionedTransaction } from '@solana/web3.js';
 import { ChainpilotError, type Clock, type Logger, type Redactor } from '../../core/index.js';
 import { createHttpClient, readDataApiError, type HttpTelemetry, type PoolRegistry } from '../http/index.js';
+import { parseWireTransaction } from '../wire-transaction.js';
 import { serializeSwapRequest, type SwapRequest } from './swap-request.js';
 
 export interface SwapClientOptions {
@@ -25,7 +26,10 @@ export interface SwapClientOptions {
 }
 
 export interface BuiltSwap {
-  /** The decoded transaction, versioned when possible, else legacy. */
+  /**
+   * The decoded transaction, versioned when possible, else legacy: web3.js objects, decoded on
+   * first read (the live executor works on `raw` and never reads it).
+   */
   readonly transaction: VersionedTransaction | Transaction;
   /** The exact bytes the service returned. */
   readonly raw: Uint8Array;
@@ -66,13 +70,28 @@ export function createSwapClient(options: SwapClientOptions): SwapClient {
       const base64 = record['txn'];
       if (typeof base64 !== 'string' || base64 === '') throw invalidTx('the response has no `txn` string');
       const raw = decodeBase64(base64);
-      return { transaction: decodeTransaction(raw), raw, base64, body: record, requestText };
+      const parsed = parseWireTransaction(raw);
+      if (!parsed.ok) throw invalidTx(`\`txn\` is not a decodable Solana transaction (${parsed.reason})`);
+      let transaction: VersionedTransaction | Transaction | undefined;
+      return {
+        get transaction() {
+          return (transaction ??= decodeTransaction(raw));
+        },
+        raw,
+        base64,
+        body: record,
+        requestText,
+      };
     },
     close: () => http.close(),
   };
 }
 
-/** Decodes wire bytes as a VersionedTransaction, falling back to a legacy Transaction. */
+/**
+ * Decodes wire bytes as a VersionedTransaction, falling back to a legacy Transaction. `buildSwap`
+ * checks the bytes with {@link parseWireTransaction} first (the same rule without objects: every
+ * length fits and nothing trails the message), so this decode is for callers who want objects.
+ */
 export function decodeTransaction(raw: Uint8Array): VersionedTransaction | Transaction {
   try {
     const tx = VersionedTransaction.deserialize(raw);

@@ -74,6 +74,25 @@ export function decodeIntent(text: string): OrderIntent {
   return side === 'buy' ? { ...common, side, spendLamports: lamports(amountIn) } : { ...common, side, sellRaw: rawAmount(amountIn) };
 }
 
+/**
+ * `i` exactly as {@link decodeIntent} returns it from {@link encodeIntent}'s text: the stored
+ * fields only. Lets a journal hand back an intent it has just written without decoding it.
+ */
+export function storedIntent(i: OrderIntent): OrderIntent {
+  const common = {
+    id: i.id,
+    strategyId: i.strategyId,
+    mint: i.mint,
+    decimals: i.decimals,
+    slippageBps: i.slippageBps,
+    priorityFeeLamports: i.priorityFeeLamports,
+    referencePrice: i.referencePrice,
+    createdAt: i.createdAt,
+    reason: i.reason,
+  };
+  return i.side === 'buy' ? { ...common, side: 'buy', spendLamports: i.spendLamports } : { ...common, side: 'sell', sellRaw: i.sellRaw };
+}
+
 /** Encodes a fill as JSON text. */
 export function encodeFill(f: Fill): string {
   return JSON.stringify({

@@ -6,7 +6,8 @@
 import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports } from '../../core/units.js';
-import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
+import type { OrderIntent } from '../../engine/execution-port.js';
+import { decodeFill, decodeIntent, encodeFill, encodeIntent, storedIntent } from './codec.js';
 import { applyDurability, type JournalSynchronous } from './sqlite-durability.js';
 import {
   canTransition,
@@ -33,6 +34,10 @@ CREATE TABLE IF NOT EXISTS intents (
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS intents_open ON intents (done, reported);
+CREATE TABLE IF NOT EXISTS day_spend (
+  day TEXT PRIMARY KEY,
+  spent_lamports TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS intents_day ON intents (day);
 CREATE TABLE IF NOT EXISTS attempts (
   intent_id TEXT NOT NULL REFERENCES intents(id),
@@ -73,6 +78,13 @@ interface AttemptRow {
   state: AttemptRecord['state'];
 }
 
+/** SQLite's default automatic checkpoint size, in pages. */
+const WAL_CHECKPOINT_PAGES = 1_000;
+/** Reported outcomes between two checkpoints (an intent's life writes a few dozen log pages). */
+const CHECKPOINT_EVERY_REPORTS = 16;
+/** Decoded intents kept (by row text). */
+const MAX_DECODED = 4_096;
+
 export interface SqliteJournalOptions {
   /** Path of the journal file (created if missing). */
   readonly path: string;
@@ -93,15 +105,32 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
   const durability = applyDurability(db, options.synchronous);
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
+  // Checkpoints (copying the log into the database file, with two fsyncs) run after an outcome is
+  // reported, not inside whichever write happens to fill the log: that write may be one between
+  // an intent's build and its first send. SQLite's own automatic checkpoint stays as a backstop
+  // at ten times its usual size.
+  db.pragma(`wal_autocheckpoint = ${10 * WAL_CHECKPOINT_PAGES}`);
+  // The day totals are derived data: rebuilt from the intents on every open, so a journal written
+  // by a version without them (or an older version after this one) opens with exact totals.
+  db.transaction(() => {
+    db.prepare('DELETE FROM day_spend').run();
+    db.prepare(
+      "INSERT INTO day_spend (day, spent_lamports) SELECT day, CAST(SUM(CAST(spend_lamports AS INTEGER)) AS TEXT) FROM intents WHERE state <> 'DENIED' GROUP BY day",
+    ).run();
+  })();
 
   const q = {
     get: db.prepare<[string], IntentRow>('SELECT * FROM intents WHERE id = ?'),
+    stateOf: db.prepare<[string], Pick<IntentRow, 'state' | 'done'>>('SELECT state, done FROM intents WHERE id = ?'),
+    attemptCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM attempts WHERE intent_id = ?'),
+    daySpent: db.prepare<[string], { spent_lamports: string }>('SELECT spent_lamports FROM day_spend WHERE day = ?'),
+    setDaySpent: db.prepare(
+      'INSERT INTO day_spend (day, spent_lamports) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET spent_lamports = excluded.spent_lamports',
+    ),
+    checkpoint: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'),
     landed: db.prepare<[], IntentRow>("SELECT * FROM intents WHERE state = 'LANDED' ORDER BY updated_at, rowid"),
     attempts: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE intent_id = ? ORDER BY n'),
     bySignature: db.prepare<[string], { intent_id: string }>('SELECT intent_id FROM attempts WHERE signature = ?'),
-    spent: db.prepare<[string], { total: string | null }>(
-      "SELECT CAST(COALESCE(SUM(CAST(spend_lamports AS INTEGER)), 0) AS TEXT) AS total FROM intents WHERE day = ? AND state <> 'DENIED'",
-    ),
     insert: db.prepare('INSERT INTO intents (id, intent_json, state, spend_lamports, day, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     setState: db.prepare('UPDATE intents SET state = ?, done = ?, updated_at = ? WHERE id = ?'),
     insertAttempt: db.prepare(
@@ -115,8 +144,18 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     open: db.prepare<[], IntentRow>('SELECT * FROM intents WHERE done = 0 OR reported = 0 ORDER BY created_at, id'),
   };
 
+  /** Decoded intents by their stored text: a row is decoded once, and a changed (damaged) row is a miss. */
+  const decoded = new Map<string, OrderIntent>();
+  const remember = (json: string, intent: OrderIntent): OrderIntent => {
+    if (decoded.size >= MAX_DECODED) decoded.delete(decoded.keys().next().value as string);
+    decoded.set(json, intent);
+    return intent;
+  };
+  const intentOf = (json: string): OrderIntent => decoded.get(json) ?? remember(json, decodeIntent(json));
+  const spentOn = (day: string): bigint => BigInt(q.daySpent.get(day)?.spent_lamports ?? '0');
+
   const toRecord = (row: IntentRow): IntentRecord => ({
-    intent: decodeIntent(row.intent_json),
+    intent: intentOf(row.intent_json),
     state: row.state,
     done: row.done === 1,
     spendLamports: BigInt(row.spend_lamports),
@@ -138,9 +177,9 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     updatedAt: row.updated_at,
   });
 
-  /** Loads the row and checks `from → to`; throws JOURNAL_BAD_TRANSITION (fatal) otherwise. */
-  const expect = (id: string, to: IntentState): IntentRow => {
-    const row = q.get.get(id);
+  /** Loads the row's state and checks `from → to`; throws JOURNAL_BAD_TRANSITION (fatal) otherwise. */
+  const expect = (id: string, to: IntentState): Pick<IntentRow, 'state' | 'done'> => {
+    const row = q.stateOf.get(id);
     if (!row) {
       throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${id} is not in the journal; submit it before changing its state`, {
         retry: 'fatal',
@@ -167,15 +206,19 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     return a;
   };
 
-  const create = db.transaction((intentJson: string, id: string, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult => {
-    const existing = q.get.get(id);
+  const create = db.transaction((intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult => {
+    const existing = q.get.get(intent.id);
     if (existing) return { kind: 'exists', record: toRecord(existing) };
-    if (cap !== undefined) {
-      const spent = BigInt(q.spent.get(day)?.total ?? '0');
-      if (spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
-    }
-    q.insert.run(id, intentJson, 'NEW', spend.toString(), day, at, at);
-    return { kind: 'created', record: toRecord(q.get.get(id)!) };
+    const spent = spentOn(day);
+    if (cap !== undefined && spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
+    const json = encodeIntent(intent);
+    q.insert.run(intent.id, json, 'NEW', spend.toString(), day, at, at);
+    remember(json, storedIntent(intent)); // the next get() of this row needs no decode
+    q.setDaySpent.run(day, (spent + spend).toString());
+    return {
+      kind: 'created',
+      record: { intent: storedIntent(intent), state: 'NEW', done: false, spendLamports: spend, day, attempts: [], reported: false, updatedAt: at },
+    };
   });
 
   const markBuilt = db.transaction((id: string, at: number) => {
@@ -185,7 +228,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
 
   const recordSigned = db.transaction((id: string, a: NewAttempt, at: number) => {
     expect(id, 'SIGNED');
-    const n = q.attempts.all(id).length;
+    const n = q.attemptCount.get(id)?.n ?? 0;
     if (q.bySignature.get(a.signature)) {
       // Identical bytes (same request, same blockhash) for another decision: one landing must never count twice.
       throw new ChainpilotError('JOURNAL_DUPLICATE_SIGNATURE', `signature ${a.signature} is already journaled; rebuild intent ${id} with a newer blockhash`, {
@@ -217,11 +260,15 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
 
   const deny = db.transaction((id: string, code: string, reason: string, at: number) => {
     expect(id, 'DENIED');
+    const row = q.get.get(id)!;
     q.deny.run(code, reason, at, id);
+    q.setDaySpent.run(row.day, (spentOn(row.day) - BigInt(row.spend_lamports)).toString()); // a denied intent spends nothing
   });
 
+  let reportsSinceCheckpoint = 0;
+
   return {
-    create: async (intent, spend, at) => create(encodeIntent(intent), intent.id, spend.spendLamports, spend.day, spend.dailyCapLamports, at),
+    create: async (intent, spend, at) => create(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, at),
     get: async (id) => {
       const row = q.get.get(id);
       return row ? toRecord(row) : undefined;
@@ -233,10 +280,14 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     deny: async (id, code, reason, at) => deny(id, code, reason, at),
     markReported: async (id, at) => {
       q.reported.run(at, id);
+      if (++reportsSinceCheckpoint >= CHECKPOINT_EVERY_REPORTS) {
+        reportsSinceCheckpoint = 0;
+        q.checkpoint.run();
+      }
     },
     unresolved: async () => q.open.all().map(toRecord),
     landed: async () => q.landed.all().map(toRecord),
-    spentOn: async (day) => BigInt(q.spent.get(day)?.total ?? '0'),
+    spentOn: async (day) => spentOn(day),
     close: async () => {
       db.close();
     },

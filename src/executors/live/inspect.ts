@@ -11,19 +11,20 @@
 import {
   AddressLookupTableAccount,
   ComputeBudgetProgram,
-  PublicKey,
   SystemProgram,
-  VersionedMessage,
   VersionedTransaction,
   type Message,
+  type PublicKey,
   type Transaction,
+  type VersionedMessage,
 } from '@solana/web3.js';
+import { keyText } from '../../client/key-text.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
+import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import { ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
-import { wireLayout } from '../signer/wire-transaction.js';
-import { checkInstructions, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
+import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
 import { WSOL_MINT } from './ports.js';
 import { swapAccountsOf, type SwapAccounts } from './swap-accounts.js';
@@ -69,39 +70,42 @@ export type InspectionResult =
 const reject = (code: ErrorCode, reason: string): InspectionResult => ({ ok: false, code, reason });
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The message of a wire transaction and its account keys (lookup-table keys resolved when given). */
+/** The message of a wire transaction and its static account keys as text. */
 interface WireMessage {
-  readonly message: VersionedMessage;
+  readonly tx: WireTransaction;
   readonly staticKeys: readonly string[];
-}
-
-/** Decodes the message bytes of `raw` (exactly what the signer signs). */
-export function wireMessage(raw: Uint8Array): WireMessage {
-  const layout = wireLayout(raw);
-  const message = VersionedMessage.deserialize(raw.subarray(layout.messageOffset));
-  return { message, staticKeys: message.staticAccountKeys.map((k) => k.toBase58()) };
 }
 
 /** Every account key in index order: static keys, then loaded writable, then loaded read-only. */
 function allKeys(w: WireMessage, tables?: ReadonlyMap<string, readonly string[]>): string[] {
-  const writable: string[] = [];
+  const keys = [...w.staticKeys];
+  if (w.tx.lookups.length === 0) return keys;
   const readonly: string[] = [];
-  for (const l of w.message.addressTableLookups) {
-    const table = l.accountKey.toBase58();
+  for (const l of w.tx.lookups) {
+    const table = keyText(l.table);
     const addresses = tables?.get(table);
     const at = (i: number): string => addresses?.[i] ?? `lookup:${table}#${i}`;
-    for (const i of l.writableIndexes) writable.push(at(i));
+    for (const i of l.writableIndexes) keys.push(at(i));
     for (const i of l.readonlyIndexes) readonly.push(at(i));
   }
-  return [...w.staticKeys, ...writable, ...readonly];
+  for (const k of readonly) keys.push(k);
+  return keys;
 }
 
 function decodeInstructions(w: WireMessage, keys: readonly string[]): DecodedInstruction[] {
-  return w.message.compiledInstructions.map((ix) => ({
-    program: keys[ix.programIdIndex] ?? '',
-    accounts: ix.accountKeyIndexes.map((i) => keys[i] ?? `missing#${i}`),
-    data: ix.data,
-  }));
+  return w.tx.instructions.map((ix) => {
+    const accounts: string[] = [];
+    for (const i of ix.accountIndexes) accounts.push(keys[i] ?? `missing#${i}`);
+    return { program: keys[ix.programIndex] ?? '', accounts, data: ix.data };
+  });
+}
+
+/** Base58 text of our wallet's key, once per key object (web3.js encodes it afresh on every call). */
+const walletTexts = new WeakMap<PublicKey, string>();
+function addressOf(wallet: PublicKey): string {
+  let text = walletTexts.get(wallet);
+  if (text === undefined) walletTexts.set(wallet, (text = wallet.toBase58()));
+  return text;
 }
 
 /** Inspects a built swap for `intent` on behalf of `wallet`. Never signs; never throws for a bad transaction. */
@@ -113,68 +117,74 @@ export async function inspectSwap(
   policy: InspectionPolicy,
   signal?: AbortSignal,
 ): Promise<InspectionResult> {
-  let w: WireMessage;
-  try {
-    w = wireMessage(built.raw);
-  } catch (e) {
-    return reject('LIVE_INSPECTION_INSTRUCTION', `the built transaction cannot be decoded (${errorText(e)})`);
-  }
-  const { message } = w;
-  const walletAddress = wallet.toBase58();
+  const parsed = parseWireTransaction(built.raw);
+  if (!parsed.ok) return reject('LIVE_INSPECTION_INSTRUCTION', `the built transaction cannot be decoded (${parsed.reason})`);
+  const tx = parsed.tx;
+  const w: WireMessage = { tx, staticKeys: tx.staticKeys.map(keyText) };
+  const walletAddress = addressOf(wallet);
   const payer = w.staticKeys[0];
   if (payer !== walletAddress) {
     return reject('LIVE_INSPECTION_FEE_PAYER', `fee payer is ${payer ?? 'missing'}, expected our wallet ${walletAddress}`);
   }
-  for (const ix of message.compiledInstructions) {
-    const program = w.staticKeys[ix.programIdIndex];
+  for (const ix of tx.instructions) {
+    const program = w.staticKeys[ix.programIndex];
     if (program === undefined || !policy.allowedPrograms.has(program)) {
       return reject('LIVE_INSPECTION_PROGRAM', `instruction calls program ${program ?? '(from a lookup table)'} which is not in execution.allowedPrograms`);
     }
   }
-  const priorityFee = priorityFeeOf(message);
+  const priorityFee = wirePriorityFee(w);
   if (priorityFee > intent.priorityFeeLamports) {
     return reject('LIVE_INSPECTION_PRIORITY_FEE', `priority fee ${priorityFee} lamports exceeds the intent budget ${intent.priorityFeeLamports}`);
   }
-  const viaLookups = message.addressTableLookups.length > 0; // a venue may reach a token program through a table
+  const viaLookups = tx.lookups.length > 0; // a venue may reach a token program through a table
   const ours = swapAccountsOf(intent, walletAddress, {
     classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
     token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
   });
   const staticVerdict = checkInstructions(decodeInstructions(w, allKeys(w)), intent, ours, policy.rentBudgetLamports);
   if (!staticVerdict.ok) return staticVerdict;
-  const blockhash = message.recentBlockhash;
+  const blockhash = keyText(tx.recentBlockhash);
   if ((policy.mode ?? 'simulate') === 'static') return { ok: true, blockhash, priorityFeeLamports: priorityFee };
 
-  const feeBudget = LAMPORTS_PER_SIGNATURE * BigInt(message.header.numRequiredSignatures) + intent.priorityFeeLamports;
+  const feeBudget = LAMPORTS_PER_SIGNATURE * BigInt(tx.requiredSignatures) + intent.priorityFeeLamports;
   let keys: string[];
   try {
     keys = await resolvedKeys(w, rpc, signal);
   } catch (e) {
     return reject('LIVE_INSPECTION_SIMULATION', `could not read the transaction's address lookup tables (${errorText(e)})`);
   }
-  if (message.addressTableLookups.length > 0) {
+  if (tx.lookups.length > 0) {
     // Loaded addresses are known now: judge the instructions again with real addresses.
     const again = checkInstructions(decodeInstructions(w, keys), intent, ours, policy.rentBudgetLamports);
     if (!again.ok) return again;
   }
   // Every account the transaction can write, our wallet first: only these can change.
   const watched = [walletAddress];
-  for (let i = 1; i < keys.length; i++) if (message.isAccountWritable(i) && keys[i] !== walletAddress) watched.push(keys[i]!);
+  for (let i = 1; i < keys.length; i++) if (isWritableIndex(tx, i) && keys[i] !== walletAddress) watched.push(keys[i]!);
 
-  // Pre-state and simulation must describe the same slot: another of our transactions landing in
-  // between would otherwise look like an outflow. Re-read a few times, then judge what we have.
-  // A failed read is retried too; only when every try failed is the swap rejected (unsigned).
+  // Pre-state and simulation must describe the same state: another of our transactions landing in
+  // between would otherwise count as this one's outflow. Both calls must report the same slot
+  // (repeated up to READ_TRIES times, then judged as they are). A slot can change state within
+  // itself, so a verdict against the swap stands only when a read after the simulation finds our
+  // accounts as the pre-state did; if they moved, that read is the pre-state of a new simulation.
+  // A failed call is retried too; only when the tries are used up is the swap rejected (unsigned).
+  const options = { commitment: 'processed' as const, encoding: 'base64' as const, ...(signal ? { signal } : {}) };
+  let tries = 0;
+  let moves = 0;
   let pre: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>> | undefined;
-  let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>> | undefined;
-  for (let read = 0; ; read++) {
-    try {
-      pre = await rpc.getMultipleAccounts(watched, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
-    } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1)
-        return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
-      continue;
+  for (;;) {
+    const last = tries >= READ_TRIES - 1;
+    if (!pre) {
+      try {
+        pre = await rpc.getMultipleAccounts(watched, options);
+      } catch (e) {
+        if (signal?.aborted || last) return reject('LIVE_INSPECTION_SIMULATION', `could not read our accounts before signing (${errorText(e)})`);
+        tries++;
+        continue;
+      }
+      if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${walletAddress} does not exist on chain (no SOL)`);
     }
-    if (!pre.value[0]) return reject('LIVE_INSPECTION_OUTFLOW', `our wallet ${walletAddress} does not exist on chain (no SOL)`);
+    let sim: Awaited<ReturnType<LiveRpcPort['simulateTransaction']>>;
     try {
       sim = await rpc.simulateTransaction(built.base64, {
         sigVerify: false,
@@ -184,16 +194,55 @@ export async function inspectSwap(
         ...(signal ? { signal } : {}),
       });
     } catch (e) {
-      if (signal?.aborted || read >= READ_TRIES - 1) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${errorText(e)})`);
+      if (signal?.aborted || last) return reject('LIVE_INSPECTION_SIMULATION', `simulation call failed (${errorText(e)})`);
+      tries++;
+      pre = undefined;
       continue;
     }
-    if (sim.context.slot === pre.context.slot || read >= READ_TRIES - 1) break;
+    if (sim.context.slot !== pre.context.slot && !last) {
+      tries++;
+      pre = undefined;
+      continue;
+    }
+    if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
+    const post = sim.value.accounts ?? [];
+    if (post.length !== watched.length || !post[0])
+      return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
+    const verdict = judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
+    if (verdict.ok) return verdict;
+    let again: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>>;
+    try {
+      again = await rpc.getMultipleAccounts(watched, options);
+    } catch (e) {
+      if (signal?.aborted || last) return reject('LIVE_INSPECTION_SIMULATION', `could not re-read our accounts to confirm a rejection (${errorText(e)})`);
+      tries++;
+      pre = undefined;
+      continue;
+    }
+    if (sameOwnAccounts(walletAddress, pre.value, again.value)) return verdict; // the simulation ran on the state `pre` describes
+    if (++moves >= READ_TRIES) {
+      return reject('LIVE_INSPECTION_SIMULATION', `our accounts changed while the simulation ran, ${moves} times (transactions of ours landing?); not signed`);
+    }
+    pre = again;
   }
-  if (sim.value.err !== null) return reject('LIVE_INSPECTION_SIMULATION', `simulation returned error ${JSON.stringify(sim.value.err)}`);
-  const post = sim.value.accounts ?? [];
-  if (post.length !== watched.length || !post[0])
-    return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
-  return judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
+}
+
+/**
+ * True when two reads of the same addresses found our wallet and every token account our wallet
+ * owns (in either read) unchanged: lamports, owner, data, existence. Other accounts (pool
+ * vaults, say) may change under any trade and do not enter the balance comparison.
+ */
+function sameOwnAccounts(wallet: string, a: readonly (RpcAccount | null)[], b: readonly (RpcAccount | null)[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? null;
+    const y = b[i] ?? null;
+    if (i > 0 && !ownedTokenAccount(x, wallet) && !ownedTokenAccount(y, wallet)) continue;
+    if (x === null || y === null) {
+      if (x !== y) return false;
+    } else if (x.lamports !== y.lamports || x.owner !== y.owner || x.data[0] !== y.data[0]) return false;
+  }
+  return true;
 }
 
 /** Compares the wallet's SOL and every token account our wallet owns, before and after the simulation. */
@@ -215,6 +264,7 @@ function judgeBalances(
   let inputTaken = 0n;
   for (let i = 1; i < watched.length; i++) {
     const address = watched[i]!;
+    if (!ownedTokenAccount(pre[i] ?? null, wallet) && !ownedTokenAccount(post[i] ?? null, wallet)) continue; // pool vaults and the like
     const before = tokenAccountOf(pre[i] ?? null);
     const after = tokenAccountOf(post[i] ?? null);
     if (before?.owner !== wallet && after?.owner !== wallet) continue;
@@ -277,13 +327,13 @@ const tableCache = new Map<string, string[]>();
 const MAX_TABLES = 256;
 
 async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleAccounts'>, signal?: AbortSignal): Promise<string[]> {
-  const lookups = w.message.addressTableLookups;
+  const lookups = w.tx.lookups;
   if (lookups.length === 0) return [...w.staticKeys];
   const needed = (l: (typeof lookups)[number]): boolean => {
-    const known = tableCache.get(l.accountKey.toBase58());
+    const known = tableCache.get(keyText(l.table));
     return !known || [...l.writableIndexes, ...l.readonlyIndexes].some((i) => i >= known.length);
   };
-  const missing = lookups.filter(needed).map((l) => l.accountKey.toBase58());
+  const missing = lookups.filter(needed).map((l) => keyText(l.table));
   if (missing.length > 0) {
     const r = await rpc.getMultipleAccounts(missing, { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) });
     missing.forEach((table, i) => {
@@ -297,7 +347,7 @@ async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleA
       );
     });
   }
-  const tables = new Map(lookups.map((l) => [l.accountKey.toBase58(), tableCache.get(l.accountKey.toBase58()) ?? []]));
+  const tables = new Map(lookups.map((l) => [keyText(l.table), tableCache.get(keyText(l.table)) ?? []]));
   const keys = allKeys(w, tables);
   if (keys.some((k) => k.startsWith('lookup:')))
     throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', 'an index points past the end of its lookup table', { retry: 'not_retryable' });
@@ -312,15 +362,24 @@ export function messageOf(tx: VersionedTransaction | Transaction): VersionedMess
 /** Priority fee in lamports set by ComputeBudget instructions: ceil(unit limit × unit price / 1e6). */
 export function priorityFeeOf(message: VersionedMessage | Message): bigint {
   const budgetProgram = ComputeBudgetProgram.programId;
+  return priorityFeeLamports(
+    message.compiledInstructions.map((ix) => ({ budget: message.staticAccountKeys[ix.programIdIndex]?.equals(budgetProgram) === true, data: ix.data })),
+  );
+}
+
+/** {@link priorityFeeOf} of the parsed wire message (no objects). */
+function wirePriorityFee(w: WireMessage): bigint {
+  return priorityFeeLamports(w.tx.instructions.map((ix) => ({ budget: w.staticKeys[ix.programIndex] === COMPUTE_BUDGET_PROGRAM, data: ix.data })));
+}
+
+function priorityFeeLamports(instructions: readonly { readonly budget: boolean; readonly data: Uint8Array }[]): bigint {
   let limit: bigint | undefined;
   let microLamports = 0n;
   let others = 0n;
-  for (const ix of message.compiledInstructions) {
-    const program = message.staticAccountKeys[ix.programIdIndex];
-    const data = Buffer.from(ix.data);
-    if (program?.equals(budgetProgram)) {
-      if (data[0] === 2 && data.length >= 5) limit = BigInt(data.readUInt32LE(1));
-      else if (data[0] === 3 && data.length >= 9) microLamports = data.readBigUInt64LE(1);
+  for (const { budget, data } of instructions) {
+    if (budget) {
+      if (data[0] === 2 && data.length >= 5) limit = BigInt(u32le(data, 1));
+      else if (data[0] === 3 && data.length >= 9) microLamports = BigInt(u32le(data, 1)) + (BigInt(u32le(data, 5)) << 32n);
     } else {
       others++;
     }
@@ -329,6 +388,8 @@ export function priorityFeeOf(message: VersionedMessage | Message): bigint {
   const micro = units * microLamports;
   return (micro + 999_999n) / 1_000_000n;
 }
+
+const u32le = (d: Uint8Array, at: number): number => (d[at]! | (d[at + 1]! << 8) | (d[at + 2]! << 16)) + d[at + 3]! * 0x1000000;
 
 /** The SPL token account fields inspection compares. */
 export interface TokenAccountView {
@@ -339,13 +400,26 @@ export interface TokenAccountView {
   readonly closeAuthority: string | null;
 }
 
-/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
-export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
+/** The data of an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
+function tokenAccountData(account: RpcAccount | null): Buffer | undefined {
   if (!account || (account.owner !== TOKEN_PROGRAM && account.owner !== TOKEN_2022_PROGRAM)) return undefined;
   const data = Buffer.from(account.data[0], 'base64');
   if (data.length < 165) return undefined;
   if (data.length > 165 && (account.owner !== TOKEN_2022_PROGRAM || data[165] !== 2)) return undefined; // a Token-2022 mint with extensions
-  const key = (at: number): string => new PublicKey(data.subarray(at, at + 32)).toBase58();
+  return data;
+}
+
+/** True when `account` is a token account whose owner is `wallet` (base58), read without decoding the rest. */
+function ownedTokenAccount(account: RpcAccount | null, wallet: string): boolean {
+  const data = tokenAccountData(account);
+  return data !== undefined && keyText(data.subarray(32, 64)) === wallet;
+}
+
+/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
+export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
+  const data = tokenAccountData(account);
+  if (!data) return undefined;
+  const key = (at: number): string => keyText(data.subarray(at, at + 32));
   return {
     mint: key(0),
     owner: key(32),

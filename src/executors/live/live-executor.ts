@@ -173,9 +173,17 @@ export function spendOf(intent: OrderIntent): Lamports {
   return intent.side === 'buy' ? addLamports(intent.spendLamports, fees) : fees;
 }
 
+const DAY_MS = 86_400_000;
+/** The last day `utcDay` formatted: [start, end) in ms and its text (a Date per intent otherwise). */
+let lastDay = { start: 0, end: 0, text: '' };
+
 /** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
 export function utcDay(at: UnixMs): string {
-  return new Date(at).toISOString().slice(0, 10);
+  if (at >= lastDay.start && at < lastDay.end) return lastDay.text;
+  const text = new Date(at).toISOString().slice(0, 10);
+  const start = Math.floor(at / DAY_MS) * DAY_MS;
+  lastDay = { start, end: start + DAY_MS, text };
+  return text;
 }
 
 /** True when `a` and `b` are the same decision (every field equal), not just the same id. */

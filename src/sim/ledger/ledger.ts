@@ -13,7 +13,7 @@ import { readComputeBudget, transactionFeeLamports } from './fees.js';
 import { validateLedgerKnobs } from './ledger-options.js';
 import { createLedgerState } from './ledger-state.js';
 import { createNativeSvm, ledgerAccount } from './native-svm.js';
-import { keyText } from './key-text.js';
+import { keyText } from '../../client/key-text.js';
 import {
   INJECTED_FAILURE_ERROR,
   POOL_CHANGED_ERROR,

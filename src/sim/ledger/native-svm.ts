@@ -2,11 +2,11 @@
  * LiteSVM's native runtime, driven with raw bytes. The `litesvm` package's class wraps every call
  * in @solana/kit conversions: base58 text to address bytes and back for each account read, and a
  * decode of the wire transaction into a kit object followed by an encode back to the same bytes
- * for each send. The ledger already holds the bytes (and cached key text, key-text.ts), so it calls
+ * for each send. The ledger already holds the bytes (and cached key text, client/key-text.ts), so it calls
  * the native binding the wrapper calls, with the same settings.
  */
 import { Account, LiteSvm, type FailedTransactionMetadata, type SimulatedTransactionInfo, type TransactionMetadata } from 'litesvm/dist/internal.js';
-import { keyBytes, keyText } from './key-text.js';
+import { keyBytes, keyText } from '../../client/key-text.js';
 import type { LedgerAccount } from './ledger-types.js';
 
 export type { FailedTransactionMetadata, SimulatedTransactionInfo, TransactionMetadata };

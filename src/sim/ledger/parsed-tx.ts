@@ -2,12 +2,12 @@
  * Decoding of wire transactions (legacy and v0 without lookup tables) straight from the bytes, and
  * ed25519 signature verification with node:crypto, so the ledger can refuse a bad transaction with
  * the right JSON-RPC error before it reaches the runtime. No web3.js objects: the keys stay views
- * of the wire bytes, and their base58 text comes from a bounded cache (key-text.ts).
+ * of the wire bytes, and their base58 text comes from a bounded cache (client/key-text.ts).
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { ChainpilotError } from '../../core/errors.js';
-import { keyText } from './key-text.js';
+import { keyText } from '../../client/key-text.js';
 
 const base58 = getBase58Decoder();
 

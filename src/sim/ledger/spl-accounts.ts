@@ -5,7 +5,7 @@
  */
 import type { PublicKey } from '@solana/web3.js';
 import { AccountState, ACCOUNT_SIZE, decodeMint, encodeMint, encodeTokenAccount, MINT_SIZE, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
-import { keyText } from './key-text.js';
+import { keyText } from '../../client/key-text.js';
 
 export { ACCOUNT_SIZE, MINT_SIZE, TOKEN_PROGRAM_ID };
 

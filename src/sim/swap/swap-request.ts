@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ChainpilotError, decimal, toRaw } from '../../core/index.js';
-import { keyBytes, keyText } from '../ledger/key-text.js';
+import { keyBytes, keyText } from '../../client/key-text.js';
 
 export const WRAPPED_SOL_MINT = 'So11111111111111111111111111111111111111112';
 
