@@ -106,7 +106,7 @@ describe('dedup window', () => {
     expect(w.admit(0, 0, 1)).toBe(true);
   });
 
-  it('agrees with a plain reference model on any sequence, including colliding table homes and evictions', () => {
+  it('agrees with a plain reference model on any sequence, including colliding buckets, evictions and reused slots', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 12 }),
