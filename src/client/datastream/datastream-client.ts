@@ -3,7 +3,7 @@
  * checked payloads, deduplication across overlapping rooms, bounded delivery queues, gap events and
  * REST backfill. It satisfies the engine's `StreamFeed` port structurally.
  */
-import type WebSocket from 'ws';
+import { isUtf8 } from 'node:buffer';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import { backfillRoom } from './backfill.js';
 import { createConnection, type ConnectionState } from './connection.js';
@@ -96,9 +96,9 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   };
 
   /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
-  const onFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
+  const onFrame = (buf: Buffer, at: UnixMs): void => {
     try {
-      handleFrame(raw, at);
+      handleFrame(buf, at);
     } catch (e) {
       s.frameErrors++;
       emit({
@@ -109,11 +109,18 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     }
   };
 
-  const handleFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
+  const handleFrame = (buf: Buffer, at: UnixMs): void => {
     s.frames++;
-    const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     s.bytes += buf.length;
-    const text = buf.toString('utf8');
+    const text = buf.toString(); // no encoding argument: Node's direct UTF-8 path
+    // The socket does not validate UTF-8 (connection.ts: skipUTF8Validation). The decoder turns every
+    // invalid sequence into U+FFFD, so a text without one came from valid UTF-8; only a text with one
+    // (invalid, or a U+FFFD the server meant) has its bytes checked. For a Latin-1 text (JSON frames
+    // almost always are) V8 answers this search without scanning: U+FFFD cannot occur in it.
+    if (text.indexOf('\uFFFD') >= 0 && !isUtf8(buf)) {
+      malformed('not valid UTF-8', text);
+      return;
+    }
     if (onRawFrame !== undefined) {
       try {
         onRawFrame(text, at);
