@@ -38,6 +38,11 @@ export interface ConnectionHandlers {
    * joined). Its UTF-8 is not validated by the socket (`skipUTF8Validation`): the handler must.
    */
   message(data: Buffer, at: UnixMs): void;
+  /**
+   * The socket read that carried the frames just passed to `message` is over (a microtask after it,
+   * before any other I/O callback): every frame it carried has been handed over, all with one `at`.
+   */
+  readEnd(): void;
   /** A socket that had been open went away (a gap starts at `at`). */
   down(reason: DownReason, at: UnixMs): void;
   /** A connection attempt failed before opening. */
@@ -84,6 +89,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
   let readAt: UnixMs | undefined;
   const endRead = (): void => {
     readAt = undefined;
+    h.readEnd();
   };
   const clock = o.clock;
   const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.apiKey)}`;
@@ -174,7 +180,8 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     // skipUTF8Validation: the client checks each frame's text after decoding it, for less than `ws`'s
     // check of the bytes costs (datastream-client.ts, handleFrame); an invalid frame is then refused
     // alone instead of failing the whole socket (1007) and forcing a reconnect and a gap
-    const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes, skipUTF8Validation: true });
+    // allowSynchronousEvents (the default, made explicit): every frame of a read is emitted in that read
+    const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes, skipUTF8Validation: true, allowSynchronousEvents: true });
     sock.binaryType = 'nodebuffer'; // the default, relied on below: every message is one Buffer
     ws = sock;
     liveSockets++;

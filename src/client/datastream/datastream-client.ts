@@ -95,10 +95,71 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     emit({ kind: 'malformed', reason, sample: text.slice(0, 200) });
   };
 
-  /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
-  const onFrame = (buf: Buffer, at: UnixMs): void => {
+  // Frames of one socket read are decoded and parsed as `ws` hands them over, and handled (checks,
+  // dedup, delivery, counters, reports) together when the read ends (connection.ts: readEnd), in
+  // order, at most MAX_BATCH at a time. Why: the guard, fingerprint, dedup window and dispatch then
+  // run one frame after another while their code, branch history and tables are still in the CPU's
+  // caches; interleaved with `ws` and JSON.parse they cost about twice as much (liquidity: about
+  // 600 ns a frame instead of 340 in a tight loop of the same work). A read that carries one frame
+  // is handled at its end as before; in a burst, the first frame of a batch waits for the parsing
+  // of the others (MAX_BATCH bounds that: about 50 us for small event frames).
+  const MAX_BATCH = 32;
+  const NOT_JSON: unknown = Symbol('not JSON');
+  const NOT_UTF8: unknown = Symbol('not valid UTF-8');
+  const batchText: string[] = [];
+  const batchFrame: unknown[] = [];
+  const batchBytes: number[] = [];
+  let batchSize = 0;
+  let batchAt = 0 as UnixMs;
+  let handling = false;
+
+  const receiveFrame = (buf: Buffer, at: UnixMs): void => {
+    const text = buf.toString(); // no encoding argument: Node's direct UTF-8 path
+    let frame: unknown;
+    // The socket does not validate UTF-8 (connection.ts: skipUTF8Validation). The decoder turns every
+    // invalid sequence into U+FFFD, so a text without one came from valid UTF-8; only a text with one
+    // (invalid, or a U+FFFD the server meant) has its bytes checked. For a Latin-1 text (JSON frames
+    // almost always are) V8 answers this search without scanning: U+FFFD cannot occur in it.
+    if (text.indexOf('\uFFFD') >= 0 && !isUtf8(buf)) frame = NOT_UTF8;
+    else {
+      try {
+        frame = JSON.parse(text);
+      } catch {
+        frame = NOT_JSON;
+      }
+    }
+    const i = batchSize++;
+    batchText[i] = text;
+    batchFrame[i] = frame;
+    batchBytes[i] = buf.length;
+    batchAt = at;
+    if (batchSize >= MAX_BATCH && !handling) handleBatch();
+  };
+
+  /** Handles the received frames in order; anything that happens after them (socket events, close) calls it first. */
+  const handleBatch = (): void => {
+    if (handling) return; // a handler's call re-entered: the running loop takes every frame in order
+    handling = true;
     try {
-      handleFrame(buf, at);
+      for (let i = 0; i < batchSize; i++) {
+        const text = batchText[i]!;
+        const frame = batchFrame[i];
+        const bytes = batchBytes[i]!;
+        batchText[i] = '';
+        batchFrame[i] = undefined;
+        if (closed) continue; // close() from a handler: the rest of the read is dropped, as the socket would have dropped it
+        onFrame(text, frame, bytes, batchAt);
+      }
+    } finally {
+      batchSize = 0;
+      handling = false;
+    }
+  };
+
+  /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
+  const onFrame = (text: string, frame: unknown, bytes: number, at: UnixMs): void => {
+    try {
+      handleFrame(text, frame, bytes, at);
     } catch (e) {
       s.frameErrors++;
       emit({
@@ -109,15 +170,10 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     }
   };
 
-  const handleFrame = (buf: Buffer, at: UnixMs): void => {
+  const handleFrame = (text: string, frame: unknown, bytes: number, at: UnixMs): void => {
     s.frames++;
-    s.bytes += buf.length;
-    const text = buf.toString(); // no encoding argument: Node's direct UTF-8 path
-    // The socket does not validate UTF-8 (connection.ts: skipUTF8Validation). The decoder turns every
-    // invalid sequence into U+FFFD, so a text without one came from valid UTF-8; only a text with one
-    // (invalid, or a U+FFFD the server meant) has its bytes checked. For a Latin-1 text (JSON frames
-    // almost always are) V8 answers this search without scanning: U+FFFD cannot occur in it.
-    if (text.indexOf('\uFFFD') >= 0 && !isUtf8(buf)) {
+    s.bytes += bytes;
+    if (frame === NOT_UTF8) {
       malformed('not valid UTF-8', text);
       return;
     }
@@ -129,10 +185,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         emit({ kind: 'handler-error', room: '(raw frame)', error: e });
       }
     }
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text);
-    } catch {
+    if (frame === NOT_JSON) {
       malformed('not JSON', text);
       return;
     }
@@ -236,6 +289,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
 
   const conn = createConnection(o, {
     open() {
+      handleBatch();
       const at = clock.now();
       s.connects++;
       for (const room of router.rooms.keys()) conn.send({ type: 'join', room });
@@ -262,21 +316,26 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       for (const w of waiters) w.resolve();
       waiters.clear();
     },
-    message: onFrame,
+    message: receiveFrame,
+    readEnd: handleBatch,
     frameTooLarge() {
+      handleBatch(); // the frames before it first
       s.frames++;
       s.oversizedFrames++;
       emit({ kind: 'malformed', reason: `frame larger than maxFrameBytes (${o.maxFrameBytes}); the socket was closed and will reconnect`, sample: '' });
     },
     down(reason, at) {
+      handleBatch();
       gapStartedAt ??= at;
       emit({ kind: 'disconnected', at, reason });
     },
     attemptFailed(reason, detail) {
+      handleBatch();
       s.failedAttempts++;
       emit({ kind: 'attempt-failed', reason, detail });
     },
     stopped(error) {
+      handleBatch();
       stoppedError = error;
       emit({ kind: 'stopped', error });
       for (const w of waiters) w.reject(error);
