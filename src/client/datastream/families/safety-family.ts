@@ -3,7 +3,7 @@
  * Each room's figure is its own role's field: a message on `insider:{t}` that also carries
  * `totalSniperPercentage` is read for `totalInsiderPercentage` only.
  */
-import { fpInt, fpStr } from '../fingerprint.js';
+import { fpAnchor, fpInt } from '../fingerprint.js';
 import { isNum, isObj, optNumOrNull, optStr, type Obj } from '../guards.js';
 import type { SafetyPayload, SafetyRole } from '../payloads.js';
 import { roomFamily } from '../room-family.js';
@@ -106,7 +106,7 @@ export const safetyFamily = roomFamily({
     // the same figure reported again for the same wallet at the same time is the same update
     fpInt(Math.round(s.figure * 1e6));
     fpInt(Math.round((s.previousFigure ?? -1) * 1e6));
-    fpStr(typeof s.raw.wallet === 'string' ? s.raw.wallet : '');
+    fpAnchor(typeof s.raw.wallet === 'string' ? s.raw.wallet : '');
     fpInt(typeof s.raw.timestamp === 'number' ? s.raw.timestamp : 0);
   },
   scope: (r) => r.parts.join(':'),
