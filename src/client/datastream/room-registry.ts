@@ -57,7 +57,13 @@ const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
 /** Splits a room name (dropping `:enriched`) and finds its family. */
 export function resolveRoom(room: string): ResolvedRoom {
-  const all = room.split(':').map(flat);
+  // a room resolved here is used for every frame of a subscription: its segments are copied flat once
+  return resolve(room, true);
+}
+
+function resolve(room: string, flatSegments: boolean): ResolvedRoom {
+  const split = room.split(':');
+  const all = flatSegments ? split.map(flat) : split;
   const enriched = all.length > 1 && all[all.length - 1] === 'enriched';
   const parts = enriched ? all.slice(0, -1) : all;
   const name: RoomName = { room, parts, enriched };
@@ -133,7 +139,7 @@ export function parseRoomMessage(
 ):
   | { readonly ok: true; readonly message: DatastreamMessage; readonly rejected: number; readonly reason?: string }
   | { readonly ok: false; readonly reason: string } {
-  const r = resolveRoom(room);
+  const r = resolve(room, false); // one payload: copying the segments flat would cost more than it saves
   const commitment = origin === 'backfill' ? 'confirmed' : r.family.provisional ? 'processed' : 'unspecified';
   if (r.family.rows) {
     const p = parseRows(r, data);
