@@ -178,7 +178,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     httpStatus = undefined;
     authHint = false;
     // skipUTF8Validation: the client checks each frame's text after decoding it, for less than `ws`'s
-    // check of the bytes costs (datastream-client.ts, handleFrame); an invalid frame is then refused
+    // check of the bytes costs (datastream-client.ts, receiveFrame); an invalid frame is then refused
     // alone instead of failing the whole socket (1007) and forcing a reconnect and a gap
     // allowSynchronousEvents (the default, made explicit): every frame of a read is emitted in that read
     const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes, skipUTF8Validation: true, allowSynchronousEvents: true });
