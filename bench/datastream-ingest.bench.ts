@@ -9,7 +9,8 @@
  * Each reader runs in this process (pinned to its own core); the metric is events per second of
  * this process's CPU time (user + system), robust on a shared machine. Ratios are medians of
  * paired bursts. Object-payload rooms and price rooms are reported separately, with their minimum.
- * DATASTREAM_BENCH_SECONDS sets each burst (default 0.5 s); DATASTREAM_BENCH_ROUNDS the pairs (3);
+ * DATASTREAM_BENCH_SECONDS sets each burst (default 0.5 s); DATASTREAM_BENCH_ROUNDS the rounds (6: a multiple
+ * of the three readers, so each reader takes each turn of the rotation equally often);
  * DATASTREAM_BENCH_FAMILIES a comma list of families to measure (default all). Each row notes the
  * reader's CPU seconds per wall second: near 1 means it saturates and the server keeps ahead; on a
  * busy machine it drops (the scheduler, not the server), and ratios get noisier.
@@ -25,7 +26,7 @@ import { opsPerSecond, type Bench, type BenchRow } from './harness.js';
 import { RING, type FrameTemplates } from './ingest-server.js';
 
 const SECONDS = Number(process.env.DATASTREAM_BENCH_SECONDS ?? 0.5);
-const ROUNDS = Number(process.env.DATASTREAM_BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.DATASTREAM_BENCH_ROUNDS ?? 6);
 const SOL = 'So11111111111111111111111111111111111111112';
 const MINT = 'MintA111111111111111111111111111111111111111';
 const SIG = '5h3kVq9xTt1YwJzQ8uNfRz2cLmPbD7sAeKgHjXo4WnCvUiEy6MrBa';
@@ -226,9 +227,11 @@ async function burst(port: number, family: string, reader: Reader, seconds: numb
   return { rate: n / cpuS, util: (cpuS * 1000) / wallMs };
 }
 
+/** The middle value; the mean of the two middle values of an even count. */
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
 /** Pins a process to a core when `taskset` exists (best effort: on a 1-core machine nothing is pinned). */

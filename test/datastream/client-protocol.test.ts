@@ -101,6 +101,30 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
     expect(client.state).toBe('open');
   });
 
+  it('refuses a text frame of invalid UTF-8 alone (counted, never parsed) and keeps the socket, while a U+FFFD sent as valid UTF-8 is delivered', async () => {
+    const got: DatastreamMessage<'launch'>[] = [];
+    client.subscribe(rooms.latest(), (m) => void got.push(m));
+    await waitFor(() => server.open()[0]!.rooms.size === 1, 'join');
+    const conn = server.open()[0]!;
+    const frame = (name: string): string => JSON.stringify({ type: 'message', room: 'latest', data: { token: { mint: `Mint${name}`, name } } });
+    // a lone continuation byte and a truncated sequence inside a JSON string: the JSON would parse
+    // if the bytes were decoded leniently (as U+FFFD), so only the UTF-8 check can refuse them
+    for (const bad of [Buffer.from([0x80]), Buffer.from([0xe2, 0x82])]) {
+      const [head, tail] = frame('X').split('X') as [string, string];
+      conn.socket.send(Buffer.concat([Buffer.from(head), bad, Buffer.from(tail)]), { binary: false });
+    }
+    conn.socket.send(frame('\uFFFD'), { binary: false });
+    conn.socket.send(frame('after'), { binary: false });
+    await waitFor(() => got.length === 2, 'the two valid frames');
+    expect(got.map((m) => m.data.token.name)).toEqual(['\uFFFD', 'after']);
+    const s = client.stats();
+    expect(s.parseFailures).toBe(2);
+    expect(s.rejectedByFamily['frame']).toMatchObject({ rejected: 2, sampleReason: 'not valid UTF-8' });
+    expect(events.filter((e) => e.kind === 'malformed').map((e) => (e as { reason: string }).reason)).toEqual(['not valid UTF-8', 'not valid UTF-8']);
+    expect(client.state).toBe('open');
+    expect(s.connects).toBe(1);
+  });
+
   it('drops invalid rows of a liquidity frame, keeps the valid ones, and counts the rejects', async () => {
     const got: DatastreamMessage<'liquidity'>[] = [];
     client.subscribe(rooms.liquidity('MintA'), (m) => void got.push(m));

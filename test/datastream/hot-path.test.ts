@@ -225,3 +225,51 @@ describe('receive time (real socket on 127.0.0.1)', () => {
     expect(got).toEqual([5_000, 5_250]);
   });
 });
+
+describe('frames of one socket read (real socket on 127.0.0.1)', () => {
+  let server: StreamServer | undefined;
+  let client: DatastreamClient | undefined;
+  afterEach(async () => {
+    client?.close();
+    await server?.close();
+  });
+
+  const start = async (key: string): Promise<{ server: StreamServer; client: DatastreamClient }> => {
+    server = await startStreamServer(key);
+    client = createDatastreamClient({ url: server.url, apiKey: key, random: seededRandom(5) });
+    return { server, client };
+  };
+  const frame = (room: string, tx: string): string => JSON.stringify({ type: 'message', room, data: [liquidityEvent({ tx })] });
+
+  it('handles a burst of 100 frames (several batches) in order, each once, with a ping among them, counting each frame as it is handled', async () => {
+    const { server, client } = await start('hot-path-key-43');
+    const room = rooms.liquidity('MintA');
+    const got: { tx: string; frames: number }[] = [];
+    client.subscribe(room, (m) => void got.push({ tx: m.data[0]!.tx, frames: client.framesReceived() }));
+    await client.whenOpen();
+    await waitFor(() => server.open()[0]?.rooms.size === 1, 'join');
+    const texts = Array.from({ length: 100 }, (_, i) => frame(room, `B${i}`));
+    texts.splice(40, 0, '{"type":"ping"}');
+    server.sendBurst(texts);
+    await waitFor(() => got.length === 100 && server.open()[0]!.pongs === 1, 'the burst and the pong');
+    expect(got.map((g) => g.tx)).toEqual(Array.from({ length: 100 }, (_, i) => `B${i}`));
+    // a handler sees the frames handled so far (the ping is the 41st frame), not the whole read
+    expect(got.map((g) => g.frames)).toEqual(Array.from({ length: 100 }, (_, i) => (i < 40 ? i + 1 : i + 2)));
+    expect(client.stats()).toMatchObject({ frames: 101, messages: 100, pings: 1, duplicates: 0 });
+  });
+
+  it('delivers nothing more to a handler that closed the client, even from the rest of the read', async () => {
+    const { server, client } = await start('hot-path-key-44');
+    const room = rooms.liquidity('MintA');
+    const got: string[] = [];
+    client.subscribe(room, (m) => {
+      got.push(m.data[0]!.tx);
+      if (got.length === 3) client.close();
+    });
+    await client.whenOpen();
+    await waitFor(() => server.open()[0]?.rooms.size === 1, 'join');
+    server.sendBurst(Array.from({ length: 10 }, (_, i) => frame(room, `C${i}`)));
+    await waitFor(() => client.state === 'closed', 'close from the handler');
+    expect(got).toEqual(['C0', 'C1', 'C2']);
+  });
+});

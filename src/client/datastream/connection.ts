@@ -33,7 +33,16 @@ export interface ConnectionOptions {
 
 export interface ConnectionHandlers {
   open(): void;
-  message(data: WebSocket.RawData, at: UnixMs): void;
+  /**
+   * One frame's payload as `ws` delivers it (`binaryType` 'nodebuffer': always a Buffer, fragments
+   * joined). Its UTF-8 is not validated by the socket (`skipUTF8Validation`): the handler must.
+   */
+  message(data: Buffer, at: UnixMs): void;
+  /**
+   * The socket read that carried the frames just passed to `message` is over (a microtask after it,
+   * before any other I/O callback): every frame it carried has been handed over, all with one `at`.
+   */
+  readEnd(): void;
   /** A socket that had been open went away (a gap starts at `at`). */
   down(reason: DownReason, at: UnixMs): void;
   /** A connection attempt failed before opening. */
@@ -80,6 +89,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
   let readAt: UnixMs | undefined;
   const endRead = (): void => {
     readAt = undefined;
+    h.readEnd();
   };
   const clock = o.clock;
   const endpoint = `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(o.apiKey)}`;
@@ -167,7 +177,12 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     const my = ++gen;
     httpStatus = undefined;
     authHint = false;
-    const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes });
+    // skipUTF8Validation: the client checks each frame's text after decoding it, for less than `ws`'s
+    // check of the bytes costs (datastream-client.ts, receiveFrame); an invalid frame is then refused
+    // alone instead of failing the whole socket (1007) and forcing a reconnect and a gap
+    // allowSynchronousEvents (the default, made explicit): every frame of a read is emitted in that read
+    const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes, skipUTF8Validation: true, allowSynchronousEvents: true });
+    sock.binaryType = 'nodebuffer'; // the default, relied on below: every message is one Buffer
     ws = sock;
     liveSockets++;
     connectTimer = clock.setTimeout(() => {
@@ -196,7 +211,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
         queueMicrotask(endRead);
       }
       lastFrameAt = at;
-      h.message(data, at);
+      h.message(data as Buffer, at); // binaryType 'nodebuffer' (set above)
     });
     sock.on('error', (e: Error & { code?: string }) => {
       // 'close' always follows and carries the decision; an oversized frame is also a reject to count

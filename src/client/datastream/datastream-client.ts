@@ -3,7 +3,7 @@
  * checked payloads, deduplication across overlapping rooms, bounded delivery queues, gap events and
  * REST backfill. It satisfies the engine's `StreamFeed` port structurally.
  */
-import type WebSocket from 'ws';
+import { isUtf8 } from 'node:buffer';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import { backfillRoom } from './backfill.js';
 import { createConnection, type ConnectionState } from './connection.js';
@@ -95,25 +95,101 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     emit({ kind: 'malformed', reason, sample: text.slice(0, 200) });
   };
 
-  /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
-  const onFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
+  // Frames of one socket read are decoded and parsed as `ws` hands them over, and handled (checks,
+  // dedup, delivery, counters, reports) together when the read ends (connection.ts: readEnd), in
+  // order, at most MAX_BATCH at a time. Why: the guard, fingerprint, dedup window and dispatch then
+  // run one frame after another while their code, branch history and tables are still in the CPU's
+  // caches; interleaved with `ws` and JSON.parse they cost about twice as much (liquidity: about
+  // 600 ns a frame instead of 340 in a tight loop of the same work). A read that carries one frame
+  // is handled at its end as before; in a burst, the first frame of a batch waits for the parsing
+  // of the others (MAX_BATCH bounds that: about 50 µs of parsing for liquidity frames).
+  const MAX_BATCH = 32;
+  const NOT_JSON: unknown = Symbol('not JSON');
+  const NOT_UTF8: unknown = Symbol('not valid UTF-8');
+  const batchText: string[] = [];
+  const batchFrame: unknown[] = [];
+  const batchBytes: number[] = [];
+  let batchSize = 0;
+  let batchAt = 0 as UnixMs;
+  let handling = false;
+
+  const receiveFrame = (buf: Buffer, at: UnixMs): void => {
+    let text: string;
+    let frame: unknown;
     try {
-      handleFrame(raw, at);
+      text = buf.toString(); // no encoding argument: Node's direct UTF-8 path
+      // The socket does not validate UTF-8 (connection.ts: skipUTF8Validation). The decoder turns every
+      // invalid sequence into U+FFFD, so a text without one came from valid UTF-8; only a text with one
+      // (invalid, or a U+FFFD the server meant) has its bytes checked. For a Latin-1 text (JSON frames
+      // almost always are) V8 answers this search without scanning: U+FFFD cannot occur in it.
+      if (text.indexOf('\uFFFD') >= 0 && !isUtf8(buf)) frame = NOT_UTF8;
+      else {
+        try {
+          frame = JSON.parse(text);
+        } catch {
+          frame = NOT_JSON;
+        }
+      }
     } catch (e) {
-      s.frameErrors++;
-      emit({
-        kind: 'malformed',
-        reason: `handling the frame failed (${e instanceof Error ? `${e.name}: ${e.message}` : 'error'}); it was skipped`,
-        sample: '',
-      });
+      // this runs inside `ws`'s event: nothing may escape into the socket
+      handleBatch(); // the frames before it first
+      s.frames++;
+      frameFailed(e);
+      return;
+    }
+    const i = batchSize++;
+    batchText[i] = text;
+    batchFrame[i] = frame;
+    batchBytes[i] = buf.length;
+    batchAt = at;
+    if (batchSize >= MAX_BATCH && !handling) handleBatch();
+  };
+
+  /** Handles the received frames in order; anything that happens after them (socket events, close) calls it first. */
+  const handleBatch = (): void => {
+    if (handling) return; // a handler's call re-entered: the running loop takes every frame in order
+    handling = true;
+    try {
+      for (let i = 0; i < batchSize; i++) {
+        const text = batchText[i]!;
+        const frame = batchFrame[i];
+        const bytes = batchBytes[i]!;
+        batchText[i] = '';
+        batchFrame[i] = undefined;
+        if (closed) continue; // close() from a handler: the rest of the read is dropped, as the socket would have dropped it
+        onFrame(text, frame, bytes, batchAt);
+      }
+    } finally {
+      batchSize = 0;
+      handling = false;
     }
   };
 
-  const handleFrame = (raw: WebSocket.RawData, at: UnixMs): void => {
+  const frameFailed = (e: unknown): void => {
+    s.frameErrors++;
+    emit({
+      kind: 'malformed',
+      reason: `handling the frame failed (${e instanceof Error ? `${e.name}: ${e.message}` : 'error'}); it was skipped`,
+      sample: '',
+    });
+  };
+
+  /** No frame of any size, depth or shape may stop the process: whatever slips past the checks is counted and reported. */
+  const onFrame = (text: string, frame: unknown, bytes: number, at: UnixMs): void => {
+    try {
+      handleFrame(text, frame, bytes, at);
+    } catch (e) {
+      frameFailed(e);
+    }
+  };
+
+  const handleFrame = (text: string, frame: unknown, bytes: number, at: UnixMs): void => {
     s.frames++;
-    const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-    s.bytes += buf.length;
-    const text = buf.toString('utf8');
+    s.bytes += bytes;
+    if (frame === NOT_UTF8) {
+      malformed('not valid UTF-8', text);
+      return;
+    }
     if (onRawFrame !== undefined) {
       try {
         onRawFrame(text, at);
@@ -122,10 +198,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         emit({ kind: 'handler-error', room: '(raw frame)', error: e });
       }
     }
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text);
-    } catch {
+    if (frame === NOT_JSON) {
       malformed('not JSON', text);
       return;
     }
@@ -229,6 +302,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
 
   const conn = createConnection(o, {
     open() {
+      handleBatch();
       const at = clock.now();
       s.connects++;
       for (const room of router.rooms.keys()) conn.send({ type: 'join', room });
@@ -255,21 +329,26 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       for (const w of waiters) w.resolve();
       waiters.clear();
     },
-    message: onFrame,
+    message: receiveFrame,
+    readEnd: handleBatch,
     frameTooLarge() {
+      handleBatch(); // the frames before it first
       s.frames++;
       s.oversizedFrames++;
       emit({ kind: 'malformed', reason: `frame larger than maxFrameBytes (${o.maxFrameBytes}); the socket was closed and will reconnect`, sample: '' });
     },
     down(reason, at) {
+      handleBatch();
       gapStartedAt ??= at;
       emit({ kind: 'disconnected', at, reason });
     },
     attemptFailed(reason, detail) {
+      handleBatch();
       s.failedAttempts++;
       emit({ kind: 'attempt-failed', reason, detail });
     },
     stopped(error) {
+      handleBatch();
       stoppedError = error;
       emit({ kind: 'stopped', error });
       for (const w of waiters) w.reject(error);

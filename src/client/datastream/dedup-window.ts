@@ -1,9 +1,21 @@
 /**
  * A bounded window of recently delivered logical events (by fingerprint), remembering which
- * subscribers got each one. Entries live in a ring of `capacity` (the oldest is evicted first);
- * lookups go through an open-addressing table in typed arrays (linear probing, backward-shift
- * deletion), so the hot path allocates nothing and memory is fixed at creation. Each ring entry
- * also remembers its table cell, so evicting the oldest entry needs no probe to find it.
+ * subscribers got each one. Entries live in a ring of `capacity` slots, the oldest evicted first;
+ * typed arrays only, so the hot path allocates nothing and memory is fixed at creation.
+ *
+ * Lookups go through hash buckets whose entries are chained through the ring, newest first: a
+ * bucket's head is its newest entry and each entry links to the next older one of its bucket. The
+ * oldest entry of the window is therefore the last of its chain, and evicting it costs nothing: its
+ * slot is simply reused. A link into a reused slot is recognised because it points to an entry
+ * that is no longer older than the one linking to it (ring age is `pos - 1 - slot`, modulo the
+ * capacity), which ends the chain there; only a bucket head that is reused has to be cleared.
+ * Each entry (both fingerprint halves, the next link and the first subscriber) is 16 bytes in one
+ * array, so a probe reads one cache line.
+ *
+ * Why not open addressing: backward-shift deletion on every eviction (the window is always full in
+ * steady state, so every new event evicts one) walked a probe cluster with hard-to-predict branches
+ * and touched several arrays; inside the client, where parsing each frame evicts the window from the
+ * CPU caches and branch predictors, that cost about 170 ns per new liquidity event.
  */
 export interface DedupWindow {
   /** Records that subscriber `subId` receives the event; false when it already did (a duplicate). */
@@ -19,69 +31,71 @@ export interface DedupWindow {
 }
 
 const TWO32 = 0x1_0000_0000;
+// an entry: [hi, lo, next older slot of the same bucket (-1: none), first subscriber id]
+const HI = 0;
+const LO = 1;
+const NEXT = 2;
+const SUB = 3;
 
 export function createDedupWindow(capacity: number): DedupWindow {
-  let tableSize = 8;
-  while (tableSize < capacity * 2) tableSize *= 2;
-  const mask = tableSize - 1;
-  const table = new Int32Array(tableSize).fill(-1); // ring slot, or -1 when empty
-  const his = new Uint32Array(capacity);
-  const los = new Uint32Array(capacity);
-  const cell = new Int32Array(capacity); // table cell of each ring slot
-  const subs: (number | number[])[] = new Array<number | number[]>(capacity).fill(0);
-  let pos = 0;
+  let bits = 3;
+  while (1 << bits < capacity * 2) bits++; // at most half an entry per bucket on average
+  const shift = 32 - bits;
+  const heads = new Int32Array(1 << bits).fill(-1); // newest slot of each bucket, -1 when empty
+  const ring = new Int32Array(capacity * 4);
+  // subscribers after the first of each slot (overlapping rooms with different handlers; rare)
+  const more: (number[] | undefined)[] = new Array<number[] | undefined>(capacity).fill(undefined);
+  let pos = 0; // the next slot to write (the oldest entry once the ring is full)
   let filled = 0;
   let evicted = 0;
 
-  const home = (hi: number, lo: number): number => (Math.imul(hi ^ lo, 0x9e3779b1) >>> 0) & mask;
-
-  /** Removes ring slot `slot` from the table; backward-shift deletion keeps every probe chain unbroken. */
-  const remove = (slot: number): void => {
-    let i = cell[slot]!;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & mask;
-      const s = table[j]!;
-      if (s === -1) break;
-      const k = home(his[s]!, los[s]!);
-      const between = i <= j ? i < k && k <= j : i < k || k <= j;
-      if (between) continue;
-      table[i] = s;
-      cell[s] = i;
-      i = j;
-    }
-    table[i] = -1;
+  // Fibonacci hashing (the product's top bits): keys given to `admit` may be structured in their low bits
+  const bucketOf = (hi: number, lo: number): number => Math.imul(hi ^ lo, 0x9e3779b1) >>> shift;
+  /** Steps since `slot` was written: 0 for the newest entry. */
+  const ageOf = (slot: number): number => {
+    const a = pos - 1 - slot;
+    return a < 0 ? a + capacity : a;
   };
 
-  const admitPair = (hi: number, lo: number, subId: number): boolean => {
-    let i = home(hi, lo);
-    for (;;) {
-      const s = table[i]!;
-      if (s === -1) break;
-      if (los[s] === lo && his[s] === hi) {
-        const got = subs[s]!;
-        if (got === subId) return false;
-        if (typeof got === 'number') {
-          subs[s] = [got, subId];
+  const admitPair = (hiU: number, loU: number, subId: number): boolean => {
+    const hi = hiU | 0;
+    const lo = loU | 0;
+    const b = bucketOf(hi, lo);
+    let slot = heads[b]!;
+    let age = slot < 0 ? 0 : ageOf(slot);
+    while (slot >= 0) {
+      const at = slot << 2;
+      if (ring[at + LO] === lo && ring[at + HI] === hi) {
+        if (ring[at + SUB] === subId) return false;
+        const others = more[slot];
+        if (others === undefined) {
+          more[slot] = [subId];
           return true;
         }
-        if (got.includes(subId)) return false;
-        got.push(subId);
+        if (others.includes(subId)) return false;
+        others.push(subId);
         return true;
       }
-      i = (i + 1) & mask;
+      const next = ring[at + NEXT]!;
+      if (next < 0) break;
+      const nextAge = ageOf(next);
+      if (nextAge <= age) break; // that slot was reused since: everything older is gone
+      slot = next;
+      age = nextAge;
     }
+    const at = pos << 2;
     if (filled === capacity) {
-      remove(pos);
+      // evict the oldest entry (the one in this slot): only a bucket head needs unlinking
+      const old = bucketOf(ring[at + HI]!, ring[at + LO]!);
+      if (heads[old] === pos) heads[old] = -1;
+      if (more[pos] !== undefined) more[pos] = undefined;
       evicted++;
-      i = home(hi, lo); // the shift may have moved the free cell: probe again
-      while (table[i] !== -1) i = (i + 1) & mask;
     } else filled++;
-    his[pos] = hi;
-    los[pos] = lo;
-    subs[pos] = subId;
-    table[i] = pos;
-    cell[pos] = i;
+    ring[at + HI] = hi;
+    ring[at + LO] = lo;
+    ring[at + NEXT] = heads[b]!;
+    ring[at + SUB] = subId;
+    heads[b] = pos;
     pos = pos + 1 === capacity ? 0 : pos + 1;
     return true;
   };

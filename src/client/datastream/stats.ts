@@ -25,7 +25,7 @@ export interface DatastreamStats {
   bytes: number;
   messages: number;
   pings: number;
-  /** Frames that were not JSON objects with a string `type`. */
+  /** Frames that were not valid UTF-8, or not JSON objects with a string `type`. */
   parseFailures: number;
   /** Frames larger than `maxFrameBytes` (the socket closes on each; the client reconnects). */
   oversizedFrames: number;
@@ -56,7 +56,8 @@ export interface DatastreamStats {
   perRoom: Record<string, RoomStats>;
   /**
    * Rejects per room family (`launch`, `transaction`, `safety`, ...; `frame` for frames that were
-   * not JSON objects with a string type or a message without a room), with a sample reason.
+   * not valid UTF-8, not JSON objects with a string type, nested too deep, or a message without a
+   * room), with a sample reason.
    */
   rejectedByFamily: Record<string, FamilyRejects>;
 }

@@ -2,7 +2,7 @@
  * A real Datastream-like WebSocket server on 127.0.0.1 (ephemeral port) for tests: key in the
  * path, join/leave per socket, ping/pong, and faults (drop, silence, refuse the key, raw frames).
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface ServerConn {
@@ -28,6 +28,12 @@ export interface StreamServer {
   publish(room: string, data: unknown): number;
   /** Sends a raw text frame to every open socket. */
   sendRaw(text: string): void;
+  /**
+   * Sends raw text frames to every open socket in one TCP write (the socket is corked around them),
+   * so a client on loopback reads them together: frames of one socket read. Tests must not rely on
+   * the read boundaries, only exercise them.
+   */
+  sendBurst(texts: readonly string[]): void;
   /** Terminates every open socket (no close frame). */
   dropAll(): void;
   /** While silent, the server sends nothing and ignores frames. */
@@ -94,6 +100,15 @@ export async function startStreamServer(apiKey: string): Promise<StreamServer> {
     },
     sendRaw(text) {
       for (const c of open()) c.socket.send(text);
+    },
+    sendBurst(texts) {
+      for (const c of open()) {
+        // ws keeps its TCP socket in `_socket` (not in its types)
+        const tcp = (c.socket as unknown as { _socket: Socket })._socket;
+        tcp.cork();
+        for (const t of texts) c.socket.send(t);
+        tcp.uncork();
+      }
     },
     dropAll() {
       for (const c of open()) c.socket.terminate();

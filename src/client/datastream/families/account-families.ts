@@ -1,5 +1,5 @@
 /** Wallet PnL and DCA rooms (open objects: the spec shows few of their fields). */
-import { fpInt, fpStr, fpTail } from '../fingerprint.js';
+import { fpAnchor, fpInt, fpLocal, fpStr } from '../fingerprint.js';
 import { isObj, optNum, optStr } from '../guards.js';
 import { roomFamily } from '../room-family.js';
 
@@ -21,8 +21,8 @@ export const pnlFamily = roomFamily({
   },
   identity: (d) => {
     fpStr(d.type ?? '');
-    fpTail(d.tx ?? '', 24);
-    fpTail(d.token ?? '', 10);
+    fpAnchor(d.tx ?? '');
+    fpLocal(d.token ?? '');
     fpInt(typeof d.timestamp === 'number' ? d.timestamp : 0);
   },
   // `pnl:{w}:{t}` and `pnl:{w}` carry the same trade updates
@@ -58,9 +58,9 @@ export const dcaFamily = roomFamily({
   },
   identity: (d) => {
     fpStr(d.eventName ?? '');
-    fpTail(d.signature ?? (typeof d.tx === 'string' ? d.tx : ''), 24);
+    fpAnchor(d.signature ?? (typeof d.tx === 'string' ? d.tx : ''));
     const address = d.order?.address;
-    fpTail(typeof address === 'string' ? address : '', 12);
+    fpLocal(typeof address === 'string' ? address : '');
     fpInt(d.writeVersion ?? 0);
   },
   scope: (r) => `dca:${r.parts[1] ?? ''}`,

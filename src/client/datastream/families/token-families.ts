@@ -1,5 +1,5 @@
 /** Token lifecycle rooms: `latest`, `graduating`, `graduated` and `{market}:curve:{pct}`. */
-import { fpStr, fpTail } from '../fingerprint.js';
+import { fpAnchor, fpLocal } from '../fingerprint.js';
 import { isNum, isObj, isStr, optNum, optNumOrNull, optStr, optStrOrNull, type Obj } from '../guards.js';
 import type { TokenGraduated, TokenGraduating, TokenLaunch } from '../payloads.js';
 import { roomFamily, type RoomName } from '../room-family.js';
@@ -47,8 +47,9 @@ export const launchFamily = roomFamily({
   provisional: false,
   parse: (d) => checkTokenPools(d) ?? (d as TokenLaunch),
   identity: (d) => {
-    fpTail(d.token.mint, 16);
-    fpTail(firstPool(d), 16);
+    // the mint anchors the launch; the primary pool only tells apart the pools of one mint
+    fpAnchor(d.token.mint);
+    fpLocal(firstPool(d));
   },
   scope: () => 'latest',
 });
@@ -83,7 +84,7 @@ export const graduatedFamily = roomFamily({
     if (!optNumOrNull(o.graduationTime)) return 'graduationTime must be Unix ms or null';
     return d as TokenGraduated;
   },
-  identity: (d) => fpTail(d.token.mint, 16),
+  identity: (d) => fpAnchor(d.token.mint),
   scope: () => 'graduated',
 });
 
@@ -106,6 +107,6 @@ export const curveFamily = roomFamily({
     if (!optNum(d.curvePercentage)) return 'curvePercentage must be a number';
     return d;
   },
-  identity: (d) => fpStr(d.token?.mint ?? d.mint ?? ''),
+  identity: (d) => fpAnchor(d.token?.mint ?? d.mint ?? ''),
   scope: whole,
 });

@@ -1,5 +1,5 @@
 /** Row rooms: `liquidity:*` (events of the spec's shape) and `transaction:*` (swaps). */
-import { fpInt, fpNum, fpStr, fpTail } from '../fingerprint.js';
+import { fpAnchor, fpInt, fpLocal, fpNum, fpStr } from '../fingerprint.js';
 import { checkLiquidityEvent, isObj, isStr, optNum, optStr, type Obj } from '../guards.js';
 import { QUOTE_MINTS, type LiquidityEvent, type SwapEvent, type SwapSide } from '../payloads.js';
 import { roomFamily, type BackfillScope, type RoomName } from '../room-family.js';
@@ -36,16 +36,16 @@ export const liquidityFamily = roomFamily({
   provisional: true,
   parse: (row) => checkLiquidityEvent(row) ?? (row as LiquidityEvent),
   identity: (e) => {
-    // base58 tails carry enough entropy (16 signature chars ~94 bits; 8 address chars within one tx ~47 bits);
-    // the pool implies the program, so programId is left out
-    fpTail(e.tx, 16);
+    // the signature anchors the event; pool, wallet and mints only tell apart the events of one tx
+    // (fingerprint.ts: ANCHOR_CHARS, LOCAL_CHARS); the pool implies the program, so programId is left out
+    fpAnchor(e.tx);
     fpInt(e.type === 'add_liquidity' ? 1 : 2); // the guard admits only these two
-    fpTail(e.pool, 8);
-    fpTail(e.wallet, 8);
+    fpLocal(e.pool);
+    fpLocal(e.wallet);
     fpStr(e.instruction);
     const tokens = e.tokens;
     for (let i = 0; i < tokens.length; i++) {
-      fpTail(tokens[i]!.address, 6);
+      fpLocal(tokens[i]!.address);
       fpStr(tokens[i]!.amountRaw);
     }
   },
@@ -136,16 +136,19 @@ export const transactionFamily = roomFamily({
   provisional: false,
   parse: parseSwap,
   identity: (s) => {
-    // signature, side, traded token, amount and wallet: what REST history and every room agree on
+    // signature, side, traded token, amount and wallet: what REST history and every room agree on.
+    // The signature anchors the swap and the mint and wallet only tell apart the swaps of one tx;
+    // without a signature the time stands in for it and the wallet is read as an anchor.
     fpInt(2);
-    if (s.tx !== undefined) fpTail(s.tx, 16);
+    if (s.tx !== undefined) fpAnchor(s.tx);
     else fpInt(s.time ?? 0);
     fpInt(s.side === 'buy' ? 1 : 2);
-    fpTail(s.mint, 10);
+    fpLocal(s.mint);
     // a number on the stream and a decimal string in REST are one amount: mixed by value, never formatted
     if (s.amount === undefined) fpInt(0);
     else fpNum(typeof s.amount === 'number' ? s.amount : Number(s.amount));
-    fpTail(s.wallet ?? '', 16);
+    if (s.tx !== undefined) fpLocal(s.wallet ?? '');
+    else fpAnchor(s.wallet ?? '');
   },
   scope: () => 'transaction',
   backfill: (r) => {
