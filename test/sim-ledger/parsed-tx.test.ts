@@ -52,14 +52,14 @@ describe('the ledger decodes wire transactions from the bytes', () => {
     expect(verifySignatures(ours)).toBe(true);
   });
 
-  it('says where truncated bytes end, and refuses an instruction naming an account beyond the keys', () => {
+  it('says where truncated bytes end, and refuses an instruction naming a key beyond the keys', () => {
     const bytes = legacy().serialize();
-    expect(() => parseTx(bytes.subarray(0, 200))).toThrow(/account key 2: the bytes end at 200/);
-    expect(() => parseTx(bytes.subarray(0, bytes.length - 1))).toThrow(/instruction 2 data: the bytes end/);
+    expect(() => parseTx(bytes.subarray(0, 200))).toThrow(/account key 2 runs past the end of the 200 bytes/);
+    expect(() => parseTx(bytes.subarray(0, bytes.length - 1))).toThrow(/instruction 2 data runs past the end/);
     const bad = Buffer.from(bytes);
     // The last instruction (a system transfer) is its program index, 1 + 2 account bytes, 1 + 12 data bytes.
     bad[bytes.length - 17] = 200;
-    expect(() => parseTx(bad)).toThrow(/instruction 2 names an account index beyond the \d+ keys/);
+    expect(() => parseTx(bad)).toThrow(/instruction 2 calls key index 200 of \d+/);
     expect(() => parseTx(bad)).toThrow(expect.objectContaining({ code: 'LEDGER_MALFORMED_TRANSACTION' }));
   });
 

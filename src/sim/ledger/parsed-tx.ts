@@ -1,13 +1,15 @@
 /**
- * Decoding of wire transactions (legacy and v0 without lookup tables) straight from the bytes, and
- * ed25519 signature verification with node:crypto, so the ledger can refuse a bad transaction with
- * the right JSON-RPC error before it reaches the runtime. No web3.js objects: the keys stay views
- * of the wire bytes, and their base58 text comes from a bounded cache (client/key-text.ts).
+ * Decoding of wire transactions (legacy and v0 without lookup tables) straight from the bytes (the
+ * client's wire parser), and ed25519 signature verification with node:crypto, so the ledger can
+ * refuse a bad transaction with the right JSON-RPC error before it reaches the runtime. No web3.js
+ * objects: the keys stay views of the wire bytes, and their base58 text comes from a bounded cache
+ * (client/key-text.ts).
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { ChainpilotError } from '../../core/errors.js';
 import { keyText } from '../../client/key-text.js';
+import { isWritableIndex, parseWireTransaction } from '../../client/wire-transaction.js';
 
 const base58 = getBase58Decoder();
 
@@ -35,104 +37,39 @@ export interface ParsedTx {
   isWritable(index: number): boolean;
 }
 
-/** A cursor over wire bytes that throws a plain Error naming what ran out. */
-function reader(bytes: Uint8Array): {
-  u8(what: string): number;
-  shortVec(what: string): number;
-  take(n: number, what: string): Uint8Array;
-  readonly at: number;
-} {
-  let at = 0;
-  const need = (n: number, what: string): void => {
-    if (at + n > bytes.length)
-      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `${what}: the bytes end at ${bytes.length}, ${at + n} needed`, { retry: 'not_retryable' });
-  };
-  return {
-    u8(what) {
-      need(1, what);
-      return bytes[at++]!;
-    },
-    shortVec(what) {
-      let value = 0;
-      for (let i = 0; i < 3; i++) {
-        need(1, what);
-        const b = bytes[at++]!;
-        value |= (b & 0x7f) << (7 * i);
-        if ((b & 0x80) === 0) return value;
-      }
-      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `${what}: compact length longer than 3 bytes`, { retry: 'not_retryable' });
-    },
-    take(n, what) {
-      need(n, what);
-      const out = bytes.subarray(at, at + n);
-      at += n;
-      return out;
-    },
-    get at() {
-      return at;
-    },
-  };
-}
-
-/** Decodes wire bytes; throws LEDGER_UNSUPPORTED_TRANSACTION, or an Error saying where the bytes are malformed. */
+/**
+ * Decodes wire bytes with the client's wire parser (one reading of the format for the whole
+ * project); throws LEDGER_MALFORMED_TRANSACTION with the parser's reason, or
+ * LEDGER_UNSUPPORTED_TRANSACTION for address lookup tables or a transaction without a signature.
+ */
 export function parseTx(bytes: Uint8Array): ParsedTx {
-  const r = reader(bytes);
-  const signatureCount = r.shortVec('signature count');
-  const signatures: Uint8Array[] = [];
-  for (let i = 0; i < signatureCount; i++) signatures.push(r.take(64, `signature ${i}`));
-  const messageStart = r.at;
-  const prefix = r.u8('message header');
-  let version: 'legacy' | 0 = 'legacy';
-  let numSigners = prefix;
-  if (prefix & 0x80) {
-    if ((prefix & 0x7f) !== 0)
-      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `transaction version ${prefix & 0x7f} is not supported`, { retry: 'not_retryable' });
-    version = 0;
-    numSigners = r.u8('message header');
-  }
-  const readonlySigned = r.u8('message header');
-  const readonlyUnsigned = r.u8('message header');
-  const keyCount = r.shortVec('account key count');
-  const keys: Uint8Array[] = [];
-  for (let i = 0; i < keyCount; i++) keys.push(r.take(32, `account key ${i}`));
-  const blockhash = r.take(32, 'recent blockhash');
-  const ixCount = r.shortVec('instruction count');
-  const instructions: CompiledIx[] = [];
-  for (let i = 0; i < ixCount; i++) {
-    const programIdIndex = r.u8(`instruction ${i} program`);
-    const accounts = [...r.take(r.shortVec(`instruction ${i} accounts`), `instruction ${i} accounts`)];
-    const data = r.take(r.shortVec(`instruction ${i} data`), `instruction ${i} data`);
-    if (programIdIndex >= keyCount || accounts.some((a) => a >= keyCount))
-      throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', `instruction ${i} names an account index beyond the ${keyCount} keys`, {
-        retry: 'not_retryable',
-      });
-    instructions.push({ programIdIndex, accountKeyIndexes: accounts, data });
-  }
-  if (version === 0 && r.shortVec('address table lookups') > 0) {
+  const parsed = parseWireTransaction(bytes);
+  if (!parsed.ok) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', parsed.reason, { retry: 'not_retryable' });
+  const w = parsed.tx;
+  if (w.lookups.length > 0) {
     throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'address lookup tables are not supported by the simulator; list every account in the message', {
       retry: 'not_retryable',
     });
   }
-  const first = signatures[0];
-  const feePayer = keys[0];
-  if (!first || !feePayer)
+  const keys = w.staticKeys;
+  if (w.signatureCount === 0 || keys.length === 0)
     throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'transaction has no signature or no fee payer', { retry: 'not_retryable' });
+  const signatures: Uint8Array[] = [];
+  for (let i = 0; i < w.signatureCount; i++) signatures.push(bytes.subarray(w.signaturesOffset + 64 * i, w.signaturesOffset + 64 * (i + 1)));
   const keyStrings = keys.map(keyText);
-  const writableSigners = numSigners - readonlySigned;
-  const writableUnsigned = keyCount - numSigners - readonlyUnsigned;
   return {
     bytes,
-    signature: base58.decode(first),
-    version,
+    signature: base58.decode(signatures[0]!),
+    version: w.version,
     keys,
     keyStrings,
-    numSigners,
+    numSigners: w.requiredSignatures,
     feePayer: keyStrings[0]!,
-    recentBlockhash: keyText(blockhash),
-    instructions,
-    messageBytes: bytes.subarray(messageStart),
+    recentBlockhash: keyText(w.recentBlockhash),
+    instructions: w.instructions.map((ix) => ({ programIdIndex: ix.programIndex, accountKeyIndexes: [...ix.accountIndexes], data: ix.data })),
+    messageBytes: bytes.subarray(w.messageOffset),
     signatures,
-    isWritable: (i) => (i < numSigners ? i < writableSigners : i - numSigners < writableUnsigned),
+    isWritable: (i) => isWritableIndex(w, i),
   };
 }
 
