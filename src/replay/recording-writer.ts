@@ -28,8 +28,6 @@ export interface RecordingWriterOptions {
 export interface RecordingWriter {
   /** Appends one line (ending in `\n`) recorded at run-clock time `t`. */
   write(line: string, t: number): void;
-  /** Replaces the most recent line (the recorder's fix-up of a frame that turned out not to be JSON). */
-  replaceLast(line: string): void;
   /** Files written so far (parts), in order. */
   files(): readonly string[];
   /** Lines written, bytes (uncompressed) and write errors. */
@@ -134,7 +132,6 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
         endPart();
         openPart(t);
       }
-      // Flush before adding, so the newest line stays replaceable until the turn ends.
       if (pendingBytes >= FLUSH_BYTES) flush();
       pending.push(line);
       pendingBytes += line.length;
@@ -145,14 +142,6 @@ export function createRecordingWriter(o: RecordingWriterOptions): RecordingWrite
         scheduled = true;
         setImmediate(flush);
       }
-    },
-    replaceLast(line) {
-      if (pending.length === 0) return; // already handed to the file: leave it (the reader counts it)
-      const old = pending[pending.length - 1]!;
-      pending[pending.length - 1] = line;
-      pendingBytes += line.length - old.length;
-      partBytes += line.length - old.length;
-      bytes += line.length - old.length;
     },
     files: () => files,
     stats: () => ({ lines, bytes, errors }),
