@@ -49,7 +49,14 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
   // Only totals are reported: every room shares one counter record instead of one record per room.
   const counts = createStats();
   const shared = counts.room('(replay)');
-  const book: StatsBook = { s: counts.s, room: () => shared, reject: (...a) => counts.reject(...a), snapshot: () => counts.snapshot() };
+  const book: StatsBook = {
+    s: counts.s,
+    room: () => shared,
+    existing: () => shared,
+    forget: () => undefined, // the shared record outlives every room
+    reject: (...a) => counts.reject(...a),
+    snapshot: () => counts.snapshot(),
+  };
   const s = book.s;
   const gapHandlers = new Set<(g: StreamGap) => void>();
   const joined = new Set<string>();

@@ -54,6 +54,31 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
     expect(client.rooms()).toEqual([]);
   });
 
+  it('keeps per-room counters only for rooms joined now: a left room leaves the totals, not the map', async () => {
+    for (let i = 0; i < 50; i++) {
+      const room = rooms.liquidity(`Mint${i}`);
+      let got = 0;
+      const off = client.subscribe(room, () => void got++);
+      await waitFor(() => server.open()[0]!.rooms.has(room), 'join');
+      server.publish(room, [liquidityEvent()]);
+      await waitFor(() => got === 1, 'delivered');
+      expect(client.stats().perRoom[room]!.messages).toBe(1);
+      off();
+      expect(client.stats().perRoom[room]).toBeUndefined();
+    }
+    const s = client.stats();
+    expect(Object.keys(s.perRoom)).toEqual([]);
+    expect(s.messages).toBe(50);
+    // a room joined again starts its counters afresh
+    const again = rooms.liquidity('Mint0');
+    let got = 0;
+    client.subscribe(again, () => void got++);
+    await waitFor(() => server.open()[0]!.rooms.has(again), 'join again');
+    server.publish(again, [liquidityEvent()]);
+    await waitFor(() => got === 1, 'delivered again');
+    expect(client.stats().perRoom[again]!.messages).toBe(1);
+  });
+
   it('answers every ping with a pong', async () => {
     for (let i = 0; i < 3; i++) server.sendRaw(JSON.stringify({ type: 'ping' }));
     await waitFor(() => server.open()[0]!.pongs === 3, 'three pongs');

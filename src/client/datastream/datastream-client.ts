@@ -77,11 +77,13 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     },
     countDropped(room, n) {
       s.dropped += n;
-      book.room(room).dropped += n;
+      const r = book.existing(room);
+      if (r) r.dropped += n;
     },
     countCoalesced(room, n) {
       s.coalesced += n;
-      book.room(room).coalesced += n;
+      const r = book.existing(room);
+      if (r) r.coalesced += n;
     },
     invalid(room, reason, rejected) {
       emit({ kind: 'invalid-payload', room, reason, rejected });

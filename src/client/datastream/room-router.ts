@@ -177,6 +177,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       if (i >= 0) e.subs.splice(i, 1);
       if (e.subs.length > 0) return false;
       rooms.delete(sub.room);
+      stats.forget(sub.room);
       if (lastRoom === sub.room) lastRoom = lastEntry = undefined;
       return true;
     },

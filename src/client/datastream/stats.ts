@@ -53,6 +53,10 @@ export interface DatastreamStats {
   backfillFailures: number;
   /** Sockets created and not yet released: never more than 1. */
   liveSockets: number;
+  /**
+   * Counters of each room joined now. A room's entry goes when it is left (its counts stay in the
+   * totals above), so a long-running client that joins and leaves rooms keeps a bounded map.
+   */
   perRoom: Record<string, RoomStats>;
   /**
    * Rejects per room family (`launch`, `transaction`, `safety`, ...; `frame` for frames that were
@@ -64,7 +68,12 @@ export interface DatastreamStats {
 
 export interface StatsBook {
   readonly s: DatastreamStats;
+  /** The counters of `room`, made on first use. */
   room(room: string): RoomStats;
+  /** The counters of `room` if it has any (a late count for a room already left makes none). */
+  existing(room: string): RoomStats | undefined;
+  /** Drops the counters of a room that was left. */
+  forget(room: string): void;
   /** Counts `n` rejects of `family` and keeps `reason` as the sample. */
   reject(family: string, room: string, reason: string, n: number): void;
   snapshot(): DatastreamStats;
@@ -111,6 +120,12 @@ export function createStats(): StatsBook {
         perRoom.set(room, r);
       }
       return r;
+    },
+    existing(room) {
+      return perRoom.get(room);
+    },
+    forget(room) {
+      perRoom.delete(room);
     },
     reject(family, room, reason, n) {
       let r = rejects.get(family);
