@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   STREAM_INVALID_ROOM: 'a room name or room builder argument was not valid',
   STREAM_CLOSED: 'the Datastream client was closed; closing is final, create a new client',
   STREAM_AUTH_REFUSED: 'the Datastream server refused the API key repeatedly; the circuit breaker stopped reconnecting',
+  STREAM_HANDSHAKE_FAILED:
+    'the Datastream server answered the WebSocket upgrade with something other than a valid 101 (a status, a wrong accept key, an extension not offered); the client reconnects with backoff',
   STREAM_BACKFILL_FAILED: 'REST backfill of a room after a gap failed after its retries; events of the gap may be missing',
   STREAM_CONFIRM_FAILED: 'checking held provisional liquidity events against REST history failed; they stay held until the next check or their hold time',
   STREAM_HANDLER_FAILED: 'a subscriber handler of the confirmed liquidity view threw; the view keeps running',

@@ -5,7 +5,7 @@
  * socket: a replaced socket loses every listener before it is terminated, and events of stale
  * sockets are ignored by generation. `close()` is final.
  */
-import WebSocket from 'ws';
+import { openFrameSocket, type FrameSocket } from './frame-socket.js';
 import { backoffWithJitter, ChainpilotError, type Clock, type Random, type TimerHandle, type UnixMs } from '../../core/index.js';
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'backoff' | 'stopped' | 'closed';
@@ -27,21 +27,18 @@ export interface ConnectionOptions {
   readonly stableAfterMs: number;
   /** Consecutive auth refusals that trip the breaker. */
   readonly authFailureLimit: number;
-  /** Largest frame the socket buffers; a larger one makes `ws` close the socket with 1009. */
+  /** Largest message the socket takes; a larger one fails the connection with 1009. */
   readonly maxFrameBytes: number;
 }
 
 export interface ConnectionHandlers {
   open(): void;
   /**
-   * One frame's payload as `ws` delivers it (`binaryType` 'nodebuffer': always a Buffer, fragments
-   * joined). Its UTF-8 is not validated by the socket (`skipUTF8Validation`): the handler must.
+   * One message's payload: bytes `[start, end)` of `buf` (fragments joined), valid during the call
+   * only. Its UTF-8 is not validated by the socket: the handler must.
    */
-  message(data: Buffer, at: UnixMs): void;
-  /**
-   * The socket read that carried the frames just passed to `message` is over (a microtask after it,
-   * before any other I/O callback): every frame it carried has been handed over, all with one `at`.
-   */
+  message(buf: Buffer, start: number, end: number, at: UnixMs): void;
+  /** The socket read that carried the messages just passed to `message` is over: every one of them was handed over, all with one `at`. */
   readEnd(): void;
   /** A socket that had been open went away (a gap starts at `at`). */
   down(reason: DownReason, at: UnixMs): void;
@@ -69,11 +66,10 @@ export interface Connection {
 }
 
 const AUTH_CLOSE_CODES = new Set([1008, 4001, 4003, 4401, 4403]);
-const noop = (): void => {};
 
 export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): Connection {
   let state: ConnectionState = 'idle';
-  let ws: WebSocket | undefined;
+  let ws: FrameSocket | undefined;
   let gen = 0;
   let attempt = 0;
   let authFailures = 0;
@@ -85,7 +81,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
   let livenessTimer: TimerHandle | undefined;
   let backoffTimer: TimerHandle | undefined;
   let liveSockets = 0;
-  // one clock reading per socket read: `ws` emits every frame of a read synchronously, so they share it
+  // one clock reading per socket read: the socket passes every message of a read synchronously, so they share it
   let readAt: UnixMs | undefined;
   const endRead = (): void => {
     readAt = undefined;
@@ -100,11 +96,10 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     connectTimer = livenessTimer = undefined;
   };
 
-  /** Drops every listener first (no stale event can reach us), then ends the socket: gracefully only on close(). */
-  const release = (sock: WebSocket, graceful: boolean): void => {
-    sock.removeAllListeners();
-    sock.on('error', noop); // terminate() of a connecting socket emits one last error
-    if (graceful && sock.readyState === WebSocket.OPEN) sock.close(1000, 'client closed');
+  /** Detaches first (no stale event can reach us), then ends the socket: gracefully only on close(). */
+  const release = (sock: FrameSocket, graceful: boolean): void => {
+    sock.detach();
+    if (graceful && sock.isOpen) sock.close(1000, 'client closed');
     else sock.terminate(); // a dead or silent peer would hold a graceful close for 30 s
     liveSockets--;
   };
@@ -177,49 +172,57 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     const my = ++gen;
     httpStatus = undefined;
     authHint = false;
-    // skipUTF8Validation: the client checks each frame's text after decoding it, for less than `ws`'s
-    // check of the bytes costs (datastream-client.ts, receiveFrame); an invalid frame is then refused
-    // alone instead of failing the whole socket (1007) and forcing a reconnect and a gap
-    // allowSynchronousEvents (the default, made explicit): every frame of a read is emitted in that read
-    const sock = new WebSocket(endpoint, { perMessageDeflate: false, maxPayload: o.maxFrameBytes, skipUTF8Validation: true, allowSynchronousEvents: true });
-    sock.binaryType = 'nodebuffer'; // the default, relied on below: every message is one Buffer
+    let sock: FrameSocket;
+    try {
+      sock = openFrameSocket(
+        endpoint,
+        { maxPayload: o.maxFrameBytes },
+        {
+          unexpectedResponse(status) {
+            httpStatus = status;
+            if (my === gen) lose(status === 401 || status === 403 ? 'auth-refused' : 'http-status', `HTTP ${String(status)} on upgrade`);
+          },
+          open() {
+            if (my !== gen) return;
+            if (connectTimer) clock.clearTimeout(connectTimer);
+            connectTimer = undefined;
+            state = 'open';
+            openedAt = lastFrameAt = clock.now();
+            livenessTimer = clock.setTimeout(checkLiveness, Math.max(1, Math.ceil(o.livenessTimeoutMs / 4)));
+            h.open();
+          },
+          message(buf, start, end) {
+            if (my !== gen) return;
+            let at = readAt;
+            if (at === undefined) at = readAt = clock.now();
+            lastFrameAt = at;
+            h.message(buf, start, end, at);
+          },
+          readEnd() {
+            if (my === gen && readAt !== undefined) endRead();
+          },
+          error(e) {
+            // 'close' always follows and carries the decision; an oversized frame is also a reject to count
+            if (my === gen && e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') h.frameTooLarge();
+          },
+          close(code) {
+            if (my === gen) lose(state === 'open' ? 'server-closed' : 'error', `socket closed with code ${code}`, code);
+          },
+        },
+      );
+    } catch (e) {
+      // an endpoint the URL parser or the HTTP client refuses: an attempt that failed, retried with backoff
+      ws = undefined;
+      h.attemptFailed('error', e instanceof Error ? e.message : 'bad endpoint');
+      scheduleReconnect();
+      return;
+    }
     ws = sock;
     liveSockets++;
     connectTimer = clock.setTimeout(() => {
       connectTimer = undefined;
       if (my === gen) lose('connect-timeout', `not open after ${o.connectTimeoutMs} ms`);
     }, o.connectTimeoutMs);
-    sock.on('unexpected-response', (_req, res) => {
-      httpStatus = res.statusCode;
-      res.resume();
-      if (my === gen) lose(httpStatus === 401 || httpStatus === 403 ? 'auth-refused' : 'http-status', `HTTP ${String(res.statusCode)} on upgrade`);
-    });
-    sock.on('open', () => {
-      if (my !== gen) return;
-      if (connectTimer) clock.clearTimeout(connectTimer);
-      connectTimer = undefined;
-      state = 'open';
-      openedAt = lastFrameAt = clock.now();
-      livenessTimer = clock.setTimeout(checkLiveness, Math.max(1, Math.ceil(o.livenessTimeoutMs / 4)));
-      h.open();
-    });
-    sock.on('message', (data) => {
-      if (my !== gen) return;
-      let at = readAt;
-      if (at === undefined) {
-        at = readAt = clock.now();
-        queueMicrotask(endRead);
-      }
-      lastFrameAt = at;
-      h.message(data as Buffer, at); // binaryType 'nodebuffer' (set above)
-    });
-    sock.on('error', (e: Error & { code?: string }) => {
-      // 'close' always follows and carries the decision; an oversized frame is also a reject to count
-      if (my === gen && e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') h.frameTooLarge();
-    });
-    sock.on('close', (code) => {
-      if (my === gen) lose(state === 'open' ? 'server-closed' : 'error', `socket closed with code ${code}`, code);
-    });
   };
 
   return {
@@ -234,8 +237,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     },
     send(frame) {
       if (state !== 'open' || !ws) return false;
-      ws.send(JSON.stringify(frame));
-      return true;
+      return ws.send(JSON.stringify(frame));
     },
     noteAuthError() {
       authHint = true;

@@ -97,11 +97,11 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     emit({ kind: 'malformed', reason, sample: text.slice(0, 200) });
   };
 
-  // Frames of one socket read are decoded and parsed as `ws` hands them over, and handled (checks,
+  // Frames of one socket read are decoded and parsed as the socket hands them over, and handled (checks,
   // dedup, delivery, counters, reports) together when the read ends (connection.ts: readEnd), in
   // order, at most MAX_BATCH at a time. Why: the guard, fingerprint, dedup window and dispatch then
   // run one frame after another while their code, branch history and tables are still in the CPU's
-  // caches; interleaved with `ws` and JSON.parse they cost about twice as much (liquidity: about
+  // caches; interleaved with framing and JSON.parse they cost about twice as much (liquidity: about
   // 600 ns a frame instead of 340 in a tight loop of the same work). A read that carries one frame
   // is handled at its end as before; in a burst, the first frame of a batch waits for the parsing
   // of the others (MAX_BATCH bounds that: about 50 µs of parsing for liquidity frames).
@@ -115,16 +115,16 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   let batchAt = 0 as UnixMs;
   let handling = false;
 
-  const receiveFrame = (buf: Buffer, at: UnixMs): void => {
+  const receiveFrame = (buf: Buffer, start: number, end: number, at: UnixMs): void => {
     let text: string;
     let frame: unknown;
     try {
-      text = buf.toString(); // no encoding argument: Node's direct UTF-8 path
-      // The socket does not validate UTF-8 (connection.ts: skipUTF8Validation). The decoder turns every
+      text = buf.toString('utf8', start, end);
+      // The socket does not validate UTF-8 (frame-socket.ts). The decoder turns every
       // invalid sequence into U+FFFD, so a text without one came from valid UTF-8; only a text with one
       // (invalid, or a U+FFFD the server meant) has its bytes checked. For a Latin-1 text (JSON frames
       // almost always are) V8 answers this search without scanning: U+FFFD cannot occur in it.
-      if (text.indexOf('\uFFFD') >= 0 && !isUtf8(buf)) frame = NOT_UTF8;
+      if (text.indexOf('\uFFFD') >= 0 && !isUtf8(buf.subarray(start, end))) frame = NOT_UTF8;
       else {
         try {
           frame = JSON.parse(text);
@@ -133,7 +133,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         }
       }
     } catch (e) {
-      // this runs inside `ws`'s event: nothing may escape into the socket
+      // this runs inside the socket's read: nothing may escape into it
       handleBatch(); // the frames before it first
       s.frames++;
       frameFailed(e);
@@ -142,7 +142,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     const i = batchSize++;
     batchText[i] = text;
     batchFrame[i] = frame;
-    batchBytes[i] = buf.length;
+    batchBytes[i] = end - start;
     batchAt = at;
     if (batchSize >= MAX_BATCH && !handling) handleBatch();
   };
