@@ -16,12 +16,14 @@
  * busy machine it drops (the scheduler, not the server), and ratios get noisier.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { z } from 'zod';
 import { Datastream } from '@solana-tracker/data-api';
 import { createDatastreamClient } from '../src/client/datastream/index.js';
 import { checkLiquidityEvent } from '../src/client/datastream/guards.js';
+import { FrameDecoder } from '../src/client/datastream/frame-decoder.js';
 import { opsPerSecond, type Bench, type BenchRow } from './harness.js';
 import { RING, type FrameTemplates } from './ingest-server.js';
 
@@ -244,6 +246,69 @@ function pin(pid: number, core: number): string {
   }
 }
 
+/** `ws`'s receiver, as its CommonJS entry exports it (no type declarations for it). */
+interface WsReceiver {
+  write(chunk: Buffer): void;
+  on(event: 'message', fn: (data: Buffer) => void): void;
+}
+type WsReceiverClass = new (o: {
+  isServer: boolean;
+  maxPayload: number;
+  skipUTF8Validation: boolean;
+  allowSynchronousEvents: boolean;
+  binaryType: string;
+}) => WsReceiver;
+
+/**
+ * Framing in one process, without sockets: 256 liquidity frames in 64 KiB reads through `ws`'s
+ * receiver (as `ws` uses it, UTF-8 check off as the client had it) and through the client's
+ * `FrameDecoder`, each frame decoded to text and parsed.
+ */
+function framingRows(): BenchRow[] {
+  const parts = JSON.stringify({ type: 'message', room: FAMILIES.liquidity!.room, data: FAMILIES.liquidity!.data }).split('#N#');
+  const frames: Buffer[] = [];
+  for (let i = 0; i < 256; i++) {
+    const body = Buffer.from(parts.join(String(i)));
+    frames.push(Buffer.from([0x81, 126, body.length >> 8, body.length & 0xff]), body);
+  }
+  const stream = Buffer.concat(frames);
+  const reads: Buffer[] = [];
+  for (let i = 0; i < stream.length; i += 65_536) reads.push(stream.subarray(i, i + 65_536));
+  let n = 0;
+  const Receiver = (createRequire(import.meta.url)('ws') as { Receiver: WsReceiverClass }).Receiver;
+  const receiver = new Receiver({ isServer: false, maxPayload: 1 << 24, skipUTF8Validation: true, allowSynchronousEvents: true, binaryType: 'nodebuffer' });
+  receiver.on('message', (d) => {
+    if ((JSON.parse(d.toString()) as { type: string }).type === 'message') n++;
+  });
+  const decoder = new FrameDecoder(1 << 24, {
+    message(buf, start, end) {
+      if ((JSON.parse(buf.toString('utf8', start, end)) as { type: string }).type === 'message') n++;
+    },
+    ping() {},
+    close() {},
+    reading: true,
+  });
+  const run = (feed: (r: Buffer) => void): number => {
+    n = 0;
+    const ops = opsPerSecond(() => reads.forEach(feed), 1500, 4);
+    if (n === 0) throw new Error('no frame decoded');
+    return ops * 256;
+  };
+  // alternate, three rounds each; medians
+  const wsRates: number[] = [];
+  const ours: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    wsRates.push(run((r) => receiver.write(r)));
+    ours.push(run((r) => decoder.push(r)));
+  }
+  const w = median(wsRates);
+  const o = median(ours);
+  return [
+    { name: 'framing+parse: ws receiver (baseline)', value: w, unit: 'frames/s', note: 'liquidity frames, 64 KiB reads, one process' },
+    { name: 'framing+parse: FrameDecoder', value: o, unit: 'frames/s', ratio: o / w, note: `${(1e9 / w - 1e9 / o).toFixed(0)} ns a frame less` },
+  ];
+}
+
 const bench: Bench = {
   name: 'datastream-ingest',
   async run() {
@@ -329,6 +394,7 @@ const bench: Bench = {
           }),
         ),
       });
+      rows.push(...framingRows());
       const parseOps = opsPerSecond(() => JSON.parse(JSON.stringify(sample)), 300);
       const guardOps = opsPerSecond(() => checkLiquidityEvent(sample), 300);
       const zodOps = opsPerSecond(() => zodEvent.safeParse(sample), 300);

@@ -191,7 +191,9 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
       h.readEnd();
     };
     sock.on('data', onData);
-    sock.on('error', noop); // 'close' follows and carries the decision
+    sock.on('error', (e) => {
+      if (state !== 'closed') h.error(e); // 'close' follows and carries the decision
+    });
     sock.on('end', () => sock.end());
     sock.on('close', finish);
     h.open();
