@@ -6,7 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FrameError } from '../../src/client/datastream/frame-decoder.js';
@@ -675,5 +678,50 @@ describe('openFrameSocket against a raw TCP server', () => {
 
   it('a url that is not ws:// or wss:// is refused at once', () => {
     expect(() => openFrameSocket('http://127.0.0.1:1/', { maxPayload: 10 }, new Client())).toThrow(/url must start with ws:\/\/ or wss:\/\//);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// wss:// (the real service's scheme): TLS through node:https, the certificate verified
+
+describe('openFrameSocket over TLS (wss://)', () => {
+  const dir = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+  const cert = readFileSync(`${dir}localhost-cert.pem`);
+  const key = readFileSync(`${dir}localhost-key.pem`);
+  let server: https.Server;
+  let wss: WebSocketServer;
+  let url: string;
+  const savedCa = https.globalAgent.options.ca;
+
+  beforeAll(async () => {
+    server = https.createServer({ cert, key });
+    wss = new WebSocketServer({ server });
+    wss.on('connection', (ws) => ws.on('message', (m: Buffer) => ws.send(`echo ${m.toString()}`)));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `wss://localhost:${(server.address() as net.AddressInfo).port}/stream/key`;
+  });
+  afterAll(async () => {
+    https.globalAgent.options.ca = savedCa;
+    wss.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('refuses a certificate nobody vouches for: error, close(1006), never open', async () => {
+    https.globalAgent.options.ca = savedCa;
+    const c = connect(url);
+    await c.until((x) => x.has('close'));
+    expect(c.kinds()).toEqual(['error', 'close']);
+    expect(c.firstError()?.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+  });
+
+  it('with the certificate trusted: opens, sends and receives frames', async () => {
+    // the test's self-signed localhost certificate, trusted through the default agent
+    https.globalAgent.options.ca = cert;
+    const c = connect(url);
+    await c.until((x) => x.has('open'));
+    expect(c.sock.send('{"type":"join","room":"latest"}')).toBe(true);
+    await c.until((x) => x.messages().length === 1);
+    expect(c.messages()[0]!.toString()).toBe('echo {"type":"join","room":"latest"}');
   });
 });
