@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FrameError } from '../../src/client/datastream/frame-decoder.js';
 import { openFrameSocket, type FrameSocket, type FrameSocketEvents } from '../../src/client/datastream/frame-socket.js';
+import { closeBody, frame } from './helpers/ws-frames.js';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const MAX_PAYLOAD = 2 * 1024 * 1024;
@@ -309,31 +310,6 @@ describe('openFrameSocket against a ws WebSocketServer', () => {
 
 // ---------------------------------------------------------------------------------------------
 // against a raw TCP server that speaks the handshake itself and then writes crafted bytes
-
-/** One frame as a server sends it (unmasked unless `mask`). */
-function frame(opcode: number, payload: Buffer | string = Buffer.alloc(0), opts: { fin?: boolean; mask?: boolean } = {}): Buffer {
-  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  const n = body.length;
-  const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
-  const head = Buffer.alloc(h + (opts.mask ? 4 : 0));
-  head[0] = ((opts.fin ?? true) ? 0x80 : 0) | opcode;
-  const m = opts.mask ? 0x80 : 0;
-  if (n < 126) head[1] = m | n;
-  else if (n < 65_536) {
-    head[1] = m | 126;
-    head.writeUInt16BE(n, 2);
-  } else {
-    head[1] = m | 127;
-    head.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
-    head.writeUInt32BE(n >>> 0, 6);
-  }
-  if (!opts.mask) return Buffer.concat([head, body]);
-  const key = Buffer.from([1, 2, 3, 4]);
-  key.copy(head, h);
-  return Buffer.concat([head, Buffer.from(body.map((b, i) => b ^ key[i & 3]!))]);
-}
-
-const closeBody = (code: number, reason = ''): Buffer => Buffer.concat([Buffer.from([code >> 8, code & 0xff]), Buffer.from(reason)]);
 
 interface ClientFrame {
   fin: boolean;

@@ -70,7 +70,7 @@ export interface StatsBook {
   readonly s: DatastreamStats;
   /** The counters of `room`, made on first use. */
   room(room: string): RoomStats;
-  /** The counters of `room` if it has any (a late count for a room already left makes none). */
+  /** The counters of `room` if it has some (a late count for a room already left makes none). */
   existing(room: string): RoomStats | undefined;
   /** Drops the counters of a room that was left. */
   forget(room: string): void;
