@@ -100,7 +100,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
   const release = (sock: FrameSocket, graceful: boolean): void => {
     sock.detach();
     if (graceful && sock.isOpen) sock.close(1000, 'client closed');
-    else sock.terminate(); // a dead or silent peer would hold a graceful close for 30 s
+    else sock.terminate(); // a dead or silent peer would hold a graceful close for the socket's close wait
     liveSockets--;
   };
 
@@ -211,9 +211,11 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
         },
       );
     } catch (e) {
-      // an endpoint the URL parser or the HTTP client refuses: an attempt that failed, retried with backoff
+      // the options already checked the URL; one the URL parser or HTTP client still refuses is an
+      // attempt that failed, retried with backoff (only the error's name: the path holds the key)
       ws = undefined;
-      h.attemptFailed('error', e instanceof Error ? e.message : 'bad endpoint');
+      state = 'backoff';
+      h.attemptFailed('error', `the socket could not be created (${e instanceof Error ? e.name : 'error'})`);
       scheduleReconnect();
       return;
     }
