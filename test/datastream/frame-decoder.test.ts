@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FrameDecoder, FrameError, isValidCloseCode, type FrameSink } from '../../src/client/datastream/frame-decoder.js';
 import { fuzzParams } from '../helpers/fuzz.js';
-import { closeBody, frame } from './helpers/ws-frames.js';
+import { bytes, closeBody, frame } from './helpers/ws-frames.js';
 
 // ---------------------------------------------------------------------------------------------
 // a server-side encoder
@@ -23,19 +23,6 @@ function header(opcode: number, len: number, fin = true): Buffer {
   b[1] = 127;
   b.writeUInt32BE(Math.floor(len / 2 ** 32), 2);
   b.writeUInt32BE(len >>> 0, 6);
-  return b;
-}
-
-/** `n` bytes of a pattern chosen by `seed` (cheap to make even for 70 kB). */
-function bytes(n: number, seed: number): Buffer {
-  const b = Buffer.allocUnsafe(n);
-  let x = (seed * 2_654_435_761) >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
   return b;
 }
 

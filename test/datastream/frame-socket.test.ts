@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FrameError } from '../../src/client/datastream/frame-decoder.js';
 import { openFrameSocket, type FrameSocket, type FrameSocketEvents } from '../../src/client/datastream/frame-socket.js';
-import { closeBody, frame } from './helpers/ws-frames.js';
+import { bytes, closeBody, frame } from './helpers/ws-frames.js';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const MAX_PAYLOAD = 2 * 1024 * 1024;
@@ -102,19 +102,6 @@ function connect(url: string, maxPayload = MAX_PAYLOAD): Client {
 afterEach(() => {
   for (const s of opened.splice(0)) s.terminate();
 });
-
-/** `n` bytes of a pattern chosen by `seed`. */
-function bytes(n: number, seed: number): Buffer {
-  const b = Buffer.allocUnsafe(n);
-  let x = (seed * 2_654_435_761) >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
-  return b;
-}
 
 // ---------------------------------------------------------------------------------------------
 // against a real `ws` server

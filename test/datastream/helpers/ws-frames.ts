@@ -39,3 +39,16 @@ export const closeBody = (code: number, reason = ''): Buffer => {
   r.copy(b, 2);
   return b;
 };
+
+/** `n` bytes of a pattern chosen by `seed` (cheap to make even for 70 kB). */
+export function bytes(n: number, seed: number): Buffer {
+  const b = Buffer.allocUnsafe(n);
+  let x = (seed * 2_654_435_761) >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    b[i] = x & 0xff;
+  }
+  return b;
+}
