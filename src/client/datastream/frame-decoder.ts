@@ -76,12 +76,17 @@ export class FrameDecoder {
       const end = this.decode(chunk, p, chunk.length);
       if (end < chunk.length && this.sink.reading) this.keep(chunk.subarray(end));
     } catch (e) {
-      this.done = true;
-      this.pend = [];
-      this.pendLen = 0;
-      this.frags = undefined;
+      this.stop();
       throw e;
     }
+  }
+
+  /** Ends decoding for good (a refused frame, or the close frame) and lets go of every held byte. */
+  private stop(): void {
+    this.done = true;
+    this.pend = [];
+    this.pendLen = 0;
+    this.frags = undefined;
   }
 
   /** Bytes of an unfinished frame held between reads (for tests and limits). */
@@ -196,10 +201,7 @@ export class FrameDecoder {
         if (n === 1) throw new FrameError('a close frame with a one-byte payload', PROTOCOL_ERROR, 'WS_ERR_INVALID_CONTROL_PAYLOAD_LENGTH');
         const code = n === 0 ? 1005 : buf.readUInt16BE(start);
         if (n > 0 && !isValidCloseCode(code)) throw new FrameError(`invalid close code ${code}`, PROTOCOL_ERROR, 'WS_ERR_INVALID_CLOSE_CODE');
-        this.done = true; // nothing after a close frame is read (RFC 6455 section 5.5.1)
-        this.pend = [];
-        this.pendLen = 0;
-        this.frags = undefined;
+        this.stop(); // nothing after a close frame is read (RFC 6455 section 5.5.1)
         sink.close(code, n > 2 ? buf.toString('utf8', start + 2, next) : '');
         return end;
       }
