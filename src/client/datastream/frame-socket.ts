@@ -113,10 +113,7 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
   const fail = (e: Error & { code?: string }): void => {
     if (state === 'closed') return;
     h.error(e);
-    if (socket && !closeSent && e instanceof FrameError) {
-      closeSent = true;
-      socket.write(clientFrame(8, closePayload(e.closeCode, '')));
-    }
+    if (e instanceof FrameError) sendClose(closePayload(e.closeCode, ''));
     socket?.destroy();
     req.destroy();
     finish();
@@ -124,6 +121,18 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
 
   const sendRaw = (frame: Buffer): void => {
     socket?.write(frame);
+  };
+
+  /** Sends this side's close frame: once per connection, whichever side or failure starts the close. */
+  const sendClose = (payload: Buffer): void => {
+    if (closeSent) return;
+    closeSent = true;
+    sendRaw(clientFrame(8, payload));
+  };
+
+  /** The server closes the TCP connection after the closing handshake; drop it if it does not. */
+  const awaitServerEnd = (): void => {
+    closeTimer ??= setTimeout(() => socket?.destroy(), CLOSE_WAIT_MS).unref();
   };
 
   const sink: FrameSink = {
@@ -135,15 +144,10 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
     },
     close(code) {
       closeCode = code;
-      if (!closeSent) {
-        closeSent = true;
-        // echo the code (none when the server sent none)
-        sendRaw(clientFrame(8, code === 1005 ? Buffer.alloc(0) : closePayload(code, '')));
-      }
+      sendClose(code === 1005 ? Buffer.alloc(0) : closePayload(code, '')); // echo the code (none when the server sent none)
       if (state !== 'closed') state = 'closing';
       socket?.end();
-      // the server closes the TCP connection first; drop it if it does not
-      closeTimer ??= setTimeout(() => socket?.destroy(), CLOSE_WAIT_MS).unref();
+      awaitServerEnd();
     },
     get reading() {
       // while closing, frames are still read up to the server's close frame (its code is reported)
@@ -218,9 +222,8 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
         return;
       }
       state = 'closing';
-      closeSent = true;
-      sendRaw(clientFrame(8, closePayload(code, reason)));
-      closeTimer = setTimeout(() => socket?.destroy(), CLOSE_WAIT_MS).unref();
+      sendClose(closePayload(code, reason));
+      awaitServerEnd();
     },
     terminate() {
       if (state === 'closed') return;
