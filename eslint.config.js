@@ -80,7 +80,7 @@ export default tseslint.config(
   },
   // The dashboard's browser code shows its errors on the page; they never cross into Node.
   {
-    files: ['src/runtime/dashboard/ui/**/*.ts'],
+    files: ['src/service/dashboard/ui/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', noMathRandom] },
   },
   // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
@@ -102,12 +102,12 @@ export default tseslint.config(
     'the simulator is a service: it imports core and client types only',
   ),
   ...layer(
-    'src/replay/**/*.ts',
+    'src/research/replay/**/*.ts',
     ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'report'],
     'a replay is a feed: it imports core, client and engine ports only',
   ),
   ...layer(
-    'src/report/**/*.ts',
+    'src/research/report/**/*.ts',
     ['client', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'replay'],
     'reports are computed from decisions: core and engine types only',
   ),

@@ -23,15 +23,15 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createRedactor, manualClock, silentLogger, type UnixMs } from '../src/core/index.js';
-import { createRecorder } from '../src/runtime/record/recorder.js';
+import { createRecorder } from '../src/research/record/recorder.js';
 import { loadDeployment } from '../src/config/index.js';
 import { defineStrategy, z } from '../src/strategies/api.js';
 import { instantiateStrategy } from '../src/engine/strategy-instance.js';
-import { readRecordingPrepared } from '../src/replay/prepared-cache.js';
-import { recordedRoomsOf } from '../src/replay/replay-feed.js';
-import { readRecording, resolveRecordingFiles, type Recording } from '../src/replay/recording-reader.js';
-import { runBacktest } from '../src/runtime/backtest/run-backtest.js';
-import { recordSimulator } from '../src/runtime/record/record-sim.js';
+import { readRecordingPrepared } from '../src/research/replay/prepared-cache.js';
+import { recordedRoomsOf } from '../src/research/replay/replay-feed.js';
+import { readRecording, resolveRecordingFiles, type Recording } from '../src/research/replay/recording-reader.js';
+import { runBacktest } from '../src/research/backtest/run-backtest.js';
+import { recordSimulator } from '../src/research/record/record-sim.js';
 import type { Bench } from './harness.js';
 
 /** Runs `fn` under the CPU profiler and names the functions with the most self time (share of the samples). */

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { createHttpClient, parseJsonLossless } from '../src/client/http/index.js';
 import { opsPerSecond, percentile, type Bench } from './harness.js';
-import { createServiceMetrics } from '../src/runtime/daemon/service-metrics.js';
+import { createServiceMetrics } from '../src/service/daemon/service-metrics.js';
 
 const rpcText = JSON.stringify({
   jsonrpc: '2.0',

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Bench, BenchRow } from './harness.js';
 import { loadDeployment } from '../src/config/index.js';
 import { createRedactor, manualClock, type UnixMs } from '../src/core/index.js';
-import { DEFAULT_SIM_START, recordSimulator } from '../src/runtime/record/record-sim.js';
+import { DEFAULT_SIM_START, recordSimulator } from '../src/research/record/record-sim.js';
 import { startSimulator } from '../src/sim/start-simulator.js';
 
 const SPAN_MS = Number(process.env['RECORD_BENCH_MINUTES'] ?? 60) * 60_000;

@@ -1,4 +1,4 @@
-// Bundles the dashboard page (src/runtime/dashboard/ui/app.ts and uPlot) into assets/dashboard/
+// Bundles the dashboard page (src/service/dashboard/ui/app.ts and uPlot) into assets/dashboard/
 // (app.js, app.css). The output is committed so that the daemon serves it offline with no build
 // step at install; test/dashboard/bundle.test.ts fails when it is stale.
 import { build } from 'esbuild';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const options = {
   absWorkingDir: root,
-  entryPoints: ['src/runtime/dashboard/ui/app.ts'],
+  entryPoints: ['src/service/dashboard/ui/app.ts'],
   bundle: true,
   minify: true,
   format: 'esm',

@@ -4,7 +4,7 @@
  * CLI_API_REFUSED (401, 404, 409, 400 with the daemon's own message).
  */
 import { ChainpilotError } from '../core/index.js';
-import { DEFAULT_TOKEN_ENV, readClientToken } from '../runtime/daemon/api-token.js';
+import { DEFAULT_TOKEN_ENV, readClientToken } from '../service/daemon/api-token.js';
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:8790';
 export const DEFAULT_DATA_DIR = '.chainpilot';

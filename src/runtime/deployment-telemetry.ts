@@ -1,6 +1,6 @@
 /**
  * What a composition root reports about a deployment's own parts to whoever holds the handle (the
- * daemon wires it to Prometheus, src/runtime/daemon/service-metrics.ts). Optional: a root given no
+ * daemon wires it to Prometheus, src/service/daemon/service-metrics.ts). Optional: a root given no
  * telemetry measures nothing. Every method is synchronous and must not throw.
  */
 import type { HttpTelemetry } from '../client/http/index.js';

@@ -17,7 +17,7 @@ import type { FeedConnection } from './deployment-handle.js';
 import { openDeploymentStore, resolveStorePath } from './deployment-store.js';
 import { startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from './embedded-sim.js';
 import { resolveStrategies } from './resolve-strategies.js';
-import { openRunRecorder, recordShare } from './record/run-recorder.js';
+import { openRunRecorder, recordShare } from '../research/record/run-recorder.js';
 import { bookedExecutor, paperCashAfter, type PaperRestore } from './paper-book.js';
 import { connectFeed, type OwnedConnection } from './run-common.js';
 

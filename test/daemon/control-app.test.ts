@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
 import type { DecisionEntry } from '../../src/runtime/deployment-handle.js';
-import * as schemas from '../../src/runtime/daemon/api-schemas.js';
-import { bearerMatches, buildControlApp } from '../../src/runtime/daemon/control-app.js';
-import { createDaemonMetrics } from '../../src/runtime/daemon/daemon-metrics.js';
-import { createEventLog } from '../../src/runtime/daemon/event-log.js';
-import { createSupervisor } from '../../src/runtime/daemon/supervisor.js';
+import * as schemas from '../../src/service/daemon/api-schemas.js';
+import { bearerMatches, buildControlApp } from '../../src/service/daemon/control-app.js';
+import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
+import { createEventLog } from '../../src/service/daemon/event-log.js';
+import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { fakeHandle, type FakeHandle } from './fake-handle.js';
 
 const TOKEN = 'test-token-0123456789abcdef';

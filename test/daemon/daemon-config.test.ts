@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError, manualClock, silentLogger } from '../../src/core/index.js';
 import { daemonApi } from '../../src/cli/daemon-api.js';
-import { expandDeploymentPaths } from '../../src/runtime/daemon/deployment-files.js';
-import { isLoopback, parseListen, startDaemon } from '../../src/runtime/daemon/run-daemon.js';
+import { expandDeploymentPaths } from '../../src/service/daemon/deployment-files.js';
+import { isLoopback, parseListen, startDaemon } from '../../src/service/daemon/run-daemon.js';
 import { fakeHandle } from './fake-handle.js';
 
 const codeOf = async (f: () => unknown): Promise<string | undefined> => {

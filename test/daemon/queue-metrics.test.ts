@@ -16,8 +16,8 @@ import { createQueueExecutor } from '../../src/executors/queue/queue-executor.js
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';
 import { encodeReport } from '../../src/executors/queue/report-codec.js';
 import { acquireWalletLease } from '../../src/executors/queue/wallet-lease.js';
-import { createDaemonMetrics } from '../../src/runtime/daemon/daemon-metrics.js';
-import { createServiceMetrics } from '../../src/runtime/daemon/service-metrics.js';
+import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
+import { createServiceMetrics } from '../../src/service/daemon/service-metrics.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 import { freePort, REDIS_URL, useRedis } from '../helpers/redis.js';
 import { expectBounded, parseMetrics, series, total } from './support/scrape.js';

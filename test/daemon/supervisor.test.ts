@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment, type LoadedDeployment } from '../../src/config/index.js';
-import { createSupervisor, type DeploymentSpec } from '../../src/runtime/daemon/supervisor.js';
+import { createSupervisor, type DeploymentSpec } from '../../src/service/daemon/supervisor.js';
 import { fakeHandle, type FakeHandle } from './fake-handle.js';
 
 const yaml = (name: string, extra = ''): string => `version: 1\nname: ${name}\nstrategies:\n  - use: graduation-sniper\n${extra}`;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { unixMs } from '../../src/core/index.js';
-import { formatEventId, parseEventId } from '../../src/runtime/dashboard/event-stream.js';
+import { formatEventId, parseEventId } from '../../src/service/dashboard/event-stream.js';
 import { decision, readStream, startTestServer, TOKEN, type SseMessage, type TestServer } from './support.js';
 
 let server: TestServer | undefined;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listReports, readReport } from '../../src/runtime/dashboard/reports.js';
+import { listReports, readReport } from '../../src/service/dashboard/reports.js';
 import { startTestServer, TOKEN, type TestServer } from './support.js';
 
 let root = '';

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import { silentLogger, systemClock } from '../../src/core/index.js';
 import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/deployment-handle.js';
-import { buildControlApp } from '../../src/runtime/daemon/control-app.js';
-import { createDaemonMetrics } from '../../src/runtime/daemon/daemon-metrics.js';
-import { createEventLog, type EventLog } from '../../src/runtime/daemon/event-log.js';
-import type { DaemonView } from '../../src/runtime/daemon/run-daemon.js';
-import type { Supervisor } from '../../src/runtime/daemon/supervisor.js';
-import { createDashboard, type DashboardOptions } from '../../src/runtime/dashboard/dashboard-routes.js';
+import { buildControlApp } from '../../src/service/daemon/control-app.js';
+import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
+import { createEventLog, type EventLog } from '../../src/service/daemon/event-log.js';
+import type { DaemonView } from '../../src/service/daemon/run-daemon.js';
+import type { Supervisor } from '../../src/service/daemon/supervisor.js';
+import { createDashboard, type DashboardOptions } from '../../src/service/dashboard/dashboard-routes.js';
 
 export const TOKEN = 'dashboard-unit-token-0123456789';
 

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
-import { runBacktestJob } from '../../src/runtime/backtest/backtest-job.js';
-import { rebuildReportHtml } from '../../src/runtime/backtest/rebuild-report.js';
-import { resolveRecordingFiles } from '../../src/replay/recording-reader.js';
+import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
+import { rebuildReportHtml } from '../../src/research/backtest/rebuild-report.js';
+import { resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-paper-rec-'));

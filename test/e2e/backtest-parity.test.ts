@@ -12,10 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
-import { readRecordingPrepared } from '../../src/replay/prepared-cache.js';
-import { readRecording } from '../../src/replay/recording-reader.js';
-import { runBacktest } from '../../src/runtime/backtest/run-backtest.js';
-import { recordSimulator } from '../../src/runtime/record/record-sim.js';
+import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
+import { readRecording } from '../../src/research/replay/recording-reader.js';
+import { runBacktest } from '../../src/research/backtest/run-backtest.js';
+import { recordSimulator } from '../../src/research/record/record-sim.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-parity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,8 +13,8 @@ import { getBase58Decoder } from '@solana/kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../../src/core/index.js';
-import { resolveRecordingFiles } from '../../src/replay/recording-reader.js';
-import { runBacktestJob } from '../../src/runtime/backtest/backtest-job.js';
+import { resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
+import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
 import { runLive } from '../../src/runtime/run-live.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-live-rec-'));

@@ -11,9 +11,9 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
-import type { BacktestReport } from '../../src/report/report-types.js';
-import { runBacktestJob } from '../../src/runtime/backtest/backtest-job.js';
-import { recordSimulator } from '../../src/runtime/record/record-sim.js';
+import type { BacktestReport } from '../../src/research/report/report-types.js';
+import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
+import { recordSimulator } from '../../src/research/record/record-sim.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);

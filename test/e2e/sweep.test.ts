@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
-import { CACHE_DIR_NAME } from '../../src/replay/prepared-cache.js';
-import { runSweep } from '../../src/runtime/backtest/run-sweep.js';
-import { parseSetOption } from '../../src/runtime/backtest/sweep-grid.js';
-import { recordSimulator } from '../../src/runtime/record/record-sim.js';
+import { CACHE_DIR_NAME } from '../../src/research/replay/prepared-cache.js';
+import { runSweep } from '../../src/research/backtest/run-sweep.js';
+import { parseSetOption } from '../../src/research/backtest/sweep-grid.js';
+import { recordSimulator } from '../../src/research/record/record-sim.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-sweep-'));
 const file = 'config/paper-sim.yaml';

@@ -6,10 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, isChainpilotError, manualClock, silentLogger, type UnixMs } from '../../src/core/index.js';
 import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
 import { createPriorityFeeSource } from '../../src/executors/live/priority-fee.js';
-import { RECORDING_FORMAT, type RecordingHeader } from '../../src/replay/recording-format.js';
-import { readRecording } from '../../src/replay/recording-reader.js';
-import { createRecordingWriter } from '../../src/replay/recording-writer.js';
-import { createRecorder } from '../../src/runtime/record/recorder.js';
+import { RECORDING_FORMAT, type RecordingHeader } from '../../src/research/replay/recording-format.js';
+import { readRecording } from '../../src/research/replay/recording-reader.js';
+import { createRecordingWriter } from '../../src/research/replay/recording-writer.js';
+import { createRecorder } from '../../src/research/record/recorder.js';
 import { captureLog } from '../runtime/helpers.js';
 import { startHarness, type Harness } from '../sim-ledger/harness.js';
 

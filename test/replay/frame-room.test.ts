@@ -1,6 +1,6 @@
 /** The room of a raw frame, read by a shared connection's recorder without parsing the common frame. */
 import { describe, expect, it } from 'vitest';
-import { frameRoom } from '../../src/runtime/record/frame-room.js';
+import { frameRoom } from '../../src/research/record/frame-room.js';
 
 describe('frameRoom', () => {
   it('reads the top-level room of a message frame wherever the key stands', () => {

@@ -11,12 +11,12 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment, type LoadedDeployment } from '../../src/config/index.js';
-import { decodeTree, encodeTree } from '../../src/replay/prepared-codec.js';
-import { CACHE_DIR_NAME, preparedCachePath, readRecordingPrepared } from '../../src/replay/prepared-cache.js';
-import { readRecording, resolveRecordingFiles } from '../../src/replay/recording-reader.js';
-import { runBacktestJob } from '../../src/runtime/backtest/backtest-job.js';
-import { runBacktest } from '../../src/runtime/backtest/run-backtest.js';
-import { recordSimulator } from '../../src/runtime/record/record-sim.js';
+import { decodeTree, encodeTree } from '../../src/research/replay/prepared-codec.js';
+import { CACHE_DIR_NAME, preparedCachePath, readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
+import { readRecording, resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
+import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
+import { runBacktest } from '../../src/research/backtest/run-backtest.js';
+import { recordSimulator } from '../../src/research/record/record-sim.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cp-prepared-'));
 const file = 'config/paper-sim.yaml';

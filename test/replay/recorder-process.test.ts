@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cp-rec-proc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const SCRIPT = `
-const { createRecorder } = await import(${JSON.stringify(`${repo}src/runtime/record/recorder.ts`)});
+const { createRecorder } = await import(${JSON.stringify(`${repo}src/research/record/recorder.ts`)});
 const { createRedactor, manualClock, silentLogger } = await import(${JSON.stringify(`${repo}src/core/index.ts`)});
 const open = (name) => createRecorder({ dir: ${JSON.stringify(dir)}, source: name, clock: manualClock(1000), clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log: silentLogger() });
 const closed = open('closed');

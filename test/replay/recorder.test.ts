@@ -10,8 +10,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor, manualClock, silentLogger, type UnixMs } from '../../src/core/index.js';
 import type { DatastreamEvent } from '../../src/client/datastream/index.js';
-import { readRecording } from '../../src/replay/recording-reader.js';
-import { createRecorder, endpointNames } from '../../src/runtime/record/recorder.js';
+import { readRecording } from '../../src/research/replay/recording-reader.js';
+import { createRecorder, endpointNames } from '../../src/research/record/recorder.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { manualClock, type UnixMs } from '../../src/core/index.js';
-import { dataKey, type RecordLine } from '../../src/replay/recording-format.js';
-import { createReplayData } from '../../src/replay/replay-data.js';
+import { dataKey, type RecordLine } from '../../src/research/replay/recording-format.js';
+import { createReplayData } from '../../src/research/replay/replay-data.js';
 
 const line = (askedAt: number, t: number, path: string, body: unknown): Extract<RecordLine, { kind: 'data' }> => ({
   kind: 'data',

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { UnixMs } from '../../src/core/index.js';
 import type { StreamMessage } from '../../src/engine/feed-port.js';
-import type { RecordLine } from '../../src/replay/recording-format.js';
-import { createReplayFeed, REPLAY_DEDUP_CAPACITY, replayDedupCapacity } from '../../src/replay/replay-feed.js';
+import type { RecordLine } from '../../src/research/replay/recording-format.js';
+import { createReplayFeed, REPLAY_DEDUP_CAPACITY, replayDedupCapacity } from '../../src/research/replay/replay-feed.js';
 
 const M = 'MintA111111111111111111111111111111111111111';
 const swap = (tx: string): Record<string, unknown> => ({ tx, type: 'buy', wallet: 'W1', amount: 5, priceUsd: 1, time: 1, token: M });

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { decimal, seededRandom } from '../../src/core/index.js';
 import type { DecisionEntry } from '../../src/engine/decision-log.js';
-import { computeReport } from '../../src/report/compute-report.js';
-import { renderReportHtml } from '../../src/report/render-html.js';
+import { computeReport } from '../../src/research/report/compute-report.js';
+import { renderReportHtml } from '../../src/research/report/render-html.js';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const START = 1_767_225_600_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillDrift } from '../../src/runtime/backtest/backtest-job.js';
+import { fillDrift } from '../../src/research/backtest/backtest-job.js';
 
 const fill = (intentId: string, price: string): string =>
   JSON.stringify({ kind: 'fill', at: 1, intentId, strategyId: 's', side: 'buy', mint: 'M', solAmount: '1', tokenAmount: '1', feeLamports: '0', price });

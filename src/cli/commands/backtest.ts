@@ -44,8 +44,8 @@ export function registerBacktest(program: Command): void {
         },
       ) => {
         const [{ runBacktestJob }, { formatReportSummary }, { createProgress }] = await Promise.all([
-          import('../../runtime/backtest/backtest-job.js'),
-          import('../../report/summary-table.js'),
+          import('../../research/backtest/backtest-job.js'),
+          import('../../research/report/summary-table.js'),
           import('../progress.js'),
         ]);
         if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');

@@ -33,7 +33,7 @@ export function registerDaemonCommand(program: Command): void {
     .option('--notify <file>', 'daemon-wide notifications: a YAML file with a notify: block (docs/notifications.md)')
     .option('--reports-dir <dir>', 'directory of backtest reports the dashboard lists (*.html and */report.html)')
     .action(async (paths: string[], o: DaemonOpts) => {
-      const { runDaemonShell } = await import('../../runtime/daemon/daemon-shell.js');
+      const { runDaemonShell } = await import('../../service/daemon/daemon-shell.js');
       process.exitCode = await runDaemonShell({
         paths,
         dataDir: o.dataDir,

@@ -59,8 +59,8 @@ export function registerRecord(program: Command): void {
     .action(async (file: string | undefined, opts: RecordOpts) => {
       const [{ loadDeployment }, { recordLive }, { recordSimulator }, { createProgress }] = await Promise.all([
         import('../../config/index.js'),
-        import('../../runtime/record/record-live.js'),
-        import('../../runtime/record/record-sim.js'),
+        import('../../research/record/record-live.js'),
+        import('../../research/record/record-sim.js'),
         import('../progress.js'),
       ]);
       try {

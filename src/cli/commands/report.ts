@@ -10,7 +10,7 @@ export function registerReport(program: Command): void {
     .argument('<report>', 'report.json written by chainpilot backtest')
     .option('--out <file>', 'HTML file to write (default: report.html next to the JSON)')
     .action(async (file: string, opts: { out?: string }) => {
-      const { rebuildReportHtml } = await import('../../runtime/backtest/rebuild-report.js');
+      const { rebuildReportHtml } = await import('../../research/backtest/rebuild-report.js');
       const out = opts.out ?? join(dirname(file), 'report.html');
       const r = rebuildReportHtml(readFileSync(file, 'utf8'), file);
       writeFileSync(out, r);

@@ -1,8 +1,8 @@
 /** `chainpilot sweep DEPLOYMENT --data ... --set PATH=V1,V2 [--set ...] [--metric M] [--walk-forward 70/30]`. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { isChainpilotError } from '../../core/errors.js';
-import type { SweepMetric } from '../../runtime/backtest/run-sweep.js';
-import type { SweepAxis } from '../../runtime/backtest/sweep-grid.js';
+import type { SweepMetric } from '../../research/backtest/run-sweep.js';
+import type { SweepAxis } from '../../research/backtest/sweep-grid.js';
 
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
@@ -31,8 +31,8 @@ export function registerSweep(program: Command): void {
         opts: { data: string[]; set: string[]; metric: string; minTrades: number; workers?: number; walkForward?: string; out: string; cache: boolean },
       ) => {
         const [{ parseWalkForward, runSweep, SWEEP_METRICS }, { parseSetOption }, { createProgress }] = await Promise.all([
-          import('../../runtime/backtest/run-sweep.js'),
-          import('../../runtime/backtest/sweep-grid.js'),
+          import('../../research/backtest/run-sweep.js'),
+          import('../../research/backtest/sweep-grid.js'),
           import('../progress.js'),
         ]);
         if (!(SWEEP_METRICS as readonly string[]).includes(opts.metric))

@@ -1,0 +1,221 @@
+/**
+ * `chainpilot backtest`: reads the recording once, runs the backtest, writes `decisions.jsonl`,
+ * `report.json` and `report.html` to the output directory, and with `verifyAgainst` compares the
+ * decision log with another one (a paper or live run's) line by line.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { ChainpilotError, createRedactor, type Logger } from '../../core/index.js';
+import { effectiveConfigYaml, loadDeployment, type Deployment, type LoadedDeployment } from '../../config/index.js';
+import { computeReport } from '../report/compute-report.js';
+import { renderReportHtml } from '../report/render-html.js';
+import type { BacktestReport } from '../report/report-types.js';
+import { readRecordingPrepared, type PreparedRecording } from '../replay/prepared-cache.js';
+import { readRecording, type Recording } from '../replay/recording-reader.js';
+import type { DataMissFallback } from '../replay/replay-data.js';
+import { chainpilotVersion } from '../record/version.js';
+import { runBacktest, type BacktestProgress, type BacktestResult } from './run-backtest.js';
+
+export interface BacktestJobOptions {
+  readonly file: string;
+  readonly data: string | readonly string[];
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly outDir: string;
+  readonly seed?: number;
+  readonly dataMiss?: DataMissFallback;
+  readonly sampleMs?: number;
+  readonly minRatioSpanMs?: number;
+  readonly verifyAgainst?: string;
+  /** Use the recording's prepared cache, building it on first use (default true). */
+  readonly cache?: boolean;
+  /** Directory of prepared caches (default: `.chainpilot-cache` next to the recording). */
+  readonly cacheDir?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly log?: Logger;
+  readonly onProgress?: (p: BacktestProgress) => void;
+}
+
+/** The first line where two decision logs differ. */
+export interface Divergence {
+  /** 1-based line number. */
+  readonly line: number;
+  readonly expected: string | undefined;
+  readonly actual: string | undefined;
+}
+
+export interface FillDrift {
+  /** Fills of the same intent id in both logs. */
+  readonly matched: number;
+  readonly meanBps: number;
+  readonly maxAbsBps: number;
+}
+
+export interface BacktestJobResult {
+  readonly report: BacktestReport;
+  readonly result: BacktestResult;
+  readonly files: { readonly report: string; readonly html: string; readonly decisions: string };
+  readonly divergence: Divergence | undefined;
+  readonly drift: FillDrift | undefined;
+  /** How the recording was read: its prepared cache (and what became of it), or `off`. */
+  readonly cache: PreparedRecording['cache'] | { readonly status: 'off' };
+}
+
+/**
+ * Reads the recording of a backtest or sweep once: through its prepared cache unless `cache` is
+ * false (a cache that does not check is rebuilt, see src/research/replay/prepared-cache.ts).
+ */
+export function loadRecording(
+  data: string | readonly string[],
+  cache = true,
+  cacheDir?: string,
+): { readonly recording: Recording; readonly cache: BacktestJobResult['cache'] } {
+  if (!cache) return { recording: readRecording(data), cache: { status: 'off' } };
+  return readRecordingPrepared(data, { version: chainpilotVersion(), ...(cacheDir !== undefined ? { dir: cacheDir } : {}) });
+}
+
+const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+/** The deployment as the fingerprint sees it: the effective config, secrets redacted, telemetry (paths, log level) left out. */
+export function deploymentIdentity(d: Deployment): string {
+  return effectiveConfigYaml({ ...d, telemetry: { logLevel: 'info', statusInterval: 0, decisionLog: undefined } });
+}
+
+/** sha256 over the recordings' hashes, the deployment, the chainpilot version and the decision log. */
+export function runFingerprint(recording: Recording, d: Deployment, decisionLog: string): string {
+  return sha256(
+    JSON.stringify({
+      recordings: recording.files.map((f) => f.sha256),
+      deployment: deploymentIdentity(d),
+      chainpilot: chainpilotVersion(),
+      decisions: sha256(decisionLog),
+    }),
+  );
+}
+
+/** Compares two decision logs line by line; undefined when they are equal. */
+export function firstDivergence(expected: string, actual: string): Divergence | undefined {
+  const a = expected.split('\n');
+  const b = actual.split('\n');
+  if (a[a.length - 1] === '') a.pop();
+  if (b[b.length - 1] === '') b.pop();
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return { line: i + 1, expected: a[i], actual: b[i] };
+  }
+  return undefined;
+}
+
+/** Per-trade drift between a reference log's fills (a live run's) and the backtest's, by intent id. */
+/** The run prefix a live run (`int_1a2b3c4d_`) or a resumed paper book (`int_r2_`) puts before the id a backtest draws. */
+const RUN_PREFIX = /^int_(?:[0-9a-f]{8}|r\d+)_/;
+
+export function fillDrift(expected: string, actual: string): FillDrift {
+  const fills = (text: string): Map<string, number> => {
+    const m = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      if (!line.includes('"kind":"fill"')) continue;
+      const e = JSON.parse(line) as { intentId: string; price: string };
+      m.set(e.intentId.replace(RUN_PREFIX, 'int_'), Number(e.price));
+    }
+    return m;
+  };
+  const a = fills(expected);
+  const b = fills(actual);
+  let matched = 0;
+  let sum = 0;
+  let maxAbs = 0;
+  for (const [id, pa] of a) {
+    const pb = b.get(id);
+    if (pb === undefined || pb === 0) continue;
+    const bps = (pa / pb - 1) * 10_000;
+    matched++;
+    sum += bps;
+    maxAbs = Math.max(maxAbs, Math.abs(bps));
+  }
+  return { matched, meanBps: matched ? sum / matched : 0, maxAbsBps: maxAbs };
+}
+
+/** Builds the report of a finished backtest. */
+export function reportOf(result: BacktestResult, recording: Recording, loaded: LoadedDeployment, sampleMs: number, minRatioSpanMs?: number): BacktestReport {
+  const d = result.deployment;
+  return computeReport({
+    decisions: result.decisions,
+    equity: result.equity,
+    prices: result.prices,
+    openPositions: result.openPositions,
+    startingLamports: d.paper.startingBalanceLamports,
+    startedAt: result.startedAt,
+    endedAt: result.endedAt,
+    sampleMs,
+    ...(minRatioSpanMs !== undefined ? { minRatioSpanMs } : {}),
+    fingerprint: runFingerprint(recording, loaded.deployment, result.decisionLog),
+    run: {
+      deployment: d.name,
+      strategies: d.strategies.filter((s) => s.enabled).map((s) => ({ id: s.id ?? s.use, use: s.use, params: s.params })),
+      recordings: recording.files.map((f) => ({ file: basename(f.path), sha256: f.sha256 })),
+      chainpilot: chainpilotVersion(),
+      seed: result.seed,
+      from: result.startedAt,
+      to: result.endedAt,
+      lines: result.lines,
+      wallMs: Math.round(result.wallMs),
+      sampleMs,
+      dataLookups: result.data,
+      feed: {
+        frames: result.feed.frames,
+        messages: result.feed.messages,
+        unrouted: result.feed.unrouted,
+        parseFailures: result.feed.parseFailures,
+        invalidPayloads: result.feed.invalidPayloads,
+        duplicates: result.feed.duplicates,
+        badLines: recording.badLines,
+        silentRooms: result.feed.silentRooms.length,
+      },
+      decisionLogSha256: sha256(result.decisionLog),
+    },
+  });
+}
+
+export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJobResult> {
+  const redactor = createRedactor();
+  const loaded = loadDeployment(o.file, o.env ? { env: o.env } : {});
+  for (const s of loaded.secrets) redactor.add(s);
+  if (o.fromMs !== undefined && o.toMs !== undefined && o.toMs <= o.fromMs) {
+    throw new ChainpilotError('BACKTEST_INVALID_OPTION', '--to must be later than --from', { retry: 'not_retryable', context: { field: 'to' } });
+  }
+  let expected: string | undefined;
+  if (o.verifyAgainst) {
+    try {
+      expected = readFileSync(o.verifyAgainst, 'utf8');
+    } catch (e) {
+      throw new ChainpilotError(
+        'BACKTEST_INVALID_OPTION',
+        `--verify-against ${o.verifyAgainst}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'}); give a decision log (telemetry.decisionLog of the run)`,
+        { retry: 'not_retryable', context: { field: 'verify-against' } },
+      );
+    }
+  }
+  const { recording, cache } = loadRecording(o.data, o.cache, o.cacheDir);
+  const sampleMs = o.sampleMs ?? 60_000;
+  const result = await runBacktest({
+    loaded,
+    recording,
+    sampleMs,
+    ...(o.fromMs !== undefined ? { fromMs: o.fromMs } : {}),
+    ...(o.toMs !== undefined ? { toMs: o.toMs } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.dataMiss ? { dataMiss: o.dataMiss } : {}),
+    ...(o.log ? { log: o.log } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
+  const report = redactor.redactValue(reportOf(result, recording, loaded, sampleMs, o.minRatioSpanMs));
+  mkdirSync(o.outDir, { recursive: true });
+  const files = { report: join(o.outDir, 'report.json'), html: join(o.outDir, 'report.html'), decisions: join(o.outDir, 'decisions.jsonl') };
+  writeFileSync(files.decisions, result.decisionLog);
+  writeFileSync(files.report, `${JSON.stringify(report, null, 1)}\n`);
+  writeFileSync(files.html, renderReportHtml(report));
+  const divergence = expected === undefined ? undefined : firstDivergence(expected, result.decisionLog);
+  const drift = expected === undefined ? undefined : fillDrift(expected, result.decisionLog);
+  return { report, result, files, divergence, drift, cache };
+}

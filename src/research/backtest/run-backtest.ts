@@ -1,0 +1,216 @@
+/**
+ * Composition root of a backtest: the deployment's strategies, risk gate, exits and paper executor
+ * (the paper session, unchanged) on a replay feed and a manual clock. The clock is advanced to each
+ * recorded line's run-clock time before the line is delivered, so timers fire in order between
+ * frames exactly as they did in the recorded run; asynchronous handlers are awaited per line;
+ * `ctx.data` is answered from the recording. Nothing below this file knows it is a backtest.
+ */
+import { performance } from 'node:perf_hooks';
+import { manualClock, seededRandom, silentLogger, type Logger, type UnixMs } from '../../core/index.js';
+import type { Deployment, LoadedDeployment } from '../../config/index.js';
+import { formatDecision, type DecisionEntry } from '../../engine/decision-log.js';
+import type { RunSummary } from '../../engine/engine-stats.js';
+import type { StrategyInstance } from '../../engine/strategy-instance.js';
+import type { Recording } from '../replay/recording-reader.js';
+import { createReplayData, type DataMissFallback } from '../replay/replay-data.js';
+import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../replay/replay-feed.js';
+import { createPaperSession } from '../../runtime/paper-session.js';
+import { resolveStrategies } from '../../runtime/resolve-strategies.js';
+
+export interface BacktestProgress {
+  readonly lines: number;
+  readonly totalLines: number;
+  /** Simulated time reached, and the window's end. */
+  readonly at: number;
+  readonly endAt: number;
+  readonly linesPerSec: number;
+}
+
+export interface BacktestOptions {
+  readonly loaded: LoadedDeployment;
+  readonly recording: Recording;
+  /** Only replay lines at or after / at or before these run-clock times. */
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  /** Engine seed (default: the recording header's, else the deployment's simulator seed, else 1). */
+  readonly seed?: number;
+  readonly dataMiss?: DataMissFallback;
+  /** Equity and price sampling interval on the run clock (default 60 s). */
+  readonly sampleMs?: number;
+  readonly log?: Logger;
+  readonly onProgress?: (p: BacktestProgress) => void;
+  /** Strategies already resolved (sweeps resolve once per cell); default: resolved from `loaded`. */
+  readonly strategies?: readonly StrategyInstance[];
+}
+
+/** A price sample of one mint, SOL per token as a decimal string. */
+export type PricePoint = readonly [at: number, price: string];
+
+export interface BacktestResult {
+  readonly deployment: Deployment;
+  readonly seed: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly decisions: readonly DecisionEntry[];
+  /** The decision log exactly as a paper run writes it. */
+  readonly decisionLog: string;
+  /** Equity samples: run-clock time and equity in lamports, at `sampleMs` and at the end. */
+  readonly equity: readonly (readonly [number, bigint])[];
+  readonly prices: ReadonlyMap<string, PricePoint[]>;
+  readonly summary: RunSummary;
+  readonly feed: ReplayFeedStats;
+  readonly data: { readonly exact: number; readonly misses: number; readonly fallbackAnswers: number };
+  readonly denialsByCode: Readonly<Record<string, number>>;
+  readonly lines: number;
+  readonly wallMs: number;
+  /** Positions still open at the end, marked at the last observed price. */
+  readonly openPositions: readonly { readonly strategyId: string; readonly mint: string; readonly valueLamports: bigint | undefined }[];
+}
+
+/** Prices of traded tokens are sampled this often (run clock) while they are active. */
+const PRICE_SAMPLE_MS = 5_000;
+const ACTIVE_MS = 10 * 60_000;
+
+const isAsyncFn = (f: unknown): boolean => typeof f === 'function' && f.constructor.name === 'AsyncFunction';
+
+const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/** Runs `loaded`'s deployment over `recording` and returns what it decided. */
+export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
+  const wall0 = performance.now();
+  const { recording } = o;
+  const header = recording.files[0]?.header;
+  const d0 = o.loaded.deployment;
+  // The backtest collects its own decision log: never overwrite the paper run's file.
+  const deployment: Deployment = { ...d0, telemetry: { ...d0.telemetry, decisionLog: undefined } };
+  const strategies = o.strategies ?? (await resolveStrategies({ ...o.loaded, deployment }));
+  const seed = o.seed ?? header?.seed ?? d0.endpoints.simulator?.seed ?? 1;
+  const lines = recording.lines;
+  const startLine = lines.find((l) => l.kind === 'start');
+  const from = o.fromMs ?? -Infinity;
+  const to = o.toMs ?? Infinity;
+  const recordedStart = startLine?.t ?? header?.startedAt ?? lines[0]?.t ?? 0;
+  const startAt = Math.max(recordedStart, Number.isFinite(from) ? from : recordedStart);
+  const endLine = lines.findLast((l) => l.kind === 'end');
+  const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
+  const endAt = Math.min(to, endLine?.t ?? lastT);
+
+  const clock = manualClock(startAt);
+  const feed = createReplayFeed(recordedRoomsOf(lines), { dedupCapacity: replayDedupCapacity(lines) });
+  const data = createReplayData(lines, clock, o.dataMiss ?? 'latest');
+  const decisions: DecisionEntry[] = [];
+  const log = o.log ?? silentLogger();
+  const session = createPaperSession({
+    deployment,
+    strategies,
+    feed,
+    clock,
+    random: seededRandom(seed),
+    log,
+    data: data.port,
+    decisions: (e) => decisions.push(e),
+  });
+  const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
+
+  const sampleMs = o.sampleMs ?? 60_000;
+  const priceSampleMs = Math.min(sampleMs, PRICE_SAMPLE_MS);
+  const equity: [number, bigint][] = [];
+  const prices = new Map<string, PricePoint[]>();
+  /** Mints with a decision in the last ACTIVE_MS: their prices are sampled at `priceSampleMs`. */
+  const active = new Map<string, number>();
+  let seenDecisions = 0;
+  let nextSample = startAt;
+  let nextPriceSample = startAt;
+  const samplePrices = (at: number): void => {
+    for (; seenDecisions < decisions.length; seenDecisions++) {
+      const e = decisions[seenDecisions]!;
+      if (e.kind === 'unfilled') continue;
+      if (!prices.has(e.mint)) prices.set(e.mint, []);
+      active.set(e.mint, e.at);
+    }
+    for (const [mint, lastAt] of active) {
+      if (at - lastAt > ACTIVE_MS && session.engine.portfolio.openOn(mint).length === 0) {
+        active.delete(mint);
+        continue;
+      }
+      const list = prices.get(mint)!;
+      const p = session.engine.market.get(mint)?.price;
+      if (p !== undefined && list[list.length - 1]?.[1] !== p) list.push([at, p]);
+    }
+  };
+  const advance = (t: number): void => {
+    for (;;) {
+      const next = Math.min(nextSample, nextPriceSample);
+      if (next > t) break;
+      if (next > clock.now()) clock.advanceTo(next as UnixMs);
+      if (next === nextPriceSample) {
+        samplePrices(next);
+        nextPriceSample += priceSampleMs;
+      }
+      if (next === nextSample) {
+        equity.push([next, session.engine.portfolio.totals().equityLamports]);
+        nextSample += sampleMs;
+      }
+    }
+    if (t > clock.now()) clock.advanceTo(t as UnixMs);
+  };
+
+  await session.start();
+  let done = 0;
+  let lastProgress = performance.now();
+  let dataActivity = false;
+  for (const l of lines) {
+    done++;
+    if (l.t < startAt || l.kind === 'start' || l.kind === 'conn') continue;
+    if (l.t > endAt) break;
+    advance(l.t);
+    switch (l.kind) {
+      case 'frame':
+        feed.frame(l.frame, l.text, (l.rt ?? l.t) as UnixMs);
+        break;
+      case 'gap':
+        feed.gap({ startedAt: l.startedAt as UnixMs, endedAt: l.endedAt as UnixMs, rooms: l.rooms });
+        break;
+      case 'data':
+        data.reached(l);
+        dataActivity = true;
+        break;
+      default:
+    }
+    // Asynchronous handlers (and look-ups answered just now) finish before the next line, as they did between frames.
+    if (asyncHandlers || dataActivity) {
+      dataActivity = false;
+      await yieldTurn();
+    }
+    if ((done & 0x3ff) === 0) {
+      const now = performance.now();
+      if (now - lastProgress > 200) {
+        lastProgress = now;
+        o.onProgress?.({ lines: done, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: done / ((now - wall0) / 1000) });
+        await yieldTurn();
+      }
+    }
+  }
+  advance(endAt);
+  await session.stop();
+  equity.push([clock.now(), session.engine.portfolio.totals().equityLamports]);
+  const summary = session.engine.stats.summary();
+  o.onProgress?.({ lines: lines.length, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: lines.length / ((performance.now() - wall0) / 1000) });
+  return {
+    deployment,
+    seed,
+    startedAt: startAt,
+    endedAt: clock.now(),
+    decisions,
+    decisionLog: decisions.map(formatDecision).join(''),
+    equity,
+    prices,
+    summary,
+    feed: feed.stats(),
+    data: data.stats(),
+    denialsByCode: Object.fromEntries(session.engine.stats.denialsByCode),
+    lines: lines.length,
+    wallMs: performance.now() - wall0,
+    openPositions: session.engine.portfolio.open().map((p) => ({ strategyId: p.strategyId, mint: p.mint, valueLamports: session.engine.portfolio.valueOf(p) })),
+  };
+}

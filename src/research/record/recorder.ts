@@ -1,0 +1,197 @@
+/**
+ * The recorder of a run: what the Datastream delivered (each frame's raw text as received, with its
+ * receive time on the run clock), the client's connection events and gaps, and every `ctx.data`
+ * answer, written through a rotating JSONL writer. Paper, live and `chainpilot record` runs create
+ * one with `createRecorder` and wire three taps: the client's `onRawFrame` hook, `watch(client)`
+ * and `data(port)`. Secrets registered in the run's redactor never reach the file.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatastreamClient } from '../../client/datastream/index.js';
+import type { Clock, Logger, Redactor, UnixMs } from '../../core/index.js';
+import type { DataPort } from '../../engine/data-lookup.js';
+import { RECORDING_FORMAT } from '../replay/recording-format.js';
+import { createRecordingSink, type RecordingSink } from './recording-sink.js';
+import { chainpilotVersion } from './version.js';
+
+export interface RecorderOptions {
+  /** Directory of the recording files. */
+  readonly dir: string;
+  /** Name of what is recorded (a deployment's name, or `rooms`): the file prefix and the header's `source`. */
+  readonly source: string;
+  readonly clock: Clock;
+  readonly clockKind: 'wall' | 'simulator';
+  readonly rooms: readonly string[];
+  /** Endpoint names without keys (`{ datastream: 'simulator' }` or host names). */
+  readonly endpoints: Readonly<Record<string, string>>;
+  readonly gzip?: boolean;
+  readonly rotateBytes?: number;
+  readonly rotateMs?: number;
+  readonly redactor: Redactor;
+  readonly log: Logger;
+  /** Seed of the run's engine, written to the header. */
+  readonly seed?: number;
+  /**
+   * Hand lines to the writing thread in batches of about this many bytes (default 64 KiB; see
+   * recording-sink.ts: a batch also goes after 25 ms, or on `flush()`, `end()` or `close()`).
+   */
+  readonly batchBytes?: number;
+  /**
+   * Never reuse the file names of an earlier recording in `dir` (a daemon deployment restarted within
+   * the same second of its clock): the prefix gets `-2`, `-3`... Off for `record --sim`, where the
+   * same run into the same directory writes the same files.
+   */
+  readonly unique?: boolean;
+}
+
+export interface Recorder {
+  /** The Datastream client's `onRawFrame` option. */
+  readonly onRawFrame: (text: string, receivedAt: UnixMs) => void;
+  /** Instead of `onRawFrame` for a frame left out of this recording (a shared connection's frame of another holder's room). */
+  skipFrame(): void;
+  /** Records `client`'s connection events and gaps (and fixes up frames it finds not to be JSON). */
+  watch(client: Pick<DatastreamClient, 'onEvent'>): () => void;
+  /** Wraps the run's `ctx.data` port so that every answer is recorded. */
+  data(port: DataPort): DataPort;
+  /** Writes the start line (call right before the engine starts). */
+  start(): void;
+  /** Writes the end line (call when the run stops, before the engine drains). */
+  end(): void;
+  /** Hands the lines of a partial batch to the writing thread (see `batchBytes`). */
+  flush(): void;
+  /** Files, counts and backpressure of the recording (written on its own thread: recording-sink.ts). */
+  readonly writer: Pick<RecordingSink, 'files' | 'stats' | 'drained'>;
+  close(): Promise<void>;
+}
+
+/** `paper-sim-20260101T000000Z` for a source and a run-clock time. */
+export function recordingPrefix(source: string, at: number): string {
+  const iso = new Date(at)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${source.replace(/[^A-Za-z0-9_-]/g, '_')}-${iso}`;
+}
+
+/** Host names of URLs, without credentials, paths or queries (which may carry a key). */
+export function endpointNames(urls: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, u] of Object.entries(urls)) {
+    if (!u) continue;
+    try {
+      out[name] = new URL(u).host;
+    } catch {
+      out[name] = '(invalid url)';
+    }
+  }
+  return out;
+}
+
+export function createRecorder(o: RecorderOptions): Recorder {
+  const startedAt = o.clock.now() as number;
+  const gzip = o.gzip ?? true;
+  const base = join(o.dir, recordingPrefix(o.source, startedAt));
+  let prefix = base;
+  if (o.unique) for (let n = 2; existsSync(`${prefix}.0000.jsonl${gzip ? '.gz' : ''}`); n++) prefix = `${base}-${n}`;
+  const { redactor } = o;
+  const sink = createRecordingSink({
+    prefix,
+    gzip,
+    rotateBytes: o.rotateBytes,
+    rotateMs: o.rotateMs,
+    header: {
+      k: 'header',
+      format: RECORDING_FORMAT,
+      chainpilot: chainpilotVersion(),
+      rooms: [...o.rooms],
+      endpoints: { ...o.endpoints },
+      clock: o.clockKind,
+      startedAt,
+      source: o.source,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    },
+    secrets: redactor.secrets(),
+    log: o.log,
+    ...(o.batchBytes !== undefined ? { batchBytes: o.batchBytes } : {}),
+  });
+  const put = (line: string, t: number): void => sink.line(line, t);
+  const flush = (): void => sink.flush();
+  let ended = false;
+  /** Whether the newest frame the client handled went into this recording (a "not JSON" verdict then marks it). */
+  let lastFrameHere = false;
+
+  const onRawFrame = (raw: string, receivedAt: UnixMs): void => {
+    if (ended) return;
+    lastFrameHere = true;
+    sink.frame(raw, o.clock.now(), receivedAt);
+  };
+
+  return {
+    onRawFrame,
+    skipFrame() {
+      // A `malformed` event now refers to the skipped frame, not to the last one written.
+      lastFrameHere = false;
+    },
+    writer: sink,
+    watch(client) {
+      return client.onEvent((e) => {
+        if (ended) return;
+        const t = o.clock.now() as number;
+        switch (e.kind) {
+          case 'malformed':
+            // The client found the frame just recorded not to be JSON: store it as a string instead.
+            if (e.reason === 'not JSON' && lastFrameHere) sink.lastFrameNotJson();
+            return;
+          case 'connected':
+            put(`${JSON.stringify({ k: 'conn', t, e: 'connected' })}\n`, t);
+            return;
+          case 'disconnected':
+            put(`${JSON.stringify({ k: 'conn', t, e: 'disconnected', reason: e.reason })}\n`, t);
+            return;
+          case 'gap':
+            put(`${JSON.stringify({ k: 'gap', t, s: e.gap.startedAt, e: e.gap.endedAt, rooms: e.gap.rooms })}\n`, t);
+            return;
+          default:
+        }
+      });
+    },
+    data(port) {
+      return {
+        get(path, query, signal) {
+          const askedAt = o.clock.now() as number;
+          const p = port.get(path, query, signal);
+          const record = (body: unknown, error: { code: string; message: string } | undefined): void => {
+            if (ended) return;
+            const t = o.clock.now() as number;
+            const line = redactor.redact(JSON.stringify({ k: 'data', t, q: askedAt, path, ...(query ? { query } : {}), ...(error ? { error } : { body }) }));
+            put(`${line}\n`, t);
+          };
+          p.then(
+            (body) => record(body, undefined),
+            (e: unknown) => {
+              const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'UNKNOWN';
+              record(undefined, { code, message: e instanceof Error ? e.message : String(e) });
+            },
+          );
+          return p;
+        },
+      };
+    },
+    start() {
+      const t = o.clock.now() as number;
+      put(`${JSON.stringify({ k: 'start', t })}\n`, t);
+    },
+    end() {
+      if (ended) return;
+      const t = o.clock.now() as number;
+      put(`${JSON.stringify({ k: 'end', t })}\n`, t);
+      flush();
+      ended = true;
+    },
+    flush,
+    async close() {
+      if (!ended) this.end();
+      await sink.close();
+    },
+  };
+}

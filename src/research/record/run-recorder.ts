@@ -1,0 +1,93 @@
+/**
+ * The `record:` option of a deployment in a paper, live or daemon run: one call creates the
+ * recorder (or nothing when `record:` is absent) and the taps a composition root wires.
+ */
+import type { Clock, Logger, Redactor } from '../../core/index.js';
+import type { Deployment } from '../../config/index.js';
+import type { DataPort } from '../../engine/data-lookup.js';
+import type { StreamFeed } from '../../engine/feed-port.js';
+import type { RecordTap } from '../../runtime/deployment-handle.js';
+import { frameRoom } from './frame-room.js';
+import { createRecorder, endpointNames, type Recorder } from './recorder.js';
+
+export interface RunRecorderContext {
+  readonly clock: Clock;
+  readonly redactor: Redactor;
+  readonly log: Logger;
+  /** The engine's seed (written to the header for the backtest). */
+  readonly seed: number;
+  /** True when the run is on the embedded simulator (its clock, no real endpoint names). */
+  readonly simulator: boolean;
+}
+
+/** The run's recorder when `deployment.record` is set. */
+export function openRunRecorder(d: Deployment, c: RunRecorderContext): Recorder | undefined {
+  const r = d.record;
+  if (!r) return undefined;
+  const remote = d.endpoints.remote;
+  return createRecorder({
+    dir: r.dir,
+    source: d.name,
+    clock: c.clock,
+    clockKind: c.simulator ? 'simulator' : 'wall',
+    rooms: [],
+    endpoints:
+      c.simulator || !remote ? { datastream: 'simulator', base: 'simulator' } : endpointNames({ datastream: remote.datastreamUrl, base: remote.baseUrl }),
+    gzip: r.gzip,
+    rotateBytes: r.rotateBytes,
+    rotateMs: r.rotateEvery,
+    redactor: c.redactor,
+    log: c.log.child({ part: 'recorder' }),
+    seed: c.seed,
+    unique: true,
+  });
+}
+
+/**
+ * `record:` of one holder of a shared connection (a daemon deployment): the frames of the rooms
+ * this holder has joined at the moment they arrive, frames of no room (pings, errors), the
+ * connection's events and gaps, and this holder's own `ctx.data` answers. Frames of rooms that
+ * only other holders joined are left out: the recording is what this deployment received, and a
+ * backtest of it replays this deployment alone. Returns the feed and data port to give the engine
+ * (the feed counts the holder's rooms) and the stop that writes the end line and closes the files.
+ */
+export function recordShare(
+  rec: Recorder,
+  feed: StreamFeed,
+  data: DataPort,
+  tap: RecordTap,
+): { readonly feed: StreamFeed; readonly data: DataPort; stop(): Promise<void> } {
+  const held = new Map<string, number>();
+  const untapFrames = tap.onRawFrame((text, receivedAt) => {
+    const room = frameRoom(text);
+    if (room === undefined || held.has(room)) rec.onRawFrame(text, receivedAt);
+    else rec.skipFrame();
+  });
+  const unwatch = rec.watch(tap);
+  rec.start();
+  return {
+    feed: {
+      subscribe(room, handler) {
+        held.set(room, (held.get(room) ?? 0) + 1);
+        const unsubscribe = feed.subscribe(room, handler);
+        let done = false;
+        return () => {
+          if (done) return;
+          done = true;
+          unsubscribe();
+          const n = (held.get(room) ?? 1) - 1;
+          if (n > 0) held.set(room, n);
+          else held.delete(room);
+        };
+      },
+      onGap: (handler) => feed.onGap(handler),
+    },
+    data: rec.data(data),
+    async stop() {
+      untapFrames();
+      unwatch();
+      rec.end();
+      await rec.close();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * The binary codec of the prepared cache (prepared-cache.ts): a tree of JSON values (what
+ * `JSON.parse` gives, plus `undefined`) as three columns, so decoding is a walk over typed arrays
+ * with no text to scan:
+ *
+ * - `tags` (one byte a value): undefined, null, false, true, int32, float64, string, array, object;
+ * - `ints` (Int32Array): int32 values, string indexes, array lengths and object shape indexes;
+ * - `floats` (Float64Array): every other number, bit for bit (`-0` and all doubles survive);
+ * - `strings`: each distinct string once (mints and room names repeat in almost every frame);
+ * - `shapes`: each distinct key list once; an object is its shape and then its values in key order.
+ *
+ * Decoding rebuilds every object with its keys in the order they had, so a decoded value is
+ * indistinguishable from the `JSON.parse` result it was encoded from.
+ */
+import { ChainpilotError } from '../../core/index.js';
+
+const T_UNDEFINED = 0;
+const T_NULL = 1;
+const T_FALSE = 2;
+const T_TRUE = 3;
+const T_INT = 4;
+const T_FLOAT = 5;
+const T_STRING = 6;
+const T_ARRAY = 7;
+const T_OBJECT = 8;
+
+/** An encoded value tree. */
+export interface EncodedTree {
+  readonly tags: Uint8Array;
+  readonly ints: Int32Array;
+  readonly floats: Float64Array;
+  readonly strings: readonly string[];
+  readonly shapes: readonly (readonly string[])[];
+}
+
+type Column = Uint8Array | Int32Array | Float64Array;
+
+/** A typed array that doubles when full. */
+function grow<A extends Column>(first: A, make: (n: number) => A): { push(v: number): void; done(): A } {
+  let a = first;
+  let n = 0;
+  return {
+    push(v) {
+      if (n === a.length) {
+        const b = make(a.length * 2);
+        b.set(a);
+        a = b;
+      }
+      a[n++] = v;
+    },
+    done: () => a.subarray(0, n) as A,
+  };
+}
+
+/**
+ * Encodes `root` (JSON values and `undefined`; plain objects and arrays only). Throws for a value
+ * that JSON cannot produce (a class instance, a bigint, a function): such a tree is not cached.
+ */
+export function encodeTree(root: unknown): EncodedTree {
+  const tags = grow(new Uint8Array(1 << 16), (n) => new Uint8Array(n));
+  const ints = grow(new Int32Array(1 << 14), (n) => new Int32Array(n));
+  const floats = grow(new Float64Array(1 << 12), (n) => new Float64Array(n));
+  const strings: string[] = [];
+  const stringIndex = new Map<string, number>();
+  const shapes: string[][] = [];
+  /** Shapes by key sequence, as a trie on the keys (property names are interned: no string to build per object). */
+  interface ShapeNode {
+    index: number;
+    readonly next: Map<string, ShapeNode>;
+  }
+  const shapeRoot: ShapeNode = { index: -1, next: new Map() };
+
+  const visit = (v: unknown): void => {
+    switch (typeof v) {
+      case 'undefined':
+        tags.push(T_UNDEFINED);
+        return;
+      case 'boolean':
+        tags.push(v ? T_TRUE : T_FALSE);
+        return;
+      case 'number':
+        if ((v | 0) === v && !(v === 0 && 1 / v < 0)) {
+          tags.push(T_INT);
+          ints.push(v);
+        } else {
+          tags.push(T_FLOAT);
+          floats.push(v);
+        }
+        return;
+      case 'string': {
+        let i = stringIndex.get(v);
+        if (i === undefined) {
+          i = strings.length;
+          strings.push(v);
+          stringIndex.set(v, i);
+        }
+        tags.push(T_STRING);
+        ints.push(i);
+        return;
+      }
+      case 'object': {
+        if (v === null) {
+          tags.push(T_NULL);
+          return;
+        }
+        if (Array.isArray(v)) {
+          tags.push(T_ARRAY);
+          ints.push(v.length);
+          for (let i = 0; i < v.length; i++) visit(v[i]);
+          return;
+        }
+        if (Object.getPrototypeOf(v) !== Object.prototype)
+          throw new ChainpilotError('CORE_INVALID_ARGUMENT', 'prepared cache: not a plain object', { retry: 'not_retryable' });
+        const o = v as Record<string, unknown>;
+        const keys = Object.keys(o);
+        let node = shapeRoot;
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          let child = node.next.get(k);
+          if (child === undefined) node.next.set(k, (child = { index: -1, next: new Map() }));
+          node = child;
+        }
+        if (node.index < 0) {
+          node.index = shapes.length;
+          shapes.push(keys);
+        }
+        tags.push(T_OBJECT);
+        ints.push(node.index);
+        for (let i = 0; i < keys.length; i++) visit(o[keys[i]!]);
+        return;
+      }
+      default:
+        throw new ChainpilotError('CORE_INVALID_ARGUMENT', `prepared cache: a ${typeof v} is not a JSON value`, { retry: 'not_retryable' });
+    }
+  };
+  visit(root);
+  return { tags: tags.done(), ints: ints.done(), floats: floats.done(), strings, shapes };
+}
+
+/** Decodes a tree; throws when the columns do not hold exactly one well-formed tree. */
+export function decodeTree(t: EncodedTree): unknown {
+  const { tags, ints, floats, strings, shapes } = t;
+  let ti = 0;
+  let ii = 0;
+  let fi = 0;
+  const corrupt = (what: string): Error => new ChainpilotError('RECORDING_CACHE_CORRUPT', `prepared cache: ${what} at value ${ti}`, { retry: 'not_retryable' });
+
+  const read = (): unknown => {
+    switch (tags[ti++]) {
+      case T_UNDEFINED:
+        return undefined;
+      case T_NULL:
+        return null;
+      case T_FALSE:
+        return false;
+      case T_TRUE:
+        return true;
+      case T_INT:
+        return ints[ii++];
+      case T_FLOAT:
+        return floats[fi++];
+      case T_STRING: {
+        const s = strings[ints[ii++]!];
+        if (s === undefined) throw corrupt('string index out of range');
+        return s;
+      }
+      case T_ARRAY: {
+        const n = ints[ii++]!;
+        if (!(n >= 0 && n <= tags.length - ti)) throw corrupt('bad array length');
+        const a: unknown[] = [];
+        for (let i = 0; i < n; i++) a.push(read());
+        return a;
+      }
+      case T_OBJECT: {
+        const keys = shapes[ints[ii++]!];
+        if (keys === undefined) throw corrupt('shape index out of range');
+        const o: Record<string, unknown> = {};
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          // JSON.parse makes "__proto__" an own property; an assignment would set the prototype.
+          if (k === '__proto__') Object.defineProperty(o, k, { value: read(), enumerable: true, writable: true, configurable: true });
+          else o[k] = read();
+        }
+        return o;
+      }
+      default:
+        throw corrupt('unknown tag');
+    }
+  };
+  const root = read();
+  if (ti !== tags.length || ii > ints.length || fi > floats.length || ii !== ints.length || fi !== floats.length) throw corrupt('columns do not match');
+  return root;
+}

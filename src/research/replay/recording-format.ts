@@ -1,0 +1,119 @@
+/**
+ * The recording format (JSON Lines, one record a line, gzip by default). The first line of every
+ * file is a header; then, in the order they happened on the run clock:
+ *
+ * - a frame: `{"t":T,"f":RAW}` where RAW is the frame's text exactly as received (it is JSON, so it
+ *   is embedded verbatim, never re-serialised), or `{"t":T,"x":"..."}` with the text as a JSON
+ *   string when it is not embeddable (not JSON, or it contains a line break). `"rt"` is the
+ *   feed's own receive time when it differs from the run clock's `t`.
+ * - a connection event: `{"k":"conn","t":T,"e":"connected"|"disconnected","reason":...}`.
+ * - a gap: `{"k":"gap","t":T,"s":START,"e":END,"rooms":[...]}` (the feed's gap, as the engine got it).
+ * - a data answer: `{"k":"data","t":T,"q":ASKED_AT,"path":...,"query":{...},"body":...}` (or
+ *   `"error":{"code","message"}`), written when a `ctx.data` look-up settled.
+ * - the start: `{"k":"start","t":T}` when the recorded run's engine started (its strategies' timers
+ *   count from there).
+ * - the end: `{"k":"end","t":T}` when the recorded run stopped (absent after a crash).
+ *
+ * A frame line starts with `{"t"`, every other line with `{"k"`: a reader tells them apart with
+ * one character.
+ */
+import { ChainpilotError } from '../../core/index.js';
+
+export const RECORDING_FORMAT = 1;
+
+export interface RecordingHeader {
+  readonly k: 'header';
+  readonly format: number;
+  readonly chainpilot: string;
+  /** Rooms joined at the start (more may be joined while recording; frames carry their room). */
+  readonly rooms: readonly string[];
+  /** Endpoint names without keys: `simulator`, or the service's host names. */
+  readonly endpoints: Readonly<Record<string, string>>;
+  /** `wall` (system clock) or `simulator` (the embedded simulator's clock). */
+  readonly clock: 'wall' | 'simulator';
+  /** Run-clock time when this recording (part 0) started. */
+  readonly startedAt: number;
+  /** Part number of this file (rotation), and run-clock time this part started. */
+  readonly part: number;
+  readonly partStartedAt: number;
+  /** What was recorded: a deployment's name, or `rooms`. */
+  readonly source: string;
+  /** Seed of the recorded run's engine (ids), so a backtest of it uses the same one. */
+  readonly seed?: number;
+}
+
+export type RecordLine =
+  | { readonly kind: 'frame'; readonly t: number; readonly rt: number | undefined; readonly frame: unknown; readonly text: string | undefined }
+  | { readonly kind: 'conn'; readonly t: number; readonly event: 'connected' | 'disconnected'; readonly reason: string | undefined }
+  | { readonly kind: 'gap'; readonly t: number; readonly startedAt: number; readonly endedAt: number; readonly rooms: readonly string[] }
+  | {
+      readonly kind: 'data';
+      readonly t: number;
+      readonly askedAt: number;
+      readonly key: string;
+      readonly path: string;
+      readonly body: unknown;
+      readonly error: { readonly code: string; readonly message: string } | undefined;
+    }
+  | { readonly kind: 'start'; readonly t: number }
+  | { readonly kind: 'end'; readonly t: number };
+
+export type DataQuery = Readonly<Record<string, string | number | boolean>> | undefined;
+
+/** The look-up key of a `ctx.data` call: the path and its query in key order (as the engine caches it). */
+export function dataKey(path: string, query: DataQuery): string {
+  return `${path}?${
+    query
+      ? Object.keys(query)
+          .sort()
+          .map((k) => `${k}=${String(query[k])}`)
+          .join('&')
+      : ''
+  }`;
+}
+
+/** A frame line: the raw text embedded verbatim when it is one line of JSON (the caller knows). */
+export function frameLine(t: number, rt: number | undefined, text: string, embeddable: boolean): string {
+  const rtPart = rt === undefined || rt === t ? '' : `,"rt":${rt}`;
+  return embeddable ? `{"t":${t}${rtPart},"f":${text}}\n` : `{"t":${t}${rtPart},"x":${JSON.stringify(text)}}\n`;
+}
+
+/** Cheap test that `text` can be embedded verbatim (the client confirms it parses: see the recorder). */
+export function looksEmbeddable(text: string): boolean {
+  return text.length > 1 && text.charCodeAt(0) === 123 && text.charCodeAt(text.length - 1) === 125 && text.indexOf('\n') < 0 && text.indexOf('\r') < 0;
+}
+
+/** Parses one non-header line. Throws on a line that is not a record (the reader counts and names it). */
+export function parseRecordLine(line: string): RecordLine {
+  const o = JSON.parse(line) as Record<string, unknown>;
+  if (line.charCodeAt(2) === 116 /* t */) {
+    const t = o['t'] as number;
+    const rt = o['rt'] as number | undefined;
+    if ('f' in o) return { kind: 'frame', t, rt, frame: o['f'], text: undefined };
+    return { kind: 'frame', t, rt, frame: undefined, text: String(o['x']) };
+  }
+  const t = Number(o['t']);
+  switch (o['k']) {
+    case 'conn':
+      return {
+        kind: 'conn',
+        t,
+        event: o['e'] === 'connected' ? 'connected' : 'disconnected',
+        reason: typeof o['reason'] === 'string' ? o['reason'] : undefined,
+      };
+    case 'gap':
+      return { kind: 'gap', t, startedAt: Number(o['s']), endedAt: Number(o['e']), rooms: (o['rooms'] as string[] | undefined) ?? [] };
+    case 'data': {
+      const path = String(o['path']);
+      const query = (o['query'] as DataQuery) ?? undefined;
+      const err = o['error'] as { code: string; message: string } | undefined;
+      return { kind: 'data', t, askedAt: Number(o['q']), key: dataKey(path, query), path, body: o['body'], error: err };
+    }
+    case 'start':
+      return { kind: 'start', t };
+    case 'end':
+      return { kind: 'end', t };
+    default:
+      throw new ChainpilotError('RECORDING_INVALID', `unknown record kind ${JSON.stringify(o['k'])}`, { retry: 'not_retryable' });
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * A `StreamFeed` over recorded frames. Frames go through the Datastream client's own room router
+ * (payload guards, dedup across overlapping rooms, delivery), so a replayed frame reaches the
+ * engine exactly as the live client delivered it; a frame of a room nobody has joined at that
+ * moment is dropped as the client drops it. The engine cannot tell the two feeds apart.
+ */
+import type { UnixMs } from '../../core/index.js';
+import { createRoomRouter, type RoomRouter } from '../../client/datastream/room-router.js';
+import { createStats, type StatsBook } from '../../client/datastream/stats.js';
+import type { StreamFeed, StreamGap, StreamMessage } from '../../engine/feed-port.js';
+import type { RecordLine } from './recording-format.js';
+
+export interface ReplayFeedStats {
+  readonly frames: number;
+  readonly messages: number;
+  /** Frames that were not JSON objects with a string `type` (as the client counts them). */
+  readonly parseFailures: number;
+  /** Messages of rooms nobody had joined at that moment. */
+  readonly unrouted: number;
+  readonly invalidPayloads: number;
+  readonly duplicates: number;
+  readonly handlerErrors: number;
+  /** Rooms joined during the replay that have no frame in the recording (silent then, or not recorded). */
+  readonly silentRooms: readonly string[];
+}
+
+export interface ReplayFeed extends StreamFeed {
+  /** Delivers one recorded frame (parsed `frame`, or the raw `text` of a non-JSON frame). */
+  frame(frame: unknown, text: string | undefined, receivedAt: UnixMs): void;
+  /** Calls the gap handlers with a recorded gap. */
+  gap(gap: StreamGap): void;
+  stats(): ReplayFeedStats;
+}
+
+/** The replay's dedup window: the live client's default size. */
+export const REPLAY_DEDUP_CAPACITY = 100_000;
+
+export interface ReplayFeedOptions {
+  /**
+   * Capacity of the dedup window (default `REPLAY_DEDUP_CAPACITY`). A window at least as large as
+   * the rows a recording holds never evicts, so it dedups exactly as the default one does: give
+   * `replayDedupCapacity(lines)` to skip allocating a window larger than the recording.
+   */
+  readonly dedupCapacity?: number;
+}
+
+/** `recordedRooms`: every room that has a frame in the recording (to report rooms it lacks). */
+export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: ReplayFeedOptions = {}): ReplayFeed {
+  // Only totals are reported: every room shares one counter record instead of one record per room.
+  const counts = createStats();
+  const shared = counts.room('(replay)');
+  const book: StatsBook = {
+    s: counts.s,
+    room: () => shared,
+    existing: () => shared,
+    forget: () => undefined, // the shared record outlives every room
+    reject: (...a) => counts.reject(...a),
+    snapshot: () => counts.snapshot(),
+  };
+  const s = book.s;
+  const gapHandlers = new Set<(g: StreamGap) => void>();
+  const joined = new Set<string>();
+  let frames = 0;
+  const router: RoomRouter = createRoomRouter(
+    { maxQueue: 10_000, overflow: 'drop-oldest', dedupCapacity: options.dedupCapacity ?? REPLAY_DEDUP_CAPACITY },
+    book,
+    {
+      onHandlerError: () => {
+        s.handlerErrors++;
+      },
+      onOverflow: () => undefined,
+      countDropped: (_room, n) => void (s.dropped += n),
+      countCoalesced: (_room, n) => void (s.coalesced += n),
+      invalid: () => undefined,
+    },
+  );
+
+  return {
+    subscribe(room, handler) {
+      joined.add(room);
+      const { sub } = router.add(room, handler);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        router.remove(sub);
+      };
+    },
+    onGap(handler) {
+      gapHandlers.add(handler);
+      return () => void gapHandlers.delete(handler);
+    },
+    frame(frame, text, receivedAt) {
+      frames++;
+      if (frame === undefined || typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+        s.parseFailures++;
+        return;
+      }
+      const f = frame as { type?: unknown; room?: unknown; data?: unknown };
+      if (f.type !== 'message') {
+        if (typeof f.type !== 'string') s.parseFailures++;
+        return;
+      }
+      s.messages++;
+      const entry = typeof f.room === 'string' ? router.lookup(f.room) : undefined;
+      if (entry === undefined) {
+        if (typeof f.room !== 'string') s.parseFailures++;
+        else s.unroutedMessages++;
+        return;
+      }
+      router.route(entry, f.data, receivedAt, 'live');
+    },
+    gap(gap) {
+      for (const h of gapHandlers) {
+        try {
+          h(gap);
+        } catch {
+          s.handlerErrors++;
+        }
+      }
+    },
+    stats: () => ({
+      frames,
+      messages: s.messages,
+      parseFailures: s.parseFailures,
+      unrouted: s.unroutedMessages,
+      invalidPayloads: s.invalidPayloads,
+      duplicates: s.duplicates,
+      handlerErrors: s.handlerErrors,
+      silentRooms: recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : [],
+    }),
+  };
+}
+
+const recordedRooms = new WeakMap<readonly RecordLine[], ReadonlySet<string>>();
+
+/** Every room with a message frame in a recording's lines, computed once per lines array (sweep cells share it). */
+export function recordedRoomsOf(lines: readonly RecordLine[]): ReadonlySet<string> {
+  let rooms = recordedRooms.get(lines);
+  if (rooms === undefined) {
+    const out = new Set<string>();
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i]!;
+      if (l.kind !== 'frame') continue;
+      const room = (l.frame as { room?: unknown } | undefined)?.room;
+      if (typeof room === 'string') out.add(room);
+    }
+    recordedRooms.set(lines, (rooms = out));
+  }
+  return rooms;
+}
+
+const recordedRows = new WeakMap<readonly RecordLine[], number>();
+
+/**
+ * The dedup capacity a replay of `lines` needs to dedup exactly as `REPLAY_DEDUP_CAPACITY` does: the
+ * number of payload rows its message frames hold (an array's length, else 1), capped at the default.
+ */
+export function replayDedupCapacity(lines: readonly RecordLine[]): number {
+  let rows = recordedRows.get(lines);
+  if (rows === undefined) {
+    rows = 0;
+    for (let i = 0; i < lines.length && rows < REPLAY_DEDUP_CAPACITY; i++) {
+      const l = lines[i]!;
+      if (l.kind !== 'frame') continue;
+      // a frame kept as text (not JSON) cannot hold a message; count it anyway, as one row
+      const data = (l.frame as { data?: unknown } | undefined)?.data;
+      rows += Array.isArray(data) ? Math.max(1, data.length) : 1;
+    }
+    recordedRows.set(lines, rows);
+  }
+  return Math.max(1, Math.min(REPLAY_DEDUP_CAPACITY, rows));
+}
+
+/** Every room that has at least one message frame in `frames`. */
+export function roomsOf(frames: Iterable<unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const f of frames) {
+    const room = (f as { room?: unknown } | undefined)?.room;
+    if (typeof room === 'string') out.add(room);
+  }
+  return out;
+}
+
+export type { StreamMessage };

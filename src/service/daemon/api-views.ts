@@ -1,0 +1,123 @@
+/** Plain JSON views of slots and handles for the control API (bigints as decimal strings). */
+import type { z } from 'zod';
+import { amountInOf } from '../../engine/execution-port.js';
+import type { DeploymentHandle, FeedHealth, PendingIntentView } from '../../runtime/deployment-handle.js';
+import type { deploymentDetailBody, deploymentSummaryBody, feedHealthBody, intentBody } from './api-schemas.js';
+import type { SlotView } from './supervisor.js';
+
+const str = (v: bigint | undefined): string | null => (v === undefined ? null : v.toString());
+
+export function feedView(f: FeedHealth, at: number): z.infer<typeof feedHealthBody> {
+  return {
+    state: f.state,
+    connected: f.connected,
+    lastFrameAt: f.lastFrameAt ?? null,
+    lastFrameAgeMs: f.lastFrameAt === undefined ? null : Math.max(0, at - f.lastFrameAt),
+    framesPerSec: f.framesPerSec,
+    frames: f.frames,
+    gaps: f.gaps,
+    reconnects: f.reconnects,
+    rejected: f.rejected,
+    rejectedByFamily: { ...f.rejectedByFamily },
+    dropped: f.dropped,
+    backfillFailures: f.backfillFailures,
+  };
+}
+
+export function intentView(p: PendingIntentView): z.infer<typeof intentBody> {
+  const i = p.intent;
+  return {
+    id: i.id,
+    strategyId: i.strategyId,
+    side: i.side,
+    mint: i.mint,
+    amountIn: amountInOf(i).toString(),
+    createdAt: i.createdAt,
+    reason: i.reason,
+    state: p.state,
+  };
+}
+
+export function summaryView(slot: SlotView): z.infer<typeof deploymentSummaryBody> {
+  const h = slot.handle;
+  const summary = h?.stats().summary;
+  return {
+    name: slot.name,
+    file: slot.file,
+    mode: slot.mode,
+    state: slot.state,
+    cause: slot.cause ?? null,
+    ready: h?.health().ready ?? false,
+    restarts: slot.restarts,
+    equityLamports: str(summary?.equityLamports),
+    openPositions: summary?.openPositions ?? null,
+  };
+}
+
+export function detailView(slot: SlotView): z.infer<typeof deploymentDetailBody> {
+  const h: DeploymentHandle | undefined = slot.handle;
+  if (!h)
+    return {
+      ...summaryView(slot),
+      reasons: slot.cause ? [`${slot.cause.code}: ${slot.cause.message}`] : [],
+      feed: null,
+      summary: null,
+      positions: [],
+      pending: [],
+      risk: null,
+      denialsByCode: {},
+    };
+  const health = h.health();
+  const st = h.stats();
+  const s = st.summary;
+  const r = st.risk;
+  return {
+    ...summaryView(slot),
+    reasons: [...health.reasons],
+    feed: feedView(health.feed, health.at),
+    summary: {
+      startedAt: s.startedAt ?? null,
+      endedAt: s.endedAt,
+      events: s.events,
+      frames: s.frames,
+      badFrames: s.badFrames,
+      intents: s.intents,
+      fills: s.fills,
+      denials: s.denials,
+      trades: s.trades,
+      wins: s.wins,
+      winRate: s.winRate,
+      realisedLamports: s.realisedLamports.toString(),
+      unrealisedLamports: s.unrealisedLamports.toString(),
+      feesLamports: s.feesLamports.toString(),
+      equityLamports: s.equityLamports.toString(),
+      maxDrawdownLamports: s.maxDrawdownLamports.toString(),
+      openPositions: s.openPositions,
+      strategyErrors: s.strategyErrors,
+    },
+    positions: st.positions.map((p) => ({
+      strategyId: p.strategyId,
+      mint: p.mint,
+      tokenRaw: p.tokenRaw.toString(),
+      decimals: p.decimals,
+      costLamports: p.costLamports.toString(),
+      valueLamports: str(p.valueLamports),
+      unrealisedLamports: str(p.unrealisedLamports),
+      realisedLamports: p.realisedLamports.toString(),
+      openedAt: p.openedAt,
+    })),
+    pending: st.pending.map(intentView),
+    risk: {
+      dayStartedAt: r.dayStartedAt,
+      dayStartEquityLamports: r.dayStartEquityLamports.toString(),
+      dailyLossLamports: r.dailyLossLamports.toString(),
+      dailyLossLimitLamports: str(r.dailyLossLimitLamports),
+      dailyHalted: r.dailyHalted,
+      killed: r.killed,
+      killReason: r.killReason ?? null,
+      exposureLamports: r.exposureLamports.toString(),
+      maxExposureLamports: str(r.maxExposureLamports),
+    },
+    denialsByCode: { ...st.denialsByCode },
+  };
+}

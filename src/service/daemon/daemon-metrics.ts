@@ -1,0 +1,257 @@
+/**
+ * Prometheus metrics of a daemon (prom-client, text format on `/metrics`). Names follow Prometheus
+ * conventions: `chainpilot_` prefix, base units, `_total` counters, `_seconds` histograms. Labels
+ * are bounded: `deployment`, `strategy`, `room_family`, `code`, `side`, `outcome`, `state`; never
+ * a token mint or a wallet. Counters move on deployment events; gauges are read from the handles
+ * at scrape time, so a scrape always shows the current state. The service clients, journal and
+ * queue series come from service-metrics.ts, registered as an extension.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DeploymentEvent } from '../../runtime/deployment-handle.js';
+import type { SlotState, SlotView } from './supervisor.js';
+
+const SLOT_STATES: readonly SlotState[] = [
+  'created',
+  'starting',
+  'running',
+  'paused',
+  'halted',
+  'killed',
+  'stopping',
+  'stopped',
+  'failed',
+  'degraded',
+  'restarting',
+];
+const LAMPORTS_PER_SOL = 1e9;
+const sol = (lamports: bigint): number => Number(lamports) / LAMPORTS_PER_SOL;
+
+export interface DaemonMetrics {
+  readonly registry: Registry;
+  /** Feeds one deployment event into the counters. */
+  observe(deployment: string, event: DeploymentEvent): void;
+  /** Counts a restart of a deployment by the supervisor. */
+  restarted(deployment: string): void;
+  /** Prometheus text exposition. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** Extra collectors registered by other parts (the queue executor's stats, shared feeds). */
+export type MetricsExtension = (registry: Registry) => void;
+
+export function createDaemonMetrics(o: {
+  readonly slots: () => readonly SlotView[];
+  readonly extensions?: readonly MetricsExtension[];
+  readonly processMetrics?: boolean;
+}): DaemonMetrics {
+  const registry = new Registry();
+  if (o.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const running = (): { slot: SlotView; h: NonNullable<SlotView['handle']> }[] => o.slots().flatMap((slot) => (slot.handle ? [{ slot, h: slot.handle }] : []));
+
+  new Gauge({
+    name: 'chainpilot_deployment_state',
+    help: 'Current state of each deployment (1 for the current state, 0 otherwise)',
+    labelNames: ['deployment', 'mode', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of o.slots()) for (const st of SLOT_STATES) this.set({ deployment: s.name, mode: s.mode, state: st }, s.state === st ? 1 : 0);
+    },
+  });
+  const restarts = new Counter({
+    name: 'chainpilot_deployment_restarts_total',
+    help: 'Restarts of a deployment by the daemon after a failure',
+    labelNames: ['deployment'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'chainpilot_deployment_ready',
+    help: '1 when the deployment is started, reconciled and its feed connected recently',
+    labelNames: ['deployment'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of o.slots()) this.set({ deployment: s.name }, s.handle?.health().ready === true ? 1 : 0);
+    },
+  });
+
+  // Feed health, per deployment (the feed may be shared: each deployment reports what it sees).
+  const feedCounter = (name: string, help: string, pick: (f: ReturnType<NonNullable<SlotView['handle']>['health']>['feed']) => number): void => {
+    new Counter({
+      name,
+      help,
+      labelNames: ['deployment'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { slot, h } of running()) this.inc({ deployment: slot.name }, pick(h.health().feed));
+      },
+    });
+  };
+  feedCounter('chainpilot_feed_frames_received_total', 'Datastream frames received', (f) => f.frames);
+  feedCounter('chainpilot_feed_reconnects_total', 'Datastream reconnects', (f) => f.reconnects);
+  feedCounter('chainpilot_feed_gaps_total', 'Gaps in the Datastream (disconnected periods)', (f) => f.gaps);
+  feedCounter('chainpilot_feed_dropped_total', 'Messages dropped by bounded delivery queues', (f) => f.dropped);
+  feedCounter('chainpilot_feed_backfill_failures_total', 'REST backfills after a gap that failed', (f) => f.backfillFailures);
+  new Counter({
+    name: 'chainpilot_feed_frames_rejected_total',
+    help: 'Frames or rows rejected by the client, by room family',
+    labelNames: ['deployment', 'room_family'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { slot, h } of running()) {
+        for (const [family, r] of Object.entries(h.health().feed.rejectedByFamily)) this.inc({ deployment: slot.name, room_family: family }, r.count);
+      }
+    },
+  });
+  new Gauge({
+    name: 'chainpilot_feed_connected',
+    help: '1 while the Datastream socket is open',
+    labelNames: ['deployment'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { slot, h } of running()) this.set({ deployment: slot.name }, h.health().feed.connected ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'chainpilot_feed_last_frame_age_seconds',
+    help: 'Seconds since the last Datastream frame (run clock)',
+    labelNames: ['deployment'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { slot, h } of running()) {
+        const health = h.health();
+        if (health.feed.lastFrameAt !== undefined) this.set({ deployment: slot.name }, Math.max(0, health.at - health.feed.lastFrameAt) / 1000);
+      }
+    },
+  });
+
+  // Trading, from events.
+  const intents = new Counter({
+    name: 'chainpilot_intents_total',
+    help: 'Intents placed (passed the risk gate)',
+    labelNames: ['deployment', 'strategy', 'side'],
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: 'chainpilot_intent_outcomes_total',
+    help: 'Intents by final state: landed, rejected, failed, expired',
+    labelNames: ['deployment', 'outcome'],
+    registers: [registry],
+  });
+  const denials = new Counter({
+    name: 'chainpilot_denials_total',
+    help: 'Decisions denied by the risk gate, by code',
+    labelNames: ['deployment', 'strategy', 'code'],
+    registers: [registry],
+  });
+  const fills = new Counter({
+    name: 'chainpilot_fills_total',
+    help: 'Fills (landed or paper-filled trades)',
+    labelNames: ['deployment', 'strategy', 'side'],
+    registers: [registry],
+  });
+  const alerts = new Counter({
+    name: 'chainpilot_alerts_total',
+    help: 'Alerts raised by deployments, by code and level',
+    labelNames: ['deployment', 'code', 'level'],
+    registers: [registry],
+  });
+  const decisionLatency = new Histogram({
+    name: 'chainpilot_intent_to_fill_seconds',
+    help: 'Run-clock time from an intent to its fill',
+    labelNames: ['deployment'],
+    registers: [registry],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+  });
+  const intentAt = new Map<string, number>();
+  const eventToIntent = new Histogram({
+    name: 'chainpilot_event_to_intent_seconds',
+    help: 'Run-clock time from the receipt of the domain event that triggered a decision to its intent being placed',
+    labelNames: ['deployment', 'strategy'],
+    registers: [registry],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
+
+  // Portfolio and risk, read at scrape time.
+  const portfolioGauge = (name: string, help: string, pick: (h: NonNullable<SlotView['handle']>) => number | undefined): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['deployment'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { slot, h } of running()) {
+          const v = pick(h);
+          if (v !== undefined) this.set({ deployment: slot.name }, v);
+        }
+      },
+    });
+  };
+  portfolioGauge('chainpilot_open_positions', 'Open positions', (h) => h.stats().summary.openPositions);
+  portfolioGauge('chainpilot_equity_sol', 'Equity: cash plus marked positions, in SOL', (h) => sol(h.stats().summary.equityLamports));
+  portfolioGauge('chainpilot_realised_pnl_sol', 'Realised PnL in SOL', (h) => sol(h.stats().summary.realisedLamports));
+  portfolioGauge('chainpilot_unrealised_pnl_sol', 'Unrealised PnL in SOL', (h) => sol(h.stats().summary.unrealisedLamports));
+  portfolioGauge('chainpilot_fees_sol', 'Network and priority fees paid in SOL', (h) => sol(h.stats().summary.feesLamports));
+  portfolioGauge('chainpilot_pending_intents', 'Intents not yet in a terminal state', (h) => h.stats().pending.length);
+  portfolioGauge('chainpilot_daily_loss_sol', 'Loss so far in the current risk day, in SOL', (h) => sol(h.stats().risk.dailyLossLamports));
+  portfolioGauge('chainpilot_daily_loss_limit_sol', 'Daily loss limit in SOL (absent when none is set)', (h) => {
+    const l = h.stats().risk.dailyLossLimitLamports;
+    return l === undefined ? undefined : sol(l);
+  });
+  portfolioGauge('chainpilot_kill_switch', '1 while the kill switch is on', (h) => (h.stats().risk.killed ? 1 : 0));
+  portfolioGauge('chainpilot_daily_halt', '1 while the daily-loss halt is on', (h) => (h.stats().risk.dailyHalted ? 1 : 0));
+
+  for (const extend of o.extensions ?? []) extend(registry);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    restarted: (deployment) => restarts.inc({ deployment }),
+    render: () => registry.metrics(),
+    observe(deployment, ev) {
+      switch (ev.type) {
+        case 'decision': {
+          const e = ev.entry;
+          if (e.kind === 'intent') {
+            intents.inc({ deployment, strategy: e.strategyId, side: e.side });
+            intentAt.set(e.intentId, e.at);
+            if (intentAt.size > 10_000) intentAt.delete(intentAt.keys().next().value as string);
+          } else if (e.kind === 'denied') denials.inc({ deployment, strategy: e.strategyId, code: e.code });
+          else if (e.kind === 'fill') {
+            fills.inc({ deployment, strategy: e.strategyId, side: e.side });
+            outcomes.inc({ deployment, outcome: 'landed' });
+            const at = intentAt.get(e.intentId);
+            if (at !== undefined) {
+              decisionLatency.observe({ deployment }, Math.max(0, e.at - at) / 1000);
+              intentAt.delete(e.intentId);
+            }
+          } else {
+            outcomes.inc({ deployment, outcome: e.outcome });
+            intentAt.delete(e.intentId);
+          }
+          return;
+        }
+        case 'alert':
+          alerts.inc({ deployment, code: ev.code, level: ev.level });
+          return;
+        case 'intent':
+          if (ev.eventReceivedAt !== undefined)
+            eventToIntent.observe({ deployment, strategy: ev.intent.strategyId }, Math.max(0, ev.at - ev.eventReceivedAt) / 1000);
+          return;
+        case 'state':
+        case 'fill':
+        case 'intent-ended':
+        case 'feed':
+        case 'equity':
+        case 'shutdown':
+          return;
+      }
+    },
+  };
+}

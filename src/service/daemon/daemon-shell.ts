@@ -1,0 +1,137 @@
+/**
+ * The process shell around a daemon (fastify's app/server split): it owns the signals and the
+ * terminal. SIGHUP reloads the deployment files and prints the diff; SIGINT and SIGTERM drain
+ * every deployment and exit 0; a second one exits at once with 130.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger, createRedactor, describeError, type Logger } from '../../core/index.js';
+import { createDeployment } from '../../runtime/create-deployment.js';
+import { formatShutdownReport, formatSummary } from '../../runtime/status-panel.js';
+import { drainOrExit, flush, guardProcessExit } from '../../runtime/run-shell.js';
+import { createDashboard } from '../dashboard/dashboard-routes.js';
+import { createNotifyHub } from '../notify/notify-hub.js';
+import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
+import { createServiceMetrics } from './service-metrics.js';
+import { createSharedEndpoints } from './shared-endpoints.js';
+import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
+
+export interface DaemonShellOptions {
+  readonly paths: readonly string[];
+  readonly listen?: string;
+  readonly tokenEnv?: string;
+  readonly dataDir: string;
+  /** Names of live deployments the operator confirms (live rails, like `run --confirm NAME`). */
+  readonly confirmLive?: readonly string[];
+  readonly speed?: number | 'max';
+  readonly logLevel?: string;
+  /** Backtest reports the dashboard lists. */
+  readonly reportsDir?: string;
+  /** Daemon-wide notifications file (a `notify:` block, docs/notifications.md). */
+  readonly notifyFile?: string;
+  readonly out?: (text: string) => void;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Resolves to stop the daemon (tests); signals stop it too. */
+  readonly signal?: AbortSignal;
+  /** Called once it listens (tests read the URL). */
+  readonly onReady?: (daemon: RunningDaemon) => void;
+}
+
+const version = (): string => {
+  try {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+};
+
+/** Runs the daemon until SIGINT/SIGTERM or `signal`; returns the exit status. */
+export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
+  const out = o.out ?? ((t: string) => void process.stdout.write(t));
+  const redactor = createRedactor();
+  const log: Logger = createLogger({ redactor, level: o.logLevel ?? 'info', name: 'daemon', ...(process.stderr.isTTY ? { pretty: true } : {}) });
+  const confirm = new Set(o.confirmLive ?? []);
+  const serviceMetrics = createServiceMetrics();
+  const endpoints = createSharedEndpoints({
+    log,
+    redactor,
+    telemetry: serviceMetrics,
+    ...(o.speed !== undefined ? { speed: o.speed } : {}),
+    base: (loaded) => ({
+      log,
+      ...(confirm.has(loaded.deployment.name) ? { confirmation: { confirm: loaded.deployment.name } } : {}),
+      ...(o.env ? { env: o.env } : {}),
+    }),
+  });
+  const restoreExit = guardProcessExit();
+  let daemon: RunningDaemon | undefined;
+  const stopped = new AbortController();
+  const onStop = drainOrExit({ out, log, restoreExit }, (name) => {
+    out(`\n${name}: draining every deployment; ${name} again exits at once\n`);
+    stopped.abort();
+  });
+  const onHup = (): void => {
+    if (!daemon) return;
+    out('SIGHUP: reloading the deployment files\n');
+    daemon.reload().then(
+      (diff) => out(`${formatReloadDiff(diff)}\n`),
+      (e: unknown) => out(`reload failed: ${describeError(e)}\n`),
+    );
+  };
+  const onInt = (): void => onStop('SIGINT');
+  const onTerm = (): void => onStop('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
+  o.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
+  const dashboard = createDashboard(o.reportsDir ? { reportsDir: resolve(o.reportsDir) } : {});
+  const env = o.env ?? process.env;
+  const daemonNotify = o.notifyFile ? loadNotifyFile(o.notifyFile, env) : undefined;
+  for (const s of daemonNotify?.secrets ?? []) redactor.add(s);
+  const hub = createNotifyHub({
+    ...(daemonNotify ? { daemonConfig: daemonNotify.config } : {}),
+    idPrefix: dashboard.boot,
+    redactor,
+    log,
+    deploymentConfig: (name) => deploymentNotifyConfig(daemon?.supervisor.get(name)?.file, env, redactor),
+  });
+  try {
+    daemon = await startDaemon({
+      extraRoutes: dashboard.extraRoutes,
+      publicPrefixes: dashboard.publicPrefixes,
+      metricsExtensions: [hub.metrics, serviceMetrics.metrics],
+      paths: o.paths,
+      factory: createDeployment,
+      deps: endpoints,
+      dataDir: resolve(o.dataDir),
+      log,
+      version: version(),
+      ...(o.listen ? { listen: o.listen } : {}),
+      ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
+      ...(o.env ? { env: o.env } : {}),
+    });
+    const t = daemon.token.source;
+    out(
+      `chainpilot daemon: ${daemon.supervisor.list().length} deployment(s); control API on ${daemon.url}; API token from ${t.kind === 'env' ? `$${t.name}` : t.path}; dashboard at ${daemon.url}/\n`,
+    );
+    out(`${formatReloadDiff(daemon.initial)}\n`);
+    hub.attach(daemon);
+    o.onReady?.(daemon);
+    if (!stopped.signal.aborted) await new Promise<void>((r) => stopped.signal.addEventListener('abort', () => r(), { once: true }));
+    const reports = await daemon.stop();
+    await endpoints.closeAll();
+    await hub.close();
+    for (const r of reports) {
+      out(`${r.name}: ${formatShutdownReport(r)}\n${redactor.redact(formatSummary(r.summary))}\n`);
+    }
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onInt);
+    process.removeListener('SIGTERM', onTerm);
+    process.removeListener('SIGHUP', onHup);
+    restoreExit();
+    flush(log);
+  }
+}

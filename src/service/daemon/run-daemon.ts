@@ -1,0 +1,227 @@
+/**
+ * The daemon's composition root: reads the deployment files, runs each as a deployment handle
+ * under the supervisor, shares one feed connection per endpoint, and serves the control plane on
+ * loopback. It returns a handle of its own (`reload`, `stop`); the `chainpilot daemon` command owns
+ * the signals and the terminal.
+ */
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { ChainpilotError, describeError, silentLogger, systemClock, type Clock, type Logger } from '../../core/index.js';
+import type { RuntimeDeps } from '../../runtime/assembly.js';
+import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
+import { resolveDaemonToken, type ResolvedToken } from './api-token.js';
+import { buildControlApp } from './control-app.js';
+import { createDaemonMetrics, type DaemonMetrics, type MetricsExtension } from './daemon-metrics.js';
+import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
+import { createEventLog, type EventLog, type LoggedEntry } from './event-log.js';
+import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
+
+export const DEFAULT_LISTEN = '127.0.0.1:8790';
+
+export interface DaemonOptions {
+  /** Deployment files and directories. */
+  readonly paths: readonly string[];
+  readonly factory: DeploymentFactory;
+  readonly deps: DepsProvider;
+  /** `host:port` of the control server (default 127.0.0.1:8790; port 0 picks a free one). */
+  readonly listen?: string;
+  readonly tokenEnv?: string;
+  /**
+   * Where the generated API token is written when none is in the environment, and where paper
+   * deployments whose file names no `store.path` keep their store (`<dataDir>/stores/<name>.db`).
+   */
+  readonly dataDir: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  readonly version: string;
+  /** Drain deadline for stops and restarts (default: each deployment's `shutdown.drain`). */
+  readonly drainMs?: number;
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Bounded history of decisions for the API and dashboard. */
+  readonly historySize?: number;
+  readonly metricsExtensions?: readonly MetricsExtension[];
+  /** More routes on the control app (dashboard). */
+  readonly extraRoutes?: (app: FastifyInstance, daemon: DaemonView) => void;
+  readonly publicPrefixes?: readonly string[];
+}
+
+/** What routes added by `extraRoutes` (dashboard, SSE) can read. */
+export interface DaemonView {
+  readonly supervisor: Supervisor;
+  readonly decisions: EventLog<DecisionEntry>;
+  /** Every deployment event (state, alerts, fills...), sequenced, bounded. */
+  readonly events: EventLog<DeploymentEvent>;
+  readonly metrics: DaemonMetrics;
+}
+
+export interface RunningDaemon extends DaemonView {
+  /** `http://host:port` the control server listens on. */
+  readonly url: string;
+  readonly token: ResolvedToken;
+  readonly app: FastifyInstance;
+  /** The diff of the first load. */
+  readonly initial: ReloadDiff;
+  /** Re-reads the files and applies the difference (SIGHUP, POST /api/reload). */
+  reload(): Promise<ReloadDiff>;
+  /** Drains every deployment, closes the server. */
+  stop(drainMs?: number): Promise<ShutdownReport[]>;
+}
+
+/** `host:port` → parts; refuses what cannot be listened on. */
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen.trim());
+  const port = Number(m?.[2]);
+  if (!m || !Number.isInteger(port) || port > 65_535) {
+    throw new ChainpilotError('RUNTIME_DAEMON_BAD_CONFIG', `listen address "${listen}" is not host:port (for example 127.0.0.1:8790)`, {
+      retry: 'not_retryable',
+    });
+  }
+  return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port };
+}
+
+/** True for loopback addresses and `localhost`. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
+  const clock = o.clock ?? systemClock();
+  const log = o.log ?? silentLogger();
+  const env = o.env ?? process.env;
+  const { host, port } = parseListen(o.listen ?? DEFAULT_LISTEN);
+  const tokenEnv = o.tokenEnv ?? 'CHAINPILOT_API_TOKEN';
+  if (!isLoopback(host) && !env[tokenEnv]) {
+    throw new ChainpilotError(
+      'RUNTIME_DAEMON_UNSAFE_LISTEN',
+      `refusing to listen on ${host} (not loopback) without an API token: set ${tokenEnv}, or listen on 127.0.0.1`,
+      { retry: 'not_retryable' },
+    );
+  }
+  const files = expandDeploymentPaths(o.paths);
+  const initialSpecs = readDeploymentSpecs(files, env);
+  if (initialSpecs.every((s) => 'error' in s)) {
+    throw new ChainpilotError(
+      'CONFIG_INVALID',
+      `no deployment file is valid:\n${initialSpecs.map((s) => ('error' in s ? `  ${s.error.code}: ${s.error.message}` : '')).join('\n')}`,
+      { retry: 'not_retryable' },
+    );
+  }
+  const token = resolveDaemonToken({ env, envName: tokenEnv, dataDir: o.dataDir });
+  const listenerError = (e: unknown): void => log.error({ err: describeError(e) }, 'a daemon event listener threw');
+  const decisions = createEventLog<DecisionEntry>(o.historySize ?? 20_000, listenerError);
+  const events = createEventLog<DeploymentEvent>(o.historySize ?? 20_000, listenerError);
+  // eslint-disable-next-line prefer-const -- assigned once the supervisor exists (metrics read its slots)
+  let supervisor: Supervisor;
+  const metrics = createDaemonMetrics({ slots: () => supervisor.list(), ...(o.metricsExtensions ? { extensions: o.metricsExtensions } : {}) });
+  const lastState = new Map<string, string>();
+  supervisor = createSupervisor({
+    factory: o.factory,
+    deps: withStoreDir(o.deps, join(o.dataDir, 'stores')),
+    clock,
+    log,
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+    onEvent(name, ev) {
+      metrics.observe(name, ev);
+      if (ev.type === 'decision') decisions.append(name, ev.entry);
+      if (ev.type !== 'decision') events.append(name, ev);
+    },
+    onSlot(slot) {
+      const before = lastState.get(slot.name);
+      lastState.set(slot.name, slot.state);
+      if (before === 'restarting' && slot.state === 'starting') metrics.restarted(slot.name);
+      if (before !== slot.state) {
+        events.append(slot.name, {
+          type: 'state',
+          at: clock.now(),
+          state: slot.state === 'degraded' ? 'halted' : slot.state === 'restarting' ? 'failed' : slot.state,
+          ...(slot.cause ? { cause: slot.cause } : {}),
+        });
+      }
+    },
+  });
+  let reloading: Promise<ReloadDiff> | undefined;
+  const reload = async (): Promise<ReloadDiff> => {
+    // Reloads run one at a time; a second request while one runs waits for it and runs again.
+    while (reloading) await reloading.catch(() => undefined);
+    reloading = (async () => supervisor.apply(readDeploymentSpecs(expandDeploymentPaths(o.paths), env)))();
+    try {
+      return await reloading;
+    } finally {
+      reloading = undefined;
+    }
+  };
+  const view: DaemonView = { supervisor, decisions, events, metrics };
+  const app = buildControlApp({
+    supervisor,
+    decisions,
+    metrics,
+    reload,
+    token: token.token,
+    version: o.version,
+    clock,
+    log,
+    ...(o.publicPrefixes ? { publicPrefixes: o.publicPrefixes } : {}),
+    ...(o.extraRoutes ? { extraRoutes: (a: FastifyInstance) => o.extraRoutes?.(a, view) } : {}),
+  });
+  const initial = await supervisor.apply(initialSpecs);
+  let url: string;
+  try {
+    url = await app.listen({ host, port });
+  } catch (e) {
+    await supervisor.stopAll(0);
+    throw new ChainpilotError('RUNTIME_DAEMON_LISTEN_FAILED', `cannot listen on ${host}:${port}: ${describeError(e)}; pick another --listen address`, {
+      retry: 'not_retryable',
+      cause: e,
+    });
+  }
+  const address = app.server.address();
+  if (address && typeof address === 'object') url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  let stopped: Promise<ShutdownReport[]> | undefined;
+  return {
+    ...view,
+    url,
+    token,
+    app,
+    initial,
+    reload,
+    stop(drainMs) {
+      stopped ??= (async () => {
+        const reports = await supervisor.stopAll(drainMs ?? o.drainMs);
+        await app.close();
+        return reports;
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** `deps` with the daemon's store directory for paper deployments (a provider's own value wins). */
+function withStoreDir(deps: DepsProvider, storeDir: string): DepsProvider {
+  return {
+    async acquire(loaded) {
+      const acquired = await deps.acquire(loaded);
+      const withDir: RuntimeDeps = { storeDir, ...acquired.deps };
+      return { deps: withDir, release: () => acquired.release() };
+    },
+  };
+}
+
+/** The reload diff as lines a person can read. */
+export function formatReloadDiff(d: ReloadDiff): string {
+  const lines: string[] = [];
+  const list = (label: string, names: readonly string[]): void => {
+    if (names.length > 0) lines.push(`${label}: ${names.join(', ')}`);
+  };
+  list('added', d.added);
+  list('removed', d.removed);
+  list('changed', d.changed);
+  list('unchanged', d.unchanged);
+  for (const i of d.invalid) lines.push(`invalid ${i.file}${i.kept ? ` (keeps running: ${i.kept})` : ''}: ${i.code}: ${i.message}`);
+  return lines.join('\n');
+}
+
+export type { LoggedEntry };
