@@ -185,6 +185,22 @@ export const ERROR_CODES = {
   LEDGER_MALFORMED_TRANSACTION:
     "transaction bytes sent to the simulator's ledger did not decode (truncated, an unknown version, an account index beyond the keys); refused as an invalid transaction",
   RECORDING_CACHE_CORRUPT: 'a prepared cache file of a recording did not decode (truncated or damaged); it is rebuilt from the recording',
+
+  // --- issue 24 (three houses): add this issue's codes here only ---
+
+  // --- issue 25 (live money safety): add this issue's codes here only ---
+
+  // --- issue 26 (paper predicts live): add this issue's codes here only ---
+
+  // --- issue 27 (research): add this issue's codes here only ---
+
+  // --- issue 28 (operating a daemon): add this issue's codes here only ---
+
+  // --- issue 29 (first hour, input bounds): add this issue's codes here only ---
+
+  // --- issue 30 (speed): add this issue's codes here only ---
+
+  // --- issue 31 (daemon scale): add this issue's codes here only ---
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
