@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 /** One flat-config block forbidding imports of the named layers from files matching `files`. */
 function layer(files, forbidden, message, typesFrom = []) {
-  const group = (dirs) => dirs.flatMap((d) => [`**/${d}/*`, `**/${d}/**`]);
+  const group = (dirs) => [...new Set(dirs)].flatMap((d) => [`**/${d}/*`, `**/${d}/**`]);
   const patterns = [{ group: group(forbidden), message }];
   // `typesFrom`: folders whose types (never values) a layer may use, e.g. the engine maps the client's typed payloads.
   if (typesFrom.length > 0) patterns.push({ group: group(typesFrom), message: `${message} (types only)`, allowTypeImports: true });
@@ -17,6 +17,9 @@ function layer(files, forbidden, message, typesFrom = []) {
     },
   ];
 }
+
+/** The three houses on top of the floors (design.md §3): nothing below them imports them. */
+const HOUSES = ['runtime', 'research', 'service', 'cli'];
 
 /** Math.random is banned everywhere: one seeded random source (core/random). */
 const noMathRandom = {
@@ -83,33 +86,46 @@ export default tseslint.config(
     files: ['src/service/dashboard/ui/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', noMathRandom] },
   },
-  // Layering rules of design.md §3: imports point one way; nothing imports runtime/ or cli/.
-  ...layer('src/core/**/*.ts', ['client', 'engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'core imports nothing of ours'),
-  ...layer('src/client/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli'], 'client imports core only'),
+  // Layering rules of design.md §3: imports point one way. The three houses on top: runtime (one
+  // deployment), research (history) and service (the daemon) use the floors below; research and
+  // service use runtime, never the reverse; research never imports service; nothing imports cli/.
+  ...layer('src/core/**/*.ts', ['client', 'engine', 'strategies', 'executors', 'config', 'sim', ...HOUSES], 'core imports nothing of ours'),
+  ...layer('src/client/**/*.ts', ['engine', 'strategies', 'executors', 'config', 'sim', ...HOUSES], 'client imports core only'),
   ...layer(
     'src/engine/**/*.ts',
-    ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli'],
+    ['strategies', 'executors', 'config', 'sim', ...HOUSES],
     'the engine depends on ports, not adapters: never client, config, executors or sim',
     ['client'],
   ),
   // The strategy API itself (api.ts, sol.ts) and the built-in registry sit on the engine's strategy types.
-  ...layer('src/strategies/*.ts', ['client', 'executors', 'config', 'sim', 'runtime', 'cli'], 'the strategy API is built on the engine and core only'),
-  ...layer('src/executors/**/*.ts', ['strategies', 'config', 'sim', 'runtime', 'cli'], 'executors never import strategies or composition roots'),
-  ...layer('src/config/**/*.ts', ['client', 'engine', 'executors', 'strategies', 'sim', 'runtime', 'cli'], 'config is data: it imports core only'),
-  ...layer(
-    'src/sim/**/*.ts',
-    ['engine', 'strategies', 'executors', 'config', 'runtime', 'cli'],
-    'the simulator is a service: it imports core and client types only',
-  ),
+  ...layer('src/strategies/*.ts', ['client', 'executors', 'config', 'sim', ...HOUSES], 'the strategy API is built on the engine and core only'),
+  ...layer('src/executors/**/*.ts', ['strategies', 'config', 'sim', ...HOUSES], 'executors never import strategies or composition roots'),
+  ...layer('src/config/**/*.ts', ['client', 'engine', 'executors', 'strategies', 'sim', ...HOUSES], 'config is data: it imports core only'),
+  ...layer('src/sim/**/*.ts', ['engine', 'strategies', 'executors', 'config', ...HOUSES], 'the simulator is a service: it imports core and client types only'),
+  ...layer('src/runtime/**/*.ts', ['research', 'service', 'cli'], 'runtime runs one deployment: research and service use it, never the reverse'),
+  ...layer('src/research/**/*.ts', ['service', 'cli'], 'research (history) uses runtime and the floors below, never the daemon'),
+  ...layer('src/service/**/*.ts', ['cli'], 'nothing imports the CLI'),
   ...layer(
     'src/research/replay/**/*.ts',
-    ['strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'report'],
+    ['strategies', 'executors', 'config', 'sim', 'cli', 'report', 'record', 'backtest', ...HOUSES],
     'a replay is a feed: it imports core, client and engine ports only',
   ),
   ...layer(
     'src/research/report/**/*.ts',
-    ['client', 'strategies', 'executors', 'config', 'sim', 'runtime', 'cli', 'replay'],
+    ['client', 'strategies', 'executors', 'config', 'sim', 'cli', 'replay', 'record', 'backtest', ...HOUSES],
     'reports are computed from decisions: core and engine types only',
+  ),
+  // The daemon's parts are plugins on the service's port (service/service-port.ts): the dashboard
+  // and notifications never import the daemon's implementation or each other.
+  ...layer(
+    'src/service/dashboard/**/*.ts',
+    ['daemon', 'notify', 'cli'],
+    'a daemon plugin depends on the service port (../service-port.js), not on the daemon or another plugin',
+  ),
+  ...layer(
+    'src/service/notify/**/*.ts',
+    ['daemon', 'dashboard', 'cli'],
+    'a daemon plugin depends on the service port (../service-port.js), not on the daemon or another plugin',
   ),
   // A strategy (built-in or a user's) imports only the strategy API: its own files, ../api.js and
   // ../sol.js for built-ins, `chainpilot/strategy` (or the API's source path) for user strategies.

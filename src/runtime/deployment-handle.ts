@@ -7,6 +7,7 @@
  * This file is the shared contract between the runtime, daemon, backtest, dashboard and scale-out
  * work. Change it only by adding optional members.
  */
+import type { RunRecording } from './recording-port.js';
 import type { DatastreamClient } from '../client/datastream/index.js';
 import type { Clock, Logger, UnixMs } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
@@ -232,6 +233,8 @@ export interface DeploymentDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Seed of the run's ids and simulator (overrides the deployment's). */
   readonly seed?: number;
+  /** The recorder for `record:` (research's `runRecording`); a deployment that sets `record:` refuses to start without it. */
+  readonly recording?: RunRecording;
 }
 
 /** The factory every composition root provides (src/runtime/create-deployment.ts). */

@@ -29,7 +29,7 @@ import { isFatal } from './intent-tracker.js';
 import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
-import { embeddedIdle, openEndpoint } from './paper-deployment.js';
+import { embeddedIdle, openEndpoint } from './run-endpoint.js';
 import { resolveStrategies } from './resolve-strategies.js';
 import { timedJournal } from './timed-journal.js';
 

@@ -9,6 +9,7 @@
  *   that stopped for good ends the run after the drain with exit status 1.
  * - While user code runs, `process.exit` throws RUNTIME_PROCESS_EXIT: a strategy cannot end the process.
  */
+import type { RunRecording } from './recording-port.js';
 import { ChainpilotError, systemClock, type Logger, type TimerHandle } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
 import { createDeployment, type RuntimeDeps, type RuntimeHandle } from './create-deployment.js';
@@ -33,6 +34,8 @@ export interface ShellOptions extends RunBaseOptions {
   readonly tty?: boolean;
   /** Listen to SIGINT/SIGTERM (default true). */
   readonly signals?: boolean;
+  /** The recorder for a deployment that sets `record:` (the CLI gives research's `runRecording`). */
+  readonly recording?: RunRecording;
 }
 
 /** Exit status of a second signal during the drain. */
@@ -48,7 +51,7 @@ export async function runShell(
   title: (loaded: LoadedDeployment, handle: RuntimeHandle) => string,
 ): Promise<ShellResult> {
   const { loaded, deployment: d, redactor, log, out } = openRun(o);
-  const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}) });
+  const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}), ...(o.recording ? { recording: o.recording } : {}) });
   const wall = systemClock();
   const restoreExit = guardProcessExit();
   const stop = new AbortController();

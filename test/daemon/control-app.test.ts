@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
 import type { DecisionEntry } from '../../src/runtime/deployment-handle.js';
-import * as schemas from '../../src/service/daemon/api-schemas.js';
+import * as schemas from '../../src/service/api-schemas.js';
 import { bearerMatches, buildControlApp } from '../../src/service/daemon/control-app.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
-import { createEventLog } from '../../src/service/daemon/event-log.js';
+import { createEventLog } from '../../src/service/event-log.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { fakeHandle, type FakeHandle } from './fake-handle.js';
 

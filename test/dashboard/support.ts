@@ -4,8 +4,8 @@ import { silentLogger, systemClock } from '../../src/core/index.js';
 import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/deployment-handle.js';
 import { buildControlApp } from '../../src/service/daemon/control-app.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
-import { createEventLog, type EventLog } from '../../src/service/daemon/event-log.js';
-import type { DaemonView } from '../../src/service/daemon/run-daemon.js';
+import { createEventLog, type EventLog } from '../../src/service/event-log.js';
+import type { DaemonView } from '../../src/service/service-port.js';
 import type { Supervisor } from '../../src/service/daemon/supervisor.js';
 import { createDashboard, type DashboardOptions } from '../../src/service/dashboard/dashboard-routes.js';
 
@@ -27,7 +27,7 @@ export async function startTestServer(o: DashboardOptions = {}, capacity = 1_000
   const events = createEventLog<DeploymentEvent>(capacity, fail);
   const supervisor = { list: () => [], get: () => undefined } as unknown as Supervisor;
   const metrics = createDaemonMetrics({ slots: () => [], processMetrics: false });
-  const view: DaemonView = { supervisor, decisions, events, metrics };
+  const view: DaemonView = { supervisor, decisions, events };
   const dashboard = createDashboard(o);
   const app = buildControlApp({
     supervisor,

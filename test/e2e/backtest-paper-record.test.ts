@@ -5,6 +5,7 @@
  * --verify-against` its decision log finds no difference; a changed log is reported at the exact
  * line; `chainpilot report` rebuilds the same HTML from report.json.
  */
+import { runRecording } from '../../src/research/record/run-recorder.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ describe('a paper run with record: on, backtested', () => {
       .concat(`record:\n  dir: ${join(dir, 'rec')}\n`);
     const file = join(dir, 'paper.yaml');
     writeFileSync(file, yaml);
-    await runPaper({ file, durationMs: 8_000, out: () => undefined, log: silentLogger() });
+    await runPaper({ file, recording: runRecording, durationMs: 8_000, out: () => undefined, log: silentLogger() });
     const paperLog = readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8');
     expect(paperLog.split('\n').length).toBeGreaterThan(10);
     const recText = resolveRecordingFiles(join(dir, 'rec'))

@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
 import { createDeployment } from '../../src/runtime/create-deployment.js';
-import * as schemas from '../../src/service/daemon/api-schemas.js';
+import * as schemas from '../../src/service/api-schemas.js';
 import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { createDashboard } from '../../src/service/dashboard/dashboard-routes.js';

@@ -5,6 +5,7 @@
  * `--verify-against` the live decision log compares the two runs; the fill drift pairs live fills
  * with the backtest's by intent id, without the live run's id prefix.
  */
+import { runRecording } from '../../src/research/record/run-recorder.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ describe('a live run with record: on', () => {
     const file = join(dir, 'live.yaml');
     writeFileSync(file, yaml);
     const env = { WALLET_KEY: secret };
-    const result = await runLive({ file, live: true, durationMs: 6_000, seed: 7, env, out: () => undefined, log: silentLogger() });
+    const result = await runLive({ file, recording: runRecording, live: true, durationMs: 6_000, seed: 7, env, out: () => undefined, log: silentLogger() });
     expect(result.exitCode).toBe(0);
     const liveLog = readFileSync(join(dir, 'live.decisions.jsonl'), 'utf8');
     expect(liveLog).toMatch(/"kind":"fill"/);

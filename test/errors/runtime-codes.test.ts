@@ -4,7 +4,7 @@ import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { ChainpilotError, isChainpilotError, manualClock, silentLogger, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../../src/engine/execution-port.js';
 import { createDeployment } from '../../src/runtime/create-deployment.js';
-import { createEventLog } from '../../src/service/daemon/event-log.js';
+import { createEventLog } from '../../src/service/event-log.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createIntentTracker } from '../../src/runtime/intent-tracker.js';
 import { runPaper } from '../../src/runtime/run-paper.js';

@@ -8,8 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { notifySchema, type NotifyConfig } from '../../src/config/index.js';
 import { createRedactor, silentLogger, unixMs } from '../../src/core/index.js';
 import type { DecisionEntry, DeploymentEvent, FeedHealth } from '../../src/runtime/deployment-handle.js';
-import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
-import { createEventLog } from '../../src/service/daemon/event-log.js';
+import { createEventLog } from '../../src/service/event-log.js';
 import type { Supervisor } from '../../src/service/daemon/supervisor.js';
 import { signBody, SIGNATURE_HEADER } from '../../src/service/notify/channels.js';
 import type { Draft } from '../../src/service/notify/messages.js';
@@ -207,7 +206,7 @@ describe('the daemon notification hub', () => {
       log: silentLogger(),
     });
     cleanups.push(() => hub.close(0));
-    hub.attach({ supervisor, decisions, events, metrics: createDaemonMetrics({ slots: () => [], processMetrics: false }) });
+    hub.attach({ supervisor, decisions, events });
     const mint = 'HFegq1wTnXW2tN1s8vQk9ZcYp3u7o5RdiRT';
     decisions.append('paper-a', {
       kind: 'fill',

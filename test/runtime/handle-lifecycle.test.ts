@@ -3,6 +3,8 @@
  * a start error is coded and leaves nothing running, the drain reports every intent in flight,
  * and the status display redraws in place on a TTY.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
 import { ChainpilotError, silentLogger } from '../../src/core/index.js';
@@ -75,6 +77,15 @@ describe('the deployment handle', () => {
     await expect(runPaper({ file, durationMs: 5_000, out: () => undefined, log: silentLogger(), signals: false })).rejects.toMatchObject({
       code: 'RUNTIME_START_FAILED',
     });
+  });
+
+  it('refuses to start a deployment that sets record: when the run was composed without a recorder, naming the field and leaving no files', async () => {
+    tmp = tempDir('cp-life-');
+    const dir = join(tmp.dir, 'rec');
+    const file = tmp.write('paper.yaml', paperSimYaml(`record:\n  dir: ${dir}\n`));
+    const handle = createDeployment(loadDeployment(file), { mode: 'paper', speed: 'max' });
+    await expect(handle.start()).rejects.toMatchObject({ code: 'RUNTIME_START_FAILED', message: expect.stringContaining('record:') });
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('shows pending intents on the status screen, and drains at stop: every intent in flight is reported with the outcome it reached', async () => {

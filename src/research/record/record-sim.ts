@@ -16,7 +16,7 @@ import { startSimulator } from '../../sim/start-simulator.js';
 import { createPaperSession } from '../../runtime/paper-session.js';
 import { createRestPorts } from '../../runtime/rest-ports.js';
 import { resolveStrategies } from '../../runtime/resolve-strategies.js';
-import { EMBEDDED_LIVENESS_MS } from '../../runtime/paper-deployment.js';
+import { EMBEDDED_LIVENESS_MS } from '../../runtime/run-endpoint.js';
 import { createRecorder } from './recorder.js';
 
 /** 2026-01-01T00:00:00Z: the default start of simulator recordings (a fixed time keeps them reproducible). */

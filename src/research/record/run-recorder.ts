@@ -1,24 +1,15 @@
 /**
  * The `record:` option of a deployment in a paper, live or daemon run: one call creates the
- * recorder (or nothing when `record:` is absent) and the taps a composition root wires.
+ * recorder (or nothing when `record:` is absent) and the taps a composition root wires. The CLI
+ * and the daemon hand `runRecording` to the runtime through its port (runtime/recording-port.ts).
  */
-import type { Clock, Logger, Redactor } from '../../core/index.js';
 import type { Deployment } from '../../config/index.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { StreamFeed } from '../../engine/feed-port.js';
 import type { RecordTap } from '../../runtime/deployment-handle.js';
+import type { RunRecorderContext, RunRecording, RunTap } from '../../runtime/recording-port.js';
 import { frameRoom } from './frame-room.js';
 import { createRecorder, endpointNames, type Recorder } from './recorder.js';
-
-export interface RunRecorderContext {
-  readonly clock: Clock;
-  readonly redactor: Redactor;
-  readonly log: Logger;
-  /** The engine's seed (written to the header for the backtest). */
-  readonly seed: number;
-  /** True when the run is on the embedded simulator (its clock, no real endpoint names). */
-  readonly simulator: boolean;
-}
 
 /** The run's recorder when `deployment.record` is set. */
 export function openRunRecorder(d: Deployment, c: RunRecorderContext): Recorder | undefined {
@@ -91,3 +82,20 @@ export function recordShare(
     },
   };
 }
+
+/** The recorder behind the runtime's recording port (`deps.recording`). */
+export const runRecording: RunRecording = {
+  open(d, c): RunTap | undefined {
+    const rec = openRunRecorder(d, c);
+    if (!rec) return undefined;
+    return {
+      onRawFrame: rec.onRawFrame,
+      watch: (client) => rec.watch(client),
+      data: (port) => rec.data(port),
+      start: () => rec.start(),
+      end: () => rec.end(),
+      close: () => rec.close(),
+      share: (feed, data, tap) => recordShare(rec, feed, data, tap),
+    };
+  },
+};

@@ -10,10 +10,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { z } from 'zod';
 import { describeError, isChainpilotError, type Clock, type Logger } from '../../core/index.js';
 import type { DecisionEntry } from '../../runtime/deployment-handle.js';
-import * as s from './api-schemas.js';
-import { detailView, intentView, summaryView } from './api-views.js';
+import * as s from '../api-schemas.js';
+import { detailView, intentView, summaryView } from '../api-views.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
-import type { EventLog, LoggedEntry } from './event-log.js';
+import type { EventLog, LoggedEntry } from '../event-log.js';
 import { openApiDocument } from './openapi.js';
 import type { ReloadDiff, Supervisor } from './supervisor.js';
 

@@ -8,7 +8,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeploymentEvent } from '../../runtime/deployment-handle.js';
-import type { SlotState, SlotView } from './supervisor.js';
+import type { MetricsExtension, SlotState, SlotView } from '../service-port.js';
 
 const SLOT_STATES: readonly SlotState[] = [
   'created',
@@ -36,9 +36,6 @@ export interface DaemonMetrics {
   render(): Promise<string>;
   readonly contentType: string;
 }
-
-/** Extra collectors registered by other parts (the queue executor's stats, shared feeds). */
-export type MetricsExtension = (registry: Registry) => void;
 
 export function createDaemonMetrics(o: {
   readonly slots: () => readonly SlotView[];

@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document of the control API, generated from the zod schemas in api-schemas.ts. */
 import { z } from 'zod';
-import * as s from './api-schemas.js';
+import * as s from '../api-schemas.js';
 
 type Schema = z.ZodType;
 const json = (schema: Schema): Record<string, unknown> => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });

@@ -12,9 +12,10 @@ import type { RuntimeDeps } from '../../runtime/assembly.js';
 import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
 import { resolveDaemonToken, type ResolvedToken } from './api-token.js';
 import { buildControlApp } from './control-app.js';
-import { createDaemonMetrics, type DaemonMetrics, type MetricsExtension } from './daemon-metrics.js';
+import type { DaemonView, MetricsExtension } from '../service-port.js';
+import { createDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
-import { createEventLog, type EventLog, type LoggedEntry } from './event-log.js';
+import { createEventLog, type LoggedEntry } from '../event-log.js';
 import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8790';
@@ -47,16 +48,9 @@ export interface DaemonOptions {
   readonly publicPrefixes?: readonly string[];
 }
 
-/** What routes added by `extraRoutes` (dashboard, SSE) can read. */
-export interface DaemonView {
-  readonly supervisor: Supervisor;
-  readonly decisions: EventLog<DecisionEntry>;
-  /** Every deployment event (state, alerts, fills...), sequenced, bounded. */
-  readonly events: EventLog<DeploymentEvent>;
-  readonly metrics: DaemonMetrics;
-}
-
 export interface RunningDaemon extends DaemonView {
+  readonly supervisor: Supervisor;
+  readonly metrics: DaemonMetrics;
   /** `http://host:port` the control server listens on. */
   readonly url: string;
   readonly token: ResolvedToken;
@@ -154,7 +148,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       reloading = undefined;
     }
   };
-  const view: DaemonView = { supervisor, decisions, events, metrics };
+  const view: DaemonView = { supervisor, decisions, events };
   const app = buildControlApp({
     supervisor,
     decisions,
@@ -183,6 +177,8 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   let stopped: Promise<ShutdownReport[]> | undefined;
   return {
     ...view,
+    supervisor,
+    metrics,
     url,
     token,
     app,

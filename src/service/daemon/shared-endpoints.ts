@@ -8,13 +8,14 @@
  * A holder with `record:` taps the shared client's raw frames and records those of its own rooms
  * (src/research/record/run-recorder.ts, `recordShare`).
  */
+import { runRecording } from '../../research/record/run-recorder.js';
 import { createHash } from 'node:crypto';
 import { createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { RuntimeDeps } from '../../runtime/assembly.js';
 import type { FeedConnection } from '../../runtime/deployment-handle.js';
 import { startEmbeddedSim, type EmbeddedSim } from '../../runtime/embedded-sim.js';
-import { EMBEDDED_LIVENESS_MS, embeddedIdle, remoteMarket, simulatorMarket } from '../../runtime/paper-deployment.js';
+import { EMBEDDED_LIVENESS_MS, embeddedIdle, remoteMarket, simulatorMarket } from '../../runtime/run-endpoint.js';
 import { connectFeed, type OwnedConnection } from '../../runtime/run-common.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { DepsProvider } from './supervisor.js';
@@ -132,7 +133,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
   return {
     async acquire(loaded) {
       for (const s of loaded.secrets) redactor.add(s);
-      const base = { ...o.base?.(loaded), ...(o.telemetry ? { telemetry: o.telemetry.deployment(loaded.deployment.name) } : {}) };
+      const base = { ...o.base?.(loaded), recording: runRecording, ...(o.telemetry ? { telemetry: o.telemetry.deployment(loaded.deployment.name) } : {}) };
       const key = endpointKey(loaded, o.speed);
       if (key === undefined) return { deps: { ...base, redactor, ...(o.speed !== undefined ? { speed: o.speed } : {}) }, release: async () => undefined };
       let pending = shared.get(key);

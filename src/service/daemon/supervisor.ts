@@ -11,7 +11,8 @@
  */
 import { describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
-import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState, ShutdownReport } from '../../runtime/deployment-handle.js';
+import type { SlotState, SlotView } from '../service-port.js';
+import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, ShutdownReport } from '../../runtime/deployment-handle.js';
 
 /** Builds a handle; the runtime's `createDeployment`, or a fake in tests. */
 export type DeploymentFactory = (loaded: LoadedDeployment, deps: DeploymentDeps) => DeploymentHandle;
@@ -24,21 +25,6 @@ export type DeploymentSpec =
 /** What the supervisor needs per deployment besides the factory: shared deps, released when the slot stops. */
 export interface DepsProvider {
   acquire(loaded: LoadedDeployment): Promise<{ readonly deps: DeploymentDeps; release(): Promise<void> }>;
-}
-
-/** `degraded`: the handle halted (fatal error, daily halt) or a strategy halted; it is not restarted. */
-export type SlotState = DeploymentState | 'degraded' | 'restarting';
-
-export interface SlotView {
-  readonly name: string;
-  readonly file: string;
-  readonly mode: DeploymentMode;
-  readonly state: SlotState;
-  readonly cause: { readonly code: string; readonly message: string } | undefined;
-  readonly restarts: number;
-  /** When the next restart is due (run clock), while `restarting`. */
-  readonly restartAt: UnixMs | undefined;
-  readonly handle: DeploymentHandle | undefined;
 }
 
 export interface ReloadDiff {

@@ -10,7 +10,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { DaemonView } from '../daemon/run-daemon.js';
+import type { DaemonView } from '../service-port.js';
 import { serveEventStream, type StreamOptions } from './event-stream.js';
 import { listReports, readReport } from './reports.js';
 

@@ -11,9 +11,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { DecisionEntry, DeploymentEvent } from '../../runtime/deployment-handle.js';
-import { detailView } from '../daemon/api-views.js';
-import type { EventLog, LoggedEntry } from '../daemon/event-log.js';
-import type { SlotView } from '../daemon/supervisor.js';
+import { detailView } from '../api-views.js';
+import type { EventLog, LoggedEntry } from '../event-log.js';
+import type { SlotView } from '../service-port.js';
 
 /** Where a stream stands in the two logs of one daemon run. */
 export interface StreamCursor {

@@ -7,8 +7,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NotifyConfig } from '../../config/index.js';
 import type { Logger, Redactor } from '../../core/index.js';
-import type { MetricsExtension } from '../daemon/daemon-metrics.js';
-import type { DaemonView } from '../daemon/run-daemon.js';
+import type { DaemonView, MetricsExtension } from '../service-port.js';
 import { createEventMapper, dailySummaryDraft, fromDecision, type Draft } from './messages.js';
 import { createNotifier, type ChannelStats, type Notifier } from './notifier.js';
 

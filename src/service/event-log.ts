@@ -5,7 +5,7 @@
  * entries fall off once `capacity` is reached, and a reader that asks for a sequence that fell
  * off is told so (`truncated`), never given a silent gap.
  */
-import { ChainpilotError } from '../../core/index.js';
+import { ChainpilotError } from '../core/index.js';
 
 export interface LoggedEntry<T> {
   /** 1-based, strictly increasing within one daemon run. */

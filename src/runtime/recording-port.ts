@@ -1,0 +1,48 @@
+/**
+ * The port through which a deployment records itself (`record:` in its file). The runtime only
+ * taps its connection here; the recorder itself is research's (src/research/record/run-recorder.ts,
+ * `runRecording`), handed in by whoever composes the run (the CLI, the daemon), since runtime
+ * never imports research.
+ */
+import type { Clock, Logger, Redactor, UnixMs } from '../core/index.js';
+import type { Deployment } from '../config/index.js';
+import type { DataPort } from '../engine/data-lookup.js';
+import type { StreamFeed } from '../engine/feed-port.js';
+import type { DatastreamClient } from '../client/datastream/index.js';
+import type { RecordTap } from './deployment-handle.js';
+
+export interface RunRecorderContext {
+  readonly clock: Clock;
+  readonly redactor: Redactor;
+  readonly log: Logger;
+  /** The engine's seed (written to the header for the backtest). */
+  readonly seed: number;
+  /** True when the run is on the embedded simulator (its clock, no real endpoint names). */
+  readonly simulator: boolean;
+}
+
+/** One run's recorder, as the composition roots wire it. */
+export interface RunTap {
+  /** The Datastream client's `onRawFrame` option. */
+  readonly onRawFrame: (text: string, receivedAt: UnixMs) => void;
+  /** Records `client`'s connection events and gaps. */
+  watch(client: Pick<DatastreamClient, 'onEvent'>): () => void;
+  /** Wraps the run's `ctx.data` port so that every answer is recorded. */
+  data(port: DataPort): DataPort;
+  /** Writes the start line (call right before the engine starts). */
+  start(): void;
+  /** Writes the end line (call when the run stops, before the engine drains). */
+  end(): void;
+  close(): Promise<void>;
+  /**
+   * Records one holder of a shared connection (a daemon deployment): the frames of the rooms this
+   * holder joined, the connection's events and its own `ctx.data` answers. Returns the feed and data
+   * port to give the engine, and the stop that writes the end line and closes the files.
+   */
+  share(feed: StreamFeed, data: DataPort, tap: RecordTap): { readonly feed: StreamFeed; readonly data: DataPort; stop(): Promise<void> };
+}
+
+export interface RunRecording {
+  /** The run's recorder when `deployment.record` is set, else undefined. */
+  open(d: Deployment, c: RunRecorderContext): RunTap | undefined;
+}
