@@ -20,6 +20,7 @@ import type {
   PositionView,
   ShutdownReport,
 } from './deployment-handle.js';
+import { deploymentStateMachine, LIVE_STATES, runningState } from './deployment-states.js';
 import { createFeedWatch, type FeedWatch } from './feed-watch.js';
 import { createIntentTracker } from './intent-tracker.js';
 import { assembleLive, type LiveEndState } from './live-deployment.js';
@@ -28,6 +29,17 @@ import { assemblePaper } from './paper-deployment.js';
 export type { RuntimeDeps } from './assembly.js';
 
 type Cause = { readonly code: string; readonly message: string };
+
+/** What decides the state of a started handle, and the feed-loss episode already alerted. */
+interface Conditions {
+  /** The first fatal error (it also halts). */
+  fatal?: Cause;
+  halted?: Cause;
+  feedPause?: Cause;
+  operatorPause?: Cause;
+  /** The loss last alerted under `feed.onLoss: continue` (one alert per episode). */
+  lossNoted?: string;
+}
 
 /** The runtime's handle: the contract plus what the CLI shells print. */
 export interface RuntimeHandle extends DeploymentHandle {
@@ -66,15 +78,12 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const listeners = new Set<(e: DeploymentEvent) => void>();
   const counters: Record<string, number> = { listenerErrors: 0, fatal: 0, closeErrors: 0 };
   const owned: (() => Promise<void> | void)[] = [];
-  let state: DeploymentState = 'created';
+  // The lifecycle: states and transitions in one table (deployment-states.ts); which of the
+  // started states holds is derived from the conditions below.
+  const machine = deploymentStateMachine(d.name);
+  const cond: Conditions = {};
+  /** The cause last announced with a state event (a changed cause in the same state is announced too). */
   let cause: Cause | undefined;
-  let fatal: Cause | undefined;
-  let halted: Cause | undefined;
-  let feedPause: Cause | undefined;
-  let operatorPause: Cause | undefined;
-  /** The loss last alerted under `feed.onLoss: continue` (one alert per episode). */
-  let lossNoted: string | undefined;
-  let stoppingIntents = false;
   let a: Assembly | undefined;
   let watch: FeedWatch | undefined;
   let startedAt: UnixMs | undefined;
@@ -98,59 +107,67 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   };
   const alert = (level: 'info' | 'warn' | 'error', code: string, message: string): void => emit({ type: 'alert', at: now(), level, code, message });
 
+  /** Moves to `next` and announces it with its cause. */
+  const enter = (next: DeploymentState, why?: Cause, at: UnixMs = now()): void => {
+    machine.to(next);
+    cause = why;
+    emit({ type: 'state', at, state: next, ...(why ? { cause: why } : {}) });
+  };
+
   /** The state while running, from the conditions in force (halted > killed > paused > running). */
   const settle = (): void => {
-    if (state !== 'running' && state !== 'paused' && state !== 'halted' && state !== 'killed') return;
-    const next: DeploymentState = halted ? 'halted' : a?.engine.risk.killed ? 'killed' : feedPause || operatorPause ? 'paused' : 'running';
-    const nextCause = halted ?? (next === 'paused' ? (operatorPause ?? feedPause) : undefined);
-    if (next === state && nextCause === cause) return;
-    state = next;
-    cause = nextCause;
-    emit({ type: 'state', at: now(), state, ...(cause ? { cause } : {}) });
+    if (!LIVE_STATES.has(machine.state)) return;
+    const pause = cond.operatorPause ?? cond.feedPause;
+    const next = runningState({ halted: cond.halted !== undefined, killed: a?.engine.risk.killed ?? false, paused: pause !== undefined });
+    const nextCause = cond.halted ?? (next === 'paused' ? pause : undefined);
+    if (next === machine.state && nextCause === cause) return;
+    if (next === machine.state) {
+      cause = nextCause;
+      emit({ type: 'state', at: now(), state: next, ...(nextCause ? { cause: nextCause } : {}) });
+    } else enter(next, nextCause);
   };
 
   const admission = (side: 'buy' | 'sell'): { code: ErrorCode; reason: string } | undefined => {
-    if (stoppingIntents) return { code: 'ENGINE_STOPPED', reason: 'the deployment is stopping: no new intents' };
+    if (machine.state === 'stopping' || machine.state === 'stopped') return { code: 'ENGINE_STOPPED', reason: 'the deployment is stopping: no new intents' };
+    const { halted } = cond;
     if (halted) return { code: 'RUNTIME_HALTED', reason: `the deployment is halted (${halted.code}: ${halted.message}); restart after fixing the cause` };
-    if (side === 'buy' && (operatorPause || feedPause)) {
-      const why = operatorPause ?? feedPause;
-      return { code: 'RUNTIME_ENTRIES_PAUSED', reason: `entries are paused: ${why?.message ?? ''}` };
-    }
+    const why = cond.operatorPause ?? cond.feedPause;
+    if (side === 'buy' && why) return { code: 'RUNTIME_ENTRIES_PAUSED', reason: `entries are paused: ${why.message}` };
     return undefined;
   };
 
   const onFatal = (e: ChainpilotError): void => {
     counters['fatal'] = (counters['fatal'] ?? 0) + 1;
-    if (fatal) return;
-    fatal = { code: e.code, message: e.message };
-    halted = fatal;
+    if (cond.fatal) return;
+    cond.fatal = { code: e.code, message: e.message };
+    cond.halted = cond.fatal;
     log.error({ code: e.code, err: e.message }, 'fatal error: the deployment halts (no new intents)');
     alert('error', e.code, `fatal: ${e.message}; the deployment is halted`);
     settle();
   };
 
   const applyFeedPolicy = (): void => {
-    if (!watch || (state !== 'running' && state !== 'paused' && state !== 'killed' && state !== 'halted')) return;
+    if (!watch || !LIVE_STATES.has(machine.state)) return;
     const loss = watch.loss();
     const policy = d.feed.onLoss;
-    if (loss && !feedPause && policy !== 'continue') {
+    if (loss && !cond.feedPause && policy !== 'continue') {
       if (policy === 'halt') {
-        if (!halted) {
-          halted = loss;
+        if (!cond.halted) {
+          cond.halted = loss;
           alert('error', loss.code, `${loss.message}; feed.onLoss: halt stops new intents`);
         }
       } else {
-        feedPause = loss;
+        cond.feedPause = loss;
         alert('warn', loss.code, `${loss.message}; new buys are paused until the feed is healthy (exits keep working)`);
       }
-    } else if (loss && policy === 'continue' && lossNoted !== loss.message) {
-      lossNoted = loss.message;
+    } else if (loss && policy === 'continue' && cond.lossNoted !== loss.message) {
+      cond.lossNoted = loss.message;
       alert('warn', loss.code, `${loss.message}; feed.onLoss: continue keeps trading`);
-    } else if (!loss && feedPause) {
-      feedPause = undefined;
+    } else if (!loss && cond.feedPause) {
+      cond.feedPause = undefined;
       alert('info', 'RUNTIME_FEED_LOST', 'the feed is healthy again; new buys resume');
     }
-    if (!loss) lossNoted = undefined;
+    if (!loss) cond.lossNoted = undefined;
     settle();
   };
 
@@ -216,8 +233,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   };
 
   const startOnce = async (): Promise<void> => {
-    state = 'starting';
-    emit({ type: 'state', at: now(), state });
+    enter('starting');
     try {
       a = mode === 'live' ? await assembleLive(context(), (s) => void (liveEnd = s)) : await assemblePaper(context());
       const assembly = a;
@@ -235,8 +251,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       if (d.risk.killSwitch) alert('warn', 'RISK_KILL_SWITCH', 'risk.killSwitch is set in the deployment: no new buys');
       await assembly.engine.start();
       startedAt = assembly.clock.now();
-      state = 'running';
-      emit({ type: 'state', at: startedAt, state });
+      enter('running', undefined, startedAt);
       settle();
       applyFeedPolicy();
       assembly.go?.();
@@ -244,17 +259,16 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       const err = isChainpilotError(e)
         ? e
         : new ChainpilotError('RUNTIME_START_FAILED', `${d.name} could not start: ${describeError(e)}`, { retry: 'not_retryable', cause: e });
-      cause = { code: err.code, message: err.message };
+      const failure = { code: err.code, message: err.message };
       watch?.stop();
       await closeOwned();
-      state = 'failed';
-      emit({ type: 'state', at: now(), state, cause });
+      enter('failed', failure);
       const report: ShutdownReport = {
         name: d.name,
         drainedWithinDeadline: true,
         intents: [],
         summary: a?.engine.stats.summary() ?? emptySummary(now()),
-        fatal: cause,
+        fatal: failure,
       };
       done.resolve(report);
       throw err;
@@ -263,18 +277,15 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
 
   const stopOnce = async (drainMs: number): Promise<ShutdownReport> => {
     if (started) await started.catch(() => undefined);
-    if (state === 'failed') return done.promise;
+    if (machine.state === 'failed') return done.promise;
     const assembly = a;
     if (!assembly) {
-      state = 'stopped';
       const report: ShutdownReport = { name: d.name, drainedWithinDeadline: true, intents: [], summary: emptySummary(now()), fatal: undefined };
-      emit({ type: 'state', at: now(), state });
+      enter('stopped');
       done.resolve(report);
       return report;
     }
-    state = 'stopping';
-    stoppingIntents = true;
-    emit({ type: 'state', at: now(), state });
+    enter('stopping');
     const { clock, tracker, engine } = assembly;
     tracker.markDrain();
     const deadline = new AbortController();
@@ -304,10 +315,9 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     }
     const summary = engine.stats.summary();
     await closeOwned();
-    const report: ShutdownReport = { name: d.name, drainedWithinDeadline, intents, summary, fatal };
-    state = 'stopped';
+    const report: ShutdownReport = { name: d.name, drainedWithinDeadline, intents, summary, fatal: cond.fatal };
     emit({ type: 'shutdown', at: now(), report });
-    emit({ type: 'state', at: now(), state, ...(fatal ? { cause: fatal } : {}) });
+    enter('stopped', cond.fatal);
     done.resolve(report);
     return report;
   };
@@ -320,7 +330,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     start() {
       if (started)
         return Promise.reject(
-          new ChainpilotError('RUNTIME_HANDLE_STATE', `start(): ${d.name} was already started (state ${state}); create a new handle`, {
+          new ChainpilotError('RUNTIME_HANDLE_STATE', `start(): ${d.name} was already started (state ${machine.state}); create a new handle`, {
             retry: 'not_retryable',
           }),
         );
@@ -336,6 +346,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     health(): DeploymentHealth {
       const feed = feedHealth();
       const reasons: string[] = [];
+      const state = machine.state;
       if (state !== 'running' && state !== 'paused' && state !== 'killed') reasons.push(`state is ${state}`);
       if (!feed.connected) reasons.push(`feed is ${feed.state}`);
       return { name: d.name, mode, state, cause, ready: reasons.length === 0, reasons, feed, startedAt, at: now() };
@@ -391,11 +402,11 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       return Promise.resolve();
     },
     pause(reason) {
-      operatorPause = { code: 'RUNTIME_ENTRIES_PAUSED', message: `paused by the operator: ${reason}` };
+      cond.operatorPause = { code: 'RUNTIME_ENTRIES_PAUSED', message: `paused by the operator: ${reason}` };
       settle();
     },
     resume() {
-      operatorPause = undefined;
+      cond.operatorPause = undefined;
       settle();
     },
     done: () => done.promise,
