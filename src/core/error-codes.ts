@@ -187,6 +187,8 @@ export const ERROR_CODES = {
   RECORDING_CACHE_CORRUPT: 'a prepared cache file of a recording did not decode (truncated or damaged); it is rebuilt from the recording',
 
   // --- issue 24 (three houses): add this issue's codes here only ---
+  JOURNAL_SCHEMA_NEWER:
+    'a SQLite file (store, journal, paper book) was written by a newer chainpilot than this one (its schema version is higher than this code knows); upgrade, or use another store.path',
 
   // --- issue 25 (live money safety): add this issue's codes here only ---
 

@@ -18,10 +18,15 @@ import type { PersistedRiskState, RiskStateStore } from '../engine/risk-day.js';
 import { decodeIntent } from '../executors/journal/codec.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
 import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
+import { migrateSchema, type SchemaPart } from '../executors/journal/sqlite-schema.js';
 import { openPaperBook, type PaperBook } from './paper-book.js';
 import { acquireStoreLock, type StoreLockOptions } from './store-lock.js';
 
-const SCHEMA = `
+/** The store's own tables (owner, risk state), version by version (sqlite-schema.ts). */
+const STORE_SCHEMA: SchemaPart = {
+  name: 'store',
+  migrations: [
+    `
 CREATE TABLE IF NOT EXISTS store_owner (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS risk_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -30,7 +35,9 @@ CREATE TABLE IF NOT EXISTS risk_state (
   daily_halted INTEGER NOT NULL,
   kill_reason TEXT
 );
-`;
+`,
+  ],
+};
 
 export interface DeploymentStoreOptions {
   /** Absolute path of the store file (see {@link resolveStorePath}). */
@@ -75,7 +82,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
-    db.exec(SCHEMA);
+    migrateSchema(db, o.path, STORE_SCHEMA);
     claimOwner(db, o);
     if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at);
     journal = openSqliteJournal({ path: o.path });

@@ -14,8 +14,13 @@ import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { ExecutionReport, Executor, OrderIntent } from '../engine/execution-port.js';
 import { createPortfolio } from '../engine/portfolio.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from '../executors/journal/codec.js';
+import { migrateSchema, type SchemaPart } from '../executors/journal/sqlite-schema.js';
 
-const SCHEMA = `
+/** The paper book's tables, version by version (sqlite-schema.ts). */
+const PAPER_BOOK_SCHEMA: SchemaPart = {
+  name: 'paper-book',
+  migrations: [
+    `
 CREATE TABLE IF NOT EXISTS paper_book (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   market TEXT NOT NULL,
@@ -33,7 +38,9 @@ CREATE TABLE IF NOT EXISTS paper_intents (
   resolved_at INTEGER,
   resolved_seq INTEGER UNIQUE
 );
-`;
+`,
+  ],
+};
 
 /** Reason given to intents that were pending when the previous run ended. */
 export const ABANDONED_REASON = 'in flight when the previous run ended; a paper fill is never made up after a restart';
@@ -66,8 +73,8 @@ interface Row {
 }
 
 /** Creates or opens the paper book in `db` for `market`; see the module comment. */
-export function openPaperBook(db: Database.Database, market: string, at: number): PaperBook {
-  db.exec(SCHEMA);
+export function openPaperBook(db: Database.Database, market: string, at: number, path = db.name): PaperBook {
+  migrateSchema(db, path, PAPER_BOOK_SCHEMA);
   const opened = db.transaction(() => {
     const book = db.prepare<[], { market: string; runs: number }>('SELECT market, runs FROM paper_book WHERE id = 1').get();
     let replacedMarket: string | undefined;

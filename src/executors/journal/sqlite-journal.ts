@@ -3,6 +3,7 @@
  * transaction, so a crash at any instant leaves either the old or the new state. What is fsynced
  * when: see sqlite-durability.ts.
  */
+import { migrateSchema, type SchemaPart } from './sqlite-schema.js';
 import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports } from '../../core/units.js';
@@ -20,7 +21,11 @@ import {
   type Resolution,
 } from './journal.js';
 
-const SCHEMA = `
+/** The journal's schema, version by version (sqlite-schema.ts); version 1 is what files without versions hold. */
+export const JOURNAL_SCHEMA: SchemaPart = {
+  name: 'journal',
+  migrations: [
+    `
 CREATE TABLE IF NOT EXISTS intents (
   id TEXT PRIMARY KEY,
   intent_json TEXT NOT NULL,
@@ -51,7 +56,9 @@ CREATE TABLE IF NOT EXISTS attempts (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (intent_id, n)
 );
-`;
+`,
+  ],
+};
 
 interface IntentRow {
   id: string;
@@ -104,7 +111,12 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
   db.pragma('journal_mode = WAL');
   const durability = applyDurability(db, options.synchronous);
   db.pragma('busy_timeout = 5000');
-  db.exec(SCHEMA);
+  try {
+    migrateSchema(db, options.path, JOURNAL_SCHEMA);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   // Checkpoints (copying the log into the database file, with two fsyncs) run after an outcome is
   // reported, not inside whichever write happens to fill the log: that write may be one between
   // an intent's build and its first send. SQLite's own automatic checkpoint stays as a backstop
@@ -113,6 +125,8 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
   // The day totals are derived data: rebuilt from the intents on every open, so a journal written
   // by a version without them (or an older version after this one) opens with exact totals.
   db.transaction(() => {
+    // Derived data, so not versioned: made again here if a file lacks it.
+    db.exec('CREATE TABLE IF NOT EXISTS day_spend (day TEXT PRIMARY KEY, spent_lamports TEXT NOT NULL)');
     db.prepare('DELETE FROM day_spend').run();
     db.prepare(
       "INSERT INTO day_spend (day, spent_lamports) SELECT day, CAST(SUM(CAST(spend_lamports AS INTEGER)) AS TEXT) FROM intents WHERE state <> 'DENIED' GROUP BY day",
