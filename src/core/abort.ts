@@ -31,8 +31,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Capped exponential backoff with full jitter: uniform in [0, min(cap, base * 2^attempt)]. */
+/**
+ * Capped exponential backoff, the one formula of the project: `min(cap, base * 2^attempt)`
+ * (attempt 0 waits `base`). Wait it out on the run's clock (`clockSleep`, `clock.setTimeout`).
+ */
+export function cappedBackoff(attempt: number, baseMs: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
+}
+
+/** Capped exponential backoff with full jitter: uniform in [0, {@link cappedBackoff}). */
 export function backoffWithJitter(attempt: number, baseMs: number, capMs: number, random: () => number): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.floor(random() * ceiling);
+  return Math.floor(random() * cappedBackoff(attempt, baseMs, capMs));
 }

@@ -7,7 +7,7 @@ import { ChainpilotError, describeError, isChainpilotError } from '../../core/er
 import { fromRaw, lamportsToSol } from '../../core/decimal.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { throwIfAborted } from '../../core/abort.js';
+import { cappedBackoff, throwIfAborted } from '../../core/abort.js';
 import { lamports, type UnixMs } from '../../core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
@@ -284,7 +284,7 @@ export async function readUntilKnown<T>(
       if (isPermanent(e)) throw e;
       last = e;
       ctx.count?.('read-retry', e);
-      const waitMs = Math.min(READ_BACKOFF_CAP_MS, ctx.settings.pollMs * 2 ** Math.min(attempt, 16));
+      const waitMs = cappedBackoff(attempt, ctx.settings.pollMs, READ_BACKOFF_CAP_MS);
       ctx.log[attempt === 0 ? 'warn' : 'debug']({ err: describeError(e), attempt: attempt + 1, waitMs }, `${what} failed; retrying`);
       await clockSleep(ctx.clock, waitMs, ctx.signal);
     }

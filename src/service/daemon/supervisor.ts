@@ -9,7 +9,7 @@
  * next start acquired its own: the endpoint stays open in between, so a paper deployment on a shared
  * embedded simulator resumes its book on the same market (a closed simulator would be a new one).
  */
-import { describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
+import { cappedBackoff, describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { SlotState, SlotView } from '../service-port.js';
 import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, ShutdownReport } from '../../runtime/deployment-handle.js';
@@ -126,7 +126,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       return;
     }
     if (s.startedAt !== undefined && o.clock.now() - s.startedAt > backoff.maxMs) s.streak = 0;
-    const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(s.streak, 30));
+    const delay = cappedBackoff(s.streak, backoff.initialMs, backoff.maxMs);
     s.streak += 1;
     s.restartAt = (o.clock.now() + delay) as UnixMs;
     o.log.warn({ deployment: s.name, cause: s.cause, delayMs: delay, restarts: s.restarts }, 'deployment failed; restarting after backoff');

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotifyConfig } from '../../config/index.js';
-import { describeError, type Logger, type Redactor } from '../../core/index.js';
+import { cappedBackoff, describeError, type Logger, type Redactor } from '../../core/index.js';
 import { SendError, telegramChannel, webhookChannel, type Channel } from './channels.js';
 import type { Draft, Notification } from './messages.js';
 
@@ -70,7 +70,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
             return false;
           }
           st.retries++;
-          await wait(Math.min(ch.retryBaseMs * 2 ** attempt, ch.retryMaxMs));
+          await wait(cappedBackoff(attempt, ch.retryBaseMs, ch.retryMaxMs));
         }
       }
     };
@@ -88,7 +88,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
         } else {
           st.failed++;
           st.failingStreak++;
-          pausedUntil = now() + Math.min(Math.max(ch.retryBaseMs, 1_000) * 2 ** (st.failingStreak - 1), o.maxChannelBackoffMs ?? 300_000);
+          pausedUntil = now() + cappedBackoff(st.failingStreak - 1, Math.max(ch.retryBaseMs, 1_000), o.maxChannelBackoffMs ?? 300_000);
         }
       }
     };
