@@ -3,6 +3,7 @@
  * shapes of the real clients (src/client/rpc, src/client/swap) so those satisfy them structurally,
  * and so tests can hand in a small fake chain.
  */
+import type { SwapRequest } from '../../client/swap/swap-request.js';
 import type { Transaction, VersionedTransaction } from '@solana/web3.js';
 import type { Commitment } from '../../client/rpc/commitment.js';
 
@@ -87,15 +88,8 @@ export interface LiveRpcPort {
   getRecentPrioritizationFees?(addresses?: readonly string[], opts?: { signal?: AbortSignal }): Promise<readonly { slot: number; prioritizationFee: bigint }[]>;
 }
 
-export interface SwapRequest {
-  readonly wallet: string;
-  readonly from: string;
-  readonly to: string;
-  /** Decimal units of `from`. */
-  readonly amount: string;
-  readonly slippagePct: number;
-  readonly priorityFeeSol: string;
-}
+/** The swap service's request, as the client defines it (one type: client/swap/swap-request.ts). */
+export type { SwapRequest };
 
 export interface BuiltSwap {
   readonly transaction: VersionedTransaction | Transaction;

@@ -5,14 +5,13 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
-import { loadDeployment, notifySchema, type NotifyConfig } from '../../config/index.js';
+import { loadDeployment, notifySchema, SECRET_PATHS, type NotifyConfig } from '../../config/index.js';
 import { ChainpilotError, type Redactor } from '../../core/index.js';
 
-const SECRET_FIELDS: readonly (readonly [string, string])[] = [
-  ['webhook', 'url'],
-  ['webhook', 'secret'],
-  ['telegram', 'botToken'],
-];
+/** The `notify.<channel>.<field>` secret paths of the deployment schema (one list: config/schema.ts). */
+const SECRET_FIELDS: readonly (readonly [string, string])[] = SECRET_PATHS.filter((p) => p.length === 3 && p[0] === 'notify').map(
+  (p) => [p[1]!, p[2]!] as const,
+);
 
 /** Reads and validates the file; returns the block and the secret values (for the redactor). */
 export function loadNotifyFile(file: string, env: Readonly<Record<string, string | undefined>>): { config: NotifyConfig; secrets: string[] } {
