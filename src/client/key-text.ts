@@ -5,14 +5,14 @@
  * simulator's ledger and the live executor's inspection (both decode wire transactions).
  */
 import { base58Bytes, base58Text } from '../core/base58.js';
+import { BoundedMap } from '../core/bounded-map.js';
 import { ChainpilotError } from '../core/errors.js';
 
 const MAX_KEYS = 65_536;
-const texts = new Map<string, string>();
-const bytes = new Map<string, Uint8Array>();
+const texts = new BoundedMap<string, string>(MAX_KEYS);
+const bytes = new BoundedMap<string, Uint8Array>(MAX_KEYS);
 
 function remember<V>(map: Map<string, V>, k: string, v: V): V {
-  if (map.size >= MAX_KEYS) map.delete(map.keys().next().value as string);
   map.set(k, v);
   return v;
 }

@@ -9,3 +9,4 @@ export * from './logger.js';
 export * from './abort.js';
 export * from './ids.js';
 export * from './duration.js';
+export * from './bounded-map.js';

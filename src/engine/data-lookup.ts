@@ -3,7 +3,7 @@
  * de-duplication and a token-bucket rate limit. Over the limit a call fails fast with
  * ENGINE_DATA_RATE_LIMITED (retryable), so a strategy loop cannot flood the service.
  */
-import { ChainpilotError, type Clock } from '../core/index.js';
+import { BoundedMap, ChainpilotError, type Clock } from '../core/index.js';
 import type { StrategyData } from './strategy-api.js';
 
 /** The narrow port the runtime implements with the REST client. */
@@ -22,7 +22,7 @@ export interface DataLookupOptions {
 export const DEFAULT_DATA_LOOKUP: DataLookupOptions = { ttlMs: 10_000, maxEntries: 1_000, ratePerSecond: 5, burst: 10 };
 
 export function createDataLookup(port: DataPort | undefined, clock: Clock, options: DataLookupOptions = DEFAULT_DATA_LOOKUP): StrategyData {
-  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  const cache = new BoundedMap<string, { at: number; value: Promise<unknown> }>(options.maxEntries);
   let tokens = options.burst;
   let refilledAt = clock.now() as number;
   return {
@@ -63,10 +63,6 @@ export function createDataLookup(port: DataPort | undefined, clock: Clock, optio
       value.catch(() => {
         if (cache.get(key)?.value === value) cache.delete(key);
       });
-      if (cache.size > options.maxEntries) {
-        const oldest = cache.keys().next().value;
-        if (oldest !== undefined) cache.delete(oldest);
-      }
       return value;
     },
   };

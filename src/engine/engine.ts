@@ -124,9 +124,10 @@ export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_0
 export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
-  const market = createMarketView();
   const normaliser = createNormaliser();
   const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? [], options.restoredFailedFees ?? []);
+  // A token we hold, or have an intent in flight on, keeps its observation: exits and paper fills price from it.
+  const market = createMarketView(undefined, (mint) => portfolio.openOn(mint).length > 0 || orders.buyingNow(mint));
   const riskDay = createRiskDay({
     clock,
     log,

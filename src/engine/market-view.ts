@@ -54,6 +54,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * back into a number and building a bigint on every tick.
  */
 class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | 'price'>> {
+  /** Observed since the last eviction sweep passed it (its second chance; see createMarketView). */
+  seen = false;
   /** The last price tick (its exact price string is written when first read). */
   priceTick: { readonly price: string } | undefined = undefined;
   priceAt: UnixMs | undefined = undefined;
@@ -105,19 +107,38 @@ class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | '
 /**
  * Creates a bounded market view (default 50 000 tokens). Observations are updated in place (no
  * copies on the hot path): treat a returned observation as a live, read-only view.
+ *
+ * Past the bound, the least recently observed token goes, with two rules: a token `isHeld` says we
+ * hold (an open position, an intent in flight) is never dropped, and recency is kept by a second
+ * chance (the CLOCK approximation of LRU): an observation seen since the last sweep moves to the
+ * back instead of going. An update costs one boolean write, not a re-insertion.
  */
-export function createMarketView(maxTokens = 50_000): MutableMarketView {
+export function createMarketView(maxTokens = 50_000, isHeld: (mint: string) => boolean = () => false): MutableMarketView {
   const map = new Map<string, Observation>();
+  const evictOne = (): void => {
+    // Each entry is passed over at most twice (its second chance, then it goes); held ones move to the back.
+    for (let budget = 2 * map.size; budget > 0; budget--) {
+      const first = map.entries().next();
+      if (first.done === true) return;
+      const [mint, o] = first.value;
+      map.delete(mint);
+      if (o.seen || isHeld(mint)) {
+        o.seen = false;
+        map.set(mint, o);
+        continue;
+      }
+      return;
+    }
+  };
   const get = (mint: string): Observation => {
     let o = map.get(mint);
-    if (!o) {
-      o = new Observation(mint);
-      map.set(mint, o);
-      if (map.size > maxTokens) {
-        const oldest = map.keys().next().value;
-        if (oldest !== undefined) map.delete(oldest);
-      }
+    if (o) {
+      o.seen = true;
+      return o;
     }
+    o = new Observation(mint);
+    if (map.size >= maxTokens) evictOne();
+    map.set(mint, o);
     return o;
   };
   return {

@@ -75,6 +75,8 @@ export interface OrderFlow {
   onReport(r: ExecutionReport): void;
   /** Intents handed over and not yet resolved. */
   pendingCount(): number;
+  /** Whether a buy of `mint` is in flight (by any strategy). */
+  buyingNow(mint: string): boolean;
   /** A strategy's intents in flight, optionally for one token. */
   pendingOf(strategyId: string, mint?: string): PendingIntent[];
   /** No new intents after this; reports still apply. */
@@ -268,6 +270,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       if (!r.ok && key !== undefined) d.exits.settled(key, o.level, false);
     },
     pendingCount: () => pending.size,
+    buyingNow: (mint) => (buyByMint.get(mint) ?? ZERO_LAMPORTS) > 0n,
     pendingOf(strategyId, mint) {
       const out: PendingIntent[] = [];
       for (const { intent: i } of pending.values()) {

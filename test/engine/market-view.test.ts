@@ -6,11 +6,11 @@ import { createMarketView } from '../../src/engine/market-view.js';
 const at = 1_700_000_000_000 as UnixMs;
 const base = { room: 'price:token:M', receivedAt: at, origin: 'live' as const };
 
-function price(p: string, o: { priceUsd?: number; liquidityUsd?: number; pool?: string } = {}): DomainEvent {
+function price(p: string, o: { priceUsd?: number; liquidityUsd?: number; pool?: string; mint?: string } = {}): DomainEvent {
   return {
     ...base,
     type: 'price',
-    mint: 'M',
+    mint: o.mint ?? 'M',
     price: p,
     priceUsd: o.priceUsd,
     aggregated: false,
@@ -58,5 +58,33 @@ describe('market view', () => {
     view.observe(safety('holders', 40));
     view.observe(safety('bundlers', 30));
     expect(view.get('M')?.safety).toEqual({ bundlers: 30, holders: 40 });
+  });
+
+  it('never drops a held token however many newer tokens arrive, and keeps its last price', () => {
+    const held = new Set(['HELD']);
+    const view = createMarketView(100, (mint) => held.has(mint));
+    view.observe(price('0.5', { mint: 'HELD' }));
+    for (let i = 0; i < 5_000; i++) view.observe(price('0.1', { mint: `T${i}` }));
+    expect(view.size()).toBe(100);
+    expect(view.get('HELD')?.price).toBe('0.5');
+    held.clear();
+    for (let i = 5_000; i < 5_200; i++) view.observe(price('0.1', { mint: `T${i}` }));
+    expect(view.get('HELD')).toBeUndefined();
+  });
+
+  it('drops the least recently observed token first: a token seen again outlives older ones seen once', () => {
+    const view = createMarketView(3);
+    for (const m of ['A', 'B', 'C']) view.observe(price('1', { mint: m }));
+    view.observe(price('2', { mint: 'A' }));
+    view.observe(price('1', { mint: 'D' }));
+    expect(['A', 'B', 'C', 'D'].filter((m) => view.get(m) !== undefined)).toEqual(['A', 'C', 'D']);
+    view.observe(price('1', { mint: 'E' }));
+    expect(['A', 'C', 'D', 'E'].filter((m) => view.get(m) !== undefined)).toEqual(['A', 'D', 'E']);
+  });
+
+  it('stays within its bound when every token is held, keeping them all (the bound gives way to what we hold)', () => {
+    const view = createMarketView(10, () => true);
+    for (let i = 0; i < 50; i++) view.observe(price('1', { mint: `H${i}` }));
+    expect(view.size()).toBe(50);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { migrateSchema, type SchemaPart } from './sqlite-schema.js';
 import Database from 'better-sqlite3';
+import { BoundedMap } from '../../core/bounded-map.js';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports } from '../../core/units.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
@@ -159,9 +160,8 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
   };
 
   /** Decoded intents by their stored text: a row is decoded once, and a changed (damaged) row is a miss. */
-  const decoded = new Map<string, OrderIntent>();
+  const decoded = new BoundedMap<string, OrderIntent>(MAX_DECODED);
   const remember = (json: string, intent: OrderIntent): OrderIntent => {
-    if (decoded.size >= MAX_DECODED) decoded.delete(decoded.keys().next().value as string);
     decoded.set(json, intent);
     return intent;
   };

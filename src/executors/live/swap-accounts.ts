@@ -6,6 +6,7 @@
  * transaction can reach (inspection may run without reading the mint); a buy's output needs no
  * address (see `swapAccountsOf`). Address derivation is a curve search, so results are cached.
  */
+import { BoundedMap } from '../../core/bounded-map.js';
 import { PublicKey } from '@solana/web3.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
@@ -26,7 +27,7 @@ export interface TokenProgramsReached {
 }
 
 const MAX_CACHED = 2_048;
-const cache = new Map<string, string>();
+const cache = new BoundedMap<string, string>(MAX_CACHED);
 
 /** The associated token address of (`owner`, `mint`) under `program`, cached. */
 export function associatedAddress(owner: string, mint: string, program: 'classic' | '2022'): string {
@@ -39,7 +40,6 @@ export function associatedAddress(owner: string, mint: string, program: 'classic
     true,
     program === 'classic' ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID,
   ).toBase58();
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
   cache.set(key, address);
   return address;
 }

@@ -6,6 +6,7 @@
  * at scrape time, so a scrape always shows the current state. The service clients, journal and
  * queue series come from service-metrics.ts, registered as an extension.
  */
+import { BoundedMap } from '../../core/bounded-map.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeploymentEvent } from '../../runtime/deployment-handle.js';
 import type { MetricsExtension, SlotState, SlotView } from '../service-port.js';
@@ -165,7 +166,7 @@ export function createDaemonMetrics(o: {
     registers: [registry],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   });
-  const intentAt = new Map<string, number>();
+  const intentAt = new BoundedMap<string, number>(10_000);
   const eventToIntent = new Histogram({
     name: 'chainpilot_event_to_intent_seconds',
     help: 'Run-clock time from the receipt of the domain event that triggered a decision to its intent being placed',
@@ -218,7 +219,6 @@ export function createDaemonMetrics(o: {
           if (e.kind === 'intent') {
             intents.inc({ deployment, strategy: e.strategyId, side: e.side });
             intentAt.set(e.intentId, e.at);
-            if (intentAt.size > 10_000) intentAt.delete(intentAt.keys().next().value as string);
           } else if (e.kind === 'denied') denials.inc({ deployment, strategy: e.strategyId, code: e.code });
           else if (e.kind === 'fill') {
             fills.inc({ deployment, strategy: e.strategyId, side: e.side });

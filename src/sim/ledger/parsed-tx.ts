@@ -7,6 +7,7 @@
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
+import { BoundedMap } from '../../core/bounded-map.js';
 import { ChainpilotError } from '../../core/errors.js';
 import { keyText } from '../../client/key-text.js';
 import { isWritableIndex, parseWireTransaction } from '../../client/wire-transaction.js';
@@ -75,14 +76,13 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
 
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** Parsed public keys by address: a DER parse per signature is most of a verification's cost. */
-const publicKeys = new Map<string, KeyObject>();
 const MAX_PUBLIC_KEYS = 4_096;
+const publicKeys = new BoundedMap<string, KeyObject>(MAX_PUBLIC_KEYS);
 
 function publicKeyOf(address: string, key: Uint8Array): KeyObject {
   let k = publicKeys.get(address);
   if (!k) {
     k = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key]), format: 'der', type: 'spki' });
-    if (publicKeys.size >= MAX_PUBLIC_KEYS) publicKeys.delete(publicKeys.keys().next().value as string);
     publicKeys.set(address, k);
   }
   return k;
@@ -94,14 +94,13 @@ function publicKeyOf(address: string, key: Uint8Array): KeyObject {
  * ed25519 verification costs about three signings. Bounded, oldest out first; a signature not
  * found here, or found with other bytes or another signer, is verified in full.
  */
-const ownSignatures = new Map<string, { readonly address: string; readonly message: Buffer }>();
 const MAX_OWN_SIGNATURES = 4_096;
+const ownSignatures = new BoundedMap<string, { readonly address: string; readonly message: Buffer }>(MAX_OWN_SIGNATURES);
 
 const idOf = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 
 /** Records that `signature` is `address`'s valid signature of `message` (the caller just made it). */
 export function rememberOwnSignature(signature: Uint8Array, address: string, message: Uint8Array): void {
-  if (ownSignatures.size >= MAX_OWN_SIGNATURES) ownSignatures.delete(ownSignatures.keys().next().value as string);
   ownSignatures.set(idOf(signature), { address, message: Buffer.from(message) });
 }
 
