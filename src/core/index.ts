@@ -10,3 +10,4 @@ export * from './abort.js';
 export * from './ids.js';
 export * from './duration.js';
 export * from './bounded-map.js';
+export * from './lifecycle.js';

@@ -9,7 +9,7 @@
  */
 import type { RunRecording } from './recording-port.js';
 import type { DatastreamClient } from '../client/datastream/index.js';
-import type { Clock, Logger, UnixMs } from '../core/index.js';
+import type { Clock, Lifecycle, Logger, UnixMs } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import type { DecisionEntry, DecisionSink } from '../engine/decision-log.js';
@@ -155,7 +155,8 @@ export interface DeploymentEvents {
   on(listener: (event: DeploymentEvent) => void): () => void;
 }
 
-export interface DeploymentHandle {
+/** A deployment's handle: the project's {@link Lifecycle} with the deployment's report and health, plus its controls. */
+export interface DeploymentHandle extends Lifecycle<ShutdownReport, DeploymentHealth> {
   readonly name: string;
   readonly mode: DeploymentMode;
   /** Reconciles the store, connects the feed, starts strategies. Rejects with a coded error (state `failed`). */
