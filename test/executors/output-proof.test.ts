@@ -1,5 +1,6 @@
 /** Static mode's output proof: what decoded instructions guarantee arrives if the transaction lands. */
-import { Keypair, PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
+import type { PublicKey} from '@solana/web3.js';
+import { Keypair, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import {
   TOKEN_2022_PROGRAM_ID,
