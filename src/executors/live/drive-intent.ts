@@ -258,7 +258,7 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
   // records of these states always carry a code; a row without one (older or damaged) still reports the state's own code
   const code = rec.code ?? (rec.state === 'FAILED_ON_CHAIN' ? 'LIVE_FAILED_ON_CHAIN' : 'LIVE_INVALID_INTENT');
   const reason = rec.reason ?? '';
-  if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill });
+  if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill, strategyId: rec.intent.strategyId });
   else if (rec.state === 'FAILED_ON_CHAIN')
     ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
   else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });

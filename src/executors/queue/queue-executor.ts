@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/execution-port.js';
+import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
 import { encodeIntent } from '../journal/codec.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import { checkRedisDurability, openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
@@ -46,6 +46,8 @@ export interface QueueExecutorOptions {
   readonly unsafeAllowVolatileRedis?: boolean;
   /** Wall clock for report lag (ms since the epoch, compared with stream entry ids); default `Date.now`. */
   readonly wallClockMs?: () => number;
+  /** How long `submit` waits for Redis to store the job before its outcome is unknown (default 10 000 ms). */
+  readonly submitTimeoutMs?: number;
 }
 
 /** Queue metrics of one wallet, for the daemon's /metrics (see docs/scale-out.md#metrics). */
@@ -110,7 +112,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
   let accepting = true;
   let prepared: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
-  const counters = { applied: 0, duplicates: 0, loopErrors: 0, lagMs: undefined as number | undefined };
+  const counters = { applied: 0, duplicates: 0, loopErrors: 0, unknownSubmits: 0, lagMs: undefined as number | undefined };
 
   const prepare = (): Promise<void> =>
     (prepared ??= (async () => {
@@ -191,6 +193,41 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
     }
   };
 
+  const addJob = (intent: OrderIntent): Promise<unknown> =>
+    queue.add(
+      'intent',
+      { intent: encodeIntent(intent) },
+      {
+        jobId: intent.id,
+        attempts: o.jobAttempts ?? 1000,
+        backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
+        removeOnComplete: { count: 10_000 },
+        removeOnFail: { count: 10_000 },
+      },
+    );
+
+  /** Adds the job again (idempotent by job id) until Redis answers, then reports it accepted. */
+  const settleUnknownSubmit = async (intent: OrderIntent, first: Promise<unknown>): Promise<void> => {
+    let attempt: Promise<unknown> = first;
+    for (let n = 0; ; n++) {
+      try {
+        await attempt;
+        log.info({ intentId: intent.id }, 'the intent whose queueing was unknown is in the queue');
+        sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+        return;
+      } catch (e) {
+        if (phase === 'stopped') {
+          log.warn({ intentId: intent.id, err: describeError(e) }, 'stopped before the unknown submit was settled; the next start reconciles the journal');
+          return;
+        }
+        counters.loopErrors++;
+        log.warn({ intentId: intent.id, err: describeError(e) }, 'adding the intent again failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 200 * 2 ** Math.min(n, 5))));
+        attempt = addJob(intent);
+      }
+    }
+  };
+
   const executor: QueueExecutor = {
     wallet: o.wallet,
     journal,
@@ -242,18 +279,33 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         );
       }
       inflight.add(intent.id);
-      await queue.add(
-        'intent',
-        { intent: encodeIntent(intent) },
-        {
-          jobId: intent.id,
-          attempts: o.jobAttempts ?? 1000,
-          backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
-          removeOnComplete: { count: 10_000 },
-          removeOnFail: { count: 10_000 },
-        },
-      );
-      sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+      const added = addJob(intent);
+      const timeoutMs = o.submitTimeoutMs ?? 10_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), timeoutMs)));
+      let outcome: 'added' | 'timeout' | { error: unknown };
+      try {
+        outcome = await Promise.race([added.then(() => 'added' as const), timedOut]);
+      } catch (e) {
+        outcome = { error: e };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (outcome === 'added') {
+        sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+        return;
+      }
+      // Redis may have stored the job (its reply lost, or still on its way): the outcome is unknown.
+      // The job id is the intent id, so adding it again is idempotent: keep adding in the background
+      // until Redis answers; the worker's report settles the intent either way.
+      counters.unknownSubmits++;
+      const why = outcome === 'timeout' ? `no answer within ${timeoutMs} ms` : describeError(outcome.error);
+      log.warn({ intentId: intent.id, why }, 'queueing the intent has an unknown outcome; adding it again until Redis answers');
+      void settleUnknownSubmit(intent, added);
+      throw new ChainpilotError('QUEUE_SUBMIT_UNKNOWN', `queueing intent ${intent.id} has an unknown outcome (${why}); it stays in flight until its report`, {
+        retry: 'unknown_outcome',
+        context: { intentId: intent.id },
+      });
     },
 
     async stop(signal) {
