@@ -47,7 +47,7 @@ export interface DriveContext {
 }
 
 /** What `count` counts. */
-export type LiveRetryKind = 'read-retry' | 'send-error' | 'status-error' | 'height-error';
+export type LiveRetryKind = 'read-retry' | 'send-error' | 'status-error' | 'height-error' | 'stale-status';
 
 /**
  * Read errors that no retry can fix: an invariant breach, a parameter we built wrong, a key the

@@ -51,7 +51,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   const inflight = new Map<string, Promise<void>>();
   let sink: ExecutionSink | undefined;
   let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
-  const counters: Record<LiveRetryKind, number> = { 'read-retry': 0, 'send-error': 0, 'status-error': 0, 'height-error': 0 };
+  const counters: Record<LiveRetryKind, number> = { 'read-retry': 0, 'send-error': 0, 'status-error': 0, 'height-error': 0, 'stale-status': 0 };
   const count = (what: LiveRetryKind): void => {
     counters[what]++;
   };

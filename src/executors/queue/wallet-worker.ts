@@ -220,6 +220,7 @@ function fencedRpc(rpc: LiveRpcPort, lease: WalletLease): LiveRpcPort {
     },
     getSignatureStatuses: (s, opts) => rpc.getSignatureStatuses(s, opts),
     getBlockHeight: (opts) => rpc.getBlockHeight(opts),
+    ...(rpc.getSlot ? { getSlot: rpc.getSlot.bind(rpc) } : {}),
     simulateTransaction: (tx, opts) => rpc.simulateTransaction(tx, opts),
     getTransaction: (s, opts) => rpc.getTransaction(s, opts),
     getMultipleAccounts: (a, opts) => rpc.getMultipleAccounts(a, opts),
