@@ -191,6 +191,14 @@ export const ERROR_CODES = {
     'a SQLite file (store, journal, paper book) was written by a newer chainpilot than this one (its schema version is higher than this code knows); upgrade, or use another store.path',
 
   // --- issue 25 (live money safety): add this issue's codes here only ---
+  QUEUE_SUBMIT_UNKNOWN:
+    'queueing an intent got no answer from Redis (timeout or lost connection): the job may be stored, so the intent stays in flight and is added again (idempotently, by its id) until Redis answers',
+  LIVE_EXPIRY_UNPROVEN:
+    "a transaction's expiry could not be proven: every history-searching status answer came from a slot before the expiry passed (a lagging RPC node); the intent is left to start-up reconciliation, never rebuilt on such an answer",
+  QUEUE_WALLET_HELD:
+    'another engine (named in the message) already holds this wallet on Redis: one engine per wallet, so this one was refused at start; stop the other one (a crashed one lets go after its hold expires)',
+  LIVE_NO_REFERENCE_PRICE:
+    'an intent without a reference price was refused because execution requires one (its least accepted output cannot be derived otherwise)',
 
   // --- issue 26 (paper predicts live): add this issue's codes here only ---
 

@@ -56,6 +56,12 @@ export interface EngineStats {
   badFrame(room: string, error: unknown): void;
   denied(d: RecentDenial): void;
   intentPlaced(): void;
+  /** A submit whose outcome is unknown: the intent stays in flight. */
+  submitUnknown(): void;
+  /** A report for an intent the engine does not hold (logged, reconciled when it can be). */
+  unknownReport(): void;
+  readonly submitsUnknown: number;
+  readonly unknownReports: number;
   filled(strategyId: string, fill: Fill, after: Position, realisedBefore: bigint | undefined): void;
   strategyError(strategyId: string, where: string, error: unknown): void;
   started(): void;
@@ -83,6 +89,8 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
   let frames = 0;
   let badFrames = 0;
   let intents = 0;
+  let submitsUnknown = 0;
+  let unknownReports = 0;
   let fills = 0;
   let denials = 0;
   let trades = 0;
@@ -116,6 +124,18 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
     },
     intentPlaced: () => {
       intents++;
+    },
+    submitUnknown: () => {
+      submitsUnknown++;
+    },
+    unknownReport: () => {
+      unknownReports++;
+    },
+    get submitsUnknown() {
+      return submitsUnknown;
+    },
+    get unknownReports() {
+      return unknownReports;
     },
     filled(strategyId, fill, after, realisedBefore) {
       fills++;

@@ -170,6 +170,7 @@ export function createEngine(options: EngineOptions): Engine {
     decisions: options.decisions ?? (() => undefined),
     onIntent: options.onIntent,
     admission: options.admission,
+    restoredSignatures: (options.restoredFills ?? []).flatMap((r) => (r.fill.signature === undefined ? [] : [r.fill.signature])),
     onPositionOpened: (p) => {
       for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
     },

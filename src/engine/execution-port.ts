@@ -80,7 +80,17 @@ export type ExecutionReport =
   /** The intent is durably accepted (journaled or queued). */
   | { readonly type: 'accepted'; readonly intentId: string; readonly at: UnixMs }
   /** The trade landed (or paper-filled). Delivered exactly once per signature. */
-  | { readonly type: 'filled'; readonly intentId: string; readonly at: UnixMs; readonly fill: Fill }
+  | {
+      readonly type: 'filled';
+      readonly intentId: string;
+      readonly at: UnixMs;
+      readonly fill: Fill;
+      /**
+       * The intent's strategy, when the executor knows it (live executors read it from the journal):
+       * lets the engine reconcile a fill of an intent it does not hold instead of dropping it.
+       */
+      readonly strategyId?: string;
+    }
   /** The executor refused before anything was sent (inspection failed, spend cap, bad quote). */
   | { readonly type: 'rejected'; readonly intentId: string; readonly at: UnixMs; readonly code: string; readonly reason: string }
   /** The transaction landed and failed on chain; the fee was still paid. */
@@ -96,7 +106,12 @@ export interface Executor {
    * been reconciled with the venue and its outcome reported to `sink`; no intent is accepted before.
    */
   start(sink: ExecutionSink): Promise<void>;
-  /** Hands over an intent. Resolves once it is durably accepted; outcomes arrive at the sink. */
+  /**
+   * Hands over an intent. Resolves once it is durably accepted; outcomes arrive at the sink. A
+   * rejection whose ChainpilotError retry class is `unknown_outcome` means the executor may hold
+   * the intent anyway (a queue job stored whose reply was lost): the engine keeps it in flight
+   * until a report settles it; any other rejection means it was not accepted.
+   */
   submit(intent: OrderIntent): Promise<void>;
   /** Stops accepting intents, lets in-flight work settle (until `signal` aborts) and releases resources. */
   stop(signal?: AbortSignal): Promise<void>;

@@ -107,7 +107,12 @@ export interface OrderFlowDeps {
   readonly watchPriceFor: (strategyId: string, mint: string) => () => void;
   /** The runtime's say before the risk gate (paused entries, a halted deployment); undefined admits. */
   readonly admission: Admission | undefined;
+  /** Signatures of fills restored into the portfolio at start (a report of one of them is not applied again). */
+  readonly restoredSignatures?: Iterable<string>;
 }
+
+/** Fill signatures remembered against double counting (oldest forgotten first). */
+const MAX_REMEMBERED_SIGNATURES = 65_536;
 
 /**
  * The runtime's admission check, asked before the risk gate for every order: a denial (coded) is
@@ -236,6 +241,16 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     d.decisions({ kind: 'intent', ...base, intentId: intent.id, referencePrice: intent.referencePrice ?? null, reason: req.reason });
     d.onIntent?.(intent);
     d.executor.submit(intent).then(undefined, (e: unknown) => {
+      if (isChainpilotError(e) && e.retry === 'unknown_outcome') {
+        // The executor may hold it (a queue job stored whose reply was lost): it stays in flight,
+        // its spend counted and its position pending, until a report or reconciliation settles it.
+        d.stats.submitUnknown();
+        d.log.warn(
+          { intentId: intent.id, code: e.code, err: describeError(e) },
+          'submit outcome unknown: the intent stays in flight until a report settles it',
+        );
+        return;
+      }
       flow.onReport({
         type: 'rejected',
         intentId: intent.id,
@@ -261,6 +276,73 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     return place({ strategyId, side: 'sell', mint, sellRaw: amount, reason, slippageBps }, exit);
   };
 
+  /** Signatures of fills in the portfolio (restored and applied), so a repeated report is not counted twice. */
+  const applied = new Set<string>(d.restoredSignatures ?? []);
+  const remember = (signature: string | undefined): void => {
+    if (signature === undefined) return;
+    applied.add(signature);
+    if (applied.size > MAX_REMEMBERED_SIGNATURES) applied.delete(applied.values().next().value as string);
+  };
+
+  /** Applies a landed fill of `strategyId`: portfolio, decision log, stats, exits, callbacks. */
+  const applyFill = (intentId: string, strategyId: string, fill: Fill, at: UnixMs, exit: ExitOrder | undefined): void => {
+    remember(fill.signature);
+    const before = d.portfolio.position(strategyId, fill.mint);
+    if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(strategyId, fill.mint), before?.realisedLamports ?? 0n);
+    const after = d.portfolio.applyFill(strategyId, fill);
+    if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
+    d.decisions({
+      kind: 'fill',
+      at,
+      intentId,
+      strategyId,
+      side: fill.side,
+      mint: fill.mint,
+      solAmount: fill.solAmount.toString(),
+      tokenAmount: fill.tokenAmount.toString(),
+      feeLamports: fill.feeLamports.toString(),
+      price: fill.price,
+    });
+    d.stats.filled(strategyId, fill, after, realisedAtOpen.get(after.key));
+    if ((before?.tokenRaw ?? 0n) === 0n && after.tokenRaw > 0n) d.onPositionOpened(after);
+    if ((before?.tokenRaw ?? 0n) > 0n && after.tokenRaw === 0n) d.onPositionClosed(after);
+    d.exits.positionChanged(after);
+    if (exit) d.exits.settled(after.key, exit.level, true);
+    d.onFill(strategyId, fill);
+  };
+
+  /**
+   * A report for an intent this engine does not hold (another run's, one it forgot, a stream read
+   * twice): logged and counted, never dropped; a fill the executor attributes to a strategy is
+   * reconciled into the portfolio unless its signature is already there.
+   */
+  const reconcileUnknown = (r: ExecutionReport): void => {
+    if (r.type === 'accepted') return;
+    d.stats.unknownReport();
+    if (r.type !== 'filled') {
+      // rejected and expired change nothing; a failed one's fee shows in the wallet's cash
+      d.log.warn({ intentId: r.intentId, type: r.type }, `${r.type} report for an intent this engine does not hold`);
+      return;
+    }
+    const { fill, strategyId } = r;
+    if (fill.signature !== undefined && applied.has(fill.signature)) {
+      d.log.info({ intentId: r.intentId, signature: fill.signature }, 'fill report for an intent this engine does not hold: already in the portfolio');
+      return;
+    }
+    if (strategyId === undefined) {
+      d.log.error(
+        { intentId: r.intentId, signature: fill.signature },
+        'fill report for an intent this engine does not hold, without a strategy: not reconciled',
+      );
+      return;
+    }
+    d.log.warn(
+      { intentId: r.intentId, strategyId, signature: fill.signature },
+      'fill report for an intent this engine does not hold: reconciled into the portfolio',
+    );
+    applyFill(r.intentId, strategyId, fill, r.at, undefined);
+  };
+
   const flow: OrderFlow = {
     place: (req) => place(req),
     sellFraction: (s, m, f, reason, slip) => sellFraction(s, m, f, reason, slip),
@@ -283,7 +365,10 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     close: () => void (closed = true),
     onReport(r) {
       const p = pending.get(r.intentId);
-      if (!p) return;
+      if (!p) {
+        reconcileUnknown(r);
+        return;
+      }
       if (r.type === 'accepted') return;
       pending.delete(r.intentId);
       track(p, false);
@@ -291,29 +376,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       const { intent } = p;
       const key = d.portfolio.position(intent.strategyId, intent.mint)?.key;
       if (r.type === 'filled') {
-        const fill = r.fill;
-        const before = d.portfolio.position(intent.strategyId, intent.mint);
-        if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(intent.strategyId, intent.mint), before?.realisedLamports ?? 0n);
-        const after = d.portfolio.applyFill(intent.strategyId, fill);
-        if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
-        d.decisions({
-          kind: 'fill',
-          at: r.at,
-          intentId: intent.id,
-          strategyId: intent.strategyId,
-          side: fill.side,
-          mint: fill.mint,
-          solAmount: fill.solAmount.toString(),
-          tokenAmount: fill.tokenAmount.toString(),
-          feeLamports: fill.feeLamports.toString(),
-          price: fill.price,
-        });
-        d.stats.filled(intent.strategyId, fill, after, realisedAtOpen.get(after.key));
-        if ((before?.tokenRaw ?? 0n) === 0n && after.tokenRaw > 0n) d.onPositionOpened(after);
-        if ((before?.tokenRaw ?? 0n) > 0n && after.tokenRaw === 0n) d.onPositionClosed(after);
-        d.exits.positionChanged(after);
-        if (p.exit) d.exits.settled(after.key, p.exit.level, true);
-        d.onFill(intent.strategyId, fill);
+        applyFill(intent.id, intent.strategyId, r.fill, r.at, p.exit);
         return;
       }
       if (r.type === 'failed') d.portfolio.applyFailedFee(intent.strategyId, intent.mint, r.feeLamports);

@@ -104,8 +104,13 @@ export function createIntentTracker(o: IntentTrackerOptions): TrackedExecutor {
       try {
         await o.inner.submit(intent);
       } catch (e) {
-        // The engine turns the refusal into a `rejected` report; the tracker forgets it, and an
-        // invariant breach (the journal could not take the intent) halts the deployment.
+        // An unknown outcome (the executor may hold it) stays in flight until a report settles it.
+        // Otherwise the engine turns the refusal into a `rejected` report; the tracker forgets it,
+        // and an invariant breach (the journal could not take the intent) halts the deployment.
+        if (isChainpilotError(e) && e.retry === 'unknown_outcome') {
+          t.state = 'UNKNOWN';
+          throw e;
+        }
         settle(intent.id, 'rejected');
         if (isFatal(e)) o.onFatal(e);
         throw e;

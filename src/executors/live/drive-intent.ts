@@ -14,6 +14,7 @@ import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { clockSleep } from '../../core/clock.js';
 import { confirmAttempt } from './confirm-attempt.js';
+import { minOutOf } from '../admission.js';
 import { inspectSwap, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import type { LiveSettings } from './live-settings.js';
 import { slippageForAttempt } from './live-settings.js';
@@ -46,7 +47,7 @@ export interface DriveContext {
 }
 
 /** What `count` counts. */
-export type LiveRetryKind = 'read-retry' | 'send-error' | 'status-error' | 'height-error';
+export type LiveRetryKind = 'read-retry' | 'send-error' | 'status-error' | 'height-error' | 'stale-status';
 
 /**
  * Read errors that no retry can fix: an invariant breach, a parameter we built wrong, a key the
@@ -130,6 +131,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
       allowedPrograms: ctx.allowedPrograms,
       rentBudgetLamports: ctx.settings.rentBudgetLamports,
       mode: ctx.settings.inspection,
+      minOut: minOutOf(intent, slippageBps), // a ramped rebuild accepts what its own slippage allows
     },
     ctx.signal,
   );
@@ -256,7 +258,7 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
   // records of these states always carry a code; a row without one (older or damaged) still reports the state's own code
   const code = rec.code ?? (rec.state === 'FAILED_ON_CHAIN' ? 'LIVE_FAILED_ON_CHAIN' : 'LIVE_INVALID_INTENT');
   const reason = rec.reason ?? '';
-  if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill });
+  if (rec.state === 'LANDED' && rec.fill) ctx.report({ type: 'filled', intentId, at, fill: rec.fill, strategyId: rec.intent.strategyId });
   else if (rec.state === 'FAILED_ON_CHAIN')
     ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
   else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });

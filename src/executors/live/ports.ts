@@ -59,6 +59,8 @@ export interface LiveRpcPort {
     opts?: { searchTransactionHistory?: boolean; signal?: AbortSignal },
   ): Promise<{ context: { slot: number }; value: (SignatureStatus | null)[] }>;
   getBlockHeight(opts?: { commitment?: Commitment; signal?: AbortSignal }): Promise<number>;
+  /** Current slot; used to judge how fresh the deciding expiry answer is (optional: a status read's context slot otherwise). */
+  getSlot?(opts?: { commitment?: Commitment; signal?: AbortSignal }): Promise<number>;
   simulateTransaction(
     txBase64: string,
     opts?: {

@@ -15,11 +15,12 @@ import { Redis } from 'ioredis';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/execution-port.js';
+import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
 import { encodeIntent } from '../journal/codec.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import { checkRedisDurability, openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
-import { DEFAULT_QUEUE_PREFIX, REPORT_GROUP, walletQueueName, type IntentJobData } from './queue-names.js';
+import { DEFAULT_QUEUE_PREFIX, reportGroupOf, walletQueueName, type IntentJobData } from './queue-names.js';
+import { holdWalletForEngine, type EngineHold } from './engine-lease.js';
 import { decodeReport } from './report-codec.js';
 import { readLeaseStats } from './wallet-lease.js';
 
@@ -46,6 +47,10 @@ export interface QueueExecutorOptions {
   readonly unsafeAllowVolatileRedis?: boolean;
   /** Wall clock for report lag (ms since the epoch, compared with stream entry ids); default `Date.now`. */
   readonly wallClockMs?: () => number;
+  /** How long `submit` waits for Redis to store the job before its outcome is unknown (default 10 000 ms). */
+  readonly submitTimeoutMs?: number;
+  /** Time-to-live of this engine's hold on the wallet (default 15 000 ms; see engine-lease.ts). */
+  readonly engineHoldTtlMs?: number;
 }
 
 /** Queue metrics of one wallet, for the daemon's /metrics (see docs/scale-out.md#metrics). */
@@ -100,6 +105,14 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
   queue.on('error', (e) => log.warn({ err: describeError(e) }, 'queue error'));
   const journal: RedisJournal = openRedisJournal({ redis, prefix, wallet: o.wallet });
   const stream = journal.keys.reports;
+  /** This engine's own consumer group on the report stream. */
+  const group = reportGroupOf(consumer);
+  let hold: EngineHold | undefined;
+  const letGo = async (): Promise<void> => {
+    const h = hold;
+    hold = undefined;
+    await h?.release().catch((e: unknown) => log.warn({ err: describeError(e) }, 'releasing the engine hold failed; it expires on its own'));
+  };
 
   let sink: ExecutionSink | undefined;
   const early: ExecutionReport[] = [];
@@ -110,7 +123,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
   let accepting = true;
   let prepared: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
-  const counters = { applied: 0, duplicates: 0, loopErrors: 0, lagMs: undefined as number | undefined };
+  const counters = { applied: 0, duplicates: 0, loopErrors: 0, unknownSubmits: 0, lagMs: undefined as number | undefined };
 
   const prepare = (): Promise<void> =>
     (prepared ??= (async () => {
@@ -120,9 +133,10 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
           log.warn({ appendfsync }, 'Redis appendfsync is not "always": a power loss can forget the last writes (docs/scale-out.md#redis-settings)');
         }
       }
+      hold = await holdWalletForEngine({ redis, prefix, wallet: o.wallet, name: consumer, log, ...(o.engineHoldTtlMs ? { ttlMs: o.engineHoldTtlMs } : {}) });
       await queue.setGlobalConcurrency(1);
       try {
-        await redis.xgroup('CREATE', stream, REPORT_GROUP, '0', 'MKSTREAM');
+        await redis.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
       } catch (e) {
         if (!(e instanceof Error) || !e.message.includes('BUSYGROUP')) throw e;
       }
@@ -147,7 +161,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
   const readBatch = async (blockMs: number): Promise<number> => {
     let n = 0;
     for (const from of ['0', '>']) {
-      const args: (string | number)[] = ['GROUP', REPORT_GROUP, consumer, 'COUNT', 256];
+      const args: (string | number)[] = ['GROUP', group, consumer, 'COUNT', 256];
       if (from === '>' && blockMs > 0) args.push('BLOCK', blockMs);
       const res = (await reader.call('XREADGROUP', ...args, 'STREAMS', stream, from)) as [string, [string, string[] | null][]][] | null;
       const entries = res?.[0]?.[1] ?? [];
@@ -161,14 +175,33 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
           counters.loopErrors++;
           log.error({ entry: id, err: describeError(e) }, 'undecodable report acknowledged and skipped');
         }
-        await redis.xack(stream, REPORT_GROUP, id);
+        await redis.xack(stream, group, id);
       }
-      const last = entries.at(-1);
-      if (last) await redis.xtrim(stream, 'MINID', last[0]);
+      if (entries.length > 0) await trimAcknowledged();
       n += entries.length;
       if (from === '0' && entries.length > 0) return n; // finish the pending list before reading new entries
     }
     return n;
+  };
+
+  /**
+   * Trims the stream below the oldest entry some group has not acknowledged (its oldest pending
+   * entry, or the entry after its last delivered one): never what another group still has to read.
+   */
+  const trimAcknowledged = async (): Promise<void> => {
+    const groups = ((await redis.xinfo('GROUPS', stream)) as unknown[][]).map(toRecord);
+    let floor: string | undefined;
+    for (const g of groups) {
+      const name = typeof g['name'] === 'string' ? g['name'] : '';
+      const delivered = g['last-delivered-id'];
+      let first = typeof delivered === 'string' ? delivered : '0-0';
+      if (Number(g['pending'] ?? 0) > 0) {
+        const summary = (await redis.xpending(stream, name)) as [number, string | null, string | null, unknown];
+        if (summary[1] !== null) first = summary[1];
+      }
+      if (floor === undefined || compareIds(first, floor) < 0) floor = first;
+    }
+    if (floor !== undefined && floor !== '0-0') await redis.xtrim(stream, 'MINID', floor);
   };
 
   const backlog = async (): Promise<{ jobs: number; unresolved: number }> => {
@@ -187,6 +220,41 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         counters.loopErrors++;
         log.warn({ err: describeError(e) }, 'reading reports failed; retrying');
         await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+
+  const addJob = (intent: OrderIntent): Promise<unknown> =>
+    queue.add(
+      'intent',
+      { intent: encodeIntent(intent) },
+      {
+        jobId: intent.id,
+        attempts: o.jobAttempts ?? 1000,
+        backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
+        removeOnComplete: { count: 10_000 },
+        removeOnFail: { count: 10_000 },
+      },
+    );
+
+  /** Adds the job again (idempotent by job id) until Redis answers, then reports it accepted. */
+  const settleUnknownSubmit = async (intent: OrderIntent, first: Promise<unknown>): Promise<void> => {
+    let attempt: Promise<unknown> = first;
+    for (let n = 0; ; n++) {
+      try {
+        await attempt;
+        log.info({ intentId: intent.id }, 'the intent whose queueing was unknown is in the queue');
+        sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+        return;
+      } catch (e) {
+        if (phase === 'stopped') {
+          log.warn({ intentId: intent.id, err: describeError(e) }, 'stopped before the unknown submit was settled; the next start reconciles the journal');
+          return;
+        }
+        counters.loopErrors++;
+        log.warn({ intentId: intent.id, err: describeError(e) }, 'adding the intent again failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 200 * 2 ** Math.min(n, 5))));
+        attempt = addJob(intent);
       }
     }
   };
@@ -223,7 +291,8 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
     async start(s) {
       if (phase === 'running' || phase === 'stopped')
         throw new ChainpilotError('LIVE_NOT_STARTED', `start() called while the queue executor is ${phase}`, { retry: 'not_retryable' });
-      if (phase === 'idle') await executor.catchUp();
+      // catchUp hands back what it read; started here, those reports go to the sink, never dropped
+      if (phase === 'idle') early.unshift(...(await executor.catchUp()).reports);
       sink = s;
       for (const r of early.splice(0)) s(r);
       phase = 'running';
@@ -242,18 +311,33 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         );
       }
       inflight.add(intent.id);
-      await queue.add(
-        'intent',
-        { intent: encodeIntent(intent) },
-        {
-          jobId: intent.id,
-          attempts: o.jobAttempts ?? 1000,
-          backoff: { type: 'fixed', delay: o.retryDelayMs ?? 1000 },
-          removeOnComplete: { count: 10_000 },
-          removeOnFail: { count: 10_000 },
-        },
-      );
-      sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+      const added = addJob(intent);
+      const timeoutMs = o.submitTimeoutMs ?? 10_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), timeoutMs)));
+      let outcome: 'added' | 'timeout' | { error: unknown };
+      try {
+        outcome = await Promise.race([added.then(() => 'added' as const), timedOut]);
+      } catch (e) {
+        outcome = { error: e };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (outcome === 'added') {
+        sink?.({ type: 'accepted', intentId: intent.id, at: o.clock.now() });
+        return;
+      }
+      // Redis may have stored the job (its reply lost, or still on its way): the outcome is unknown.
+      // The job id is the intent id, so adding it again is idempotent: keep adding in the background
+      // until Redis answers; the worker's report settles the intent either way.
+      counters.unknownSubmits++;
+      const why = outcome === 'timeout' ? `no answer within ${timeoutMs} ms` : describeError(outcome.error);
+      log.warn({ intentId: intent.id, why }, 'queueing the intent has an unknown outcome; adding it again until Redis answers');
+      void settleUnknownSubmit(intent, added);
+      throw new ChainpilotError('QUEUE_SUBMIT_UNKNOWN', `queueing intent ${intent.id} has an unknown outcome (${why}); it stays in flight until its report`, {
+        retry: 'unknown_outcome',
+        context: { intentId: intent.id },
+      });
     },
 
     async stop(signal) {
@@ -262,6 +346,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
       if (phase !== 'running') {
         phase = 'stopped';
         reader.disconnect();
+        await letGo();
         return;
       }
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() can run again during an await above and change phase
@@ -274,10 +359,12 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
       phase = 'stopped';
       await loop;
       reader.disconnect();
+      await letGo();
     },
 
     async close() {
       await executor.stop(AbortSignal.abort());
+      await letGo();
       await queue.close();
       redis.disconnect();
     },
@@ -289,8 +376,8 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         readLeaseStats(redis, prefix, o.wallet),
         redis.xinfo('GROUPS', stream).catch(() => []) as Promise<unknown[]>, // no stream before the first start: nothing behind
       ]);
-      const group = (groups as unknown[][]).map(toRecord).find((g) => g['name'] === REPORT_GROUP);
-      const behind = Number(group?.['lag'] ?? 0) + Number(group?.['pending'] ?? 0);
+      const own = (groups as unknown[][]).map(toRecord).find((g) => g['name'] === group);
+      const behind = Number(own?.['lag'] ?? 0) + Number(own?.['pending'] ?? 0);
       return {
         wallet: o.wallet,
         queueDepth: (c['waiting'] ?? 0) + (c['delayed'] ?? 0) + (c['prioritized'] ?? 0) + (c['paused'] ?? 0),
@@ -313,4 +400,11 @@ function toRecord(flat: unknown[]): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) r[String(flat[i])] = flat[i + 1];
   return r;
+}
+
+/** Orders two stream entry ids (`ms-seq`). */
+function compareIds(a: string, b: string): number {
+  const [am = 0n, as = 0n] = a.split('-').map((x) => BigInt(x));
+  const [bm = 0n, bs = 0n] = b.split('-').map((x) => BigInt(x));
+  return am === bm ? (as === bs ? 0 : as < bs ? -1 : 1) : am < bm ? -1 : 1;
 }

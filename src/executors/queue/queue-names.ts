@@ -3,8 +3,13 @@
 /** Default prefix of every chainpilot key on Redis (BullMQ queues and journals alike). */
 export const DEFAULT_QUEUE_PREFIX = 'chainpilot';
 
-/** Consumer group of the engine on a wallet's report stream. */
+/** Consumer group of the engine on a wallet's report stream (before issue 25: one shared group). */
 export const REPORT_GROUP = 'engine';
+
+/** The consumer group of one engine (by its consumer name) on a wallet's report stream. */
+export function reportGroupOf(consumer: string): string {
+  return `${REPORT_GROUP}:${consumer}`;
+}
 
 /** BullMQ queue name of a wallet (`:` is not allowed in BullMQ queue names). */
 export function walletQueueName(wallet: string): string {

@@ -10,7 +10,7 @@ import { decodeFill, encodeFill } from '../journal/codec.js';
 
 const reportSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('accepted'), intentId: z.string(), at: z.number() }),
-  z.object({ type: z.literal('filled'), intentId: z.string(), at: z.number(), fill: z.string() }),
+  z.object({ type: z.literal('filled'), intentId: z.string(), at: z.number(), fill: z.string(), strategyId: z.string().optional() }),
   z.object({ type: z.literal('rejected'), intentId: z.string(), at: z.number(), code: z.string(), reason: z.string() }),
   z.object({ type: z.literal('failed'), intentId: z.string(), at: z.number(), code: z.string(), reason: z.string(), feeLamports: z.string().regex(/^\d+$/) }),
   z.object({ type: z.literal('expired'), intentId: z.string(), at: z.number() }),
@@ -37,7 +37,7 @@ export function decodeReport(text: string): ExecutionReport {
   const at = r.at as UnixMs;
   switch (r.type) {
     case 'filled':
-      return { type: 'filled', intentId: r.intentId, at, fill: decodeFill(r.fill) };
+      return { type: 'filled', intentId: r.intentId, at, fill: decodeFill(r.fill), ...(r.strategyId === undefined ? {} : { strategyId: r.strategyId }) };
     case 'failed':
       return { type: 'failed', intentId: r.intentId, at, code: r.code, reason: r.reason, feeLamports: lamports(r.feeLamports) };
     case 'rejected':

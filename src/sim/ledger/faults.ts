@@ -35,6 +35,31 @@ export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = [
   'transferWithFee',
 ];
 
+/**
+ * What a hostile swap service changes in an otherwise honest swap (src/sim/swap/hostile-swap.ts):
+ * `sellToStranger` a sell whose tokens go to a stranger and pays us 1 lamport; `extraSol2m` an
+ * extra 2 000 000-lamport transfer to a stranger; `underpay` 1 raw token (buy) or 1 lamport (sell)
+ * for the full input; `otherMint` a buy of another tradable mint than asked; `durableNonce`
+ * AdvanceNonceAccount first; `unknownProgram` a call to a program nobody allowed; `foreignPayer` a
+ * stranger as fee payer; `hugePriorityFee` a unit price far above any budget; `token2022Fee` the
+ * mint delivered by Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token.
+ */
+export type HostileSwapVariant =
+  'sellToStranger' | 'extraSol2m' | 'underpay' | 'otherMint' | 'durableNonce' | 'unknownProgram' | 'foreignPayer' | 'hugePriorityFee' | 'token2022Fee';
+
+/** Every hostile swap variant. */
+export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
+  'sellToStranger',
+  'extraSol2m',
+  'underpay',
+  'otherMint',
+  'durableNonce',
+  'unknownProgram',
+  'foreignPayer',
+  'hugePriorityFee',
+  'token2022Fee',
+];
+
 /** What happens to one JSON-RPC request. */
 export interface RpcFault {
   readonly kind: 'error' | 'timeout';
@@ -60,7 +85,11 @@ export interface FaultRates {
 export interface FaultPlan {
   /** Queues a one-shot fault for the next matching transaction, request or swap build. */
   inject(
-    fault: LandingFault | { readonly kind: 'rpc'; readonly rpc: RpcFault } | { readonly kind: 'maliciousSwap'; readonly variant?: MaliciousSwapVariant },
+    fault:
+      | LandingFault
+      | { readonly kind: 'rpc'; readonly rpc: RpcFault }
+      | { readonly kind: 'maliciousSwap'; readonly variant?: MaliciousSwapVariant }
+      | { readonly kind: 'hostileSwap'; readonly variant: HostileSwapVariant },
   ): void;
   /** The fault for a transaction being accepted now, if any. */
   nextLanding(): LandingFault | undefined;
@@ -68,6 +97,8 @@ export interface FaultPlan {
   nextRpc(method: string): RpcFault | undefined;
   /** The malicious addition the next /swap answer must carry, or false for an honest one. */
   nextSwapMalicious(): MaliciousSwapVariant | false;
+  /** The hostile change the next /swap answer must carry, or false for an honest one. */
+  nextSwapHostile(): HostileSwapVariant | false;
 }
 
 /** Creates a fault plan drawing from `random` at the given rates (all zero by default). */
@@ -75,12 +106,14 @@ export function createFaultPlan(random: Random, rates: FaultRates = {}): FaultPl
   const landing: LandingFault[] = [];
   const rpc: RpcFault[] = [];
   const malicious: MaliciousSwapVariant[] = [];
+  const hostile: HostileSwapVariant[] = [];
   const roll = (p: number | undefined): boolean => p !== undefined && p > 0 && random.chance(p);
 
   return {
     inject(fault) {
       if (fault.kind === 'rpc') rpc.push(fault.rpc);
       else if (fault.kind === 'maliciousSwap') malicious.push(fault.variant ?? 'solTransfer');
+      else if (fault.kind === 'hostileSwap') hostile.push(fault.variant);
       else landing.push(fault);
     },
     nextLanding() {
@@ -104,6 +137,9 @@ export function createFaultPlan(random: Random, rates: FaultRates = {}): FaultPl
       const queued = malicious.shift();
       if (queued) return queued;
       return roll(rates.maliciousSwapRate) ? 'solTransfer' : false;
+    },
+    nextSwapHostile() {
+      return hostile.shift() ?? false;
     },
   };
 }

@@ -10,6 +10,7 @@ import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionIns
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import { compileLegacyMessage } from './compile-legacy.js';
 import { maliciousInstruction } from './malicious-builder.js';
+import { hostileSwap } from './hostile-swap.js';
 import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
 import type { SimMarketPort } from '../market-port.js';
 import type { Ledger, PoolAccounts } from '../ledger/ledger-types.js';
@@ -86,7 +87,9 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
     return k;
   };
   return {
-    build(req) {
+    build(asked) {
+      const hostile = deps.ledger.faults.nextSwapHostile();
+      const req = hostile === 'otherMint' && asked.side === 'buy' ? { ...asked, mint: otherTradableMint(deps.market, asked.mint) } : asked;
       const pool = deps.market.pool(req.mint);
       if (!pool || !pool.tradable) {
         throw new ChainpilotError('LEDGER_TOKEN_NOT_TRADABLE', `${req.side === 'buy' ? 'to' : 'from'}: token ${req.mint} is unknown or cannot trade now`, {
@@ -119,9 +122,20 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       const { blockhash } = deps.ledger.latestBlockhash();
       const microLamports = (req.priorityFeeLamports * 1_000_000n) / BigInt(SWAP_CU_LIMIT);
 
-      const tx: TransactionInstruction[] = [];
+      let tx: TransactionInstruction[] = [];
+      let payer = wallet;
       tx.push(computeUnitLimit(SWAP_CU_LIMIT), computeUnitPrice(microLamports));
-      if (req.side === 'buy') {
+      if (hostile) {
+        const parts = { side: req.side, wallet, walletAta, authority, mint: accounts.mint, decimals: pool.decimals, tokenVault: accounts.tokenVault };
+        ({ instructions: tx, payer } = hostileSwap(hostile, {
+          ...parts,
+          amountIn,
+          amountOut: quote.amountOut,
+          computeUnits: SWAP_CU_LIMIT,
+          microLamports,
+          attacker,
+        }));
+      } else if (req.side === 'buy') {
         tx.push(
           createAssociatedTokenAccountIdempotentInstruction(wallet, walletAta, wallet, accounts.mint),
           systemTransfer(wallet, authority, amountIn),
@@ -137,7 +151,7 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       tx.push(new TransactionInstruction({ programId: memoProgram, keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
       // Compile once and lay out the wire bytes here (web3.js compiles the message again for each
       // of addSignature and serialize, sorting keys by their base58 text each time).
-      const { message, signers } = compileLegacyMessage(wallet, blockhash, tx);
+      const { message, signers } = compileLegacyMessage(payer, blockhash, tx);
       const signature = sign(null, message, signingKey(accounts));
       rememberOwnSignature(signature, accounts.authorityAddress, message); // the ledger need not verify it again
       const txn = wireOf(message, signers, authority, signature).toString('base64');
@@ -191,4 +205,10 @@ function wireOf(message: Buffer, signers: readonly PublicKey[], signer: PublicKe
   for (let i = 0; i < n; i++) if (signers[i]?.equals(signer)) signature.copy(out, 1 + 64 * i);
   message.copy(out, 1 + 64 * n);
   return out;
+}
+
+/** Another tradable mint than `mint` (the hostile `otherMint` variant); `mint` itself when there is none. */
+function otherTradableMint(market: SimMarketPort, mint: string): string {
+  for (const t of market.tokens()) if (t.mint !== mint && market.pool(t.mint)?.tradable === true) return t.mint;
+  return mint;
 }

@@ -1,0 +1,97 @@
+/**
+ * The hostile swap service: the simulator's honest swap with one change, per variant (see
+ * `HostileSwapVariant`), the way a compromised or malicious swap endpoint would answer. Unlike the
+ * malicious builder (one extra instruction against the wallet), these rewrite what the swap pays:
+ * an honest-looking transaction that pays us too little, pays the wrong mint, never expires, or
+ * leaks a little SOL where a rent allowance used to hide it. The pool authority still co-signs, so
+ * each variant lands as built if the wallet signs it.
+ */
+import type { PublicKey} from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import {
+  TOKEN_2022_PROGRAM_ID,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferCheckedWithFeeInstruction,
+  createTransferInstruction,
+  getAssociatedTokenAddressSync,
+} from '../../client/spl-token.js';
+import type { HostileSwapVariant } from '../ledger/faults.js';
+
+/** The parts of one honest swap the builder computed. */
+export interface HonestSwap {
+  readonly side: 'buy' | 'sell';
+  readonly wallet: PublicKey;
+  /** The wallet's associated account of the swap's mint (classic token program). */
+  readonly walletAta: PublicKey;
+  readonly authority: PublicKey;
+  readonly mint: PublicKey;
+  readonly decimals: number;
+  readonly tokenVault: PublicKey;
+  readonly amountIn: bigint;
+  readonly amountOut: bigint;
+  readonly computeUnits: number;
+  readonly microLamports: bigint;
+  readonly attacker: PublicKey;
+}
+
+/** Instructions (memo excluded) and fee payer of `variant` applied to `s`. */
+export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instructions: TransactionInstruction[]; payer: PublicKey } {
+  const budget = (micro: bigint): TransactionInstruction[] => [
+    ComputeBudgetProgram.setComputeUnitLimit({ units: s.computeUnits }),
+    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: micro }),
+  ];
+  const buy = (tokensOut: bigint): TransactionInstruction[] => [
+    createAssociatedTokenAccountIdempotentInstruction(s.wallet, s.walletAta, s.wallet, s.mint),
+    SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
+    createTransferInstruction(s.tokenVault, s.walletAta, s.authority, tokensOut),
+  ];
+  const sell = (lamportsOut: bigint): TransactionInstruction[] => [
+    createTransferInstruction(s.walletAta, s.tokenVault, s.wallet, s.amountIn),
+    SystemProgram.transfer({ fromPubkey: s.authority, toPubkey: s.wallet, lamports: lamportsOut }),
+  ];
+  const honest = (): TransactionInstruction[] => (s.side === 'buy' ? buy(s.amountOut) : sell(s.amountOut));
+  const stranger = (n: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
+  const wallet = (instructions: TransactionInstruction[]): { instructions: TransactionInstruction[]; payer: PublicKey } => ({
+    instructions: [...budget(s.microLamports), ...instructions],
+    payer: s.wallet,
+  });
+  switch (variant) {
+    case 'sellToStranger': {
+      // Our tokens go to a stranger's account (opened by the pool authority); we get 1 lamport.
+      const theirs = getAssociatedTokenAddressSync(s.mint, s.attacker, true);
+      return wallet([
+        createAssociatedTokenAccountIdempotentInstruction(s.authority, theirs, s.attacker, s.mint),
+        createTransferInstruction(s.walletAta, theirs, s.wallet, s.amountIn),
+        SystemProgram.transfer({ fromPubkey: s.authority, toPubkey: s.wallet, lamports: 1n }),
+      ]);
+    }
+    case 'extraSol2m':
+      return wallet([...honest(), SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.attacker, lamports: 2_000_000n })]);
+    case 'underpay':
+      // The full input is taken; 1 raw token (buy) or 1 lamport (sell) comes back.
+      return wallet(s.side === 'buy' ? buy(1n) : sell(1n));
+    case 'durableNonce':
+      return wallet([SystemProgram.nonceAdvance({ noncePubkey: stranger(41), authorizedPubkey: s.wallet }), ...honest()]);
+    case 'unknownProgram':
+      return wallet([
+        ...honest(),
+        new TransactionInstruction({ programId: stranger(42), keys: [{ pubkey: s.wallet, isSigner: true, isWritable: true }], data: Buffer.from([1]) }),
+      ]);
+    case 'foreignPayer':
+      return { instructions: [...budget(s.microLamports), ...honest()], payer: s.attacker };
+    case 'hugePriorityFee':
+      return { instructions: [...budget(s.microLamports * 1_000n + 1_000_000_000n), ...honest()], payer: s.wallet };
+    case 'token2022Fee': {
+      // The mint through Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token.
+      const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
+      const vault = getAssociatedTokenAddressSync(s.mint, s.authority, true, TOKEN_2022_PROGRAM_ID);
+      return wallet([
+        createAssociatedTokenAccountIdempotentInstruction(s.wallet, ours, s.wallet, s.mint, TOKEN_2022_PROGRAM_ID),
+        SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
+        createTransferCheckedWithFeeInstruction(vault, s.mint, ours, s.authority, s.amountOut, s.decimals, s.amountOut - 1n),
+      ]);
+    }
+    case 'otherMint':
+      return wallet(honest()); // the builder already swapped the mint for another tradable one
+  }
+}

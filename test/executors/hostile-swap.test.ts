@@ -1,0 +1,235 @@
+/**
+ * A hostile swap service in the simulator (the honest swap with one change, per variant), against
+ * the live executor on the simulator's real ledger, in both inspection modes: each variant is
+ * refused before signing with a reason that names the instruction or the balance and the numbers;
+ * nothing is signed, sent or moved. Honest swaps with the same reference prices still sign and land.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LAMPORTS_PER_SOL, type Keypair } from '@solana/web3.js';
+import BigNumber from 'bignumber.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
+import type { ExecutionReport } from '../../src/engine/execution-port.js';
+import { orderIntent, type IntentDraft } from '../helpers/intents.js';
+import type { IntentJournal } from '../../src/executors/journal/journal.js';
+import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
+import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
+import type { InspectionMode } from '../../src/executors/live/inspect.js';
+import type { LiveRpcPort } from '../../src/executors/live/ports.js';
+import { keypairSigner } from '../../src/executors/signer/signer.js';
+import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
+import type { HostileSwapVariant } from '../../src/sim/ledger/faults.js';
+import { API_KEY, startHarness, type Harness } from '../sim-ledger/harness.js';
+
+const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+const SPEND = 200_000_000n;
+
+type Expect = readonly [code: string, reason: RegExp];
+/** Variant, side, then the refusal in simulate and in static mode. */
+const variants: [HostileSwapVariant, 'buy' | 'sell', Expect, Expect][] = [
+  [
+    'sellToStranger',
+    'sell',
+    ['LIVE_INSPECTION_OUTPUT', /^simulation pays 1 lamports to our wallet for \d+ raw \w+ .*; the intent accepts at least \d{5,}/],
+    ['LIVE_INSPECTION_OUTPUT', /^static inspection proves 1 lamports arriving from instruction #\d+ System Transfer; the intent accepts at least \d{5,}/],
+  ],
+  [
+    'extraSol2m',
+    'sell',
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(System Transfer\) moves 2000000 lamports from our wallet .*beyond the intended input \(0;/],
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(System Transfer\) moves 2000000 lamports from our wallet .*beyond the intended input \(0;/],
+  ],
+  [
+    'extraSol2m',
+    'buy',
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(System Transfer\) moves 2000000 lamports .*would reach 202000000, beyond the intended input \(200000000;/,
+    ],
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(System Transfer\) moves 2000000 lamports .*would reach 202000000, beyond the intended input \(200000000;/,
+    ],
+  ],
+  [
+    'underpay',
+    'buy',
+    ['LIVE_INSPECTION_OUTPUT', /^simulation delivers 1 raw \w+ to token accounts our wallet owns; the intent accepts at least \d{6,}/],
+    ['LIVE_INSPECTION_OUTPUT', /^static inspection proves 1 raw \w+ arriving from instruction #\d+ Token Transfer; the intent accepts at least \d{6,}/],
+  ],
+  [
+    'otherMint',
+    'buy',
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(AssociatedToken CreateIdempotent\) pays rent from our wallet for a token account of mint \w+, which is neither/,
+    ],
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(AssociatedToken CreateIdempotent\) pays rent from our wallet for a token account of mint \w+, which is neither/,
+    ],
+  ],
+  [
+    'durableNonce',
+    'buy',
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #3 \(System AdvanceNonceAccount\) advances a durable nonce/],
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #3 \(System AdvanceNonceAccount\) advances a durable nonce/],
+  ],
+  [
+    'unknownProgram',
+    'buy',
+    ['LIVE_INSPECTION_PROGRAM', /^instruction calls program \w+ which is not in/],
+    ['LIVE_INSPECTION_PROGRAM', /^instruction calls program \w+ which is not in/],
+  ],
+  [
+    'foreignPayer',
+    'buy',
+    ['LIVE_INSPECTION_FEE_PAYER', /^fee payer is \w+, expected our wallet/],
+    ['LIVE_INSPECTION_FEE_PAYER', /^fee payer is \w+, expected our wallet/],
+  ],
+  [
+    'hugePriorityFee',
+    'buy',
+    ['LIVE_INSPECTION_PRIORITY_FEE', /^priority fee \d+ lamports exceeds the intent budget 100000/],
+    ['LIVE_INSPECTION_PRIORITY_FEE', /^priority fee \d+ lamports exceeds the intent budget 100000/],
+  ],
+  [
+    'token2022Fee',
+    'buy',
+    // The simulator's ledger runs no Token-2022 mint: the simulation fails, so nothing is signed.
+    ['LIVE_INSPECTION_SIMULATION', /^simulation returned error/],
+    [
+      'LIVE_INSPECTION_OUTPUT',
+      /^static inspection proves 1 raw \w+ arriving from instruction #\d+ Token-2022 TransferCheckedWithFee; the intent accepts at least \d{6,}/,
+    ],
+  ],
+];
+
+describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, inspection mode %s', (mode) => {
+  let sim: Harness;
+  let wallet: Keypair;
+  let journal: IntentJournal;
+  let executor: LiveExecutor;
+  let rpc: RpcClient;
+  let swap: SwapClient;
+  let dir: string;
+  let mint: string;
+  let sends = 0;
+  let n = 0;
+  const reports: ExecutionReport[] = [];
+
+  const runUntil = async (cond: () => boolean): Promise<void> => {
+    for (let i = 0; i < 5_000; i++) {
+      await new Promise<void>((r) => setTimeout(r, 2));
+      if (cond()) return;
+      const next = sim.clock.nextTimerAt();
+      if (next !== undefined) sim.clock.advanceTo(next);
+    }
+    throw new Error('runUntil: condition not reached');
+  };
+  /** SOL per whole token the market quotes now for this trade (the engine's reference price). */
+  const priceOf = (side: 'buy' | 'sell', amountIn: bigint): string => {
+    const q = sim.market.quote(mint, side, amountIn)!;
+    const [lamports, raw] = side === 'buy' ? [amountIn, q.amountOut] : [q.amountOut, amountIn];
+    return new BigNumber(lamports.toString()).div(1e9).div(new BigNumber(raw.toString()).div(1e6)).toFixed(30);
+  };
+  const submit = async (over: Partial<IntentDraft>): Promise<ExecutionReport> => {
+    const id = `h-${++n}`;
+    const side = over.side ?? 'buy';
+    await executor.submit(
+      orderIntent({
+        id,
+        strategyId: 'sim',
+        side,
+        mint,
+        decimals: 6,
+        spendLamports: SPEND,
+        slippageBps: 300 as Bps,
+        priorityFeeLamports: 100_000n as Lamports,
+        referencePrice: priceOf(side, side === 'buy' ? SPEND : (over.sellRaw ?? 0n)),
+        createdAt: sim.clock.now() as UnixMs,
+        reason: 'test',
+        ...over,
+      }),
+    );
+    await runUntil(() => reports.some((r) => r.intentId === id && r.type !== 'accepted'));
+    return reports.find((r) => r.intentId === id && r.type !== 'accepted')!;
+  };
+
+  beforeAll(async () => {
+    sim = await startHarness({ validBlocks: 30 });
+    sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6); // the other mint of `otherMint`
+    mint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
+    wallet = await sim.wallet(10);
+    dir = mkdtempSync(join(tmpdir(), 'chainpilot-hostile-'));
+    journal = openSqliteJournal({ path: join(dir, 'journal.sqlite') });
+    rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
+    swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
+    const counted: LiveRpcPort = {
+      sendTransaction: (tx, o) => {
+        sends++;
+        return rpc.sendTransaction(tx, o);
+      },
+      getSignatureStatuses: (s, o) => rpc.getSignatureStatuses(s, o),
+      getBlockHeight: (o) => rpc.getBlockHeight(o),
+      simulateTransaction: (tx, o) => rpc.simulateTransaction(tx, o),
+      getTransaction: (s, o) => rpc.getTransaction(s, o),
+      getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
+    };
+    executor = createLiveExecutor({
+      rpc: counted,
+      swap,
+      signer: keypairSigner(wallet),
+      journal,
+      clock: sim.clock,
+      settings: {
+        maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL),
+        maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL),
+        allowedPrograms: [MEMO_PROGRAM],
+        blockhashValidityBlocks: 30,
+        inspection: mode,
+      },
+    });
+    const started = executor.start((r) => reports.push(r));
+    await runUntil(() => true);
+    await started;
+    expect((await submit({})).type).toBe('filled'); // tokens to sell
+  });
+
+  afterAll(async () => {
+    await executor.stop(AbortSignal.abort());
+    await journal.close();
+    await rpc.close();
+    await swap.close();
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each(variants)('refuses the %s variant on a %s before signing', async (variant, side, simulate, statics) => {
+    const [code, reason] = mode === 'simulate' ? simulate : statics;
+    const owner = wallet.publicKey.toBase58();
+    const sendsBefore = sends;
+    const lamportsBefore = sim.ledger.balance(owner);
+    const accountsBefore = sim.ledger.tokenAccountsByOwner(owner).map((a) => `${a.address}:${Buffer.from(a.data).toString('hex')}`);
+    const sellRaw = side === 'sell' ? 1_000_000_000n : undefined;
+    sim.ledger.faults.inject({ kind: 'hostileSwap', variant });
+    const r = await submit(sellRaw === undefined ? {} : { side, sellRaw });
+    expect(r).toMatchObject({ type: 'rejected', code });
+    if (r.type !== 'rejected') return;
+    expect(r.reason).toMatch(reason);
+    expect(sends).toBe(sendsBefore);
+    expect((await journal.get(r.intentId))?.attempts).toHaveLength(0);
+    expect(sim.ledger.balance(owner)).toBe(lamportsBefore);
+    expect(sim.ledger.tokenAccountsByOwner(owner).map((a) => `${a.address}:${Buffer.from(a.data).toString('hex')}`)).toEqual(accountsBefore);
+  });
+
+  it('still signs and lands an honest buy and an honest sell with the same reference prices and slippage', async () => {
+    const buy = await submit({});
+    expect(buy.type).toBe('filled');
+    if (buy.type !== 'filled') return;
+    const sell = await submit({ side: 'sell', sellRaw: buy.fill.tokenAmount });
+    expect(sell.type).toBe('filled');
+  });
+});
