@@ -10,7 +10,7 @@ import { startSimulator, type StartSimulatorOptions } from '../../sim/start-simu
 import { DEFAULT_SIM_START } from '../record/record-sim.js';
 import { runDownload, type DownloadOptions, type DownloadResult } from './run-download.js';
 
-export interface DownloadSimOptions extends Omit<DownloadOptions, 'baseUrl' | 'apiKey' | 'fromMs' | 'toMs' | 'endpointName' | 'clock'> {
+export interface DownloadSimOptions extends Omit<DownloadOptions, 'baseUrl' | 'apiKey' | 'fromMs' | 'toMs' | 'endpointName' | 'clock' | 'sourceId'> {
   readonly seed: number;
   readonly durationMs: number;
   /** Simulated start (default 2026-01-01T00:00:00Z, as `record --sim`). */
@@ -42,6 +42,7 @@ export async function downloadSimulator(o: DownloadSimOptions): Promise<Download
       toMs: startAt + o.durationMs,
       endpointName: 'simulator',
       clock: 'simulator',
+      sourceId: `simulator seed ${o.seed}`,
     });
   } finally {
     await sim.stop();

@@ -39,6 +39,8 @@ export interface DownloadOptions {
   readonly requestsPerSec?: number;
   /** Endpoint name in the header: `simulator`, or the service's host (default: the base URL's host). */
   readonly endpointName?: string;
+  /** What identifies the history's source in the resume key (default: the base URL's host). */
+  readonly sourceId?: string;
   /** The header's clock: `simulator` for a simulator's history (default `wall`). */
   readonly clock?: 'wall' | 'simulator';
   readonly redactor?: Redactor;
@@ -85,9 +87,9 @@ const compactIso = (ms: number): string =>
 
 /** What decides the download's content: a resume with another key is refused. */
 function optionsKey(o: DownloadOptions): string {
-  const host = new URL(o.baseUrl).host;
+  const source = o.sourceId ?? new URL(o.baseUrl).host;
   return createHash('sha256')
-    .update(JSON.stringify({ host, from: o.fromMs, to: o.toMs, mints: o.mints ?? [], lists: o.lists ?? [], max: o.maxTokens ?? 100 }))
+    .update(JSON.stringify({ source, from: o.fromMs, to: o.toMs, mints: o.mints ?? [], lists: o.lists ?? [], max: o.maxTokens ?? 100 }))
     .digest('hex');
 }
 
