@@ -20,6 +20,7 @@ import { readRecording } from '../../src/research/replay/recording-reader.js';
 const dir = mkdtempSync(join(tmpdir(), 'cp-download-'));
 /** config/paper-sim.yaml with curve-momentum's holder and safety filters off: it reads only rooms a download rebuilds. */
 const open = join(dir, 'open.yaml');
+const shipped = 'config/paper-sim.yaml';
 const WINDOW_MS = 20 * 60_000;
 
 beforeAll(async () => {
@@ -30,6 +31,7 @@ beforeAll(async () => {
       .replace(/decisionLog: .*/, `decisionLog: ${join(dir, 'unused.jsonl')}`),
   );
   await recordSimulator({ seed: 5, durationMs: WINDOW_MS, loaded: loadDeployment(open), dir: join(dir, 'rec'), redactor: createRedactor() });
+  await recordSimulator({ seed: 5, durationMs: WINDOW_MS, loaded: loadDeployment(shipped), dir: join(dir, 'rec-shipped'), redactor: createRedactor() });
   await downloadSimulator({
     seed: 5,
     durationMs: WINDOW_MS,
@@ -68,10 +70,10 @@ const bytesOf = (d: string): Buffer[] =>
     .map((f) => readFileSync(join(d, f)));
 
 describe('chainpilot download', () => {
-  it('holds every price, curve-milestone and graduation frame a recording of the same window holds, with the same values, within a second', () => {
+  it("holds every price, curve-milestone and graduation frame a recording of the same window holds, with the same values, within a second, and most seconds' last holder count", () => {
     const rec = readRecording(join(dir, 'rec'));
     const dl = readRecording(join(dir, 'dl'));
-    expect(dl.files[0]!.header).toMatchObject({ source: 'download', origin: 'download', clock: 'simulator', absent: expect.arrayContaining(['holders:*']) });
+    expect(dl.files[0]!.header).toMatchObject({ source: 'download', origin: 'download', clock: 'simulator', absent: expect.arrayContaining(['top10:*']) });
     const byId = new Map<string, { t: number; f: Frame }>();
     for (const l of dl.lines) if (l.kind === 'frame') byId.set(identity(l.frame as Frame) ?? '', { t: l.t, f: l.frame as Frame });
     const counts: Record<string, { recorded: number; matched: number }> = {};
@@ -97,34 +99,61 @@ describe('chainpilot download', () => {
     expect(counts['curve']!.recorded).toBeGreaterThan(20);
     expect(counts['graduated']!.recorded).toBeGreaterThan(5);
     for (const c of Object.values(counts)) expect(c.matched).toBe(c.recorded);
+
+    // holders: the chart keeps one count per second, so compare the last recorded count of each second
+    const dlHolders = new Map<string, number[]>();
+    for (const l of dl.lines) {
+      const f = l.kind === 'frame' ? (l.frame as { room: string; data: { total: number } }) : undefined;
+      if (f?.room.startsWith('holders:')) dlHolders.set(`${f.room}|${f.data.total}`, [...(dlHolders.get(`${f.room}|${f.data.total}`) ?? []), l.t]);
+    }
+    const lastOfSecond = new Map<string, { room: string; total: number; t: number }>();
+    for (const l of rec.lines) {
+      const f = l.kind === 'frame' ? (l.frame as { room?: string; data: { total: number; timestamp: number } } | undefined) : undefined;
+      if (f?.room?.startsWith('holders:')) lastOfSecond.set(`${f.room}|${Math.floor(f.data.timestamp / 1000)}`, { room: f.room, total: f.data.total, t: l.t });
+    }
+    const seen = [...lastOfSecond.values()].filter((h) => dlHolders.get(`${h.room}|${h.total}`)?.some((t) => Math.abs(t - h.t) <= 1_000)).length;
+    // measured: 104 of 127
+    expect(lastOfSecond.size).toBeGreaterThan(50);
+    expect(seen / lastOfSecond.size).toBeGreaterThanOrEqual(0.75);
   });
 
   it('backtests to decisions that agree with a backtest of the recording, and names the safety rooms it cannot hold', async () => {
-    const a = await runBacktestJob({ file: open, data: join(dir, 'rec'), outDir: join(dir, 'bt-rec') });
-    const b = await runBacktestJob({ file: open, data: join(dir, 'dl'), outDir: join(dir, 'bt-dl') });
-    const intents = (r: typeof a): string[] => r.result.decisions.filter((e) => e.kind === 'intent').map((e) => `${e.strategyId}|${e.mint}|${e.side}`);
-    const recorded = intents(a);
-    const left = new Map<string, number>();
-    for (const k of intents(b)) left.set(k, (left.get(k) ?? 0) + 1);
-    let matched = 0;
-    for (const k of recorded) {
-      const n = left.get(k) ?? 0;
-      if (n > 0) {
-        matched++;
-        left.set(k, n - 1);
+    /** Share of the recording backtest's intents (strategy, token, side) that the download's backtest has too, and both counts. */
+    const agreement = async (
+      file: string,
+      rec: string,
+    ): Promise<{ share: number; recorded: number; downloaded: number; b: Awaited<ReturnType<typeof runBacktestJob>> }> => {
+      const a = await runBacktestJob({ file, data: join(dir, rec), outDir: join(dir, `bt-${rec}`) });
+      const b = await runBacktestJob({ file, data: join(dir, 'dl'), outDir: join(dir, `bt-dl-${rec}`) });
+      const intents = (r: typeof a): string[] => r.result.decisions.filter((e) => e.kind === 'intent').map((e) => `${e.strategyId}|${e.mint}|${e.side}`);
+      const left = new Map<string, number>();
+      for (const k of intents(b)) left.set(k, (left.get(k) ?? 0) + 1);
+      let matched = 0;
+      for (const k of intents(a)) {
+        const n = left.get(k) ?? 0;
+        if (n > 0) {
+          matched++;
+          left.set(k, n - 1);
+        }
       }
-    }
-    // measured: 118 of the recording's 133 intents (89 %) have the same strategy, token and side in the download's backtest (140 intents)
-    expect(recorded.length).toBeGreaterThan(50);
-    expect(matched / recorded.length).toBeGreaterThanOrEqual(0.85);
+      return { share: matched / intents(a).length, recorded: intents(a).length, downloaded: intents(b).length, b };
+    };
+    // measured: 118 of 133 (89 %); the download's backtest has 140 intents
+    const { share, recorded, b } = await agreement(open, 'rec');
+    expect(recorded).toBeGreaterThan(50);
+    expect(share).toBeGreaterThanOrEqual(0.85);
+    // the shipped deployment also filters on top-10, bundler, sniper and dev shares, which a download cannot rebuild: measured 64 of 89 (72 %), 134 intents
+    const s = await agreement(shipped, 'rec-shipped');
+    expect(s.share).toBeGreaterThanOrEqual(0.6);
+    expect(s.downloaded).toBeGreaterThan(s.recorded);
+    // holders are rebuilt from the holder chart; the other safety rooms are named
     expect(b.report.run.silentRooms!.kinds.map((k) => [k.kind, k.why])).toEqual([
       ['bundlers:*', 'absent'],
       ['dev_holding:*', 'absent'],
-      ['holders:*', 'absent'],
       ['sniper:*', 'absent'],
       ['top10:*', 'absent'],
     ]);
-  }, 60_000);
+  }, 120_000);
 
   it('waits out 429 answers (Retry-After) and writes the same bytes as a download that met none', async () => {
     const o = { seed: 5, durationMs: 5 * 60_000, lists: ['latest' as const], maxTokens: 3, requestsPerSec: 1000 };

@@ -18,7 +18,7 @@ import { frameLine, RECORDING_FORMAT, type RecordingHeader } from '../replay/rec
 import { createRecordingWriter } from '../replay/recording-writer.js';
 import { chainpilotVersion } from '../record/version.js';
 import { openDownloadState, type DownloadState } from './download-state.js';
-import { ABSENT_ROOMS, coveredRooms, rebuildFrames, type RebuiltFrame, type TokenInfo } from './rebuild-frames.js';
+import { ABSENT_ROOMS, absentRoomsOf, coveredRooms, holderPoints, rebuildFrames, type RebuiltFrame, type TokenInfo } from './rebuild-frames.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
 import { selectTokens, type DiscoveryList } from './select-tokens.js';
 
@@ -93,16 +93,11 @@ function optionsKey(o: DownloadOptions): string {
     .digest('hex');
 }
 
-const kindOf = (room: string): string =>
-  room.startsWith('price:')
-    ? 'price'
-    : room.startsWith('transaction:')
-      ? 'transaction'
-      : room.startsWith('liquidity:')
-        ? 'liquidity'
-        : room === 'graduated'
-          ? 'graduated'
-          : 'curve';
+/** `price`, `transaction`, `liquidity`, `holders`, `graduated` or `curve`: the first word of the room (curve rooms start with their market). */
+const kindOf = (room: string): string => {
+  const first = room.slice(0, room.indexOf(':') < 0 ? room.length : room.indexOf(':'));
+  return ['price', 'transaction', 'liquidity', 'holders', 'graduated'].includes(first) ? first : 'curve';
+};
 
 async function fetchToken(api: DataApiClient, pacer: RequestPacer, mint: string): Promise<TokenInfo> {
   const detail = await pacer.run(`the record of ${mint}`, () => api.getToken(mint));
@@ -117,6 +112,7 @@ async function fetchToken(api: DataApiClient, pacer: RequestPacer, mint: string)
     decimals,
     graduationTime: row?.graduatedAt ?? undefined,
     graduationTx: null,
+    holders: holderPoints(await pacer.run(`the holder chart of ${mint}`, () => api.getHoldersChart({ token: mint }))),
   };
 }
 
@@ -192,7 +188,11 @@ export async function runDownload(o: DownloadOptions): Promise<DownloadResult> {
       skippedRows += r.stats.skipped;
     }
     const frames = mergeFrames(perToken);
-    const files = await writeDownloadRecording(o, tokens, frames);
+    const files = await writeDownloadRecording(
+      o,
+      tokens.map((m) => state.token(m)!),
+      frames,
+    );
     state.remove();
     const framesByKind: Record<string, number> = {};
     for (const f of frames) framesByKind[kindOf(f.room)] = (framesByKind[kindOf(f.room)] ?? 0) + 1;
@@ -203,7 +203,7 @@ export async function runDownload(o: DownloadOptions): Promise<DownloadResult> {
   }
 }
 
-async function writeDownloadRecording(o: DownloadOptions, tokens: readonly string[], frames: readonly RebuiltFrame[]): Promise<readonly string[]> {
+async function writeDownloadRecording(o: DownloadOptions, tokens: readonly TokenInfo[], frames: readonly RebuiltFrame[]): Promise<readonly string[]> {
   const endpoint = o.endpointName ?? new URL(o.baseUrl).hostname;
   const header = (part: number, at: number): RecordingHeader => ({
     k: 'header',
@@ -218,7 +218,7 @@ async function writeDownloadRecording(o: DownloadOptions, tokens: readonly strin
     source: 'download',
     origin: 'download',
     covered: tokens.flatMap(coveredRooms),
-    absent: ABSENT_ROOMS,
+    absent: [...ABSENT_ROOMS, ...tokens.flatMap(absentRoomsOf)],
   });
   const writer = createRecordingWriter({ prefix: join(o.outDir, `download-${compactIso(o.fromMs)}`), gzip: o.gzip ?? true, header, log: silentLogger() });
   writer.write(`{"k":"start","t":${o.fromMs}}\n`, o.fromMs);
