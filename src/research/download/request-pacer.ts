@@ -22,6 +22,8 @@ export interface PacerOptions {
   /** First wait after a failed call without Retry-After (default 2000 ms, doubling). */
   readonly backoffMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Monotonic milliseconds (default `performance.now`). */
+  readonly now?: () => number;
   readonly signal?: AbortSignal;
 }
 
@@ -35,6 +37,7 @@ export function createRequestPacer(o: PacerOptions): RequestPacer {
   let rateLimited = 0;
   let waits = 0;
   const sleep = o.sleep ?? sleepMs;
+  const clock = o.now ?? (() => performance.now());
   const interrupted = (what: string, cause?: unknown): ChainpilotError =>
     new ChainpilotError(
       'RECORDING_DOWNLOAD_INTERRUPTED',
@@ -46,7 +49,7 @@ export function createRequestPacer(o: PacerOptions): RequestPacer {
       const attempts = o.attempts ?? 5;
       for (let attempt = 1; ; attempt++) {
         if (o.signal?.aborted) throw interrupted(what, o.signal.reason);
-        const now = performance.now();
+        const now = clock();
         if (nextAt > now) await sleep(nextAt - now);
         nextAt = Math.max(now, nextAt) + intervalMs;
         requests++;
