@@ -12,6 +12,9 @@ import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 import { classifySilentRooms, roomKind } from '../../src/research/report/silent-rooms.js';
+import { silentRoomsOf } from '../../src/research/backtest/silent-rooms-of.js';
+import { readRecording } from '../../src/research/replay/recording-reader.js';
+import { recordedRoomsOf } from '../../src/research/replay/replay-feed.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-silent-'));
 const file = 'config/paper-sim.yaml';
@@ -48,6 +51,16 @@ describe('silent rooms', () => {
     });
     // a room the recording says it covers whole is quiet even with no frame of its kind
     expect(classifySilentRooms(['venue_a:curve:40'], new Set(), { covered: ['venue_a:curve:*'] })).toEqual({ kinds: [], quiet: 1 });
+  });
+
+  it('counts a room the recording was given at its start as quiet, even with no frame of its kind', async () => {
+    await recordSimulator({ seed: 5, durationMs: 60_000, rooms: ['venue_a:curve:99', 'latest'], dir: join(dir, 'rooms'), redactor: createRedactor() });
+    const recording = readRecording(join(dir, 'rooms'));
+    expect(recordedRoomsOf(recording.lines).has('venue_a:curve:99')).toBe(false);
+    expect(silentRoomsOf(['venue_a:curve:99', 'venue_a:curve:98'], recording)).toEqual({
+      kinds: [{ kind: 'venue_a:curve:98', rooms: 1, examples: ['venue_a:curve:98'], why: 'missing' }],
+      quiet: 1,
+    });
   });
 
   it('says on the terminal and in report.html that a backtest at another milestone ran blind, and says nothing for the recorded one', () => {

@@ -9,7 +9,8 @@ const recordedKinds = new WeakMap<Recording['lines'], ReadonlySet<string>>();
 export function silentRoomsOf(silent: readonly string[], recording: Recording): SilentRooms {
   let kinds = recordedKinds.get(recording.lines);
   if (!kinds) recordedKinds.set(recording.lines, (kinds = kindsOf(recordedRoomsOf(recording.lines))));
-  const covered = recording.files.flatMap((f) => f.header.covered ?? []);
+  // rooms a recording was given at its start were recorded from the start: silent there means silent
+  const covered = recording.files.flatMap((f) => [...(f.header.covered ?? []), ...f.header.rooms]);
   const absent = recording.files.flatMap((f) => f.header.absent ?? []);
   return classifySilentRooms(silent, kinds, { covered, absent });
 }
