@@ -11,6 +11,7 @@ import { registerSimCommand } from './commands/sim.js';
 import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRecord } from './commands/record.js';
+import { registerDownload } from './commands/download.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerReport } from './commands/report.js';
 import { registerSweep } from './commands/sweep.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerWalletCommand(program);
   registerRunCommand(program);
   registerRecord(program);
+  registerDownload(program);
   registerBacktest(program);
   registerReport(program);
   registerSweep(program);

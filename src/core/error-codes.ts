@@ -203,6 +203,10 @@ export const ERROR_CODES = {
   // --- issue 26 (paper predicts live): add this issue's codes here only ---
 
   // --- issue 27 (research): add this issue's codes here only ---
+  RECORDING_DOWNLOAD_INTERRUPTED:
+    'chainpilot download stopped before the end (aborted, or the service kept failing after the retries); what was fetched is kept and the same command resumes it',
+  RECORDING_DOWNLOAD_INVALID:
+    'chainpilot download was given an invalid window or selection, or its --out directory holds a partial download made with other options',
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
 

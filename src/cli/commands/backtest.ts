@@ -43,10 +43,11 @@ export function registerBacktest(program: Command): void {
           cache: boolean;
         },
       ) => {
-        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }] = await Promise.all([
+        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }, { silentRoomsLines }] = await Promise.all([
           import('../../research/backtest/backtest-job.js'),
           import('../../research/report/summary-table.js'),
           import('../progress.js'),
+          import('../../research/report/silent-rooms.js'),
         ]);
         if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
         const progress = createProgress('backtest');
@@ -68,6 +69,7 @@ export function registerBacktest(program: Command): void {
           if (r.cache.status === 'rebuilt' || r.cache.status === 'unwritable')
             process.stderr.write(`recording cache ${r.cache.path}: ${r.cache.status}: ${r.cache.reason ?? ''}\n`);
           process.stdout.write(`${formatReportSummary(r.report)}\n\nwrote ${r.files.report}, ${r.files.html} and ${r.files.decisions}\n`);
+          for (const line of silentRoomsLines(r.report.run.silentRooms)) process.stdout.write(`${line}\n`);
           if (opts.verifyAgainst) {
             if (r.divergence) {
               const dv = r.divergence;

@@ -30,10 +30,11 @@ export function registerSweep(program: Command): void {
         file: string,
         opts: { data: string[]; set: string[]; metric: string; minTrades: number; workers?: number; walkForward?: string; out: string; cache: boolean },
       ) => {
-        const [{ parseWalkForward, runSweep, SWEEP_METRICS }, { parseSetOption }, { createProgress }] = await Promise.all([
+        const [{ parseWalkForward, runSweep, SWEEP_METRICS }, { parseSetOption }, { createProgress }, { sweepSilentRoomsLines }] = await Promise.all([
           import('../../research/backtest/run-sweep.js'),
           import('../../research/backtest/sweep-grid.js'),
           import('../progress.js'),
+          import('../../research/report/silent-rooms.js'),
         ]);
         if (!(SWEEP_METRICS as readonly string[]).includes(opts.metric))
           throw new InvalidArgumentError(`--metric: expected one of ${SWEEP_METRICS.join(', ')}`);
@@ -63,6 +64,7 @@ export function registerSweep(program: Command): void {
               `  ${JSON.stringify(c.params)}  ${r.metric}=${String(m[r.metric as keyof typeof m] ?? 'n/a')}  trades=${m.trades}  pnl=${m.netPnlSol} SOL${oos ? `  | out-of-sample pnl=${oos.netPnlSol} SOL trades=${oos.trades}` : ''}\n`,
             );
           }
+          for (const line of sweepSilentRoomsLines(r.cells)) process.stdout.write(`${line}\n`);
           process.stdout.write(`wrote ${opts.out}/sweep.json, sweep.csv and sweep.html\n`);
         } catch (e) {
           progress.stop();

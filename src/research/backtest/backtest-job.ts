@@ -16,6 +16,7 @@ import { readRecording, type Recording } from '../replay/recording-reader.js';
 import type { DataMissFallback } from '../replay/replay-data.js';
 import { chainpilotVersion } from '../record/version.js';
 import { runBacktest, type BacktestProgress, type BacktestResult } from './run-backtest.js';
+import { silentRoomsOf } from './silent-rooms-of.js';
 
 export interface BacktestJobOptions {
   readonly file: string;
@@ -173,6 +174,7 @@ export function reportOf(result: BacktestResult, recording: Recording, loaded: L
         silentRooms: result.feed.silentRooms.length,
       },
       decisionLogSha256: sha256(result.decisionLog),
+      silentRooms: silentRoomsOf(result.feed.silentRooms, recording),
     },
   });
 }

@@ -3,9 +3,11 @@
  * reduced to the metrics a sweep ranks by. Used by the worker threads and by the in-process path.
  */
 import type { ReportMetrics } from '../report/report-types.js';
+import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
 import { reportOf } from './backtest-job.js';
 import { runBacktest } from './run-backtest.js';
+import { silentRoomsOf } from './silent-rooms-of.js';
 import { cellDeployment, type SweepCell } from './sweep-grid.js';
 
 export type CellMetrics = Pick<
@@ -23,6 +25,8 @@ export interface CellResult {
   readonly index: number;
   readonly params: SweepCell['params'];
   readonly windows: Readonly<Record<string, CellMetrics & { readonly fingerprint: string }>>;
+  /** Joined rooms of kinds the recording never holds, over all windows (absent when none). */
+  readonly silentRooms?: SilentRooms;
 }
 
 export interface CellJob {
@@ -36,6 +40,7 @@ export interface CellJob {
 export async function runCell(job: CellJob, recording: Recording, cell: SweepCell): Promise<CellResult> {
   const loaded = cellDeployment(job.fileText, job.file, cell, job.env);
   const windows: Record<string, CellMetrics & { fingerprint: string }> = {};
+  const silent = new Set<string>();
   for (const w of job.windows) {
     const r = await runBacktest({
       loaded,
@@ -45,6 +50,7 @@ export async function runCell(job: CellJob, recording: Recording, cell: SweepCel
       ...(w.toMs !== undefined ? { toMs: w.toMs } : {}),
     });
     const rep = reportOf(r, recording, loaded, job.sampleMs);
+    for (const room of r.feed.silentRooms) silent.add(room);
     const m = rep.metrics;
     windows[w.name] = {
       netPnlSol: m.netPnlSol,
@@ -59,5 +65,6 @@ export async function runCell(job: CellJob, recording: Recording, cell: SweepCel
       fingerprint: rep.fingerprint,
     };
   }
-  return { index: cell.index, params: cell.params, windows };
+  const loud = silentRoomsOf([...silent].sort(), recording);
+  return { index: cell.index, params: cell.params, windows, ...(loud.kinds.length > 0 ? { silentRooms: loud } : {}) };
 }

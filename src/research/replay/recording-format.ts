@@ -40,6 +40,15 @@ export interface RecordingHeader {
   readonly source: string;
   /** Seed of the recorded run's engine (ids), so a backtest of it uses the same one. */
   readonly seed?: number;
+  /**
+   * Room patterns (`*` matches one segment) whose every frame of the window is in the recording, so
+   * a silent one was truly silent (a download sets it for the rooms it rebuilds).
+   */
+  readonly covered?: readonly string[];
+  /** Room patterns this recording cannot hold (a download: what REST history cannot rebuild). */
+  readonly absent?: readonly string[];
+  /** How the recording was made when not by recording the Datastream: `download`. */
+  readonly origin?: string;
 }
 
 export type RecordLine =

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import type { BacktestReport } from './report-types.js';
 import { REPORT_PAGE_SCRIPT } from './report-page-script.js';
+import { silentRoomsHtml } from './silent-rooms.js';
 
 const require = createRequire(import.meta.url);
 
@@ -44,6 +45,7 @@ export function renderReportHtml(report: BacktestReport): string {
 <body>
 <h1>Backtest of ${escapeHtml(report.run.deployment)}</h1>
 <p class="note">chainpilot backtest report. Two runs with the same fingerprint are the same run.</p>
+${silentRoomsHtml(report.run.silentRooms)}
 <div class="grid"><div><h2>Run</h2><table id="run"></table></div><div><h2>Metrics</h2><table id="metrics"></table><p class="note" id="ratio-note"></p></div></div>
 <h2>Equity and drawdown</h2><div id="equity" class="chart"></div><div id="drawdown" class="chart"></div>
 <h2>Most traded tokens</h2><div id="prices"></div>

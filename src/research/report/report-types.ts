@@ -3,6 +3,8 @@
  * SOL amounts are exact decimal strings; times are Unix milliseconds; ratios are plain numbers
  * (display values, never used for money); a metric that cannot be computed is `null` with a reason.
  */
+import type { SilentRooms } from './silent-rooms.js';
+
 export const REPORT_FORMAT = 1;
 
 export interface ReportTrade {
@@ -71,6 +73,8 @@ export interface ReportRun {
   readonly dataLookups: { readonly exact: number; readonly misses: number; readonly fallbackAnswers: number };
   readonly feed: Readonly<Record<string, number>>;
   readonly decisionLogSha256: string;
+  /** Joined rooms of kinds the data never holds (absent when the report predates it). */
+  readonly silentRooms?: SilentRooms;
 }
 
 export interface BacktestReport {

@@ -2,6 +2,8 @@
  * Sweep outputs: the JSON shape, a CSV with one row per cell and window, and a self-contained HTML
  * page with the ranked table and, for two parameters, a heatmap of the ranking metric.
  */
+import { sweepSilentRoomsHtml, type SilentRooms } from './silent-rooms.js';
+
 export interface SweepCellMetrics {
   readonly netPnlSol: string;
   readonly returnPct: number;
@@ -31,6 +33,8 @@ export interface SweepOutput {
     readonly index: number;
     readonly params: Readonly<Record<string, string | number | boolean>>;
     readonly windows: Readonly<Record<string, SweepCellMetrics>>;
+    /** Joined rooms of kinds the recording never holds (absent when none). */
+    readonly silentRooms?: SilentRooms;
   }[];
   /** Cell indexes, best first. */
   readonly ranking: readonly number[];
@@ -105,6 +109,6 @@ export function renderSweepHtml(o: SweepOutput): string {
 <style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;font-variant-numeric:tabular-nums}th{background:#f3f4f6}.heat td{text-align:center;min-width:60px}</style></head>
 <body><h1>Sweep of ${esc(o.deployment)}</h1>
 <p>Ranked by ${esc(o.metric)} on the ${esc(w0)} window; cells with fewer than ${o.minTrades} trades rank last.${o.split === null ? '' : ` Walk-forward split at ${new Date(o.split).toISOString()}.`}</p>
-${heat}<h2>Cells</h2><table><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.join('')}</table></body></html>
+${sweepSilentRoomsHtml(o.cells)}${heat}<h2>Cells</h2><table><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.join('')}</table></body></html>
 `;
 }

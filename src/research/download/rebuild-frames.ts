@@ -1,0 +1,286 @@
+/**
+ * Rebuilds the Datastream frames a token's REST history stands for: what `chainpilot download`
+ * writes into a recording. Every frame has the shape the Datastream sends (see
+ * src/client/datastream/families and the spec's room table), at the history row's own time.
+ *
+ * From each swap row (in history order):
+ * - `transaction:{mint}` and `transaction:{mint}:{pool}`: the swap as the stream sends it (amounts
+ *   as numbers, the token as a `{from, to}` pair, SOL/USD from the row's USD and SOL prices);
+ * - `price:token:{mint}`: `{token, pool, market, price (USD), price_quote (SOL), liquidity (USD),
+ *   time}`; liquidity is derived (below) and left out when it cannot be;
+ * - `{market}:curve:{pct}` and `launchpad:curve:{pct}` for every whole percent the curve passes for
+ *   the first time (derived, below), `{...token, pools, curvePercentage, threshold, tx, timestamp}`.
+ * From each liquidity row: `liquidity:{mint}`, `liquidity:{mint}:{pool}` and `liquidity:pool:{pool}`
+ * (the row is the stream's element: `[row]`). From the token's graduation time (the graduated list
+ * or search): one `graduated` frame `{token, pools, graduationTx, graduationTime}`. From the holder
+ * chart (`/holders/chart`, a count per interval): `holders:{mint}` frames, at the end of each
+ * interval the count changed in; a chart cut at its 1000 points leaves the token's `holders` room
+ * marked absent.
+ *
+ * Derivations (exact when the history is complete from the pool's creation; the download pages it
+ * from the oldest row):
+ * - a pool's SOL reserve is the sum of its rows: buys add their SOL, sells remove it, liquidity
+ *   additions and removals move their SOL amount; liquidity (USD) = 2 × SOL reserve × SOL/USD,
+ *   as the service values both sides of a pool;
+ * - curve progress = tokens sold by the curve pool (buys minus sells, raw) / the curve's initial
+ *   real token reserve, 793,100,000 whole tokens on the launchpad curve (`INITIAL_CURVE_TOKENS`,
+ *   an assumption about the venue); a milestone fires when progress first reaches a whole percent.
+ */
+import { fromRaw, toRaw } from '../../core/index.js';
+
+/** The SOL mint (wrapped SOL), as the stream names the SOL side of a swap. */
+export const SOL_MINT = 'So11111111111111111111111111111111111111112';
+
+/** Whole tokens a launchpad bonding curve sells before it completes (its initial real token reserve). */
+export const INITIAL_CURVE_TOKENS = 793_100_000n;
+
+/** Markets with `{market}:curve:{pct}` alerts (the spec's list). */
+export const CURVE_MARKETS: ReadonlySet<string> = new Set(['venue_a', 'launchpad', 'venue_c', 'venue_d-curve']);
+
+/** What the download knows of a token besides its history. */
+export interface TokenInfo {
+  readonly mint: string;
+  /** `token` of the token record (`{name, symbol, mint, decimals?, ...}`). */
+  readonly token: Readonly<Record<string, unknown>>;
+  /** `pools` of the token record (primary first). */
+  readonly pools: readonly Readonly<Record<string, unknown>>[];
+  readonly decimals: number;
+  /** Unix ms of its graduation, when known. */
+  readonly graduationTime?: number | undefined;
+  readonly graduationTx?: string | null | undefined;
+  /** The holder chart (`/holders/chart`): holder count at the end of each second (Unix seconds) it changed in. */
+  readonly holders?: readonly { readonly time: number; readonly holders: number }[] | undefined;
+}
+
+/** One rebuilt frame: its time, room and payload. */
+export interface RebuiltFrame {
+  readonly t: number;
+  readonly room: string;
+  readonly data: unknown;
+}
+
+export interface RebuildStats {
+  /** Swap and liquidity rows read (the whole history, before the window too). */
+  readonly rows: number;
+  /** Rows left out: no usable time, or of a type that is neither swap nor liquidity. */
+  readonly skipped: number;
+  /** Price frames without a liquidity figure (a row without its SOL amount or SOL price). */
+  readonly noLiquidity: number;
+}
+
+type Row = Readonly<Record<string, unknown>>;
+
+const num = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+};
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+/** Raw amount of a row: its integer `amountRaw`, else its decimal `amount` at `decimals`. */
+function rawOf(raw: unknown, amount: unknown, decimals: number): bigint | undefined {
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) return BigInt(raw);
+  const a = typeof amount === 'number' ? String(amount) : amount;
+  if (typeof a !== 'string' || !/^\d+(\.\d+)?$/.test(a)) return undefined;
+  try {
+    return toRaw(a, decimals, 'down');
+  } catch {
+    return undefined; // counted by the caller as a price frame without liquidity
+  }
+}
+
+/** Lamports of a swap row's SOL side (`solAmount` as a decimal string, or `volumeSol`). */
+function solLamportsOf(r: Row): bigint | undefined {
+  return rawOf(undefined, r['solAmount'] ?? r['volumeSol'], 9);
+}
+
+/**
+ * The frames of one token's history `rows` (oldest first) that fall in `[fromMs, toMs]`. Rows before
+ * the window still count for the derived reserves and curve progress.
+ */
+export function rebuildFrames(info: TokenInfo, rows: readonly Row[], fromMs: number, toMs: number): { frames: RebuiltFrame[]; stats: RebuildStats } {
+  const frames: RebuiltFrame[] = [];
+  const mint = info.mint;
+  const inWindow = (t: number): boolean => t >= fromMs && t <= toMs;
+  const solReserve = new Map<string, bigint>();
+  const curveSold = new Map<string, bigint>();
+  const initialCurveRaw = INITIAL_CURVE_TOKENS * 10n ** BigInt(info.decimals);
+  let maxPct = 0;
+  let skipped = 0;
+  let noLiquidity = 0;
+  const tokenName = str(info.token['name']) ?? '';
+  const tokenSymbol = str(info.token['symbol']) ?? '';
+  for (const r of rows) {
+    const t = num(r['time']);
+    const type = r['type'];
+    const pool = str(r['pool']) ?? '';
+    if (t === undefined) {
+      skipped++;
+      continue;
+    }
+    if (type === 'add_liquidity' || type === 'remove_liquidity') {
+      const sol = Array.isArray(r['tokens']) ? (r['tokens'] as Row[]).find((x) => x['address'] === SOL_MINT) : undefined;
+      const lamports = sol ? (rawOf(sol['amountRaw'], sol['amount'], 9) ?? 0n) : 0n;
+      solReserve.set(pool, (solReserve.get(pool) ?? 0n) + (type === 'add_liquidity' ? lamports : -lamports));
+      if (inWindow(t)) for (const room of [`liquidity:${mint}`, `liquidity:${mint}:${pool}`, `liquidity:pool:${pool}`]) frames.push({ t, room, data: [r] });
+      continue;
+    }
+    if (type !== 'buy' && type !== 'sell') {
+      skipped++;
+      continue;
+    }
+    const sign = type === 'buy' ? 1n : -1n;
+    const market = str(r['program']) ?? '';
+    const lamports = solLamportsOf(r);
+    const tokenRaw = rawOf(r['amountRaw'], r['amount'], info.decimals);
+    if (lamports !== undefined) solReserve.set(pool, (solReserve.get(pool) ?? 0n) + sign * lamports);
+    const curve = CURVE_MARKETS.has(market);
+    const before = maxPct;
+    if (curve && tokenRaw !== undefined) {
+      const sold = (curveSold.get(pool) ?? 0n) + sign * tokenRaw;
+      curveSold.set(pool, sold);
+      const pct = Number((sold * 10_000n) / initialCurveRaw) / 100;
+      if (pct > maxPct) maxPct = Math.min(100, pct);
+    }
+    if (!inWindow(t)) continue;
+    const priceUsd = num(r['priceUsd']);
+    const priceSol = num(r['priceSol']);
+    const solUsd = priceUsd !== undefined && priceSol !== undefined && priceSol > 0 ? priceUsd / priceSol : undefined;
+    const solAmount = lamports === undefined ? undefined : Number(fromRaw(lamports, 9));
+    const amount = num(r['amount']);
+    const tx = str(r['tx']) ?? '';
+    const wallet = str(r['wallet']) ?? '';
+    const tokenSide = { name: tokenName, symbol: tokenSymbol, address: mint, decimals: info.decimals, amount: amount ?? 0, price: { usd: priceUsd ?? 0 } };
+    const solSide = { name: 'Wrapped SOL', symbol: 'SOL', address: SOL_MINT, decimals: 9, amount: solAmount ?? 0, price: { usd: solUsd ?? 0 } };
+    const swap = {
+      tx,
+      type,
+      wallet,
+      pool,
+      program: market,
+      amount: amount ?? 0,
+      priceUsd: priceUsd ?? 0,
+      volume: num(r['volume']) ?? 0,
+      solVolume: solAmount ?? 0,
+      time: t,
+      token: type === 'buy' ? { from: solSide, to: tokenSide } : { from: tokenSide, to: solSide },
+    };
+    frames.push({ t, room: `transaction:${mint}`, data: [swap] }, { t, room: `transaction:${mint}:${pool}`, data: [swap] });
+    if (priceUsd !== undefined && priceUsd > 0) {
+      const reserve = solReserve.get(pool);
+      const liquidity = reserve !== undefined && lamports !== undefined && solUsd !== undefined ? ((2 * Number(reserve)) / 1e9) * solUsd : undefined;
+      if (liquidity === undefined) noLiquidity++;
+      frames.push({
+        t,
+        room: `price:token:${mint}`,
+        data: {
+          token: mint,
+          pool,
+          market,
+          price: priceUsd,
+          ...(priceSol !== undefined && priceSol > 0 ? { price_quote: priceSol } : {}),
+          ...(liquidity !== undefined ? { liquidity } : {}),
+          time: t,
+        },
+      });
+    }
+    if (curve && maxPct > before) {
+      for (let threshold = Math.floor(before) + 1; threshold <= Math.floor(maxPct); threshold++) {
+        const data = { token: info.token, pools: [{ poolId: pool, market }], curvePercentage: maxPct, threshold, tx, timestamp: t };
+        frames.push({ t, room: `${market}:curve:${threshold}`, data });
+        if (market !== 'launchpad') frames.push({ t, room: `launchpad:curve:${threshold}`, data });
+      }
+    }
+  }
+  frames.push(...holderFrames(info, fromMs, toMs));
+  if (info.graduationTime !== undefined && inWindow(info.graduationTime)) {
+    const data = { token: info.token, pools: info.pools, graduationTx: info.graduationTx ?? null, graduationTime: info.graduationTime };
+    // after every row of the same time: the graduation follows the trade that completed the curve
+    let at = frames.length;
+    while (at > 0 && frames[at - 1]!.t > info.graduationTime) at--;
+    frames.splice(at, 0, { t: info.graduationTime, room: 'graduated', data });
+  }
+  // holder frames at the end of their second, after the rows of that second (a stable sort)
+  frames.sort((a, b) => a.t - b.t);
+  return { frames, stats: { rows: rows.length, skipped, noLiquidity } };
+}
+
+/**
+ * `holders:{mint}` from the holder chart: one frame `{token, total, previous, timestamp}` for each
+ * point whose count changed, at the last millisecond of the point's interval (the count after the
+ * interval's last trade: never before the trades that made it). The interval is the smallest gap
+ * between two points (one second on the simulator; a coarser chart delays the counts, never
+ * advances them).
+ */
+function holderFrames(info: TokenInfo, fromMs: number, toMs: number): RebuiltFrame[] {
+  const points = info.holders ?? [];
+  let intervalS = Infinity;
+  for (let i = 1; i < points.length; i++) {
+    const gap = points[i]!.time - points[i - 1]!.time;
+    if (gap > 0 && gap < intervalS) intervalS = gap;
+  }
+  const lastMs = (Number.isFinite(intervalS) ? intervalS : 1) * 1000 - 1;
+  const out: RebuiltFrame[] = [];
+  let previous: number | null = null;
+  for (const p of points) {
+    const t = p.time * 1000 + lastMs;
+    if (p.holders !== previous && t >= fromMs && t <= toMs)
+      out.push({ t, room: `holders:${info.mint}`, data: { token: info.mint, total: p.holders, previous, timestamp: t } });
+    previous = p.holders;
+  }
+  return out;
+}
+
+/** The points of a `/holders/chart` answer (`{points: [{time, holders}]}` or an array of them); undefined when it has none. */
+export function holderPoints(answer: unknown): { time: number; holders: number }[] | undefined {
+  const list = Array.isArray(answer) ? (answer as unknown[]) : (answer as { points?: unknown } | null)?.points;
+  if (!Array.isArray(list)) return undefined;
+  const out: { time: number; holders: number }[] = [];
+  for (const p of list as { time?: unknown; holders?: unknown }[]) {
+    if (typeof p.time === 'number' && typeof p.holders === 'number') out.push({ time: p.time, holders: p.holders });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** The holder chart of a token covers the window when it has fewer points than the service keeps (1000). */
+export const HOLDER_CHART_MAX_POINTS = 1000;
+
+/** Room patterns a download rebuilds whole for a token (the header's `covered`); `holders` when its chart is whole. */
+export function coveredRooms(info: Pick<TokenInfo, 'mint' | 'holders'>): string[] {
+  const mint = info.mint;
+  const holders = info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [`holders:${mint}`] : [];
+  return [`price:token:${mint}`, `transaction:${mint}`, `transaction:${mint}:*`, `liquidity:${mint}`, `liquidity:${mint}:*`, ...holders];
+}
+
+/** Rooms of a token a download could not rebuild whole (its holder chart is missing or cut at 1000 points). */
+export function absentRoomsOf(info: Pick<TokenInfo, 'mint' | 'holders'>): string[] {
+  return info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [] : [`holders:${info.mint}`];
+}
+
+/** Room patterns REST history cannot rebuild (the header's `absent`): the backtest names them when joined. */
+export const ABSENT_ROOMS: readonly string[] = [
+  'latest',
+  'graduating',
+  'graduating:*:*',
+  'top10:*',
+  'bundlers:*',
+  'sniper:*',
+  'insider:*',
+  'dev_holding:*',
+  'token:*',
+  'price:aggregated:*',
+  'stats:token:*:total',
+  'stats:pool:*:total',
+  'volume:token:*',
+  'volume:pool:*',
+  'transaction:*:*:*',
+  'transaction:wallet:*',
+  'transaction:*:enriched',
+  'transaction:*:*:enriched',
+  'liquidity:*:*:*',
+  'liquidity:wallet:*',
+  'liquidity:*:enriched',
+  'pnl:*',
+  'pnl:*:*',
+  'dca:*',
+  'pm:crypto:*',
+];
