@@ -48,6 +48,16 @@ async function timed(args: readonly string[], dir: string): Promise<ProcessRun> 
   return { wallS, cpuS };
 }
 
+/** Runs `a` then `b`, or `b` then `a` when `swap`; returns their results as [a, b]. */
+async function inTurn<T>(a: () => Promise<T>, b: () => Promise<T>, swap: boolean): Promise<[T, T]> {
+  if (!swap) {
+    const x = await a();
+    return [x, await b()];
+  }
+  const y = await b();
+  return [await a(), y];
+}
+
 const PARSE_ONLY = `
 const { readFileSync } = require('node:fs');
 const { gunzipSync } = require('node:zlib');
@@ -79,12 +89,16 @@ const bench: Bench = {
       const sw = { speedup: [] as number[], cpu: [] as number[], one: [] as number[], two: [] as number[] };
       const loads: string[] = [];
       for (let i = 0; i < PAIRS; i++) {
-        const [b, r] = i % 2 === 0 ? [await parse(), await backtest()] : (([x, y]) => [y, x])([await backtest(), await parse()]);
+        const [b, r] = await inTurn(parse, backtest, i % 2 === 1);
         bt.ratio.push(b.wallS / r.wallS);
         bt.cpuRatio.push(b.cpuS / r.cpuS);
         bt.base.push(b.wallS);
         bt.run.push(r.wallS);
-        const [one, two] = i % 2 === 0 ? [await sweep(1), await sweep(2)] : (([x, y]) => [y, x])([await sweep(2), await sweep(1)]);
+        const [one, two] = await inTurn(
+          () => sweep(1),
+          () => sweep(2),
+          i % 2 === 1,
+        );
         sw.speedup.push(one.wallS / two.wallS);
         sw.cpu.push(two.cpuS / one.cpuS);
         sw.one.push(one.wallS);
