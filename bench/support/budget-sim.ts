@@ -1,6 +1,6 @@
 /**
  * The simulator of the latency-budget bench, in its own process so that its work (slots, LiteSVM,
- * HTTP handling) does not run on the measured event loop. Args: wallet address, number of mints,
+ * HTTP handling) does not run on the measured event loop. Args: wallet address(es, comma-separated), number of mints,
  * slot length in ms (default 20; the queue-worker bench uses mainnet's 400).
  * Prints one JSON line `{ rpc, swap, apiKey, mints }` once serving; exits when stdin closes.
  */
@@ -22,7 +22,7 @@ const service = await ledgerServices({ slotMs: Number(slot ?? 20), validBlocks: 
   log: silentLogger(),
 });
 const mints = Array.from({ length: Number(count) }, () => market.launch(3_000n * SOL, 10n ** 18n, 6));
-ledger!.airdrop(wallet ?? '', 1_000n * SOL);
+for (const w of (wallet ?? '').split(',')) ledger!.airdrop(w, 1_000n * SOL);
 process.stdout.write(`${JSON.stringify({ rpc: service.urls['rpc'], swap: service.urls['swap'], apiKey, mints })}\n`);
 process.stdin.resume();
 process.stdin.on('end', () => void service.stop().then(() => process.exit(0)));
