@@ -2,6 +2,8 @@
  * A tiny benchmark harness. Machines are shared and noisy: every benchmark reports its result as a
  * ratio against a baseline measured in the same run, never as an absolute pass/fail.
  */
+import { loadavg } from 'node:os';
+
 export interface BenchRow {
   readonly name: string;
   readonly value: number;
@@ -46,4 +48,47 @@ export function formatRows(bench: string, rows: readonly BenchRow[]): string {
       return `${bench.padEnd(24)} ${r.name.padEnd(44)} ${r.value.toFixed(2).padStart(14)} ${r.unit}${ratio}${note}`;
     })
     .join('\n');
+}
+
+/** Median of a numeric sample (mean of the two middle values for an even count). */
+export function median(sample: readonly number[]): number {
+  if (sample.length === 0) return Number.NaN;
+  const s = [...sample].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** The 1-minute load average now, for the note of a row (figures on a shared machine need it). */
+export function loadNote(): string {
+  return `load ${loadavg()[0]!.toFixed(2)}`;
+}
+
+/**
+ * Alternating pairs: runs `baseline` then `candidate` (swapping the order every other round) for
+ * `rounds` rounds, each a call returning a measure (a rate or a time per operation). Returns the median of each and
+ * the median of the per-round ratios candidate ÷ baseline, so the load of one moment falls on both.
+ */
+export async function alternatingPairs(
+  baseline: () => number | Promise<number>,
+  candidate: () => number | Promise<number>,
+  rounds = 5,
+): Promise<{ baseline: number; candidate: number; ratio: number; ratios: number[] }> {
+  const b: number[] = [];
+  const c: number[] = [];
+  const ratios: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let x: number;
+    let y: number;
+    if (r % 2 === 0) {
+      x = await baseline();
+      y = await candidate();
+    } else {
+      y = await candidate();
+      x = await baseline();
+    }
+    b.push(x);
+    c.push(y);
+    ratios.push(y / x);
+  }
+  return { baseline: median(b), candidate: median(c), ratio: median(ratios), ratios };
 }

@@ -481,7 +481,7 @@ const bench: Bench = {
                 ...row('    CPU part less preemption', 'inProcessCpuPartLessPreemption', 'what the main thread spent, not what the scheduler withheld'),
               ]
             : []),
-          ...row('      engine (frame -> submit)', 'engine'),
+          ...row('      breakdown: engine (frame -> submit; skips socket, decoder, dedup and the price-room join: bench frame-intent has them)', 'engine'),
           ...row('      inspection, in process', 'inspectionInProcess'),
           ...row('      signing', 'signing'),
           ...row('      journal (CPU)', 'journal'),

@@ -1,14 +1,19 @@
 /**
- * End-to-end swaps per second through the simulator, with a client that saturates it: C workers
- * (BENCH_SWAP_CONCURRENCY, 8 by default), each with its own wallet, loop POST /swap → sign
- * (chainpilot's native signer, as the live executor signs) → sendTransaction → next slot →
- * getSignatureStatuses until confirmed, through chainpilot's typed swap and RPC clients over
- * loopback HTTP, the simulator in the same process. CPU per swap (client + simulator) is the
- * figure that does not depend on how busy the machine is; swaps/s is what one process reached.
- * Then the same steps in process (builder, signing, ledger send) with the ledger's landing split
- * out. Baseline: a getSlot round trip on the same JSON-RPC server (the HTTP + JSON floor). Short by
- * default; BENCH_SWAP_MS=5000 for a longer run.
+ * End-to-end swaps per second through the simulator as users run it: the simulator's ledger,
+ * JSON-RPC and swap service in their own process (real clock, 20 ms slots: a 400 ms slot at the
+ * speed-60 of the shipped simulator configs), and a client process that saturates it: C workers
+ * (BENCH_SWAP_CONCURRENCY, 32 by default), each with its own wallet, loop POST /swap → sign
+ * (chainpilot's native signer, as the live executor signs) → sendTransaction → getSignatureStatuses
+ * every 5 ms until confirmed, through chainpilot's typed swap and RPC clients over loopback HTTP.
+ * Baseline, in alternating pairs with it: getSlot round trips at the same concurrency on the same
+ * server (the HTTP + JSON floor, saturating too). CPU per swap is split by process (client from its
+ * own clock, simulator from /proc). Breakdowns kept from the earlier bench, labelled: the same loop
+ * with the simulator in the client's process on a manual clock (skips the second process and real
+ * slots), and the steps in process with no HTTP at all. BENCH_SWAP_MS sets each run's length.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import { keypairSigner } from '../src/executors/signer/signer.js';
@@ -18,10 +23,13 @@ import { createSwapBuilder } from '../src/sim/swap/swap-builder.js';
 import { parseSwapRequest } from '../src/sim/swap/swap-request.js';
 import { parseTx, verifySignatures } from '../src/sim/ledger/parsed-tx.js';
 import { fakeMarket } from '../test/sim-ledger/fake-market.js';
-import type { Bench, BenchRow } from './harness.js';
+import { loadNote, median, type Bench, type BenchRow } from './harness.js';
 
 const RUN_MS = Number(process.env['BENCH_SWAP_MS'] ?? 1500);
-const CONCURRENCY = Number(process.env['BENCH_SWAP_CONCURRENCY'] ?? 8);
+const CONCURRENCY = Number(process.env['BENCH_SWAP_CONCURRENCY'] ?? 32);
+/** Concurrency of the same-process breakdown (what the earlier headline used). */
+const SAME_PROCESS_CONCURRENCY = 8;
+const PAIRS = Number(process.env['BENCH_SWAP_PAIRS'] ?? 3);
 const SLOT_MS = 400;
 
 async function timed(fn: () => Promise<void>, ms: number): Promise<number> {
@@ -34,7 +42,7 @@ async function timed(fn: () => Promise<void>, ms: number): Promise<number> {
   return n / ((performance.now() - start) / 1000);
 }
 
-async function endToEnd(): Promise<{ rows: BenchRow[] }> {
+async function sameProcess(): Promise<{ rows: BenchRow[] }> {
   const clock = manualClock(1_700_000_000_000);
   const market = fakeMarket('bench');
   const mint = market.launch(1_000_000n * BigInt(LAMPORTS_PER_SOL), 10n ** 18n, 6);
@@ -49,7 +57,7 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
   });
   const rpc = createRpcClient({ url: service.urls['rpc']!, apiKey: 'k', timeoutMs: 30_000 });
   const swap = createSwapClient({ url: service.urls['swap']!, timeoutMs: 30_000 });
-  const signers = Array.from({ length: CONCURRENCY }, () => keypairSigner(Keypair.generate()));
+  const signers = Array.from({ length: SAME_PROCESS_CONCURRENCY }, () => keypairSigner(Keypair.generate()));
   for (const s of signers) ledger!.airdrop(s.address, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   let i = 0;
   const stage = { swap: 0, sign: 0, send: 0, confirm: 0 };
@@ -103,13 +111,13 @@ async function endToEnd(): Promise<{ rows: BenchRow[] }> {
     const pct = (x: number) => `${((100 * x) / total).toFixed(1)} % of a swap's latency`;
     return {
       rows: [
-        { name: 'getSlot round trip (baseline)', value: baseline, unit: 'req/s' },
+        { name: 'breakdown: getSlot round trip, one at a time, same process', value: baseline, unit: 'req/s' },
         {
-          name: `end-to-end swap over HTTP (confirmed), ${CONCURRENCY} at a time`,
+          name: `breakdown: swaps, same process, manual clock, ${SAME_PROCESS_CONCURRENCY} at a time`,
           value: swapsPerSec,
           unit: 'swaps/s',
           ratio: swapsPerSec / baseline,
-          note: `${i} swaps`,
+          note: `skips the second process and real slots (the earlier headline); ${i} swaps`,
         },
         {
           name: 'same, CPU time per swap (client + simulator)',
@@ -168,7 +176,7 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
       if (i % 20 === 0) clock.advance(SLOT_MS);
     }, RUN_MS);
     return [
-      { name: 'in-process swap (build, sign, send)', value: rate, unit: 'swaps/s', ratio: rate / baselineRps },
+      { name: 'breakdown: in-process swap (build, sign, send; no HTTP)', value: rate, unit: 'swaps/s', ratio: rate / baselineRps },
       { name: '  build', value: t.build / i, unit: 'ms/swap' },
       { name: '  sign', value: t.sign / i, unit: 'ms/swap' },
       { name: '  ledger send', value: t.send / i, unit: 'ms/swap' },
@@ -180,11 +188,146 @@ async function inProcess(baselineRps: number): Promise<BenchRow[]> {
   }
 }
 
+interface SimProcess {
+  readonly pid: number;
+  readonly rpc: string;
+  readonly swap: string;
+  readonly apiKey: string;
+  readonly mints: string[];
+  stop(): Promise<void>;
+}
+
+/** The simulator's ledger services in a child process (bench/support/budget-sim.ts), funding `wallets`. */
+async function startSimProcess(wallets: readonly string[]): Promise<SimProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/budget-sim.ts', import.meta.url)), wallets.join(','), '1', '20'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (b: Buffer) => {
+      text += b.toString();
+      const nl = text.indexOf('\n');
+      if (nl >= 0) resolve(text.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+  return {
+    ...(JSON.parse(line) as Omit<SimProcess, 'stop' | 'pid'>),
+    pid: child.pid ?? 0,
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** CPU ms of process `pid` so far (utime + stime from /proc; 0 where there is no /proc). */
+function processCpuMs(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks: USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
+}
+
+/** Separate processes: `C` loops of swaps against getSlot at the same concurrency, alternating. */
+async function separateProcesses(): Promise<BenchRow[]> {
+  const signers = Array.from({ length: CONCURRENCY }, () => keypairSigner(Keypair.generate()));
+  const sim = await startSimProcess(signers.map((s) => s.address));
+  const rpc = createRpcClient({ url: sim.rpc, apiKey: sim.apiKey, timeoutMs: 30_000 });
+  const swap = createSwapClient({ url: sim.swap, timeoutMs: 30_000 });
+  const mint = sim.mints[0]!;
+  let n = 0;
+  const oneSwap = async (signer: (typeof signers)[number]): Promise<void> => {
+    const built = await swap.buildSwap({
+      wallet: signer.address,
+      from: WRAPPED_SOL_MINT,
+      to: mint,
+      amount: (0.001 + ++n * 1e-9).toFixed(9),
+      slippagePct: 5,
+      priorityFeeSol: '0.00001',
+    });
+    const signed = signer.signWire(built.raw);
+    const signature = await rpc.sendTransaction(signed.base64, { skipPreflight: true });
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 5));
+      const s0 = (await rpc.getSignatureStatuses([signature])).value[0];
+      if (s0?.err) throw new Error(`swap failed: ${JSON.stringify(s0.err)}`);
+      if (s0 && s0.confirmationStatus !== 'processed') return;
+    }
+  };
+  /** Runs `C` loops of `step` for RUN_MS; returns ops/s and CPU ms per op of this process and the simulator's. */
+  const saturate = async (step: (k: number) => Promise<void>): Promise<{ rate: number; clientMs: number; simMs: number }> => {
+    let ops = 0;
+    const cpu0 = process.cpuUsage();
+    const sim0 = processCpuMs(sim.pid);
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, k) => {
+        while (performance.now() - start < RUN_MS) {
+          await step(k);
+          ops++;
+        }
+      }),
+    );
+    const s = (performance.now() - start) / 1000;
+    const c = process.cpuUsage(cpu0);
+    return { rate: ops / s, clientMs: (c.user + c.system) / 1000 / ops, simMs: (processCpuMs(sim.pid) - sim0) / ops };
+  };
+  try {
+    for (const s of signers) await oneSwap(s); // warm-up: token accounts, pools, JIT
+    const base: number[] = [];
+    const swaps: number[] = [];
+    const ratios: number[] = [];
+    const clientMs: number[] = [];
+    const simMs: number[] = [];
+    const loads: string[] = [];
+    const slots = (): Promise<{ rate: number }> => saturate(async () => void (await rpc.getSlot()));
+    const swapRun = () => saturate((k) => oneSwap(signers[k]!));
+    for (let p = 0; p < PAIRS; p++) {
+      const b = p % 2 === 0 ? await slots() : undefined;
+      const r = await swapRun();
+      const b2 = b ?? (await slots());
+      base.push(b2.rate);
+      swaps.push(r.rate);
+      ratios.push(r.rate / b2.rate);
+      clientMs.push(r.clientMs);
+      simMs.push(r.simMs);
+      loads.push(loadNote());
+    }
+    const cpu = median(clientMs) + median(simMs);
+    return [
+      { name: `getSlot over HTTP, ${CONCURRENCY} at a time (baseline)`, value: median(base), unit: 'req/s', note: 'simulator in its own process' },
+      {
+        name: `end-to-end swaps, separate processes, ${CONCURRENCY} at a time`,
+        value: median(swaps),
+        unit: 'swaps/s',
+        ratio: median(ratios),
+        note: `confirmed, 20 ms slots; median of ${PAIRS} alternating pairs; ${loads.join(', ')}`,
+      },
+      {
+        name: '  CPU per swap, client + simulator',
+        value: cpu,
+        unit: 'ms',
+        note: `client ${median(clientMs).toFixed(2)} ms, simulator ${median(simMs).toFixed(2)} ms; ${(1000 / cpu).toFixed(0)} swaps per CPU second`,
+      },
+    ];
+  } finally {
+    await rpc.close();
+    await swap.close();
+    await sim.stop();
+  }
+}
+
 const bench: Bench = {
   name: 'sim-swap',
   async run() {
-    const { rows } = await endToEnd();
-    return [...rows, ...(await inProcess(rows[0]!.value))];
+    const headline = await separateProcesses();
+    const { rows } = await sameProcess();
+    return [...headline, ...rows, ...(await inProcess(rows[0]!.value))];
   },
 };
 export default bench;

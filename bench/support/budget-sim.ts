@@ -1,18 +1,19 @@
 /**
  * The simulator of the latency-budget bench, in its own process so that its work (slots, LiteSVM,
- * HTTP handling) does not run on the measured event loop. Args: wallet address, number of mints.
+ * HTTP handling) does not run on the measured event loop. Args: wallet address(es, comma-separated), number of mints,
+ * slot length in ms (default 20; the queue-worker bench uses mainnet's 400).
  * Prints one JSON line `{ rpc, swap, apiKey, mints }` once serving; exits when stdin closes.
  */
 import { seededRandom, silentLogger, systemClock } from '../../src/core/index.js';
 import { ledgerServices, type Ledger } from '../../src/sim/ledger/index.js';
 import { fakeMarket } from '../../test/sim-ledger/fake-market.js';
 
-const [wallet, count] = process.argv.slice(2);
+const [wallet, count, slot] = process.argv.slice(2);
 const SOL = 1_000_000_000n;
 const market = fakeMarket('budget');
 let ledger: Ledger | undefined;
 const apiKey = 'bench-rpc-key';
-const service = await ledgerServices({ slotMs: 20, validBlocks: 150, onLedger: (l) => (ledger = l) })({
+const service = await ledgerServices({ slotMs: Number(slot ?? 20), validBlocks: 150, onLedger: (l) => (ledger = l) })({
   market,
   clock: systemClock(),
   random: seededRandom('budget'),
@@ -21,7 +22,7 @@ const service = await ledgerServices({ slotMs: 20, validBlocks: 150, onLedger: (
   log: silentLogger(),
 });
 const mints = Array.from({ length: Number(count) }, () => market.launch(3_000n * SOL, 10n ** 18n, 6));
-ledger!.airdrop(wallet ?? '', 1_000n * SOL);
+for (const w of (wallet ?? '').split(',')) ledger!.airdrop(w, 1_000n * SOL);
 process.stdout.write(`${JSON.stringify({ rpc: service.urls['rpc'], swap: service.urls['swap'], apiKey, mints })}\n`);
 process.stdin.resume();
 process.stdin.on('end', () => void service.stop().then(() => process.exit(0)));

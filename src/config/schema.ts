@@ -318,6 +318,8 @@ const live = z
     simulatorFundSol: solIn('live.simulatorFundSol').prefault('10'),
     /** How long a stop waits for in-flight intents to reach an outcome before leaving them to the journal. */
     drainTimeout: durationIn('live.drainTimeout').default(30_000),
+    /** Interval of the signature status poll of a sent transaction (in process and in queue workers). */
+    statusPoll: durationIn('live.statusPoll').default(400),
   })
   .transform((l) => renameKeys(l, SOL_KEY_NAMES.live))
   .prefault({});

@@ -124,8 +124,8 @@ interface Pending {
   readonly intent: OrderIntent;
   readonly exit: ExitOrder | undefined;
   readonly opening: boolean;
-  /** Releases the price room joined because the token had no observed price. */
-  readonly releasePrice: (() => void) | undefined;
+  /** Releases the price room joined because the token had no observed price (set right after the submit). */
+  releasePrice: (() => void) | undefined;
 }
 
 /** Why an amount that is not a bigint > 0 is refused, with the fix. */
@@ -232,9 +232,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
           }
         : { id, strategyId, side: 'sell', mint, decimals, sellRaw: checked.sellRaw, slippageBps, priorityFeeLamports, referencePrice, createdAt: at, reason },
     );
-    // no observed price yet: watch the token's price room so the paper fill (and the exit rules) get one
-    const releasePrice = req.side === 'buy' && obs?.price === undefined ? d.watchPriceFor(req.strategyId, req.mint) : undefined;
-    const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n, releasePrice };
+    const entry: Pending = { intent, exit, opening: req.side === 'buy' && (held?.tokenRaw ?? 0n) === 0n, releasePrice: undefined };
     pending.set(intent.id, entry);
     track(entry, true);
     d.stats.intentPlaced();
@@ -259,6 +257,10 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
         reason: describeError(e),
       });
     });
+    // No observed price yet: watch the token's price room so the paper fill (and the exit rules) get
+    // one. Joined after the submit, so the join is not on the decision path; skipped when the
+    // executor already resolved the intent during submit (nothing left to price).
+    if (req.side === 'buy' && obs?.price === undefined && pending.get(intent.id) === entry) entry.releasePrice = d.watchPriceFor(req.strategyId, req.mint);
     return { ok: true, intentId: intent.id };
   };
 

@@ -14,6 +14,7 @@ export function liveExecutorSettings(d: Deployment): LiveSettingsInput {
     maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
     allowedPrograms: d.live.allowedPrograms,
     commitment: d.live.commitment,
+    pollMs: d.live.statusPoll,
     maxAttempts: e.retries + 1,
     inspection: e.inspection,
     ...(e.slippageRamp ? { slippageStepBps: e.slippageRamp.stepBps, maxSlippageBps: e.slippageRamp.maxBps } : { slippageStepBps: 0 }),

@@ -91,6 +91,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
             maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
             allowedPrograms: d.live.allowedPrograms,
             commitment: d.live.commitment,
+            pollMs: d.live.statusPoll,
             ...o.settings,
           },
           ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),

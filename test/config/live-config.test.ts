@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDeployment, parseDeployment } from '../../src/config/index.js';
+import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
+import { liveExecutorSettings } from '../../src/runtime/live-executor-settings.js';
 import { checkLiveDeployment, liveCapWarnings, missingLimits } from '../../src/runtime/live-rails.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
@@ -18,7 +20,7 @@ describe('live settings in the deployment config', () => {
     const { deployment: d } = parseDeployment(base, 'd.yaml', { env: {} });
     expect(d.mode).toBeUndefined();
     expect(d.network).toBeUndefined();
-    expect(d.live).toEqual({ allowedPrograms: [], commitment: 'confirmed', simulatorFundLamports: 10_000_000_000n, drainTimeout: 30_000 });
+    expect(d.live).toEqual({ allowedPrograms: [], commitment: 'confirmed', simulatorFundLamports: 10_000_000_000n, drainTimeout: 30_000, statusPoll: 400 });
     expect(missingLimits(d)).toEqual([
       'risk.maxTradeSol',
       'risk.maxOpenPositions',
@@ -42,6 +44,13 @@ describe('live settings in the deployment config', () => {
     expect(d.live.allowedPrograms).toEqual(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr']);
     expect(d.live.commitment).toBe('finalized');
     expect(d.live.drainTimeout).toBe(5_000);
+  });
+
+  it('hands live.statusPoll to the live executor as its status poll interval, and refuses one below 20 ms', () => {
+    const { deployment: d } = parseDeployment(`${base}live:\n  statusPoll: 150ms\n`, 'd.yaml', { env: {} });
+    expect(resolveLiveSettings(liveExecutorSettings(d)).pollMs).toBe(150);
+    expect(resolveLiveSettings(liveExecutorSettings(parseDeployment(base, 'd.yaml', { env: {} }).deployment)).pollMs).toBe(400);
+    expect(errorOf(() => parseDeployment(`${base}live:\n  statusPoll: 5ms\n`, 'd.yaml', { env: {} })).message).toContain('live.statusPoll');
   });
 
   it('rejects an unknown network, mode, commitment or live key with its line', () => {

@@ -54,6 +54,18 @@ describe('Datastream client protocol (real ws server on 127.0.0.1)', () => {
     expect(client.rooms()).toEqual([]);
   });
 
+  it('writes the joins and leaves of one turn after it, and nothing for a room joined and left within the turn', async () => {
+    const brief = rooms.liquidity('MintBrief');
+    const kept = rooms.liquidity('MintKept');
+    client.subscribe(brief, () => {})();
+    client.subscribe(kept, () => {});
+    expect(client.rooms()).toEqual([kept]);
+    // Frames of one socket arrive in order: once the later join is in, an earlier one would be too.
+    await waitFor(() => server.open()[0]!.joins.length >= 1, 'join');
+    expect(server.open()[0]!.joins).toEqual([kept]);
+    expect(server.open()[0]!.leaves).toEqual([]);
+  });
+
   it('keeps per-room counters only for rooms joined now: a left room leaves the totals, not the map', async () => {
     for (let i = 0; i < 50; i++) {
       const room = rooms.liquidity(`Mint${i}`);

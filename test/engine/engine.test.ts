@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { lamports, manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
-import type { Fill, OrderIntent } from '../../src/engine/execution-port.js';
+import type { ExecutionSink, Executor, Fill, OrderIntent } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { createEngine, type EngineOptions } from '../../src/engine/engine.js';
 import type { ExitRules } from '../../src/engine/exit-rules.js';
@@ -115,6 +115,44 @@ describe('engine', () => {
     t.feed.push('price:token:A', priceFrame(0.0001));
     t.clock.advance(100);
     expect(t.engine.portfolio.open()).toHaveLength(1);
+  });
+
+  it('hands a buy of a token without a price to the executor before joining its price room, so the join is off the decision path', async () => {
+    const joinedAtSubmit: string[][] = [];
+    const feedRef: { history: readonly string[] } = { history: [] };
+    const executor: Executor = {
+      start: () => Promise.resolve(),
+      submit: () => {
+        joinedAtSubmit.push([...feedRef.history]);
+        return Promise.resolve();
+      },
+      stop: () => Promise.resolve(),
+    };
+    const t = setup([{ def: buyEveryLaunch }], { executor });
+    feedRef.history = t.feed.history;
+    await t.engine.start();
+    t.launch('A');
+    expect(joinedAtSubmit).toEqual([['join latest']]);
+    expect(t.feed.joined()).toEqual(['latest', 'price:token:A']);
+  });
+
+  it('does not join the price room of a buy the executor resolved during its submit', async () => {
+    let sink: ExecutionSink | undefined;
+    const executor: Executor = {
+      start: (s) => {
+        sink = s;
+        return Promise.resolve();
+      },
+      submit: (i) => {
+        sink?.({ type: 'expired', intentId: i.id, at: 0 as UnixMs });
+        return Promise.resolve();
+      },
+      stop: () => Promise.resolve(),
+    };
+    const t = setup([{ def: buyEveryLaunch }], { executor });
+    await t.engine.start();
+    t.launch('A');
+    expect(t.feed.history).toEqual(['join latest']);
   });
 
   it('tells the strategy when a buy is rejected, with the code, and leaves cash and rooms as they were', async () => {

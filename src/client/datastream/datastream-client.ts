@@ -302,12 +302,42 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     }
   };
 
+  /**
+   * Joins and leaves are written after the caller's turn (one setImmediate for all of them), not
+   * inside subscribe(): a strategy that buys a token without a price joins its price room while
+   * the frame that decided the buy is still being handled, and the join's frame write (mask, JSON,
+   * socket write) is then off that decision's path. Rooms touched meanwhile are compared with what
+   * the server was told on this socket, so a join and leave of the same room in one turn write
+   * nothing, and a reconnect (which joins every subscribed room) leaves nothing to repeat.
+   */
+  const touchedRooms = new Set<string>();
+  const joinedOnSocket = new Set<string>();
+  let writeQueued = false;
+  const writeRooms = (): void => {
+    writeQueued = false;
+    for (const room of touchedRooms) {
+      const want = router.rooms.has(room);
+      if (closed || want === joinedOnSocket.has(room)) continue;
+      if (!conn.send({ type: want ? 'join' : 'leave', room })) continue; // not open: the next open joins what is subscribed
+      if (want) joinedOnSocket.add(room);
+      else joinedOnSocket.delete(room);
+    }
+    touchedRooms.clear();
+  };
+  const touchRoom = (room: string): void => {
+    touchedRooms.add(room);
+    if (writeQueued) return;
+    writeQueued = true;
+    setImmediate(writeRooms);
+  };
+
   const conn = createConnection(o, {
     open() {
       handleBatch();
       const at = clock.now();
       s.connects++;
-      for (const room of router.rooms.keys()) conn.send({ type: 'join', room });
+      joinedOnSocket.clear();
+      for (const room of router.rooms.keys()) if (conn.send({ type: 'join', room })) joinedOnSocket.add(room);
       emit({ kind: 'connected', at, rooms: router.rooms.size });
       if (gapStartedAt !== undefined) {
         const gap: StreamGap = { startedAt: gapStartedAt, endedAt: at, rooms: [...router.rooms.keys()] };
@@ -373,12 +403,12 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
         });
       }
       const { sub, first } = router.add(room, handler);
-      if (first) conn.send({ type: 'join', room });
+      if (first) touchRoom(room);
       let done = false;
       return () => {
         if (done) return;
         done = true;
-        if (router.remove(sub) && !closed) conn.send({ type: 'leave', room });
+        if (router.remove(sub) && !closed) touchRoom(room);
       };
     },
     onGap(handler) {

@@ -1,0 +1,181 @@
+/**
+ * Frame → intent over a real socket, what a user's live or paper deployment pays between the
+ * Datastream frame arriving and the intent reaching the executor: a child process serves `latest`
+ * over `ws` on loopback, one launch frame every 2 ms (a new mint each, the write time on the
+ * system-wide monotonic clock inside the frame); the chainpilot reader is the real Datastream client
+ * (socket, frame decoder, room registry guard, dedup) feeding the real engine (normalise, strategy,
+ * risk gate, order flow with the price-room join of a token without a price) up to
+ * `executor.submit`; the baseline is a bare `ws` client doing `JSON.parse` and the same decision
+ * (buy 0.01 SOL of the launched mint, an intent object built). The executor reports each intent
+ * expired 5 ms later, so rooms are joined and left as in a run. Latency is from the server's write
+ * to the submit (or the bare decision): both readers pay the same socket. Rounds alternate the two
+ * readers; each round's ratio is the reader's percentile over the baseline's; rows are medians.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { z } from 'zod';
+import { createDatastreamClient } from '../src/client/datastream/index.js';
+import { seededRandom, systemClock, lamports } from '../src/core/index.js';
+import { createEngine } from '../src/engine/engine.js';
+import type { ExecutionSink, Executor } from '../src/engine/execution-port.js';
+import { defineStrategy } from '../src/engine/strategy-api.js';
+import { instantiateStrategy } from '../src/engine/strategy-instance.js';
+import { loadNote, median, percentile, type Bench } from './harness.js';
+
+const SOL = 1_000_000_000n;
+const FRAMES = Number(process.env['BENCH_FRAME_INTENT_FRAMES'] ?? 2_500);
+const WARMUP = 500;
+const ROUNDS = Number(process.env['BENCH_FRAME_INTENT_ROUNDS'] ?? 4);
+const GAP_MS = 2;
+
+interface Server {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./support/frame-server.ts', import.meta.url)), String(GAP_MS), String(FRAMES)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (b: Buffer) => {
+      text += b.toString();
+      const nl = text.indexOf('\n');
+      if (nl >= 0) resolve(text.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`frame server exited with ${code}`)));
+  });
+  const { port } = JSON.parse(line) as { port: number };
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+const sinceNs = (sentNs: string): number => Number(process.hrtime.bigint() - BigInt(sentNs)) / 1e3;
+
+/** Bare: `ws` + JSON.parse + the decision (an intent object for a launch). Returns latencies, µs. */
+async function bare(url: string): Promise<number[]> {
+  const samples: number[] = [];
+  const ws = new WebSocket(`${url}/benchkey`, { perMessageDeflate: false });
+  await new Promise<void>((r) => ws.once('open', () => r()));
+  let n = 0;
+  const done = new Promise<void>((resolve) => {
+    ws.on('message', (d: Buffer) => {
+      const f = JSON.parse(d.toString('utf8')) as { type: string; room: string; data: { token: { mint: string; name: string } } };
+      if (f.type !== 'message' || f.room !== 'latest') return;
+      const intent = { id: `i${n}`, side: 'buy', mint: f.data.token.mint, spendLamports: SOL / 100n, reason: f.data.token.name };
+      samples.push(sinceNs(intent.reason));
+      if (++n === FRAMES) resolve();
+    });
+  });
+  ws.send(JSON.stringify({ type: 'join', room: 'latest' }));
+  await done;
+  ws.terminate();
+  return samples.slice(WARMUP);
+}
+
+/** chainpilot: the Datastream client → engine → executor.submit. Returns latencies, µs. */
+async function chainpilot(url: string): Promise<number[]> {
+  const samples: number[] = [];
+  const clock = systemClock();
+  const client = createDatastreamClient({ url, apiKey: 'benchkey' });
+  let sink: ExecutionSink | undefined;
+  let n = 0;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((r) => (finish = r));
+  const executor: Executor = {
+    start: (s) => {
+      sink = s;
+      return Promise.resolve();
+    },
+    submit: (intent) => {
+      samples.push(sinceNs(intent.reason));
+      setTimeout(() => sink?.({ type: 'expired', intentId: intent.id, at: clock.now() }), 5);
+      if (++n === FRAMES) finish();
+      return Promise.resolve();
+    },
+    stop: () => Promise.resolve(),
+  };
+  const strategy = defineStrategy({
+    id: 'bench',
+    params: z.strictObject({}),
+    rooms: () => ['latest'],
+    onLaunch(e, ctx) {
+      ctx.buy({ mint: e.mint, lamports: SOL / 100n, reason: e.name });
+    },
+  });
+  const engine = createEngine({
+    feed: client,
+    executor,
+    clock,
+    random: seededRandom(1),
+    strategies: [instantiateStrategy(strategy, {}, {})],
+    risk: { maxOpenPositions: 1_000_000 },
+    startingCashLamports: 1_000_000n * SOL,
+    execution: { slippageBps: 500, priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
+  });
+  await engine.start();
+  await done;
+  await engine.stop();
+  client.close();
+  return samples.slice(WARMUP);
+}
+
+const bench: Bench = {
+  name: 'frame-intent',
+  async run() {
+    const server = await startServer();
+    try {
+      const p50: number[] = [];
+      const p99: number[] = [];
+      const ours = { p50: [] as number[], p99: [] as number[] };
+      const base = { p50: [] as number[], p99: [] as number[] };
+      const loads: string[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        let b: number[];
+        let c: number[];
+        if (r % 2 === 0) {
+          b = await bare(server.url);
+          c = await chainpilot(server.url);
+        } else {
+          c = await chainpilot(server.url);
+          b = await bare(server.url);
+        }
+        loads.push(loadNote());
+        base.p50.push(percentile(b, 50));
+        base.p99.push(percentile(b, 99));
+        ours.p50.push(percentile(c, 50));
+        ours.p99.push(percentile(c, 99));
+        p50.push(ours.p50.at(-1)! / base.p50.at(-1)!);
+        p99.push(ours.p99.at(-1)! / base.p99.at(-1)!);
+      }
+      const note = `${FRAMES - WARMUP} frames per reader per round, 1 per ${GAP_MS} ms; median of ${ROUNDS} alternating rounds; ${loads.join(', ')}`;
+      return [
+        { name: 'bare ws + JSON.parse + decision p50 (baseline)', value: median(base.p50), unit: 'µs' },
+        { name: 'bare ws + JSON.parse + decision p99 (baseline)', value: median(base.p99), unit: 'µs' },
+        { name: 'frame -> intent over a socket p50', value: median(ours.p50), unit: 'µs', ratio: median(p50), note: `goal ≤ 1.2; ${note}` },
+        {
+          name: 'frame -> intent over a socket p99',
+          value: median(ours.p99),
+          unit: 'µs',
+          ratio: median(p99),
+          note: 'goal ≤ 2; room join of each new mint on the path',
+        },
+      ];
+    } finally {
+      await server.stop();
+    }
+  },
+};
+export default bench;
