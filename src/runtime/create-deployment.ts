@@ -24,6 +24,7 @@ import { createFeedWatch, type FeedWatch } from './feed-watch.js';
 import { createIntentTracker } from './intent-tracker.js';
 import { assembleLive, type LiveEndState } from './live-deployment.js';
 import { assemblePaper } from './paper-deployment.js';
+import { STOPPING_DENIAL } from './stopping-denial.js';
 
 export type { RuntimeDeps } from './assembly.js';
 
@@ -66,6 +67,17 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const listeners = new Set<(e: DeploymentEvent) => void>();
   const counters: Record<string, number> = { listenerErrors: 0, fatal: 0, closeErrors: 0 };
   const owned: (() => Promise<void> | void)[] = [];
+  const stopPhaseListeners: ((phase: 'stop' | 'drained') => void)[] = [];
+  const stopPhase = (phase: 'stop' | 'drained'): void => {
+    for (const l of stopPhaseListeners) {
+      try {
+        l(phase);
+      } catch (err) {
+        counters['listenerErrors'] = (counters['listenerErrors'] ?? 0) + 1;
+        log.warn({ err: describeError(err), phase }, 'a stop-phase listener threw');
+      }
+    }
+  };
   let state: DeploymentState = 'created';
   let cause: Cause | undefined;
   let fatal: Cause | undefined;
@@ -110,7 +122,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   };
 
   const admission = (side: 'buy' | 'sell'): { code: ErrorCode; reason: string } | undefined => {
-    if (stoppingIntents) return { code: 'ENGINE_STOPPED', reason: 'the deployment is stopping: no new intents' };
+    if (stoppingIntents) return STOPPING_DENIAL;
     if (halted) return { code: 'RUNTIME_HALTED', reason: `the deployment is halted (${halted.code}: ${halted.message}); restart after fixing the cause` };
     if (side === 'buy' && (operatorPause || feedPause)) {
       const why = operatorPause ?? feedPause;
@@ -167,6 +179,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       deps.decisions?.(entry);
       emit({ type: 'decision', at: entry.at as UnixMs, entry });
     },
+    onStopPhase: (listener) => void stopPhaseListeners.push(listener),
     own: (close) => void owned.push(close),
     watchFeed: (feed) => ({
       subscribe: (room, handler) =>
@@ -274,6 +287,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     }
     state = 'stopping';
     stoppingIntents = true;
+    stopPhase('stop');
     emit({ type: 'state', at: now(), state });
     const { clock, tracker, engine } = assembly;
     tracker.markDrain();
@@ -288,6 +302,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     } finally {
       clock.clearTimeout(timer);
     }
+    stopPhase('drained');
     // Past the deadline the executor is told to stop at once (live: intents stay in the journal).
     await engine
       .stop(drainedWithinDeadline ? undefined : AbortSignal.abort())

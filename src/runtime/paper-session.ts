@@ -10,6 +10,7 @@ import type { DecisionSink } from '../engine/decision-log.js';
 import type { Engine } from '../engine/engine.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { OrderIntent } from '../engine/execution-port.js';
+import type { Admission } from '../engine/order-flow.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
 import { createPaperExecutor, type PaperExecutor } from '../executors/paper/paper-executor.js';
 import { createDeploymentEngine } from './deployment-engine.js';
@@ -25,6 +26,8 @@ export interface PaperSessionOptions {
   /** Extra decision sink (tests); the deployment's `telemetry.decisionLog` file is written too. */
   readonly decisions?: DecisionSink;
   readonly onIntent?: (intent: OrderIntent) => void;
+  /** The runtime's admission check (a backtest: ENGINE_STOPPED from the recording's stop mark). */
+  readonly admission?: Admission;
 }
 
 export interface PaperSession {
@@ -63,6 +66,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
     ...(o.data ? { data: o.data } : {}),
     ...(o.decisions ? { decisions: o.decisions } : {}),
     ...(o.onIntent ? { onIntent: o.onIntent } : {}),
+    ...(o.admission ? { admission: o.admission } : {}),
   });
   return {
     engine,

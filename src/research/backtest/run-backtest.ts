@@ -16,6 +16,7 @@ import { createReplayData, type DataMissFallback } from '../replay/replay-data.j
 import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../replay/replay-feed.js';
 import { createPaperSession } from '../../runtime/paper-session.js';
 import { resolveStrategies } from '../../runtime/resolve-strategies.js';
+import { STOPPING_DENIAL } from '../../runtime/stopping-denial.js';
 
 export interface BacktestProgress {
   readonly lines: number;
@@ -91,9 +92,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const to = o.toMs ?? Infinity;
   const recordedStart = startLine?.t ?? header?.startedAt ?? lines[0]?.t ?? 0;
   const startAt = Math.max(recordedStart, Number.isFinite(from) ? from : recordedStart);
-  const endLine = lines.findLast((l) => l.kind === 'end');
+  // A run with a drain ends where its drain ended (what was still in flight then expired), else at its end line.
+  const endLine = lines.findLast((l) => l.kind === 'drained') ?? lines.findLast((l) => l.kind === 'end');
   const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
   const endAt = Math.min(to, endLine?.t ?? lastT);
+  /** Set at the recording's stop mark: from there every new intent is refused as the run refused it. */
+  let stopping = false;
 
   const clock = manualClock(startAt);
   const feed = createReplayFeed(recordedRoomsOf(lines), { dedupCapacity: replayDedupCapacity(lines) });
@@ -109,6 +113,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     log,
     data: data.port,
     decisions: (e) => decisions.push(e),
+    admission: () => (stopping ? STOPPING_DENIAL : undefined),
   });
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
@@ -174,6 +179,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       case 'data':
         data.reached(l);
         dataActivity = true;
+        break;
+      case 'stop':
+        stopping = true;
         break;
       default:
     }

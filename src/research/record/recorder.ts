@@ -55,6 +55,8 @@ export interface Recorder {
   data(port: DataPort): DataPort;
   /** Writes the start line (call right before the engine starts). */
   start(): void;
+  /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
+  mark(kind: 'stop' | 'drained'): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
   /** Hands the lines of a partial batch to the writing thread (see `batchBytes`). */
@@ -180,6 +182,11 @@ export function createRecorder(o: RecorderOptions): Recorder {
     start() {
       const t = o.clock.now() as number;
       put(`${JSON.stringify({ k: 'start', t })}\n`, t);
+    },
+    mark(kind) {
+      if (ended) return;
+      const t = o.clock.now() as number;
+      put(`${JSON.stringify({ k: kind, t })}\n`, t);
     },
     end() {
       if (ended) return;
