@@ -45,6 +45,8 @@ export interface RecorderOptions {
 }
 
 export interface Recorder {
+  /** Path prefix of the recording's files (`DIR/SOURCE-TIME`): `PREFIX.0000.jsonl.gz`, and `PREFIX.decisions.jsonl` for `record`'s decision log. */
+  readonly prefix: string;
   /** The Datastream client's `onRawFrame` option. */
   readonly onRawFrame: (text: string, receivedAt: UnixMs) => void;
   /** Instead of `onRawFrame` for a frame left out of this recording (a shared connection's frame of another holder's room). */
@@ -129,6 +131,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
   };
 
   return {
+    prefix,
     onRawFrame,
     skipFrame() {
       // A `malformed` event now refers to the skipped frame, not to the last one written.
