@@ -189,6 +189,8 @@ export const ERROR_CODES = {
   // --- issue 24 (three houses): add this issue's codes here only ---
 
   // --- issue 25 (live money safety): add this issue's codes here only ---
+  LIVE_NO_REFERENCE_PRICE:
+    'an intent without a reference price was refused because execution requires one (its least accepted output cannot be derived otherwise)',
 
   // --- issue 26 (paper predicts live): add this issue's codes here only ---
 

@@ -195,11 +195,11 @@ describe('inspection compares every token account our wallet owns in the simulat
     expect(n).toBe(2); // the pre-read and the one confirming read
   });
 
-  it('passes the same swap in static mode: venue programs are trusted there', async () => {
+  it('refuses the same swap in static mode: a venue program delivers the output, which decoded instructions cannot prove', async () => {
     const never = {
       getMultipleAccounts: () => Promise.reject(new Error('no RPC in static mode')),
       simulateTransaction: () => Promise.reject(new Error('no RPC in static mode')),
     };
-    expect(await inspectSwap(built(), intent, wallet, never, { ...policy, mode: 'static' })).toMatchObject({ ok: true });
+    expect(await inspectSwap(built(), intent, wallet, never, { ...policy, mode: 'static' })).toMatchObject({ ok: false, code: 'LIVE_INSPECTION_OUTPUT' });
   });
 });

@@ -12,7 +12,8 @@ const cases: [SwapMode, string, 'buy' | 'sell'][] = [
   ['foreign-payer', 'LIVE_INSPECTION_FEE_PAYER', 'buy'],
   ['unknown-program', 'LIVE_INSPECTION_PROGRAM', 'buy'],
   ['greedy-fee', 'LIVE_INSPECTION_PRIORITY_FEE', 'buy'],
-  ['wrong-output', 'LIVE_INSPECTION_OUTPUT', 'buy'],
+  // tokens to a stranger's account, whose rent our wallet pays: rent is granted only for our own new account of the mint
+  ['wrong-output', 'LIVE_INSPECTION_OUTFLOW', 'buy'],
   ['wrong-output', 'LIVE_INSPECTION_OUTPUT', 'sell'],
   ['oversell', 'LIVE_INSPECTION_OUTFLOW', 'sell'],
 ];
@@ -60,7 +61,7 @@ describe('inspection before signing', () => {
     expect(h.chain.tokensOf(h.wallet, other)).toBe(otherTokens);
   });
 
-  it('in static mode lands an honest swap and rejects a base-program theft, without one simulation call', async () => {
+  it('in static mode refuses a venue swap whose output it cannot read and a base-program theft, without one simulation call', async () => {
     h = await createHarness({ settings: { inspection: 'static' } });
     let simulations = 0;
     const simulate = h.chain.simulateTransaction.bind(h.chain);
@@ -70,7 +71,13 @@ describe('inspection before signing', () => {
     };
     await startHarness(h);
     await h.executor.submit(h.intent(0));
-    await h.runUntil(() => h.reports.some((r) => r.type === 'filled'));
+    await h.runUntil(() => h.reports.some((r) => r.intentId === 'int-0' && r.type !== 'accepted'));
+    // The fake venue delivers through its own program (a CPI): static mode cannot prove the output.
+    expect(h.reports.find((x) => x.intentId === 'int-0' && x.type !== 'accepted')).toMatchObject({
+      type: 'rejected',
+      code: 'LIVE_INSPECTION_OUTPUT',
+      reason: expect.stringMatching(/^static inspection proves 0 raw \w+ arriving from no instruction; the intent accepts at least 1/) as unknown,
+    });
     h.swap.mode = 'drain';
     await h.executor.submit(h.intent(1));
     await h.runUntil(() => h.reports.some((r) => r.intentId === 'int-1' && r.type !== 'accepted'));
@@ -110,7 +117,7 @@ describe('spend caps inside the executor', () => {
     const r = h.reports[0];
     expect(r?.type === 'rejected' && r.code).toBe('LIVE_SPEND_CAP_TRADE');
     expect(h.swap.builds).toBe(0);
-    expect(await h.journal.get('int-1')).toBeUndefined();
+    expect(await h.journal.get('int-1')).toMatchObject({ state: 'DENIED', code: 'LIVE_SPEND_CAP_TRADE', reported: true });
   });
 
   it('rejects intents that would pass the per-day cap and accepts again the next UTC day', async () => {

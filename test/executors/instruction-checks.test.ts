@@ -28,9 +28,8 @@ const decoded = (ixs: TransactionInstruction[]): DecodedInstruction[] =>
 const check = (side: 'buy' | 'sell', amountIn: bigint, ixs: TransactionInstruction[]) =>
   checkInstructions(
     decoded(ixs),
-    side === 'buy' ? { side, spendLamports: amountIn as Lamports } : { side, sellRaw: amountIn as RawAmount },
+    side === 'buy' ? { side, spendLamports: amountIn as Lamports, mint: mint.toBase58() } : { side, sellRaw: amountIn as RawAmount, mint: mint.toBase58() },
     swapAccountsOf({ side, mint: mint.toBase58() }, wallet.toBase58()),
-    RENT,
   );
 
 describe('instruction checks', () => {
@@ -100,6 +99,33 @@ describe('instruction checks', () => {
       /#1 \(AssociatedToken CreateIdempotent\) pays rent from our wallet/,
     ],
     ['re-assigning our wallet', 'buy', [SystemProgram.assign({ accountPubkey: wallet, programId: attacker })], /#1 \(System Assign\) would move, re-assign/],
+    [
+      'a 2,000,000-lamport transfer to a stranger on a sell (no rent slack: nothing is created)',
+      'sell',
+      [SystemProgram.transfer({ fromPubkey: wallet, toPubkey: attacker, lamports: 2_000_000n })],
+      /#1 \(System Transfer\) moves 2000000 lamports from our wallet .*beyond the intended input \(0;/,
+    ],
+    [
+      'a 2,000,000-lamport transfer to a stranger on a buy, beyond the intended input',
+      'buy',
+      [
+        SystemProgram.transfer({ fromPubkey: wallet, toPubkey: pool, lamports: 1_000n }),
+        SystemProgram.transfer({ fromPubkey: wallet, toPubkey: attacker, lamports: 2_000_000n }),
+      ],
+      /#2 \(System Transfer\) moves 2000000 lamports .*would reach 2001000, beyond the intended input \(1000;/,
+    ],
+    [
+      'a durable-nonce transaction (AdvanceNonceAccount first)',
+      'buy',
+      [SystemProgram.nonceAdvance({ noncePubkey: other, authorizedPubkey: wallet })],
+      /#1 \(System AdvanceNonceAccount\) advances a durable nonce: the transaction would never expire/,
+    ],
+    [
+      'paying rent for our token account of another mint',
+      'buy',
+      [createAssociatedTokenAccountIdempotentInstruction(wallet, ata(other), wallet, other)],
+      /#1 \(AssociatedToken CreateIdempotent\) pays rent from our wallet for a token account of mint \w+, which is neither the intent's mint/,
+    ],
     [
       'funding a stranger beyond the rent budget on a sell',
       'sell',

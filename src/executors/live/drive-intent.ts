@@ -14,6 +14,7 @@ import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { clockSleep } from '../../core/clock.js';
 import { confirmAttempt } from './confirm-attempt.js';
+import { minOutOf } from '../admission.js';
 import { inspectSwap, LAMPORTS_PER_SIGNATURE } from './inspect.js';
 import type { LiveSettings } from './live-settings.js';
 import { slippageForAttempt } from './live-settings.js';
@@ -130,6 +131,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
       allowedPrograms: ctx.allowedPrograms,
       rentBudgetLamports: ctx.settings.rentBudgetLamports,
       mode: ctx.settings.inspection,
+      minOut: minOutOf(intent, slippageBps), // a ramped rebuild accepts what its own slippage allows
     },
     ctx.signal,
   );

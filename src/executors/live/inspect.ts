@@ -28,6 +28,8 @@ import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PR
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
 import { WSOL_MINT } from './ports.js';
 import { swapAccountsOf, type SwapAccounts } from './swap-accounts.js';
+import { minOutOf } from '../admission.js';
+import { provenOutput } from './output-proof.js';
 
 /** Programs every swap may call besides the venue programs. */
 export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
@@ -55,6 +57,11 @@ export interface InspectionPolicy {
   readonly rentBudgetLamports: bigint;
   /** Default `simulate`. */
   readonly mode?: InspectionMode;
+  /**
+   * Least output accepted (raw tokens of the intent's mint on a buy, lamports on a sell); default
+   * the intent's own (`minOutOf(intent, intent.slippageBps)`, see executors/admission.ts).
+   */
+  readonly minOut?: bigint;
 }
 
 export type InspectionResult =
@@ -64,6 +71,8 @@ export type InspectionResult =
       readonly priorityFeeLamports: bigint;
       /** Simulated change of our output balance (tokens for a buy, lamports for a sell); absent in `static` mode. */
       readonly simulatedOut?: bigint;
+      /** Output proven from decoded instructions (`static` mode). */
+      readonly provenOut?: bigint;
     }
   | { readonly ok: false; readonly code: ErrorCode; readonly reason: string };
 
@@ -141,10 +150,23 @@ export async function inspectSwap(
     classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
     token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
   });
-  const staticVerdict = checkInstructions(decodeInstructions(w, allKeys(w)), intent, ours, policy.rentBudgetLamports);
+  const decoded = decodeInstructions(w, allKeys(w));
+  const staticVerdict = checkInstructions(decoded, intent, ours);
   if (!staticVerdict.ok) return staticVerdict;
   const blockhash = keyText(tx.recentBlockhash);
-  if ((policy.mode ?? 'simulate') === 'static') return { ok: true, blockhash, priorityFeeLamports: priorityFee };
+  const minOut = policy.minOut ?? minOutOf(intent, intent.slippageBps);
+  if ((policy.mode ?? 'simulate') === 'static') {
+    const proven = provenOutput(decoded, intent, walletAddress);
+    if (proven.amount < minOut) {
+      const unit = intent.side === 'buy' ? `raw ${intent.mint}` : 'lamports';
+      const source = proven.by.length > 0 ? `from instruction ${proven.by.join(', ')}` : 'from no instruction';
+      return reject(
+        'LIVE_INSPECTION_OUTPUT',
+        `static inspection proves ${proven.amount} ${unit} arriving ${source}; the intent accepts at least ${minOut} (a venue program's output cannot be read: use simulate mode)`,
+      );
+    }
+    return { ok: true, blockhash, priorityFeeLamports: priorityFee, provenOut: proven.amount };
+  }
 
   const feeBudget = LAMPORTS_PER_SIGNATURE * BigInt(tx.requiredSignatures) + intent.priorityFeeLamports;
   let keys: string[];
@@ -155,7 +177,7 @@ export async function inspectSwap(
   }
   if (tx.lookups.length > 0) {
     // Loaded addresses are known now: judge the instructions again with real addresses.
-    const again = checkInstructions(decodeInstructions(w, keys), intent, ours, policy.rentBudgetLamports);
+    const again = checkInstructions(decodeInstructions(w, keys), intent, ours);
     if (!again.ok) return again;
   }
   // Every account the transaction can write, our wallet first: only these can change.
@@ -208,7 +230,8 @@ export async function inspectSwap(
     const post = sim.value.accounts ?? [];
     if (post.length !== watched.length || !post[0])
       return reject('LIVE_INSPECTION_SIMULATION', 'simulation did not return every account the transaction can write');
-    const verdict = judgeBalances(intent, ours, watched, pre.value, post, feeBudget, policy.rentBudgetLamports, blockhash, priorityFee);
+    const fees = { budget: feeBudget, paid: LAMPORTS_PER_SIGNATURE * BigInt(tx.requiredSignatures) + priorityFee };
+    const verdict = judgeBalances(intent, ours, watched, pre.value, post, fees, { rentBudget: policy.rentBudgetLamports, minOut }, blockhash, priorityFee);
     if (verdict.ok) return verdict;
     let again: Awaited<ReturnType<LiveRpcPort['getMultipleAccounts']>>;
     try {
@@ -252,12 +275,17 @@ function judgeBalances(
   watched: readonly string[],
   pre: readonly (RpcAccount | null)[],
   post: readonly (RpcAccount | null)[],
-  feeBudget: bigint,
-  rentBudget: bigint,
+  fees: { readonly budget: bigint; readonly paid: bigint },
+  bounds: { readonly rentBudget: bigint; readonly minOut: bigint },
   blockhash: string,
   priorityFee: bigint,
 ): InspectionResult {
   const wallet = ours.wallet;
+  const feeBudget = fees.budget;
+  const { minOut } = bounds;
+  // Rent is allowed only for a token account of the intent's mint that our wallet owns and that
+  // this transaction creates (absent before, present after), at most rentBudget.
+  let created = 0n;
   const solDelta = post[0]!.lamports - pre[0]!.lamports;
   let mintDelta = 0n; // the intent's mint, over every token account our wallet owns
   let wsolDelta = 0n;
@@ -269,6 +297,7 @@ function judgeBalances(
     const after = tokenAccountOf(post[i] ?? null);
     if (before?.owner !== wallet && after?.owner !== wallet) continue;
     const mint = before?.mint ?? after!.mint;
+    if (pre[i] === null && after?.owner === wallet && mint === intent.mint) created += post[i]!.lamports;
     const io = ours.inputs.has(address) || ours.outputs.has(address);
     const name = `our token account ${address} (mint ${mint})`;
     if (before?.owner === wallet) {
@@ -292,17 +321,21 @@ function judgeBalances(
     if (mint === WSOL_MINT) wsolDelta += change;
   }
 
+  const rent = created < bounds.rentBudget ? created : bounds.rentBudget;
   if (intent.side === 'buy') {
-    const maxOut = intent.spendLamports + feeBudget + rentBudget;
+    const maxOut = intent.spendLamports + feeBudget + rent;
     const solOut = -(solDelta + wsolDelta);
     if (solOut > maxOut) {
       return reject(
         'LIVE_INSPECTION_OUTFLOW',
-        `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount + fees + rent)`,
+        `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount ${intent.spendLamports} + fees ${feeBudget} + rent ${rent} of our new ${intent.mint} account)`,
       );
     }
-    if (mintDelta <= 0n) {
-      return reject('LIVE_INSPECTION_OUTPUT', `simulation delivers no ${intent.mint} tokens to a token account our wallet owns`);
+    if (mintDelta < minOut) {
+      return reject(
+        'LIVE_INSPECTION_OUTPUT',
+        `simulation delivers ${mintDelta} raw ${intent.mint} to token accounts our wallet owns; the intent accepts at least ${minOut}`,
+      );
     }
     return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: mintDelta };
   }
@@ -313,13 +346,18 @@ function judgeBalances(
     );
   }
   const solIn = solDelta + wsolDelta;
-  if (-solIn > feeBudget + rentBudget) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solIn} lamports from our wallet on a sell; fees allow at most ${feeBudget + rentBudget}`);
+  if (-solIn > feeBudget + rent) {
+    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solIn} lamports from our wallet on a sell; fees allow at most ${feeBudget + rent}`);
   }
-  if (solIn + feeBudget <= 0n) {
-    return reject('LIVE_INSPECTION_OUTPUT', 'simulation delivers no SOL to our wallet for the sold tokens');
+  // Proceeds net of this transaction's own fee (base fee per signature + its priority fee).
+  const proceeds = solIn + fees.paid;
+  if (proceeds < minOut) {
+    return reject(
+      'LIVE_INSPECTION_OUTPUT',
+      `simulation pays ${proceeds} lamports to our wallet for ${intent.sellRaw} raw ${intent.mint} (balance change ${solIn} + fee ${fees.paid}); the intent accepts at least ${minOut}`,
+    );
   }
-  return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: solIn };
+  return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: proceeds };
 }
 
 /** Lookup tables are append-only: an address once at an index stays there, so they are cached. */

@@ -21,6 +21,7 @@ export const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 export const TOKEN_2022_PROGRAM = TOKEN_2022_PROGRAM_ID.toBase58();
 export const ATA_PROGRAM = ASSOCIATED_TOKEN_PROGRAM_ID.toBase58();
 export const COMPUTE_BUDGET_PROGRAM = ComputeBudgetProgram.programId.toBase58();
+const WSOL_MINT_TEXT = 'So11111111111111111111111111111111111111112';
 
 /** One instruction with its accounts resolved to addresses (unresolved lookups as `lookup:…`). */
 export interface DecodedInstruction {
@@ -111,8 +112,10 @@ const BUDGET_NAMES = ['RequestUnits', 'RequestHeapFrame', 'SetComputeUnitLimit',
 
 /** Token instructions that cannot move, delegate, re-assign or close anything of ours. */
 const HARMLESS_TOKEN = new Set([0, 1, 2, 5, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 31, 32]);
-/** System instructions that cannot move, re-assign or re-size our wallet (nonce advance, init, upgrade). */
-const HARMLESS_SYSTEM = new Set([4, 6, 12]);
+/** System instructions that cannot move, re-assign or re-size our wallet (nonce init, upgrade). */
+const HARMLESS_SYSTEM = new Set([6, 12]);
+/** System AdvanceNonceAccount: a transaction carrying it uses a durable nonce and never expires. */
+const ADVANCE_NONCE = 4;
 
 const u64 = (d: Uint8Array, at: number): bigint | undefined =>
   d.length >= at + 8 ? Buffer.from(d.buffer, d.byteOffset, d.byteLength).readBigUInt64LE(at) : undefined;
@@ -142,14 +145,16 @@ export function instructionName(ix: DecodedInstruction): string {
 }
 
 /**
- * Checks every base-program instruction of a swap for `intent`. `rentBudgetLamports` bounds what
- * System instructions may fund beyond the intended input (new accounts' rent).
+ * Checks every base-program instruction of a swap for `intent`. System transfers and new-account
+ * funding from our wallet may not exceed the intended input (a buy's `spendLamports`, nothing on a
+ * sell): rent is paid only by the Associated Token Account program creating an account our wallet
+ * owns of the intent's mint (or of wrapped SOL), never by a System instruction. A durable-nonce
+ * transaction (AdvanceNonceAccount anywhere) is refused: it never expires.
  */
 export function checkInstructions(
   instructions: readonly DecodedInstruction[],
-  intent: Pick<BuyIntent, 'side' | 'spendLamports'> | Pick<SellIntent, 'side' | 'sellRaw'>,
+  intent: (Pick<BuyIntent, 'side' | 'spendLamports'> | Pick<SellIntent, 'side' | 'sellRaw'>) & { readonly mint?: string },
   ours: SwapAccounts,
-  rentBudgetLamports: bigint,
 ): InstructionVerdict {
   const wallet = ours.wallet;
   const isOurs = (a: string | undefined): boolean => a !== undefined && (a === wallet || ours.inputs.has(a) || ours.outputs.has(a));
@@ -157,7 +162,7 @@ export function checkInstructions(
   let inputOut = 0n;
   let limits = 0;
   let prices = 0;
-  const solAllowance = (intent.side === 'buy' ? intent.spendLamports : 0n) + rentBudgetLamports;
+  const solAllowance = intent.side === 'buy' ? intent.spendLamports : 0n;
   const tokenAllowance = amountInOf(intent); // wrapped SOL on a buy (lamports), the mint's tokens on a sell
 
   for (let i = 0; i < instructions.length; i++) {
@@ -189,7 +194,7 @@ export function checkInstructions(
           solOut += lamports;
           if (solOut > solAllowance)
             return refuse(
-              `moves ${lamports} lamports from our wallet to ${a[1] ?? '?'}: SOL leaving by transfers would reach ${solOut}, beyond the intended input plus rent budget (${solAllowance})`,
+              `moves ${lamports} lamports from our wallet to ${a[1] ?? '?'}: SOL leaving by transfers would reach ${solOut}, beyond the intended input (${solAllowance}; rent only for our new token account of the intent's mint)`,
             );
         }
         continue;
@@ -205,11 +210,12 @@ export function checkInstructions(
           solOut += lamports;
           if (solOut > solAllowance)
             return refuse(
-              `funds a new account with ${lamports} lamports from our wallet: SOL leaving would reach ${solOut}, beyond the intended input plus rent budget (${solAllowance})`,
+              `funds a new account with ${lamports} lamports from our wallet: SOL leaving would reach ${solOut}, beyond the intended input (${solAllowance}; rent only for our new token account of the intent's mint)`,
             );
         }
         continue;
       }
+      if (tag === ADVANCE_NONCE) return refuse('advances a durable nonce: the transaction would never expire, so no rebuild could ever be safe');
       if (tag !== undefined && HARMLESS_SYSTEM.has(tag)) continue;
       if (touchesOurs()) return refuse('would move, re-assign or re-size our wallet or an account derived from it');
       if (tag === undefined || tag >= SYSTEM_NAMES.length) return refuse('is not a known System instruction');
@@ -266,6 +272,11 @@ export function checkInstructions(
       if (tag === 0 || tag === 1) {
         // [funder, associated account, owner, mint, system, token program]
         if (a[0] === wallet && a[2] !== wallet) return refuse(`pays rent from our wallet for a token account of ${a[2] ?? '?'}`);
+        const mint = a[3];
+        if (a[0] === wallet && intent.mint !== undefined && mint !== intent.mint && mint !== WSOL_MINT_TEXT)
+          return refuse(
+            `pays rent from our wallet for a token account of mint ${mint ?? '?'}, which is neither the intent's mint ${intent.mint} nor wrapped SOL`,
+          );
         continue;
       }
       if (touchesOurs()) return refuse('moves tokens between accounts of our wallet');

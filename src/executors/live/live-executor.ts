@@ -4,16 +4,15 @@
  * strategy code and of the risk gate.
  */
 import { setMaxListeners } from 'node:events';
-import { PublicKey } from '@solana/web3.js';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import { addLamports, lamports, type Lamports, type UnixMs } from '../../core/units.js';
 import { amountInOf, type ExecutionReport, type ExecutionSink, type Executor, type OrderIntent } from '../../engine/execution-port.js';
 import type { IntentJournal } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { driveIntent, type DriveContext, type LiveProbePoint, type LiveRetryKind } from './drive-intent.js';
-import { BASE_ALLOWED_PROGRAMS, LAMPORTS_PER_SIGNATURE } from './inspect.js';
+import { BASE_ALLOWED_PROGRAMS } from './inspect.js';
+import { admitIntoJournal } from '../journal-admission.js';
 import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from './live-settings.js';
 import type { LiveRpcPort, SwapBuilderPort } from './ports.js';
 import { createPriorityFeeSource } from './priority-fee.js';
@@ -113,35 +112,27 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
           context: { intentId: intent.id, phase },
         });
       }
-      const invalid = validateIntent(intent);
-      if (invalid) {
-        reject(intent, 'LIVE_INVALID_INTENT', invalid);
-        return;
-      }
-      const spendLamports = spendOf(intent);
-      if (spendLamports > settings.maxTradeLamports) {
-        reject(intent, 'LIVE_SPEND_CAP_TRADE', `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`);
-        return;
-      }
       const now = options.clock.now();
-      const day = utcDay(now);
-      const created = await options.journal.create(intent, { spendLamports, day, dailyCapLamports: settings.maxDayLamports }, now);
-      if (created.kind === 'over_daily_cap') {
-        reject(
-          intent,
-          'LIVE_SPEND_CAP_DAY',
-          `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`,
-        );
+      const admitted = await admitIntoJournal(options.journal, intent, settings, now);
+      if (admitted.kind === 'denied') {
+        const { code, reason, context } = admitted.denial;
+        log.warn({ intentId: intent.id, code, reason, context }, 'intent refused by admission; nothing was built');
+        if (admitted.journaled)
+          await drive(intent.id); // reports the DENIED row once and marks it reported
+        else {
+          if (admitted.journalError !== undefined) log.warn({ intentId: intent.id, err: admitted.journalError }, 'refused intent could not be journaled');
+          reject(intent, code, reason);
+        }
         return;
       }
-      if (created.kind === 'exists') {
+      if (admitted.kind === 'exists') {
         // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
-        if (inflight.has(intent.id) || sameIntent(created.record.intent, intent)) return;
+        if (inflight.has(intent.id) || sameIntent(admitted.record.intent, intent)) return;
         // Another intent under an id another run or process journaled: report it, never leave it pending.
         reject(
           intent,
           'LIVE_INTENT_ID_REPEATED',
-          `intent id ${intent.id} is already in the journal (${created.record.state}, created by another run or process); nothing was built`,
+          `intent id ${intent.id} is already in the journal (${admitted.record.state}, created by another run or process); nothing was built`,
         );
         return;
       }
@@ -167,25 +158,6 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   };
 }
 
-/** SOL that may leave the wallet for `intent`: amount (buys) plus base and priority fee budget. */
-export function spendOf(intent: OrderIntent): Lamports {
-  const fees = addLamports(intent.priorityFeeLamports, lamports(LAMPORTS_PER_SIGNATURE));
-  return intent.side === 'buy' ? addLamports(intent.spendLamports, fees) : fees;
-}
-
-const DAY_MS = 86_400_000;
-/** The last day `utcDay` formatted: [start, end) in ms and its text (a Date per intent otherwise). */
-let lastDay = { start: 0, end: 0, text: '' };
-
-/** UTC calendar day of `at`, `YYYY-MM-DD`: the key of the per-day cap. */
-export function utcDay(at: UnixMs): string {
-  if (at >= lastDay.start && at < lastDay.end) return lastDay.text;
-  const text = new Date(at).toISOString().slice(0, 10);
-  const start = Math.floor(at / DAY_MS) * DAY_MS;
-  lastDay = { start, end: start + DAY_MS, text };
-  return text;
-}
-
 /** True when `a` and `b` are the same decision (every field equal), not just the same id. */
 function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
   return (
@@ -203,24 +175,4 @@ function sameIntent(a: OrderIntent, b: OrderIntent): boolean {
   );
 }
 
-/** Why `i` cannot be executed (a field out of range), or undefined when it is well-formed. */
-export function validateIntent(i: OrderIntent): string | undefined {
-  if (typeof i.id !== 'string' || i.id.length === 0 || i.id.length > 128) return 'id must be a non-empty string of at most 128 characters';
-  const amount: unknown = i.side === 'buy' ? i.spendLamports : i.sellRaw;
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- intents also arrive decoded from a journal or a queued job: the side is checked at run time
-  if (i.side === 'buy' || i.side === 'sell') {
-    if (typeof amount !== 'bigint' || amount <= 0n) return `${i.side === 'buy' ? 'spendLamports' : 'sellRaw'} must be a bigint > 0`;
-  }
-  if (typeof i.priorityFeeLamports !== 'bigint' || i.priorityFeeLamports < 0n) return 'priorityFeeLamports must be a bigint >= 0';
-  if (!Number.isInteger(i.decimals) || i.decimals < 0 || i.decimals > 18) return 'decimals must be an integer from 0 to 18';
-  if (!Number.isInteger(i.slippageBps) || i.slippageBps < 0 || i.slippageBps > 10_000) return 'slippageBps must be an integer from 0 to 10000';
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks a JavaScript caller's value at runtime
-  if (i.side !== 'buy' && i.side !== 'sell') return "side must be 'buy' or 'sell'";
-  try {
-    new PublicKey(i.mint);
-  } catch {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- the intent is checked at runtime: mint may not be a string
-    return `mint ${String(i.mint)} is not a base58 address`;
-  }
-  return undefined;
-}
+export { spendOf, utcDay, validateIntent } from '../admission.js';

@@ -42,6 +42,8 @@ export interface LiveSettings {
    * `static`: instruction checks only, no simulation round trip (see docs/executor.md).
    */
   readonly inspection: InspectionMode;
+  /** Refuse intents without a reference price (LIVE_NO_REFERENCE_PRICE); default false: they accept any output >= 1. */
+  readonly requireReferencePrice: boolean;
 }
 
 export type LiveSettingsInput = Pick<LiveSettings, 'maxTradeLamports' | 'maxDayLamports'> & Partial<LiveSettings>;
@@ -83,6 +85,7 @@ function resolveDefaults(input: LiveSettingsInput): LiveSettings {
     maxRebuildAgeMs: 300_000,
     buildTries: 3,
     inspection: 'simulate' as const,
+    requireReferencePrice: false,
     ...input,
   });
 }

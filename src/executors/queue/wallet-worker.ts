@@ -3,8 +3,8 @@
  * intent) through the live executor's rules (drive-intent.ts) against the Redis journal:
  *
  * 1. take the wallet's lease (a new epoch; a crashed holder's lease is taken over once expired);
- * 2. admit the intent if the journal does not know it yet (validation and spend caps, exactly as
- *    the in-process live executor does; a refusal is journaled as DENIED so it is reported once);
+ * 2. admit the intent if the journal does not know it yet (executors/journal-admission.ts, the very
+ *    function the in-process live executor calls; a refusal is journaled DENIED, reported once);
  * 3. drive it from whatever state the journal holds: a re-delivered job reconciles, re-broadcasts
  *    the same bytes while they can land, and builds a new transaction only after expiry and a
  *    history-searching miss;
@@ -25,7 +25,7 @@ import { openRedisJournal, type RedisJournal } from '../journal/redis-journal.js
 import { driveIntent, type DriveContext, type LiveProbePoint } from '../live/drive-intent.js';
 import { BASE_ALLOWED_PROGRAMS } from '../live/inspect.js';
 import { createPriorityFeeSource } from '../live/priority-fee.js';
-import { spendOf, utcDay, validateIntent } from '../live/live-executor.js';
+import { admitIntoJournal } from '../journal-admission.js';
 import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from '../live/live-settings.js';
 import type { LiveRpcPort, SwapBuilderPort } from '../live/ports.js';
 import { createStatusBatcher } from '../live/status-batcher.js';
@@ -122,7 +122,14 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
         ...(o.probe ? { probe: o.probe } : {}),
         signal: AbortSignal.any([lease.signal, closing.signal]),
       };
-      if (!(await journal.get(intent.id))) await admit(journal, intent, settings, o.clock.now());
+      if (!(await journal.get(intent.id))) {
+        const admitted = await admitIntoJournal(journal, intent, settings, o.clock.now());
+        if (admitted.kind === 'denied') {
+          const { code, reason, context } = admitted.denial;
+          log.warn({ intentId: intent.id, code, reason, context }, 'intent refused by admission; nothing was built');
+          if (!admitted.journaled) throw new UnrecoverableError(`${code}: ${reason} (not journaled: ${admitted.journalError ?? 'no row'})`);
+        }
+      }
       await driveIntent(ctx, intent.id);
       if (lease.signal.aborted) throw lease.signal.reason;
     } catch (e) {
@@ -189,32 +196,6 @@ function decodeJob(job: Job<IntentJobData>): OrderIntent {
     });
   }
   return intent;
-}
-
-/** Admission of a new intent: the live executor's checks, with refusals journaled (DENIED) so they are reported exactly once. */
-async function admit(journal: IntentJournal, intent: OrderIntent, settings: LiveSettings, now: number): Promise<void> {
-  const day = utcDay(now as OrderIntent['createdAt']);
-  const spendLamports = spendOf(intent);
-  let refusal: { code: ChainpilotError['code']; reason: string } | undefined;
-  const invalid = validateIntent(intent);
-  if (invalid) refusal = { code: 'LIVE_INVALID_INTENT', reason: invalid };
-  else if (spendLamports > settings.maxTradeLamports) {
-    refusal = {
-      code: 'LIVE_SPEND_CAP_TRADE',
-      reason: `intent may spend ${spendLamports} lamports; execution.maxTradeLamports is ${settings.maxTradeLamports}`,
-    };
-  } else {
-    const created = await journal.create(intent, { spendLamports, day, dailyCapLamports: settings.maxDayLamports }, now);
-    if (created.kind === 'over_daily_cap') {
-      refusal = {
-        code: 'LIVE_SPEND_CAP_DAY',
-        reason: `day ${day} has ${created.spentTodayLamports} lamports committed; this intent's ${spendLamports} would pass execution.maxDayLamports ${settings.maxDayLamports}`,
-      };
-    }
-  }
-  if (!refusal) return;
-  const rec = await journal.create(intent, { spendLamports: 0n, day }, now);
-  if (rec.kind !== 'over_daily_cap' && rec.record.state === 'NEW') await journal.deny(intent.id, refusal.code, refusal.reason, now);
 }
 
 /** The journal as drive-intent sees it: markReported publishes the staged report in the same script. */
