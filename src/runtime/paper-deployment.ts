@@ -9,7 +9,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { lamports, seededRandom, systemClock, type Clock } from '../core/index.js';
+import { seededRandom, systemClock, type Clock } from '../core/index.js';
+import { paperExecutorSettings } from './paper-executor-settings.js';
 import { createPaperExecutor } from '../executors/paper/paper-executor.js';
 import type { Assembly, AssemblyContext } from './assembly.js';
 import { createDeploymentEngine } from './deployment-engine.js';
@@ -175,14 +176,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const paper = createPaperExecutor({
     clock,
     market,
-    latencyMs: d.paper.latency,
-    fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps,
-      defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
-      priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
-      assumedDepthLamports: d.paper.assumedDepthLamports,
-    },
+    ...paperExecutorSettings(d),
   });
   const inner = c.deps.executor ?? paper;
   const tracker = c.track(book ? bookedExecutor(inner, book) : inner, clock);

@@ -3,7 +3,7 @@
  * engine with the paper executor. The feed may be the Datastream client (live or simulator) or a
  * recording replay; nothing below here knows which.
  */
-import { lamports, type Clock, type Logger, type Random } from '../core/index.js';
+import type { Clock, Logger, Random } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import type { DecisionSink } from '../engine/decision-log.js';
@@ -12,6 +12,7 @@ import type { StreamFeed } from '../engine/feed-port.js';
 import type { OrderIntent } from '../engine/execution-port.js';
 import type { Admission } from '../engine/order-flow.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
+import { paperExecutorSettings } from './paper-executor-settings.js';
 import { createPaperExecutor, type PaperExecutor } from '../executors/paper/paper-executor.js';
 import { createDeploymentEngine } from './deployment-engine.js';
 
@@ -44,14 +45,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
   const executor = createPaperExecutor({
     clock: o.clock,
     market,
-    latencyMs: d.paper.latency,
-    fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps,
-      defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
-      priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
-      assumedDepthLamports: d.paper.assumedDepthLamports,
-    },
+    ...paperExecutorSettings(d),
   });
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({

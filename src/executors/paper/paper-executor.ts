@@ -5,7 +5,9 @@
 import { ChainpilotError, lamports, rawAmount, type Clock, type TimerHandle } from '../../core/index.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
 import type { MarketView } from '../../engine/market-view.js';
+import type { AdmissionLimits } from '../admission.js';
 import { DEFAULT_FILL_MODEL, modelFill, type FillModelOptions } from './fill-model.js';
+import { createPaperRails } from './paper-rails.js';
 
 export interface PaperExecutorOptions {
   readonly clock: Clock;
@@ -19,6 +21,11 @@ export interface PaperExecutorOptions {
    * when the buy is placed). Default 10 000 ms.
    */
   readonly priceWaitMs?: number;
+  /**
+   * The live executor's caps (the deployment's `live.maxTradeSpendSol` / `maxDaySpendSol`): intents
+   * are admitted by the live admission module and refused with its code. Absent: no cap.
+   */
+  readonly rails?: AdmissionLimits;
 }
 
 /** How often a fill waiting for its first price looks again (engine clock). */
@@ -37,6 +44,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   let stopped = false;
 
   const priceWaitMs = options.priceWaitMs ?? 10_000;
+  const rails = options.rails ? createPaperRails(options.rails) : undefined;
 
   const settle = (intent: OrderIntent, out: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
@@ -89,6 +97,12 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
           new ChainpilotError('PAPER_STOPPED', 'paper executor is stopped; no new intents', { retry: 'not_retryable', context: { intentId: intent.id } }),
         );
       if (timers.has(intent.id)) return Promise.resolve();
+      const denial = rails?.admit(intent, clock.now());
+      if (denial) {
+        // As the live executor reports a refusal of its admission: rejected, nothing built.
+        out({ type: 'rejected', intentId: intent.id, at: clock.now(), code: denial.code, reason: denial.reason });
+        return Promise.resolve();
+      }
       out({ type: 'accepted', intentId: intent.id, at: clock.now() });
       const submittedAt = clock.now();
       timers.set(
