@@ -148,6 +148,7 @@ export function reportOf(result: BacktestResult, recording: Recording, loaded: L
   return computeReport({
     decisions: result.decisions,
     equity: result.equity,
+    drawdown: result.drawdown,
     prices: result.prices,
     openPositions: result.openPositions,
     startingLamports: d.paper.startingBalanceLamports,

@@ -17,6 +17,7 @@ import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeed
 import { createPaperSession } from '../../runtime/paper-session.js';
 import { resolveStrategies } from '../../runtime/resolve-strategies.js';
 import { STOPPING_DENIAL } from '../../runtime/stopping-denial.js';
+import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
 
 export interface BacktestProgress {
   readonly lines: number;
@@ -57,6 +58,8 @@ export interface BacktestResult {
   readonly decisionLog: string;
   /** Equity samples: run-clock time and equity in lamports, at `sampleMs` and at the end. */
   readonly equity: readonly (readonly [number, bigint])[];
+  /** Drawdown over the equity at every fill and every price change of an open position (not the samples). */
+  readonly drawdown: DrawdownResult;
   readonly prices: ReadonlyMap<string, PricePoint[]>;
   readonly summary: RunSummary;
   readonly feed: ReplayFeedStats;
@@ -161,6 +164,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   };
 
   await session.start();
+  const dd = createDrawdownTracker(startAt, session.engine.portfolio.totals().equityLamports);
+  /** Equity moves only with a decision's outcome or, while a position is open, with a price: look then. */
+  let ddDecisions = 0;
+  let ddOpen = false;
+  const watchEquity = (): void => {
+    if (!ddOpen && decisions.length === ddDecisions) return;
+    ddDecisions = decisions.length;
+    const t = session.engine.portfolio.totals();
+    ddOpen = t.openPositions > 0;
+    dd.observe(clock.now(), t.equityLamports);
+  };
   let done = 0;
   let lastProgress = performance.now();
   let dataActivity = false;
@@ -169,6 +183,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     if (l.t < startAt || l.kind === 'start' || l.kind === 'conn') continue;
     if (l.t > endAt) break;
     advance(l.t);
+    watchEquity();
     switch (l.kind) {
       case 'frame':
         feed.frame(l.frame, l.text, (l.rt ?? l.t) as UnixMs);
@@ -190,6 +205,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       dataActivity = false;
       await yieldTurn();
     }
+    watchEquity();
     if ((done & 0x3ff) === 0) {
       const now = performance.now();
       if (now - lastProgress > 200) {
@@ -200,8 +216,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     }
   }
   advance(endAt);
+  watchEquity();
   await session.stop();
   equity.push([clock.now(), session.engine.portfolio.totals().equityLamports]);
+  dd.observe(clock.now(), session.engine.portfolio.totals().equityLamports);
   const summary = session.engine.stats.summary();
   o.onProgress?.({ lines: lines.length, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: lines.length / ((performance.now() - wall0) / 1000) });
   return {
@@ -212,6 +230,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     decisions,
     decisionLog: decisions.map(formatDecision).join(''),
     equity,
+    drawdown: dd.result(clock.now()),
     prices,
     summary,
     feed: feed.stats(),

@@ -29,6 +29,10 @@ export interface ReportMetrics {
   readonly startingSol: string;
   readonly endingSol: string;
   readonly netPnlSol: string;
+  /** Sum of every trade's PnL (open ones marked); tradePnl − failedFees = netPnl. */
+  readonly tradePnlSol: string;
+  /** Fees of failed transactions that opened no trade (counted in no trade's PnL). */
+  readonly failedFeesSol: string;
   readonly returnPct: number;
   readonly trades: number;
   readonly openTrades: number;
@@ -96,8 +100,11 @@ export interface BacktestReport {
     readonly trades: number;
     readonly wins: number;
     readonly winRatePct: number | null;
+    /** The strategy's trades' PnL less its failed-transaction fees outside any trade. */
     readonly pnlSol: string;
     readonly feesSol: string;
+    /** Fees of its failed transactions that opened no trade (included in pnlSol and feesSol). */
+    readonly failedFeesSol: string;
   }[];
   readonly byExitReason: readonly { readonly reason: string; readonly trades: number; readonly pnlSol: string }[];
   readonly denials: readonly { readonly code: string; readonly count: number }[];
