@@ -176,7 +176,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const paper = createPaperExecutor({
     clock,
     market,
-    ...paperExecutorSettings(d),
+    ...paperExecutorSettings(d, c.seed),
   });
   const inner = c.deps.executor ?? paper;
   const tracker = c.track(book ? bookedExecutor(inner, book) : inner, clock);

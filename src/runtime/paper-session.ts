@@ -22,6 +22,8 @@ export interface PaperSessionOptions {
   readonly feed: StreamFeed;
   readonly clock: Clock;
   readonly random: Random;
+  /** The run's engine seed (`random` is seeded with it): the calibrated fill model draws from its own generator of it. */
+  readonly seed?: number;
   readonly log?: Logger;
   readonly data?: DataPort;
   /** Extra decision sink (tests); the deployment's `telemetry.decisionLog` file is written too. */
@@ -45,7 +47,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
   const executor = createPaperExecutor({
     clock: o.clock,
     market,
-    ...paperExecutorSettings(d),
+    ...paperExecutorSettings(d, o.seed ?? 1),
   });
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({

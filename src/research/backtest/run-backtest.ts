@@ -113,6 +113,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     feed,
     clock,
     random: seededRandom(seed),
+    seed,
     log,
     data: data.port,
     decisions: (e) => decisions.push(e),

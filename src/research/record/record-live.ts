@@ -75,6 +75,7 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
         feed,
         clock,
         random: seededRandom(seed),
+        seed,
         log: log.child({ part: 'engine' }),
         data: recorder.data(rest.data),
       });

@@ -124,6 +124,7 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
       feed,
       clock,
       random: seededRandom(o.seed),
+      seed: o.seed,
       log,
       data: recorder.data(rest.data),
       ...(o.decisions ? { decisions: o.decisions } : {}),
