@@ -12,6 +12,7 @@ import { registerWalletCommand } from './commands/wallet.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRecord } from './commands/record.js';
 import { registerBacktest } from './commands/backtest.js';
+import { registerCalibrate } from './commands/calibrate.js';
 import { registerReport } from './commands/report.js';
 import { registerSweep } from './commands/sweep.js';
 import { registerWorkerCommand } from './commands/worker.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerRecord(program);
   registerBacktest(program);
+  registerCalibrate(program);
   registerReport(program);
   registerSweep(program);
   registerWorkerCommand(program);
