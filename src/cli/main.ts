@@ -13,6 +13,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerRecord } from './commands/record.js';
 import { registerDownload } from './commands/download.js';
 import { registerBacktest } from './commands/backtest.js';
+import { registerCalibrate } from './commands/calibrate.js';
 import { registerReport } from './commands/report.js';
 import { registerSweep } from './commands/sweep.js';
 import { registerWorkerCommand } from './commands/worker.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerDownload(program);
   registerBacktest(program);
+  registerCalibrate(program);
   registerReport(program);
   registerSweep(program);
   registerWorkerCommand(program);

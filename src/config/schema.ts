@@ -265,6 +265,27 @@ const paper = z
     networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),
     priorityFeeCapLamports: intIn('paper.priorityFeeCapLamports').default(1_000_000),
     assumedDepthSol: solIn('paper.assumedDepthSol').prefault('100'),
+    /**
+     * The fill model calibrated from live runs (`chainpilot calibrate`, docs/backtesting.md); absent:
+     * the fixed model above. Present, it replaces the latency and fees and adds rent, our own price
+     * impact and failures at the live rates.
+     */
+    model: z
+      .strictObject({
+        /** Live decision-to-fill latencies (ms): each fill waits one of them, drawn with the run's seed. */
+        latencyMs: z.array(intIn('paper.model.latencyMs[]')).min(1).max(100_000),
+        /** Fee live pays per transaction (base plus priority fee), lamports. */
+        feeLamports: intIn('paper.model.feeLamports'),
+        /** Rent of each token account a buy creates (the first buy of a token), lamports. */
+        rentLamports: intIn('paper.model.rentLamports').default(0),
+        /** Our own fills move the reserves we observe until the next observed tick. */
+        ownImpact: z.boolean().default(true),
+        /** Share of intents refused when the transaction is simulated (LIVE_INSPECTION_SIMULATION). */
+        simulationFailureRate: numIn('paper.model.simulationFailureRate').default(0),
+        /** Share of sent transactions that fail on chain, fee paid (LIVE_FAILED_ON_CHAIN). */
+        onChainFailureRate: numIn('paper.model.onChainFailureRate').default(0),
+      })
+      .optional(),
   })
   .transform((p) => renameKeys(p, SOL_KEY_NAMES.paper))
   .prefault({});

@@ -201,6 +201,7 @@ export const ERROR_CODES = {
     'an intent without a reference price was refused because execution requires one (its least accepted output cannot be derived otherwise)',
 
   // --- issue 26 (paper predicts live): add this issue's codes here only ---
+  BACKTEST_NO_LIVE_DATA: 'calibrate was given no readable live decision log or journal, or none with a live fill to fit the paper model from',
 
   // --- issue 27 (research): add this issue's codes here only ---
   RECORDING_DOWNLOAD_INTERRUPTED:

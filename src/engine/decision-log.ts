@@ -37,6 +37,8 @@ export type DecisionEntry =
       readonly tokenAmount: string;
       readonly feeLamports: string;
       readonly price: string;
+      /** Rent of accounts the swap created (part of solAmount); absent when none. */
+      readonly rentLamports?: string;
     }
   | {
       readonly kind: 'unfilled';

@@ -74,6 +74,12 @@ export interface Fill {
   readonly signature?: string;
   /** Pool the trade executed in, when known. */
   readonly pool?: string;
+  /**
+   * Rent paid for accounts the swap created for us (a buy's new token account), when any. It is
+   * part of `solAmount` (SOL that left the wallet for the trade), so `price` includes it too; the
+   * drift report compares prices without it.
+   */
+  readonly rentLamports?: Lamports;
 }
 
 export type ExecutionReport =

@@ -304,6 +304,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       tokenAmount: fill.tokenAmount.toString(),
       feeLamports: fill.feeLamports.toString(),
       price: fill.price,
+      ...(fill.rentLamports !== undefined && fill.rentLamports > 0n ? { rentLamports: fill.rentLamports.toString() } : {}),
     });
     d.stats.filled(strategyId, fill, after, realisedAtOpen.get(after.key));
     if ((before?.tokenRaw ?? 0n) === 0n && after.tokenRaw > 0n) d.onPositionOpened(after);

@@ -64,6 +64,12 @@ export interface AssemblyContext {
   readonly admission: Admission;
   readonly decisions: DecisionSink;
   readonly onFatal: (error: ChainpilotError) => void;
+  /**
+   * Registers a listener of the stop's phases: `stop` when the stop begins (from then on every new
+   * intent is refused with ENGINE_STOPPED), `drained` when the drain ended (whatever is still in
+   * flight is then stopped). The recorder marks both so that a backtest stops exactly there.
+   */
+  readonly onStopPhase: (listener: (phase: 'stop' | 'drained') => void) => void;
   /** Registers a part to close when the handle stops (closed in reverse order). */
   readonly own: (close: () => Promise<void> | void) => void;
   /** Wraps the engine's feed so the watch sees every delivered message. */

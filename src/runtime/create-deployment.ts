@@ -25,6 +25,7 @@ import { createFeedWatch, type FeedWatch } from './feed-watch.js';
 import { createIntentTracker } from './intent-tracker.js';
 import { assembleLive, type LiveEndState } from './live-deployment.js';
 import { assemblePaper } from './paper-deployment.js';
+import { STOPPING_DENIAL } from './stopping-denial.js';
 
 export type { RuntimeDeps } from './assembly.js';
 
@@ -78,6 +79,17 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const listeners = new Set<(e: DeploymentEvent) => void>();
   const counters: Record<string, number> = { listenerErrors: 0, fatal: 0, closeErrors: 0 };
   const owned: (() => Promise<void> | void)[] = [];
+  const stopPhaseListeners: ((phase: 'stop' | 'drained') => void)[] = [];
+  const stopPhase = (phase: 'stop' | 'drained'): void => {
+    for (const l of stopPhaseListeners) {
+      try {
+        l(phase);
+      } catch (err) {
+        counters['listenerErrors'] = (counters['listenerErrors'] ?? 0) + 1;
+        log.warn({ err: describeError(err), phase }, 'a stop-phase listener threw');
+      }
+    }
+  };
   // The lifecycle: states and transitions in one table (deployment-states.ts); which of the
   // started states holds is derived from the conditions below.
   const machine = deploymentStateMachine(d.name);
@@ -128,7 +140,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   };
 
   const admission = (side: 'buy' | 'sell'): { code: ErrorCode; reason: string } | undefined => {
-    if (machine.state === 'stopping' || machine.state === 'stopped') return { code: 'ENGINE_STOPPED', reason: 'the deployment is stopping: no new intents' };
+    if (machine.state === 'stopping' || machine.state === 'stopped') return STOPPING_DENIAL;
     const { halted } = cond;
     if (halted) return { code: 'RUNTIME_HALTED', reason: `the deployment is halted (${halted.code}: ${halted.message}); restart after fixing the cause` };
     const why = cond.operatorPause ?? cond.feedPause;
@@ -184,6 +196,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       deps.decisions?.(entry);
       emit({ type: 'decision', at: entry.at as UnixMs, entry });
     },
+    onStopPhase: (listener) => void stopPhaseListeners.push(listener),
     own: (close) => void owned.push(close),
     watchFeed: (feed) => ({
       subscribe: (room, handler) =>
@@ -285,7 +298,10 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       done.resolve(report);
       return report;
     }
-    enter('stopping');
+    machine.to('stopping');
+    cause = undefined;
+    stopPhase('stop');
+    emit({ type: 'state', at: now(), state: 'stopping' });
     const { clock, tracker, engine } = assembly;
     tracker.markDrain();
     const deadline = new AbortController();
@@ -299,6 +315,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     } finally {
       clock.clearTimeout(timer);
     }
+    stopPhase('drained');
     // Past the deadline the executor is told to stop at once (live: intents stay in the journal).
     await engine
       .stop(drainedWithinDeadline ? undefined : AbortSignal.abort())

@@ -8,7 +8,8 @@
  * the same market only (see {@link paperStorePath} and paper-book.ts); a backtest never opens one.
  */
 import { join } from 'node:path';
-import { lamports, seededRandom } from '../core/index.js';
+import { seededRandom } from '../core/index.js';
+import { paperExecutorSettings } from './paper-executor-settings.js';
 import { createPaperExecutor } from '../executors/paper/paper-executor.js';
 import type { Assembly, AssemblyContext } from './assembly.js';
 import { createDeploymentEngine } from './deployment-engine.js';
@@ -46,14 +47,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const paper = createPaperExecutor({
     clock,
     market,
-    latencyMs: d.paper.latency,
-    fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps,
-      defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
-      priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
-      assumedDepthLamports: d.paper.assumedDepthLamports,
-    },
+    ...paperExecutorSettings(d, c.seed),
   });
   const inner = c.deps.executor ?? paper;
   const tracker = c.track(book ? bookedExecutor(inner, book) : inner, clock);

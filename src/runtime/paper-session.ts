@@ -3,14 +3,16 @@
  * engine with the paper executor. The feed may be the Datastream client (live or simulator) or a
  * recording replay; nothing below here knows which.
  */
-import { lamports, type Clock, type Logger, type Random } from '../core/index.js';
+import type { Clock, Logger, Random } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import type { DecisionSink } from '../engine/decision-log.js';
 import type { Engine } from '../engine/engine.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { OrderIntent } from '../engine/execution-port.js';
+import type { Admission } from '../engine/order-flow.js';
 import type { StrategyInstance } from '../engine/strategy-instance.js';
+import { paperExecutorSettings } from './paper-executor-settings.js';
 import { createPaperExecutor, type PaperExecutor } from '../executors/paper/paper-executor.js';
 import { createDeploymentEngine } from './deployment-engine.js';
 
@@ -20,11 +22,15 @@ export interface PaperSessionOptions {
   readonly feed: StreamFeed;
   readonly clock: Clock;
   readonly random: Random;
+  /** The run's engine seed (`random` is seeded with it): the calibrated fill model draws from its own generator of it. */
+  readonly seed?: number;
   readonly log?: Logger;
   readonly data?: DataPort;
   /** Extra decision sink (tests); the deployment's `telemetry.decisionLog` file is written too. */
   readonly decisions?: DecisionSink;
   readonly onIntent?: (intent: OrderIntent) => void;
+  /** The runtime's admission check (a backtest: ENGINE_STOPPED from the recording's stop mark). */
+  readonly admission?: Admission;
 }
 
 export interface PaperSession {
@@ -41,14 +47,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
   const executor = createPaperExecutor({
     clock: o.clock,
     market,
-    latencyMs: d.paper.latency,
-    fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps,
-      defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
-      networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
-      priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
-      assumedDepthLamports: d.paper.assumedDepthLamports,
-    },
+    ...paperExecutorSettings(d, o.seed ?? 1),
   });
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
   const { engine, closeDecisionLog } = createDeploymentEngine({
@@ -63,6 +62,7 @@ export function createPaperSession(o: PaperSessionOptions): PaperSession {
     ...(o.data ? { data: o.data } : {}),
     ...(o.decisions ? { decisions: o.decisions } : {}),
     ...(o.onIntent ? { onIntent: o.onIntent } : {}),
+    ...(o.admission ? { admission: o.admission } : {}),
   });
   return {
     engine,

@@ -33,6 +33,8 @@ export interface RunTap {
   start(): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
+  /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
+  mark(kind: 'stop' | 'drained'): void;
   close(): Promise<void>;
   /**
    * Records one holder of a shared connection (a daemon deployment): the frames of the rooms this

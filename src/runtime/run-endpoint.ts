@@ -49,6 +49,7 @@ export async function openEndpoint(
     const rec = injected.recordTap ? openRecorder(c, { clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: !d.endpoints.remote }) : undefined;
     if (!rec || !injected.recordTap) return { clock, connection: injected, market };
     const share = rec.share(injected.feed, injected.data, injected.recordTap);
+    c.onStopPhase((phase) => rec.mark(phase));
     c.own(() => share.stop());
     return { clock, connection: { ...injected, feed: share.feed, data: share.data }, market };
   }
@@ -122,6 +123,7 @@ function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap | unde
   if (!rec) return owned;
   const unwatch = rec.watch(owned.client);
   rec.start();
+  c.onStopPhase((phase) => rec.mark(phase));
   c.own(async () => {
     unwatch();
     rec.end();

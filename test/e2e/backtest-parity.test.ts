@@ -32,6 +32,8 @@ describe('backtest parity with a recorded paper session', () => {
     expect(redactor.leaks(text)).toBe(false);
     expect(rec.files.length).toBe(1);
     const paperLog = paper.lines.join('');
+    // The strategies' decision log is written beside the recording.
+    expect(readFileSync(rec.decisions!, 'utf8')).toBe(paperLog);
     expect(paper.lines.filter((l) => l.includes('"kind":"fill"')).length).toBeGreaterThan(3);
 
     const bt = await runBacktest({ loaded, recording: readRecording(dir) });

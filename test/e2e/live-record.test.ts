@@ -77,5 +77,19 @@ describe('a live run with record: on', () => {
     const liveIds = ids(liveLog, 'intent');
     expect(liveIds[0]).toMatch(/^int_[0-9a-f]{8}_/);
     expect(ids(readFileSync(job.files.decisions, 'utf8'), 'intent')[0]).toBe(liveIds[0]!.replace(/^int_[0-9a-f]{8}_/, 'int_'));
+    // The line comparison reads ids without the run prefix: it does not stop at the first intent line.
+    const firstIntentLine = liveLog.split('\n').findIndex((l) => l.includes('"kind":"intent"')) + 1;
+    expect(job.divergence === undefined || job.divergence.line > firstIntentLine).toBe(true);
+    // Every live intent is paired with the backtest's decision, the first by its drawn id; the
+    // drift of paired fills, fees and rent land in report.json and in the page's own section.
+    const v = job.liveVsBacktest!;
+    expect(v.summary.liveIntents).toBe(liveIds.length);
+    expect(v.summary.pairedBy.id).toBeGreaterThan(0);
+    expect(v.pairs.filter((p) => p.live !== null && p.pairedBy !== 'none').length).toBe(liveIds.length);
+    const liveFill = v.pairs.find((p) => p.live?.outcome === 'filled' && p.side === 'buy');
+    expect(BigInt(liveFill!.live!.rentLamports)).toBe(2_039_280n);
+    const saved = JSON.parse(readFileSync(job.files.report, 'utf8')) as { liveVsBacktest?: { summary: { liveFills: number } } };
+    expect(saved.liveVsBacktest?.summary.liveFills).toBe(v.summary.liveFills);
+    expect(readFileSync(job.files.html, 'utf8')).toContain('<h2 id="live-vs-backtest">Live vs backtest</h2>');
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
-import { decodeIntent, encodeIntent, storedIntent } from '../../src/executors/journal/codec.js';
+import { lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
+import { decodeFill, decodeIntent, encodeFill, encodeIntent, storedIntent } from '../../src/executors/journal/codec.js';
 
 // Rows exactly as the encoder wrote them before intents split into buys and sells (one amountIn
 // field): journals on disk, in Redis and queued jobs hold these, and must still open.
@@ -41,5 +42,24 @@ describe('intent codec', () => {
       const withExtra: OrderIntent = Object.assign({ ...decoded }, { note: 'not stored' });
       expect(storedIntent(withExtra)).toStrictEqual(decodeIntent(encodeIntent(withExtra)));
     }
+  });
+});
+
+describe('fill codec', () => {
+  it('keeps the rent a fill paid for created accounts through a round trip, and leaves it out when there is none', () => {
+    const base = {
+      intentId: 'int_1',
+      side: 'buy' as const,
+      mint: 'M',
+      decimals: 6,
+      solAmount: lamports(102_039_280n),
+      tokenAmount: rawAmount(5n),
+      feeLamports: lamports(15_000n),
+      price: '1',
+      filledAt: 1 as UnixMs,
+    };
+    expect(decodeFill(encodeFill({ ...base, rentLamports: lamports(2_039_280n) })).rentLamports).toBe(2_039_280n);
+    expect(encodeFill(base)).not.toContain('rentLamports');
+    expect(decodeFill(encodeFill(base))).toEqual(base);
   });
 });

@@ -29,6 +29,7 @@ describe('live executor on the fake chain', () => {
     expect(fill.tokenAmount).toBe(h.chain.tokensOf(h.wallet, h.mint));
     expect(before - h.chain.lamportsOf(h.wallet)).toBe(fill.solAmount + fill.feeLamports);
     expect(fill.solAmount).toBe(100_000_000n + 2_039_280n); // amount plus the rent of the token account it opened
+    expect(fill.rentLamports).toBe(2_039_280n); // ... which the fill names as rent
     expect(fill.feeLamports).toBe(5_000n + 10_000n);
     const rec = await h.journal.get('int-1');
     expect(rec?.state).toBe('LANDED');
@@ -153,6 +154,7 @@ describe('live executor on the fake chain', () => {
     expect(fill.tokenAmount).toBe(tokens / 2n);
     expect(h.chain.lamportsOf(h.wallet) - before).toBe(fill.solAmount - fill.feeLamports);
     expect(fill.solAmount).toBeGreaterThan(0n);
+    expect(fill.rentLamports).toBeUndefined(); // the token account already existed
   });
 
   it('inspects, signs and lands a legacy (non-versioned) transaction from the swap service too', async () => {

@@ -144,6 +144,8 @@ describe('live executor against the simulator ledger', () => {
     const buy = fillOf(w, 'sim-1');
     expect(buy.tokenAmount).toBe(await tokens(w));
     expect(sol0 - (await lamports(w))).toBe(buy.solAmount + buy.feeLamports);
+    // The rent of the token account the buy opened is part of solAmount and named as rent.
+    expect(buy.rentLamports).toBe(2_039_280n);
     expect(w.sim.market.landed).toHaveLength(1);
     await w.executor.submit(intent(w, 2, { side: 'sell', sellRaw: buy.tokenAmount }));
     await runUntil(w, outcome(w, 'sim-2'));

@@ -26,7 +26,10 @@ export function registerBacktest(program: Command): void {
     .option('--seed <n>', "engine seed (default: the recording's)", seedOption)
     .option('--data-miss <policy>', 'ctx.data look-up with no recorded answer: latest (newest earlier answer) or error', 'latest')
     .option('--sample <time>', 'equity sampling interval', durationOption, 60_000)
-    .option('--verify-against <file>', 'decision log to compare with; exits 1 at the first difference')
+    .option(
+      '--verify-against <file>',
+      'decision log (paper or live) to compare with: names the first different line (exit 1) and pairs every intent to report the drift',
+    )
     .option('--no-cache', 'parse the recording without its prepared cache (.chainpilot-cache next to the recording), and write none')
     .action(
       async (
@@ -43,11 +46,12 @@ export function registerBacktest(program: Command): void {
           cache: boolean;
         },
       ) => {
-        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }, { silentRoomsLines }] = await Promise.all([
+        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }, { silentRoomsLines }, { formatDriftSummary }] = await Promise.all([
           import('../../research/backtest/backtest-job.js'),
           import('../../research/report/summary-table.js'),
           import('../progress.js'),
           import('../../research/report/silent-rooms.js'),
+          import('../../research/backtest/pair-fills.js'),
         ]);
         if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
         const progress = createProgress('backtest');
@@ -77,12 +81,9 @@ export function registerBacktest(program: Command): void {
               process.stdout.write(
                 `BACKTEST_DIVERGED: the decision log departs from ${opts.verifyAgainst} at line ${dv.line}\n  expected: ${dv.expected ?? '(end of log)'}\n  backtest: ${dv.actual ?? '(end of log)'}\n`,
               );
-              if (r.drift && r.drift.matched > 0)
-                process.stdout.write(
-                  `  fill drift over ${r.drift.matched} fills of the same intents: mean ${r.drift.meanBps.toFixed(1)} bps, max |${r.drift.maxAbsBps.toFixed(1)}| bps\n`,
-                );
               process.exitCode = 1;
             } else process.stdout.write(`\nverified: the decision log equals ${opts.verifyAgainst} byte for byte\n`);
+            if (r.liveVsBacktest) process.stdout.write(`\n${formatDriftSummary(r.liveVsBacktest.summary)}\n`);
           }
         } catch (e) {
           progress.stop();

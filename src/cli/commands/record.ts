@@ -90,7 +90,9 @@ export function registerRecord(program: Command): void {
             onProgress: (ms, frames) => progress.update(ms, durationMs, `${frames} frames`, ms / Math.max(0.001, (performance.now() - startedMs) / 1000)),
           });
           progress.stop();
-          process.stdout.write(`recorded ${r.lines} lines (${(r.bytes / 1e6).toFixed(1)} MB uncompressed) into ${r.files.join(', ')}\n`);
+          process.stdout.write(
+            `recorded ${r.lines} lines (${(r.bytes / 1e6).toFixed(1)} MB uncompressed) into ${r.files.join(', ')}${r.decisions ? `; decisions in ${r.decisions}` : ''}\n`,
+          );
           return;
         }
         if (!file) throw new InvalidArgumentError('record needs a deployment file (its endpoints), or --sim');
@@ -101,7 +103,7 @@ export function registerRecord(program: Command): void {
           ...(opts.duration ? { durationMs: opts.duration } : {}),
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         });
-        process.stdout.write(`recorded ${r.lines} lines into ${r.files.join(', ')}\n`);
+        process.stdout.write(`recorded ${r.lines} lines into ${r.files.join(', ')}${r.decisions ? `; decisions in ${r.decisions}` : ''}\n`);
       } catch (e) {
         if (isChainpilotError(e)) {
           process.stderr.write(`chainpilot record: ${e.code}: ${e.message}\n`);

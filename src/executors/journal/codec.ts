@@ -38,6 +38,7 @@ const fillSchema = z.object({
   filledAt: z.number().int(),
   signature: z.string().optional(),
   pool: z.string().optional(),
+  rentLamports: bigintString.optional(),
 });
 
 /**
@@ -100,13 +101,14 @@ export function encodeFill(f: Fill): string {
     solAmount: f.solAmount.toString(),
     tokenAmount: f.tokenAmount.toString(),
     feeLamports: f.feeLamports.toString(),
+    ...(f.rentLamports === undefined ? {} : { rentLamports: f.rentLamports.toString() }),
   });
 }
 
 /** Decodes a fill written by {@link encodeFill}; throws JOURNAL_CORRUPT on a bad row. */
 export function decodeFill(text: string): Fill {
   const p = parse(fillSchema, text, 'fill');
-  const { signature, pool, ...rest } = p;
+  const { signature, pool, rentLamports, ...rest } = p;
   return {
     ...rest,
     solAmount: lamports(p.solAmount),
@@ -115,6 +117,7 @@ export function decodeFill(text: string): Fill {
     filledAt: p.filledAt as UnixMs,
     ...(signature === undefined ? {} : { signature }),
     ...(pool === undefined ? {} : { pool }),
+    ...(rentLamports === undefined ? {} : { rentLamports: lamports(rentLamports) }),
   };
 }
 

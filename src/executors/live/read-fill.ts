@@ -22,6 +22,7 @@ export function readFill(intent: OrderIntent, meta: TransactionMeta, wallet: str
   const tokens = buy ? tokensPost - tokensPre : tokensPre - tokensPost;
   const solAmount = lamports(sol < 0n ? 0n : sol);
   const tokenAmount = rawAmount(tokens < 0n ? 0n : tokens);
+  const rent = createdAccountRent(meta, wallet);
   const price = tokenAmount === 0n ? '0' : decimal(solAmount).shiftedBy(-9).div(decimal(tokenAmount).shiftedBy(-intent.decimals)).toFixed();
   return {
     intentId: intent.id,
@@ -34,7 +35,25 @@ export function readFill(intent: OrderIntent, meta: TransactionMeta, wallet: str
     price,
     filledAt,
     signature,
+    ...(rent > 0n ? { rentLamports: lamports(rent) } : {}),
   };
+}
+
+/**
+ * Rent the swap paid for token accounts it created for `owner`: the lamports of each of our token
+ * accounts that held none before the transaction (a buy's new associated token account).
+ */
+export function createdAccountRent(meta: TransactionMeta, owner: string): bigint {
+  let rent = 0n;
+  const seen = new Set<number>();
+  for (const b of meta.postTokenBalances) {
+    if (b.owner !== owner || seen.has(b.accountIndex)) continue;
+    seen.add(b.accountIndex);
+    const pre = meta.preBalances[b.accountIndex] ?? 0n;
+    const post = meta.postBalances[b.accountIndex] ?? 0n;
+    if (pre === 0n && post > 0n) rent += post;
+  }
+  return rent;
 }
 
 function ownedTokens(balances: readonly TokenBalance[], mint: string, owner: string): bigint {

@@ -23,6 +23,14 @@ export interface FillModelOptions {
   readonly priorityFeeCapLamports: Lamports;
   /** SOL side of the virtual pool used when reserves are unknown. */
   readonly assumedDepthLamports: Lamports;
+  /** Fee paid per transaction as live pays it (calibrated); replaces network fee + priority fee when set. */
+  readonly feeLamports?: Lamports;
+}
+
+/** Pool reserves the model trades against (observed, virtual, or as our own earlier fill left them). */
+export interface Reserves {
+  readonly sol: bigint;
+  readonly token: bigint;
 }
 
 export const DEFAULT_FILL_MODEL: FillModelOptions = {
@@ -41,6 +49,8 @@ export type ModelledFill =
       readonly feeLamports: Lamports;
       readonly price: string;
       readonly pool: string | undefined;
+      /** The reserves after this trade (the pool keeps its fee): what our next fill meets until a new tick. */
+      readonly reservesAfter: Reserves;
     }
   | { readonly ok: false; readonly code: 'PAPER_NO_PRICE' | 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string; readonly feeLamports: Lamports };
 
@@ -89,11 +99,19 @@ function isWorse(side: 'buy' | 'sell', fill: string, ref: string, slippageBps: n
   return side === 'buy' ? fillD.gt(refD.times(tol.plus(1))) : fillD.lt(refD.times(new Decimal(1).minus(tol)));
 }
 
-/** Models the fill of `intent` against `obs` (undefined: nothing observed). */
-export function modelFill(intent: OrderIntent, obs: MarketObservation | undefined, opts: FillModelOptions = DEFAULT_FILL_MODEL): ModelledFill {
+/**
+ * Models the fill of `intent` against `obs` (undefined: nothing observed), or against `moved`
+ * reserves (our own earlier fill in the same pool since the last observed tick).
+ */
+export function modelFill(
+  intent: OrderIntent,
+  obs: MarketObservation | undefined,
+  opts: FillModelOptions = DEFAULT_FILL_MODEL,
+  moved?: Reserves,
+): ModelledFill {
   const priority = intent.priorityFeeLamports < opts.priorityFeeCapLamports ? intent.priorityFeeLamports : opts.priorityFeeCapLamports;
-  const fee = addLamports(opts.networkFeeLamports, priority);
-  const reserves = obs ? reservesFor(obs, intent.decimals, opts) : undefined;
+  const fee = opts.feeLamports ?? addLamports(opts.networkFeeLamports, priority);
+  const reserves = obs ? (moved ?? reservesFor(obs, intent.decimals, opts)) : undefined;
   if (!obs || !reserves) {
     return {
       ok: false,
@@ -106,16 +124,19 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
   const keep = 10_000n - BigInt(opts.extraSlippageBps);
   let solAmount: bigint;
   let tokenAmount: bigint;
+  let reservesAfter: Reserves;
   if (intent.side === 'buy') {
     const inAfterFee = (intent.spendLamports * (10_000n - poolFee)) / 10_000n;
     const out = (reserves.token * inAfterFee) / (reserves.sol + inAfterFee);
     solAmount = intent.spendLamports;
     tokenAmount = (out * keep) / 10_000n;
+    reservesAfter = { sol: reserves.sol + intent.spendLamports, token: reserves.token - out };
   } else {
     const inAfterFee = (intent.sellRaw * (10_000n - poolFee)) / 10_000n;
     const out = (reserves.sol * inAfterFee) / (reserves.token + inAfterFee);
     tokenAmount = intent.sellRaw;
     solAmount = (out * keep) / 10_000n;
+    reservesAfter = { sol: reserves.sol - out, token: reserves.token + intent.sellRaw };
   }
   if (tokenAmount <= 0n || solAmount <= 0n) {
     return {
@@ -138,5 +159,5 @@ export function modelFill(intent: OrderIntent, obs: MarketObservation | undefine
       };
     }
   }
-  return { ok: true, solAmount: lamports(solAmount), tokenAmount: rawAmount(tokenAmount), feeLamports: fee, price, pool: obs.pool };
+  return { ok: true, solAmount: lamports(solAmount), tokenAmount: rawAmount(tokenAmount), feeLamports: fee, price, pool: obs.pool, reservesAfter };
 }

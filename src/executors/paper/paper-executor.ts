@@ -2,10 +2,14 @@
  * The paper executor: fills intents from what the feed observed, after a latency on the injected
  * clock, through the fill model. No wall clock and no randomness, so it serves backtests too.
  */
-import { ChainpilotError, lamports, rawAmount, type Clock, type TimerHandle } from '../../core/index.js';
+import { ChainpilotError, lamports, rawAmount, type Clock, type Lamports, type Random, type TimerHandle } from '../../core/index.js';
+import type { MarketObservation } from '../../engine/market-view.js';
+import { priceOf } from '../../engine/portfolio.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
 import type { MarketView } from '../../engine/market-view.js';
-import { DEFAULT_FILL_MODEL, modelFill, type FillModelOptions } from './fill-model.js';
+import type { AdmissionLimits } from '../admission.js';
+import { DEFAULT_FILL_MODEL, modelFill, type FillModelOptions, type Reserves } from './fill-model.js';
+import { createPaperRails } from './paper-rails.js';
 
 export interface PaperExecutorOptions {
   readonly clock: Clock;
@@ -19,7 +23,34 @@ export interface PaperExecutorOptions {
    * when the buy is placed). Default 10 000 ms.
    */
   readonly priceWaitMs?: number;
+  /**
+   * The live executor's caps (the deployment's `live.maxTradeSpendSol` / `maxDaySpendSol`): intents
+   * are admitted by the live admission module and refused with its code. Absent: no cap.
+   */
+  readonly rails?: AdmissionLimits;
+  /** The calibrated parts of the model (`paper.model`); absent: the fixed latency, no rent, impact or failures. */
+  readonly model?: PaperModel;
+  /** Draws of the calibrated model (latency, failures): a fork of the run's seeded random. Required with `model`. */
+  readonly random?: Random;
 }
+
+/** What `chainpilot calibrate` fits from live runs (config `paper.model`). */
+export interface PaperModel {
+  /** Decision-to-fill latencies to draw from (ms). */
+  readonly latencyMs: readonly number[];
+  /** Rent of the token account a buy creates (the first buy of a token). */
+  readonly rentLamports: Lamports;
+  /** Our fills move the reserves we observe until the next observed tick. */
+  readonly ownImpact: boolean;
+  readonly simulationFailureRate: number;
+  readonly onChainFailureRate: number;
+}
+
+type Fate = 'fill' | 'simulation' | 'on-chain';
+
+/** One observed state of a pool: our own impact applies until it changes. */
+const tickKey = (o: MarketObservation): string =>
+  `${o.priceAt ?? ''}|${o.price ?? ''}|${o.solReserveLamports ?? ''}|${o.tokenReserveRaw ?? ''}|${o.pool ?? ''}`;
 
 /** How often a fill waiting for its first price looks again (engine clock). */
 const PRICE_POLL_MS = 100;
@@ -37,11 +68,46 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   let stopped = false;
 
   const priceWaitMs = options.priceWaitMs ?? 10_000;
+  const rails = options.rails ? createPaperRails(options.rails) : undefined;
+  const m = options.model;
+  const random = options.random;
+  if (m && !random) throw new ChainpilotError('PAPER_NOT_STARTED', 'paper executor: a calibrated model needs a seeded random', { retry: 'not_retryable' });
+  const fates = new Map<string, Fate>();
+  /** Reserves as our own fills left them, per mint, until the next observed tick. */
+  const moved = new Map<string, { readonly tick: string; readonly reserves: Reserves }>();
+  /** Tokens whose account the paper wallet has (created by an earlier buy): no rent again. */
+  const accounts = new Set<string>();
 
   const settle = (intent: OrderIntent, out: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
     const at = clock.now();
-    const r = modelFill(intent, market.get(intent.mint), model);
+    const fate = fates.get(intent.id) ?? 'fill';
+    if (fate === 'simulation') {
+      fates.delete(intent.id);
+      out({
+        type: 'rejected',
+        intentId: intent.id,
+        at,
+        code: 'LIVE_INSPECTION_SIMULATION',
+        reason: `simulation of the transaction failed (paper: at the calibrated rate ${String(m?.simulationFailureRate ?? 0)}); it was not signed`,
+      });
+      return;
+    }
+    const obs = market.get(intent.mint);
+    const own = m?.ownImpact && obs ? moved.get(intent.mint) : undefined;
+    const r = modelFill(intent, obs, model, own && obs && own.tick === tickKey(obs) ? own.reserves : undefined);
+    if (r.ok && fate === 'on-chain') {
+      fates.delete(intent.id);
+      out({
+        type: 'failed',
+        intentId: intent.id,
+        at,
+        code: 'LIVE_FAILED_ON_CHAIN',
+        reason: `the transaction failed on chain (paper: at the calibrated rate ${String(m?.onChainFailureRate ?? 0)}); the fee was paid`,
+        feeLamports: lamports(r.feeLamports),
+      });
+      return;
+    }
     if (!r.ok && r.code === 'PAPER_NO_PRICE' && at - submittedAt < priceWaitMs && !stopped) {
       // no price yet: wait for the first tick of the price room the engine joined, within the bound
       timers.set(
@@ -50,12 +116,18 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       );
       return;
     }
+    fates.delete(intent.id);
     if (!r.ok) {
       if (r.code === 'PAPER_NO_PRICE')
         out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: `${r.reason} (waited ${at - submittedAt} ms for a price)` });
       else out({ type: 'failed', intentId: intent.id, at, code: r.code, reason: r.reason, feeLamports: lamports(r.feeLamports) });
       return;
     }
+    if (m?.ownImpact && obs) moved.set(intent.mint, { tick: tickKey(obs), reserves: r.reservesAfter });
+    // The first buy of a token opens its token account: its rent leaves the wallet with the trade (as live reads it).
+    const rent = m && intent.side === 'buy' && !accounts.has(intent.mint) ? m.rentLamports : 0n;
+    if (intent.side === 'buy') accounts.add(intent.mint);
+    const solAmount = r.solAmount + rent;
     out({
       type: 'filled',
       intentId: intent.id,
@@ -65,12 +137,13 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         side: intent.side,
         mint: intent.mint,
         decimals: intent.decimals,
-        solAmount: lamports(r.solAmount),
+        solAmount: lamports(solAmount),
         tokenAmount: rawAmount(r.tokenAmount),
         feeLamports: lamports(r.feeLamports),
-        price: r.price,
+        price: rent > 0n ? priceOf(solAmount, r.tokenAmount, intent.decimals) : r.price,
         filledAt: at,
         ...(r.pool === undefined ? {} : { pool: r.pool }),
+        ...(rent > 0n ? { rentLamports: lamports(rent) } : {}),
       },
     });
   };
@@ -89,11 +162,24 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
           new ChainpilotError('PAPER_STOPPED', 'paper executor is stopped; no new intents', { retry: 'not_retryable', context: { intentId: intent.id } }),
         );
       if (timers.has(intent.id)) return Promise.resolve();
+      const denial = rails?.admit(intent, clock.now());
+      if (denial) {
+        // As the live executor reports a refusal of its admission: rejected, nothing built.
+        out({ type: 'rejected', intentId: intent.id, at: clock.now(), code: denial.code, reason: denial.reason });
+        return Promise.resolve();
+      }
       out({ type: 'accepted', intentId: intent.id, at: clock.now() });
       const submittedAt = clock.now();
+      let latencyMs = options.latencyMs;
+      if (m && random) {
+        // Drawn in submission order from the run's seed: a backtest draws the same.
+        latencyMs = m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs;
+        const fate: Fate = random.chance(m.simulationFailureRate) ? 'simulation' : random.chance(m.onChainFailureRate) ? 'on-chain' : 'fill';
+        if (fate !== 'fill') fates.set(intent.id, fate);
+      }
       timers.set(
         intent.id,
-        clock.setTimeout(() => settle(intent, out, submittedAt), options.latencyMs),
+        clock.setTimeout(() => settle(intent, out, submittedAt), latencyMs),
       );
       return Promise.resolve();
     },
@@ -105,6 +191,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         sink?.({ type: 'expired', intentId: id, at: clock.now() });
       }
       timers.clear();
+      fates.clear();
       return Promise.resolve();
     },
     inFlight: () => timers.size,

@@ -17,6 +17,7 @@ import type { DataMissFallback } from '../replay/replay-data.js';
 import { chainpilotVersion } from '../record/version.js';
 import { runBacktest, type BacktestProgress, type BacktestResult } from './run-backtest.js';
 import { silentRoomsOf } from './silent-rooms-of.js';
+import { pairFills, type LiveVsBacktest } from './pair-fills.js';
 
 export interface BacktestJobOptions {
   readonly file: string;
@@ -59,6 +60,8 @@ export interface BacktestJobResult {
   readonly files: { readonly report: string; readonly html: string; readonly decisions: string };
   readonly divergence: Divergence | undefined;
   readonly drift: FillDrift | undefined;
+  /** With `verifyAgainst`: every intent of that log paired with the backtest's, and the drift (also in report.json). */
+  readonly liveVsBacktest: LiveVsBacktest | undefined;
   /** How the recording was read: its prepared cache (and what became of it), or `off`. */
   readonly cache: PreparedRecording['cache'] | { readonly status: 'off' };
 }
@@ -95,9 +98,12 @@ export function runFingerprint(recording: Recording, d: Deployment, decisionLog:
   );
 }
 
-/** Compares two decision logs line by line; undefined when they are equal. */
+/**
+ * Compares two decision logs line by line; undefined when they are equal. Intent ids of `expected`
+ * are compared without a run prefix (a live run's or a resumed book's), as the backtest draws them.
+ */
 export function firstDivergence(expected: string, actual: string): Divergence | undefined {
-  const a = expected.split('\n');
+  const a = expected.replace(/"intentId":"int_(?:[0-9a-f]{8}|r\d+)_/g, '"intentId":"int_').split('\n');
   const b = actual.split('\n');
   if (a[a.length - 1] === '') a.pop();
   if (b[b.length - 1] === '') b.pop();
@@ -143,6 +149,7 @@ export function reportOf(result: BacktestResult, recording: Recording, loaded: L
   return computeReport({
     decisions: result.decisions,
     equity: result.equity,
+    drawdown: result.drawdown,
     prices: result.prices,
     openPositions: result.openPositions,
     startingLamports: d.paper.startingBalanceLamports,
@@ -211,7 +218,9 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
     ...(o.log ? { log: o.log } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
-  const report = redactor.redactValue(reportOf(result, recording, loaded, sampleMs, o.minRatioSpanMs));
+  const liveVsBacktest = expected === undefined ? undefined : pairFills(expected, result.decisionLog);
+  const base = reportOf(result, recording, loaded, sampleMs, o.minRatioSpanMs);
+  const report = redactor.redactValue(liveVsBacktest ? { ...base, liveVsBacktest } : base);
   mkdirSync(o.outDir, { recursive: true });
   const files = { report: join(o.outDir, 'report.json'), html: join(o.outDir, 'report.html'), decisions: join(o.outDir, 'decisions.jsonl') };
   writeFileSync(files.decisions, result.decisionLog);
@@ -219,5 +228,5 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
   writeFileSync(files.html, renderReportHtml(report));
   const divergence = expected === undefined ? undefined : firstDivergence(expected, result.decisionLog);
   const drift = expected === undefined ? undefined : fillDrift(expected, result.decisionLog);
-  return { report, result, files, divergence, drift, cache };
+  return { report, result, files, divergence, drift, liveVsBacktest, cache };
 }

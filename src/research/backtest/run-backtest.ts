@@ -16,6 +16,8 @@ import { createReplayData, type DataMissFallback } from '../replay/replay-data.j
 import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../replay/replay-feed.js';
 import { createPaperSession } from '../../runtime/paper-session.js';
 import { resolveStrategies } from '../../runtime/resolve-strategies.js';
+import { STOPPING_DENIAL } from '../../runtime/stopping-denial.js';
+import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
 
 export interface BacktestProgress {
   readonly lines: number;
@@ -56,6 +58,8 @@ export interface BacktestResult {
   readonly decisionLog: string;
   /** Equity samples: run-clock time and equity in lamports, at `sampleMs` and at the end. */
   readonly equity: readonly (readonly [number, bigint])[];
+  /** Drawdown over the equity at every fill and every price change of an open position (not the samples). */
+  readonly drawdown: DrawdownResult;
   readonly prices: ReadonlyMap<string, PricePoint[]>;
   readonly summary: RunSummary;
   readonly feed: ReplayFeedStats;
@@ -91,9 +95,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const to = o.toMs ?? Infinity;
   const recordedStart = startLine?.t ?? header?.startedAt ?? lines[0]?.t ?? 0;
   const startAt = Math.max(recordedStart, Number.isFinite(from) ? from : recordedStart);
-  const endLine = lines.findLast((l) => l.kind === 'end');
+  // A run with a drain ends where its drain ended (what was still in flight then expired), else at its end line.
+  const endLine = lines.findLast((l) => l.kind === 'drained') ?? lines.findLast((l) => l.kind === 'end');
   const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
   const endAt = Math.min(to, endLine?.t ?? lastT);
+  /** Set at the recording's stop mark: from there every new intent is refused as the run refused it. */
+  let stopping = false;
 
   const clock = manualClock(startAt);
   const feed = createReplayFeed(recordedRoomsOf(lines), { dedupCapacity: replayDedupCapacity(lines) });
@@ -106,9 +113,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     feed,
     clock,
     random: seededRandom(seed),
+    seed,
     log,
     data: data.port,
     decisions: (e) => decisions.push(e),
+    admission: () => (stopping ? STOPPING_DENIAL : undefined),
   });
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
@@ -156,6 +165,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   };
 
   await session.start();
+  const dd = createDrawdownTracker(startAt, session.engine.portfolio.totals().equityLamports);
+  /** Equity moves only with a decision's outcome or, while a position is open, with a price: look then. */
+  let ddDecisions = 0;
+  let ddOpen = false;
+  const watchEquity = (): void => {
+    if (!ddOpen && decisions.length === ddDecisions) return;
+    ddDecisions = decisions.length;
+    const t = session.engine.portfolio.totals();
+    ddOpen = t.openPositions > 0;
+    dd.observe(clock.now(), t.equityLamports);
+  };
   let done = 0;
   let lastProgress = performance.now();
   let dataActivity = false;
@@ -164,6 +184,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     if (l.t < startAt || l.kind === 'start' || l.kind === 'conn') continue;
     if (l.t > endAt) break;
     advance(l.t);
+    watchEquity();
     switch (l.kind) {
       case 'frame':
         feed.frame(l.frame, l.text, (l.rt ?? l.t) as UnixMs);
@@ -175,6 +196,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         data.reached(l);
         dataActivity = true;
         break;
+      case 'stop':
+        stopping = true;
+        break;
       default:
     }
     // Asynchronous handlers (and look-ups answered just now) finish before the next line, as they did between frames.
@@ -182,6 +206,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       dataActivity = false;
       await yieldTurn();
     }
+    watchEquity();
     if ((done & 0x3ff) === 0) {
       const now = performance.now();
       if (now - lastProgress > 200) {
@@ -192,8 +217,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     }
   }
   advance(endAt);
+  watchEquity();
   await session.stop();
   equity.push([clock.now(), session.engine.portfolio.totals().equityLamports]);
+  dd.observe(clock.now(), session.engine.portfolio.totals().equityLamports);
   const summary = session.engine.stats.summary();
   o.onProgress?.({ lines: lines.length, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: lines.length / ((performance.now() - wall0) / 1000) });
   return {
@@ -204,6 +231,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     decisions,
     decisionLog: decisions.map(formatDecision).join(''),
     equity,
+    drawdown: dd.result(clock.now()),
     prices,
     summary,
     feed: feed.stats(),

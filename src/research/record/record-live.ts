@@ -22,7 +22,8 @@ export interface RecordLiveOptions extends RunBaseOptions {
   readonly seed?: number;
 }
 
-export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonly string[]; lines: number }> {
+/** The recording's files and line count, and the decision log of the strategies it ran (absent with `rooms`). */
+export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonly string[]; lines: number; decisions: string | undefined }> {
   const { loaded, deployment: d, redactor, log, out } = openRun(o);
   const seed = o.seed ?? d.endpoints.simulator?.seed ?? 1;
   let sim: RunningSimulator | undefined;
@@ -59,11 +60,14 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
   const rest = conn.rest;
   recorder.watch(feed);
   let session: PaperSession | undefined;
+  let decisions: string | undefined;
   const unsubs: (() => void)[] = [];
   try {
     if (rooms.length > 0) for (const r of rooms) unsubs.push(feed.subscribe(r, () => undefined));
     else {
-      const deployment = { ...d, telemetry: { ...d.telemetry, decisionLog: undefined } };
+      // The strategies' decisions go beside the recording, so that a backtest of it can be verified against them.
+      decisions = `${recorder.prefix}.decisions.jsonl`;
+      const deployment = { ...d, telemetry: { ...d.telemetry, decisionLog: decisions } };
       const strategies = await resolveStrategies({ ...loaded, deployment });
       session = createPaperSession({
         deployment,
@@ -71,6 +75,7 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
         feed,
         clock,
         random: seededRandom(seed),
+        seed,
         log: log.child({ part: 'engine' }),
         data: recorder.data(rest.data),
       });
@@ -95,5 +100,5 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
     await sim?.stop();
   }
   const st = recorder.writer.stats();
-  return { files: recorder.writer.files(), lines: st.lines };
+  return { files: recorder.writer.files(), lines: st.lines, decisions };
 }

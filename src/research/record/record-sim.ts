@@ -54,6 +54,8 @@ export interface RecordSimResult {
   readonly lines: number;
   readonly bytes: number;
   readonly summary: RunSummary | undefined;
+  /** The decision log of the deployment's strategies (`PREFIX.decisions.jsonl` beside the recording); absent with `rooms`. */
+  readonly decisions: string | undefined;
 }
 
 /** Spins the event loop (sockets are polled on every turn) until `ready`, for at most 5 s of wall time; false on the timeout. */
@@ -110,8 +112,11 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   recorder.watch(feed);
   const unsubs = rooms.map((r) => feed.subscribe(r, () => undefined));
   let session: ReturnType<typeof createPaperSession> | undefined;
+  let decisions: string | undefined;
   if (o.loaded && d) {
-    const deployment = { ...d, telemetry: { ...d.telemetry, decisionLog: undefined } };
+    // The strategies' decisions go beside the recording, so that a backtest of it can be verified against them.
+    decisions = `${recorder.prefix}.decisions.jsonl`;
+    const deployment = { ...d, telemetry: { ...d.telemetry, decisionLog: decisions } };
     const strategies = await resolveStrategies({ ...o.loaded, deployment });
     session = createPaperSession({
       deployment,
@@ -119,6 +124,7 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
       feed,
       clock,
       random: seededRandom(o.seed),
+      seed: o.seed,
       log,
       data: recorder.data(rest.data),
       ...(o.decisions ? { decisions: o.decisions } : {}),
@@ -161,5 +167,5 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
     await sim.stop();
   }
   const st = recorder.writer.stats();
-  return { files: recorder.writer.files(), lines: st.lines, bytes: st.bytes, summary: session?.engine.stats.summary() };
+  return { files: recorder.writer.files(), lines: st.lines, bytes: st.bytes, summary: session?.engine.stats.summary(), decisions };
 }

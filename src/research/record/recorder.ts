@@ -45,6 +45,8 @@ export interface RecorderOptions {
 }
 
 export interface Recorder {
+  /** Path prefix of the recording's files (`DIR/SOURCE-TIME`): `PREFIX.0000.jsonl.gz`, and `PREFIX.decisions.jsonl` for `record`'s decision log. */
+  readonly prefix: string;
   /** The Datastream client's `onRawFrame` option. */
   readonly onRawFrame: (text: string, receivedAt: UnixMs) => void;
   /** Instead of `onRawFrame` for a frame left out of this recording (a shared connection's frame of another holder's room). */
@@ -55,6 +57,8 @@ export interface Recorder {
   data(port: DataPort): DataPort;
   /** Writes the start line (call right before the engine starts). */
   start(): void;
+  /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
+  mark(kind: 'stop' | 'drained'): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
   /** Hands the lines of a partial batch to the writing thread (see `batchBytes`). */
@@ -127,6 +131,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
   };
 
   return {
+    prefix,
     onRawFrame,
     skipFrame() {
       // A `malformed` event now refers to the skipped frame, not to the last one written.
@@ -180,6 +185,11 @@ export function createRecorder(o: RecorderOptions): Recorder {
     start() {
       const t = o.clock.now() as number;
       put(`${JSON.stringify({ k: 'start', t })}\n`, t);
+    },
+    mark(kind) {
+      if (ended) return;
+      const t = o.clock.now() as number;
+      put(`${JSON.stringify({ k: kind, t })}\n`, t);
     },
     end() {
       if (ended) return;

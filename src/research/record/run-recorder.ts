@@ -94,6 +94,7 @@ export const runRecording: RunRecording = {
       data: (port) => rec.data(port),
       start: () => rec.start(),
       end: () => rec.end(),
+      mark: (kind) => rec.mark(kind),
       close: () => rec.close(),
       share: (feed, data, tap) => recordShare(rec, feed, data, tap),
     };

@@ -12,6 +12,9 @@
  *   `"error":{"code","message"}`), written when a `ctx.data` look-up settled.
  * - the start: `{"k":"start","t":T}` when the recorded run's engine started (its strategies' timers
  *   count from there).
+ * - the stop: `{"k":"stop","t":T}` when the recorded run's stop began (from then on it admitted no new
+ *   intent: `ENGINE_STOPPED`), and `{"k":"drained","t":T}` when its drain ended (intents still in
+ *   flight then expired); both absent in runs without a drain (`record`, older recordings).
  * - the end: `{"k":"end","t":T}` when the recorded run stopped (absent after a crash).
  *
  * A frame line starts with `{"t"`, every other line with `{"k"`: a reader tells them apart with
@@ -65,6 +68,8 @@ export type RecordLine =
       readonly error: { readonly code: string; readonly message: string } | undefined;
     }
   | { readonly kind: 'start'; readonly t: number }
+  | { readonly kind: 'stop'; readonly t: number }
+  | { readonly kind: 'drained'; readonly t: number }
   | { readonly kind: 'end'; readonly t: number };
 
 export type DataQuery = Readonly<Record<string, string | number | boolean>> | undefined;
@@ -120,6 +125,10 @@ export function parseRecordLine(line: string): RecordLine {
     }
     case 'start':
       return { kind: 'start', t };
+    case 'stop':
+      return { kind: 'stop', t };
+    case 'drained':
+      return { kind: 'drained', t };
     case 'end':
       return { kind: 'end', t };
     default:

@@ -10,7 +10,8 @@ import { gunzipSync } from 'node:zlib';
 import { ChainpilotError } from '../../core/index.js';
 import { parseRecordLine, RECORDING_FORMAT, type RecordingHeader, type RecordLine } from './recording-format.js';
 
-const RECORDING_FILE = /\.jsonl(\.gz)?$/;
+/** A recording file; not the decision log `record` writes beside it (`PREFIX.decisions.jsonl`). */
+const RECORDING_FILE = /^(?!.*\.decisions\.jsonl$).*\.jsonl(\.gz)?$/;
 
 /** The recording files that `spec` names, sorted by name. Throws RECORDING_NOT_FOUND when none. */
 export function resolveRecordingFiles(spec: string): string[] {

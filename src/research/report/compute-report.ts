@@ -2,8 +2,10 @@
  * Turns a run's decision log and equity samples into a report (docs/backtesting.md gives every
  * formula). Money is summed as bigint lamports; only ratios and chart points are floats.
  */
-import { decimal, lamportsToSol } from '../../core/index.js';
+import { Decimal, decimal, lamportsToSol } from '../../core/index.js';
 import type { DecisionEntry } from '../../engine/decision-log.js';
+import { createDrawdownTracker, type DrawdownResult } from './drawdown.js';
+import { ratioHalfEven } from './round.js';
 import { REPORT_FORMAT, type BacktestReport, type ReportMetrics, type ReportRun, type ReportTrade } from './report-types.js';
 
 const YEAR_MS = 365 * 86_400_000;
@@ -30,6 +32,8 @@ export interface ReportInput {
   readonly topTokens?: number;
   readonly run: ReportRun;
   readonly fingerprint: string;
+  /** Drawdown over every fill and price change (a backtest tracks it); default: from the equity samples. */
+  readonly drawdown?: DrawdownResult;
 }
 
 interface TradeAcc {
@@ -46,7 +50,7 @@ interface TradeAcc {
 }
 
 const sol = (l: bigint): string => (l < 0n ? `-${lamportsToSol(-l)}` : lamportsToSol(l));
-const ratio = (a: bigint, b: bigint): number => (b === 0n ? 0 : Number((a * 1_000_000n) / b) / 1_000_000);
+const ratio = (a: bigint, b: bigint): number => ratioHalfEven(a, b);
 
 /** Builds the report of one run. */
 export function computeReport(i: ReportInput): BacktestReport {
@@ -57,6 +61,8 @@ export function computeReport(i: ReportInput): BacktestReport {
   const open = new Map<string, TradeAcc>();
   const markers = new Map<string, { at: number; side: 'buy' | 'sell'; price: number; tradeId: number }[]>();
   let fees = 0n;
+  /** Fees of failed transactions outside any trade (a buy that failed and opened nothing), per strategy. */
+  const failedFees = new Map<string, bigint>();
   let slippage = 0n;
   let intents = 0;
   let fills = 0;
@@ -80,6 +86,7 @@ export function computeReport(i: ReportInput): BacktestReport {
         fees += fee;
         const t = open.get(`${e.strategyId}/${intentMint.get(e.intentId) ?? ''}`);
         if (t) t.fees += fee;
+        else if (fee > 0n) failedFees.set(e.strategyId, (failedFees.get(e.strategyId) ?? 0n) + fee);
         break;
       }
       case 'fill': {
@@ -93,7 +100,7 @@ export function computeReport(i: ReportInput): BacktestReport {
           // Cost against the observed price: a buy paid sol·(1 − ref/price), a sell gave up sol·(ref/price − 1).
           const r = decimal(ref).div(decimal(e.price));
           const cost = e.side === 'buy' ? decimal(solAmt).times(decimal(1).minus(r)) : decimal(solAmt).times(r.minus(1));
-          slippage += BigInt(cost.integerValue(1).toFixed());
+          slippage += BigInt(cost.integerValue(Decimal.ROUND_HALF_EVEN).toFixed());
         }
         let t = open.get(key);
         if (!t && e.side === 'buy') {
@@ -168,29 +175,18 @@ export function computeReport(i: ReportInput): BacktestReport {
   const grossLoss = -sum(lossesL);
   const avg = (xs: readonly bigint[]): string | null => (xs.length === 0 ? null : sol(sum(xs) / BigInt(xs.length)));
 
-  // Equity: drawdown, its longest duration, exposure, Sharpe and Sortino.
+  // Equity: drawdown (over every fill and price change when the run tracked it, else the samples), exposure, Sharpe and Sortino.
   const eq = i.equity;
   let peak = eq[0]?.[1] ?? i.startingLamports;
-  let peakAt = eq[0]?.[0] ?? i.startedAt;
-  let maxDd = 0n;
-  let maxDdPct = 0;
-  let longestDd = 0;
+  const sampled = createDrawdownTracker(eq[0]?.[0] ?? i.startedAt, peak);
   const equityRows: [number, number, number][] = [];
   for (const [at, v] of eq) {
-    if (v >= peak) {
-      longestDd = Math.max(longestDd, at - peakAt);
-      peak = v;
-      peakAt = at;
-    }
-    const dd = peak - v;
-    const ddPct = peak > 0n ? ratio(dd * 100n, peak) : 0;
-    if (dd > maxDd) maxDd = dd;
-    if (ddPct > maxDdPct) maxDdPct = ddPct;
-    equityRows.push([at, Number(v) / 1e9, -ddPct]);
+    sampled.observe(at, v);
+    if (v > peak) peak = v;
+    equityRows.push([at, Number(v) / 1e9, peak > 0n ? -ratio((peak - v) * 100n, peak) : 0]);
   }
-  const endAt = eq[eq.length - 1]?.[0] ?? i.endedAt;
   const lastValue = eq[eq.length - 1]?.[1];
-  if (lastValue !== undefined && lastValue < peak) longestDd = Math.max(longestDd, endAt - peakAt);
+  const dd = i.drawdown ?? sampled.result(eq[eq.length - 1]?.[0] ?? i.endedAt);
 
   const span = i.endedAt - i.startedAt;
   const minSpan = i.minRatioSpanMs ?? 7 * 86_400_000;
@@ -201,7 +197,7 @@ export function computeReport(i: ReportInput): BacktestReport {
   const rets: number[] = [];
   for (let k = 1; k < regular.length; k++) {
     const prev = regular[k - 1]![1];
-    if (prev > 0n) rets.push(ratio(regular[k]![1] - prev, prev));
+    if (prev > 0n) rets.push(Number(regular[k]![1] - prev) / Number(prev));
   }
   if (span < minSpan)
     ratioNote = `n/a: the run spans ${(span / 86_400_000).toFixed(2)} days, below the ${(minSpan / 86_400_000).toFixed(0)}-day minimum for annualised ratios`;
@@ -232,11 +228,15 @@ export function computeReport(i: ReportInput): BacktestReport {
 
   const ending = lastValue ?? i.startingLamports;
   const net = ending - i.startingLamports;
+  const failedFeesTotal = [...failedFees.values()].reduce((a, b) => a + b, 0n);
+  const tradePnl = trades.reduce((a, t) => a + pnlOf(t), 0n);
   const holds = closed.map((t) => (t.closedAt ?? 0) - t.openedAt);
   const metrics: ReportMetrics = {
     startingSol: sol(i.startingLamports),
     endingSol: sol(ending),
     netPnlSol: sol(net),
+    tradePnlSol: sol(tradePnl),
+    failedFeesSol: sol(failedFeesTotal),
     returnPct: ratio(net * 100n, i.startingLamports),
     trades: closed.length,
     openTrades: trades.length - closed.length,
@@ -250,9 +250,9 @@ export function computeReport(i: ReportInput): BacktestReport {
     bestTradeSol: pnls.length ? sol(pnls.reduce((a, b) => (b > a ? b : a))) : null,
     worstTradeSol: pnls.length ? sol(pnls.reduce((a, b) => (b < a ? b : a))) : null,
     avgHoldMs: holds.length ? Math.round(holds.reduce((a, b) => a + b, 0) / holds.length) : null,
-    maxDrawdownSol: sol(maxDd),
-    maxDrawdownPct: maxDdPct,
-    longestDrawdownMs: longestDd,
+    maxDrawdownSol: sol(dd.maxLamports),
+    maxDrawdownPct: dd.maxPct,
+    longestDrawdownMs: dd.longestMs,
     exposurePct: span > 0 ? (exposed * 100) / span : 0,
     feesSol: sol(fees),
     slippageSol: sol(slippage),
@@ -264,9 +264,9 @@ export function computeReport(i: ReportInput): BacktestReport {
     denials,
   };
 
-  const byStrategy = new Map<string, { trades: number; wins: number; pnl: bigint; fees: bigint }>();
+  const byStrategy = new Map<string, { trades: number; wins: number; pnl: bigint; fees: bigint; failedFees: bigint }>();
   for (const t of trades) {
-    const s = byStrategy.get(t.strategyId) ?? { trades: 0, wins: 0, pnl: 0n, fees: 0n };
+    const s = byStrategy.get(t.strategyId) ?? { trades: 0, wins: 0, pnl: 0n, fees: 0n, failedFees: 0n };
     const p = pnlOf(t);
     if (t.closedAt !== null) {
       s.trades++;
@@ -275,6 +275,14 @@ export function computeReport(i: ReportInput): BacktestReport {
     s.pnl += p;
     s.fees += t.fees;
     byStrategy.set(t.strategyId, s);
+  }
+  // Fees of failed transactions outside any trade belong to the strategy's PnL too (the table sums to net PnL).
+  for (const [strategyId, fee] of failedFees) {
+    const s = byStrategy.get(strategyId) ?? { trades: 0, wins: 0, pnl: 0n, fees: 0n, failedFees: 0n };
+    s.failedFees += fee;
+    s.pnl -= fee;
+    s.fees += fee;
+    byStrategy.set(strategyId, s);
   }
   const byReason = new Map<string, { trades: number; pnl: bigint }>();
   for (const t of closed) {
@@ -306,6 +314,7 @@ export function computeReport(i: ReportInput): BacktestReport {
       winRatePct: s.trades ? (s.wins * 100) / s.trades : null,
       pnlSol: sol(s.pnl),
       feesSol: sol(s.fees),
+      failedFeesSol: sol(s.failedFees),
     })),
     byExitReason: [...byReason.entries()].sort((a, b) => b[1].trades - a[1].trades).map(([reason, r]) => ({ reason, trades: r.trades, pnlSol: sol(r.pnl) })),
     denials: [...denialCodes.entries()].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),

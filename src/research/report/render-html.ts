@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import type { BacktestReport } from './report-types.js';
 import { REPORT_PAGE_SCRIPT } from './report-page-script.js';
 import { silentRoomsHtml } from './silent-rooms.js';
+import { renderLiveDrift } from './render-live-drift.js';
 
 const require = createRequire(import.meta.url);
 
@@ -51,7 +52,7 @@ ${silentRoomsHtml(report.run.silentRooms)}
 <h2>Most traded tokens</h2><div id="prices"></div>
 <h2>Trades</h2><p class="note">Click a column to sort.</p><table id="trades"></table>
 <div class="grid"><div><h2>Per strategy</h2><table id="by-strategy"></table></div><div><h2>Per exit reason</h2><table id="by-exit"></table></div><div><h2>Denials by code</h2><table id="denials"></table></div></div>
-<script type="application/octet-stream" id="report-data" data-encoding="gzip+base64">${gzipSync(JSON.stringify(report), { level: 9 }).toString('base64')}</script>
+${renderLiveDrift(report.liveVsBacktest)}<script type="application/octet-stream" id="report-data" data-encoding="gzip+base64">${gzipSync(JSON.stringify(report), { level: 9 }).toString('base64')}</script>
 <script>/*! uPlot (bundled) — licence:\n${licence.replace(/\*\//g, '* /')}*/\n${js}</script>
 <script>${REPORT_PAGE_SCRIPT}</script>
 <footer>Charts: uPlot, MIT licence (notice in the page source).</footer>

@@ -49,7 +49,7 @@ function render(R) {
   // Metrics
   var m = R.metrics;
   var metrics = [
-    ['Net PnL (SOL)', m.netPnlSol], ['Return', num(m.returnPct) + ' %'], ['Trades (closed)', m.trades], ['Open at end', m.openTrades],
+    ['Net PnL (SOL)', m.netPnlSol], ['Trade PnL (SOL)', m.tradePnlSol], ['Failed-transaction fees outside trades (SOL)', m.failedFeesSol], ['Return', num(m.returnPct) + ' %'], ['Trades (closed)', m.trades], ['Open at end', m.openTrades],
     ['Win rate', m.winRatePct === null ? 'n/a' : num(m.winRatePct) + ' %'], ['Profit factor', num(m.profitFactor)],
     ['Expectancy (SOL)', m.expectancySol === null ? 'n/a' : m.expectancySol], ['Average win (SOL)', m.avgWinSol === null ? 'n/a' : m.avgWinSol],
     ['Average loss (SOL)', m.avgLossSol === null ? 'n/a' : m.avgLossSol], ['Best trade (SOL)', m.bestTradeSol === null ? 'n/a' : m.bestTradeSol],
@@ -130,7 +130,7 @@ function render(R) {
   table('trades', [['#', 'id'], ['strategy', 'strategyId'], ['token', 'mint'], ['opened', function (r) { return iso(r.openedAt); }, 'openedAt'],
     ['hold', function (r) { return dur(r.holdMs); }, 'holdMs'], ['buy SOL', 'buySol'], ['sell SOL', 'sellSol'], ['fees SOL', 'feesSol'],
     ['PnL SOL', 'pnlSol'], ['return %', function (r) { return num(r.returnPct); }, 'returnPct'], ['exit', 'exitReason'], ['status', 'status']], R.trades.slice());
-  table('by-strategy', [['strategy', 'strategyId'], ['trades', 'trades'], ['wins', 'wins'], ['win rate %', function (r) { return num(r.winRatePct); }, 'winRatePct'], ['PnL SOL', 'pnlSol'], ['fees SOL', 'feesSol']], R.byStrategy.slice());
+  table('by-strategy', [['strategy', 'strategyId'], ['trades', 'trades'], ['wins', 'wins'], ['win rate %', function (r) { return num(r.winRatePct); }, 'winRatePct'], ['PnL SOL', 'pnlSol'], ['fees SOL', 'feesSol'], ['failed-tx fees SOL', 'failedFeesSol']], R.byStrategy.slice());
   table('by-exit', [['exit reason', 'reason'], ['trades', 'trades'], ['PnL SOL', 'pnlSol']], R.byExitReason.slice());
   table('denials', [['code', 'code'], ['count', 'count']], R.denials.slice());
   document.body.setAttribute('data-rendered', 'true');

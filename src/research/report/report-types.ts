@@ -4,6 +4,7 @@
  * (display values, never used for money); a metric that cannot be computed is `null` with a reason.
  */
 import type { SilentRooms } from './silent-rooms.js';
+import type { LiveVsBacktest } from '../backtest/pair-fills.js';
 
 export const REPORT_FORMAT = 1;
 
@@ -29,6 +30,10 @@ export interface ReportMetrics {
   readonly startingSol: string;
   readonly endingSol: string;
   readonly netPnlSol: string;
+  /** Sum of every trade's PnL (open ones marked); tradePnl − failedFees = netPnl. */
+  readonly tradePnlSol: string;
+  /** Fees of failed transactions that opened no trade (counted in no trade's PnL). */
+  readonly failedFeesSol: string;
   readonly returnPct: number;
   readonly trades: number;
   readonly openTrades: number;
@@ -98,9 +103,14 @@ export interface BacktestReport {
     readonly trades: number;
     readonly wins: number;
     readonly winRatePct: number | null;
+    /** The strategy's trades' PnL less its failed-transaction fees outside any trade. */
     readonly pnlSol: string;
     readonly feesSol: string;
+    /** Fees of its failed transactions that opened no trade (included in pnlSol and feesSol). */
+    readonly failedFeesSol: string;
   }[];
   readonly byExitReason: readonly { readonly reason: string; readonly trades: number; readonly pnlSol: string }[];
   readonly denials: readonly { readonly code: string; readonly count: number }[];
+  /** With `backtest --verify-against LOG`: that run (live) paired intent by intent with this backtest. */
+  readonly liveVsBacktest?: LiveVsBacktest;
 }

@@ -16,6 +16,7 @@ export function formatReportSummary(r: BacktestReport): string {
     ['deployment', r.run.deployment],
     ['window', `${new Date(r.run.from).toISOString()} → ${new Date(r.run.to).toISOString()}`],
     ['net PnL', `${m.netPnlSol} SOL (${pct(m.returnPct)})`],
+    ['trade PnL − failed fees', `${m.tradePnlSol} − ${m.failedFeesSol} SOL`],
     ['trades', `${m.trades} closed, ${m.openTrades} open at end`],
     ['win rate', pct(m.winRatePct)],
     ['profit factor', n2(m.profitFactor)],

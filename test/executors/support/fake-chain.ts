@@ -183,6 +183,7 @@ export function createFakeChain(options: FakeChainOptions): FakeChain {
             const b = lam.get(user.toBase58())!;
             if (b < 2_039_280n) return 'insufficient lamports for rent';
             lam.set(user.toBase58(), b - 2_039_280n);
+            lam.set(dest, 2_039_280n); // the new account holds its rent, as on chain
             const owner = dest === ata(user, mint).toBase58() ? user : new PublicKey(keys[ix.accountKeyIndexes[3] ?? 0]!);
             toks.set(dest, { owner, mint, amount: out });
           } else t.amount += out;

@@ -1,0 +1,215 @@
+/**
+ * `chainpilot calibrate`: fits the paper fill model (`paper.model`) from live runs. Each input is a
+ * live decision log (`.jsonl`, `telemetry.decisionLog` of `run --live`) or a live journal (SQLite:
+ * `store.path`); from every intent that reached the chain it reads the decision-to-fill latency, the
+ * fee and rent paid, and whether it was refused at simulation or failed on chain. Refusals of the
+ * rails (spend caps) are not failures: paper applies the same rails itself.
+ *
+ * The fit, with its uncertainty: the latencies themselves (at most {@link MAX_LATENCIES}, evenly
+ * spaced quantiles when there are more) with their 10/50/90th percentiles; the median fee and rent;
+ * each failure rate with its 95 % Wilson interval.
+ */
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { ChainpilotError } from '../../core/index.js';
+import type { DecisionEntry } from '../../engine/decision-log.js';
+
+/** One intent live sent on its way (past the rails). */
+export interface LiveOutcome {
+  readonly outcome: 'filled' | 'simulation' | 'on-chain' | 'other';
+  readonly latencyMs: number | undefined;
+  readonly feeLamports: bigint;
+  readonly rentLamports: bigint;
+}
+
+export interface RateFit {
+  readonly rate: number;
+  readonly events: number;
+  readonly trials: number;
+  /** 95 % Wilson score interval. */
+  readonly low: number;
+  readonly high: number;
+}
+
+export interface CalibrationFit {
+  readonly sources: readonly string[];
+  readonly intents: number;
+  readonly fills: number;
+  readonly latencyMs: readonly number[];
+  readonly latencyQuantilesMs: { readonly p10: number; readonly p50: number; readonly p90: number } | undefined;
+  readonly feeLamports: bigint;
+  readonly feeRangeLamports: readonly [bigint, bigint] | undefined;
+  readonly rentLamports: bigint;
+  readonly rentBuys: number;
+  readonly simulation: RateFit;
+  readonly onChain: RateFit;
+}
+
+/** Latencies kept in the block (quantiles beyond). */
+export const MAX_LATENCIES = 200;
+
+const SIMULATION_CODES = new Set(['LIVE_INSPECTION_SIMULATION', 'LIVE_INSPECTION_OUTPUT', 'LIVE_INSPECTION_OUTFLOW']);
+const RAIL_CODES = new Set(['LIVE_SPEND_CAP_TRADE', 'LIVE_SPEND_CAP_DAY', 'LIVE_INVALID_INTENT', 'LIVE_NO_REFERENCE_PRICE', 'LIVE_INTENT_ID_REPEATED']);
+
+function classify(code: string | null | undefined, outcome: string): LiveOutcome['outcome'] | undefined {
+  if (code && RAIL_CODES.has(code)) return undefined;
+  if (outcome === 'filled') return 'filled';
+  if (code && SIMULATION_CODES.has(code)) return 'simulation';
+  if (code === 'LIVE_FAILED_ON_CHAIN' || outcome === 'failed') return 'on-chain';
+  return 'other';
+}
+
+/** The outcomes of a live decision log. */
+export function outcomesOfDecisionLog(text: string): LiveOutcome[] {
+  const decided = new Map<string, number>();
+  const out: LiveOutcome[] = [];
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    const e = JSON.parse(line) as DecisionEntry;
+    if (e.kind === 'intent') decided.set(e.intentId, e.at);
+    else if (e.kind === 'fill') {
+      const at = decided.get(e.intentId);
+      out.push({
+        outcome: 'filled',
+        latencyMs: at === undefined ? undefined : e.at - at,
+        feeLamports: BigInt(e.feeLamports),
+        rentLamports: BigInt(e.rentLamports ?? '0'),
+      });
+    } else if (e.kind === 'unfilled') {
+      const kind = classify(e.code, e.outcome);
+      if (kind) out.push({ outcome: kind, latencyMs: undefined, feeLamports: BigInt(e.feeLamports), rentLamports: 0n });
+    }
+  }
+  return out;
+}
+
+interface JournalRow {
+  intent_json: string;
+  state: string;
+  code: string | null;
+  fill_json: string | null;
+  fee_lamports: string | null;
+}
+
+/** The outcomes of a live journal (SQLite), read only. */
+export function outcomesOfJournal(path: string): LiveOutcome[] {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare<[], JournalRow>('SELECT intent_json, state, code, fill_json, fee_lamports FROM intents WHERE done = 1').all();
+    const out: LiveOutcome[] = [];
+    for (const r of rows) {
+      if (r.state === 'DENIED' || r.state === 'EXPIRED') continue;
+      const createdAt = (JSON.parse(r.intent_json) as { createdAt?: number }).createdAt;
+      if (r.state === 'LANDED' && r.fill_json !== null) {
+        const f = JSON.parse(r.fill_json) as { filledAt: number; feeLamports: string; rentLamports?: string };
+        out.push({
+          outcome: 'filled',
+          latencyMs: createdAt === undefined ? undefined : f.filledAt - createdAt,
+          feeLamports: BigInt(f.feeLamports),
+          rentLamports: BigInt(f.rentLamports ?? '0'),
+        });
+        continue;
+      }
+      const kind = classify(r.code, r.state === 'FAILED_ON_CHAIN' ? 'failed' : 'rejected');
+      if (kind) out.push({ outcome: kind, latencyMs: undefined, feeLamports: BigInt(r.fee_lamports ?? '0'), rentLamports: 0n });
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+/** 95 % Wilson score interval of `k` events in `n` trials. */
+export function wilson(k: number, n: number): RateFit {
+  if (n === 0) return { rate: 0, events: 0, trials: 0, low: 0, high: 1 };
+  const z = 1.959963984540054;
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const c = (p + (z * z) / (2 * n)) / d;
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return { rate: p, events: k, trials: n, low: Math.max(0, c - h), high: Math.min(1, c + h) };
+}
+
+const medianBig = (xs: readonly bigint[]): bigint => {
+  if (xs.length === 0) return 0n;
+  const s = [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return s[(s.length - 1) >> 1]!;
+};
+const nearestRank = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+
+/** Fits the model from the outcomes of live runs. */
+export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly string[]): CalibrationFit {
+  const fills = outcomes.filter((o) => o.outcome === 'filled');
+  const lat = fills.flatMap((f) => (f.latencyMs === undefined ? [] : [Math.max(0, f.latencyMs)])).sort((a, b) => a - b);
+  const kept = lat.length <= MAX_LATENCIES ? lat : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(lat, (i + 0.5) / MAX_LATENCIES));
+  const fees = fills.map((f) => f.feeLamports).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const rents = fills.flatMap((f) => (f.rentLamports > 0n ? [f.rentLamports] : []));
+  const sims = outcomes.filter((o) => o.outcome === 'simulation').length;
+  const chain = outcomes.filter((o) => o.outcome === 'on-chain').length;
+  return {
+    sources,
+    intents: outcomes.length,
+    fills: fills.length,
+    latencyMs: kept,
+    latencyQuantilesMs: lat.length ? { p10: nearestRank(lat, 0.1), p50: nearestRank(lat, 0.5), p90: nearestRank(lat, 0.9) } : undefined,
+    feeLamports: medianBig(fees),
+    feeRangeLamports: fees.length ? [fees[0]!, fees[fees.length - 1]!] : undefined,
+    rentLamports: medianBig(rents),
+    rentBuys: rents.length,
+    // Simulation refuses before sending: of everything that reached inspection. On chain: of what was sent and landed.
+    simulation: wilson(sims, outcomes.length),
+    onChain: wilson(chain, fills.length + chain),
+  };
+}
+
+/** Reads every source (decision logs and journals) and fits the model. */
+export function calibrate(paths: readonly string[]): CalibrationFit {
+  if (paths.length === 0)
+    throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', 'calibrate: give at least one live decision log or journal', { retry: 'not_retryable' });
+  const outcomes: LiveOutcome[] = [];
+  for (const p of paths) {
+    let text: Buffer;
+    try {
+      text = readFileSync(p);
+    } catch (e) {
+      throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', `calibrate: cannot read ${p} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, {
+        retry: 'not_retryable',
+      });
+    }
+    const sqlite = text.subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
+    outcomes.push(...(sqlite ? outcomesOfJournal(p) : outcomesOfDecisionLog(text.toString('utf8'))));
+  }
+  const fit = fitModel(outcomes, paths);
+  if (fit.fills === 0)
+    throw new ChainpilotError(
+      'BACKTEST_NO_LIVE_DATA',
+      `calibrate: no live fill in ${paths.join(', ')}; give the decision log or journal of a live run that traded`,
+      {
+        retry: 'not_retryable',
+      },
+    );
+  return fit;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+const rateLine = (name: string, r: RateFit, of: string): string =>
+  `    ${name}: ${Number(r.rate.toFixed(6))}   # ${r.events} of ${r.trials} ${of}; 95 % interval ${pct(r.low)} to ${pct(r.high)} (Wilson)`;
+
+/** The `paper.model` block, as YAML with the fit's uncertainty in comments (paste it under the deployment's `paper:`). */
+export function modelBlockYaml(f: CalibrationFit): string {
+  const q = f.latencyQuantilesMs;
+  return [
+    `# paper.model fitted by chainpilot calibrate from ${f.sources.length} live run file(s): ${f.sources.join(', ')}`,
+    `# ${f.fills} fills of ${f.intents} intents that passed the rails; paste under the deployment's paper: key`,
+    'paper:',
+    '  model:',
+    `    # ${f.latencyMs.length} latencies${q ? `; p10 ${q.p10} ms, median ${q.p50} ms, p90 ${q.p90} ms` : ''}, each fill draws one with the run's seed`,
+    `    latencyMs: [${f.latencyMs.join(', ')}]`,
+    `    feeLamports: ${f.feeLamports}   # median of ${f.fills} fills${f.feeRangeLamports ? ` (min ${f.feeRangeLamports[0]}, max ${f.feeRangeLamports[1]})` : ''}`,
+    `    rentLamports: ${f.rentLamports}   # median rent of ${f.rentBuys} buys that opened a token account`,
+    '    ownImpact: true',
+    rateLine('simulationFailureRate', f.simulation, 'intents refused at simulation'),
+    rateLine('onChainFailureRate', f.onChain, 'landed transactions failed on chain'),
+    '',
+  ].join('\n');
+}

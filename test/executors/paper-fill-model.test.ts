@@ -1,0 +1,126 @@
+/**
+ * The calibrated paper model (`paper.model`): latencies drawn from live's with the run's seed, the
+ * fee live pays, rent for the token account the first buy opens, our own fills moving the reserves
+ * until the next observed tick, and failures at the live rates with the live codes.
+ */
+import { describe, expect, it } from 'vitest';
+import { bps, lamports, manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
+import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/execution-port.js';
+import { createMarketView } from '../../src/engine/market-view.js';
+import { DEFAULT_FILL_MODEL } from '../../src/executors/paper/fill-model.js';
+import { createPaperExecutor, type PaperModel } from '../../src/executors/paper/paper-executor.js';
+import { orderIntent } from '../helpers/intents.js';
+
+const MINT = 'So11111111111111111111111111111111111111112';
+const buy = (id: string, spend = 100_000_000n): OrderIntent =>
+  orderIntent({
+    id,
+    strategyId: 's',
+    side: 'buy',
+    mint: MINT,
+    decimals: 6,
+    spendLamports: spend,
+    slippageBps: bps(5_000),
+    priorityFeeLamports: lamports(100_000n),
+    referencePrice: undefined,
+    createdAt: 0 as UnixMs,
+    reason: 't',
+  });
+
+const model = (o: Partial<PaperModel> = {}): PaperModel => ({
+  latencyMs: [6_000],
+  rentLamports: lamports(2_039_280n),
+  ownImpact: true,
+  simulationFailureRate: 0,
+  onChainFailureRate: 0,
+  ...o,
+});
+
+function setup(m: PaperModel, seed = 1) {
+  const clock = manualClock(0 as UnixMs);
+  const view = createMarketView();
+  const tick = (at: number, sol = 30_000_000_000n, token = 1_000_000_000_000_000n): void =>
+    view.observe({
+      type: 'price',
+      room: `price:token:${MINT}`,
+      receivedAt: at as UnixMs,
+      origin: 'live',
+      mint: MINT,
+      price: '0.00003',
+      priceUsd: undefined,
+      aggregated: false,
+      pool: 'P',
+      market: 'venue_a',
+      liquidityUsd: undefined,
+      solReserveLamports: sol,
+      tokenReserveRaw: token,
+      poolFeeBps: 100,
+      at: at as UnixMs,
+    });
+  const reports: ExecutionReport[] = [];
+  const ex = createPaperExecutor({
+    clock,
+    market: view,
+    latencyMs: 250,
+    fillModel: { ...DEFAULT_FILL_MODEL, feeLamports: lamports(110_000n) },
+    model: m,
+    random: seededRandom(seed).fork('paper-fills'),
+  });
+  return { clock, tick, reports, ex, start: () => ex.start((r) => reports.push(r)) };
+}
+
+const fills = (reports: readonly ExecutionReport[]): Fill[] => reports.flatMap((r) => (r.type === 'filled' ? [r.fill] : []));
+
+describe('the calibrated paper model', () => {
+  it('charges rent for the first buy of a token only, pays the calibrated fee, and lets our own buys move the reserves until the next tick', async () => {
+    const h = setup(model());
+    await h.start();
+    h.tick(0);
+    await h.ex.submit(buy('a'));
+    await h.ex.submit(buy('b'));
+    h.clock.advance(6_000);
+    const [a, b] = fills(h.reports);
+    expect(a!.rentLamports).toBe(2_039_280n);
+    expect(a!.solAmount).toBe(100_000_000n + 2_039_280n);
+    expect(b!.rentLamports).toBeUndefined();
+    expect(a!.feeLamports).toBe(110_000n);
+    // The second buy meets the reserves the first left: fewer tokens for the same SOL.
+    expect(b!.tokenAmount).toBeLessThan(a!.tokenAmount);
+    // A new observed tick replaces our own impact: the same buy fills as the first did.
+    h.tick(6_001);
+    await h.ex.submit(buy('c'));
+    h.clock.advance(6_000);
+    expect(fills(h.reports)[2]!.tokenAmount).toBe(a!.tokenAmount);
+  });
+
+  it('draws each latency from the calibration with the seed, the same way twice', async () => {
+    const run = async (seed: number): Promise<number[]> => {
+      const h = setup(model({ latencyMs: [1_000, 2_000, 3_000, 4_000, 5_000] }), seed);
+      await h.start();
+      h.tick(0);
+      for (let i = 0; i < 12; i++) await h.ex.submit(buy(`i${i}`, 1_000_000n));
+      h.clock.advance(10_000);
+      return fills(h.reports).map((f) => f.filledAt);
+    };
+    const a = await run(3);
+    expect(a).toEqual(await run(3));
+    expect(new Set(a).size).toBeGreaterThan(1);
+    for (const t of a) expect([1_000, 2_000, 3_000, 4_000, 5_000]).toContain(t);
+  });
+
+  it('fails at the calibrated rates with the live codes: refused at simulation, or failed on chain with the fee paid', async () => {
+    const sim = setup(model({ simulationFailureRate: 1 }));
+    await sim.start();
+    sim.tick(0);
+    await sim.ex.submit(buy('a'));
+    sim.clock.advance(6_000);
+    expect(sim.reports.at(-1)).toMatchObject({ type: 'rejected', code: 'LIVE_INSPECTION_SIMULATION' });
+
+    const chain = setup(model({ onChainFailureRate: 1 }));
+    await chain.start();
+    chain.tick(0);
+    await chain.ex.submit(buy('a'));
+    chain.clock.advance(6_000);
+    expect(chain.reports.at(-1)).toMatchObject({ type: 'failed', code: 'LIVE_FAILED_ON_CHAIN', feeLamports: 110_000n });
+  });
+});

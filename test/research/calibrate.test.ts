@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isChainpilotError } from '../../src/core/errors.js';
+import { calibrate, modelBlockYaml, wilson } from '../../src/research/calibrate/calibrate.js';
+import { loadDeployment } from '../../src/config/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cp-calibrate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const line = (o: Record<string, unknown>): string => JSON.stringify(o);
+const intent = (id: string, at: number): string =>
+  line({ kind: 'intent', at, intentId: id, strategyId: 's', side: 'buy', mint: 'M', amountIn: '100000000', referencePrice: null, reason: 'r' });
+const fill = (id: string, at: number, fee: string, rent?: string): string =>
+  line({
+    kind: 'fill',
+    at,
+    intentId: id,
+    strategyId: 's',
+    side: 'buy',
+    mint: 'M',
+    solAmount: '1',
+    tokenAmount: '1',
+    feeLamports: fee,
+    price: '1',
+    ...(rent ? { rentLamports: rent } : {}),
+  });
+const unfilled = (id: string, at: number, outcome: string, code: string, fee = '0'): string =>
+  line({ kind: 'unfilled', at, intentId: id, strategyId: 's', outcome, code, reason: 'x', feeLamports: fee });
+
+describe('chainpilot calibrate', () => {
+  it('fits latency, fee, rent and failure rates from a live decision log, leaving refusals of the rails out', () => {
+    const log = [
+      intent('int_1a2b3c4d_A', 0),
+      fill('int_1a2b3c4d_A', 6_000, '110000', '2039280'),
+      intent('int_1a2b3c4d_B', 10_000),
+      fill('int_1a2b3c4d_B', 16_250, '110000'),
+      intent('int_1a2b3c4d_C', 20_000),
+      fill('int_1a2b3c4d_C', 25_500, '105000', '2039280'),
+      intent('int_1a2b3c4d_D', 30_000),
+      unfilled('int_1a2b3c4d_D', 30_100, 'rejected', 'LIVE_INSPECTION_SIMULATION'),
+      intent('int_1a2b3c4d_E', 40_000),
+      unfilled('int_1a2b3c4d_E', 46_000, 'failed', 'LIVE_FAILED_ON_CHAIN', '110000'),
+      intent('int_1a2b3c4d_F', 50_000),
+      unfilled('int_1a2b3c4d_F', 50_000, 'rejected', 'LIVE_SPEND_CAP_DAY'),
+    ].join('\n');
+    const file = join(dir, 'live.decisions.jsonl');
+    writeFileSync(file, `${log}\n`);
+    const f = calibrate([file]);
+    expect(f).toMatchObject({ intents: 5, fills: 3, latencyMs: [5_500, 6_000, 6_250], feeLamports: 110_000n, rentLamports: 2_039_280n, rentBuys: 2 });
+    expect(f.latencyQuantilesMs).toEqual({ p10: 5_500, p50: 6_000, p90: 6_250 });
+    expect(f.simulation).toMatchObject({ events: 1, trials: 5, rate: 0.2 });
+    expect(f.onChain).toMatchObject({ events: 1, trials: 4, rate: 0.25 });
+    // The block loads as a deployment's paper.model.
+    const yaml = modelBlockYaml(f);
+    expect(yaml).toContain('95 % interval');
+    const deployment = join(dir, 'd.yaml');
+    writeFileSync(deployment, `version: 1\nname: d\nstrategies:\n  - use: graduation-sniper\n${yaml}`);
+    expect(loadDeployment(deployment).deployment.paper.model).toEqual({
+      latencyMs: [5_500, 6_000, 6_250],
+      feeLamports: 110_000,
+      rentLamports: 2_039_280,
+      ownImpact: true,
+      simulationFailureRate: 0.2,
+      onChainFailureRate: 0.25,
+    });
+  });
+
+  it('gives the 95 % Wilson interval of a rate (hand-computed: 1 of 5 is 3.62 % to 62.45 %)', () => {
+    const w = wilson(1, 5);
+    expect(w.low).toBeCloseTo(0.036224, 5);
+    expect(w.high).toBeCloseTo(0.624465, 5);
+  });
+
+  it('refuses input with no live fill with BACKTEST_NO_LIVE_DATA', () => {
+    const file = join(dir, 'empty.jsonl');
+    writeFileSync(file, `${intent('int_A', 0)}\n`);
+    let err: unknown;
+    try {
+      calibrate([file]);
+    } catch (e) {
+      err = e;
+    }
+    expect(isChainpilotError(err) && err.code === 'BACKTEST_NO_LIVE_DATA').toBe(true);
+  });
+});
