@@ -2,7 +2,7 @@
  * The "live vs backtest" section of report.html (static HTML, no script): the summary of
  * `backtest --verify-against` and the pairs whose outcome or price differ most.
  */
-import type { DriftStats, FillPair, LiveVsBacktest, PairSide } from '../backtest/pair-fills.js';
+import type { DriftStats, FillPair, LiveVsBacktest, PairSide } from './live-drift-types.js';
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (x: number | null, digits = 1): string => (x === null ? 'n/a' : x.toFixed(digits));

@@ -4,7 +4,7 @@
  * (display values, never used for money); a metric that cannot be computed is `null` with a reason.
  */
 import type { SilentRooms } from './silent-rooms.js';
-import type { LiveVsBacktest } from '../backtest/pair-fills.js';
+import type { LiveVsBacktest } from './live-drift-types.js';
 
 export const REPORT_FORMAT = 1;
 
