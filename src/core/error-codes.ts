@@ -195,6 +195,7 @@ export const ERROR_CODES = {
   // --- issue 27 (research): add this issue's codes here only ---
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
+  ENGINE_STRATEGY_HALTED: 'alert: the error policy halted a strategy (engine.haltAfterErrors); the deployment runs degraded until restarted',
 
   // --- issue 29 (first hour, input bounds): add this issue's codes here only ---
 

@@ -114,6 +114,10 @@ export interface Engine {
    * code after an `await`). The runtime measures event → intent latency with it.
    */
   dispatching(): DomainEvent | undefined;
+  /** Strategies the error policy halted (they get no more events; their positions keep their exit rules). */
+  haltedStrategies(): { readonly strategyId: string; readonly message: string }[];
+  /** Calls `listener` when the error policy halts a strategy; returns the removal. */
+  onStrategyHalted(listener: (strategyId: string, message: string) => void): () => void;
 }
 
 const isEventList = (e: DomainEvent | readonly DomainEvent[]): e is readonly DomainEvent[] => Array.isArray(e);
@@ -142,6 +146,18 @@ export function createEngine(options: EngineOptions): Engine {
   const data = createDataLookup(options.data, clock, options.dataLookup);
   const priceRoom = options.positionPriceRoom ?? 'price:token';
   const runners = new Map<string, StrategyRunner>();
+  const haltedBy = new Map<string, string>();
+  const haltListeners = new Set<(strategyId: string, message: string) => void>();
+  const onHalted = (strategyId: string, message: string): void => {
+    haltedBy.set(strategyId, message);
+    for (const l of haltListeners) {
+      try {
+        l(strategyId, message);
+      } catch (e) {
+        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'a strategy-halt listener threw');
+      }
+    }
+  };
   let unsubGap: (() => void) | undefined;
   let running = false;
   let current: DomainEvent | undefined;
@@ -204,6 +220,7 @@ export function createEngine(options: EngineOptions): Engine {
         stats,
         orders,
         errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
+        onHalted,
       }),
     );
   }
@@ -244,6 +261,11 @@ export function createEngine(options: EngineOptions): Engine {
     stats,
     rooms: () => rooms.rooms(),
     dispatching: () => current,
+    haltedStrategies: () => [...haltedBy].map(([strategyId, message]) => ({ strategyId, message })),
+    onStrategyHalted(listener) {
+      haltListeners.add(listener);
+      return () => void haltListeners.delete(listener);
+    },
     kill(reason, o) {
       riskDay.kill(reason, o);
       log.warn({ reason }, 'kill switch on: new buys are denied');

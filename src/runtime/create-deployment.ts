@@ -98,12 +98,24 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   };
   const alert = (level: 'info' | 'warn' | 'error', code: string, message: string): void => emit({ type: 'alert', at: now(), level, code, message });
 
-  /** The state while running, from the conditions in force (halted > killed > paused > running). */
+  /**
+   * The state while running and its one cause, both derived from the conditions in force (halted >
+   * killed > paused > running), so a cause never outlives its condition: after pause, resume, kill
+   * and unkill the cause is empty again; while killed it is the kill reason.
+   */
   const settle = (): void => {
     if (state !== 'running' && state !== 'paused' && state !== 'halted' && state !== 'killed') return;
-    const next: DeploymentState = halted ? 'halted' : a?.engine.risk.killed ? 'killed' : feedPause || operatorPause ? 'paused' : 'running';
-    const nextCause = halted ?? (next === 'paused' ? (operatorPause ?? feedPause) : undefined);
-    if (next === state && nextCause === cause) return;
+    const killReason = a?.engine.risk.killed ? (a.engine.risk.day.killReason ?? 'no reason given') : undefined;
+    const next: DeploymentState = halted ? 'halted' : killReason !== undefined ? 'killed' : feedPause || operatorPause ? 'paused' : 'running';
+    const nextCause: Cause | undefined =
+      next === 'halted'
+        ? halted
+        : next === 'killed'
+          ? { code: 'RISK_KILL_SWITCH', message: `kill switch on: ${killReason ?? ''}` }
+          : next === 'paused'
+            ? (operatorPause ?? feedPause)
+            : undefined;
+    if (next === state && sameCause(nextCause, cause)) return;
     state = next;
     cause = nextCause;
     emit({ type: 'state', at: now(), state, ...(cause ? { cause } : {}) });
@@ -233,6 +245,11 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         },
       });
       if (d.risk.killSwitch) alert('warn', 'RISK_KILL_SWITCH', 'risk.killSwitch is set in the deployment: no new buys');
+      assembly.engine.onStrategyHalted((strategyId, message) => {
+        // The state is unchanged (the other strategies trade): holders see it in the alert and in health.
+        alert('error', 'ENGINE_STRATEGY_HALTED', message);
+        log.error({ strategyId }, 'a strategy halted: the deployment runs degraded');
+      });
       await assembly.engine.start();
       startedAt = assembly.clock.now();
       state = 'running';
@@ -338,7 +355,22 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       const reasons: string[] = [];
       if (state !== 'running' && state !== 'paused' && state !== 'killed') reasons.push(`state is ${state}`);
       if (!feed.connected) reasons.push(`feed is ${feed.state}`);
-      return { name: d.name, mode, state, cause, ready: reasons.length === 0, reasons, feed, startedAt, at: now() };
+      // Readiness follows the feed watch: entries paused for the feed (stale, lost) are not ready.
+      else if (feedPause) reasons.push(`entries paused for the feed: ${feedPause.code}: ${feedPause.message}`);
+      const strategiesHalted = a?.engine.haltedStrategies() ?? [];
+      for (const h of strategiesHalted) reasons.push(`ENGINE_STRATEGY_HALTED: ${h.message}`);
+      return {
+        name: d.name,
+        mode,
+        state,
+        cause,
+        ready: reasons.length === 0,
+        reasons,
+        feed,
+        startedAt,
+        at: now(),
+        ...(strategiesHalted.length > 0 ? { strategiesHalted: strategiesHalted.map((h) => h.strategyId) } : {}),
+      };
     },
     stats(): DeploymentStats {
       const engine = a?.engine;
@@ -416,6 +448,8 @@ function defaultDrainMs(loaded: LoadedDeployment, mode: DeploymentMode): number 
   const legacySet = loaded.locate(['live', 'drainTimeout']) !== loaded.locate(['live']);
   return mode === 'live' && legacySet ? d.live.drainTimeout : d.shutdown.drain;
 }
+
+const sameCause = (x: Cause | undefined, y: Cause | undefined): boolean => x?.code === y?.code && x?.message === y?.message;
 
 function prefixed(prefix: string, o: Readonly<Record<string, number>>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [`${prefix}${k}`, v]));

@@ -100,6 +100,8 @@ export interface DeploymentHealth {
   readonly startedAt: UnixMs | undefined;
   /** `run clock` time of this health snapshot. */
   readonly at: UnixMs;
+  /** Strategies halted by the error policy (the deployment runs degraded); absent when none. */
+  readonly strategiesHalted?: readonly string[];
 }
 
 export interface DeploymentStats {

@@ -77,7 +77,17 @@ export const intentBody = z.object({
   state: z.string(),
 });
 
+/** What a summary's numbers cover: a paper book or live journal resumed by a restart keeps its PnL, while counters restart. */
+export const summaryScope = z
+  .object({
+    counts: z.literal('since-start').describe('events, frames, intents, fills, denials, trades, wins, strategyErrors: since `startedAt` of this run'),
+    pnl: z.literal('book').describe('realised, unrealised, fees, equity, open positions: the whole book, earlier runs kept by the store included'),
+    maxDrawdown: z.literal('since-start').describe('maxDrawdownLamports: from the equity seen since `startedAt`'),
+  })
+  .describe('the scope of each group of numbers in the summary');
+
 export const summaryBody = z.object({
+  scope: summaryScope,
   startedAt: ms.nullable(),
   endedAt: ms,
   events: z.number().int(),

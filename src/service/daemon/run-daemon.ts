@@ -118,16 +118,21 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     clock,
     log,
     ...(o.backoff ? { backoff: o.backoff } : {}),
+    // One clock for the event log: every entry is stamped with the daemon's clock when it arrives
+    // (the handle's run clock may be a simulator's, running faster than the wall). Decision entries
+    // keep their run-clock time: a backtest replays them on that clock.
     onEvent(name, ev) {
       metrics.observe(name, ev);
       if (ev.type === 'decision') decisions.append(name, ev.entry);
-      if (ev.type !== 'decision') events.append(name, ev);
+      // State changes are logged once, from the slot (below): the handle's own would be a second copy.
+      else if (ev.type !== 'state') events.append(name, { ...ev, at: clock.now() });
     },
     onSlot(slot) {
       const before = lastState.get(slot.name);
-      lastState.set(slot.name, slot.state);
-      if (before === 'restarting' && slot.state === 'starting') metrics.restarted(slot.name);
-      if (before !== slot.state) {
+      const key = `${slot.state}|${slot.cause?.code ?? ''}|${slot.cause?.message ?? ''}`;
+      lastState.set(slot.name, key);
+      if (before?.startsWith('restarting|') === true && slot.state === 'starting') metrics.restarted(slot.name);
+      if (before !== key) {
         events.append(slot.name, {
           type: 'state',
           at: clock.now(),
