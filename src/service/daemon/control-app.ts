@@ -26,8 +26,6 @@ export interface ControlAppOptions {
   readonly version: string;
   readonly clock: Clock;
   readonly log: Logger;
-  /** How long since the last frame a feed may be quiet and still count as ready (ms). */
-  readonly readyFeedWithinMs?: number;
   /** Paths served without the token (static dashboard assets). */
   readonly publicPrefixes?: readonly string[];
   /** More routes on the same app (dashboard, SSE). */
