@@ -195,6 +195,9 @@ export const ERROR_CODES = {
   // --- issue 27 (research): add this issue's codes here only ---
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
+  ENGINE_MANUAL_REFUSED:
+    'a manual action (close, force entry, cancel) was refused before the order flow: no such position, strategy or waiting intent, or a bad amount',
+  ENGINE_INTENT_CANCELLED: 'an intent was cancelled by an operator before it left the process (paper: during its latency)',
   ENGINE_STRATEGY_HALTED: 'alert: the error policy halted a strategy (engine.haltAfterErrors); the deployment runs degraded until restarted',
 
   // --- issue 29 (first hour, input bounds): add this issue's codes here only ---

@@ -15,6 +15,7 @@ import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { createNormaliser } from './normalise.js';
+import { createManualActions, type ManualAction, type ManualMeta } from './manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
@@ -23,6 +24,7 @@ import { createRiskDay, type RiskStateStore } from './risk-day.js';
 import { positionRooms } from './position-rooms.js';
 import { fetchSolPrices } from './restore-prices.js';
 import type { StrategyInstance } from './strategy-instance.js';
+import type { OrderResult } from './strategy-api.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
 import { createEngineStats, type EngineStats } from './engine-stats.js';
 
@@ -116,6 +118,11 @@ export interface Engine {
   dispatching(): DomainEvent | undefined;
   /** Strategies the error policy halted (they get no more events; their positions keep their exit rules). */
   haltedStrategies(): { readonly strategyId: string; readonly message: string }[];
+  /**
+   * An operator's action (close a position or a share, force an entry, cancel a waiting intent),
+   * journaled as a `manual` decision with who and why, then through the order flow and risk gate.
+   */
+  manual(action: ManualAction, meta: ManualMeta): OrderResult;
   /** Calls `listener` when the error policy halts a strategy; returns the removal. */
   onStrategyHalted(listener: (strategyId: string, message: string) => void): () => void;
 }
@@ -205,6 +212,14 @@ export function createEngine(options: EngineOptions): Engine {
       };
     },
   });
+  const manual = createManualActions({
+    clock,
+    orders,
+    portfolio,
+    strategyIds: order,
+    executor,
+    decisions: options.decisions ?? (() => undefined),
+  });
 
   for (const s of options.strategies) {
     runners.set(
@@ -261,6 +276,7 @@ export function createEngine(options: EngineOptions): Engine {
     stats,
     rooms: () => rooms.rooms(),
     dispatching: () => current,
+    manual: (a, meta) => manual(a, meta),
     haltedStrategies: () => [...haltedBy].map(([strategyId, message]) => ({ strategyId, message })),
     onStrategyHalted(listener) {
       haltListeners.add(listener);

@@ -431,6 +431,13 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       settle();
     },
     done: () => done.promise,
+    manual(action, meta) {
+      if (!a || (state !== 'running' && state !== 'paused' && state !== 'killed' && state !== 'halted'))
+        return { ok: false, code: 'RUNTIME_HANDLE_STATE', reason: `${d.name} is ${state}: manual actions need a running deployment` };
+      const r = a.engine.manual(action, meta);
+      log.warn({ action: action.action, by: meta.by, ok: r.ok, ...(r.ok ? { intentId: r.intentId } : { code: r.code }) }, 'manual action');
+      return r;
+    },
     startInfo: () => a?.info,
     liveEnd: () => liveEnd,
     counters: () => ({ ...counters, ...prefixed('feed.', watch?.counters() ?? {}), ...prefixed('live.', a?.counters?.() ?? {}) }),

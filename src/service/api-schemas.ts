@@ -155,3 +155,38 @@ export const reloadBody = z.object({
 export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 export const healthBody = z.object({ status: z.literal('ok'), uptimeSeconds: z.number() });
+
+const who = z.string().min(1).max(100).describe('who asks (journaled with the decision); default `api`');
+const why = z.string().max(500).describe('why (journaled with the decision)');
+const mint = z.string().min(1).max(64).describe('token mint');
+
+/** POST /api/deployments/{name}/positions/close: sell all (default) or a share of a position. */
+export const closeBody = z.strictObject({
+  mint,
+  strategyId: z.string().min(1).max(100).optional().describe('the strategy holding it; needed when several do'),
+  fractionBps: z.number().int().min(1).max(10_000).default(10_000).describe('share to sell, in basis points (10000 = all)'),
+  reason: why.optional(),
+  by: who.optional(),
+});
+
+/** POST /api/deployments/{name}/entries: a forced buy, through the admission check and the risk gate. */
+export const enterBody = z.strictObject({
+  mint,
+  spendLamports: z
+    .string()
+    .regex(/^[1-9]\d{0,18}$/)
+    .describe('lamports of SOL to spend, a positive decimal integer string'),
+  strategyId: z.string().min(1).max(100).optional().describe('the strategy whose exit rules the position gets; needed when there are several'),
+  reason: why.optional(),
+  by: who.optional(),
+});
+
+/** POST /api/deployments/{name}/intents/{id}/cancel. */
+export const cancelBody = z.strictObject({ reason: why.optional(), by: who.optional() }).default({});
+
+/** A manual action that was placed; a denial answers 409 with the denial's code (errorBody). */
+export const manualResultBody = z.object({
+  name: z.string(),
+  action: z.enum(['close', 'enter', 'cancel']),
+  intentId: z.string().describe('the intent placed (close, enter) or cancelled (cancel)'),
+});
