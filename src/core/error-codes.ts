@@ -195,6 +195,8 @@ export const ERROR_CODES = {
   // --- issue 27 (research): add this issue's codes here only ---
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
+  RUNTIME_DAEMON_WEAK_TOKEN:
+    'the daemon refused a non-loopback listen address because the API token is weak (short, blank, white space, few distinct characters)',
   ENGINE_MANUAL_REFUSED:
     'a manual action (close, force entry, cancel) was refused before the order flow: no such position, strategy or waiting intent, or a bad amount',
   ENGINE_INTENT_CANCELLED: 'an intent was cancelled by an operator before it left the process (paper: during its latency)',

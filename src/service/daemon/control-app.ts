@@ -61,7 +61,8 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
   };
 
   app.addHook('onRequest', async (req, reply) => {
-    if (isPublic(req.url)) return;
+    // A route declares that it carries no data with `config: { public: true }`.
+    if ((req.routeOptions.config as { public?: boolean } | undefined)?.public === true || isPublic(req.url)) return;
     if (!bearerMatches(req.headers.authorization, o.token)) {
       await error(reply, 401, 'CLI_API_REFUSED', 'missing or wrong bearer token: send Authorization: Bearer <CHAINPILOT_API_TOKEN>');
     }
@@ -90,6 +91,8 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     return undefined;
   };
 
+  // Browsers ask for it on every page; no icon, and no 401 in the console.
+  app.get('/favicon.ico', { config: { public: true } }, async (_req, reply) => reply.code(204).send());
   app.get('/healthz', async () => ({ status: 'ok' as const, uptimeSeconds: Math.max(0, o.clock.now() - startedAt) / 1000 }));
   app.get('/readyz', async (_req, reply) => {
     const deployments = o.supervisor.list().map((slot) => {

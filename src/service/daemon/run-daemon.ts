@@ -75,6 +75,17 @@ export function parseListen(listen: string): { host: string; port: number } {
   return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port };
 }
 
+/** A token reachable from the network needs at least this many characters. */
+export const MIN_REMOTE_TOKEN_LENGTH = 32;
+
+/** Why `token` is too weak to guard a non-loopback listener, or undefined when it is strong enough. */
+export function weakTokenReason(token: string): string | undefined {
+  if (token.trim() !== token || /\s/.test(token)) return 'it contains white space';
+  if (token.length < MIN_REMOTE_TOKEN_LENGTH) return `it has ${token.length} characters, fewer than ${MIN_REMOTE_TOKEN_LENGTH}`;
+  if (new Set(token).size < 8) return 'it repeats too few distinct characters';
+  return undefined;
+}
+
 /** True for loopback addresses and `localhost`. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -92,6 +103,14 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     throw new ChainpilotError(
       'RUNTIME_DAEMON_UNSAFE_LISTEN',
       `refusing to listen on ${host} (not loopback) without an API token: set ${tokenEnv}, or listen on 127.0.0.1`,
+      { retry: 'not_retryable' },
+    );
+  }
+  const weak = isLoopback(host) ? undefined : weakTokenReason(env[tokenEnv] ?? '');
+  if (weak !== undefined) {
+    throw new ChainpilotError(
+      'RUNTIME_DAEMON_WEAK_TOKEN',
+      `refusing to listen on ${host} (not loopback) with a weak API token in ${tokenEnv}: ${weak}; generate one with \`openssl rand -hex 32\``,
       { retry: 'not_retryable' },
     );
   }
