@@ -210,6 +210,12 @@ export const ERROR_CODES = {
     'chainpilot download was given an invalid window or selection, or its --out directory holds a partial download made with other options',
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
+  RUNTIME_DAEMON_WEAK_TOKEN:
+    'the daemon refused a non-loopback listen address because the API token is weak (short, blank, white space, few distinct characters)',
+  ENGINE_MANUAL_REFUSED:
+    'a manual action (close, force entry, cancel) was refused before the order flow: no such position, strategy or waiting intent, or a bad amount',
+  ENGINE_INTENT_CANCELLED: 'an intent was cancelled by an operator before it left the process (paper: during its latency)',
+  ENGINE_STRATEGY_HALTED: 'alert: the error policy halted a strategy (engine.haltAfterErrors); the deployment runs degraded until restarted',
 
   // --- issue 29 (first hour, input bounds): add this issue's codes here only ---
 

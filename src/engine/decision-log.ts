@@ -49,7 +49,22 @@ export type DecisionEntry =
       readonly code: string;
       readonly reason: string;
       readonly feeLamports: string;
-    };
+    }
+  | ManualDecision;
+
+/** The journal entry of a manual action (written before the action runs). */
+/** An operator's action (API, CLI, chat, dashboard): who, why and what; the intent or denial it led to follows. */
+export interface ManualDecision {
+  readonly kind: 'manual';
+  readonly at: number;
+  readonly action: 'close' | 'enter' | 'cancel';
+  readonly by: string;
+  readonly why: string;
+  /** What the action names: the position (`mint`, `strategyId` when given) or the intent to cancel. */
+  readonly target: { readonly mint?: string; readonly strategyId?: string; readonly intentId?: string };
+  /** `close`: the share in basis points; `enter`: lamports to spend; `cancel`: null. */
+  readonly amount: string | null;
+}
 
 export type DecisionSink = (entry: DecisionEntry) => void;
 

@@ -15,6 +15,7 @@ import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { createNormaliser } from './normalise.js';
+import { createManualActions, type ManualAction, type ManualMeta } from './manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
@@ -23,6 +24,7 @@ import { createRiskDay, type RiskStateStore } from './risk-day.js';
 import { positionRooms } from './position-rooms.js';
 import { fetchSolPrices } from './restore-prices.js';
 import type { StrategyInstance } from './strategy-instance.js';
+import type { OrderResult } from './strategy-api.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
 import { createEngineStats, type EngineStats } from './engine-stats.js';
 
@@ -114,6 +116,15 @@ export interface Engine {
    * code after an `await`). The runtime measures event → intent latency with it.
    */
   dispatching(): DomainEvent | undefined;
+  /** Strategies the error policy halted (they get no more events; their positions keep their exit rules). */
+  haltedStrategies(): { readonly strategyId: string; readonly message: string }[];
+  /**
+   * An operator's action (close a position or a share, force an entry, cancel a waiting intent),
+   * journaled as a `manual` decision with who and why, then through the order flow and risk gate.
+   */
+  manual(action: ManualAction, meta: ManualMeta): OrderResult;
+  /** Calls `listener` when the error policy halts a strategy; returns the removal. */
+  onStrategyHalted(listener: (strategyId: string, message: string) => void): () => void;
 }
 
 const isEventList = (e: DomainEvent | readonly DomainEvent[]): e is readonly DomainEvent[] => Array.isArray(e);
@@ -143,6 +154,18 @@ export function createEngine(options: EngineOptions): Engine {
   const data = createDataLookup(options.data, clock, options.dataLookup);
   const priceRoom = options.positionPriceRoom ?? 'price:token';
   const runners = new Map<string, StrategyRunner>();
+  const haltedBy = new Map<string, string>();
+  const haltListeners = new Set<(strategyId: string, message: string) => void>();
+  const onHalted = (strategyId: string, message: string): void => {
+    haltedBy.set(strategyId, message);
+    for (const l of haltListeners) {
+      try {
+        l(strategyId, message);
+      } catch (e) {
+        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'a strategy-halt listener threw');
+      }
+    }
+  };
   let unsubGap: (() => void) | undefined;
   let running = false;
   let current: DomainEvent | undefined;
@@ -191,6 +214,14 @@ export function createEngine(options: EngineOptions): Engine {
       };
     },
   });
+  const manual = createManualActions({
+    clock,
+    orders,
+    portfolio,
+    strategyIds: order,
+    executor,
+    decisions: options.decisions ?? (() => undefined),
+  });
 
   for (const s of options.strategies) {
     runners.set(
@@ -206,6 +237,7 @@ export function createEngine(options: EngineOptions): Engine {
         stats,
         orders,
         errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
+        onHalted,
       }),
     );
   }
@@ -246,6 +278,12 @@ export function createEngine(options: EngineOptions): Engine {
     stats,
     rooms: () => rooms.rooms(),
     dispatching: () => current,
+    manual: (a, meta) => manual(a, meta),
+    haltedStrategies: () => [...haltedBy].map(([strategyId, message]) => ({ strategyId, message })),
+    onStrategyHalted(listener) {
+      haltListeners.add(listener);
+      return () => void haltListeners.delete(listener);
+    },
     kill(reason, o) {
       riskDay.kill(reason, o);
       log.warn({ reason }, 'kill switch on: new buys are denied');

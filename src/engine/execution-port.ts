@@ -121,4 +121,10 @@ export interface Executor {
   submit(intent: OrderIntent): Promise<void>;
   /** Stops accepting intents, lets in-flight work settle (until `signal` aborts) and releases resources. */
   stop(signal?: AbortSignal): Promise<void>;
+  /**
+   * Cancels an intent that has not left the process (paper: still in its latency); reports it
+   * `rejected` with ENGINE_INTENT_CANCELLED and answers true. False when the intent is unknown,
+   * resolved or already sent. Absent: the executor cannot cancel.
+   */
+  cancel?(intentId: string, reason: string): boolean;
 }

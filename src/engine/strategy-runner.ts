@@ -2,7 +2,7 @@
  * Runs one strategy: builds its context, routes events to its handlers, isolates its errors
  * (sync throws and async rejections) and halts it by policy. Timers run on the engine clock.
  */
-import { ChainpilotError, type Clock, type Logger, type TimerHandle } from '../core/index.js';
+import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../core/index.js';
 import type { EngineStats } from './engine-stats.js';
 import type { DomainEvent } from './events.js';
 import type { MarketView } from './market-view.js';
@@ -57,6 +57,8 @@ export interface StrategyRunnerDeps {
   readonly stats: EngineStats;
   readonly orders: OrderFlow;
   readonly errorPolicy: { readonly maxErrors: number; readonly windowMs: number };
+  /** Called once when the error policy halts the strategy (the runtime shows the deployment as degraded). */
+  readonly onHalted?: (strategyId: string, message: string) => void;
 }
 
 export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
@@ -81,10 +83,9 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     while (errorTimes.length > 0 && now - errorTimes[0]! > d.errorPolicy.windowMs) errorTimes.shift();
     if (errorTimes.length >= d.errorPolicy.maxErrors && !halted) {
       halted = true;
-      log.error(
-        { errors: errorTimes.length },
-        `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms; its open positions keep their exit rules`,
-      );
+      const message = `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms (last in ${where}: ${describeError(e)}); its open positions keep their exit rules`;
+      log.error({ errors: errorTimes.length }, message);
+      d.onHalted?.(id, message);
     }
   };
 

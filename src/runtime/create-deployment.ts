@@ -126,13 +126,25 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     emit({ type: 'state', at, state: next, ...(why ? { cause: why } : {}) });
   };
 
-  /** The state while running, from the conditions in force (halted > killed > paused > running). */
+  /**
+   * The state while running and its one cause, both derived from the conditions in force (halted >
+   * killed > paused > running), so a cause never outlives its condition: after pause, resume, kill
+   * and unkill the cause is empty again; while killed it is the kill reason.
+   */
   const settle = (): void => {
     if (!LIVE_STATES.has(machine.state)) return;
+    const killReason = a?.engine.risk.killed ? (a.engine.risk.day.killReason ?? 'no reason given') : undefined;
     const pause = cond.operatorPause ?? cond.feedPause;
-    const next = runningState({ halted: cond.halted !== undefined, killed: a?.engine.risk.killed ?? false, paused: pause !== undefined });
-    const nextCause = cond.halted ?? (next === 'paused' ? pause : undefined);
-    if (next === machine.state && nextCause === cause) return;
+    const next = runningState({ halted: cond.halted !== undefined, killed: killReason !== undefined, paused: pause !== undefined });
+    const nextCause: Cause | undefined =
+      next === 'halted'
+        ? cond.halted
+        : next === 'killed'
+          ? { code: 'RISK_KILL_SWITCH', message: `kill switch on: ${killReason ?? ''}` }
+          : next === 'paused'
+            ? pause
+            : undefined;
+    if (next === machine.state && sameCause(nextCause, cause)) return;
     if (next === machine.state) {
       cause = nextCause;
       emit({ type: 'state', at: now(), state: next, ...(nextCause ? { cause: nextCause } : {}) });
@@ -262,6 +274,11 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         },
       });
       if (d.risk.killSwitch) alert('warn', 'RISK_KILL_SWITCH', 'risk.killSwitch is set in the deployment: no new buys');
+      assembly.engine.onStrategyHalted((strategyId, message) => {
+        // The state is unchanged (the other strategies trade): holders see it in the alert and in health.
+        alert('error', 'ENGINE_STRATEGY_HALTED', message);
+        log.error({ strategyId }, 'a strategy halted: the deployment runs degraded');
+      });
       await assembly.engine.start();
       startedAt = assembly.clock.now();
       enter('running', undefined, startedAt);
@@ -366,7 +383,22 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       const state = machine.state;
       if (state !== 'running' && state !== 'paused' && state !== 'killed') reasons.push(`state is ${state}`);
       if (!feed.connected) reasons.push(`feed is ${feed.state}`);
-      return { name: d.name, mode, state, cause, ready: reasons.length === 0, reasons, feed, startedAt, at: now() };
+      // Readiness follows the feed watch: entries paused for the feed (stale, lost) are not ready.
+      else if (cond.feedPause) reasons.push(`entries paused for the feed: ${cond.feedPause.code}: ${cond.feedPause.message}`);
+      const strategiesHalted = a?.engine.haltedStrategies() ?? [];
+      for (const h of strategiesHalted) reasons.push(`ENGINE_STRATEGY_HALTED: ${h.message}`);
+      return {
+        name: d.name,
+        mode,
+        state,
+        cause,
+        ready: reasons.length === 0,
+        reasons,
+        feed,
+        startedAt,
+        at: now(),
+        ...(strategiesHalted.length > 0 ? { strategiesHalted: strategiesHalted.map((h) => h.strategyId) } : {}),
+      };
     },
     stats(): DeploymentStats {
       const engine = a?.engine;
@@ -427,6 +459,13 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       settle();
     },
     done: () => done.promise,
+    manual(action, meta) {
+      if (!a || !LIVE_STATES.has(machine.state))
+        return { ok: false, code: 'RUNTIME_HANDLE_STATE', reason: `${d.name} is ${machine.state}: manual actions need a running deployment` };
+      const r = a.engine.manual(action, meta);
+      log.warn({ action: action.action, by: meta.by, ok: r.ok, ...(r.ok ? { intentId: r.intentId } : { code: r.code }) }, 'manual action');
+      return r;
+    },
     startInfo: () => a?.info,
     liveEnd: () => liveEnd,
     counters: () => ({ ...counters, ...prefixed('feed.', watch?.counters() ?? {}), ...prefixed('live.', a?.counters?.() ?? {}) }),
@@ -444,6 +483,8 @@ function defaultDrainMs(loaded: LoadedDeployment, mode: DeploymentMode): number 
   const legacySet = loaded.locate(['live', 'drainTimeout']) !== loaded.locate(['live']);
   return mode === 'live' && legacySet ? d.live.drainTimeout : d.shutdown.drain;
 }
+
+const sameCause = (x: Cause | undefined, y: Cause | undefined): boolean => x?.code === y?.code && x?.message === y?.message;
 
 function prefixed(prefix: string, o: Readonly<Record<string, number>>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [`${prefix}${k}`, v]));

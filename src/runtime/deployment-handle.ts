@@ -16,6 +16,8 @@ import type { DecisionEntry, DecisionSink } from '../engine/decision-log.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import type { Executor, Fill, OrderIntent } from '../engine/execution-port.js';
 import type { StreamFeed } from '../engine/feed-port.js';
+import type { ManualAction, ManualMeta } from '../engine/manual-actions.js';
+import type { OrderResult } from '../engine/strategy-api.js';
 
 /** How the deployment executes (design.md §2): only the composition root knows. */
 export type DeploymentMode = 'paper' | 'live' | 'backtest';
@@ -100,6 +102,8 @@ export interface DeploymentHealth {
   readonly startedAt: UnixMs | undefined;
   /** `run clock` time of this health snapshot. */
   readonly at: UnixMs;
+  /** Strategies halted by the error policy (the deployment runs degraded); absent when none. */
+  readonly strategiesHalted?: readonly string[];
 }
 
 export interface DeploymentStats {
@@ -179,6 +183,14 @@ export interface DeploymentHandle extends Lifecycle<ShutdownReport, DeploymentHe
   resume(): void;
   /** Resolves when the handle reached `stopped` or `failed` by itself (fatal error, duration) or through `stop`. */
   done(): Promise<ShutdownReport>;
+  /**
+   * An operator's action on a position or an intent (close all or a share, force an entry, cancel
+   * a waiting intent), journaled as a `manual` decision with who and why; a forced entry meets the
+   * admission check and the risk gate like any buy. The outcome is a value: placed (with the
+   * intent id) or denied/refused (with a code). Refused with RUNTIME_HANDLE_STATE before start or
+   * after stop.
+   */
+  manual?(action: ManualAction, meta: ManualMeta): OrderResult;
 }
 
 /** The endpoint's clients, so that several deployments can share one connection (daemon). */
@@ -241,4 +253,4 @@ export interface DeploymentDeps {
 /** The factory every composition root provides (src/runtime/create-deployment.ts). */
 export type CreateDeployment = (loaded: LoadedDeployment, deps?: DeploymentDeps) => DeploymentHandle;
 
-export type { DecisionEntry };
+export type { DecisionEntry, ManualAction, ManualMeta, OrderResult };

@@ -94,8 +94,10 @@ export function createIntentTracker(o: IntentTrackerOptions): TrackedExecutor {
       o.onReport?.(r, t?.intent);
     };
 
+  const inner = o.inner;
   return {
-    start: (sink) => o.inner.start(guard(sink)),
+    start: (sink) => inner.start(guard(sink)),
+    ...(inner.cancel ? { cancel: (intentId: string, reason: string) => inner.cancel?.(intentId, reason) ?? false } : {}),
     async submit(intent) {
       const t: Tracked = { intent, state: 'PENDING', outcome: undefined, signature: undefined, at: o.clock.now() };
       inFlight.set(intent.id, t);

@@ -159,6 +159,8 @@ export function bookedExecutor(inner: Executor, book: PaperBook): Executor {
       }
     },
     stop: (signal) => inner.stop(signal),
+    // A cancel's `rejected` report reaches the book through the sink above.
+    ...(inner.cancel ? { cancel: (intentId: string, reason: string) => inner.cancel?.(intentId, reason) ?? false } : {}),
   };
 }
 

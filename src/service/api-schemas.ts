@@ -77,7 +77,17 @@ export const intentBody = z.object({
   state: z.string(),
 });
 
+/** What a summary's numbers cover: a paper book or live journal resumed by a restart keeps its PnL, while counters restart. */
+export const summaryScope = z
+  .object({
+    counts: z.literal('since-start').describe('events, frames, intents, fills, denials, trades, wins, strategyErrors: since `startedAt` of this run'),
+    pnl: z.literal('book').describe('realised, unrealised, fees, equity, open positions: the whole book, earlier runs kept by the store included'),
+    maxDrawdown: z.literal('since-start').describe('maxDrawdownLamports: from the equity seen since `startedAt`'),
+  })
+  .describe('the scope of each group of numbers in the summary');
+
 export const summaryBody = z.object({
+  scope: summaryScope,
   startedAt: ms.nullable(),
   endedAt: ms,
   events: z.number().int(),
@@ -145,3 +155,38 @@ export const reloadBody = z.object({
 export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 export const healthBody = z.object({ status: z.literal('ok'), uptimeSeconds: z.number() });
+
+const who = z.string().min(1).max(100).describe('who asks (journaled with the decision); default `api`');
+const why = z.string().max(500).describe('why (journaled with the decision)');
+const mint = z.string().min(1).max(64).describe('token mint');
+
+/** POST /api/deployments/{name}/positions/close: sell all (default) or a share of a position. */
+export const closeBody = z.strictObject({
+  mint,
+  strategyId: z.string().min(1).max(100).optional().describe('the strategy holding it; needed when several do'),
+  fractionBps: z.number().int().min(1).max(10_000).default(10_000).describe('share to sell, in basis points (10000 = all)'),
+  reason: why.optional(),
+  by: who.optional(),
+});
+
+/** POST /api/deployments/{name}/entries: a forced buy, through the admission check and the risk gate. */
+export const enterBody = z.strictObject({
+  mint,
+  spendLamports: z
+    .string()
+    .regex(/^[1-9]\d{0,18}$/)
+    .describe('lamports of SOL to spend, a positive decimal integer string'),
+  strategyId: z.string().min(1).max(100).optional().describe('the strategy whose exit rules the position gets; needed when there are several'),
+  reason: why.optional(),
+  by: who.optional(),
+});
+
+/** POST /api/deployments/{name}/intents/{id}/cancel. */
+export const cancelBody = z.strictObject({ reason: why.optional(), by: who.optional() }).default({});
+
+/** A manual action that was placed; a denial answers 409 with the denial's code (errorBody). */
+export const manualResultBody = z.object({
+  name: z.string(),
+  action: z.enum(['close', 'enter', 'cancel']),
+  intentId: z.string().describe('the intent placed (close, enter) or cancelled (cancel)'),
+});

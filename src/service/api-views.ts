@@ -5,6 +5,9 @@ import type { DeploymentHandle, FeedHealth, PendingIntentView } from '../runtime
 import type { deploymentDetailBody, deploymentSummaryBody, feedHealthBody, intentBody } from './api-schemas.js';
 import type { SlotView } from './service-port.js';
 
+/** The scope of a summary's numbers (see `summaryScope` in api-schemas.ts). */
+export const SUMMARY_SCOPE = { counts: 'since-start', pnl: 'book', maxDrawdown: 'since-start' } as const;
+
 const str = (v: bigint | undefined): string | null => (v === undefined ? null : v.toString());
 
 export function feedView(f: FeedHealth, at: number): z.infer<typeof feedHealthBody> {
@@ -76,6 +79,7 @@ export function detailView(slot: SlotView): z.infer<typeof deploymentDetailBody>
     reasons: [...health.reasons],
     feed: feedView(health.feed, health.at),
     summary: {
+      scope: SUMMARY_SCOPE,
       startedAt: s.startedAt ?? null,
       endedAt: s.endedAt,
       events: s.events,

@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
@@ -75,6 +79,8 @@ describe('daemon control API', () => {
       expect(schemas.errorBody.parse(r.json()).error.code).toBe('CLI_API_REFUSED');
       expect(r.body).not.toContain(TOKEN);
     }
+    // The browser's icon request carries no data: no token needed, and no 401 in the console.
+    expect((await app.inject({ method: 'GET', url: '/favicon.ico' })).statusCode).toBe(204);
     expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
     const ok = await app.inject({ method: 'GET', url: '/api/deployments', headers: auth });
     expect(ok.statusCode).toBe(200);
@@ -186,5 +192,23 @@ describe('daemon control API', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/metrics', '/api/deployments/{name}/kill', '/api/reload']));
     expect(JSON.stringify(doc.paths['/api/deployments/{name}'])).toContain('dailyLossLimitLamports');
+  });
+
+  it('serves /metrics to the scrape config of docs/deploy.md: the token in credentials_file as a bearer token', async () => {
+    const { app } = await setup();
+    close = () => app.close();
+    const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const block = /```yaml\n# prometheus\.yml\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const job = (parseYaml(block) as { scrape_configs: { authorization: { type: string; credentials_file: string } }[] }).scrape_configs[0]!;
+    expect(job.authorization.type).toBe('Bearer');
+    // What Prometheus does: read the file (trailing newline trimmed) and send `<type> <credentials>`.
+    const dir = mkdtempSync(join(tmpdir(), 'cp-scrape-'));
+    const file = join(dir, basename(job.authorization.credentials_file));
+    writeFileSync(file, `${TOKEN}\n`);
+    const header = `${job.authorization.type} ${readFileSync(file, 'utf8').trim()}`;
+    rmSync(dir, { recursive: true, force: true });
+    const r = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: header } });
+    expect(r.statusCode).toBe(200);
+    expect(r.body).toContain('chainpilot_deployment_state');
   });
 });

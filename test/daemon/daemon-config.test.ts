@@ -71,6 +71,19 @@ describe('daemon configuration', () => {
     }
   });
 
+  it('refuses a non-loopback address with a weak token (short, blank, white space, repetitive) and accepts a strong one', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cp-daemon-cfg-'));
+    writeFileSync(join(dir, 'a.yaml'), 'version: 1\nname: a\nstrategies:\n  - use: graduation-sniper\n');
+    for (const token of ['x', '   ', 'short-token-123', `${'a'.repeat(40)}`, ` ${'k3y'.repeat(12)} `, 'abcdefgh abcdefgh abcdefgh abcdefgh']) {
+      expect(await codeOf(() => startDaemon(options([dir], { listen: '0.0.0.0:0', env: { CHAINPILOT_API_TOKEN: token } })))).toBe('RUNTIME_DAEMON_WEAK_TOKEN');
+    }
+    const strong = await startDaemon(options([dir], { listen: '0.0.0.0:0', env: { CHAINPILOT_API_TOKEN: 'f3a9c1d27b4e8a0c5d6e7f8091a2b3c4d5e6f708' } }));
+    await strong.stop(0);
+    // On loopback the token may be anything: the host is the guard.
+    const local = await startDaemon(options([dir], { env: { CHAINPILOT_API_TOKEN: 'x' }, listen: '127.0.0.1:0' }));
+    await local.stop(0);
+  });
+
   it('the CLI client says when no daemon answers', async () => {
     const idle = net.createServer();
     await new Promise<void>((r) => idle.listen(0, '127.0.0.1', r));

@@ -97,4 +97,19 @@ describe('chainpilot daemon (process)', () => {
     expect(out.text).toMatch(/two: shutdown:/);
     expect(err.text).not.toMatch(/"level":(50|60)/);
   }, 150_000);
+
+  it('refuses a --notify file that writes a secret literally with `CODE: message` and no stack trace', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cp-daemon-cli-'));
+    writeFileSync(join(dir, 'one.yaml'), yaml('one'));
+    writeFileSync(join(dir, 'notify.yaml'), 'notify:\n  webhook:\n    url: http://127.0.0.1:9/hook\n    secret: written-in-the-file\n');
+    const r = await run(
+      process.execPath,
+      ['bin/chainpilot.js', 'daemon', join(dir, 'one.yaml'), '--notify', join(dir, 'notify.yaml'), '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data')],
+      { env: process.env, timeout: 60_000 },
+    ).catch((e: { code: number; stderr: string }) => e);
+    expect('code' in r ? r.code : 0).toBe(1);
+    const stderr = 'stderr' in r ? r.stderr : '';
+    expect(stderr).toMatch(/^CONFIG_INVALID: .*notify\.webhook\.url: write \$\{ENV_NAME\}/);
+    expect(stderr).not.toMatch(/\n\s+at |RUNTIME_PROCESS_EXIT|Node\.js v/);
+  }, 60_000);
 });

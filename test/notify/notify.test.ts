@@ -10,7 +10,7 @@ import { createRedactor, silentLogger, unixMs } from '../../src/core/index.js';
 import type { DecisionEntry, DeploymentEvent, FeedHealth } from '../../src/runtime/deployment-handle.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import type { Supervisor } from '../../src/service/daemon/supervisor.js';
-import { signBody, SIGNATURE_HEADER } from '../../src/service/notify/channels.js';
+import { signBody, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook, WEBHOOK_TOLERANCE_MS } from '../../src/service/notify/channels.js';
 import type { Draft } from '../../src/service/notify/messages.js';
 import { createNotifier, type Notifier } from '../../src/service/notify/notifier.js';
 import { createNotifyHub } from '../../src/service/notify/notify-hub.js';
@@ -116,7 +116,7 @@ const fillDraft = (key = 'd1'): Draft => ({
 });
 
 describe('webhook notifications', () => {
-  it('posts JSON signed with HMAC-SHA256 over the body, with an idempotency key, that the receiver verifies', async () => {
+  it('posts JSON signed with HMAC-SHA256 over a timestamp and the body, with an idempotency key, that the receiver verifies and refuses when replayed past the tolerance', async () => {
     const r = await receiver();
     cleanups.push(() => r.close());
     const n = notifier(config({ webhook: r.url }));
@@ -127,12 +127,27 @@ describe('webhook notifications', () => {
     const body = JSON.parse(got.body) as Record<string, unknown>;
     expect(body).toMatchObject({ id: 'boot1-paper-a-d1', event: 'fills', level: 'on', deployment: 'paper-a', at: '2026-11-23T12:00:00.000Z' });
     expect(got.headers['idempotency-key']).toBe(body['id']);
-    // The receiver's check: HMAC of the raw body with the shared secret, compared in constant time.
+    // The receiver's check: HMAC of "<timestamp>.<raw body>" with the shared secret, compared in constant time.
+    const ts = Number(got.headers[TIMESTAMP_HEADER]);
+    expect(Math.abs(ts * 1000 - Date.now())).toBeLessThan(60_000);
     const sig = Buffer.from(String(got.headers[SIGNATURE_HEADER]));
-    expect(timingSafeEqual(sig, Buffer.from(signBody(got.body, SECRET)))).toBe(true);
-    // A body changed in transit, or signed with another secret, does not verify.
-    expect(signBody(`${got.body} `, SECRET)).not.toBe(String(got.headers[SIGNATURE_HEADER]));
-    expect(signBody(got.body, `${SECRET}x`)).not.toBe(String(got.headers[SIGNATURE_HEADER]));
+    expect(timingSafeEqual(sig, Buffer.from(signBody(got.body, SECRET, ts)))).toBe(true);
+    const check = (o: { body?: string; secret?: string; timestamp?: string; nowMs?: number }) =>
+      verifyWebhook({
+        body: o.body ?? got.body,
+        signature: String(got.headers[SIGNATURE_HEADER]),
+        timestamp: o.timestamp ?? String(ts),
+        secret: o.secret ?? SECRET,
+        nowMs: o.nowMs ?? ts * 1000,
+      });
+    expect(check({})).toBe('ok');
+    // A body changed in transit, signed with another secret, or with its timestamp moved, does not verify.
+    expect(check({ body: `${got.body} ` })).toBe('bad-signature');
+    expect(check({ secret: `${SECRET}x` })).toBe('bad-signature');
+    expect(check({ timestamp: String(ts + 1) })).toBe('bad-signature');
+    // The same request replayed past the tolerance is refused even without an idempotency store.
+    expect(check({ nowMs: ts * 1000 + WEBHOOK_TOLERANCE_MS })).toBe('ok');
+    expect(check({ nowMs: ts * 1000 + WEBHOOK_TOLERANCE_MS + 1_000 })).toBe('stale');
     for (const secret of [SECRET, BOT_TOKEN, API_KEY]) expect(got.body).not.toContain(secret);
   });
 
@@ -189,7 +204,7 @@ describe('Telegram notifications', () => {
 });
 
 describe('the daemon notification hub', () => {
-  it('turns fills, the kill switch and feed loss and return into readable messages, and sends nothing for an event set to off or a deployment without notify', async () => {
+  it('turns fills, the kill switch with its reason, feed loss (disconnected or stale) and return, and a halted strategy into readable messages, and sends nothing for an event set to off or a deployment without notify', async () => {
     const r = await receiver();
     cleanups.push(() => r.close());
     const decisions = createEventLog<DecisionEntry>(100, (e) => {
@@ -242,9 +257,9 @@ describe('the daemon notification hub', () => {
       feeLamports: '0',
       price: '1',
     });
-    events.append('paper-a', { type: 'state', at: unixMs(4), state: 'killed' });
-    const feed = (connected: boolean): FeedHealth => ({
-      state: connected ? 'open' : 'reconnecting',
+    events.append('paper-a', { type: 'state', at: unixMs(4), state: 'killed', cause: { code: 'RISK_KILL_SWITCH', message: 'kill switch on: rug-wave' } });
+    const feed = (connected: boolean, state: FeedHealth['state'] = connected ? 'open' : 'reconnecting'): FeedHealth => ({
+      state,
       connected,
       lastFrameAt: undefined,
       framesPerSec: 0,
@@ -260,13 +275,27 @@ describe('the daemon notification hub', () => {
     events.append('paper-a', { type: 'feed', at: unixMs(6), health: feed(true) });
     events.append('paper-a', { type: 'feed', at: unixMs(7), health: feed(false) });
     events.append('paper-a', { type: 'feed', at: unixMs(8), health: feed(true) });
-    await until('four messages', () => r.received.length === 4);
-    const texts = r.received.map((x) => JSON.parse(x.body) as { event: string; text: string });
-    expect(texts.map((t) => t.event)).toEqual(['fills', 'killSwitch', 'feed', 'feed']);
-    expect(texts[0]?.text).toBe('paper-a: sold HFeg…diRT for 0.294 SOL (1872783461086 raw tokens, fee 0.000005 SOL) by momentum');
-    expect(texts[1]?.text).toMatch(/kill switch ON/);
-    expect(texts[2]?.text).toMatch(/market feed lost/);
-    expect(texts[3]?.text).toMatch(/market feed back/);
+    // Open but silent past feed.staleAfter is a loss too, and its end a return.
+    events.append('paper-a', { type: 'feed', at: unixMs(9), health: feed(true, 'stale') });
+    events.append('paper-a', { type: 'feed', at: unixMs(10), health: feed(true) });
+    events.append('paper-a', {
+      type: 'state',
+      at: unixMs(11),
+      state: 'halted',
+      cause: { code: 'ENGINE_STRATEGY_HALTED', message: 'strategy graduation-sniper halted after 10 errors' },
+    });
+    await until('seven messages', () => r.received.length === 7);
+    const sent = r.received.map((x) => JSON.parse(x.body) as { event: string; text: string; data: Record<string, unknown> });
+    expect(sent.map((t) => t.event)).toEqual(['fills', 'killSwitch', 'feed', 'feed', 'feed', 'feed', 'fatal']);
+    expect(sent[0]?.text).toBe('paper-a: sold HFeg…diRT for 0.294 SOL (1872783461086 raw tokens, fee 0.000005 SOL) by momentum');
+    expect(sent[0]?.data['runAt']).toBe(1);
+    expect(sent[1]?.text).toBe('paper-a: kill switch ON: no new buys until unkilled (reason: rug-wave)');
+    expect(sent[1]?.data['reason']).toBe('rug-wave');
+    expect(sent[2]?.text).toMatch(/market feed lost \(reconnecting\)/);
+    expect(sent[3]?.text).toMatch(/market feed back/);
+    expect(sent[4]?.text).toMatch(/market feed lost \(stale\)/);
+    expect(sent[5]?.text).toMatch(/market feed back/);
+    expect(sent[6]?.text).toBe('paper-a: degraded: ENGINE_STRATEGY_HALTED: strategy graduation-sniper halted after 10 errors');
   });
 });
 

@@ -122,4 +122,47 @@ describe('built-in strategies', () => {
     t.feed.push('price:token:D', { price: 0.001 * 150, price_quote: 0.001 });
     expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'D' }]);
   });
+
+  it('graduation-sniper rides out a storm of graduations without halting: it skips what it cannot watch and releases every room it no longer needs', async () => {
+    const t = run('graduation-sniper', { buySol: '0.2', maxWatching: 50 });
+    await t.engine.start();
+    for (let i = 0; i < 5_000; i++) t.feed.push('graduated', { token: { mint: `S${i}` }, pools: [{ market: 'venue_a-amm', poolId: `P${i}` }] });
+    expect(t.feed.joined()).toHaveLength(1 + 50);
+    expect(t.engine.stats.summary().strategyErrors).toBe(0);
+    // The entry delay passes with no price: every waiting room is released.
+    t.clock.advance(30_000);
+    expect(t.feed.joined()).toEqual(['graduated']);
+    expect(t.engine.haltedStrategies()).toEqual([]);
+    // The strategy still trades after the storm.
+    t.feed.push('graduated', { token: { mint: 'AFTER' }, pools: [{ market: 'venue_a-amm', poolId: 'PA' }] });
+    t.feed.push('price:token:AFTER', { price: 0.0002 * 150, price_quote: 0.0002, pool: 'PA' });
+    expect(t.intents()).toMatchObject([{ side: 'buy', mint: 'AFTER' }]);
+  });
+
+  it('curve-momentum, copy-trader and dca-flow stay under the room bound in a burst and release what they stopped watching', async () => {
+    const momentum = run('curve-momentum', { milestonePct: 50, confirmMs: 1_000, maxWatching: 20 });
+    await momentum.engine.start();
+    for (let i = 0; i < 2_000; i++) momentum.feed.push('venue_a:curve:50', { token: { mint: `C${i}` }, pools: [] });
+    expect(momentum.feed.joined()).toHaveLength(1 + 20 * 6);
+    momentum.clock.advance(1_000);
+    expect(momentum.feed.joined()).toEqual(['venue_a:curve:50']);
+    expect(momentum.engine.stats.summary().strategyErrors).toBe(0);
+
+    const copy = run('copy-trader', { wallets: ['W1'], maxWatching: 10, maxWaitMs: 5_000 });
+    await copy.engine.start();
+    for (let i = 0; i < 2_000; i++) copy.feed.push('pnl:W1', { type: 'tradeUpdate', wallet: 'W1', token: `T${i}`, side: 'buy' });
+    expect(copy.feed.joined()).toHaveLength(1 + 10);
+    copy.clock.advance(5_000);
+    expect(copy.feed.joined()).toEqual(['pnl:W1']);
+    expect(copy.engine.stats.summary().strategyErrors).toBe(0);
+
+    const sol = 'So11111111111111111111111111111111111111112';
+    const dca = run('dca-flow', { minOrders: 1, maxWatching: 10, maxWaitMs: 5_000 });
+    await dca.engine.start();
+    for (let i = 0; i < 2_000; i++) dca.feed.push('dca:dca_program_a:opened', { eventName: 'opened', order: { inputMint: sol, outputMint: `D${i}` } });
+    expect(dca.feed.joined()).toHaveLength(1 + 10);
+    dca.clock.advance(5_000);
+    expect(dca.feed.joined()).toEqual(['dca:dca_program_a:opened']);
+    expect(dca.engine.stats.summary().strategyErrors).toBe(0);
+  });
 });

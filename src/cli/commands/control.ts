@@ -1,6 +1,7 @@
 /**
  * Operator commands against a running daemon's control API: `status`, `kill`, `unkill`, `pause`,
- * `resume`, `reload`. Each is a thin shell over src/cli/daemon-api.ts.
+ * `resume`, `reload`, and the manual actions `close`, `enter`, `cancel` (journaled with who and
+ * why). Each is a thin shell over src/cli/daemon-api.ts.
  */
 import type { Command } from 'commander';
 import type { DaemonApiOptions } from '../daemon-api.js';
@@ -16,7 +17,19 @@ interface ApiOpts {
   dataDir?: string;
   json?: boolean;
   reason?: string;
+  by?: string;
 }
+
+interface ManualOpts extends ApiOpts {
+  strategy?: string;
+  shareBps?: string;
+  sol?: string;
+}
+
+/** Who runs the command, for the journal: `--by`, else `cli:<user>`. */
+const whoOf = async (o: ApiOpts): Promise<string> => o.by ?? `cli:${(await import('node:os')).userInfo().username}`;
+const manualOptions = (c: Command): Command =>
+  withApiOptions(c).option('--reason <text>', 'why (journaled with the decision)').option('--by <who>', 'who asks (journaled; default cli:<user>)');
 
 const withApiOptions = (c: Command): Command =>
   c
@@ -88,6 +101,60 @@ export function registerControlCommands(program: Command): void {
       },
     );
   }
+  manualOptions(
+    program
+      .command('close')
+      .description('sell a position of a deployment: all of it, or a share (--share-bps)')
+      .argument('<name>', 'deployment name')
+      .argument('<mint>', 'token mint of the position')
+      .option('--share-bps <bps>', 'share to sell in basis points, 1..10000 (default 10000: all)')
+      .option('--strategy <id>', 'the strategy holding it, when several do'),
+  ).action(async (name: string, mint: string, o: ManualOpts) => {
+    const body = {
+      mint,
+      ...(o.shareBps !== undefined ? { fractionBps: Number(o.shareBps) } : {}),
+      ...(o.strategy ? { strategyId: o.strategy } : {}),
+      ...(o.reason ? { reason: o.reason } : {}),
+      by: await whoOf(o),
+    };
+    const r = (await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/positions/close`, body)) as { intentId: string };
+    out(`${name}: close of ${mint} placed as intent ${r.intentId}\n`);
+  });
+  manualOptions(
+    program
+      .command('enter')
+      .description('force a buy on a deployment, through its risk gate (a denial is printed with its code)')
+      .argument('<name>', 'deployment name')
+      .argument('<mint>', 'token mint to buy')
+      .requiredOption('--sol <amount>', 'SOL to spend, for example 0.1')
+      .option('--strategy <id>', 'the strategy whose exit rules the position gets, when there are several'),
+  ).action(async (name: string, mint: string, o: ManualOpts) => {
+    const { parseSolToLamports } = await import('../../core/decimal.js');
+    const { ChainpilotError } = await import('../../core/errors.js');
+    const spend = parseSolToLamports(o.sol ?? '');
+    if (spend === undefined || spend <= 0n)
+      throw new ChainpilotError('CLI_BAD_OPTION', `--sol ${o.sol ?? ''}: give a positive SOL amount such as 0.1`, { retry: 'not_retryable' });
+    const body = {
+      mint,
+      spendLamports: spend.toString(),
+      ...(o.strategy ? { strategyId: o.strategy } : {}),
+      ...(o.reason ? { reason: o.reason } : {}),
+      by: await whoOf(o),
+    };
+    const r = (await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/entries`, body)) as { intentId: string };
+    out(`${name}: buy of ${mint} placed as intent ${r.intentId}\n`);
+  });
+  manualOptions(
+    program
+      .command('cancel')
+      .description('cancel an intent of a deployment that has not left the process yet')
+      .argument('<name>', 'deployment name')
+      .argument('<intent>', 'intent id (chainpilot status --json, or the dashboard)'),
+  ).action(async (name: string, intent: string, o: ManualOpts) => {
+    const body = { ...(o.reason ? { reason: o.reason } : {}), by: await whoOf(o) };
+    await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/intents/${encodeURIComponent(intent)}/cancel`, body);
+    out(`${name}: intent ${intent} cancelled\n`);
+  });
   withApiOptions(program.command('reload').description('make a running daemon re-read its deployment files (as SIGHUP does) and print the diff')).action(
     async (o: ApiOpts) => {
       out(`${JSON.stringify(await (await daemonApi(apiOf(o))).post('/api/reload'), null, 2)}\n`);

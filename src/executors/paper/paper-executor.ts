@@ -183,6 +183,14 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       );
       return Promise.resolve();
     },
+    cancel(intentId, reason) {
+      const t = timers.get(intentId);
+      if (t === undefined || !sink) return false;
+      clock.clearTimeout(t);
+      timers.delete(intentId);
+      sink({ type: 'rejected', intentId, at: clock.now(), code: 'ENGINE_INTENT_CANCELLED', reason });
+      return true;
+    },
     stop() {
       stopped = true;
       // Intents still waiting for their latency never traded: report them expired.

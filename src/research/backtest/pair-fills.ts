@@ -62,10 +62,11 @@ export function decisionsOf(text: string): Decided[] {
       byId.set(e.intentId, d);
     } else if (e.kind === 'denied') {
       out.push({ key: '', intentId: null, strategyId: e.strategyId, side: e.side, mint: e.mint, at: e.at, end: undefined, deniedCode: e.code, paired: false });
-    } else {
+    } else if (e.kind === 'fill' || e.kind === 'unfilled') {
       const d = byId.get(e.intentId);
       if (d && d.end === undefined) d.end = e;
     }
+    // `manual` lines (an operator's action) pair through the intents they place.
   }
   return out;
 }

@@ -133,7 +133,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const samplePrices = (at: number): void => {
     for (; seenDecisions < decisions.length; seenDecisions++) {
       const e = decisions[seenDecisions]!;
-      if (e.kind === 'unfilled') continue;
+      if (e.kind === 'unfilled' || e.kind === 'manual') continue;
       if (!prices.has(e.mint)) prices.set(e.mint, []);
       active.set(e.mint, e.at);
     }

@@ -9,7 +9,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { describeError, isChainpilotError, type Clock, type Logger } from '../../core/index.js';
-import type { DecisionEntry } from '../../runtime/deployment-handle.js';
+import type { DecisionEntry, ManualAction, ManualMeta } from '../../runtime/deployment-handle.js';
+import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
 import * as s from '../api-schemas.js';
 import { detailView, intentView, summaryView } from '../api-views.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
@@ -26,8 +27,6 @@ export interface ControlAppOptions {
   readonly version: string;
   readonly clock: Clock;
   readonly log: Logger;
-  /** How long since the last frame a feed may be quiet and still count as ready (ms). */
-  readonly readyFeedWithinMs?: number;
   /** Paths served without the token (static dashboard assets). */
   readonly publicPrefixes?: readonly string[];
   /** More routes on the same app (dashboard, SSE). */
@@ -62,7 +61,8 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
   };
 
   app.addHook('onRequest', async (req, reply) => {
-    if (isPublic(req.url)) return;
+    // A route declares that it carries no data with `config: { public: true }`.
+    if ((req.routeOptions.config as { public?: boolean } | undefined)?.public === true || isPublic(req.url)) return;
     if (!bearerMatches(req.headers.authorization, o.token)) {
       await error(reply, 401, 'CLI_API_REFUSED', 'missing or wrong bearer token: send Authorization: Bearer <CHAINPILOT_API_TOKEN>');
     }
@@ -91,6 +91,8 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     return undefined;
   };
 
+  // Browsers ask for it on every page; no icon, and no 401 in the console.
+  app.get('/favicon.ico', { config: { public: true } }, async (_req, reply) => reply.code(204).send());
   app.get('/healthz', async () => ({ status: 'ok' as const, uptimeSeconds: Math.max(0, o.clock.now() - startedAt) / 1000 }));
   app.get('/readyz', async (_req, reply) => {
     const deployments = o.supervisor.list().map((slot) => {
@@ -119,7 +121,7 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     return page(o.decisions.page({ after: q.after, limit: q.limit, deployment: slot.name, filter: (e) => kinds.includes(e.kind) }));
   };
   app.get('/api/deployments/:name/fills', pagedKinds(['fill']));
-  app.get('/api/deployments/:name/decisions', pagedKinds(['intent', 'denied', 'fill', 'unfilled']));
+  app.get('/api/deployments/:name/decisions', pagedKinds(['intent', 'denied', 'fill', 'unfilled', 'manual']));
   app.get('/api/deployments/:name/intents', async (req, reply) => {
     const slot = slotOr404(req, reply);
     if (!slot) return reply;
@@ -129,36 +131,44 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
       recent: page({ entries: recent, next: 0, truncated: false }).entries,
     } satisfies z.infer<typeof s.intentsBody>;
   });
-  const act =
-    (run: (h: NonNullable<ReturnType<Supervisor['list']>[number]['handle']>, reason: string) => Promise<void> | void, verb: string) =>
+  const act = (verb: SwitchVerb) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const slot = slotOr404(req, reply);
+    if (!slot) return reply;
+    const body = parseOr400(s.actionBody, req.body ?? {}, reply);
+    if (!body) return reply;
+    const r = await switchDeployment(slot, verb, body.reason);
+    if (!r.ok) return error(reply, r.status, r.code, r.message);
+    o.log.warn({ deployment: slot.name, action: verb }, 'operator action');
+    const after = o.supervisor.get(slot.name);
+    return { name: slot.name, state: after?.state ?? slot.state, killed: after?.handle?.stats().risk.killed ?? null } satisfies z.infer<
+      typeof s.actionResultBody
+    >;
+  };
+  for (const verb of ['pause', 'resume', 'kill', 'unkill'] as const) app.post(`/api/deployments/:name/${verb}`, act(verb));
+  const manual =
+    <T extends z.ZodType>(schema: T, toAction: (body: z.infer<T>, req: FastifyRequest) => ManualAction, meta: (body: z.infer<T>) => ManualMeta) =>
     async (req: FastifyRequest, reply: FastifyReply) => {
       const slot = slotOr404(req, reply);
       if (!slot) return reply;
-      const body = parseOr400(s.actionBody, req.body ?? {}, reply);
-      if (!body) return reply;
-      if (!slot.handle) return error(reply, 409, 'CLI_API_REFUSED', `deployment "${slot.name}" is ${slot.state}; it can be ${verb} once it runs`);
-      await run(slot.handle, body.reason ?? `${verb} through the control API`);
-      o.log.warn({ deployment: slot.name, action: verb }, 'operator action');
-      const after = o.supervisor.get(slot.name);
-      return { name: slot.name, state: after?.state ?? slot.state, killed: after?.handle?.stats().risk.killed ?? null } satisfies z.infer<
-        typeof s.actionResultBody
-      >;
+      const body = parseOr400(schema, req.body ?? {}, reply);
+      if (body === undefined) return reply;
+      const action = toAction(body, req);
+      const r = manualOnDeployment(slot, action, meta(body));
+      if (!r.ok) return error(reply, r.status, r.code, r.message);
+      return { name: slot.name, action: action.action, intentId: r.value.intentId } satisfies z.infer<typeof s.manualResultBody>;
     };
+  const metaOf = (b: { by?: string | undefined; reason?: string | undefined }): ManualMeta => ({ by: b.by ?? 'api', why: b.reason ?? 'no reason given' });
   app.post(
-    '/api/deployments/:name/pause',
-    act((h, r) => h.pause(r), 'paused'),
+    '/api/deployments/:name/positions/close',
+    manual(s.closeBody, (b) => ({ action: 'close', mint: b.mint, strategyId: b.strategyId, fractionBps: b.fractionBps }), metaOf),
   );
   app.post(
-    '/api/deployments/:name/resume',
-    act((h) => h.resume(), 'resumed'),
+    '/api/deployments/:name/entries',
+    manual(s.enterBody, (b) => ({ action: 'enter', mint: b.mint, strategyId: b.strategyId, spendLamports: BigInt(b.spendLamports) }), metaOf),
   );
   app.post(
-    '/api/deployments/:name/kill',
-    act((h, r) => h.kill(r), 'killed'),
-  );
-  app.post(
-    '/api/deployments/:name/unkill',
-    act((h) => h.unkill(), 'unkilled'),
+    '/api/deployments/:name/intents/:id/cancel',
+    manual(s.cancelBody, (_b, req) => ({ action: 'cancel', intentId: (req.params as { id?: string }).id ?? '' }), metaOf),
   );
   app.post('/api/reload', async () => {
     const d = await o.reload();

@@ -228,7 +228,7 @@ export function createDaemonMetrics(o: {
               decisionLatency.observe({ deployment }, Math.max(0, e.at - at) / 1000);
               intentAt.delete(e.intentId);
             }
-          } else {
+          } else if (e.kind === 'unfilled') {
             outcomes.inc({ deployment, outcome: e.outcome });
             intentAt.delete(e.intentId);
           }

@@ -65,6 +65,10 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
       ...(o.env ? { env: o.env } : {}),
     }),
   });
+  // Read before the exit guard and the signal handlers: a refused file ends the command with its coded error, nothing else.
+  const env = o.env ?? process.env;
+  const daemonNotify = o.notifyFile ? loadNotifyFile(o.notifyFile, env) : undefined;
+  for (const s of daemonNotify?.secrets ?? []) redactor.add(s);
   const restoreExit = guardProcessExit();
   let daemon: RunningDaemon | undefined;
   const stopped = new AbortController();
@@ -87,9 +91,6 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   process.on('SIGHUP', onHup);
   o.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
   const dashboard = createDashboard(o.reportsDir ? { reportsDir: resolve(o.reportsDir) } : {});
-  const env = o.env ?? process.env;
-  const daemonNotify = o.notifyFile ? loadNotifyFile(o.notifyFile, env) : undefined;
-  for (const s of daemonNotify?.secrets ?? []) redactor.add(s);
   const hub = createNotifyHub({
     ...(daemonNotify ? { daemonConfig: daemonNotify.config } : {}),
     idPrefix: dashboard.boot,

@@ -75,6 +75,17 @@ export function parseListen(listen: string): { host: string; port: number } {
   return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port };
 }
 
+/** A token reachable from the network needs at least this many characters. */
+export const MIN_REMOTE_TOKEN_LENGTH = 32;
+
+/** Why `token` is too weak to guard a non-loopback listener, or undefined when it is strong enough. */
+export function weakTokenReason(token: string): string | undefined {
+  if (token.trim() !== token || /\s/.test(token)) return 'it contains white space';
+  if (token.length < MIN_REMOTE_TOKEN_LENGTH) return `it has ${token.length} characters, fewer than ${MIN_REMOTE_TOKEN_LENGTH}`;
+  if (new Set(token).size < 8) return 'it repeats too few distinct characters';
+  return undefined;
+}
+
 /** True for loopback addresses and `localhost`. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -92,6 +103,14 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     throw new ChainpilotError(
       'RUNTIME_DAEMON_UNSAFE_LISTEN',
       `refusing to listen on ${host} (not loopback) without an API token: set ${tokenEnv}, or listen on 127.0.0.1`,
+      { retry: 'not_retryable' },
+    );
+  }
+  const weak = isLoopback(host) ? undefined : weakTokenReason(env[tokenEnv] ?? '');
+  if (weak !== undefined) {
+    throw new ChainpilotError(
+      'RUNTIME_DAEMON_WEAK_TOKEN',
+      `refusing to listen on ${host} (not loopback) with a weak API token in ${tokenEnv}: ${weak}; generate one with \`openssl rand -hex 32\``,
       { retry: 'not_retryable' },
     );
   }
@@ -118,16 +137,21 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     clock,
     log,
     ...(o.backoff ? { backoff: o.backoff } : {}),
+    // One clock for the event log: every entry is stamped with the daemon's clock when it arrives
+    // (the handle's run clock may be a simulator's, running faster than the wall). Decision entries
+    // keep their run-clock time: a backtest replays them on that clock.
     onEvent(name, ev) {
       metrics.observe(name, ev);
       if (ev.type === 'decision') decisions.append(name, ev.entry);
-      if (ev.type !== 'decision') events.append(name, ev);
+      // State changes are logged once, from the slot (below): the handle's own would be a second copy.
+      else if (ev.type !== 'state') events.append(name, { ...ev, at: clock.now() });
     },
     onSlot(slot) {
       const before = lastState.get(slot.name);
-      lastState.set(slot.name, slot.state);
-      if (before === 'restarting' && slot.state === 'starting') metrics.restarted(slot.name);
-      if (before !== slot.state) {
+      const key = `${slot.state}|${slot.cause?.code ?? ''}|${slot.cause?.message ?? ''}`;
+      lastState.set(slot.name, key);
+      if (before?.startsWith('restarting|') === true && slot.state === 'starting') metrics.restarted(slot.name);
+      if (before !== key) {
         events.append(slot.name, {
           type: 'state',
           at: clock.now(),

@@ -12,7 +12,7 @@
 import { cappedBackoff, describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { SlotState, SlotView } from '../service-port.js';
-import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, ShutdownReport } from '../../runtime/deployment-handle.js';
+import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState, ShutdownReport } from '../../runtime/deployment-handle.js';
 
 /** Builds a handle; the runtime's `createDeployment`, or a fake in tests. */
 export type DeploymentFactory = (loaded: LoadedDeployment, deps: DeploymentDeps) => DeploymentHandle;
@@ -63,7 +63,9 @@ interface Slot {
   hash: string;
   loaded: LoadedDeployment;
   state: SlotState;
-  cause: { code: string; message: string } | undefined;
+  cause: Cause | undefined;
+  /** Set when the error policy halted one of the handle's strategies (cleared by the next start). */
+  strategyHalt: Cause | undefined;
   restarts: number;
   /** Failures in a row without a stable run of `backoff.maxMs` between them: the backoff exponent. */
   streak: number;
@@ -79,6 +81,8 @@ interface Slot {
   stopping: boolean;
   generation: number;
 }
+
+type Cause = { readonly code: string; readonly message: string };
 
 const DEFAULT_BACKOFF = { initialMs: 1_000, maxMs: 60_000 };
 
@@ -110,10 +114,22 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     restartAt: s.restartAt,
     handle: s.handle,
   });
-  const setState = (s: Slot, state: SlotState, cause?: { code: string; message: string }): void => {
+  /** Sets the state; `cause` replaces the cause (null clears it), undefined keeps it (restarting keeps the failure's). */
+  const setState = (s: Slot, state: SlotState, cause?: Cause | null): void => {
     s.state = state;
-    if (cause !== undefined) s.cause = cause;
+    if (cause !== undefined) s.cause = cause ?? undefined;
     o.onSlot?.(view(s));
+  };
+
+  /**
+   * The slot's state and its one cause from the handle's current state and cause (never a stale
+   * cause of an earlier state): a halted handle, or a running one with a halted strategy, is
+   * `degraded`.
+   */
+  const followHandle = (s: Slot, state: DeploymentState, cause: Cause | undefined): void => {
+    if (state === 'halted') setState(s, 'degraded', cause ?? null);
+    else if (state === 'running' && s.strategyHalt) setState(s, 'degraded', s.strategyHalt);
+    else setState(s, state, cause ?? null);
   };
 
   const scheduleRestart = (s: Slot): void => {
@@ -189,7 +205,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
   const launch = async (s: Slot): Promise<void> => {
     s.generation += 1;
     const generation = s.generation;
-    setState(s, 'starting');
+    setState(s, 'starting', null);
     let handle: DeploymentHandle;
     try {
       const acquired = await o.deps.acquire(s.loaded);
@@ -203,12 +219,15 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       return;
     }
     s.handle = handle;
+    s.strategyHalt = undefined;
     s.unsubscribe = handle.events.on((ev) => {
       o.onEvent?.(s.name, ev);
-      if (ev.type !== 'state' || s.generation !== generation) return;
-      if (ev.state === 'halted') setState(s, 'degraded', ev.cause);
-      else if (ev.state === 'failed') setState(s, 'failed', ev.cause);
-      else if (ev.state !== 'stopped') setState(s, ev.state, ev.cause);
+      if (s.generation !== generation) return;
+      if (ev.type === 'alert' && ev.code === 'ENGINE_STRATEGY_HALTED') {
+        s.strategyHalt = { code: ev.code, message: ev.message };
+        const h = handle.health();
+        followHandle(s, h.state, h.cause);
+      } else if (ev.type === 'state' && ev.state !== 'stopped') followHandle(s, ev.state, ev.cause);
     });
     handle.done().then(
       (report) => onEnded(s, generation, report, undefined),
@@ -217,8 +236,10 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     try {
       await handle.start();
       s.startedAt = o.clock.now();
-      if (s.generation === generation && s.state === 'starting') setState(s, handle.health().state);
-      s.cause = s.state === 'running' ? undefined : s.cause;
+      if (s.generation === generation && s.state === 'starting') {
+        const h = handle.health();
+        followHandle(s, h.state, h.cause);
+      }
     } catch (e) {
       if (s.generation !== generation || s.stopping) return;
       try {
@@ -249,7 +270,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       }
     }
     await releaseSlot(s, keep);
-    setState(s, 'stopped');
+    setState(s, 'stopped', null);
     return report;
   };
 
@@ -337,6 +358,7 @@ function newSlot(spec: { readonly file: string; readonly hash: string; readonly 
     loaded: spec.loaded,
     state: 'created',
     cause: undefined,
+    strategyHalt: undefined,
     restarts: 0,
     streak: 0,
     startedAt: undefined,

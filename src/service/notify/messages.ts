@@ -80,15 +80,27 @@ export function createEventMapper(): (deployment: string, seq: number, e: Deploy
   return (deployment, seq, e) => {
     const key = `e${seq}`;
     if (e.type === 'state') {
-      if (e.state === 'killed')
+      if (e.state === 'killed') {
+        const reason = e.cause?.message.replace(/^kill switch on: /, '') ?? null;
         return {
           key,
           event: 'killSwitch',
           deployment,
           at: e.at,
-          text: `${deployment}: kill switch ON: no new buys until unkilled${e.cause ? ` (${e.cause.message})` : ''}`,
-          data: { state: e.state },
+          text: `${deployment}: kill switch ON: no new buys until unkilled${reason ? ` (reason: ${reason})` : ''}`,
+          data: { state: e.state, reason },
         };
+      }
+      if (e.state === 'halted' && e.cause?.code === 'ENGINE_STRATEGY_HALTED') {
+        return {
+          key,
+          event: 'fatal',
+          deployment,
+          at: e.at,
+          text: `${deployment}: degraded: ${e.cause.code}: ${e.cause.message}`,
+          data: { state: 'degraded', code: e.cause.code },
+        };
+      }
       if (e.state === 'halted' && e.cause?.code === 'RISK_DAILY_LOSS_HALT') {
         return {
           key,
@@ -112,16 +124,18 @@ export function createEventMapper(): (deployment: string, seq: number, e: Deploy
       return undefined;
     }
     if (e.type === 'feed') {
+      // Lost: disconnected, or connected but silent past feed.staleAfter (the feed watch's `stale`).
+      const up = e.health.connected && e.health.state !== 'stale';
       const before = feedUp.get(deployment);
-      feedUp.set(deployment, e.health.connected);
-      if (before === undefined || before === e.health.connected) return undefined;
+      feedUp.set(deployment, up);
+      if (before === undefined ? up : before === up) return undefined;
       return {
         key,
         event: 'feed',
         deployment,
         at: e.at,
-        text: e.health.connected
-          ? `${deployment}: market feed back (${e.health.state})`
+        text: up
+          ? `${deployment}: market feed back (${e.health.state}); entries follow feed.onLoss again`
           : `${deployment}: market feed lost (${e.health.state}); entries follow feed.onLoss`,
         data: { connected: e.health.connected, state: e.health.state, gaps: e.health.gaps, reconnects: e.health.reconnects },
       };
@@ -139,7 +153,7 @@ function shutdownDraft(key: string, deployment: string, at: number, r: ShutdownR
     event: 'shutdown',
     deployment,
     at,
-    text: `${deployment}: stopped${r.fatal ? ` on ${r.fatal.code}` : ''}. Equity ${solText(s.equityLamports)} SOL, realised ${pnlText(s.realisedLamports)}, unrealised ${pnlText(s.unrealisedLamports)}; ${s.fills} fills, ${s.openPositions} open positions${open ? `, ${open} unresolved intents (reconciled at the next start)` : ''}${r.drainedWithinDeadline ? '' : '; drain deadline passed'}`,
+    text: `${deployment}: stopped${r.fatal ? ` on ${r.fatal.code}` : ''}. Book: equity ${solText(s.equityLamports)} SOL, realised ${pnlText(s.realisedLamports)}, unrealised ${pnlText(s.unrealisedLamports)}, ${s.openPositions} open positions; this run: ${s.fills} fills${open ? `, ${open} unresolved intents (reconciled at the next start)` : ''}${r.drainedWithinDeadline ? '' : '; drain deadline passed'}`,
     data: { equityLamports: s.equityLamports.toString(), realisedLamports: s.realisedLamports.toString(), fills: s.fills, fatal: r.fatal?.code ?? null },
   };
 }
@@ -156,7 +170,7 @@ export function dailySummaryDraft(
     event: 'dailySummary',
     deployment,
     at,
-    text: `${deployment}: summary for ${day}: equity ${solText(s.equityLamports)} SOL, realised ${pnlText(s.realisedLamports)}, unrealised ${pnlText(s.unrealisedLamports)}, ${s.fills} fills, ${s.openPositions} open positions, daily loss ${solText(s.dailyLossLamports)} SOL`,
+    text: `${deployment}: summary for ${day}: book equity ${solText(s.equityLamports)} SOL, realised ${pnlText(s.realisedLamports)}, unrealised ${pnlText(s.unrealisedLamports)}, ${s.openPositions} open positions; ${s.fills} fills since the run started; daily loss ${solText(s.dailyLossLamports)} SOL`,
     data: { day, equityLamports: s.equityLamports.toString(), realisedLamports: s.realisedLamports.toString(), fills: s.fills },
   };
 }

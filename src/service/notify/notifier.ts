@@ -47,7 +47,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
   const now = o.now ?? Date.now;
   const stop = new AbortController();
   const channels = o.channels ?? [
-    ...(o.config.webhook ? [webhookChannel(o.config.webhook)] : []),
+    ...(o.config.webhook ? [webhookChannel(o.config.webhook, now)] : []),
     ...(o.config.telegram ? [telegramChannel(o.config.telegram)] : []),
   ];
   const workers = channels.map((ch) => {

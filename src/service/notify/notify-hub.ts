@@ -114,13 +114,15 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
             key: `halt-${utcDay(e.at)}`,
             event: 'dailyLossHalt',
             deployment: x.deployment,
-            at: e.at,
+            at: now(),
             text: `${x.deployment}: daily loss limit reached: buys are denied until the next day (${e.reason})`,
             data: { code: e.code },
           });
           return;
         }
-        send(fromDecision(x.deployment, x.seq, e));
+        // One clock for notification times: the daemon's (`now`); the decision's run-clock time stays in `data.runAt`.
+        const d = fromDecision(x.deployment, x.seq, e);
+        send(d && { ...d, at: now(), data: { ...d.data, runAt: e.at } });
       });
       v.events.subscribe((x) => send(mapEvent(x.deployment, x.seq, x.value)));
       timer = setInterval(() => hub.checkDay(), o.dayCheckEveryMs ?? 60_000);

@@ -10,6 +10,10 @@ const params = z.strictObject({
   copySol: solParam.prefault('0.05'),
   /** Copy sells too (sell all when a followed wallet sells). */
   copySells: z.boolean().default(true),
+  /** A copied buy waits this long for the token's first price, then is dropped (its room released). */
+  maxWaitMs: z.number().int().positive().default(60_000),
+  /** At most this many copied buys wait for a price at once; more are skipped. */
+  maxWatching: z.number().int().min(1).max(900).default(200),
 });
 type Params = z.output<typeof params>;
 interface State {
@@ -41,8 +45,13 @@ export const copyTrader = defineStrategy<Params, State>({
         ctx.buy({ mint: t.mint, lamports: ctx.params.copySol, reason: `copy buy of ${e.wallet}` });
         return;
       }
+      if (ctx.state.pendingBuys.size >= ctx.params.maxWatching) {
+        ctx.log.debug('skip: too many copied buys waiting for a price', { mint: t.mint });
+        return;
+      }
       ctx.state.pendingBuys.set(t.mint, e.wallet);
       ctx.watch(`price:token:${t.mint}`);
+      ctx.schedule(ctx.params.maxWaitMs, 'give-up', t.mint);
     } else if (ctx.params.copySells && ctx.position(t.mint)?.tokenRaw) {
       ctx.sell({ mint: t.mint, reason: `copy sell of ${e.wallet}` });
     }
@@ -53,5 +62,9 @@ export const copyTrader = defineStrategy<Params, State>({
     ctx.state.pendingBuys.delete(e.mint);
     ctx.unwatch(`price:token:${e.mint}`);
     ctx.buy({ mint: e.mint, lamports: ctx.params.copySol, reason: `copy buy of ${wallet}` });
+  },
+  onTimer(t, ctx) {
+    const mint = String(t.payload);
+    if (ctx.state.pendingBuys.delete(mint)) ctx.unwatch(`price:token:${mint}`);
   },
 });

@@ -16,6 +16,11 @@ const params = z.strictObject({
   maxBundlerPct: z.number().min(0).max(100).default(25),
   maxSniperPct: z.number().min(0).max(100).default(25),
   maxDevHoldingPct: z.number().min(0).max(100).default(10),
+  /**
+   * At most this many tokens are confirmed at once (six rooms each); milestones beyond it are
+   * skipped, so a burst of milestones never runs into the room bound.
+   */
+  maxWatching: z.number().int().min(1).max(150).default(100),
 });
 type Params = z.output<typeof params>;
 interface State {
@@ -62,6 +67,10 @@ export const curveMomentum = defineStrategy<Params, State>({
   }),
   onCurve(e, ctx) {
     if (ctx.state.watching.has(e.mint) || ctx.position(e.mint)?.tokenRaw) return;
+    if (ctx.state.watching.size >= ctx.params.maxWatching) {
+      ctx.log.debug('skip: too many tokens being confirmed', { mint: e.mint, watching: ctx.state.watching.size });
+      return;
+    }
     ctx.state.watching.set(e.mint, ctx.market(e.mint)?.curvePercent ?? e.percent);
     for (const r of roomsOf(e.mint)) ctx.watch(r);
     ctx.schedule(ctx.params.confirmMs, 'decide', e.mint);

@@ -16,6 +16,10 @@ const params = z.strictObject({
   buySol: solParam.prefault('0.1'),
   /** Token traded against (orders selling this mint count as buys of the other). */
   quoteMint: z.string().default('So11111111111111111111111111111111111111112'),
+  /** An armed token waits this long for its next price, then is disarmed (its room released). */
+  maxWaitMs: z.number().int().positive().default(60_000),
+  /** At most this many tokens are armed at once; more are skipped. */
+  maxWatching: z.number().int().min(1).max(900).default(200),
 });
 type Params = z.output<typeof params>;
 interface State {
@@ -38,14 +42,20 @@ export const dcaFlow = defineStrategy<Params, State>({
     times.push(now);
     ctx.state.opened.set(mint, times);
     if (times.length >= ctx.params.minOrders && !ctx.state.armed.has(mint) && !ctx.position(mint)?.tokenRaw) {
-      ctx.state.armed.add(mint);
       ctx.state.opened.delete(mint);
+      if (ctx.state.armed.size >= ctx.params.maxWatching) return;
+      ctx.state.armed.add(mint);
       ctx.watch(`price:token:${mint}`);
+      ctx.schedule(ctx.params.maxWaitMs, 'disarm', mint);
     }
   },
   onPrice(e, ctx) {
     if (!ctx.state.armed.delete(e.mint)) return;
     ctx.unwatch(`price:token:${e.mint}`);
     ctx.buy({ mint: e.mint, lamports: ctx.params.buySol, reason: `${ctx.params.minOrders}+ DCA buy orders within ${ctx.params.windowMs} ms` });
+  },
+  onTimer(t, ctx) {
+    const mint = String(t.payload);
+    if (ctx.state.armed.delete(mint)) ctx.unwatch(`price:token:${mint}`);
   },
 });

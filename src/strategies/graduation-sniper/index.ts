@@ -15,6 +15,11 @@ const params = z.strictObject({
   maxEntryDelayMs: z.number().int().positive().default(30_000),
   /** Only graduations to these markets (for example venue_a-amm); all when absent. */
   markets: z.array(z.string()).optional(),
+  /**
+   * At most this many graduated tokens wait for their first price at once (one price room each);
+   * graduations beyond it are skipped, so a storm of graduations never runs into the room bound.
+   */
+  maxWatching: z.number().int().min(1).max(900).default(200),
 });
 
 export const graduationSniper = defineStrategy<z.output<typeof params>, State>({
@@ -35,6 +40,10 @@ export const graduationSniper = defineStrategy<z.output<typeof params>, State>({
   onGraduated(e, ctx) {
     if (ctx.params.markets && (e.market === undefined || !ctx.params.markets.includes(e.market))) return;
     if (ctx.position(e.mint)?.tokenRaw || ctx.state.waiting.has(e.mint)) return;
+    if (ctx.state.waiting.size >= ctx.params.maxWatching) {
+      ctx.log.debug('skip: too many graduations waiting for a price', { mint: e.mint, waiting: ctx.state.waiting.size });
+      return;
+    }
     ctx.state.waiting.set(e.mint, ctx.clock.now());
     ctx.watch(`price:token:${e.mint}`);
     ctx.schedule(ctx.params.maxEntryDelayMs, 'give-up', e.mint);

@@ -8,12 +8,23 @@ export interface TcpProxy {
   readonly port: number;
   cut(): void;
   restore(): void;
+  /** Stops forwarding bytes (sockets stay open, nothing arrives: a silent feed); held bytes flow on `unstall`. */
+  stall(): void;
+  unstall(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let refusing = false;
+  let stalled = false;
+  const held: { to: net.Socket; chunk: Buffer }[] = [];
+  const forward = (from: net.Socket, to: net.Socket): void => {
+    from.on('data', (chunk: Buffer) => {
+      if (stalled) held.push({ to, chunk });
+      else to.write(chunk);
+    });
+  };
   const server = net.createServer((client) => {
     if (refusing) {
       client.destroy();
@@ -25,8 +36,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       s.on('close', () => sockets.delete(s));
       s.on('error', () => s.destroy());
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    forward(client, upstream);
+    forward(upstream, client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -41,6 +52,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     restore() {
       refusing = false;
+    },
+    stall() {
+      stalled = true;
+    },
+    unstall() {
+      stalled = false;
+      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
     },
     async close() {
       refusing = true;
