@@ -197,6 +197,8 @@ export const ERROR_CODES = {
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
 
   // --- issue 29 (first hour, input bounds): add this issue's codes here only ---
+  HTTP_BODY_TOO_DEEP:
+    'a REST, JSON-RPC or swap response nested objects or arrays deeper than maxJsonDepth (64, the same limit as Datastream frames); refused before anything reads it',
 
   // --- issue 30 (speed): add this issue's codes here only ---
 
