@@ -48,6 +48,7 @@ export function registerBacktest(program: Command): void {
           import('../../research/report/summary-table.js'),
           import('../progress.js'),
         ]);
+        (await import('../cli-paths.js')).prepareDirOption('--out', opts.out);
         if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
         const progress = createProgress('backtest');
         try {

@@ -35,6 +35,7 @@ export function registerSweep(program: Command): void {
           import('../../research/backtest/sweep-grid.js'),
           import('../progress.js'),
         ]);
+        (await import('../cli-paths.js')).prepareDirOption('--out', opts.out);
         if (!(SWEEP_METRICS as readonly string[]).includes(opts.metric))
           throw new InvalidArgumentError(`--metric: expected one of ${SWEEP_METRICS.join(', ')}`);
         const progress = createProgress('sweep', 'cells');
