@@ -82,7 +82,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   c.own(() => rpc.close());
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
   if (sim && owned) sim.drive(embeddedIdle(sim, owned));
-  await checkLiveNetwork(rpc, network);
+  await checkLiveNetwork(rpc, network, undefined, { clock, random: () => random.fork('network').next() });
   const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock, ...observe });
   c.own(() => swap.close());
 
