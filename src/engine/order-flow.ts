@@ -188,7 +188,10 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       const r = repeats.admit(`denied\u0000${req.strategyId}\u0000${req.side}\u0000${code}`);
       if (r.write) {
         const more = r.held > 0 ? ` (and ${r.held} more ${code} denial(s) of ${req.strategyId} held back from the log since the last such line)` : '';
-        d.log.info({ strategyId: req.strategyId, mint: req.mint, side: req.side, code, ...(r.held > 0 ? { repeated: r.held } : {}) }, `order denied: ${reason}${more}`);
+        d.log.info(
+          { strategyId: req.strategyId, mint: req.mint, side: req.side, code, ...(r.held > 0 ? { repeated: r.held } : {}) },
+          `order denied: ${reason}${more}`,
+        );
       }
       return { ok: false, code, reason };
     };
@@ -298,7 +301,8 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
         const fill = r.fill;
         const before = d.portfolio.position(intent.strategyId, intent.mint);
         if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(intent.strategyId, intent.mint), before?.realisedLamports ?? 0n);
-        const after = d.portfolio.applyFill(intent.strategyId, fill);
+        // the position's clock is the run's: when the engine saw the fill, not the chain's block time
+        const after = d.portfolio.applyFill(intent.strategyId, fill, d.clock.now());
         if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
         d.decisions({
           kind: 'fill',

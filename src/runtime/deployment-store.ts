@@ -107,8 +107,8 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   const putRisk = conn.prepare(
     'INSERT INTO risk_state (id, day_started_at, day_start_equity, daily_halted, kill_reason) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET day_started_at = excluded.day_started_at, day_start_equity = excluded.day_start_equity, daily_halted = excluded.daily_halted, kill_reason = excluded.kill_reason',
   );
-  const resolvedRows = conn.prepare<[], { state: string; intent_json: string; fill_json: string | null; fee_lamports: string | null }>(
-    "SELECT state, intent_json, fill_json, fee_lamports FROM intents WHERE state IN ('LANDED', 'FAILED_ON_CHAIN') ORDER BY updated_at, rowid",
+  const resolvedRows = conn.prepare<[], { state: string; intent_json: string; fill_json: string | null; fee_lamports: string | null; updated_at: number }>(
+    "SELECT state, intent_json, fill_json, fee_lamports, updated_at FROM intents WHERE state IN ('LANDED', 'FAILED_ON_CHAIN') ORDER BY updated_at, rowid",
   );
   let closed = false;
   const chain = conn.prepare<[string], { value: string }>('SELECT value FROM store_owner WHERE key = ?').get('chain')?.value;
@@ -142,7 +142,8 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
         const intent = decodeIntent(row.intent_json);
         if (row.state === 'LANDED') {
           const fill = landed.get(intent.id)?.fill;
-          if (fill) fills.push({ strategyId: intent.strategyId, fill });
+          // seen when the journal recorded it landed, on the run clock of that run
+          if (fill) fills.push({ strategyId: intent.strategyId, fill, seenAt: row.updated_at as UnixMs });
         } else if (row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
           failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: lamports(BigInt(row.fee_lamports)) });
         }
