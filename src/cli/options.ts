@@ -43,6 +43,17 @@ export function simSeedOption(v: string): number | string {
   return v;
 }
 
+/** Log levels a logger takes, quietest last. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevelOption = (typeof LOG_LEVELS)[number];
+
+/** `--log-level trace | debug | info | warn | error | silent`. */
+export function logLevelOption(v: string): LogLevelOption {
+  const level = LOG_LEVELS.find((l) => l === v);
+  if (level === undefined) throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(', ')}; ${got(v)}`);
+  return level;
+}
+
 /** `--port N`: 0 to 65535 in decimal digits (0 picks a free port). */
 export function portOption(v: string): number {
   const l = CLI_LIMITS['--port'];

@@ -109,6 +109,20 @@ export const CLI_LIMITS = {
   '--port': { kind: 'integer', min: 0, max: 65_535 },
 } as const satisfies Record<string, NumericLimit>;
 
+/**
+ * Bounds on the text of a deployment file: its size (read at most this many bytes, so
+ * `validate /dev/zero` stops at once), the deployment name (printed on every log line), and every
+ * other string and key (paths, ids, strategy params).
+ */
+export const CONFIG_TEXT_LIMITS = Object.freeze({
+  /** Largest deployment file, in bytes (the shipped examples are under 4 KiB). */
+  fileBytes: 1024 * 1024,
+  /** Longest deployment `name` and strategy `id`, in characters. */
+  nameChars: 64,
+  /** Longest string value or key anywhere else, in characters (PATH_MAX on Linux). */
+  stringChars: 4_096,
+});
+
 /** The limit of a key path as the schema reports it (`['strategies', 0, 'exits', 'timeStop']`). */
 export function limitAt(path: readonly (string | number)[]): NumericLimit | undefined {
   const key = path

@@ -3,11 +3,11 @@
  * fields only, validate strictly against the schema, and report every problem at once, each with
  * file, line, key and what is allowed. The result is deeply frozen.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ChainpilotError, isChainpilotError } from '../core/index.js';
-import { describeRange, limitAt } from './limits.js';
+import { CONFIG_TEXT_LIMITS, describeRange, limitAt } from './limits.js';
 import { deploymentSchema, SECRET_PATHS, type Deployment } from './schema.js';
 
 export interface LoadedDeployment {
@@ -28,18 +28,41 @@ const MAX_ALIAS_COUNT = 100;
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** Reads and validates `file`. Throws CONFIG_UNREADABLE, CONFIG_YAML_SYNTAX or CONFIG_INVALID. */
+/** Reads and validates `file`. Throws CONFIG_UNREADABLE, CONFIG_FILE_TOO_LARGE, CONFIG_YAML_SYNTAX or CONFIG_INVALID. */
 export function loadDeployment(file: string, options: LoadOptions = {}): LoadedDeployment {
-  let text: string;
+  return parseDeployment(readDeploymentText(file), file, options);
+}
+
+/**
+ * The text of `file`, reading at most `maxBytes + 1` bytes: a larger file (or an endless device such
+ * as /dev/zero) is refused with CONFIG_FILE_TOO_LARGE without reading the rest.
+ */
+export function readDeploymentText(file: string, maxBytes: number = CONFIG_TEXT_LIMITS.fileBytes): string {
+  const tooLarge = (): ChainpilotError =>
+    new ChainpilotError(
+      'CONFIG_FILE_TOO_LARGE',
+      `deployment file ${file} is larger than ${maxBytes} bytes; a deployment file is a few KiB of YAML (is this the right file?)`,
+      { retry: 'not_retryable', context: { file, maxBytes } },
+    );
+  let fd: number | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
+    const st = fstatSync(fd);
+    if (st.isFile() && st.size > maxBytes) throw tooLarge();
+    const buf = Buffer.allocUnsafe(maxBytes + 1);
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    if (n > maxBytes) throw tooLarge();
+    return buf.toString('utf8', 0, n);
   } catch (e) {
+    if (isChainpilotError(e)) throw e;
     throw new ChainpilotError('CONFIG_UNREADABLE', `cannot read deployment file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}; check the path`, {
       retry: 'not_retryable',
       context: { file },
     });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  return parseDeployment(text, file, options);
 }
 
 /** Validates YAML `text` as if read from `file`. Every failure is a coded error (never a stack trace). */
@@ -101,11 +124,20 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
       },
     );
   }
-  const substituted = substitute(raw, [], env, secrets, (path, msg) => problems.push(`${locate(path)} ${keyPath(path)}: ${msg}`));
+  // a value refused here (too long) is not described again by the schema
+  const refused = new Set<string>();
+  const substituted = substitute(raw, [], env, secrets, (path, msg) => {
+    refused.add(keyPath(path));
+    problems.push(`${locate(path)} ${keyPath(path)}: ${msg}`);
+  });
 
   const result = deploymentSchema.safeParse(substituted);
   if (!result.success) {
-    for (const issue of result.error.issues) problems.push(...describeIssue(issue, locate, substituted));
+    for (const issue of result.error.issues) {
+      if (!refused.has(keyPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol')))) {
+        problems.push(...describeIssue(issue, locate, substituted));
+      }
+    }
   }
   if (problems.length > 0 || !result.success) {
     const n = problems.length;
@@ -131,6 +163,10 @@ function substitute(
   problem: (path: (string | number)[], msg: string) => void,
 ): unknown {
   if (typeof value === 'string') {
+    if (value.length > CONFIG_TEXT_LIMITS.stringChars) {
+      problem(path, `a string of ${value.length} characters; at most ${CONFIG_TEXT_LIMITS.stringChars} are allowed`);
+      return '';
+    }
     const secret = isSecretPath(path);
     if (!value.includes('${')) {
       if (secret) secrets.push(value);
@@ -153,7 +189,13 @@ function substitute(
   }
   if (Array.isArray(value)) return value.map((v, i) => substitute(v, [...path, i], env, secrets, problem));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, [...path, k], env, secrets, problem)]));
+    return Object.fromEntries(
+      Object.entries(value).flatMap(([k, v]): [string, unknown][] => {
+        if (k.length <= CONFIG_TEXT_LIMITS.stringChars) return [[k, substitute(v, [...path, k], env, secrets, problem)]];
+        problem(path, `a key of ${k.length} characters; at most ${CONFIG_TEXT_LIMITS.stringChars} are allowed`);
+        return [];
+      }),
+    );
   }
   return value;
 }

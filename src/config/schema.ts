@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { parseSolToLamports, type Lamports } from '../core/index.js';
 import { parseDuration } from '../core/duration.js';
-import { CONFIG_LIMITS, describeRange, type LimitedKey } from './limits.js';
+import { CONFIG_LIMITS, CONFIG_TEXT_LIMITS, describeRange, type LimitedKey } from './limits.js';
 
 /** Milliseconds from a number or a string such as "30s" (kept here for existing importers). */
 export { parseDuration };
@@ -158,6 +158,7 @@ const strategy = z.strictObject({
   id: z
     .string()
     .regex(/^[a-z0-9][a-z0-9-_]*$/, 'expected lowercase letters, digits, "-" or "_"')
+    .max(CONFIG_TEXT_LIMITS.nameChars)
     .optional(),
   /** A built-in strategy name, or a path to a .ts/.js file relative to the YAML file. */
   use: z.string().min(1),
@@ -410,7 +411,12 @@ export const notifySchema = z.strictObject({
 
 export const deploymentSchema = z.strictObject({
   version: z.literal(1),
-  name: z.string().min(1),
+  name: z
+    .string()
+    .min(1)
+    .max(CONFIG_TEXT_LIMITS.nameChars)
+    // eslint-disable-next-line no-control-regex -- the name is printed on every log line: no control characters
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'expected printable characters (no line breaks or control characters)'),
   /** `live` lets `chainpilot run FILE --confirm NAME` trade without `--live`; `paper` makes `run` refuse. */
   mode: z.enum(['paper', 'live']).optional(),
   /** The cluster the deployment trades on; live mode checks it against the RPC before starting. */

@@ -218,6 +218,13 @@ export const ERROR_CODES = {
   ENGINE_STRATEGY_HALTED: 'alert: the error policy halted a strategy (engine.haltAfterErrors); the deployment runs degraded until restarted',
 
   // --- issue 29 (first hour, input bounds): add this issue's codes here only ---
+  CLI_BAD_PATH:
+    'a path given on the command line cannot be used (a directory that cannot be created, a file whose directory is missing); the message names the option, the path and why',
+  CONFIG_FILE_TOO_LARGE: 'the deployment file is larger than 1 MiB (or endless, like /dev/zero); it is refused after reading at most that much',
+  RUNTIME_LIVE_NETWORK_UNREACHABLE:
+    "live mode's network check (getVersion, getGenesisHash) failed with transient RPC errors on every one of its bounded retries; nothing was signed, try again",
+  HTTP_BODY_TOO_DEEP:
+    'a REST, JSON-RPC or swap response nested objects or arrays deeper than maxJsonDepth (64, the same limit as Datastream frames); refused before anything reads it',
 
   // --- issue 30 (speed): add this issue's codes here only ---
 

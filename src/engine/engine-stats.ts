@@ -37,6 +37,10 @@ export interface RunSummary {
   readonly intents: number;
   readonly fills: number;
   readonly denials: number;
+  /** Intents the executor refused before sending anything (live rails such as LIVE_SPEND_CAP_DAY, a failed inspection). */
+  readonly rejections: number;
+  /** Every refusal by its code: the engine's denials and the executor's rejections together. */
+  readonly refusalsByCode: Readonly<Record<string, number>>;
   /** Closed round trips (a position opened and sold to zero). */
   readonly trades: number;
   readonly wins: number;
@@ -55,6 +59,8 @@ export interface EngineStats {
   eventSeen(): void;
   badFrame(room: string, error: unknown): void;
   denied(d: RecentDenial): void;
+  /** The executor refused an intent before sending it (a `rejected` report), with its code. */
+  rejected(code: string): void;
   intentPlaced(): void;
   /** A submit whose outcome is unknown: the intent stays in flight. */
   submitUnknown(): void;
@@ -71,6 +77,7 @@ export interface EngineStats {
   readonly frames: number;
   readonly badFrames: number;
   readonly denialsByCode: ReadonlyMap<string, number>;
+  readonly rejectionsByCode: ReadonlyMap<string, number>;
   readonly recentDenials: readonly RecentDenial[];
   readonly recentFills: readonly RecentFill[];
   readonly recentBadFrames: readonly RecentProblem[];
@@ -100,6 +107,8 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
   let maxDrawdown = 0n;
   let sampledAt = -Infinity;
   const denialsByCode = new Map<string, number>();
+  const rejectionsByCode = new Map<string, number>();
+  let rejections = 0;
   const errors = new Map<string, number>();
   const recentDenials: RecentDenial[] = [];
   const recentFills: RecentFill[] = [];
@@ -121,6 +130,10 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       denials++;
       denialsByCode.set(d.code, (denialsByCode.get(d.code) ?? 0) + 1);
       pushBounded(recentDenials, d);
+    },
+    rejected(code) {
+      rejections++;
+      rejectionsByCode.set(code, (rejectionsByCode.get(code) ?? 0) + 1);
     },
     intentPlaced: () => {
       intents++;
@@ -172,6 +185,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       return badFrames;
     },
     denialsByCode,
+    rejectionsByCode,
     recentDenials,
     recentFills,
     recentBadFrames,
@@ -190,6 +204,8 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
         intents,
         fills,
         denials,
+        rejections,
+        refusalsByCode: refusalsByCode(denialsByCode, rejectionsByCode),
         trades,
         wins,
         winRate: trades === 0 ? 0 : wins / trades,
@@ -204,4 +220,11 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
     },
   };
   return stats;
+}
+
+/** Denials and rejections merged by code, largest count first. */
+function refusalsByCode(...maps: ReadonlyMap<string, number>[]): Record<string, number> {
+  const all = new Map<string, number>();
+  for (const m of maps) for (const [code, n] of m) all.set(code, (all.get(code) ?? 0) + n);
+  return Object.fromEntries([...all].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 }

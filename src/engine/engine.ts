@@ -6,7 +6,7 @@
  * Each callback is isolated: an exception is counted and reported with strategy and event, and
  * the strategy is halted when it fails too often. Orders go through the risk gate to the executor.
  */
-import { lamports, silentLogger, type Clock, type Lamports, type Logger, type Random } from '../core/index.js';
+import { lamports, silentLogger, type Clock, type Lamports, type Logger, type Random, type UnixMs } from '../core/index.js';
 import { createDataLookup, type DataLookupOptions, type DataPort } from './data-lookup.js';
 import type { DecisionSink } from './decision-log.js';
 import type { DomainEvent } from './events.js';
@@ -88,6 +88,8 @@ export interface RestoredFailedFee {
 export interface RestoredFill {
   readonly strategyId: string;
   readonly fill: Fill;
+  /** When the engine of the earlier run saw the fill, on its run clock (time stops measure from it); default `fill.filledAt`. */
+  readonly seenAt?: UnixMs;
 }
 
 export interface Engine {
@@ -373,7 +375,7 @@ export function createEngine(options: EngineOptions): Engine {
 function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[], fees: readonly RestoredFailedFee[]): Portfolio {
   if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports);
   const replay = (p: Portfolio): Portfolio => {
-    for (const r of restored) p.applyFill(r.strategyId, r.fill);
+    for (const r of restored) p.applyFill(r.strategyId, r.fill, r.seenAt);
     for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, lamports(f.feeLamports));
     return p;
   };

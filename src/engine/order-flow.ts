@@ -32,6 +32,7 @@ import type { ExitManager, ExitOrder } from './exit-manager.js';
 import type { MarketView } from './market-view.js';
 import type { Portfolio, Position } from './portfolio.js';
 import type { RiskGate, RiskRequest, RiskState } from './risk-gate.js';
+import { createRepeatLimiter } from './repeat-limiter.js';
 import type { IntentFailed, OrderResult, PendingIntent } from './strategy-api.js';
 
 interface PlaceCommon {
@@ -183,13 +184,22 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     lastBuyAt: (m) => lastBuy.get(m),
   };
 
+  // repeated identical denials and refusals are summarised in the log (counted in full in the stats and the decision log)
+  const repeats = createRepeatLimiter(d.clock);
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
     const at = d.clock.now();
     const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: String(req.side === 'buy' ? req.spendLamports : req.sellRaw) };
     const deny = (code: string, reason: string): OrderResult => {
       d.decisions({ kind: 'denied', ...base, code, reason });
       d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code, reason });
-      d.log.info({ strategyId: req.strategyId, mint: req.mint, side: req.side, code }, `order denied: ${reason}`);
+      const r = repeats.admit(`denied\u0000${req.strategyId}\u0000${req.side}\u0000${code}`);
+      if (r.write) {
+        const more = r.held > 0 ? ` (and ${r.held} more ${code} denial(s) of ${req.strategyId} held back from the log since the last such line)` : '';
+        d.log.info(
+          { strategyId: req.strategyId, mint: req.mint, side: req.side, code, ...(r.held > 0 ? { repeated: r.held } : {}) },
+          `order denied: ${reason}${more}`,
+        );
+      }
       return { ok: false, code, reason };
     };
     if (closed) return deny('ENGINE_STOPPED', 'the engine is stopping: no new orders');
@@ -291,7 +301,8 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     remember(fill.signature);
     const before = d.portfolio.position(strategyId, fill.mint);
     if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(strategyId, fill.mint), before?.realisedLamports ?? 0n);
-    const after = d.portfolio.applyFill(strategyId, fill);
+    // the position's clock is the run's: when the engine saw the fill, not the chain's block time
+    const after = d.portfolio.applyFill(strategyId, fill, d.clock.now());
     if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
     d.decisions({
       kind: 'fill',
@@ -383,6 +394,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
         return;
       }
       if (r.type === 'failed') d.portfolio.applyFailedFee(intent.strategyId, intent.mint, r.feeLamports);
+      if (r.type === 'rejected') d.stats.rejected(r.code);
       const code = r.type === 'expired' ? 'EXPIRED' : r.code;
       const reason = r.type === 'expired' ? 'blockhash expired; nothing landed' : r.reason;
       d.decisions({
@@ -395,7 +407,11 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
         reason,
         feeLamports: r.type === 'failed' ? r.feeLamports.toString() : '0',
       });
-      d.log.info({ intentId: intent.id, code }, `intent ${r.type}: ${reason}`);
+      const seen = repeats.admit(`${r.type}\u0000${intent.strategyId}\u0000${code}`);
+      if (seen.write) {
+        const more = seen.held > 0 ? ` (and ${seen.held} more ${code} of ${intent.strategyId} held back from the log since the last such line)` : '';
+        d.log.info({ intentId: intent.id, code, ...(seen.held > 0 ? { repeated: seen.held } : {}) }, `intent ${r.type}: ${reason}${more}`);
+      }
       if (p.exit && key !== undefined) d.exits.settled(key, p.exit.level, false);
       d.onIntentFailed(intent.strategyId, { intentId: intent.id, side: intent.side, mint: intent.mint, outcome: r.type, code, reason, at: r.at });
     },

@@ -68,7 +68,12 @@ export interface PortfolioTotals {
 }
 
 export interface Portfolio {
-  applyFill(strategyId: string, fill: Fill): Position;
+  /**
+   * Applies a fill. `seenAt` is when the engine saw it on the run's clock (default the fill's own
+   * time): positions open and update at that time, so time-based exits measure on the run's clock,
+   * never on a chain's block time (which may run ahead of or behind it).
+   */
+  applyFill(strategyId: string, fill: Fill, seenAt?: UnixMs): Position;
   /** A fee paid for a transaction that failed on chain. */
   applyFailedFee(strategyId: string, mint: string, feeLamports: Lamports): void;
   position(strategyId: string, mint: string): Position | undefined;
@@ -168,9 +173,9 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
   const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
 
   const book: Portfolio = {
-    applyFill(strategyId, fill) {
+    applyFill(strategyId, fill, seenAt) {
       const key = keyOf(strategyId, fill.mint);
-      const at = fill.filledAt;
+      const at = seenAt ?? fill.filledAt;
       const prev = positions.get(key);
       const venue = venues.get(fill.mint);
       const p: Position = prev ?? {

@@ -519,6 +519,8 @@ function emptySummary(at: UnixMs): DeploymentStats['summary'] {
     intents: 0,
     fills: 0,
     denials: 0,
+    rejections: 0,
+    refusalsByCode: {},
     trades: 0,
     wins: 0,
     winRate: 0,

@@ -9,6 +9,7 @@
  * wallet's or a paper book's, never both (the other kind is refused with RUNTIME_STORE_FOREIGN).
  */
 import { ensureDir } from './ensure-dir.js';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ChainpilotError, lamports, type UnixMs } from '../core/index.js';
@@ -49,6 +50,12 @@ export interface DeploymentStoreOptions {
   /** A paper store: its book is kept for `market` (see paper-book.ts); `at` resolves intents left pending. */
   readonly paper?: { readonly market: string; readonly at: number };
   readonly lock?: StoreLockOptions;
+  /**
+   * A store for a chain that starts with this run (a live rehearsal on the embedded simulator): a
+   * store left at `path` by an earlier run belongs to a chain that no longer exists, so it is moved
+   * to `<path>.previous` (replacing an older one) and this run starts a fresh journal, recording `chain`.
+   */
+  readonly freshChain?: string;
 }
 
 export interface DeploymentStore {
@@ -58,6 +65,10 @@ export interface DeploymentStore {
   readonly risk: RiskStateStore;
   /** The paper book (paper stores only). */
   readonly paper: PaperBook | undefined;
+  /** The chain the store belongs to (recorded on first use; undefined for stores that never recorded one). */
+  readonly chain: string | undefined;
+  /** Where an earlier run's store was moved (`freshChain` only), or undefined when there was none. */
+  readonly previous: string | undefined;
   /** Landed fills and failed-transaction fees of every journaled intent, in the order they resolved. */
   restored(): Promise<{ readonly fills: readonly RestoredFill[]; readonly failedFees: readonly RestoredFailedFee[] }>;
   /** Closes the journal and the store and releases the lock. Idempotent. */
@@ -74,16 +85,20 @@ export function resolveStorePath(loaded: LoadedDeployment): string {
 export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore {
   ensureDir(dirname(o.path));
   const lock = acquireStoreLock(o.path, o.lock);
+  let previous: string | undefined;
   let db: Database.Database | undefined;
   let journal: IntentJournal | undefined;
   let paper: PaperBook | undefined;
   try {
-    db = new Database(o.path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    migrateSchema(db, o.path, STORE_SCHEMA);
-    claimOwner(db, o);
+    db = openDb(o.path);
+    claimOwner(db, o); // a store of another deployment or wallet is refused, never set aside
+    if (o.freshChain !== undefined && hasHistory(db)) {
+      db.close();
+      previous = setAside(o.path);
+      db = openDb(o.path);
+      claimOwner(db, o);
+    }
+    if (o.freshChain !== undefined) db.prepare('INSERT OR REPLACE INTO store_owner (key, value) VALUES (?, ?)').run('chain', o.freshChain);
     if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at);
     journal = openSqliteJournal({ path: o.path });
   } catch (e) {
@@ -99,14 +114,17 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   const putRisk = conn.prepare(
     'INSERT INTO risk_state (id, day_started_at, day_start_equity, daily_halted, kill_reason) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET day_started_at = excluded.day_started_at, day_start_equity = excluded.day_start_equity, daily_halted = excluded.daily_halted, kill_reason = excluded.kill_reason',
   );
-  const resolvedRows = conn.prepare<[], { state: string; intent_json: string; fill_json: string | null; fee_lamports: string | null }>(
-    "SELECT state, intent_json, fill_json, fee_lamports FROM intents WHERE state IN ('LANDED', 'FAILED_ON_CHAIN') ORDER BY updated_at, rowid",
+  const resolvedRows = conn.prepare<[], { state: string; intent_json: string; fill_json: string | null; fee_lamports: string | null; updated_at: number }>(
+    "SELECT state, intent_json, fill_json, fee_lamports, updated_at FROM intents WHERE state IN ('LANDED', 'FAILED_ON_CHAIN') ORDER BY updated_at, rowid",
   );
   let closed = false;
+  const chain = conn.prepare<[string], { value: string }>('SELECT value FROM store_owner WHERE key = ?').get('chain')?.value;
   return {
     path: o.path,
     journal: j,
     paper,
+    chain,
+    previous,
     risk: {
       load(): PersistedRiskState | undefined {
         const r = getRisk.get();
@@ -131,7 +149,8 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
         const intent = decodeIntent(row.intent_json);
         if (row.state === 'LANDED') {
           const fill = landed.get(intent.id)?.fill;
-          if (fill) fills.push({ strategyId: intent.strategyId, fill });
+          // seen when the journal recorded it landed, on the run clock of that run
+          if (fill) fills.push({ strategyId: intent.strategyId, fill, seenAt: row.updated_at as UnixMs });
         } else if (row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
           failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: lamports(BigInt(row.fee_lamports)) });
         }
@@ -149,6 +168,36 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
       }
     },
   };
+}
+
+function openDb(path: string): Database.Database {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  try {
+    migrateSchema(db, path, STORE_SCHEMA);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+/** True when the store holds anything of an earlier run: a journaled intent, risk state or a recorded chain. */
+function hasHistory(db: Database.Database): boolean {
+  const one = (sql: string): boolean => db.prepare(sql).get() !== undefined;
+  const intents = one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'intents'") && one('SELECT 1 FROM intents LIMIT 1');
+  return intents || one('SELECT 1 FROM risk_state LIMIT 1') || one("SELECT 1 FROM store_owner WHERE key = 'chain'");
+}
+
+/** Moves the store at `path` (and its WAL files) to `<path>.previous`, replacing an older one; returns that path, or undefined when there was no store. */
+function setAside(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const to = `${path}.previous`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${to}${suffix}`, { force: true });
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${to}${suffix}`);
+  return to;
 }
 
 /** Records the owner on first use; refuses a store that another deployment or wallet owns. */

@@ -7,8 +7,8 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-/** Ensures `dir` exists; throws the `mkdir` error of the first level that cannot be created. */
-export function ensureDir(dir: string): void {
+/** Ensures `dir` exists; throws the `mkdir` error of the first level that cannot be created. New levels get `mode` when given. */
+export function ensureDir(dir: string, mode?: number): void {
   const missing: string[] = [];
   let at = resolve(dir);
   for (;;) {
@@ -24,5 +24,5 @@ export function ensureDir(dir: string): void {
     if (up === at) break;
     at = up;
   }
-  for (const d of missing.reverse()) mkdirSync(d);
+  for (const d of missing.reverse()) mkdirSync(d, mode === undefined ? undefined : { mode });
 }

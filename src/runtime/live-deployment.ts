@@ -82,7 +82,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   c.own(() => rpc.close());
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
   if (sim && owned) sim.drive(embeddedIdle(sim, owned));
-  await checkLiveNetwork(rpc, network);
+  await checkLiveNetwork(rpc, network, undefined, { clock, random: () => random.fork('network').next() });
   const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock, ...observe });
   c.own(() => swap.close());
 
@@ -95,7 +95,15 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   }
   // The store after the network check (a refused deployment creates no file): a second process on
   // it, or a store of another deployment or wallet, is refused before anything is reconciled.
-  const store = openDeploymentStore({ path: resolveStorePath(c.loaded), deployment: d.name, wallet: signer.address });
+  // The embedded simulator starts a new chain each run: its rehearsal gets a fresh journal of its own
+  // (an earlier rehearsal's journal, of a chain that no longer exists, is set aside and named).
+  const freshChain = sim ? `simulator-${randomBytes(6).toString('hex')}` : undefined;
+  const store = openDeploymentStore({
+    path: resolveStorePath(c.loaded),
+    deployment: d.name,
+    wallet: signer.address,
+    ...(freshChain !== undefined ? { freshChain } : {}),
+  });
   c.own(() => store.close());
   const storePath = store.path;
 
@@ -152,6 +160,11 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     if (!sim) restored = await store.restored();
   }
   const notes: string[] = [];
+  if (freshChain !== undefined) {
+    notes.push(
+      `rehearsal on a fresh simulator chain (${freshChain}) with a fresh journal at ${storePath}${store.previous !== undefined ? `; the previous rehearsal's journal was moved to ${store.previous}` : ''}`,
+    );
+  }
   if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
   const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
   const tracker = c.track(inner, clock);

@@ -46,7 +46,7 @@ export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number)
       const h = handle.health();
       const sum = s.summary;
       const denials = Object.values(s.denialsByCode).reduce((n, x) => n + x, 0);
-      return `${h.state}  events ${sum.events} (${rate(sum.events).toFixed(0)}/s)  ${feedText()}  open ${sum.openPositions}  pending ${s.pending.length}  equity ${formatSol(sum.equityLamports)} SOL  realised ${signed(sum.realisedLamports)}  unrealised ${signed(sum.unrealisedLamports)}  denials ${denials}${h.cause ? `  (${h.cause.code})` : ''}`;
+      return `${h.state}  events ${sum.events} (${rate(sum.events).toFixed(0)}/s)  ${feedText()}  open ${sum.openPositions}  pending ${s.pending.length}  equity ${formatSol(sum.equityLamports)} SOL  realised ${signed(sum.realisedLamports)}  unrealised ${signed(sum.unrealisedLamports)}  denials ${denials}  refused ${sum.rejections}${h.cause ? `  (${h.cause.code})` : ''}`;
     },
     screen() {
       const s = handle.stats();
@@ -69,8 +69,9 @@ export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number)
       for (const p of s.pending.slice(0, MAX_ROWS))
         lines.push(`  ${p.intent.side.padEnd(4)} ${short(p.intent.mint).padEnd(10)} ${p.state.padEnd(8)} ${p.intent.strategyId}`);
       if (s.pending.length > MAX_ROWS) lines.push(`  … ${s.pending.length - MAX_ROWS} more`);
-      const denials = Object.entries(s.denialsByCode).sort((x, y) => y[1] - x[1]);
-      lines.push(`denials ${denials.map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}`);
+      // the engine's denials and the executor's refusals (live rails) together, by code
+      const refusals = Object.entries(sum.refusalsByCode);
+      lines.push(`denials and refusals ${refusals.map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}`);
       const rejected = Object.entries(h.feed.rejectedByFamily);
       if (rejected.length > 0) lines.push(`rejected frames ${rejected.map(([f, r]) => `${f} ${r.count} (${r.sample.slice(0, 60)})`).join('; ')}`);
       return lines.join('\n');
@@ -100,11 +101,18 @@ export function createRedraw(write: (text: string) => void): { draw(text: string
 export function formatSummary(s: RunSummary): string {
   const mins = s.startedAt === undefined ? 0 : (s.endedAt - s.startedAt) / 60_000;
   return [
-    `summary over ${mins.toFixed(1)} min: ${s.events} events (${s.badFrames} bad frames), ${s.intents} intents, ${s.fills} fills, ${s.denials} denials`,
+    `summary over ${mins.toFixed(1)} min: ${s.events} events (${s.badFrames} bad frames), ${s.intents} intents, ${s.fills} fills, ${s.denials} denials, ${s.rejections} refused by the executor`,
+    ...refusalLine(s.refusalsByCode),
     `  trades ${s.trades}  wins ${s.wins}  win rate ${(s.winRate * 100).toFixed(1)}%  open positions ${s.openPositions}`,
     `  realised ${signed(s.realisedLamports)} SOL  unrealised ${signed(s.unrealisedLamports)} SOL  fees ${formatSol(s.feesLamports)} SOL`,
     `  equity ${formatSol(s.equityLamports)} SOL  max drawdown ${formatSol(s.maxDrawdownLamports)} SOL  strategy errors ${s.strategyErrors}`,
   ].join('\n');
+}
+
+/** `  refusals by code: LIVE_SPEND_CAP_DAY 171, RISK_MAX_OPEN_POSITIONS 1`, or nothing when there were none. */
+function refusalLine(byCode: Readonly<Record<string, number>>): string[] {
+  const parts = Object.entries(byCode).map(([code, n]) => `${code} ${n}`);
+  return parts.length === 0 ? [] : [`  refusals by code: ${parts.join(', ')}`];
 }
 
 /** The per-intent shutdown report as text (empty when nothing was in flight). */

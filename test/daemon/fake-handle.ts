@@ -27,6 +27,8 @@ const summary = (at: number): RunSummary => ({
   intents: 0,
   fills: 0,
   denials: 0,
+  rejections: 0,
+  refusalsByCode: {},
   trades: 0,
   wins: 0,
   winRate: 0,

@@ -489,3 +489,73 @@ describe('FrameDecoder: reading and close', () => {
     expect(sink.events).toEqual([{ t: 'close', code: 1000, reason: 'bye' }]);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// fragment count (issue 29: empty continuations grew the heap to 4.5 GB)
+
+describe('FrameDecoder: the number of frames in one message is bounded', () => {
+  /** A fragmented text message of `sizes.length` frames (the first, then continuations), FIN on the last one when `finish`. */
+  const fragmented = (sizes: number[], finish: boolean): Buffer =>
+    Buffer.concat(sizes.map((n, i) => frame(i === 0 ? 1 : 0, bytes(n, i + 1), { fin: finish && i === sizes.length - 1 })));
+
+  it('a message in at most maxFragments frames (empty ones too) arrives whole; one frame more is 1009 WS_ERR_TOO_MANY_FRAGMENTS, however the stream is cut', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 64 }),
+        fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) }), {
+          minLength: 1,
+          maxLength: 80,
+        }),
+        fc.array(chunkSize, { minLength: 1, maxLength: 8 }),
+        (maxFragments, sizes, chunkSizes) => {
+          const sink = new Recorder();
+          const d = new FrameDecoder(1 << 20, sink, maxFragments);
+          const stream = fragmented(sizes, true);
+          let error: unknown;
+          for (const c of cut(stream, chunkSizes, false)) {
+            try {
+              d.push(c);
+            } catch (e) {
+              error = e;
+              break;
+            }
+          }
+          if (sizes.length <= maxFragments) {
+            expect(error).toBeUndefined();
+            expect(sink.messages()).toEqual([Buffer.concat(sizes.map((n, i) => bytes(n, i + 1))).toString()]);
+          } else {
+            expect(error).toBeInstanceOf(FrameError);
+            expect([(error as FrameError).closeCode, (error as FrameError).code]).toEqual([1009, 'WS_ERR_TOO_MANY_FRAGMENTS']);
+            expect(sink.events).toEqual([]);
+            expect(d.pending).toBe(0);
+          }
+        },
+      ),
+      fuzzParams({ numRuns: 300, seed: 2901 }),
+    );
+  });
+
+  it('an unfinished frame followed by a million 2-byte empty continuations ends with 1009 after the default limit, holding no fragment', () => {
+    const { d, sink } = decoder();
+    const empties = Buffer.alloc(2 * 1_000_000);
+    for (let i = 0; i < empties.length; i += 2) empties[i] = 0x00; // continuation, no FIN, length 0
+    const start = frame(1, 'x', { fin: false });
+    let error: FrameError | undefined;
+    let frames = 0;
+    try {
+      d.push(start);
+      // fed in socket-sized reads, as a hostile server would write them
+      for (let p = 0; p < empties.length; p += 65_536) {
+        d.push(empties.subarray(p, p + 65_536));
+        frames = Math.min(1_000_000, (p + 65_536) / 2);
+      }
+    } catch (e) {
+      error = e as FrameError;
+    }
+    expect(error?.code).toBe('WS_ERR_TOO_MANY_FRAGMENTS');
+    expect(error?.closeCode).toBe(1009);
+    expect(frames).toBeLessThan(65_536); // refused within the first read after the limit, not after the million
+    expect(sink.events).toEqual([]);
+    expect(d.pending).toBe(0);
+  });
+});

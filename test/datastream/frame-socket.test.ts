@@ -523,6 +523,26 @@ describe('openFrameSocket against a raw TCP server', () => {
     expect(frames[0]!.payload.readUInt16BE(0)).toBe(1009);
   });
 
+  it('an unfinished message followed by a stream of empty continuations: error WS_ERR_TOO_MANY_FRAGMENTS and a close frame with 1009 to the server', async () => {
+    const { c, s } = await accepted();
+    await s.write(frame(1, '{"type":', { fin: false }));
+    // 2-byte empty continuations, 64 KiB per write, until the client ends the connection
+    const empties = Buffer.alloc(65_536); // every pair is 0x00 0x00: continuation, no FIN, length 0
+    let writes = 0;
+    const closed = c.until((x) => x.has('close'));
+    while (!c.has('close') && writes < 1_000) {
+      await s.write(empties).catch(() => undefined); // the client may have reset the socket already
+      writes++;
+    }
+    await closed;
+    expect(c.firstError()?.code).toBe('WS_ERR_TOO_MANY_FRAGMENTS');
+    expect((c.firstError() as FrameError).closeCode).toBe(1009);
+    expect(c.messages()).toEqual([]);
+    expect(writes).toBeLessThan(1_000);
+    const frames = parseClientFrames(await s.ended);
+    expect(frames.map((f) => [f.opcode, f.payload.readUInt16BE(0)])).toEqual([[8, 1009]]);
+  });
+
   it('a masked server frame: error WS_ERR_UNEXPECTED_MASK, close(1006), a close frame with 1002 to the server', async () => {
     const { c, s } = await accepted();
     await s.write(frame(1, 'masked', { mask: true }));

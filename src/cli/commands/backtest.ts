@@ -53,6 +53,7 @@ export function registerBacktest(program: Command): void {
           import('../../research/report/silent-rooms.js'),
           import('../../research/backtest/pair-fills.js'),
         ]);
+        (await import('../cli-paths.js')).prepareDirOption('--out', opts.out);
         if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
         const progress = createProgress('backtest');
         try {

@@ -1,6 +1,6 @@
 /** `chainpilot daemon FILE|DIR... [--listen host:port]`: many deployments in one process, with a control API. */
 import type { Command } from 'commander';
-import { speedOption as speed } from '../options.js';
+import { logLevelOption, speedOption as speed } from '../options.js';
 
 interface DaemonOpts {
   listen?: string;
@@ -29,14 +29,18 @@ export function registerDaemonCommand(program: Command): void {
     )
     .option('--confirm-live <names>', 'comma-separated names of deployments with mode: live that may trade live')
     .option('--speed <n>', 'speed of every embedded simulator: multiple of real time, or max', speed)
-    .option('--log-level <level>', 'daemon log level (trace ... silent)', 'info')
+    .option('--log-level <level>', 'daemon log level: trace, debug, info, warn, error or silent', logLevelOption, 'info')
     .option('--notify <file>', 'daemon-wide notifications: a YAML file with a notify: block (docs/notifications.md)')
     .option('--reports-dir <dir>', 'directory of backtest reports the dashboard lists (*.html and */report.html)')
     .action(async (paths: string[], o: DaemonOpts) => {
+      const { checkInDirOption, prepareDirOption } = await import('../cli-paths.js');
+      // checked before use: a data dir that cannot be created is refused at once, coded
+      const dataDir = prepareDirOption('--data-dir', o.dataDir, 0o700);
+      if (o.reportsDir !== undefined) checkInDirOption('--reports-dir', o.reportsDir);
       const { runDaemonShell } = await import('../../service/daemon/daemon-shell.js');
       process.exitCode = await runDaemonShell({
         paths,
-        dataDir: o.dataDir,
+        dataDir,
         ...(o.listen ? { listen: o.listen } : {}),
         ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
         ...(o.confirmLive

@@ -63,6 +63,7 @@ export function registerRecord(program: Command): void {
         import('../../research/record/record-sim.js'),
         import('../progress.js'),
       ]);
+      (await import('../cli-paths.js')).prepareDirOption('--out', opts.out);
       try {
         const common = {
           dir: opts.out,

@@ -11,9 +11,15 @@ export function registerReport(program: Command): void {
     .option('--out <file>', 'HTML file to write (default: report.html next to the JSON)')
     .action(async (file: string, opts: { out?: string }) => {
       const { rebuildReportHtml } = await import('../../research/backtest/rebuild-report.js');
+      const { checkOutFileOption, pathFailure } = await import('../cli-paths.js');
       const out = opts.out ?? join(dirname(file), 'report.html');
+      checkOutFileOption('--out', out);
       const r = rebuildReportHtml(readFileSync(file, 'utf8'), file);
-      writeFileSync(out, r);
+      try {
+        writeFileSync(out, r);
+      } catch (e) {
+        throw pathFailure('--out', out, e);
+      }
       process.stdout.write(`wrote ${out}\n`);
     });
 }

@@ -36,6 +36,7 @@ export function registerSweep(program: Command): void {
           import('../progress.js'),
           import('../../research/report/silent-rooms.js'),
         ]);
+        (await import('../cli-paths.js')).prepareDirOption('--out', opts.out);
         if (!(SWEEP_METRICS as readonly string[]).includes(opts.metric))
           throw new InvalidArgumentError(`--metric: expected one of ${SWEEP_METRICS.join(', ')}`);
         const progress = createProgress('sweep', 'cells');

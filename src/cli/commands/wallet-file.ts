@@ -5,9 +5,11 @@
 import { openSync, writeSync, closeSync, constants } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import { ChainpilotError } from '../../core/errors.js';
+import { checkOutFileOption, pathFailure } from '../cli-paths.js';
 
 /** Creates the keypair file exclusively (O_EXCL) with mode 0600; returns the wallet address. */
 export function writeNewKeypairFile(path: string): string {
+  checkOutFileOption('--out', path);
   const kp = Keypair.generate();
   let fd: number;
   try {
@@ -20,7 +22,7 @@ export function writeNewKeypairFile(path: string): string {
         context: { path },
       });
     }
-    throw e;
+    throw pathFailure('--out', path, e);
   }
   try {
     writeSync(fd, JSON.stringify(Array.from(kp.secretKey)));

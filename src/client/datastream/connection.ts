@@ -203,7 +203,7 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
           },
           error(e) {
             // 'close' always follows and carries the decision; an oversized frame is also a reject to count
-            if (my === gen && e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') h.frameTooLarge();
+            if (my === gen && (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' || e.code === 'WS_ERR_TOO_MANY_FRAGMENTS')) h.frameTooLarge();
           },
           close(code) {
             if (my === gen) lose(state === 'open' ? 'server-closed' : 'error', `socket closed with code ${code}`, code);

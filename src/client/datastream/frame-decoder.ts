@@ -9,6 +9,8 @@
  * copied once. Everything a server may not send is refused with the close code the RFC asks for.
  */
 
+import { WIRE_LIMITS } from '../wire-limits.js';
+
 /** Close codes the decoder fails with (RFC 6455 section 7.4.1). */
 export const PROTOCOL_ERROR = 1002;
 export const MESSAGE_TOO_BIG = 1009;
@@ -56,12 +58,16 @@ export class FrameDecoder {
   /** The pieces of a fragmented message (a text or binary frame without FIN, then continuations). */
   private frags: Buffer[] | undefined;
   private fragLen = 0;
+  /** Frames of the fragmented message so far, empty continuations included. */
+  private fragCount = 0;
   /** A frame a server may not send was found, or the close frame was read: nothing more is decoded. */
   private done = false;
 
   constructor(
     private readonly maxPayload: number,
     private readonly sink: FrameSink,
+    /** Most frames one fragmented message may take (empty continuations count): bounds the work and memory of a stream of them. */
+    private readonly maxFragments: number = WIRE_LIMITS.maxMessageFragments,
   ) {}
 
   /** Feeds one chunk of the stream. Throws a FrameError (and takes nothing more) on a frame a server may not send. */
@@ -182,12 +188,16 @@ export class FrameDecoder {
         if (this.frags !== undefined) throw new FrameError('a new message inside a fragmented one', PROTOCOL_ERROR, 'WS_ERR_INVALID_OPCODE');
         if (fin) sink.message(buf, start, next);
         else {
-          this.frags = [Buffer.from(buf.subarray(start, next))];
+          this.frags = next > start ? [Buffer.from(buf.subarray(start, next))] : [];
           this.fragLen = next - start;
+          this.fragCount = 1;
         }
       } else if (op === 0) {
         if (this.frags === undefined) throw new FrameError('a continuation frame outside a message', PROTOCOL_ERROR, 'WS_ERR_INVALID_OPCODE');
-        this.frags.push(Buffer.from(buf.subarray(start, next)));
+        if (++this.fragCount > this.maxFragments) {
+          throw new FrameError(`a message in more than ${this.maxFragments} frames`, MESSAGE_TOO_BIG, 'WS_ERR_TOO_MANY_FRAGMENTS');
+        }
+        if (next > start) this.frags.push(Buffer.from(buf.subarray(start, next)));
         this.fragLen += next - start;
         if (fin) {
           const whole = Buffer.concat(this.frags, this.fragLen);

@@ -81,6 +81,8 @@ function closePayload(code: number, reason: string): Buffer {
 export interface FrameSocketOptions {
   /** Largest message accepted; a larger one fails the connection with 1009. */
   readonly maxPayload: number;
+  /** Most frames one fragmented message may take (default `WIRE_LIMITS.maxMessageFragments`); more fail the connection with 1009. */
+  readonly maxFragments?: number;
 }
 
 /** Opens a client socket to `url` (`ws://` or `wss://`). Events arrive on `handlers` from the next tick on. */
@@ -154,7 +156,7 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
       return state === 'open' || state === 'closing';
     },
   };
-  const decoder = new FrameDecoder(o.maxPayload, sink);
+  const decoder = new FrameDecoder(o.maxPayload, sink, o.maxFragments);
 
   req.on('response', (res) => {
     res.resume();

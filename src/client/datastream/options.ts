@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ChainpilotError, systemClock, seededRandom, type Clock, type Random, type UnixMs } from '../../core/index.js';
 import type { BackfillSource } from './backfill-source.js';
+import { WIRE_LIMITS } from '../wire-limits.js';
 
 /** Numeric and policy knobs (all optional; defaults in `DATASTREAM_DEFAULTS`). */
 export const datastreamKnobs = z
@@ -50,8 +51,8 @@ export const DATASTREAM_DEFAULTS = Object.freeze({
   backfillPageLimit: 500,
   backfillMaxPages: 200,
   backfillRetries: 3,
-  maxFrameBytes: 4 * 1024 * 1024,
-  maxFrameDepth: 64,
+  maxFrameBytes: WIRE_LIMITS.maxFrameBytes,
+  maxFrameDepth: WIRE_LIMITS.maxJsonDepth,
 });
 
 export interface DatastreamClientOptions extends DatastreamKnobs {

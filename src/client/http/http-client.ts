@@ -24,6 +24,7 @@ import { classifyStatus } from './http-status.js';
 import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
 import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
 import { parseRetryAfterMs } from './retry-after.js';
+import { exceedsDepth, mayExceedDepth, WIRE_LIMITS } from '../wire-limits.js';
 import { observeSafely, outcomeOf, type HttpTelemetry } from './http-telemetry.js';
 
 /** How a client authenticates: a header (`x-api-key`) or a query parameter (`api_key`). */
@@ -69,8 +70,14 @@ export interface HttpClientOptions {
   readonly pools?: PoolRegistry;
   /** Extra headers sent on every request. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** A response body larger than this is refused (default 64 MiB): memory stays bounded. */
+  /** A response body larger than this is refused (default `WIRE_LIMITS.maxResponseBytes`, 64 MiB): memory stays bounded. */
   readonly maxResponseBytes?: number;
+  /**
+   * A response body nested deeper than this (objects and arrays; the body itself is level 1) is
+   * refused with HTTP_BODY_TOO_DEEP (default `WIRE_LIMITS.maxJsonDepth`, 64, the Datastream's limit too):
+   * nothing after the client ever walks a value thousands of levels deep.
+   */
+  readonly maxJsonDepth?: number;
   /** Observer of requests and retries (metrics); nothing is measured without one. */
   readonly telemetry?: HttpTelemetry;
 }
@@ -153,7 +160,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     maxElapsedMs: options.retry?.maxElapsedMs ?? 30_000,
     maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
   };
-  const maxResponseBytes = positive(options.maxResponseBytes ?? 64 * 1024 * 1024, 'maxResponseBytes', options.service);
+  const maxResponseBytes = positive(options.maxResponseBytes ?? WIRE_LIMITS.maxResponseBytes, 'maxResponseBytes', options.service);
+  const maxJsonDepth = positive(options.maxJsonDepth ?? WIRE_LIMITS.maxJsonDepth, 'maxJsonDepth', options.service);
   const parseJson = options.parseJson ?? ((t: string): unknown => JSON.parse(t) as unknown);
   const service = options.service;
 
@@ -254,6 +262,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         };
       }
       const parsed = tryParse(text, parseJson);
+      const tooDeep = parsed.ok && mayExceedDepth(text, maxJsonDepth) && exceedsDepth(parsed.value, maxJsonDepth);
       if (status >= 200 && status < 300) {
         // A write that was accepted (2xx) but answered with garbage may still have taken effect.
         const badBody: RetryClass = isWrite ? 'unknown_outcome' : 'not_retryable';
@@ -273,9 +282,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             retriable: false,
           };
         }
+        if (tooDeep) {
+          return {
+            error: fail(
+              'HTTP_BODY_TOO_DEEP',
+              `HTTP ${status} body nests objects or arrays deeper than maxJsonDepth (${maxJsonDepth}); refused before anything reads it`,
+              badBody,
+              req,
+              { status, maxJsonDepth },
+            ),
+            retriable: false,
+          };
+        }
         return { status, body: parsed.value };
       }
-      const info: ErrorBodyInfo = (parsed.ok ? options.errorBody?.(parsed.value) : undefined) ?? {};
+      // an error body too deep to trust is read as no body
+      const info: ErrorBodyInfo = (parsed.ok && !tooDeep ? options.errorBody?.(parsed.value) : undefined) ?? {};
       const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], clock.now());
       return statusError(status, info, retryAfterMs, req, isWrite);
     } finally {
