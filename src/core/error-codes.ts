@@ -193,6 +193,11 @@ export const ERROR_CODES = {
   // --- issue 26 (paper predicts live): add this issue's codes here only ---
 
   // --- issue 27 (research): add this issue's codes here only ---
+  BACKTEST_SPACE_INVALID:
+    'a strategy declares a search space (space: in defineStrategy) with values its own parameter schema refuses; the sweep stops before any work',
+  BACKTEST_CELL_FAILED: 'a sweep cell threw while it ran (on a worker thread or a `chainpilot worker --sweeps` process); the sweep stops and names the cell',
+  BACKTEST_RECORDING_MISMATCH:
+    "a sweep worker's copy of the recording does not have the sha256 the sweep names (a different or changed file at that path); the job fails and the sweep stops",
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
 
