@@ -3,6 +3,8 @@
  * SOL amounts are exact decimal strings; times are Unix milliseconds; ratios are plain numbers
  * (display values, never used for money); a metric that cannot be computed is `null` with a reason.
  */
+import type { ReportExtras } from './report-extras.js';
+
 export const REPORT_FORMAT = 1;
 
 export interface ReportTrade {
@@ -99,4 +101,6 @@ export interface BacktestReport {
   }[];
   readonly byExitReason: readonly { readonly reason: string; readonly trades: number; readonly pnlSol: string }[];
   readonly denials: readonly { readonly code: string; readonly count: number }[];
+  /** Breakdowns (report-extras.ts); absent in reports written before them. */
+  readonly extras?: ReportExtras;
 }
