@@ -139,6 +139,18 @@ describe('sweep', () => {
       });
   }, 120_000);
 
+  it('refuses to put a deployment holding a literal secret on a queue, before connecting', async () => {
+    const literal = join(dir, 'literal-key.yaml');
+    writeFileSync(
+      literal,
+      `${readFileSync('config/paper-sim.yaml', 'utf8')}notify:\n  webhook: { url: "https://hooks.example/x", secret: "a-literal-secret-0123456789" }\n`,
+    );
+    await expect(runSweep({ file: literal, data: [rec], axes, outDir: join(dir, 'lit'), redisUrl: 'redis://127.0.0.1:1' })).rejects.toMatchObject({
+      code: 'BACKTEST_INVALID_OPTION',
+      message: expect.stringContaining('holds a secret in its text'),
+    });
+  });
+
   it('refuses a --set path that names no strategy, before any work', async () => {
     await expect(
       runSweep({ file, data: [rec], axes: [parseSetOption('strategies[nope].params.x=1,2')], outDir: join(dir, 'bad'), workers: 0 }),

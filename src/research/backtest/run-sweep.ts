@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ChainpilotError, decimal } from '../../core/index.js';
+import { loadDeployment } from '../../config/index.js';
 import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutput } from '../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
 import { DEFAULT_BUDGET, runSearch, searchFolds, startingCells, type SearchMethod } from './search-methods.js';
@@ -98,6 +99,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   const workers = o.workers ?? availableParallelism();
   let runner: TaskRunner;
   if (o.redisUrl) {
+    // The deployment's text goes on the queue: refuse one that holds a secret itself rather than as ${VAR}.
+    const { secrets } = loadDeployment(o.file, o.env ? { env: o.env } : {});
+    if (secrets.some((x) => x.length > 0 && fileText.includes(x)))
+      throw bad(
+        `sweep --redis: ${o.file} holds a secret in its text, which would be put on the queue; write it as \${VAR} (workers substitute from their own environment)`,
+        'redis',
+      );
     const { queueRunner } = await import('./sweep-queue.js');
     runner = await queueRunner({ redisUrl: o.redisUrl, ...(o.queuePrefix ? { prefix: o.queuePrefix } : {}), job, data: o.data, recording, onResult });
   } else if (workers <= 0) runner = inlineRunner(job, recording, onResult);
