@@ -90,6 +90,18 @@ describe('objectives', () => {
     expect(BUILTIN_OBJECTIVES['sharpe']!(metrics({ sharpe: null, hourlySharpe: 0.4 }))).toBe(0.4);
   });
 
+  it('loads an objective exported by a TypeScript strategy file', async () => {
+    writeFileSync(
+      join(dir, 'with-objective.ts'),
+      `import type { WindowMetrics } from '${process.cwd()}/src/strategies/api.js';
+export function objective(m: WindowMetrics): number | null { return m.trades < 2 ? null : Number(m.netPnlSol) / m.trades; }
+`,
+    );
+    const o = await loadObjective('./with-objective.ts#objective', 0, dir);
+    expect(o.fn(metrics({ netPnlSol: '0.3', trades: 3 }))).toBeCloseTo(0.1, 12);
+    expect(o.fn(metrics({ trades: 1 }))).toBeNull();
+  });
+
   it('refuses an unknown name and a module without the named function', async () => {
     await expect(loadObjective('bestest', 1, dir)).rejects.toMatchObject({ code: 'BACKTEST_INVALID_OPTION' });
     writeFileSync(join(dir, 'obj.mjs'), 'export const notAFunction = 3;\n');
