@@ -50,7 +50,7 @@ async function runSweepWorker(o: WorkerOpts): Promise<() => Promise<void>> {
 
 /** Registers `worker` on the program. */
 export function registerWorkerCommand(program: Command): void {
-  program
+  const cmd = program
     .command('worker')
     .description('execute queued intents (execution.queue) for the wallets whose keys these deployments hold, and/or sweep cells (--sweeps)')
     .argument('[files...]', 'deployment YAML files (each with wallet, remote rpcUrl/swapUrl and live caps)')
@@ -65,7 +65,7 @@ export function registerWorkerCommand(program: Command): void {
     )
     .option('--queue-prefix <prefix>', 'with --sweeps: key prefix of the sweep queue (default chainpilot)')
     .action(async (files: string[], o: WorkerOpts) => {
-      if (!o.sweeps && files.length === 0) throw new InvalidArgumentError('give deployment files, or --sweeps');
+      if (!o.sweeps && files.length === 0) cmd.error('error: give deployment files (to execute queued intents), or --sweeps (to run sweep cells)');
       if (!o.sweeps) {
         const { runWorkers } = await import('../../runtime/run-worker.js');
         await runWorkers({ redisUrl: o.redis, files });
