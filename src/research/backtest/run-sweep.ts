@@ -16,7 +16,7 @@ import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutpu
 import { loadRecording } from './backtest-job.js';
 import { DEFAULT_BUDGET, runSearch, searchFolds, startingCells, type SearchMethod } from './search-methods.js';
 import { declaredAxes } from './search-space.js';
-import type { CellJob, CellResult, CellWindow } from './sweep-cell.js';
+import type { CellJob, CellWindow } from './sweep-cell.js';
 import { cellDeployment, type SweepAxis } from './sweep-grid.js';
 import { loadObjective, rankBy, scoreOf } from './sweep-objective.js';
 import { inlineRunner, threadRunner, type TaskRunner } from './sweep-pool.js';
@@ -184,5 +184,3 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   writeFileSync(join(o.outDir, 'sweep.html'), renderSweepHtml(output));
   return output;
 }
-
-export type { CellResult };
