@@ -130,13 +130,30 @@ describe('sweep', () => {
     expect(r.headline.outOfSample).toBe(false);
   }, 120_000);
 
-  it('stops with BACKTEST_CELL_FAILED naming the cell when a cell cannot run, in this thread and on a worker thread', async () => {
-    const bad = [parseSetOption('strategies[curve-momentum].params.milestonePct=50,150')];
+  it('refuses a value the strategy parameters refuse before any work, and stops with BACKTEST_CELL_FAILED naming a cell that throws while it runs', async () => {
+    await expect(
+      runSweep({
+        file,
+        data: [rec],
+        axes: [parseSetOption('strategies[curve-momentum].params.milestonePct=50,150')],
+        outDir: join(dir, 'badparam'),
+        workers: 0,
+      }),
+    ).rejects.toMatchObject({ code: 'STRATEGY_INVALID_PARAMS', message: expect.stringContaining('milestonePct') });
+    // A strategy whose rooms() throws for one value: only running the cell finds it.
+    writeFileSync(
+      join(dir, 'throws.mjs'),
+      // (no import: a worker thread resolves modules from the file's own directory, which has no node_modules here)
+      `const params = { safeParse: (v) => ({ success: true, data: { n: (v && v.n) || 1 } }) };
+export default { id: 'throws', params, rooms(p) { if (p.n === 2) throw new Error('n = 2 is cursed'); return []; } };
+`,
+    );
+    const deployment = join(dir, 'throws.yaml');
+    writeFileSync(deployment, `${readFileSync(file, 'utf8').split('strategies:')[0]!}strategies:\n  - use: ./throws.mjs\n`);
     for (const workers of [0, 1])
-      await expect(runSweep({ file, data: [rec], axes: bad, outDir: join(dir, `fail${workers}`), workers })).rejects.toMatchObject({
-        code: 'BACKTEST_CELL_FAILED',
-        message: expect.stringContaining('sweep cell 1 failed'),
-      });
+      await expect(
+        runSweep({ file: deployment, data: [rec], axes: [parseSetOption('strategies[0].params.n=1,2')], outDir: join(dir, `fail${workers}`), workers }),
+      ).rejects.toMatchObject({ code: 'BACKTEST_CELL_FAILED', message: expect.stringMatching(/sweep cell 1 failed: .*cursed/) });
   }, 120_000);
 
   it('refuses to put a deployment holding a literal secret on a queue, before connecting', async () => {

@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ChainpilotError, decimal } from '../../core/index.js';
 import { loadDeployment } from '../../config/index.js';
+import { resolveStrategies } from '../../runtime/resolve-strategies.js';
 import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutput } from '../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
 import { DEFAULT_BUDGET, runSearch, searchFolds, startingCells, type SearchMethod } from './search-methods.js';
@@ -78,8 +79,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   if (axes.length === 0) throw bad('sweep: nothing to search: give --set PATH=V1,V2, a space: in --spec, or declare space: in the strategy', 'set');
   const fileText = readFileSync(o.file, 'utf8');
   const start = startingCells(axes, method, budget, seed);
-  // Validate every cell's deployment up front: a bad value fails before any work starts.
-  for (const c of start) cellDeployment(fileText, o.file, c, o.env);
+  // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
+  for (const c of start) await resolveStrategies(cellDeployment(fileText, o.file, c, o.env));
 
   const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
   const lines = recording.lines;
