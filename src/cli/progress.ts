@@ -9,6 +9,12 @@ export interface ProgressSink {
   stop(): void;
 }
 
+/** A rate as people read it: whole numbers from 10 up, one decimal below (a sweep of slow cells is not "0 cells/s"). */
+export function formatRate(perSec: number): string {
+  if (!Number.isFinite(perSec) || perSec <= 0) return '0';
+  return perSec >= 10 ? Math.round(perSec).toLocaleString('en-US') : perSec.toFixed(perSec >= 1 ? 1 : 2);
+}
+
 export function createProgress(what: string, unit = 'lines', stream: NodeJS.WriteStream = process.stderr, everyMs = 5_000): ProgressSink {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
@@ -27,7 +33,7 @@ export function createProgress(what: string, unit = 'lines', stream: NodeJS.Writ
           bar.start(total, 0, { rate: '0', label });
           started = true;
         }
-        bar.update(done, { rate: Math.round(rate).toLocaleString('en-US'), label });
+        bar.update(done, { rate: formatRate(rate), label });
       },
       stop: () => started && bar.stop(),
     };
@@ -38,7 +44,7 @@ export function createProgress(what: string, unit = 'lines', stream: NodeJS.Writ
       const now = Date.now();
       if (now - last < everyMs && done < total) return;
       last = now;
-      stream.write(`${what}: ${Math.floor((done / Math.max(1, total)) * 100)}% (${done}/${total} ${unit}, ${Math.round(rate)} ${unit}/s) at ${label}\n`);
+      stream.write(`${what}: ${Math.floor((done / Math.max(1, total)) * 100)}% (${done}/${total} ${unit}, ${formatRate(rate)} ${unit}/s) at ${label}\n`);
     },
     stop: () => undefined,
   };

@@ -208,6 +208,11 @@ export const ERROR_CODES = {
     'chainpilot download stopped before the end (aborted, or the service kept failing after the retries); what was fetched is kept and the same command resumes it',
   RECORDING_DOWNLOAD_INVALID:
     'chainpilot download was given an invalid window or selection, or its --out directory holds a partial download made with other options',
+  BACKTEST_SPACE_INVALID:
+    'a strategy declares a search space (space: in defineStrategy) with values its own parameter schema refuses; the sweep stops before any work',
+  BACKTEST_CELL_FAILED: 'a sweep cell threw while it ran (on a worker thread or a `chainpilot worker --sweeps` process); the sweep stops and names the cell',
+  BACKTEST_RECORDING_MISMATCH:
+    "a sweep worker's copy of the recording does not have the sha256 the sweep names (a different or changed file at that path); the job fails and the sweep stops",
 
   // --- issue 28 (operating a daemon): add this issue's codes here only ---
   RUNTIME_DAEMON_WEAK_TOKEN:

@@ -24,6 +24,7 @@ import type {
 } from './events.js';
 import type { ExitRules } from './exit-rules.js';
 import type { MarketObservation } from './market-view.js';
+import type { ParamSpace } from './param-space.js';
 import type { Position } from './portfolio.js';
 
 /** Result of `ctx.buy` / `ctx.sell`: the intent id, or the denial as a value. */
@@ -144,6 +145,11 @@ export interface StrategyDefinition<P = unknown, S = unknown> {
   readonly description?: string;
   /** Schema of the `params:` block in the deployment (use z.strictObject). */
   readonly params: z.ZodType<P>;
+  /**
+   * The search space of some parameters (`range(min, max, step)`, `choice(...)`): what
+   * `chainpilot sweep` searches when no `--set` is given. Every value must pass `params`.
+   */
+  readonly space?: { readonly [K in keyof P]?: ParamSpace };
   /** Rooms to join at start. */
   rooms?(params: P): readonly string[];
   initialState?(params: P): S;

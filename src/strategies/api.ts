@@ -24,5 +24,8 @@ export type { Position } from '../engine/portfolio.js';
 /** The amount brands of fills, positions and `solParam` values (bigints underneath). */
 export type { Lamports, RawAmount } from '../core/units.js';
 export { z } from 'zod';
+/** Search spaces of parameters (`space:` in `defineStrategy`) and what a sweep objective sees. */
+export { choice, range } from '../engine/param-space.js';
+export type { ParamSpace, ParamValue, WindowMetrics } from '../engine/param-space.js';
 /** Exact SOL parameters: `buySol: solParam.prefault('0.05')` gives `Lamports` (a bigint). */
 export { solParam } from './sol.js';

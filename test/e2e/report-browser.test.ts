@@ -62,7 +62,7 @@ describe.skipIf(!present && process.env['CI'] !== 'true')('HTML report in headle
         for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
         return n;
       })`);
-      expect(painted.length).toBe(2 + report.prices.length);
+      expect(painted.length).toBe(2 + report.prices.length + 1); // + exposure (report-extras-browser.test.ts checks it)
       for (const n of painted) expect(n).toBeGreaterThan(500);
 
       const rows = await page.$$eval('#trades tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));

@@ -1,155 +1,183 @@
 /**
- * `chainpilot sweep`: runs the grid of a deployment's parameters over one recording on worker
- * threads (one per core by default; each loads the recording once, from the prepared cache the
- * sweep built first), ranks the cells by a metric and writes sweep.json, sweep.csv and sweep.html.
- * Results depend only on the cells, never on the number of workers or their timing: each cell is
- * deterministic and results are ordered by cell.
- * `walkForward` splits the window into an in-sample and an out-of-sample part and reports both.
+ * `chainpilot sweep`: searches a deployment's parameters over one recording and writes sweep.json,
+ * sweep.csv and sweep.html. The axes come from `--set`, the sweep file's `space:`, or the spaces the
+ * strategies declare (search-space.ts); the method (grid, random, successive halving), the objective
+ * and the walk-forward folds are in search-methods.ts, sweep-objective.ts and walk-forward.ts.
+ * Tasks run in this thread, on worker threads (each loads the recording once, from the prepared
+ * cache the sweep builds first), or on BullMQ workers (`redisUrl`, sweep-queue.ts). Results depend
+ * only on the options and the recording, never on the number of workers or their timing.
  */
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { siblingModule, startModuleWorker } from '../../runtime/module-worker.js';
-import { ChainpilotError } from '../../core/index.js';
-import { renderSweepCsv, renderSweepHtml, type SweepOutput } from '../report/sweep-output.js';
+import { dirname, join, resolve } from 'node:path';
+import { ChainpilotError, decimal } from '../../core/index.js';
+import { loadDeployment } from '../../config/index.js';
+import { resolveStrategies } from '../../runtime/resolve-strategies.js';
+import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutput } from '../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
-import { runCell, type CellJob, type CellResult, type CellWindow } from './sweep-cell.js';
-import { cellDeployment, gridCells, type SweepAxis, type SweepCell } from './sweep-grid.js';
+import { DEFAULT_BUDGET, runSearch, searchFolds, startingCells, type SearchMethod } from './search-methods.js';
+import { declaredAxes } from './search-space.js';
+import type { CellJob, CellWindow } from './sweep-cell.js';
+import { cellDeployment, type SweepAxis } from './sweep-grid.js';
+import { loadObjective, rankBy, scoreOf } from './sweep-objective.js';
+import { inlineRunner, threadRunner, type TaskRunner } from './sweep-pool.js';
+import { readSweepSpec } from './sweep-spec.js';
+import { foldWindows, type WalkForwardMode } from './walk-forward.js';
 
-export const SWEEP_METRICS = ['profitFactor', 'netPnlSol', 'returnPct', 'winRatePct', 'expectancySol', 'sharpe', 'maxDrawdownPct'] as const;
-export type SweepMetric = (typeof SWEEP_METRICS)[number];
+export { parseWalkForward } from './walk-forward.js';
 
 export interface SweepOptions {
   readonly file: string;
   readonly data: readonly string[];
-  readonly axes: readonly SweepAxis[];
+  /** `--set` axes; with the spec's `space:` they replace the strategies' declared spaces. */
+  readonly axes?: readonly SweepAxis[];
   readonly outDir: string;
-  readonly metric?: SweepMetric;
+  /** A sweep file (sweep-spec.ts); the options below override it. */
+  readonly spec?: string;
+  readonly search?: SearchMethod;
+  readonly budget?: number;
+  readonly seed?: number;
+  /** A built-in objective (sweep-objective.ts) or `PATH#EXPORT`; default profitFactor. */
+  readonly objective?: string;
   readonly minTrades?: number;
-  /** Worker threads (default: available cores; 0 runs in this thread). */
-  readonly workers?: number;
+  /** Walk-forward folds (default 1 when an in-sample share is given; none otherwise). */
+  readonly folds?: number;
   /** In-sample share in percent, e.g. 70 for `--walk-forward 70/30`. */
   readonly walkForwardPct?: number;
+  readonly walkForwardMode?: WalkForwardMode;
+  /** Worker threads (default: available cores; 0 runs in this thread). Ignored with `redisUrl`. */
+  readonly workers?: number;
+  /** Put the tasks on BullMQ at this Redis; `chainpilot worker --sweeps` processes run them. */
+  readonly redisUrl?: string;
+  readonly queuePrefix?: string;
   readonly sampleMs?: number;
   /** Use the recording's prepared cache, building it on first use (default true); workers read it too. */
   readonly cache?: boolean;
   readonly cacheDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Each finished task: tasks done and known so far (a search adds rounds as it goes). */
   readonly onCell?: (done: number, total: number) => void;
 }
 
 const bad = (msg: string, field: string): ChainpilotError =>
   new ChainpilotError('BACKTEST_INVALID_OPTION', msg, { retry: 'not_retryable', context: { field } });
 
-/** `70/30` → 70. */
-export function parseWalkForward(v: string): number {
-  const m = /^(\d{1,2})\/(\d{1,2})$/.exec(v.trim());
-  if (!m || Number(m[1]) + Number(m[2]) !== 100 || Number(m[1]) < 10 || Number(m[2]) < 10)
-    throw bad(`--walk-forward ${v}: expected IN/OUT percentages adding up to 100, each at least 10, e.g. 70/30`, 'walk-forward');
-  return Number(m[1]);
-}
-
-/** What a sweep worker reads: the recording's files and how (through the prepared cache or not). */
-export interface SweepWorkerData {
-  readonly job: CellJob;
-  readonly data: readonly string[];
-  readonly cache: boolean;
-  readonly cacheDir: string | undefined;
-}
-
-async function runOnWorkers(n: number, init: SweepWorkerData, cells: readonly SweepCell[], onResult: (r: CellResult) => void): Promise<void> {
-  const queue = [...cells];
-  const entry = siblingModule('sweep-worker', import.meta.url);
-  const one = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const w = startModuleWorker(entry, { ...init });
-      const next = (): void => {
-        const cell = queue.shift();
-        if (cell) w.postMessage({ cell });
-        else {
-          w.postMessage({ done: true });
-          void w.terminate().then(() => resolve());
-        }
-      };
-      w.on('message', (m: { ready?: boolean; result?: CellResult; error?: { index: number; message: string } }) => {
-        if (m.error) {
-          void w.terminate();
-          reject(bad(`sweep cell ${m.error.index} failed: ${m.error.message}`, 'set'));
-          return;
-        }
-        if (m.result) onResult(m.result);
-        next();
-      });
-      w.on('error', (e) => reject(e));
-    });
-  await Promise.all(Array.from({ length: Math.min(n, cells.length) }, one));
-}
-
-/** Value of `metric` for ranking (higher is better; drawdown is negated); null ranks last. */
-function score(r: CellResult, window: string, metric: SweepMetric): number | null {
-  const w = r.windows[window];
-  if (!w) return null;
-  const v = w[metric];
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- cells read back from JSON may lack a metric
-  if (v === null || v === undefined) return null;
-  const n = Number(v);
-  return metric === 'maxDrawdownPct' ? -n : n;
-}
+const sumSol = (xs: readonly string[]): string => xs.reduce((a, x) => a.plus(x), decimal(0)).toFixed();
 
 export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
-  if (o.axes.length === 0) throw bad('sweep: give at least one --set PATH=V1,V2', 'set');
-  const metric = o.metric ?? 'profitFactor';
-  const minTrades = o.minTrades ?? 5;
+  const spec = o.spec ? readSweepSpec(o.spec) : undefined;
+  const method = o.search ?? spec?.search ?? 'grid';
+  const seed = o.seed ?? spec?.seed ?? 1;
+  const budget = o.budget ?? spec?.budget ?? DEFAULT_BUDGET;
+  const objective = await loadObjective(
+    o.objective ?? spec?.objective ?? 'profitFactor',
+    o.minTrades ?? spec?.minTrades ?? 5,
+    o.spec ? dirname(resolve(o.spec)) : process.cwd(),
+  );
+  const explicit = [...(spec?.axes ?? []), ...(o.axes ?? [])];
+  const axes = explicit.length > 0 ? explicit : await declaredAxes(o.file, o.env);
+  if (axes.length === 0) throw bad('sweep: nothing to search: give --set PATH=V1,V2, a space: in --spec, or declare space: in the strategy', 'set');
   const fileText = readFileSync(o.file, 'utf8');
-  const cells = gridCells(o.axes);
-  // Validate every cell's deployment up front: a bad value fails before any work starts.
-  for (const c of cells) cellDeployment(fileText, o.file, c, o.env);
+  const start = startingCells(axes, method, budget, seed);
+  // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
+  for (const c of start) await resolveStrategies(cellDeployment(fileText, o.file, c, o.env));
+
   const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
   const lines = recording.lines;
   const first = lines.find((l) => l.kind === 'start')?.t ?? recording.files[0]?.header.startedAt ?? 0;
   const last = lines.findLast((l) => l.kind === 'end')?.t ?? lines[lines.length - 1]?.t ?? first;
-  let windows: CellWindow[] = [{ name: 'full' }];
-  let split: number | undefined;
-  if (o.walkForwardPct !== undefined) {
-    split = first + Math.floor(((last - first) * o.walkForwardPct) / 100);
-    windows = [
-      { name: 'in-sample', toMs: split },
-      { name: 'out-of-sample', fromMs: split },
-    ];
-  }
-  const job: CellJob = { file: o.file, fileText, windows, sampleMs: o.sampleMs ?? 60_000, ...(o.env ? { env: o.env } : {}) };
-  const results: CellResult[] = [];
-  const onResult = (r: CellResult): void => {
-    results.push(r);
-    o.onCell?.(results.length, cells.length);
-  };
-  const workers = o.workers ?? availableParallelism();
-  if (workers <= 0) for (const c of cells) onResult(await runCell(job, recording, c));
-  else await runOnWorkers(workers, { job, data: o.data, cache: o.cache ?? true, cacheDir: o.cacheDir }, cells, onResult);
-  results.sort((a, b) => a.index - b.index);
+  const wfSpec = spec?.walkForward;
+  const wantWf = o.folds !== undefined || o.walkForwardPct !== undefined || wfSpec !== undefined;
+  const walkForward = wantWf
+    ? { folds: o.folds ?? wfSpec?.folds ?? 1, inSamplePct: o.walkForwardPct ?? wfSpec?.inSamplePct ?? 70, mode: o.walkForwardMode ?? wfSpec?.mode ?? 'rolling' }
+    : null;
+  const folds = searchFolds(walkForward ? foldWindows(first, last, walkForward) : null, first, last);
 
-  const rankWindow = windows[0]!.name;
-  const ranked = [...results].sort((a, b) => {
-    const ea = (a.windows[rankWindow]?.trades ?? 0) >= minTrades ? 0 : 1;
-    const eb = (b.windows[rankWindow]?.trades ?? 0) >= minTrades ? 0 : 1;
-    if (ea !== eb) return ea - eb;
-    const sa = score(a, rankWindow, metric);
-    const sb = score(b, rankWindow, metric);
-    if (sa === null || sb === null) return sa === sb ? a.index - b.index : sa === null ? 1 : -1;
-    return sb - sa || a.index - b.index;
+  const job: CellJob = { file: o.file, fileText, sampleMs: o.sampleMs ?? 60_000, ...(o.env ? { env: o.env } : {}) };
+  let done = 0;
+  let known = 0;
+  const onResult = (): void => o.onCell?.(++done, known);
+  const workers = o.workers ?? availableParallelism();
+  let runner: TaskRunner;
+  if (o.redisUrl) {
+    // The deployment's text goes on the queue: refuse one that holds a secret itself rather than as ${VAR}.
+    const { secrets } = loadDeployment(o.file, o.env ? { env: o.env } : {});
+    if (secrets.some((x) => x.length > 0 && fileText.includes(x)))
+      throw bad(
+        `sweep --redis: ${o.file} holds a secret in its text, which would be put on the queue; write it as \${VAR} (workers substitute from their own environment)`,
+        'redis',
+      );
+    const { queueRunner } = await import('./sweep-queue.js');
+    runner = await queueRunner({ redisUrl: o.redisUrl, ...(o.queuePrefix ? { prefix: o.queuePrefix } : {}), job, data: o.data, recording, onResult });
+  } else if (workers <= 0) runner = inlineRunner(job, recording, onResult);
+  else runner = threadRunner(workers, { job, data: o.data, cache: o.cache ?? true, cacheDir: o.cacheDir }, onResult);
+  const windowsRun = new Map<string, CellWindow>();
+  let search: Awaited<ReturnType<typeof runSearch>>;
+  try {
+    search = await runSearch(method, start, folds, objective, async (tasks) => {
+      known += tasks.length;
+      for (const t of tasks) for (const w of t.windows) if (!windowsRun.has(w.name)) windowsRun.set(w.name, w);
+      return runner.run(tasks);
+    });
+  } finally {
+    await runner.close();
+  }
+  const { state, selections } = search;
+  const cells = [...state.cells.values()]
+    .sort((a, b) => a.index - b.index)
+    .map((c) => {
+      const windows: Record<string, SweepCellMetrics> = {};
+      const scores: Record<string, number | null> = {};
+      for (const w of state.windowOrder) {
+        const m = c.windows[w];
+        if (!m) continue;
+        windows[w] = m;
+        scores[w] = scoreOf(objective, m);
+      }
+      return { index: c.index, params: c.params, windows, scores };
+    });
+  const rankWindow = folds[folds.length - 1]!.inSample.name;
+  const ranked = rankBy(
+    cells.filter((c) => c.windows[rankWindow]),
+    objective,
+    (c) => c.windows[rankWindow],
+  );
+  const foldResults = folds.map((f, k) => {
+    const sel = selections[k]!.selected;
+    const cell = sel === null ? undefined : cells.find((c) => c.index === sel);
+    const resultWindow = f.outOfSample?.name ?? f.inSample.name;
+    return {
+      n: f.n,
+      inSample: f.inSample.name,
+      outOfSample: f.outOfSample?.name ?? null,
+      selected: sel,
+      params: cell?.params ?? null,
+      inSampleScore: selections[k]!.inSampleScore,
+      result: cell?.windows[resultWindow] ?? null,
+    };
   });
+  const results = foldResults.map((f) => f.result).filter((r): r is SweepCellMetrics => r !== null);
   const output: SweepOutput = {
     kind: 'chainpilot-sweep',
-    format: 1,
+    format: 2,
     deployment: o.file,
-    metric,
-    minTrades,
-    axes: o.axes.map((a) => ({ path: a.path, values: [...a.values] })),
-    windows: windows.map((w) => w.name),
-    split: split ?? null,
+    search: { method, budget: method === 'grid' ? null : budget, seed },
+    objective: { name: objective.name, minTrades: objective.minTrades },
+    walkForward,
+    axes: axes.map((a) => ({ path: a.path, values: [...a.values] })),
+    windows: state.windowOrder.map((name) => ({ name, fromMs: windowsRun.get(name)?.fromMs ?? null, toMs: windowsRun.get(name)?.toMs ?? null })),
+    folds: foldResults,
+    headline: {
+      outOfSample: walkForward !== null,
+      netPnlSol: sumSol(results.map((r) => r.netPnlSol)),
+      trades: results.reduce((a, r) => a + r.trades, 0),
+      feesSol: sumSol(results.map((r) => r.feesSol)),
+      foldsPositive: results.filter((r) => decimal(r.netPnlSol).gt(0)).length,
+    },
     recordings: recording.files.map((f) => f.sha256),
-    cells: results,
-    ranking: ranked.map((r) => r.index),
+    cells,
+    rankWindow,
+    ranking: [...ranked.map((c) => c.index), ...cells.filter((c) => !c.windows[rankWindow]).map((c) => c.index)],
   };
   mkdirSync(o.outDir, { recursive: true });
   writeFileSync(join(o.outDir, 'sweep.json'), `${JSON.stringify(output, null, 1)}\n`);

@@ -1,22 +1,23 @@
 /**
- * One sweep cell: a backtest of the cell's deployment over one or two windows of the recording,
- * reduced to the metrics a sweep ranks by. Used by the worker threads and by the in-process path.
+ * One sweep task: a backtest of one cell's deployment over some windows of the recording, each
+ * from a fresh portfolio, reduced to the metrics a sweep ranks by. Run by the worker threads, by
+ * `chainpilot worker --sweeps` processes, and by the in-process path; the result depends only on the
+ * task and the recording.
  */
-import type { ReportMetrics } from '../report/report-types.js';
+import type { WindowMetrics } from '../../engine/param-space.js';
 import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
+import { hourlySharpe } from '../report/short-run-metrics.js';
 import { reportOf } from './backtest-job.js';
 import { runBacktest } from './run-backtest.js';
 import { silentRoomsOf } from './silent-rooms-of.js';
 import { cellDeployment, type SweepCell } from './sweep-grid.js';
 
-export type CellMetrics = Pick<
-  ReportMetrics,
-  'netPnlSol' | 'returnPct' | 'trades' | 'winRatePct' | 'profitFactor' | 'expectancySol' | 'maxDrawdownPct' | 'sharpe' | 'feesSol'
->;
+export type CellMetrics = WindowMetrics;
 
+/** A part of the recording, run-clock times inclusive at both ends (windows of one fold never share an instant). */
 export interface CellWindow {
-  readonly name: 'full' | 'in-sample' | 'out-of-sample';
+  readonly name: string;
   readonly fromMs?: number;
   readonly toMs?: number;
 }
@@ -29,19 +30,27 @@ export interface CellResult {
   readonly silentRooms?: SilentRooms;
 }
 
+/** What every task of one sweep shares: the deployment file (path and text) and the sampling interval. */
 export interface CellJob {
   readonly file: string;
   readonly fileText: string;
-  readonly windows: readonly CellWindow[];
   readonly sampleMs: number;
+  /** For `${VAR}` in the deployment; never put on a queue (workers use their own environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runCell(job: CellJob, recording: Recording, cell: SweepCell): Promise<CellResult> {
+/** One unit of work: a cell and the windows to run it on. */
+export interface CellTask {
+  readonly cell: SweepCell;
+  readonly windows: readonly CellWindow[];
+}
+
+export async function runCell(job: CellJob, recording: Recording, task: CellTask): Promise<CellResult> {
+  const { cell } = task;
   const loaded = cellDeployment(job.fileText, job.file, cell, job.env);
   const windows: Record<string, CellMetrics & { fingerprint: string }> = {};
   const silent = new Set<string>();
-  for (const w of job.windows) {
+  for (const w of task.windows) {
     const r = await runBacktest({
       loaded,
       recording,
@@ -61,6 +70,7 @@ export async function runCell(job: CellJob, recording: Recording, cell: SweepCel
       expectancySol: m.expectancySol,
       maxDrawdownPct: m.maxDrawdownPct,
       sharpe: m.sharpe,
+      hourlySharpe: hourlySharpe(r.equity, r.startedAt, job.sampleMs),
       feesSol: m.feesSol,
       fingerprint: rep.fingerprint,
     };

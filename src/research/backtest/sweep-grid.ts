@@ -41,6 +41,25 @@ export function parseSetOption(spec: string): SweepAxis {
   return { path, values };
 }
 
+/** How many cells the grid of `axes` has. */
+export function gridSize(axes: readonly SweepAxis[]): number {
+  return axes.reduce((n, a) => n * a.values.length, 1);
+}
+
+/** Cell `index` of the grid (first axis slowest), without building the others. */
+export function cellAt(axes: readonly SweepAxis[], index: number): SweepCell {
+  const params: Record<string, string | number | boolean> = {};
+  let rest = index;
+  for (let i = axes.length - 1; i >= 0; i--) {
+    const a = axes[i]!;
+    params[a.path] = a.values[rest % a.values.length]!;
+    rest = Math.floor(rest / a.values.length);
+  }
+  const ordered: Record<string, string | number | boolean> = {};
+  for (const a of axes) ordered[a.path] = params[a.path]!;
+  return { index, params: ordered };
+}
+
 /** Every combination of the axes' values (the first axis varies slowest). */
 export function gridCells(axes: readonly SweepAxis[]): SweepCell[] {
   let cells: Record<string, string | number | boolean>[] = [{}];

@@ -1,26 +1,21 @@
 /**
  * A sweep worker thread: reads the recording once (from its prepared cache, which the sweep built
- * before starting the workers), then runs every cell it is sent and posts each
- * result back. Messages: `{ cell }` to run one, `{ done: true }` to exit.
+ * before starting the workers), then runs every task it is sent and posts each result back.
+ * Messages: `{ task }` to run one.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadRecording } from './backtest-job.js';
-import type { SweepWorkerData } from './run-sweep.js';
-import { runCell } from './sweep-cell.js';
-import type { SweepCell } from './sweep-grid.js';
+import { runCell, type CellTask } from './sweep-cell.js';
+import type { SweepWorkerData } from './sweep-pool.js';
 
 const init = workerData as SweepWorkerData & { entry: string };
 const { recording } = loadRecording(init.data, init.cache, init.cacheDir);
 const port = parentPort!;
-port.on('message', (m: { cell?: SweepCell; done?: boolean }) => {
-  if (m.done) {
-    port.close();
-    return;
-  }
-  if (!m.cell) return;
-  runCell(init.job, recording, m.cell).then(
+port.on('message', (m: { task?: CellTask }) => {
+  const task = m.task;
+  if (!task) return;
+  runCell(init.job, recording, task).then(
     (result) => port.postMessage({ result }),
-    (e: unknown) => port.postMessage({ error: { index: m.cell?.index, message: e instanceof Error ? e.message : String(e) } }),
+    (e: unknown) => port.postMessage({ error: { index: task.cell.index, message: e instanceof Error ? e.message : String(e) } }),
   );
 });
-port.postMessage({ ready: true });

@@ -6,6 +6,7 @@ import { Decimal, decimal, lamportsToSol } from '../../core/index.js';
 import type { DecisionEntry } from '../../engine/decision-log.js';
 import { createDrawdownTracker, type DrawdownResult } from './drawdown.js';
 import { ratioHalfEven } from './round.js';
+import { computeReportExtras } from './report-extras.js';
 import { REPORT_FORMAT, type BacktestReport, type ReportMetrics, type ReportRun, type ReportTrade } from './report-types.js';
 
 const YEAR_MS = 365 * 86_400_000;
@@ -318,5 +319,6 @@ export function computeReport(i: ReportInput): BacktestReport {
     })),
     byExitReason: [...byReason.entries()].sort((a, b) => b[1].trades - a[1].trades).map(([reason, r]) => ({ reason, trades: r.trades, pnlSol: sol(r.pnl) })),
     denials: [...denialCodes.entries()].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),
+    extras: computeReportExtras({ trades: rows, equity: i.equity, startedAt: i.startedAt, endedAt: i.endedAt, sampleMs: i.sampleMs }),
   };
 }

@@ -10,6 +10,7 @@ import type { BacktestReport } from './report-types.js';
 import { REPORT_PAGE_SCRIPT } from './report-page-script.js';
 import { silentRoomsHtml } from './silent-rooms.js';
 import { renderLiveDrift } from './render-live-drift.js';
+import { REPORT_EXTRAS_SCRIPT } from './report-extras-script.js';
 
 const require = createRequire(import.meta.url);
 
@@ -50,11 +51,13 @@ ${silentRoomsHtml(report.run.silentRooms)}
 <div class="grid"><div><h2>Run</h2><table id="run"></table></div><div><h2>Metrics</h2><table id="metrics"></table><p class="note" id="ratio-note"></p></div></div>
 <h2>Equity and drawdown</h2><div id="equity" class="chart"></div><div id="drawdown" class="chart"></div>
 <h2>Most traded tokens</h2><div id="prices"></div>
+<div id="extras"></div>
 <h2>Trades</h2><p class="note">Click a column to sort.</p><table id="trades"></table>
 <div class="grid"><div><h2>Per strategy</h2><table id="by-strategy"></table></div><div><h2>Per exit reason</h2><table id="by-exit"></table></div><div><h2>Denials by code</h2><table id="denials"></table></div></div>
 ${renderLiveDrift(report.liveVsBacktest)}<script type="application/octet-stream" id="report-data" data-encoding="gzip+base64">${gzipSync(JSON.stringify(report), { level: 9 }).toString('base64')}</script>
 <script>/*! uPlot (bundled) — licence:\n${licence.replace(/\*\//g, '* /')}*/\n${js}</script>
 <script>${REPORT_PAGE_SCRIPT}</script>
+<script>${REPORT_EXTRAS_SCRIPT}</script>
 <footer>Charts: uPlot, MIT licence (notice in the page source).</footer>
 </body></html>
 `;

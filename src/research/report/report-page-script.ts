@@ -133,6 +133,7 @@ function render(R) {
   table('by-strategy', [['strategy', 'strategyId'], ['trades', 'trades'], ['wins', 'wins'], ['win rate %', function (r) { return num(r.winRatePct); }, 'winRatePct'], ['PnL SOL', 'pnlSol'], ['fees SOL', 'feesSol'], ['failed-tx fees SOL', 'failedFeesSol']], R.byStrategy.slice());
   table('by-exit', [['exit reason', 'reason'], ['trades', 'trades'], ['PnL SOL', 'pnlSol']], R.byExitReason.slice());
   table('denials', [['code', 'code'], ['count', 'count']], R.denials.slice());
+  if (typeof renderExtras === 'function') renderExtras(R, el, table, num, dur); // report-extras-script.ts
   document.body.setAttribute('data-rendered', 'true');
 }
 `;

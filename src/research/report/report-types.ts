@@ -5,6 +5,7 @@
  */
 import type { SilentRooms } from './silent-rooms.js';
 import type { LiveVsBacktest } from './live-drift-types.js';
+import type { ReportExtras } from './report-extras.js';
 
 export const REPORT_FORMAT = 1;
 
@@ -113,4 +114,6 @@ export interface BacktestReport {
   readonly denials: readonly { readonly code: string; readonly count: number }[];
   /** With `backtest --verify-against LOG`: that run (live) paired intent by intent with this backtest. */
   readonly liveVsBacktest?: LiveVsBacktest;
+  /** Breakdowns (report-extras.ts); absent in reports written before them. */
+  readonly extras?: ReportExtras;
 }

@@ -13,34 +13,74 @@ export interface SweepCellMetrics {
   readonly expectancySol: string | null;
   readonly maxDrawdownPct: number;
   readonly sharpe: number | null;
+  readonly hourlySharpe: number | null;
   readonly feesSol: string;
   readonly fingerprint: string;
+}
+
+/** One fold's selection: the best cell on its in-sample window, and its out-of-sample result. */
+export interface SweepFoldResult {
+  readonly n: number;
+  readonly inSample: string;
+  readonly outOfSample: string | null;
+  readonly selected: number | null;
+  readonly params: Readonly<Record<string, string | number | boolean>> | null;
+  readonly inSampleScore: number | null;
+  /** The selected cell on the out-of-sample window (null without walk-forward or without a selection). */
+  readonly result: SweepCellMetrics | null;
 }
 
 export interface SweepOutput {
   readonly kind: 'chainpilot-sweep';
   readonly format: number;
   readonly deployment: string;
-  readonly metric: string;
-  readonly minTrades: number;
+  readonly search: { readonly method: string; readonly budget: number | null; readonly seed: number };
+  readonly objective: { readonly name: string; readonly minTrades: number };
+  readonly walkForward: { readonly folds: number; readonly inSamplePct: number; readonly mode: string } | null;
   readonly axes: readonly { readonly path: string; readonly values: readonly (string | number | boolean)[] }[];
-  readonly windows: readonly string[];
-  /** Run-clock time between in-sample and out-of-sample (walk-forward), else null. */
-  readonly split: number | null;
+  /** Every window some cell ran on, in the order first run (run-clock ms, inclusive). */
+  readonly windows: readonly { readonly name: string; readonly fromMs: number | null; readonly toMs: number | null }[];
+  readonly folds: readonly SweepFoldResult[];
+  /**
+   * The headline: the selected cells' out-of-sample results summed over the folds (each fold from a
+   * fresh portfolio). Without walk-forward, the best cell's whole-window result, which is in-sample.
+   */
+  readonly headline: {
+    readonly outOfSample: boolean;
+    readonly netPnlSol: string;
+    readonly trades: number;
+    readonly feesSol: string;
+    readonly foldsPositive: number;
+  };
   readonly recordings: readonly string[];
-  /** In cell order. */
+  /** In cell order; a cell holds the windows it ran on. */
   readonly cells: readonly {
     readonly index: number;
     readonly params: Readonly<Record<string, string | number | boolean>>;
     readonly windows: Readonly<Record<string, SweepCellMetrics>>;
     /** Joined rooms of kinds the recording never holds (absent when none). */
     readonly silentRooms?: SilentRooms;
+    /** The objective's value on each of those windows (null: n/a). */
+    readonly scores: Readonly<Record<string, number | null>>;
   }[];
-  /** Cell indexes, best first. */
+  /** The window the ranking is by: the last fold's in-sample window, or `full`. */
+  readonly rankWindow: string;
+  /** Cell indexes, best first on `rankWindow` (cells that never ran on it last, in cell order). */
   readonly ranking: readonly number[];
 }
 
-const COLS = ['netPnlSol', 'returnPct', 'trades', 'winRatePct', 'profitFactor', 'expectancySol', 'maxDrawdownPct', 'sharpe', 'feesSol'] as const;
+const COLS = [
+  'netPnlSol',
+  'returnPct',
+  'trades',
+  'winRatePct',
+  'profitFactor',
+  'expectancySol',
+  'maxDrawdownPct',
+  'sharpe',
+  'hourlySharpe',
+  'feesSol',
+] as const;
 
 const csvCell = (v: unknown): string => {
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- cells hold JSON scalars
@@ -53,9 +93,9 @@ export function renderSweepCsv(o: SweepOutput): string {
   const rows = [head.map(csvCell).join(',')];
   o.ranking.forEach((idx, rank) => {
     const c = o.cells.find((x) => x.index === idx)!;
-    for (const w of o.windows) {
-      const m = c.windows[w];
-      rows.push([rank + 1, idx, ...o.axes.map((a) => c.params[a.path]), w, ...COLS.map((k) => m?.[k])].map(csvCell).join(','));
+    for (const { name } of o.windows) {
+      const m = c.windows[name];
+      if (m) rows.push([rank + 1, idx, ...o.axes.map((a) => c.params[a.path]), name, ...COLS.map((k) => m[k])].map(csvCell).join(','));
     }
   });
   return `${rows.join('\n')}\n`;
@@ -69,12 +109,35 @@ const fmt = (v: unknown): string => {
   return String(v);
 };
 
+const SHOWN = ['trades', 'netPnlSol', 'profitFactor', 'hourlySharpe', 'maxDrawdownPct'] as const;
+
+function headlineHtml(o: SweepOutput): string {
+  const h = o.headline;
+  const what = h.outOfSample
+    ? `Out of sample (${o.folds.length} fold${o.folds.length === 1 ? '' : 's'}, ${o.walkForward?.mode ?? ''} walk-forward, each fold's cell selected on its in-sample window only)`
+    : 'In sample only: no walk-forward, so this is the best cell on the data it was selected on (add --folds)';
+  const folds = o.folds
+    .map(
+      (f) =>
+        `<tr><td>${f.n}</td><td>${esc(f.selected === null ? 'none' : String(f.selected))}</td><td>${esc(f.params ? JSON.stringify(f.params) : '')}</td><td>${esc(fmt(f.inSampleScore))}</td>${SHOWN.map((k) => `<td>${esc(fmt(f.result?.[k]))}</td>`).join('')}</tr>`,
+    )
+    .join('');
+  return `<h2>Headline</h2><p id="headline">${esc(what)}: <b>${esc(h.netPnlSol)} SOL</b> over ${h.trades} trades, fees ${esc(h.feesSol)} SOL; ${h.foldsPositive} of ${o.folds.length} fold(s) positive.</p>
+<table id="folds"><tr><th>fold</th><th>selected cell</th><th>params</th><th>in-sample ${esc(o.objective.name)}</th>${SHOWN.map((k) => `<th>${h.outOfSample ? 'out-of-sample ' : ''}${k}</th>`).join('')}</tr>${folds}</table>`;
+}
+
 export function renderSweepHtml(o: SweepOutput): string {
-  const w0 = o.windows[0]!;
-  const header = ['rank', ...o.axes.map((a) => a.path), ...o.windows.flatMap((w) => COLS.map((k) => `${w === 'full' ? '' : `${w} `}${k}`))];
+  const w0 = o.rankWindow;
+  const main = o.windows.map((w) => w.name).filter((w) => !w.includes('@'));
+  const header = ['rank', 'cell', ...o.axes.map((a) => a.path), ...main.flatMap((w) => [`${w} ${o.objective.name}`, ...SHOWN.map((k) => `${w} ${k}`)])];
   const rows = o.ranking.map((idx, rank) => {
     const c = o.cells.find((x) => x.index === idx)!;
-    const cells = [String(rank + 1), ...o.axes.map((a) => fmt(c.params[a.path])), ...o.windows.flatMap((w) => COLS.map((k) => fmt(c.windows[w]?.[k])))];
+    const cells = [
+      String(rank + 1),
+      String(idx),
+      ...o.axes.map((a) => fmt(c.params[a.path])),
+      ...main.flatMap((w) => [fmt(c.scores[w]), ...SHOWN.map((k) => fmt(c.windows[w]?.[k]))]),
+    ];
     return `<tr>${cells.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`;
   });
   let heat = '';
@@ -82,8 +145,7 @@ export function renderSweepHtml(o: SweepOutput): string {
     const [ax, ay] = o.axes as [SweepOutput['axes'][number], SweepOutput['axes'][number]];
     const val = (x: unknown, y: unknown): number | null => {
       const c = o.cells.find((k) => k.params[ax.path] === x && k.params[ay.path] === y);
-      const v = c?.windows[w0]?.[o.metric as keyof SweepCellMetrics];
-      return v === null || v === undefined ? null : Number(v);
+      return c?.scores[w0] ?? null;
     };
     const all = ay.values.flatMap((y) => ax.values.map((x) => val(x, y))).filter((v): v is number => v !== null);
     const lo = Math.min(...all);
@@ -93,7 +155,7 @@ export function renderSweepHtml(o: SweepOutput): string {
       const t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
       return `hsl(${Math.round(t * 120)},70%,${Math.round(80 - t * 30)}%)`;
     };
-    heat = `<h2>Heatmap: ${esc(o.metric)} (${esc(w0)})</h2><table class="heat"><tr><th>${esc(ay.path)} \\ ${esc(ax.path)}</th>${ax.values.map((x) => `<th>${esc(fmt(x))}</th>`).join('')}</tr>${ay.values
+    heat = `<h2>Heatmap: ${esc(o.objective.name)} (${esc(w0)})</h2><table class="heat"><tr><th>${esc(ay.path)} \\ ${esc(ax.path)}</th>${ax.values.map((x) => `<th>${esc(fmt(x))}</th>`).join('')}</tr>${ay.values
       .map(
         (y) =>
           `<tr><th>${esc(fmt(y))}</th>${ax.values
@@ -105,10 +167,11 @@ export function renderSweepHtml(o: SweepOutput): string {
       )
       .join('')}</table>`;
   }
+  const search = `${o.search.method}${o.search.budget === null ? '' : `, budget ${o.search.budget}`}, seed ${o.search.seed}`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sweep: ${esc(o.deployment)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;font-variant-numeric:tabular-nums}th{background:#f3f4f6}.heat td{text-align:center;min-width:60px}</style></head>
 <body><h1>Sweep of ${esc(o.deployment)}</h1>
-<p>Ranked by ${esc(o.metric)} on the ${esc(w0)} window; cells with fewer than ${o.minTrades} trades rank last.${o.split === null ? '' : ` Walk-forward split at ${new Date(o.split).toISOString()}.`}</p>
-${sweepSilentRoomsHtml(o.cells)}${heat}<h2>Cells</h2><table><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.join('')}</table></body></html>
+<p>Search: ${esc(search)}. Objective ${esc(o.objective.name)}, higher is better; cells with fewer than ${o.objective.minTrades} trades rank last. Table ranked on the ${esc(w0)} window.</p>
+${headlineHtml(o)}${sweepSilentRoomsHtml(o.cells)}${heat}<h2>Cells</h2><table id="cells"><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.join('')}</table></body></html>
 `;
 }

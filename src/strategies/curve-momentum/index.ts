@@ -3,7 +3,7 @@
  * for `confirmMs`, then buy if the curve kept filling and every filter passes (minimum holders,
  * maximum top-10 / bundler / sniper / dev share).
  */
-import { defineStrategy, z, type StrategyContext } from '../api.js';
+import { choice, defineStrategy, range, z, type StrategyContext } from '../api.js';
 import { solParam } from '../sol.js';
 
 const params = z.strictObject({
@@ -53,6 +53,13 @@ export const curveMomentum = defineStrategy<Params, State>({
   id: 'curve-momentum',
   description: 'Buys a bonding-curve token at a curve milestone when holder and safety filters pass.',
   params,
+  // What `chainpilot sweep` searches by default (a recording made at one milestone is silent at the others).
+  space: {
+    milestonePct: range(30, 70, 10),
+    confirmMs: choice(2_000, 5_000, 10_000),
+    minHolders: range(10, 40, 10),
+    maxTop10Pct: range(30, 50, 10),
+  },
   rooms: (p) => [`${p.market}:curve:${p.milestonePct}`],
   initialState: () => ({ watching: new Map() }),
   exits: () => ({
