@@ -7,6 +7,11 @@
  * store-lock.ts), and a second process is refused with RUNTIME_STORE_LOCKED naming the holder's pid.
  * A paper deployment's store also holds its paper book (paper-book.ts); a store is either a live
  * wallet's or a paper book's, never both (the other kind is refused with RUNTIME_STORE_FOREIGN).
+ *
+ * Durability: a live store commits every write with `synchronous = FULL` (a journaled intent
+ * survives a power loss). A paper store uses `synchronous = NORMAL` and batches its book's writes
+ * (paper-book.ts): a commit survives a crash of the process, and only a power loss or OS crash may
+ * take back the last commits; docs/daemon.md says why that is the right trade for paper.
  */
 import { ensureDir } from './ensure-dir.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -18,7 +23,7 @@ import type { PersistedRiskState, RiskStateStore } from '../engine/risk-day.js';
 import { decodeIntent } from '../executors/journal/codec.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
 import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
-import { openPaperBook, type PaperBook } from './paper-book.js';
+import { openPaperBook, type PaperBook, type PaperBookOptions } from './paper-book.js';
 import { acquireStoreLock, type StoreLockOptions } from './store-lock.js';
 
 const SCHEMA = `
@@ -40,7 +45,7 @@ export interface DeploymentStoreOptions {
   /** The wallet address (live); a paper store has none. */
   readonly wallet?: string;
   /** A paper store: its book is kept for `market` (see paper-book.ts); `at` resolves intents left pending. */
-  readonly paper?: { readonly market: string; readonly at: number };
+  readonly paper?: { readonly market: string; readonly at: number } & PaperBookOptions;
   readonly lock?: StoreLockOptions;
 }
 
@@ -73,11 +78,11 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   try {
     db = new Database(o.path);
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma(o.paper ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
     claimOwner(db, o);
-    if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at);
+    if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at, o.paper);
     journal = openSqliteJournal({ path: o.path });
   } catch (e) {
     db?.close();
@@ -113,6 +118,8 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
           : undefined;
       },
       save(s) {
+        // the book's queued changes first: on disk, a halt or a new risk day never runs ahead of the fills behind it
+        paper?.flush();
         putRisk.run(s.dayStartedAt, s.dayStartEquityLamports.toString(), s.dailyHalted ? 1 : 0, s.killReason ?? null);
       },
     },
@@ -135,8 +142,12 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
       if (closed) return;
       closed = true;
       try {
-        await j.close();
-        conn.close();
+        try {
+          paper?.flush();
+        } finally {
+          await j.close();
+          conn.close();
+        }
       } finally {
         lock.release();
       }
