@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import { ChainpilotError, describeError, manualClock, type Logger, type ManualClock, type Redactor, type UnixMs } from '../core/index.js';
+import type { MarketSettings } from '../sim/sim-settings.js';
 import type { HubStats } from '../sim/stream/datastream-hub.js';
 import { MAX_SPEED_START_AT } from './embedded-sim.js';
 import { createLockstepDriver, type LockstepDriver } from './lockstep-driver.js';
@@ -26,6 +27,14 @@ import type { SimWorkerData, SimWorkerRequest } from './sim-worker.js';
 /** Default heap limit of one simulator worker (V8 old generation). */
 export const DEFAULT_SIM_HEAP_MB = 512;
 
+/**
+ * The history a daemon's simulator keeps: dead tokens leave 1 h after they stopped trading and
+ * trade rows after 1 h (a standalone simulator keeps 6 h and 3 h). With the defaults a simulator's
+ * heap levels off near 450 MB after about 7 simulated hours; with these near 150 MB after 2 (seed 42,
+ * docs/daemon.md, "Sizing").
+ */
+export const DAEMON_SIM_MARKET: Partial<MarketSettings> = { tokenRetentionMs: 3_600_000, tradeRetentionMs: 3_600_000 };
+
 export interface IsolatedSimOptions {
   readonly seed: number;
   readonly speed: number | 'max';
@@ -33,6 +42,8 @@ export interface IsolatedSimOptions {
   readonly log: Logger;
   /** Heap limit of the worker (`resourceLimits.maxOldGenerationSizeMb`); default {@link DEFAULT_SIM_HEAP_MB}. */
   readonly maxHeapMb?: number;
+  /** Market knobs of the simulator (default {@link DAEMON_SIM_MARKET}). */
+  readonly market?: Partial<MarketSettings>;
   /** Lets `allocate()` make the worker grow past its limit (tests of the restart). */
   readonly testHooks?: boolean;
 }
@@ -113,7 +124,15 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
 
   const spawn = (): Promise<Ready> =>
     new Promise((resolve, reject) => {
-      const data: SimWorkerData = { seed: o.seed, apiKey, startAt: clock.now(), port, logLevel: o.log.level, testHooks: o.testHooks === true };
+      const data: SimWorkerData = {
+        seed: o.seed,
+        apiKey,
+        startAt: clock.now(),
+        port,
+        logLevel: o.log.level,
+        testHooks: o.testHooks === true,
+        market: o.market ?? DAEMON_SIM_MARKET,
+      };
       const w = startModuleWorker(siblingModule('sim-worker', import.meta.url), { ...data }, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
       worker = w;
       let ready = false;

@@ -10,6 +10,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainpilotError, createLogger, createRedactor, manualClock, type UnixMs } from '../core/index.js';
+import type { MarketSettings } from '../sim/sim-settings.js';
 import { startSimulator } from '../sim/start-simulator.js';
 
 /** What the parent gives the worker. */
@@ -20,6 +21,8 @@ export interface SimWorkerData {
   readonly port: number;
   readonly logLevel: string;
   readonly testHooks: boolean;
+  /** Market knobs (the daemon keeps a shorter history than a standalone simulator, see isolated-sim.ts). */
+  readonly market: Partial<MarketSettings>;
 }
 
 export type SimWorkerRequest = { readonly type: 'advance'; readonly to: number } | { readonly type: 'stats' } | { readonly type: 'allocate' };
@@ -35,7 +38,7 @@ const redactor = createRedactor();
 redactor.add(data.apiKey);
 const log = createLogger({ redactor, level: data.logLevel, destination: { write: (line: string) => port.postMessage({ type: 'log', line }) } });
 const clock = manualClock(data.startAt);
-const sim = await startSimulator({ seed: data.seed, clock, apiKey: data.apiKey, port: data.port, log });
+const sim = await startSimulator({ seed: data.seed, clock, apiKey: data.apiKey, port: data.port, log, market: data.market });
 const heap = (): { used: number; limit: number } => {
   const h = getHeapStatistics();
   return { used: h.used_heap_size, limit: h.heap_size_limit };

@@ -14,6 +14,8 @@ import { createDeployment } from '../../src/runtime/create-deployment.js';
 import { startIsolatedSim } from '../../src/runtime/isolated-sim.js';
 import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
+import { parseMetrics, total } from './support/scrape.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 
 const TOKEN = 'isolated-sim-token-0123456789abcdef';
@@ -51,6 +53,7 @@ beforeAll(async () => {
     env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
     version: 'test',
     log: silentLogger(),
+    metricsExtensions: [simulatorMetrics(() => endpoints.simulators())],
   });
 }, 60_000);
 
@@ -94,6 +97,13 @@ it('restarts only the simulator forced past its heap limit, while the deployment
   await waitFor('the steady deployment placed more intents', () => handle('steady').stats().summary.intents > steadyIntents, 60_000);
   expect(handle('steady').health().feed.reconnects).toBe(0);
   expect(steadySim.restarts()).toBe(0);
+  // /metrics: the restart and both workers' heaps, one series per simulator
+  const res = await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const m = parseMetrics(await res.text());
+  expect(total(m, 'chainpilot_simulator_restarts_total', { simulator: '5:120' })).toBe(1);
+  expect(total(m, 'chainpilot_simulator_restarts_total', { simulator: '6:120' })).toBe(0);
+  expect(total(m, 'chainpilot_simulator_heap_used_bytes', { simulator: '6:120' })).toBeGreaterThan(0);
+  expect(total(m, 'chainpilot_simulator_heap_limit_bytes', { simulator: '6:120' })).toBeGreaterThan(200 * 1024 * 1024);
   // the daemon restarted no deployment: both slots are the ones it started
   for (const name of ['steady', 'victim']) {
     expect(daemon.supervisor.get(name)?.restarts).toBe(0);

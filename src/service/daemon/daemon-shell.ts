@@ -17,6 +17,7 @@ import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js
 import { createServiceMetrics } from './service-metrics.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
 import { deploymentLog } from './deployment-log.js';
+import { simulatorMetrics } from './simulator-metrics.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
 export interface DaemonShellOptions {
@@ -111,7 +112,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     daemon = await startDaemon({
       extraRoutes: dashboard.extraRoutes,
       publicPrefixes: dashboard.publicPrefixes,
-      metricsExtensions: [hub.metrics, serviceMetrics.metrics],
+      metricsExtensions: [hub.metrics, serviceMetrics.metrics, simulatorMetrics(() => endpoints.simulators())],
       paths: o.paths,
       factory: createDeployment,
       deps: endpoints,
