@@ -17,6 +17,8 @@ export interface LoadedDeployment {
   readonly secrets: readonly string[];
   /** "file:line:col" of the node at `path` (or of its nearest existing parent). */
   locate(path: readonly (string | number)[]): string;
+  /** Whether the file itself sets the value at `path` (false: the schema's default applies). */
+  has(path: readonly (string | number)[]): boolean;
 }
 
 export interface LoadOptions {
@@ -148,7 +150,7 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
       context: { file, errors: n },
     });
   }
-  return { deployment: deepFreeze(result.data), file, secrets, locate };
+  return { deployment: deepFreeze(result.data), file, secrets, locate, has: (path) => doc.hasIn(path) };
 }
 
 function isSecretPath(path: readonly (string | number)[]): boolean {

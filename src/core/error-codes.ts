@@ -234,6 +234,10 @@ export const ERROR_CODES = {
   // --- issue 30 (speed): add this issue's codes here only ---
 
   // --- issue 31 (daemon scale): add this issue's codes here only ---
+  SIM_WORKER_FAILED:
+    "an embedded simulator's worker thread ended before it served (its heap limit too small to start one, a module that failed to load); once it served, a worker that ends is restarted instead",
+  RUNTIME_PAPER_BOOK_WRITE_FAILED:
+    "a batch of paper book changes could not be written to the deployment's store (disk full, a damaged file); the deployment halts, and the book on disk keeps every earlier batch",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -7,6 +7,11 @@
  * store-lock.ts), and a second process is refused with RUNTIME_STORE_LOCKED naming the holder's pid.
  * A paper deployment's store also holds its paper book (paper-book.ts); a store is either a live
  * wallet's or a paper book's, never both (the other kind is refused with RUNTIME_STORE_FOREIGN).
+ *
+ * Durability: a live store commits every write with `synchronous = FULL` (a journaled intent
+ * survives a power loss). A paper store uses `synchronous = NORMAL` and batches its book's writes
+ * (paper-book.ts): a commit survives a crash of the process, and only a power loss or OS crash may
+ * take back the last commits; docs/daemon.md says why that is the right trade for paper.
  */
 import { ensureDir } from './ensure-dir.js';
 import { existsSync, renameSync, rmSync } from 'node:fs';
@@ -20,7 +25,7 @@ import { decodeIntent } from '../executors/journal/codec.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
 import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
 import { migrateSchema, type SchemaPart } from '../executors/journal/sqlite-schema.js';
-import { openPaperBook, type PaperBook } from './paper-book.js';
+import { openPaperBook, type PaperBook, type PaperBookOptions } from './paper-book.js';
 import { acquireStoreLock, type StoreLockOptions } from './store-lock.js';
 
 /** The store's own tables (owner, risk state), version by version (sqlite-schema.ts). */
@@ -48,7 +53,7 @@ export interface DeploymentStoreOptions {
   /** The wallet address (live); a paper store has none. */
   readonly wallet?: string;
   /** A paper store: its book is kept for `market` (see paper-book.ts); `at` resolves intents left pending. */
-  readonly paper?: { readonly market: string; readonly at: number };
+  readonly paper?: { readonly market: string; readonly at: number } & PaperBookOptions;
   readonly lock?: StoreLockOptions;
   /**
    * A store for a chain that starts with this run (a live rehearsal on the embedded simulator): a
@@ -90,16 +95,16 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   let journal: IntentJournal | undefined;
   let paper: PaperBook | undefined;
   try {
-    db = openDb(o.path);
+    db = openDb(o.path, o.paper !== undefined);
     claimOwner(db, o); // a store of another deployment or wallet is refused, never set aside
     if (o.freshChain !== undefined && hasHistory(db)) {
       db.close();
       previous = setAside(o.path);
-      db = openDb(o.path);
+      db = openDb(o.path, o.paper !== undefined);
       claimOwner(db, o);
     }
     if (o.freshChain !== undefined) db.prepare('INSERT OR REPLACE INTO store_owner (key, value) VALUES (?, ?)').run('chain', o.freshChain);
-    if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at);
+    if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at, o.paper);
     journal = openSqliteJournal({ path: o.path });
   } catch (e) {
     db?.close();
@@ -138,6 +143,8 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
           : undefined;
       },
       save(s) {
+        // the book's queued changes first: on disk, a halt or a new risk day never runs ahead of the fills behind it
+        paper?.flush();
         putRisk.run(s.dayStartedAt, s.dayStartEquityLamports.toString(), s.dailyHalted ? 1 : 0, s.killReason ?? null);
       },
     },
@@ -161,8 +168,12 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
       if (closed) return;
       closed = true;
       try {
-        await j.close();
-        conn.close();
+        try {
+          paper?.flush();
+        } finally {
+          await j.close();
+          conn.close();
+        }
       } finally {
         lock.release();
       }
@@ -170,10 +181,11 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   };
 }
 
-function openDb(path: string): Database.Database {
+function openDb(path: string, paper: boolean): Database.Database {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  // A paper store's book is written in batches at NORMAL (the durability argument: docs/daemon.md).
+  db.pragma(paper ? 'synchronous = NORMAL' : 'synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   try {
     migrateSchema(db, path, STORE_SCHEMA);

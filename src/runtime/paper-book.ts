@@ -7,9 +7,17 @@
  * operator's). An intent still pending when the previous run ended never filled: it is resolved
  * as EXPIRED at open, never filled after the fact (its fill would be made up from prices the run
  * did not see).
+ *
+ * Writes are batched (docs/daemon.md, "Paper books: what a crash may lose"): `submitted` and
+ * `resolved` queue their row change, and the queue is written in one transaction at the end of the
+ * event-loop turn (or at once when it holds {@link MAX_BATCH} changes, before a risk-state write,
+ * a read of the book and at close). Changes are applied in the order they were queued, a batch
+ * atomically: after a crash the book on disk is always a prefix of the run's changes, missing at
+ * most the changes of the turn in progress. A batch that cannot be written halts the deployment
+ * (RUNTIME_PAPER_BOOK_WRITE_FAILED through `onError`).
  */
 import type Database from 'better-sqlite3';
-import { describeError, isChainpilotError, lamports } from '../core/index.js';
+import { ChainpilotError, describeError, isChainpilotError, lamports } from '../core/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { ExecutionReport, Executor, OrderIntent } from '../engine/execution-port.js';
 import { createPortfolio } from '../engine/portfolio.js';
@@ -58,11 +66,26 @@ export interface PaperBook {
   readonly run: number;
   /** Intents pending at the end of the previous run, resolved as EXPIRED at open. */
   readonly abandoned: readonly OrderIntent[];
-  /** Writes a pending intent (before the executor sees it). */
+  /** Queues a pending intent (before the executor sees it); written with the turn's batch. */
   submitted(intent: OrderIntent): void;
-  /** Writes a terminal outcome (before the engine applies it). */
+  /** Queues a terminal outcome (before the engine applies it); written with the turn's batch. */
   resolved(report: ExecutionReport): void;
+  /** Writes the queued changes now, in one transaction (throws RUNTIME_PAPER_BOOK_WRITE_FAILED). */
+  flush(): void;
+  /** Changes queued and not yet written. */
+  queued(): number;
+  /** Every fill and failed fee written so far (flushes first). */
   restored(): PaperRestore;
+}
+
+/** A batch is written at once when it holds this many row changes (bounds the queue and a crash's loss). */
+export const MAX_BATCH = 256;
+
+export interface PaperBookOptions {
+  /** Where a batch written at the end of a turn reports its failure (the deployment halts); default: thrown into the loop. */
+  readonly onError?: (error: ChainpilotError) => void;
+  /** Schedules the end-of-turn write (default `setImmediate`); tests pass their own. */
+  readonly defer?: (write: () => void) => void;
 }
 
 interface Row {
@@ -73,8 +96,8 @@ interface Row {
 }
 
 /** Creates or opens the paper book in `db` for `market`; see the module comment. */
-export function openPaperBook(db: Database.Database, market: string, at: number, path = db.name): PaperBook {
-  migrateSchema(db, path, PAPER_BOOK_SCHEMA);
+export function openPaperBook(db: Database.Database, market: string, at: number, options: PaperBookOptions = {}): PaperBook {
+  migrateSchema(db, db.name, PAPER_BOOK_SCHEMA);
   const opened = db.transaction(() => {
     const book = db.prepare<[], { market: string; runs: number }>('SELECT market, runs FROM paper_book WHERE id = 1').get();
     let replacedMarket: string | undefined;
@@ -104,20 +127,66 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
     "SELECT intent_json, state, fill_json, fee_lamports FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq",
   );
   const o = opened.immediate();
+  type Change = readonly [Database.Statement, readonly (string | number | null)[]];
+  let queue: Change[] = [];
+  let scheduled = false;
+  const writeBatch = db.transaction((changes: readonly Change[]) => {
+    for (const [stmt, args] of changes) stmt.run(...args);
+  });
+  const flush = (): void => {
+    if (queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    try {
+      writeBatch.immediate(batch);
+    } catch (e) {
+      throw new ChainpilotError(
+        'RUNTIME_PAPER_BOOK_WRITE_FAILED',
+        `writing ${batch.length} paper book change(s) to the store failed (${describeError(e)}); the book on disk keeps every earlier batch`,
+        { retry: 'not_retryable', context: { changes: batch.length }, cause: e },
+      );
+    }
+  };
+  const defer = options.defer ?? ((write: () => void) => void setImmediate(write));
+  const endOfTurn = (): void => {
+    scheduled = false;
+    try {
+      flush();
+    } catch (e) {
+      if (options.onError && isChainpilotError(e)) options.onError(e);
+      else throw e;
+    }
+  };
+  const enqueue = (stmt: Database.Statement, args: readonly (string | number | null)[]): void => {
+    queue.push([stmt, args]);
+    if (queue.length >= MAX_BATCH) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      defer(endOfTurn);
+    }
+  };
+  const resolveArgs = (r: ExecutionReport): (string | number | null)[] | undefined => {
+    if (r.type === 'filled') return ['FILLED', encodeFill(r.fill), r.fill.feeLamports.toString(), null, null, r.at, r.intentId];
+    if (r.type === 'failed') return ['FAILED', null, r.feeLamports.toString(), r.code, r.reason, r.at, r.intentId];
+    if (r.type === 'rejected') return ['REJECTED', null, null, r.code, r.reason, r.at, r.intentId];
+    if (r.type === 'expired') return ['EXPIRED', null, null, 'EXPIRED', 'not filled before the executor stopped', r.at, r.intentId];
+    return undefined;
+  };
   return {
     replacedMarket: o.replacedMarket,
     run: o.runs,
     abandoned: o.abandoned,
     submitted(intent) {
-      insert.run(intent.id, encodeIntent(intent), intent.createdAt);
+      enqueue(insert, [intent.id, encodeIntent(intent), intent.createdAt]);
     },
     resolved(r) {
-      if (r.type === 'filled') resolve.run('FILLED', encodeFill(r.fill), r.fill.feeLamports.toString(), null, null, r.at, r.intentId);
-      else if (r.type === 'failed') resolve.run('FAILED', null, r.feeLamports.toString(), r.code, r.reason, r.at, r.intentId);
-      else if (r.type === 'rejected') resolve.run('REJECTED', null, null, r.code, r.reason, r.at, r.intentId);
-      else if (r.type === 'expired') resolve.run('EXPIRED', null, null, 'EXPIRED', 'not filled before the executor stopped', r.at, r.intentId);
+      const args = resolveArgs(r);
+      if (args) enqueue(resolve, args);
     },
+    flush,
+    queued: () => queue.length,
     restored() {
+      flush();
       const fills: RestoredFill[] = [];
       const failedFees: RestoredFailedFee[] = [];
       for (const row of resolvedRows.all()) {

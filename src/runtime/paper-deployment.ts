@@ -39,7 +39,9 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const { clock, connection, owned, sim, market: marketId } = await openEndpoint(c);
   const storePath = paperStorePath(c);
   const store =
-    storePath === undefined ? undefined : openDeploymentStore({ path: storePath, deployment: d.name, paper: { market: marketId, at: clock.now() } });
+    storePath === undefined
+      ? undefined
+      : openDeploymentStore({ path: storePath, deployment: d.name, paper: { market: marketId, at: clock.now(), onError: c.onFatal } });
   if (store) c.own(() => store.close());
   const book = store?.paper;
   const restored: PaperRestore = book?.restored() ?? { fills: [], failedFees: [] };

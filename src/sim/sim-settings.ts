@@ -53,6 +53,8 @@ export const marketSettingsSchema = z
     maxRetiredTokens: z.number().int().min(0).default(20_000),
     /** Distinct deployer wallets kept for re-use by new launches (oldest dropped first). */
     maxDeployers: z.number().int().min(1).default(2_000),
+    /** Settled up/down prediction events kept (with their markets) for REST; older ones are forgotten first. */
+    maxSettledPredictionEvents: z.number().int().min(1).default(500),
   })
   .strict();
 

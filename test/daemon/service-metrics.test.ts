@@ -15,6 +15,7 @@ import { createDeployment } from '../../src/runtime/create-deployment.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createServiceMetrics } from '../../src/service/daemon/service-metrics.js';
+import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { createRestPorts } from '../../src/runtime/rest-ports.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
@@ -140,7 +141,7 @@ describe('daemon service metrics', () => {
 describe('docs/deploy.md', () => {
   it('names every chainpilot series the daemon serves', async () => {
     const service = createServiceMetrics();
-    const text = await createDaemonMetrics({ slots: () => [], extensions: [service.metrics], processMetrics: false }).render();
+    const text = await createDaemonMetrics({ slots: () => [], extensions: [service.metrics, simulatorMetrics(() => [])], processMetrics: false }).render();
     const names = parseMetrics(text)
       .families.map((f) => f.name)
       .filter((n) => n.startsWith('chainpilot_'));

@@ -17,6 +17,7 @@ const market = {
   maxLotsPerPosition: 3,
   maxRetiredTokens: 25,
   maxDeployers: 20,
+  maxSettledPredictionEvents: 4,
 };
 
 let t: TestSim;
@@ -56,6 +57,13 @@ describe('simulator memory bounds', () => {
     const insiders = [...s.wallets.values()].filter((w) => w.role === 'insider').length;
     expect(insiders).toBeLessThanOrEqual(3 * s.tokens.size);
     expect(s.byRole.get('insider')?.length ?? 0).toBe(insiders);
+    // Settled up/down prediction events (one per 5-minute window) leave with their markets; ids never repeat.
+    const pm = s.prediction!;
+    const settled = pm.events.filter((e) => e.crypto?.finalPrice !== undefined);
+    expect(pm.made).toBeGreaterThan(20);
+    expect(settled.length).toBe(market.maxSettledPredictionEvents);
+    expect(new Set(pm.events.map((e) => e.id)).size).toBe(pm.events.length);
+    for (const m of pm.markets.values()) expect(pm.events.some((e) => e.id === m.eventId)).toBe(true);
   });
 
   it('keeps the cost basis exact when PnL lots merge', () => {

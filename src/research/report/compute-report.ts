@@ -82,6 +82,9 @@ export function computeReport(i: ReportInput): BacktestReport {
         denials++;
         denialCodes.set(e.code, (denialCodes.get(e.code) ?? 0) + 1);
         break;
+      case 'manual':
+        // An operator's action: what it placed shows as that intent's own lines.
+        break;
       case 'unfilled': {
         const fee = BigInt(e.feeLamports);
         fees += fee;

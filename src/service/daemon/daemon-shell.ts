@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DestinationStream } from 'pino';
 import { createLogger, createRedactor, describeError, type Logger } from '../../core/index.js';
 import { createDeployment } from '../../runtime/create-deployment.js';
 import { formatShutdownReport, formatSummary } from '../../runtime/status-panel.js';
@@ -15,6 +16,8 @@ import { createNotifyHub } from '../notify/notify-hub.js';
 import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
 import { createServiceMetrics } from './service-metrics.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
+import { deploymentLog } from './deployment-log.js';
+import { simulatorMetrics } from './simulator-metrics.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
 export interface DaemonShellOptions {
@@ -25,7 +28,10 @@ export interface DaemonShellOptions {
   /** Names of live deployments the operator confirms (live rails, like `run --confirm NAME`). */
   readonly confirmLive?: readonly string[];
   readonly speed?: number | 'max';
+  /** The daemon's level, and the default of every deployment whose file sets no `telemetry.logLevel`. */
   readonly logLevel?: string;
+  /** Where log lines go (tests capture them; default stderr). */
+  readonly logDestination?: DestinationStream;
   /** Backtest reports the dashboard lists. */
   readonly reportsDir?: string;
   /** Daemon-wide notifications file (a `notify:` block, docs/notifications.md). */
@@ -51,7 +57,12 @@ const version = (): string => {
 export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const out = o.out ?? ((t: string) => void process.stdout.write(t));
   const redactor = createRedactor();
-  const log: Logger = createLogger({ redactor, level: o.logLevel ?? 'info', name: 'daemon', ...(process.stderr.isTTY ? { pretty: true } : {}) });
+  const log: Logger = createLogger({
+    redactor,
+    level: o.logLevel ?? 'info',
+    name: 'daemon',
+    ...(o.logDestination ? { destination: o.logDestination } : process.stderr.isTTY ? { pretty: true } : {}),
+  });
   const confirm = new Set(o.confirmLive ?? []);
   const serviceMetrics = createServiceMetrics();
   const endpoints = createSharedEndpoints({
@@ -60,7 +71,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     telemetry: serviceMetrics,
     ...(o.speed !== undefined ? { speed: o.speed } : {}),
     base: (loaded) => ({
-      log,
+      log: deploymentLog(log, loaded),
       ...(confirm.has(loaded.deployment.name) ? { confirmation: { confirm: loaded.deployment.name } } : {}),
       ...(o.env ? { env: o.env } : {}),
     }),
@@ -102,7 +113,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     daemon = await startDaemon({
       extraRoutes: dashboard.extraRoutes,
       publicPrefixes: dashboard.publicPrefixes,
-      metricsExtensions: [hub.metrics, serviceMetrics.metrics],
+      metricsExtensions: [hub.metrics, serviceMetrics.metrics, simulatorMetrics(() => endpoints.simulators())],
       paths: o.paths,
       factory: createDeployment,
       deps: endpoints,

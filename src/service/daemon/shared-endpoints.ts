@@ -2,7 +2,9 @@
  * One feed connection per endpoint for all the daemon's deployments: one Datastream client (rooms
  * reference-counted across deployments by the client itself) and one REST pool per endpoint.
  * Paper deployments on the embedded simulator with the same seed and speed share one simulator,
- * moved in step with the shared client. A live deployment on simulator endpoints keeps its own
+ * moved in step with the shared client. That simulator runs in a worker thread with its own heap
+ * limit (src/runtime/isolated-sim.ts): one that outgrows it is restarted on the same port, and only
+ * its deployments see a feed loss. A live deployment on simulator endpoints keeps its own
  * simulator (it needs its own ledger and funded wallet); live deployments on the remote service
  * share the remote connection like paper ones. A connection closes when its last holder releases it.
  * A holder with `record:` taps the shared client's raw frames and records those of its own rooms
@@ -14,8 +16,8 @@ import { createRedactor, describeError, systemClock, type Clock, type Logger, ty
 import type { LoadedDeployment } from '../../config/index.js';
 import type { RuntimeDeps } from '../../runtime/assembly.js';
 import type { FeedConnection } from '../../runtime/deployment-handle.js';
-import { startEmbeddedSim, type EmbeddedSim } from '../../runtime/embedded-sim.js';
-import { EMBEDDED_LIVENESS_MS, embeddedIdle, remoteMarket, simulatorMarket } from '../../runtime/run-endpoint.js';
+import { isolatedIdle, startIsolatedSim, type IsolatedSim } from '../../runtime/isolated-sim.js';
+import { EMBEDDED_LIVENESS_MS, remoteMarket, simulatorMarket } from '../../runtime/run-endpoint.js';
 import { connectFeed, type OwnedConnection } from '../../runtime/run-common.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { DepsProvider } from './supervisor.js';
@@ -24,7 +26,7 @@ interface Shared {
   readonly key: string;
   readonly owned: OwnedConnection;
   readonly clock: Clock;
-  readonly sim: EmbeddedSim | undefined;
+  readonly sim: IsolatedSim | undefined;
   /** The market's identity (a paper book resumes only on the market it was kept for). */
   readonly market: string;
   /** Raw-frame taps of the holders that record (`record:`); empty costs one loop per frame. */
@@ -35,6 +37,8 @@ interface Shared {
 export interface SharedEndpoints extends DepsProvider {
   /** Endpoints open right now, with their holder counts (tests, status). */
   open(): { readonly key: string; readonly holders: number }[];
+  /** The shared simulators running now, by endpoint key (metrics, tests). */
+  simulators(): { readonly key: string; readonly sim: IsolatedSim }[];
   /** Closes every endpoint (after the supervisor stopped every deployment). */
   closeAll(): Promise<void>;
 }
@@ -51,6 +55,8 @@ export interface SharedEndpointsOptions {
   readonly datastream?: RuntimeDeps['datastream'];
   /** Metrics of the shared REST clients and of each deployment's own parts (`deps.telemetry`). */
   readonly telemetry?: Pick<ServiceMetrics, 'endpoint' | 'deployment'>;
+  /** Heap limit of each shared simulator's worker (MB; default DEFAULT_SIM_HEAP_MB); `testHooks` for tests of the restart. */
+  readonly simulator?: { readonly maxHeapMb?: number; readonly testHooks?: boolean };
 }
 
 /** One raw-frame hook for the shared client that calls every holder's recorder tap. */
@@ -103,10 +109,17 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     }
     const seed = d.endpoints.simulator?.seed ?? 1;
     const speed = o.speed ?? d.endpoints.simulator?.speed ?? 60;
-    const sim = await startEmbeddedSim({ seed, speed, redactor, log: log.child({ part: 'sim' }) });
+    const sim = await startIsolatedSim({
+      seed,
+      speed,
+      redactor,
+      log: log.child({ part: 'sim' }),
+      ...(o.simulator?.maxHeapMb !== undefined ? { maxHeapMb: o.simulator.maxHeapMb } : {}),
+      ...(o.simulator?.testHooks ? { testHooks: true } : {}),
+    });
     const owned = connectFeed({
-      baseUrl: sim.sim.urls.base,
-      datastreamUrl: sim.sim.urls.datastream,
+      baseUrl: sim.urls.base,
+      datastreamUrl: sim.urls.datastream,
       apiKey: sim.apiKey,
       redactor,
       seed,
@@ -115,7 +128,8 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       onRawFrame: fanOut(taps),
       ...observed,
     });
-    sim.drive(embeddedIdle(sim, owned));
+    const idle = isolatedIdle(owned);
+    sim.drive(idle.idle, idle.resync);
     log.info({ seed, speed }, 'shared simulator endpoint started');
     // One market while this simulator runs (supervisor restarts resume on it); a new one after a daemon restart.
     return { key, owned, clock: sim.clock, sim, market: simulatorMarket(seed), taps, holders: 0 };
@@ -172,6 +186,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       };
     },
     open: () => [...ready.values()].map((s) => ({ key: s.key, holders: s.holders })),
+    simulators: () => [...ready.values()].flatMap((s) => (s.sim ? [{ key: s.key, sim: s.sim }] : [])),
     async closeAll() {
       const all = [...shared.values()];
       shared.clear();

@@ -50,13 +50,15 @@ export interface PredictionState {
   nextWindowAt: UnixMs;
   /** Prediction traders (exchange_b wallets are public; exchange_a has no public wallets). */
   readonly traders: readonly string[];
+  /** Events made so far, forgotten ones included (numbers ids). */
+  made: number;
 }
 
 const TOPICS = ['Will the launchpad ship v2', 'Will SOL close above 200', 'Will the fee switch pass', 'Will the index rebalance'];
 
 export function createPrediction(state: MarketState, at: UnixMs): PredictionState {
   const traders = Array.from({ length: 40 }, () => simAddress(state.random));
-  const pm: PredictionState = { events: [], markets: new Map(), btcUsd: 95_000, btcHistory: [], nextTickAt: at, nextWindowAt: at, traders };
+  const pm: PredictionState = { events: [], markets: new Map(), btcUsd: 95_000, btcHistory: [], nextTickAt: at, nextWindowAt: at, traders, made: 0 };
   for (let i = 0; i < state.settings.predictionEvents; i++) {
     const exchange = i % 2 === 0 ? 'exchange_b' : 'exchange_a';
     addEvent(state, pm, exchange, TOPICS[i % TOPICS.length]!, 'politics', at, (at + 30 * 86_400_000) as UnixMs, 2);
@@ -76,11 +78,12 @@ function addEvent(
   crypto?: PmEvent['crypto'],
 ): PmEvent {
   const r = state.random;
-  const id = `${exchange === 'exchange_a' ? 'EVA' : 'evb'}-${pm.events.length + 1}`;
+  pm.made += 1;
+  const id = `${exchange === 'exchange_a' ? 'EVA' : 'evb'}-${pm.made}`;
   const ev: PmEvent = {
     exchange,
     id,
-    slug: slugify(title) + `-${pm.events.length + 1}`,
+    slug: slugify(title) + `-${pm.made}`,
     title,
     category,
     createdAt: at,
@@ -131,6 +134,7 @@ export function stepPrediction(state: MarketState, at: UnixMs): void {
         m.p = pm.btcUsd >= ev.crypto.priceToBeat ? 1 : 0;
       }
     }
+    forgetSettled(pm, state.settings.maxSettledPredictionEvents);
     const len = state.settings.cryptoWindowMs;
     const start = (Math.floor(at / len) * len) as UnixMs;
     addEvent(state, pm, 'exchange_b', `BTC up or down ${new Date(start).toISOString().slice(0, 16)}`, 'crypto', at, (start + len) as UnixMs, 1, {
@@ -151,6 +155,21 @@ export function stepPrediction(state: MarketState, at: UnixMs): void {
     if (m.trades.length > 5_000) m.trades.splice(0, 1_000);
     emit(state, { kind: 'pm_price', exchange: m.exchange, tokenId: m.tokenIds[0], price: m.p, at });
   }
+}
+
+/** Settled events beyond `max` (`maxSettledPredictionEvents`) leave with their markets (closed markets draw no randomness). */
+function forgetSettled(pm: PredictionState, max: number): void {
+  let settled = 0;
+  for (const ev of pm.events) if (ev.crypto?.finalPrice !== undefined) settled++;
+  if (settled <= max) return;
+  let drop = settled - max;
+  const kept = pm.events.filter((ev) => {
+    if (drop === 0 || ev.crypto?.finalPrice === undefined) return true;
+    drop--;
+    for (const id of ev.marketIds) pm.markets.delete(id);
+    return false;
+  });
+  pm.events.splice(0, pm.events.length, ...kept);
 }
 
 function slugify(s: string): string {

@@ -64,6 +64,7 @@ export const ALLOWED_LABELS = [
   'api',
   'scope',
   'channel',
+  'simulator',
   'le',
 ];
 
