@@ -3,8 +3,8 @@
  * deployment's endpoints.remote (here the simulator's REST on 127.0.0.1): the recording names the
  * host only and holds no key; a download with no token selection is refused with its code.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -84,6 +84,25 @@ describe('chainpilot download from a remote service', () => {
     expect(header).toMatchObject({ endpoints: { base: '127.0.0.1' }, clock: 'wall', source: 'download' });
     expect(text).not.toContain(API_KEY);
     expect(text).toContain('"room":"price:token:');
+  }, 120_000);
+
+  it('stops on Ctrl-C keeping what it fetched, and the same command resumes it', async () => {
+    const args = ['bin/chainpilot.js', 'download', deployment, '--from', '0', '--to', String(DEFAULT_SIM_START + 300_000)];
+    const rest = ['--lists', 'latest', '--max-tokens', '6', '--rate', '4', '--out', join(dir, 'sigint')];
+    const child = spawn(process.execPath, [...args, ...rest], { env: { ...process.env, DOWNLOAD_KEY: API_KEY } });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // the proving event: the first token's first page is on disk
+    const state = join(dir, 'sigint', '.download-partial', 'state.json');
+    while (child.exitCode === null && !(existsSync(state) && readFileSync(state, 'utf8').includes('"pages":1'))) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(stderr).toContain('RECORDING_DOWNLOAD_INTERRUPTED');
+    expect(stderr).toContain('run the same command again to resume');
+    const again = await cli(...args.slice(1), ...rest.slice(0, -4), '--rate', '100', '--out', join(dir, 'sigint'));
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/^downloaded 6 tokens \(resumed\)/);
   }, 120_000);
 
   it('refuses a download without tokens or lists, with its code', async () => {

@@ -4,7 +4,7 @@
  * history (or the embedded simulator's), in the format `chainpilot record` writes.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { isChainpilotError } from '../../core/errors.js';
+import { ChainpilotError, isChainpilotError } from '../../core/errors.js';
 import { durationOption, seedOption } from '../options.js';
 import { timeOption } from './backtest.js';
 
@@ -78,7 +78,12 @@ export function registerDownload(program: Command): void {
       ]);
       const progress = createProgress('download', 'tokens');
       const startedMs = performance.now();
+      // Ctrl-C stops after the request in flight: the pages so far are kept and the same command resumes
+      const stop = new AbortController();
+      const onSigint = (): void => stop.abort(new ChainpilotError('CORE_ABORTED', 'interrupted (SIGINT)', { retry: 'not_retryable' }));
+      process.once('SIGINT', onSigint);
       const common = {
+        signal: stop.signal,
         outDir: opts.out,
         gzip: opts.gzip,
         maxTokens: opts.maxTokens,
@@ -128,6 +133,8 @@ export function registerDownload(program: Command): void {
           return;
         }
         throw e;
+      } finally {
+        process.removeListener('SIGINT', onSigint);
       }
     });
 }

@@ -27,7 +27,7 @@ export async function downloadSimulator(o: DownloadSimOptions): Promise<Download
   o.redactor?.add(apiKey);
   const sim = await startSimulator({ seed: o.seed, clock, startAt, apiKey, services: [], ...(o.faults ? { faults: o.faults } : {}) });
   try {
-    for (let t = 0; t < o.durationMs; t += 1_000) {
+    for (let t = 0; t < o.durationMs && !o.signal?.aborted; t += 1_000) {
       clock.advance(Math.min(1_000, o.durationMs - t));
       if (t % 60_000 === 0) {
         o.onSimulated?.(t);

@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import { createDataApiClient, type DataApiClient } from '../../client/data-api/index.js';
 import type { RetryOptions } from '../../client/http/index.js';
 import { ChainpilotError, createRedactor, silentLogger, type Redactor } from '../../core/index.js';
-import { frameLine, RECORDING_FORMAT, type RecordingHeader } from '../replay/recording-format.js';
+import { RECORDING_FORMAT, type RecordingHeader } from '../replay/recording-format.js';
+import { mergeFrameFiles, writeTokenFrames } from './merge-frames.js';
 import { createRecordingWriter } from '../replay/recording-writer.js';
 import { chainpilotVersion } from '../record/version.js';
 import { openDownloadState, type DownloadState } from './download-state.js';
-import { ABSENT_ROOMS, absentRoomsOf, coveredRooms, holderPoints, rebuildFrames, type RebuiltFrame, type TokenInfo } from './rebuild-frames.js';
+import { ABSENT_ROOMS, absentRoomsOf, coveredRooms, holderPoints, rebuildFrames, type TokenInfo } from './rebuild-frames.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
 import { selectTokens, type DiscoveryList } from './select-tokens.js';
 
@@ -131,11 +132,6 @@ async function fetchHistory(api: DataApiClient, pacer: RequestPacer, state: Down
   }
 }
 
-/** Merges the tokens' frames by time (ties: selection order, then history order). */
-function mergeFrames(perToken: readonly RebuiltFrame[][]): RebuiltFrame[] {
-  return perToken.flat().sort((a, b) => a.t - b.t);
-}
-
 const invalid = (message: string, field: string): ChainpilotError =>
   new ChainpilotError('RECORDING_DOWNLOAD_INVALID', message, { retry: 'not_retryable', context: { field } });
 
@@ -178,32 +174,38 @@ export async function runDownload(o: DownloadOptions): Promise<DownloadResult> {
       done++;
       progress();
     }
-    const perToken: RebuiltFrame[][] = [];
+    // one token at a time: its frames go to a file, then the files are merged by time
+    const framesByKind: Record<string, number> = {};
+    const frameFiles: string[] = [];
     let rows = 0;
     let skippedRows = 0;
-    for (const mint of tokens) {
+    tokens.forEach((mint, i) => {
       const r = rebuildFrames(state.token(mint)!, state.rows(mint) as Readonly<Record<string, unknown>>[], o.fromMs, o.toMs);
-      perToken.push(r.frames);
+      for (const f of r.frames) framesByKind[kindOf(f.room)] = (framesByKind[kindOf(f.room)] ?? 0) + 1;
       rows += r.stats.rows;
       skippedRows += r.stats.skipped;
-    }
-    const frames = mergeFrames(perToken);
-    const files = await writeDownloadRecording(
+      const file = join(state.dir, `frames-${i}.tsv`);
+      writeTokenFrames(file, r.frames);
+      frameFiles.push(file);
+    });
+    const { files, frames } = await writeDownloadRecording(
       o,
       tokens.map((m) => state.token(m)!),
-      frames,
+      frameFiles,
     );
     state.remove();
-    const framesByKind: Record<string, number> = {};
-    for (const f of frames) framesByKind[kindOf(f.room)] = (framesByKind[kindOf(f.room)] ?? 0) + 1;
     const s = pacer.stats();
-    return { files, tokens, resumed, pages, requests: s.requests, rateLimited: s.rateLimited, rows, frames: frames.length, framesByKind, skippedRows };
+    return { files, tokens, resumed, pages, requests: s.requests, rateLimited: s.rateLimited, rows, frames, framesByKind, skippedRows };
   } finally {
     await api.close();
   }
 }
 
-async function writeDownloadRecording(o: DownloadOptions, tokens: readonly TokenInfo[], frames: readonly RebuiltFrame[]): Promise<readonly string[]> {
+async function writeDownloadRecording(
+  o: DownloadOptions,
+  tokens: readonly TokenInfo[],
+  frameFiles: readonly string[],
+): Promise<{ files: readonly string[]; frames: number }> {
   const endpoint = o.endpointName ?? new URL(o.baseUrl).hostname;
   const header = (part: number, at: number): RecordingHeader => ({
     k: 'header',
@@ -222,7 +224,11 @@ async function writeDownloadRecording(o: DownloadOptions, tokens: readonly Token
   });
   const writer = createRecordingWriter({ prefix: join(o.outDir, `download-${compactIso(o.fromMs)}`), gzip: o.gzip ?? true, header, log: silentLogger() });
   writer.write(`{"k":"start","t":${o.fromMs}}\n`, o.fromMs);
-  for (const f of frames) writer.write(frameLine(f.t, undefined, JSON.stringify({ type: 'message', room: f.room, data: f.data }), true), f.t);
+  const frames = await mergeFrameFiles(
+    frameFiles,
+    (line, t) => writer.write(line, t),
+    () => writer.drained(),
+  );
   writer.write(`{"k":"end","t":${o.toMs}}\n`, o.toMs);
   await writer.close();
   if (writer.stats().errors > 0)
@@ -230,5 +236,5 @@ async function writeDownloadRecording(o: DownloadOptions, tokens: readonly Token
       retry: 'not_retryable',
       context: { field: 'out' },
     });
-  return writer.files();
+  return { files: writer.files(), frames };
 }

@@ -3,7 +3,8 @@
  * given, without repeats, up to the cap. Lists are the service's answers at download time (not at
  * the window's time): `graduated` (/tokens/multi/graduated, newest graduations first, 500 a page),
  * `graduating` (/tokens/multi/graduating, 500, curve from 40 %, any holder count), `trending`
- * (/tokens/trending, one hour) and `latest` (/tokens/latest, the newest 100).
+ * (/tokens/trending, one hour) and `latest` (/tokens/latest, the newest 100). Only base58
+ * addresses are kept.
  */
 import type { DataApiClient } from '../../client/data-api/index.js';
 import type { RequestPacer } from './request-pacer.js';
@@ -33,10 +34,13 @@ function mintsOf(answer: unknown): string[] {
   return out;
 }
 
+/** A token address (base58): anything else is left out (it also names files of the partial download). */
+const ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
 export async function selectTokens(api: DataApiClient, pacer: RequestPacer, s: Selection): Promise<string[]> {
   const out = new Set<string>();
   const add = (mints: readonly string[]): void => {
-    for (const m of mints) if (out.size < s.maxTokens) out.add(m);
+    for (const m of mints) if (out.size < s.maxTokens && ADDRESS.test(m)) out.add(m);
   };
   add(s.mints);
   for (const list of s.lists) {
