@@ -32,6 +32,23 @@ export function opsPerSecond(fn: () => void, ms = 1000, batch = 100): number {
   return ops / (Number(now - start) / 1e9);
 }
 
+/**
+ * Runs `fn` repeatedly for about `ms` milliseconds of wall time and returns the process's CPU
+ * microseconds (user + system) per call: for single-threaded synchronous work on a shared machine,
+ * a measure that time other processes hold the core does not inflate.
+ */
+export function cpuMicrosPerOp(fn: () => void, ms = 1000, batch = 100): number {
+  const deadline = performance.now() + ms;
+  const c0 = process.cpuUsage();
+  let ops = 0;
+  while (performance.now() < deadline) {
+    for (let i = 0; i < batch; i++) fn();
+    ops += batch;
+  }
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / ops;
+}
+
 /** Percentile (0..100) of a numeric sample, by nearest rank. */
 export function percentile(sample: readonly number[], p: number): number {
   if (sample.length === 0) return Number.NaN;
