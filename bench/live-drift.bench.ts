@@ -18,7 +18,7 @@ import { writeNewKeypairFile } from '../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../src/core/index.js';
 import type { DecisionEntry } from '../src/engine/decision-log.js';
 import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
-import { calibrate, modelBlockYaml } from '../src/research/calibrate/calibrate.js';
+import { calibrate, fitExtraSlippageBps, modelBlockYaml } from '../src/research/calibrate/calibrate.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
 import { runLive } from '../src/runtime/run-live.js';
@@ -103,45 +103,68 @@ const bench: Bench = {
           note: `fee ${fit.feeLamports}, rent ${fit.rentLamports}, simulation ${(fit.simulation.rate * 100).toFixed(1)} %, on chain ${(fit.onChain.rate * 100).toFixed(1)} %`,
         },
       ];
-      for (const r of runs) {
-        const file = join(dir, `backtest-${r.seed}.yaml`);
-        writeFileSync(file, readFileSync(r.file, 'utf8').concat(block));
-        const job = await runBacktestJob({
-          file,
-          env: { WALLET_KEY: secret },
-          data: r.rec,
-          outDir: join(dir, `out-${r.seed}`),
-          verifyAgainst: r.log,
-          cache: false,
-        });
-        const s = job.liveVsBacktest!.summary;
-        const liveLog = readFileSync(r.log, 'utf8');
-        const live = realised(liveLog);
-        const bt = realised(job.result.decisionLog);
-        const pnlRatio = live.pnlLamports === 0n ? Number.NaN : Number(bt.pnlLamports) / Number(live.pnlLamports);
-        rows.push(
-          { name: `seed ${r.seed}: live fills paired`, value: s.pairedPct ?? 0, unit: '%', note: `${s.pairedFills} of ${s.liveFills}; goal >= 90` },
-          {
-            name: `seed ${r.seed}: closed trades backtest/live`,
-            value: live.trades === 0 ? Number.NaN : bt.trades / live.trades,
-            unit: 'x',
-            note: `${bt.trades} vs ${live.trades}; goal 0.85..1.15`,
-          },
-          {
-            name: `seed ${r.seed}: median |price drift|`,
-            value: s.drift.all?.medianAbsBps ?? Number.NaN,
-            unit: 'bps',
-            note: `buys ${s.drift.buy?.medianAbsBps.toFixed(0) ?? 'n/a'}, sells ${s.drift.sell?.medianAbsBps.toFixed(0) ?? 'n/a'}; goal <= 50`,
-          },
-          {
-            name: `seed ${r.seed}: realised PnL backtest/live`,
-            value: pnlRatio,
-            unit: 'x',
-            ratio: pnlRatio,
-            note: `${Number(bt.pnlLamports) / 1e9} vs ${Number(live.pnlLamports) / 1e9} SOL; goal 0.75..1.25`,
-          },
-        );
-      }
+      const backtestAll = async (stage: string, paperBlock: string) => {
+        const out = [];
+        for (const r of runs) {
+          const file = join(dir, `backtest-${stage}-${r.seed}.yaml`);
+          writeFileSync(file, readFileSync(r.file, 'utf8').concat(paperBlock));
+          const job = await runBacktestJob({
+            file,
+            env: { WALLET_KEY: secret },
+            data: r.rec,
+            outDir: join(dir, `out-${stage}-${r.seed}`),
+            verifyAgainst: r.log,
+            cache: false,
+          });
+          out.push({ run: r, job });
+        }
+        return out;
+      };
+      // Stage 1: the fitted latency, fee, rent and failures; stage 2 adds the adverse slippage live paid beyond them.
+      const first = await backtestAll('1', block);
+      const extra = fitExtraSlippageBps(
+        first.flatMap((b) => b.job.liveVsBacktest!.pairs),
+        50,
+      );
+      rows.push({
+        name: 'calibration: extraSlippageBps (stage 2)',
+        value: extra ?? 50,
+        unit: 'bps',
+        note: 'default 50 plus the median adverse drift of stage 1',
+      });
+      const second = await backtestAll('2', block.replace('paper:\n', `paper:\n  extraSlippageBps: ${extra ?? 50}\n`));
+      for (const [stage, results] of [
+        ['stage 1', first],
+        ['stage 2', second],
+      ] as const)
+        for (const { run: r, job } of results) {
+          const s = job.liveVsBacktest!.summary;
+          const live = realised(readFileSync(r.log, 'utf8'));
+          const bt = realised(job.result.decisionLog);
+          const pnlRatio = live.pnlLamports === 0n ? Number.NaN : Number(bt.pnlLamports) / Number(live.pnlLamports);
+          rows.push(
+            { name: `${stage} seed ${r.seed}: live fills paired`, value: s.pairedPct ?? 0, unit: '%', note: `${s.pairedFills} of ${s.liveFills}; goal >= 90` },
+            {
+              name: `${stage} seed ${r.seed}: closed trades bt/live`,
+              value: live.trades === 0 ? Number.NaN : bt.trades / live.trades,
+              unit: 'x',
+              note: `${bt.trades} vs ${live.trades}; goal 0.85..1.15`,
+            },
+            {
+              name: `${stage} seed ${r.seed}: median |price drift|`,
+              value: s.drift.all?.medianAbsBps ?? Number.NaN,
+              unit: 'bps',
+              note: `buys ${s.drift.buy?.medianAbsBps.toFixed(0) ?? 'n/a'}, sells ${s.drift.sell?.medianAbsBps.toFixed(0) ?? 'n/a'}; goal <= 50`,
+            },
+            {
+              name: `${stage} seed ${r.seed}: realised PnL bt/live`,
+              value: pnlRatio,
+              unit: 'x',
+              ratio: pnlRatio,
+              note: `${Number(bt.pnlLamports) / 1e9} vs ${Number(live.pnlLamports) / 1e9} SOL; goal 0.75..1.25`,
+            },
+          );
+        }
       return rows;
     } finally {
       if (process.env['LIVE_DRIFT_KEEP'] === undefined) rmSync(dir, { recursive: true, force: true });

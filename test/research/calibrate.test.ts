@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
-import { calibrate, modelBlockYaml, wilson } from '../../src/research/calibrate/calibrate.js';
+import { calibrate, fitExtraSlippageBps, modelBlockYaml, wilson } from '../../src/research/calibrate/calibrate.js';
 import { loadDeployment } from '../../src/config/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-calibrate-'));
@@ -96,5 +96,21 @@ describe('chainpilot calibrate', () => {
       err = e;
     }
     expect(isChainpilotError(err) && err.code === 'BACKTEST_NO_LIVE_DATA').toBe(true);
+  });
+});
+
+describe('fitExtraSlippageBps', () => {
+  it('adds the median adverse drift of paired fills (buys as measured, sells negated) to the slippage the backtest used', () => {
+    const pairs = [
+      { side: 'buy' as const, priceDriftBps: 300 },
+      { side: 'buy' as const, priceDriftBps: 500 },
+      { side: 'sell' as const, priceDriftBps: -400 },
+      { side: 'sell' as const, priceDriftBps: 100 },
+      { side: 'buy' as const, priceDriftBps: null },
+    ];
+    // Adverse: 300, 500, 400, −100 → median (300 + 400) / 2 = 350; 50 + 350.
+    expect(fitExtraSlippageBps(pairs, 50)).toBe(400);
+    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(0);
+    expect(fitExtraSlippageBps([], 50)).toBeUndefined();
   });
 });
