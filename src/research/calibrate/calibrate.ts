@@ -229,7 +229,10 @@ export function modelBlockYaml(f: CalibrationFit): string {
  * of a backtest verified against live, the median adverse drift of paired fills (a buy's drift as
  * is, a sell's negated), added to the `extraSlippageBps` that backtest used, never below 0.
  */
-export function fitExtraSlippageBps(pairs: readonly { readonly side: 'buy' | 'sell'; readonly priceDriftBps: number | null }[], usedBps: number): number | undefined {
+export function fitExtraSlippageBps(
+  pairs: readonly { readonly side: 'buy' | 'sell'; readonly priceDriftBps: number | null }[],
+  usedBps: number,
+): number | undefined {
   const adverse = pairs.flatMap((p) => (p.priceDriftBps === null ? [] : [p.side === 'buy' ? p.priceDriftBps : -p.priceDriftBps])).sort((a, b) => a - b);
   if (adverse.length === 0) return undefined;
   const m = adverse.length >> 1;
