@@ -14,6 +14,7 @@ import { silentLogger } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
+import { calibrate } from '../../src/research/calibrate/calibrate.js';
 import { runLive } from '../../src/runtime/run-live.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
 
@@ -58,6 +59,12 @@ describe('the live rails in paper and backtests', () => {
     });
     expect(live.exitCode).toBe(0);
     const liveRefusals = refusals(readFileSync(join(dir, 'live.decisions.jsonl'), 'utf8'));
+    // calibrate reads the live journal and the decision log alike: the same fills, fee and rent.
+    const fromJournal = calibrate([join(dir, 'journal.sqlite')]);
+    const fromLog = calibrate([join(dir, 'live.decisions.jsonl')]);
+    expect(fromJournal.fills).toBe(fromLog.fills);
+    expect(fromJournal.rentLamports).toBe(2_039_280n);
+    expect(fromJournal.feeLamports).toBe(fromLog.feeLamports);
 
     const paperFile = join(dir, 'paper.yaml');
     writeFileSync(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
-import { calibrate, modelBlockYaml, wilson } from '../../src/research/calibrate/calibrate.js';
+import { calibrate, fitExtraSlippageBps, modelBlockYaml, wilson } from '../../src/research/calibrate/calibrate.js';
 import { loadDeployment } from '../../src/config/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-calibrate-'));
@@ -44,13 +44,26 @@ describe('chainpilot calibrate', () => {
       unfilled('int_1a2b3c4d_E', 46_000, 'failed', 'LIVE_FAILED_ON_CHAIN', '110000'),
       intent('int_1a2b3c4d_F', 50_000),
       unfilled('int_1a2b3c4d_F', 50_000, 'rejected', 'LIVE_SPEND_CAP_DAY'),
+      intent('int_1a2b3c4d_G', 60_000),
+      line({
+        kind: 'unfilled',
+        at: 60_100,
+        intentId: 'int_1a2b3c4d_G',
+        strategyId: 's',
+        outcome: 'rejected',
+        code: 'LIVE_INSPECTION_SIMULATION',
+        reason: 'simulation returned error {"InstructionError":[4,{"Custom":6001}]}',
+        feeLamports: '0',
+      }),
     ].join('\n');
     const file = join(dir, 'live.decisions.jsonl');
     writeFileSync(file, `${log}\n`);
     const f = calibrate([file]);
-    expect(f).toMatchObject({ intents: 5, fills: 3, latencyMs: [5_500, 6_000, 6_250], feeLamports: 110_000n, rentLamports: 2_039_280n, rentBuys: 2 });
+    expect(f).toMatchObject({ intents: 6, fills: 3, latencyMs: [5_500, 6_000, 6_250], feeLamports: 110_000n, rentLamports: 2_039_280n, rentBuys: 2 });
     expect(f.latencyQuantilesMs).toEqual({ p10: 5_500, p50: 6_000, p90: 6_250 });
-    expect(f.simulation).toMatchObject({ events: 1, trials: 5, rate: 0.2 });
+    // The slippage refusal is the fill model's to decide: reported, not drawn.
+    expect(f.simulation).toMatchObject({ events: 1, trials: 6 });
+    expect(f.slippage).toMatchObject({ events: 1, trials: 6 });
     expect(f.onChain).toMatchObject({ events: 1, trials: 4, rate: 0.25 });
     // The block loads as a deployment's paper.model.
     const yaml = modelBlockYaml(f);
@@ -62,7 +75,7 @@ describe('chainpilot calibrate', () => {
       feeLamports: 110_000,
       rentLamports: 2_039_280,
       ownImpact: true,
-      simulationFailureRate: 0.2,
+      simulationFailureRate: 0.166667,
       onChainFailureRate: 0.25,
     });
   });
@@ -83,5 +96,21 @@ describe('chainpilot calibrate', () => {
       err = e;
     }
     expect(isChainpilotError(err) && err.code === 'BACKTEST_NO_LIVE_DATA').toBe(true);
+  });
+});
+
+describe('fitExtraSlippageBps', () => {
+  it('adds the median adverse drift of paired fills (buys as measured, sells negated) to the slippage the backtest used', () => {
+    const pairs = [
+      { side: 'buy' as const, priceDriftBps: 300 },
+      { side: 'buy' as const, priceDriftBps: 500 },
+      { side: 'sell' as const, priceDriftBps: -400 },
+      { side: 'sell' as const, priceDriftBps: 100 },
+      { side: 'buy' as const, priceDriftBps: null },
+    ];
+    // Adverse: 300, 500, 400, −100 → median (300 + 400) / 2 = 350; 50 + 350.
+    expect(fitExtraSlippageBps(pairs, 50)).toBe(400);
+    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(0);
+    expect(fitExtraSlippageBps([], 50)).toBeUndefined();
   });
 });

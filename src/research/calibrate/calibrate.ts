@@ -16,7 +16,8 @@ import type { DecisionEntry } from '../../engine/decision-log.js';
 
 /** One intent live sent on its way (past the rails). */
 export interface LiveOutcome {
-  readonly outcome: 'filled' | 'simulation' | 'on-chain' | 'other';
+  /** `slippage`: the price moved past the intent's slippage (refused at simulation or failed on chain); the fill model decides those itself. */
+  readonly outcome: 'filled' | 'slippage' | 'simulation' | 'on-chain' | 'other';
   readonly latencyMs: number | undefined;
   readonly feeLamports: bigint;
   readonly rentLamports: bigint;
@@ -43,17 +44,23 @@ export interface CalibrationFit {
   readonly rentBuys: number;
   readonly simulation: RateFit;
   readonly onChain: RateFit;
+  /** Refusals and failures because the price moved past the slippage: not drawn (the fill model's slippage check decides them), reported. */
+  readonly slippage: RateFit;
 }
 
 /** Latencies kept in the block (quantiles beyond). */
 export const MAX_LATENCIES = 200;
 
-const SIMULATION_CODES = new Set(['LIVE_INSPECTION_SIMULATION', 'LIVE_INSPECTION_OUTPUT', 'LIVE_INSPECTION_OUTFLOW']);
+const SIMULATION_CODES = new Set(['LIVE_INSPECTION_SIMULATION', 'LIVE_INSPECTION_OUTFLOW']);
+/** The swap program's "slippage exceeded" error (the simulator's venue: 6001), in a simulation or on-chain error. */
+const SLIPPAGE_ERROR = /"Custom":6001\b/;
 const RAIL_CODES = new Set(['LIVE_SPEND_CAP_TRADE', 'LIVE_SPEND_CAP_DAY', 'LIVE_INVALID_INTENT', 'LIVE_NO_REFERENCE_PRICE', 'LIVE_INTENT_ID_REPEATED']);
 
-function classify(code: string | null | undefined, outcome: string): LiveOutcome['outcome'] | undefined {
+function classify(code: string | null | undefined, outcome: string, reason: string | null | undefined): LiveOutcome['outcome'] | undefined {
   if (code && RAIL_CODES.has(code)) return undefined;
   if (outcome === 'filled') return 'filled';
+  // The output would not reach the intent's least accepted amount: paper's slippage check decides these from prices.
+  if (code === 'LIVE_INSPECTION_OUTPUT' || (reason && SLIPPAGE_ERROR.test(reason))) return 'slippage';
   if (code && SIMULATION_CODES.has(code)) return 'simulation';
   if (code === 'LIVE_FAILED_ON_CHAIN' || outcome === 'failed') return 'on-chain';
   return 'other';
@@ -76,7 +83,7 @@ export function outcomesOfDecisionLog(text: string): LiveOutcome[] {
         rentLamports: BigInt(e.rentLamports ?? '0'),
       });
     } else if (e.kind === 'unfilled') {
-      const kind = classify(e.code, e.outcome);
+      const kind = classify(e.code, e.outcome, e.reason);
       if (kind) out.push({ outcome: kind, latencyMs: undefined, feeLamports: BigInt(e.feeLamports), rentLamports: 0n });
     }
   }
@@ -87,6 +94,7 @@ interface JournalRow {
   intent_json: string;
   state: string;
   code: string | null;
+  reason: string | null;
   fill_json: string | null;
   fee_lamports: string | null;
 }
@@ -95,7 +103,7 @@ interface JournalRow {
 export function outcomesOfJournal(path: string): LiveOutcome[] {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare<[], JournalRow>('SELECT intent_json, state, code, fill_json, fee_lamports FROM intents WHERE done = 1').all();
+    const rows = db.prepare<[], JournalRow>('SELECT intent_json, state, code, reason, fill_json, fee_lamports FROM intents WHERE done = 1').all();
     const out: LiveOutcome[] = [];
     for (const r of rows) {
       if (r.state === 'DENIED' || r.state === 'EXPIRED') continue;
@@ -110,7 +118,7 @@ export function outcomesOfJournal(path: string): LiveOutcome[] {
         });
         continue;
       }
-      const kind = classify(r.code, r.state === 'FAILED_ON_CHAIN' ? 'failed' : 'rejected');
+      const kind = classify(r.code, r.state === 'FAILED_ON_CHAIN' ? 'failed' : 'rejected', r.reason);
       if (kind) out.push({ outcome: kind, latencyMs: undefined, feeLamports: BigInt(r.fee_lamports ?? '0'), rentLamports: 0n });
     }
     return out;
@@ -159,6 +167,7 @@ export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly str
     // Simulation refuses before sending: of everything that reached inspection. On chain: of what was sent and landed.
     simulation: wilson(sims, outcomes.length),
     onChain: wilson(chain, fills.length + chain),
+    slippage: wilson(outcomes.filter((o) => o.outcome === 'slippage').length, outcomes.length),
   };
 }
 
@@ -210,6 +219,23 @@ export function modelBlockYaml(f: CalibrationFit): string {
     '    ownImpact: true',
     rateLine('simulationFailureRate', f.simulation, 'intents refused at simulation'),
     rateLine('onChainFailureRate', f.onChain, 'landed transactions failed on chain'),
+    `    # not drawn: ${f.slippage.events} of ${f.slippage.trials} intents (${pct(f.slippage.rate)}) failed on slippage; the fill model decides those from prices`,
     '',
   ].join('\n');
+}
+
+/**
+ * The adverse slippage live pays beyond the model (second stage of a calibration): from the pairs
+ * of a backtest verified against live, the median adverse drift of paired fills (a buy's drift as
+ * is, a sell's negated), added to the `extraSlippageBps` that backtest used, never below 0.
+ */
+export function fitExtraSlippageBps(
+  pairs: readonly { readonly side: 'buy' | 'sell'; readonly priceDriftBps: number | null }[],
+  usedBps: number,
+): number | undefined {
+  const adverse = pairs.flatMap((p) => (p.priceDriftBps === null ? [] : [p.side === 'buy' ? p.priceDriftBps : -p.priceDriftBps])).sort((a, b) => a - b);
+  if (adverse.length === 0) return undefined;
+  const m = adverse.length >> 1;
+  const median = adverse.length % 2 ? adverse[m]! : (adverse[m - 1]! + adverse[m]!) / 2;
+  return Math.min(10_000, Math.max(0, Math.round(usedBps + median)));
 }

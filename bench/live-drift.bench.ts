@@ -1,0 +1,176 @@
+/**
+ * How well a backtest predicts live: config/live-sim.yaml run live on the embedded simulator's
+ * ledger (`run --live`, 60x, with `record:` on) for each seed, `chainpilot calibrate` over the live
+ * runs' decision logs (all seeds pooled: in sample), then the backtest of each run's own recording
+ * with that calibrated `paper.model`, verified against the live decision log. Per seed, against
+ * live as the baseline: the share of live fills paired with a backtest fill, the closed-trade count
+ * ratio, the median |price drift| of paired fills (rent left out) and the realised PnL ratio (closed
+ * trades' PnL, failed-transaction fees outside trades left out on both sides).
+ *
+ * Goals (issue 26): ≥ 90 % paired, trades within ±15 %, median drift ≤ 50 bps, PnL within ±25 %.
+ * `LIVE_DRIFT_SEEDS` (default 3) and `LIVE_DRIFT_SECONDS` (wall seconds of each live run, default 20).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getBase58Decoder } from '@solana/kit';
+import { writeNewKeypairFile } from '../src/cli/commands/wallet-file.js';
+import { silentLogger } from '../src/core/index.js';
+import type { DecisionEntry } from '../src/engine/decision-log.js';
+import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
+import { calibrate, fitExtraSlippageBps, modelBlockYaml } from '../src/research/calibrate/calibrate.js';
+import { computeReport } from '../src/research/report/compute-report.js';
+import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
+import { runLive } from '../src/runtime/run-live.js';
+import type { Bench, BenchRow } from './harness.js';
+
+const SEEDS = Number(process.env['LIVE_DRIFT_SEEDS'] ?? 3);
+const SECONDS = Number(process.env['LIVE_DRIFT_SECONDS'] ?? 20);
+
+const EMPTY_RUN: ReportRun = {
+  deployment: 'live',
+  strategies: [],
+  recordings: [],
+  chainpilot: 'bench',
+  seed: 0,
+  from: 0,
+  to: 0,
+  lines: 0,
+  wallMs: 0,
+  sampleMs: 60_000,
+  dataLookups: { exact: 0, misses: 0, fallbackAnswers: 0 },
+  feed: {},
+  decisionLogSha256: '',
+};
+
+/** Closed trades and their realised PnL (lamports) of a decision log. */
+function realised(log: string): { trades: number; pnlLamports: bigint } {
+  const decisions = log
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as DecisionEntry);
+  const r: BacktestReport = computeReport({
+    decisions,
+    equity: [],
+    prices: new Map(),
+    openPositions: [],
+    startingLamports: 1n,
+    startedAt: 0,
+    endedAt: 1,
+    sampleMs: 60_000,
+    run: EMPTY_RUN,
+    fingerprint: '',
+  });
+  let pnl = 0n;
+  for (const t of r.trades) if (t.status === 'closed') pnl += BigInt(Math.round(Number(t.pnlSol) * 1e9));
+  return { trades: r.metrics.trades, pnlLamports: pnl };
+}
+
+const bench: Bench = {
+  name: 'live-drift',
+  async run() {
+    const dir = mkdtempSync(join(tmpdir(), 'chainpilot-bench-drift-'));
+    try {
+      const walletPath = join(dir, 'wallet.json');
+      writeNewKeypairFile(walletPath);
+      const secret = getBase58Decoder().decode(Uint8Array.from(JSON.parse(readFileSync(walletPath, 'utf8')) as number[]));
+      rmSync(walletPath);
+      const base = readFileSync('config/live-sim.yaml', 'utf8');
+      const runs: { seed: number; file: string; log: string; rec: string }[] = [];
+      for (let seed = 1; seed <= SEEDS; seed++) {
+        const d = join(dir, `seed-${seed}`);
+        const file = join(dir, `live-${seed}.yaml`);
+        const log = join(d, 'live.decisions.jsonl');
+        writeFileSync(
+          file,
+          base
+            .replace('keypairPath: ./wallet.json', 'secretKey: ${WALLET_KEY}')
+            .replace('./data/live-sim.journal.sqlite', join(d, 'journal.sqlite'))
+            .replace('logLevel: warn', `logLevel: warn\n  decisionLog: ${log}`)
+            .concat(`record:\n  dir: ${join(d, 'rec')}\n`),
+        );
+        const r = await runLive({ file, live: true, durationMs: SECONDS * 1000, seed, env: { WALLET_KEY: secret }, out: () => undefined, log: silentLogger() });
+        if (r.exitCode !== 0) throw new Error(`live run of seed ${seed} exited ${r.exitCode}: ${r.problem ?? ''}`);
+        runs.push({ seed, file, log, rec: join(d, 'rec') });
+      }
+      const fit = calibrate(runs.map((r) => r.log));
+      const block = modelBlockYaml(fit);
+      const rows: BenchRow[] = [
+        {
+          name: `calibration: ${fit.fills} fills of ${fit.intents} intents`,
+          value: fit.latencyQuantilesMs?.p50 ?? Number.NaN,
+          unit: 'ms median latency',
+          note: `fee ${fit.feeLamports}, rent ${fit.rentLamports}, simulation ${(fit.simulation.rate * 100).toFixed(1)} %, on chain ${(fit.onChain.rate * 100).toFixed(1)} %`,
+        },
+      ];
+      const backtestAll = async (stage: string, paperBlock: string) => {
+        const out = [];
+        for (const r of runs) {
+          const file = join(dir, `backtest-${stage}-${r.seed}.yaml`);
+          writeFileSync(file, readFileSync(r.file, 'utf8').concat(paperBlock));
+          const job = await runBacktestJob({
+            file,
+            env: { WALLET_KEY: secret },
+            data: r.rec,
+            outDir: join(dir, `out-${stage}-${r.seed}`),
+            verifyAgainst: r.log,
+            cache: false,
+          });
+          out.push({ run: r, job });
+        }
+        return out;
+      };
+      // Stage 1: the fitted latency, fee, rent and failures; stage 2 adds the adverse slippage live paid beyond them.
+      const first = await backtestAll('1', block);
+      const extra = fitExtraSlippageBps(
+        first.flatMap((b) => b.job.liveVsBacktest!.pairs),
+        50,
+      );
+      rows.push({
+        name: 'calibration: extraSlippageBps (stage 2)',
+        value: extra ?? 50,
+        unit: 'bps',
+        note: 'default 50 plus the median adverse drift of stage 1',
+      });
+      const second = await backtestAll('2', block.replace('paper:\n', `paper:\n  extraSlippageBps: ${extra ?? 50}\n`));
+      for (const [stage, results] of [
+        ['stage 1', first],
+        ['stage 2', second],
+      ] as const)
+        for (const { run: r, job } of results) {
+          const s = job.liveVsBacktest!.summary;
+          const live = realised(readFileSync(r.log, 'utf8'));
+          const bt = realised(job.result.decisionLog);
+          const pnlRatio = live.pnlLamports === 0n ? Number.NaN : Number(bt.pnlLamports) / Number(live.pnlLamports);
+          rows.push(
+            { name: `${stage} seed ${r.seed}: live fills paired`, value: s.pairedPct ?? 0, unit: '%', note: `${s.pairedFills} of ${s.liveFills}; goal >= 90` },
+            {
+              name: `${stage} seed ${r.seed}: closed trades bt/live`,
+              value: live.trades === 0 ? Number.NaN : bt.trades / live.trades,
+              unit: 'x',
+              note: `${bt.trades} vs ${live.trades}; goal 0.85..1.15`,
+            },
+            {
+              name: `${stage} seed ${r.seed}: median |price drift|`,
+              value: s.drift.all?.medianAbsBps ?? Number.NaN,
+              unit: 'bps',
+              note: `buys ${s.drift.buy?.medianAbsBps.toFixed(0) ?? 'n/a'}, sells ${s.drift.sell?.medianAbsBps.toFixed(0) ?? 'n/a'}; goal <= 50`,
+            },
+            {
+              name: `${stage} seed ${r.seed}: realised PnL bt/live`,
+              value: pnlRatio,
+              unit: 'x',
+              ratio: pnlRatio,
+              note: `${Number(bt.pnlLamports) / 1e9} vs ${Number(live.pnlLamports) / 1e9} SOL; goal 0.75..1.25`,
+            },
+          );
+        }
+      return rows;
+    } finally {
+      if (process.env['LIVE_DRIFT_KEEP'] === undefined) rmSync(dir, { recursive: true, force: true });
+      else console.log(`kept ${dir}`);
+    }
+  },
+};
+
+export default bench;
