@@ -122,7 +122,9 @@ const bench: Bench = {
   async run() {
     const rows: BenchRow[] = [];
     let one = NaN;
-    for (const c of CASES) {
+    // `CHAINPILOT_BENCH_SCALE_CASES=1x1,100x1` runs only those (deployments x feeds); the first is the baseline
+    const only = process.env['CHAINPILOT_BENCH_SCALE_CASES']?.split(',');
+    for (const c of CASES.filter((k) => !only || only.includes(`${k.deployments}x${k.feeds}`))) {
       const r = await measure(c.deployments, c.feeds);
       if (c.deployments === 1) one = r.cpu;
       rows.push({

@@ -45,7 +45,38 @@ export function createDaemonMetrics(o: {
 }): DaemonMetrics {
   const registry = new Registry();
   if (o.processMetrics !== false) collectDefaultMetrics({ register: registry });
-  const running = (): { slot: SlotView; h: NonNullable<SlotView['handle']> }[] => o.slots().flatMap((slot) => (slot.handle ? [{ slot, h: slot.handle }] : []));
+  // One health and one stats snapshot per deployment and scrape (a dozen gauges read them; at a
+  // hundred deployments reading each afresh made most of a scrape's time). Forgotten when a render
+  // starts and at the end of the event-loop turn that took them (a read of `registry` itself).
+  type Handle = NonNullable<SlotView['handle']>;
+  const healthOf = new Map<Handle, ReturnType<Handle['health']>>();
+  const statsOf = new Map<Handle, ReturnType<Handle['stats']>>();
+  let forgetting = false;
+  const forgetSoon = (): void => {
+    if (forgetting) return;
+    forgetting = true;
+    setImmediate(() => {
+      forgetting = false;
+      healthOf.clear();
+      statsOf.clear();
+    });
+  };
+  type View = Pick<Handle, 'health' | 'stats'>;
+  const snapshot = (h: Handle): View => ({
+    health() {
+      const v = healthOf.get(h) ?? h.health();
+      healthOf.set(h, v);
+      forgetSoon();
+      return v;
+    },
+    stats() {
+      const v = statsOf.get(h) ?? h.stats();
+      statsOf.set(h, v);
+      forgetSoon();
+      return v;
+    },
+  });
+  const running = (): { slot: SlotView; h: View }[] => o.slots().flatMap((slot) => (slot.handle ? [{ slot, h: snapshot(slot.handle) }] : []));
 
   new Gauge({
     name: 'chainpilot_deployment_state',
@@ -176,7 +207,7 @@ export function createDaemonMetrics(o: {
   });
 
   // Portfolio and risk, read at scrape time.
-  const portfolioGauge = (name: string, help: string, pick: (h: NonNullable<SlotView['handle']>) => number | undefined): void => {
+  const portfolioGauge = (name: string, help: string, pick: (h: View) => number | undefined): void => {
     new Gauge({
       name,
       help,
@@ -211,7 +242,12 @@ export function createDaemonMetrics(o: {
     registry,
     contentType: registry.contentType,
     restarted: (deployment) => restarts.inc({ deployment }),
-    render: () => registry.metrics(),
+    render: () => {
+      // a scrape reads afresh, however soon after the last one
+      healthOf.clear();
+      statsOf.clear();
+      return registry.metrics();
+    },
     observe(deployment, ev) {
       switch (ev.type) {
         case 'decision': {
