@@ -301,8 +301,8 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     remember(fill.signature);
     const before = d.portfolio.position(strategyId, fill.mint);
     if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(strategyId, fill.mint), before?.realisedLamports ?? 0n);
-    // the position's clock is the run's: when the engine saw the fill, not the chain's block time
-    const after = d.portfolio.applyFill(strategyId, fill, d.clock.now());
+    // the position's clock is the run's: when the engine got the report (its `at`, on the run clock), not the chain's block time
+    const after = d.portfolio.applyFill(strategyId, fill, at);
     if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
     d.decisions({
       kind: 'fill',

@@ -17,7 +17,7 @@
  * (RUNTIME_PAPER_BOOK_WRITE_FAILED through `onError`).
  */
 import type Database from 'better-sqlite3';
-import { ChainpilotError, describeError, isChainpilotError, lamports } from '../core/index.js';
+import { ChainpilotError, describeError, isChainpilotError, lamports, type UnixMs } from '../core/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { ExecutionReport, Executor, OrderIntent } from '../engine/execution-port.js';
 import { createPortfolio } from '../engine/portfolio.js';
@@ -93,6 +93,7 @@ interface Row {
   readonly state: string;
   readonly fill_json: string | null;
   readonly fee_lamports: string | null;
+  readonly resolved_at: number | null;
 }
 
 /** Creates or opens the paper book in `db` for `market`; see the module comment. */
@@ -124,7 +125,7 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
   );
   const insert = db.prepare("INSERT INTO paper_intents (id, intent_json, state, created_at) VALUES (?, ?, 'PENDING', ?)");
   const resolvedRows = db.prepare<[], Row>(
-    "SELECT intent_json, state, fill_json, fee_lamports FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq",
+    "SELECT intent_json, state, fill_json, fee_lamports, resolved_at FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq",
   );
   const o = opened.immediate();
   type Change = readonly [Database.Statement, readonly (string | number | null)[]];
@@ -191,8 +192,11 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
       const failedFees: RestoredFailedFee[] = [];
       for (const row of resolvedRows.all()) {
         const intent = decodeIntent(row.intent_json);
-        if (row.state === 'FILLED' && row.fill_json !== null) fills.push({ strategyId: intent.strategyId, fill: decodeFill(row.fill_json) });
-        else if (row.state === 'FAILED' && row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
+        if (row.state === 'FILLED' && row.fill_json !== null) {
+          // The position opened when the earlier run's engine applied the report (its `at`, kept as resolved_at).
+          const fill = decodeFill(row.fill_json);
+          fills.push({ strategyId: intent.strategyId, fill, ...(row.resolved_at !== null ? { seenAt: row.resolved_at as UnixMs } : {}) });
+        } else if (row.state === 'FAILED' && row.fee_lamports !== null && BigInt(row.fee_lamports) > 0n) {
           failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: lamports(BigInt(row.fee_lamports)) });
         }
       }

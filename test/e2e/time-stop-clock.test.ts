@@ -35,6 +35,7 @@ interface Line {
   mint?: string;
   strategyId?: string;
   reason?: string;
+  tokenAmount?: string;
 }
 
 describe('time stops on a fast remote simulator', () => {
@@ -71,7 +72,14 @@ describe('time stops on a fast remote simulator', () => {
     const timeStops = lines.filter((l) => l.kind === 'intent' && l.side === 'sell' && l.reason === `time stop after ${TIME_STOP_MS} ms`);
     // a buy filled early enough (time stop plus a generous margin for the sell's own trip) was sold by its time stop
     const early = fills.filter((f) => f.at < endedAt - TIME_STOP_MS - 8_000 && f.at >= startedAt);
+    // the strategy's own exits (take profit, trailing stop) may close a position before its time stop: only a
+    // position still held when its time stop is due must be sold by it
+    const heldAt = (f: Line, at: number): bigint =>
+      lines
+        .filter((l) => l.kind === 'fill' && l.mint === f.mint && l.at >= f.at && l.at <= at)
+        .reduce((sum, l) => sum + (l.side === 'buy' ? 1n : -1n) * BigInt(l.tokenAmount ?? '0'), 0n);
     for (const f of early) {
+      if (heldAt(f, f.at + TIME_STOP_MS) <= 0n) continue;
       const sold = timeStops.find((s) => s.mint === f.mint && s.at >= f.at + TIME_STOP_MS);
       expect(sold, `time stop of ${f.mint ?? ''} bought at ${f.at}`).toBeDefined();
       expect(sold!.at - f.at).toBeLessThan(TIME_STOP_MS + 5_000);
