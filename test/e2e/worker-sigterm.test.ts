@@ -20,6 +20,7 @@ const EXIT_BOUND_MS = DRAIN_MS + 5_000;
 const dir = mkdtempSync(join(tmpdir(), 'cp-worker-sigterm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+let files = 0;
 function deploymentFile(): string {
   const yaml = readFileSync('config/live-sim.yaml', 'utf8')
     .replace(
@@ -37,7 +38,7 @@ function deploymentFile(): string {
     )
     .replace('  keypairPath: ./wallet.json   # relative to the working directory', `  secretKey: ${getBase58Decoder().decode(Keypair.generate().secretKey)}`)
     .replace('execution:\n', 'execution:\n  queue:\n    url: redis://127.0.0.1:1\n');
-  const file = join(dir, `w-${Math.random().toString(36).slice(2)}.yaml`);
+  const file = join(dir, `w-${++files}.yaml`);
   writeFileSync(file, yaml);
   return file;
 }
