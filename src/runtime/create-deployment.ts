@@ -430,6 +430,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         pending: a?.tracker.pending() ?? [],
         risk: riskView(engine, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports),
         denialsByCode: Object.fromEntries(engine.stats.denialsByCode),
+        reconciliation: { submitsUnknown: engine.stats.submitsUnknown, unknownReports: engine.stats.unknownReports },
       };
     },
     events: {

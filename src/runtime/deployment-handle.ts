@@ -112,6 +112,11 @@ export interface DeploymentStats {
   readonly pending: readonly PendingIntentView[];
   readonly risk: RiskStateView;
   readonly denialsByCode: Readonly<Record<string, number>>;
+  /**
+   * Execution outcomes the engine had to reconcile: submits whose outcome was unknown (kept in
+   * flight) and reports for intents it did not hold (logged, reconciled when attributable).
+   */
+  readonly reconciliation?: { readonly submitsUnknown: number; readonly unknownReports: number };
 }
 
 /** Outcome of one in-flight intent at shutdown (runtime issue item 7). */

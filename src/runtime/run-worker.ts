@@ -36,6 +36,8 @@ export interface StartWorkersOptions {
   readonly unsafeAllowVolatileRedis?: boolean;
   /** Test hook: named instants of every job (crash tests kill the process there). */
   readonly probe?: WalletWorkerOptions['probe'];
+  /** Aborting it while the workers start (Redis unreachable, say) disconnects Redis and makes the start throw. */
+  readonly signal?: AbortSignal;
 }
 
 export interface RunningWorkers {
@@ -43,6 +45,11 @@ export interface RunningWorkers {
   stats(): readonly WalletWorkerStats[];
   /** Stops taking jobs and waits for running ones (or leaves them to other workers with `force`). */
   stop(force?: boolean): Promise<void>;
+  /**
+   * Gives up at once (the drain time passed): disconnects Redis and closes the workers without
+   * waiting. A running job's lock lapses and another worker resumes it through the journal.
+   */
+  abandon(): void;
 }
 
 interface WalletPlan {
@@ -59,7 +66,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
   redis.on('error', (e: Error) => log.warn({ err: redactor.redact(describeError(e)) }, 'redis connection error; reconnecting'));
   const workers: WalletWorker[] = [];
   const closers: (() => Promise<void>)[] = [];
+  // Commands wait for Redis forever (maxRetriesPerRequest: null): a stop during the start must cut them.
+  const cut = (): void => redis.disconnect();
+  o.signal?.addEventListener('abort', cut, { once: true });
   try {
+    if (o.signal?.aborted) throw new ChainpilotError('CORE_ABORTED', 'the worker was stopped before it started', { retry: 'not_retryable' });
     if (!o.unsafeAllowVolatileRedis) await checkRedisDurability(redis);
     const holder = o.holder ?? `${hostname()}:${process.pid}`;
     for (const [wallet, p] of plans) {
@@ -105,7 +116,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
   } catch (e) {
     for (const c of closers) await c();
     redis.disconnect();
+    if (o.signal?.aborted)
+      throw new ChainpilotError('CORE_ABORTED', `the worker was stopped while starting (${describeError(e)})`, { retry: 'not_retryable', cause: e });
     throw e;
+  } finally {
+    o.signal?.removeEventListener('abort', cut);
   }
   return {
     wallets: workers.map((w) => w.wallet),
@@ -114,6 +129,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
       await Promise.all(workers.map((w) => w.close(force)));
       for (const c of closers) await c();
       await redis.quit().catch(() => redis.disconnect());
+    },
+    abandon() {
+      redis.disconnect();
+      for (const w of workers)
+        void w.close(true).catch((e: unknown) => log.warn({ err: redactor.redact(describeError(e)) }, 'closing a worker after the drain time failed'));
     },
   };
 }
@@ -163,20 +183,54 @@ function planWallets(o: StartWorkersOptions, redactor: Redactor, log: Logger): M
   return plans;
 }
 
-/** Runs workers until `signal` aborts or SIGINT/SIGTERM (CLI), then stops them gracefully. */
-export async function runWorkers(o: StartWorkersOptions & { readonly signal?: AbortSignal; readonly out?: (t: string) => void }): Promise<void> {
+/** Default time `runWorkers` lets running jobs finish after a stop signal (ms). */
+export const WORKER_DRAIN_MS = 10_000;
+
+/**
+ * Runs workers until `signal` aborts or SIGINT/SIGTERM (CLI), then stops them gracefully within
+ * `drainMs` (default {@link WORKER_DRAIN_MS}); past it, or when the signal comes while Redis is
+ * unreachable, it gives up waiting (running jobs resume elsewhere through the journal) and returns.
+ */
+export async function runWorkers(
+  o: StartWorkersOptions & { readonly signal?: AbortSignal; readonly out?: (t: string) => void; readonly drainMs?: number },
+): Promise<void> {
   const out = o.out ?? ((t: string) => void process.stdout.write(t));
-  const running = await startWorkers(o);
-  out(`chainpilot worker: ${running.wallets.length} wallet(s): ${running.wallets.join(', ')}; Ctrl-C stops\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    o.signal?.addEventListener('abort', stop, { once: true });
-  });
-  await running.stop();
-  const s = running.stats();
-  out(
-    `stopped: ${s.reduce((n, w) => n + w.jobsCompleted, 0)} job(s) completed, ${s.reduce((n, w) => n + w.fenced, 0)} fenced, ${s.reduce((n, w) => n + w.takeovers, 0)} lease take-over(s)\n`,
-  );
+  const stopping = new AbortController();
+  const stop = (): void => stopping.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  o.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    let running: RunningWorkers;
+    try {
+      running = await startWorkers({ ...o, signal: stopping.signal });
+    } catch (e) {
+      if (stopping.signal.aborted) {
+        out('stopped before the workers started\n');
+        return;
+      }
+      throw e;
+    }
+    out(`chainpilot worker: ${running.wallets.length} wallet(s): ${running.wallets.join(', ')}; Ctrl-C stops\n`);
+    if (!stopping.signal.aborted) await new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const drainMs = o.drainMs ?? WORKER_DRAIN_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      running.stop().then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+    ]).finally(() => clearTimeout(timer));
+    if (!drained) {
+      running.abandon();
+      out(`stopped after the drain time (${drainMs} ms) without waiting further (Redis unreachable or a job still running; other workers resume it)\n`);
+      return;
+    }
+    const s = running.stats();
+    out(
+      `stopped: ${s.reduce((n, w) => n + w.jobsCompleted, 0)} job(s) completed, ${s.reduce((n, w) => n + w.fenced, 0)} fenced, ${s.reduce((n, w) => n + w.takeovers, 0)} lease take-over(s)\n`,
+    );
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    o.signal?.removeEventListener('abort', stop);
+  }
 }

@@ -177,7 +177,10 @@ describe('daemon control API', () => {
       at,
       entry: { kind: 'denied', at, strategyId: 's', side: 'buy', mint: 'M', amountIn: '1', code: 'RISK_COOLDOWN', reason: 'x' },
     });
+    handles.get('alpha')!.setReconciliation({ submitsUnknown: 2, unknownReports: 1 });
     const after = await scrape();
+    expect(value(after, 'chainpilot_submits_unknown_total', { deployment: 'alpha' })).toBe(2);
+    expect(value(after, 'chainpilot_reports_unknown_intent_total', { deployment: 'alpha' })).toBe(1);
     expect(value(after, 'chainpilot_feed_frames_received_total', { deployment: 'alpha' })).toBe(42);
     expect(value(after, 'chainpilot_feed_frames_rejected_total', { deployment: 'alpha', room_family: 'latest' })).toBe(3);
     expect(value(after, 'chainpilot_denials_total', { deployment: 'alpha', code: 'RISK_COOLDOWN' })).toBe(1);

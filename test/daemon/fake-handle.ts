@@ -11,6 +11,8 @@ import type { RunSummary } from '../../src/engine/engine-stats.js';
 export interface FakeHandle extends DeploymentHandle {
   emit(ev: DeploymentEvent): void;
   setFeed(f: Partial<FeedHealth>): void;
+  /** Sets what `stats().reconciliation` reports (unknown submits, reports for unknown intents). */
+  setReconciliation(r: { submitsUnknown: number; unknownReports: number }): void;
   /** Ends the handle by itself (a fatal error). */
   die(cause: { code: string; message: string }): void;
   readonly calls: string[];
@@ -45,6 +47,7 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
   const listeners = new Set<(e: DeploymentEvent) => void>();
   let resolveDone!: (r: ShutdownReport) => void;
   const done = new Promise<ShutdownReport>((r) => (resolveDone = r));
+  let reconciliation = { submitsUnknown: 0, unknownReports: 0 };
   let feed: FeedHealth = {
     state: 'open',
     connected: true,
@@ -103,6 +106,7 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
         positions: [],
         pending: [],
         denialsByCode: {},
+        reconciliation,
         risk: {
           dayStartedAt: 0 as UnixMs,
           dayStartEquityLamports: 10_000_000_000n,
@@ -148,6 +152,9 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
     },
     setFeed(f) {
       feed = { ...feed, ...f };
+    },
+    setReconciliation(r) {
+      reconciliation = r;
     },
     die(c) {
       cause = c;

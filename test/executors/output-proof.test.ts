@@ -1,5 +1,5 @@
 /** Static mode's output proof: what decoded instructions guarantee arrives if the transaction lands. */
-import type { PublicKey} from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
 import { Keypair, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import {

@@ -13,6 +13,14 @@ interface WorkerOpts {
   concurrency?: number;
   lockDuration?: number;
   queuePrefix?: string;
+  drainMs: number;
+}
+
+/** `--drain-ms N`: a whole number of milliseconds. */
+function drainOption(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 3_600_000) throw new InvalidArgumentError('expected whole milliseconds from 0 to 3600000, e.g. 10000');
+  return n;
 }
 
 /** `--redis URL`: a redis:// or rediss:// URL. */
@@ -64,11 +72,12 @@ export function registerWorkerCommand(program: Command): void {
       positiveInt,
     )
     .option('--queue-prefix <prefix>', 'with --sweeps: key prefix of the sweep queue (default chainpilot)')
+    .option('--drain-ms <ms>', 'on SIGTERM/SIGINT, how long running jobs may finish before the worker exits anyway', drainOption, 10_000)
     .action(async (files: string[], o: WorkerOpts) => {
       if (!o.sweeps && files.length === 0) cmd.error('error: give deployment files (to execute queued intents), or --sweeps (to run sweep cells)');
       if (!o.sweeps) {
         const { runWorkers } = await import('../../runtime/run-worker.js');
-        await runWorkers({ redisUrl: o.redis, files });
+        await runWorkers({ redisUrl: o.redis, files, drainMs: o.drainMs });
         return;
       }
       const stopSweeps = await runSweepWorker(o);
@@ -78,7 +87,7 @@ export function registerWorkerCommand(program: Command): void {
       });
       if (files.length > 0) {
         const { runWorkers } = await import('../../runtime/run-worker.js');
-        await runWorkers({ redisUrl: o.redis, files });
+        await runWorkers({ redisUrl: o.redis, files, drainMs: o.drainMs });
       } else await stopped;
       await stopSweeps();
     });

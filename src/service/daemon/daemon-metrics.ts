@@ -159,6 +159,28 @@ export function createDaemonMetrics(o: {
     },
   });
 
+  const reconciled = (name: string, help: string, pick: (r: { submitsUnknown: number; unknownReports: number }) => number): void => {
+    new Counter({
+      name,
+      help,
+      labelNames: ['deployment'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { slot, h } of running()) {
+          const r = h.stats().reconciliation;
+          if (r) this.inc({ deployment: slot.name }, pick(r));
+        }
+      },
+    });
+  };
+  reconciled('chainpilot_submits_unknown_total', 'Submits whose outcome was unknown; the intent stayed in flight until a report', (r) => r.submitsUnknown);
+  reconciled(
+    'chainpilot_reports_unknown_intent_total',
+    'Execution reports for intents the engine did not hold (logged and reconciled, never dropped)',
+    (r) => r.unknownReports,
+  );
+
   // Trading, from events.
   const intents = new Counter({
     name: 'chainpilot_intents_total',

@@ -6,7 +6,7 @@
  * leaks a little SOL where a rent allowance used to hide it. The pool authority still co-signs, so
  * each variant lands as built if the wallet signs it.
  */
-import type { PublicKey} from '@solana/web3.js';
+import type { PublicKey } from '@solana/web3.js';
 import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import {
   TOKEN_2022_PROGRAM_ID,
