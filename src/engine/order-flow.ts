@@ -301,8 +301,9 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
         const fill = r.fill;
         const before = d.portfolio.position(intent.strategyId, intent.mint);
         if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(intent.strategyId, intent.mint), before?.realisedLamports ?? 0n);
-        // the position's clock is the run's: when the engine saw the fill, not the chain's block time
-        const after = d.portfolio.applyFill(intent.strategyId, fill, d.clock.now());
+        // the position's clock is the run's: when the executor reported the fill on it (a paper
+        // fill's own time), never a chain's block time
+        const after = d.portfolio.applyFill(intent.strategyId, fill, r.at);
         if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
         d.decisions({
           kind: 'fill',
