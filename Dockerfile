@@ -11,10 +11,10 @@
 # --- build: compile TypeScript and build native addons, then drop dev dependencies ---
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 builds from source (.npmrc): the build stage needs a toolchain.
+# better-sqlite3 builds from source (.prebuild-installrc): the build stage needs a toolchain.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json .npmrc .prebuild-installrc tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 # `prepare` compiles src/ into dist/ during the install.

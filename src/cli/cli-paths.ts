@@ -15,19 +15,21 @@ export function badPath(option: string, path: string, why: string): ChainpilotEr
   return new ChainpilotError('CLI_BAD_PATH', `${option} ${path} cannot be used: ${why}`, { retry: 'not_retryable', context: { option, path } });
 }
 
-const reason = (e: unknown): string => {
+const reason = (e: unknown, reading = false): string => {
   const err = e as NodeJS.ErrnoException;
   const at = typeof err.path === 'string' ? ` at ${err.path}` : '';
   switch (err.code) {
     case 'ENOENT':
-      return `nothing can be created${at} (the file system refuses new entries there)`;
+      return reading ? 'it does not exist' : `nothing can be created${at} (the file system refuses new entries there)`;
+    case 'EISDIR':
+      return 'it is a directory, not a file';
     case 'EACCES':
     case 'EPERM':
       return `permission denied${at}`;
     case 'EROFS':
       return `read-only file system${at}`;
     case 'ENOTDIR':
-      return `${err.path ?? 'a part of it'} is not a directory`;
+      return `a part of the path is not a directory${at}`;
     default:
       return `${err.code ?? 'error'}${at}`;
   }
@@ -73,7 +75,7 @@ export function checkInDirOption(option: string, dir: string): string {
   return abs;
 }
 
-/** The coded form of an fs error met while writing `path` for `option` (a coded error passes unchanged). */
-export function pathFailure(option: string, path: string, e: unknown): unknown {
-  return e instanceof ChainpilotError || typeof (e as NodeJS.ErrnoException | undefined)?.code !== 'string' ? e : badPath(option, path, reason(e));
+/** The coded form of an fs error met while writing (or `reading`) `path` for `option`; anything else passes unchanged. */
+export function pathFailure(option: string, path: string, e: unknown, reading = false): unknown {
+  return e instanceof ChainpilotError || typeof (e as NodeJS.ErrnoException | undefined)?.code !== 'string' ? e : badPath(option, path, reason(e, reading));
 }

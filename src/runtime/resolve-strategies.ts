@@ -15,7 +15,7 @@ import { BUILTIN_STRATEGIES } from '../strategies/builtin.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- definitions of any parameter type
 type AnyDefinition = StrategyDefinition<any, any>;
 
-const isFile = (use: string): boolean => /\.(ts|mts|js|mjs)$/.test(use) || use.startsWith('.') || isAbsolute(use);
+const isFile = (use: string): boolean => /\.(ts|mts|cts|js|mjs|cjs)$/.test(use) || use.startsWith('.') || isAbsolute(use);
 
 function isDefinition(v: unknown): v is AnyDefinition {
   return (
@@ -31,7 +31,7 @@ export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
   let mod: Record<string, unknown>;
   try {
     const url = pathToFileURL(path).href;
-    if (/\.m?js$/.test(path)) {
+    if (/\.[mc]?js$/.test(path)) {
       mod = (await import(url)) as Record<string, unknown>;
     } else {
       // tsx loads only when a TypeScript strategy is named.
@@ -44,7 +44,11 @@ export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
       context: { path },
     });
   }
-  const candidates = [mod['default'], ...Object.values(mod)].filter(isDefinition);
+  // A file compiled as CommonJS (a .ts strategy in a package without "type": "module", or a .cjs
+  // file) arrives with its exports object as the default: look inside it too.
+  const cjs = mod['default'];
+  const inner = typeof cjs === 'object' && cjs !== null ? Object.values(cjs as Record<string, unknown>) : [];
+  const candidates = [mod['default'], ...Object.values(mod), ...inner].filter(isDefinition);
   const def = candidates[0];
   if (!def) {
     throw new ChainpilotError('STRATEGY_LOAD_FAILED', `strategy file ${path} exports no strategy: export default defineStrategy({...})`, {

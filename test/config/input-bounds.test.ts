@@ -181,6 +181,11 @@ describe('paths and values on the command line', () => {
     [['daemon', 'config/paper-sim.yaml', '--log-level', 'nope'], `CLI_BAD_OPTION: option '--log-level <level>' argument 'nope' is invalid`],
     [['wallet', 'new', '--out', '/proc/x'], 'CLI_BAD_PATH: --out /proc/x cannot be used'],
     [['backtest', 'config/paper-sim.yaml', '--data', 'x.jsonl', '--out', '/proc/x/y'], 'CLI_BAD_PATH: --out /proc/x/y cannot be used'],
+    [['report', '/proc/x/report.json'], 'CLI_BAD_PATH: <report> /proc/x/report.json cannot be used: it does not exist'],
+    [
+      ['record', '--sim', '--rooms', 'latest', '--duration', '1s', '--out', '/dev/null/x'],
+      'CLI_BAD_PATH: --out /dev/null/x cannot be used: a part of the path is not a directory',
+    ],
   ])('the real binary: %j ends with a coded error', async (args, expected) => {
     const r = await cli(args);
     expect(r.code).toBe(1);

@@ -211,6 +211,26 @@ describe('Datastream client against a hostile server (real socket)', () => {
     await waitFor(() => delivered > before, 'delivery after the oversized frames');
   });
 
+  it('an unfinished message followed by thousands of empty continuations is refused (1009), counted, and the client reconnects', async () => {
+    const reasons: string[] = [];
+    const off = client.onEvent((e) => {
+      if (e.kind === 'malformed') reasons.push(e.reason);
+    });
+    const start = client.stats();
+    const conn = server.open()[0]!;
+    conn.socket.send('{"type":"message",', { fin: false });
+    for (let i = 0; i < 5_000; i++) conn.socket.send('', { fin: false }); // empty continuations
+    await waitFor(
+      () => client.stats().connects > start.connects && client.state === 'open' && server.open()[0]?.joins.length === SUBSCRIBED.length,
+      'reconnect after a message in too many frames',
+    );
+    off();
+    expect(client.stats().oversizedFrames - start.oversizedFrames).toBe(1);
+    expect(reasons).toContain('a message in more frames than one message may take; the socket was closed and will reconnect');
+    const s = await sendAndSettle(`{"type":"message","room":"${CURVE}","data":{"mint":"after-fragments"}}`);
+    expect(s.perRoom[CURVE]!.messages).toBe(start.perRoom[CURVE]!.messages + 1);
+  });
+
   it(
     'returns the heap to where it was after a burst of hostile frames and a full GC',
     async () => {

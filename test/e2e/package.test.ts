@@ -5,6 +5,11 @@
  * project the cache holds every dependency, so nothing is fetched), each entry point imported, and
  * `npx chainpilot paper` run with a strategy written against `chainpilot/strategy`.
  *
+ * Also (issue 29): the tarball holds only what the package needs (no journal of a rehearsal), npm
+ * prints no warning about our own config or engines while installing it, the entry points load from
+ * a default CommonJS app (`npm init -y`: require, and a .ts strategy compiled as CommonJS) as well as
+ * from ESM, and the declarations type-check with `skipLibCheck: false`.
+ *
  * Slow (packing builds the project; installing compiles the native addons): an e2e test.
  */
 import { execFile } from 'node:child_process';
@@ -18,6 +23,10 @@ const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'cp-package-'));
 const app = join(dir, 'app');
+/** A default CommonJS app (`npm init -y`: no "type") inside the installed one, sharing its node_modules. */
+const cjsApp = join(app, 'cjs');
+let installOutput = '';
+let tarballFiles: string[] = [];
 
 const STRATEGY = `import { defineStrategy, solParam, z, type TokenLaunched } from 'chainpilot/strategy';
 
@@ -66,7 +75,7 @@ await import(process.argv[2]);
 
 async function npm(args: string[], cwd: string): Promise<string> {
   const r = await run('npm', args, { cwd, timeout: 1_100_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
-  return r.stdout;
+  return `${r.stdout}${r.stderr}`;
 }
 
 /**
@@ -84,10 +93,16 @@ async function packCopy(): Promise<void> {
     'tsconfig.json',
     'tsconfig.build.json',
     '.npmrc',
+    '.prebuild-installrc',
     'README.md',
   ]) {
+    if (f.startsWith('!')) continue; // an exclusion of `files`, not a path
     cpSync(join(repo, f), join(copy, f), { recursive: true });
   }
+  // a rehearsal's journal left next to the shipped deployments must not be packed
+  mkdirSync(join(copy, 'config/data'), { recursive: true });
+  writeFileSync(join(copy, 'config/data/live-sim.journal.sqlite'), 'journal');
+  writeFileSync(join(copy, 'config/data/live-sim.journal.sqlite.previous'), 'journal');
   symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'));
   await npm(['pack', '--pack-destination', dir], copy);
 }
@@ -96,11 +111,15 @@ beforeAll(async () => {
   await packCopy();
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${dir}`);
+  tarballFiles = (await run('tar', ['-tzf', join(dir, tarball)])).stdout.trim().split('\n');
   // The empty project: native addons build from source like in the repository (no binary download).
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'user-app', version: '1.0.0', private: true, type: 'module' }));
   copyFileSync(join(repo, '.npmrc'), join(app, '.npmrc'));
-  await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball)], app);
+  copyFileSync(join(repo, '.prebuild-installrc'), join(app, '.prebuild-installrc'));
+  installOutput = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball)], app);
+  mkdirSync(cjsApp);
+  writeFileSync(join(cjsApp, 'package.json'), JSON.stringify({ name: 'cjs', version: '1.0.0', main: 'index.js', license: 'ISC' }));
   writeFileSync(join(app, 'first-launches.ts'), STRATEGY);
   writeFileSync(join(app, 'deploy.yaml'), DEPLOYMENT);
   writeFileSync(join(app, 'graph-probe.mjs'), GRAPH_PROBE);
@@ -169,4 +188,57 @@ console.log(JSON.stringify([typeof m.createServiceClients, typeof m.ChainpilotEr
     expect(bad.stderr).toMatch(/^[A-Z]+_[A-Z_]+: /m);
     expect(bad.stderr).toContain('hint: ');
   });
+
+  it('packs only what the package needs: no journal, database or data directory', () => {
+    expect(tarballFiles.length).toBeGreaterThan(100);
+    const tops = new Set(tarballFiles.map((f) => f.split('/')[1]));
+    expect([...tops].sort()).toEqual(['README.md', 'assets', 'bin', 'config', 'dist', 'docs', 'package.json', 'src']);
+    expect(tarballFiles.filter((f) => /config\/data\/|\.sqlite|\.db$|wallet\.json$|\.lock$/.test(f))).toEqual([]);
+  });
+
+  it('installs with no npm warning about our own config, and no engine warning but the one documented', () => {
+    const warnings = installOutput.split('\n').filter((l) => /^npm warn/i.test(l));
+    expect(warnings.filter((l) => /Unknown (project|env|user|global) config|npmrc/i.test(l))).toEqual([]);
+    // @solana/errors (under @solana/kit) pins commander 15.0.0 for its own CLI, never loaded by us; an
+    // app can add the override README gives. Nothing else in the tree wants more than our engines say.
+    const engines = warnings.filter((l) => /EBADENGINE\s+package:/.test(l));
+    expect(engines.filter((l) => !l.includes("'commander@15.0.0'"))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(app, 'node_modules/chainpilot/package.json'), 'utf8')) as { engines: { node: string } };
+    expect(pkg.engines.node).toBe('^20.19.0 || ^22.13.0 || 24.x || 25.x || 26.x');
+  });
+
+  it('loads every entry point with require() from a default CommonJS app', async () => {
+    const script = `const s = require('chainpilot/strategy'); const m = require('chainpilot'); const rt = require('chainpilot/runtime'); const sim = require('chainpilot/sim');
+console.log(JSON.stringify([typeof s.defineStrategy, typeof m.ChainpilotError, typeof rt.runPaper, typeof sim.startSimulator]));`;
+    writeFileSync(join(cjsApp, 'index.js'), script);
+    const r = await run(process.execPath, ['index.js'], { cwd: cjsApp });
+    expect(JSON.parse(r.stdout)).toEqual(['function', 'function', 'function', 'function']);
+  });
+
+  it('validates a deployment whose .ts strategy, written as docs/strategies.md shows, compiles as CommonJS in a default app', async () => {
+    writeFileSync(join(cjsApp, 'first-launches.ts'), STRATEGY);
+    writeFileSync(
+      join(cjsApp, 'required.cjs'),
+      "const { defineStrategy, z } = require('chainpilot/strategy');\nmodule.exports = defineStrategy({ id: 'required', params: z.strictObject({}), rooms: () => ['latest'] });\n",
+    );
+    writeFileSync(join(cjsApp, 'deploy.yaml'), DEPLOYMENT.replace('risk:\n', '  - use: ./required.cjs\nrisk:\n'));
+    const r = await run('npx', ['--no-install', 'chainpilot', 'validate', 'deploy.yaml'], { cwd: cjsApp, timeout: 120_000 });
+    expect(r.stdout).toContain('deploy.yaml is valid');
+  }, 180_000);
+
+  it('ships declarations that type-check with skipLibCheck: false, from ESM and from CommonJS', async () => {
+    const imports = `import { defineStrategy } from 'chainpilot/strategy';
+import * as cp from 'chainpilot';
+import * as sim from 'chainpilot/sim';
+import * as rt from 'chainpilot/runtime';
+export const used = [defineStrategy, cp.ChainpilotError, sim.startSimulator, rt.runPaper];
+`;
+    writeFileSync(join(app, 'types-esm.mts'), imports);
+    writeFileSync(join(cjsApp, 'types-cjs.cts'), imports);
+    const options = { strict: true, skipLibCheck: false, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'] };
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['types-esm.mts', 'cjs/types-cjs.cts'] }));
+    const tsc = join(repo, 'node_modules/typescript/bin/tsc');
+    const r = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+    expect(r.stdout).toBe('');
+  }, 120_000);
 });

@@ -43,7 +43,9 @@ describe("README's live rehearsal", () => {
 
     const first = await cli(['run', 'config/live-sim.yaml', '--live', '--duration', '60s']);
     expect(first.code, first.stderr.slice(-2_000)).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`rehearsal on a fresh simulator chain \\(simulator-[0-9a-f]{12}\\) with a fresh journal at ${journal.replace(/[.]/g, '\\.')}\\n`));
+    expect(first.stdout).toMatch(
+      new RegExp(`rehearsal on a fresh simulator chain \\(simulator-[0-9a-f]{12}\\) with a fresh journal at ${journal.replace(/[.]/g, '\\.')}\\n`),
+    );
     expect(first.stdout).not.toContain('previous rehearsal');
     const a = summaryOf(first.stdout);
     expect(a.fills).toBeGreaterThan(0);

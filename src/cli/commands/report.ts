@@ -13,8 +13,14 @@ export function registerReport(program: Command): void {
       const { rebuildReportHtml } = await import('../../research/backtest/rebuild-report.js');
       const { checkOutFileOption, pathFailure } = await import('../cli-paths.js');
       const out = opts.out ?? join(dirname(file), 'report.html');
+      let json: string;
+      try {
+        json = readFileSync(file, 'utf8');
+      } catch (e) {
+        throw pathFailure('<report>', file, e, true);
+      }
       checkOutFileOption('--out', out);
-      const r = rebuildReportHtml(readFileSync(file, 'utf8'), file);
+      const r = rebuildReportHtml(json, file);
       try {
         writeFileSync(out, r);
       } catch (e) {

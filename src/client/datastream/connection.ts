@@ -46,8 +46,11 @@ export interface ConnectionHandlers {
   attemptFailed(reason: DownReason, detail: string): void;
   /** The breaker tripped: no more reconnects. */
   stopped(error: ChainpilotError): void;
-  /** The server sent a frame larger than `maxFrameBytes`; the socket closes and reconnects after backoff. */
-  frameTooLarge(): void;
+  /**
+   * The server sent a message larger than `maxFrameBytes`, or in more frames than one message may
+   * take (`fragments`); the socket closes and reconnects after backoff.
+   */
+  frameTooLarge(fragments?: boolean): void;
 }
 
 export interface Connection {
@@ -203,7 +206,8 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
           },
           error(e) {
             // 'close' always follows and carries the decision; an oversized frame is also a reject to count
-            if (my === gen && (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' || e.code === 'WS_ERR_TOO_MANY_FRAGMENTS')) h.frameTooLarge();
+            if (my === gen && (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' || e.code === 'WS_ERR_TOO_MANY_FRAGMENTS'))
+              h.frameTooLarge(e.code === 'WS_ERR_TOO_MANY_FRAGMENTS');
           },
           close(code) {
             if (my === gen) lose(state === 'open' ? 'server-closed' : 'error', `socket closed with code ${code}`, code);

@@ -363,11 +363,12 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     },
     message: receiveFrame,
     readEnd: handleBatch,
-    frameTooLarge() {
+    frameTooLarge(fragments) {
       handleBatch(); // the frames before it first
       s.frames++;
       s.oversizedFrames++;
-      emit({ kind: 'malformed', reason: `frame larger than maxFrameBytes (${o.maxFrameBytes}); the socket was closed and will reconnect`, sample: '' });
+      const what = fragments === true ? 'a message in more frames than one message may take' : `frame larger than maxFrameBytes (${o.maxFrameBytes})`;
+      emit({ kind: 'malformed', reason: `${what}; the socket was closed and will reconnect`, sample: '' });
     },
     down(reason, at) {
       handleBatch();

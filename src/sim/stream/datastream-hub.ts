@@ -4,13 +4,26 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { Random } from '../../core/index.js';
 import type { StreamFaults } from '../faults/fault-settings.js';
 
+/**
+ * What the hub uses of a client's socket (a `ws` WebSocket). Written out rather than imported, so the
+ * package's declarations do not name `ws`'s types (whose `export =` a consumer without
+ * `esModuleInterop` cannot import by name).
+ */
+export interface HubSocket {
+  readonly readyState: number;
+  readonly OPEN: number;
+  readonly bufferedAmount: number;
+  send(data: string | Buffer, options: { binary: boolean }): void;
+  terminate(): void;
+}
+
 export interface HubClient {
   readonly id: number;
-  readonly ws: WebSocket;
+  readonly ws: HubSocket;
   readonly rooms: Set<string>;
   /** Rooms this client asked to join beyond `maxRoomsPerClient` (answered with ROOM_LIMIT), until it leaves them. */
   readonly refused: Set<string>;
