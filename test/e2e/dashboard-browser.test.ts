@@ -184,6 +184,12 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
       async () => ((await page.textContent('#notice'))?.includes('Buy refused: RISK_TRADE_SIZE') ? true : undefined),
       10_000,
     );
+    await page.click(`${card} details.config summary`);
+    await waitFor(
+      'the effective configuration',
+      async () => ((await page.textContent(`${card} details.config pre`))?.includes('graduation-sniper') ? true : undefined),
+      10_000,
+    );
     await waitFor(
       'the manual entry row',
       async () => ((await page.textContent(`${card} table.decisions`))?.includes('manual enter') ? true : undefined),

@@ -61,6 +61,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 200: ok(s.deploymentDetailBody), ...refused },
         },
       },
+      '/api/deployments/{name}/config': {
+        get: {
+          summary: 'the effective configuration (YAML, defaults applied, secrets redacted)',
+          parameters: [name],
+          responses: { 200: ok(s.configBody), ...refused },
+        },
+      },
       '/api/deployments/{name}/fills': {
         get: { summary: 'fills, oldest first, paged by sequence', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } },
       },

@@ -351,6 +351,12 @@ function card(name: string): HTMLElement {
     h('div', { class: 'fills' }),
     h('h3', {}, 'Recent decisions'),
     h('div', { class: 'decisions' }),
+    h('details', { class: 'config' }, h('summary', {}, 'Effective configuration (secrets redacted)'), h('pre', {}, 'loading...')),
+  );
+  const pre = el.querySelector('details.config pre') as HTMLElement;
+  api(`/api/deployments/${encodeURIComponent(name)}/config`).then(
+    (c) => (pre.textContent = (c as { yaml: string }).yaml),
+    (e: unknown) => (pre.textContent = `not available: ${(e as Error).message}`),
   );
   for (const b of el.querySelectorAll<HTMLButtonElement>('button[data-action]')) b.addEventListener('click', () => void act(name, b.dataset['action'] ?? ''));
   const form = el.querySelector('form.enter') as HTMLFormElement;
