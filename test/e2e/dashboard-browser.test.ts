@@ -161,6 +161,8 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     const card = 'section.deployment[data-name="paper-b"]';
     // A position of the strategies to act on (the simulator trades within seconds).
     await page.waitForSelector(`${card} table.positions button[data-manual^="close-5000-"]`, { timeout: 90_000 });
+    // Each open position has its price chart (price ÷ entry, the entry level dashed).
+    await page.waitForSelector(`${card} .position-charts .position-chart canvas`, { timeout: 10_000 });
     await page.click(`${card} table.positions button[data-manual^="close-5000-"]`);
     await page.waitForSelector('dialog#confirm[open]');
     expect(await page.textContent('#confirm-text')).toMatch(/^Sell 50 % of .+ in paper-b\?/);
