@@ -391,6 +391,12 @@ export const notifySchema = z.strictObject({
       retries: intIn('notify.telegram.retries').default(4),
       retryBase: durationIn('notify.telegram.retryBase').default(1_000),
       retryMax: durationIn('notify.telegram.retryMax').default(30_000),
+      /** Daemon-wide file only: answer commands (/status, /pause, /forceexit, ...) from `chatId` and `allowChatIds`. */
+      control: z.boolean().default(false),
+      allowChatIds: z
+        .array(z.string().regex(/^-?\d{1,16}$/, 'a Telegram chat id: digits, with a leading - for groups'))
+        .max(50)
+        .default([]),
     })
     .optional(),
   /** Per-channel queue bound: events beyond it are dropped and counted. */

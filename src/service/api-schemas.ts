@@ -184,6 +184,13 @@ export const enterBody = z.strictObject({
 /** POST /api/deployments/{name}/intents/{id}/cancel. */
 export const cancelBody = z.strictObject({ reason: why.optional(), by: who.optional() }).default({});
 
+/** GET /api/deployments/{name}/config. */
+export const configBody = z.object({
+  name: z.string(),
+  file: z.string(),
+  yaml: z.string().describe('the effective configuration, every default applied, secret fields and values redacted'),
+});
+
 /** A manual action that was placed; a denial answers 409 with the denial's code (errorBody). */
 export const manualResultBody = z.object({
   name: z.string(),

@@ -22,6 +22,8 @@ export interface SlotView {
   /** When the next restart is due (run clock), while `restarting`. */
   readonly restartAt: UnixMs | undefined;
   readonly handle: DeploymentHandle | undefined;
+  /** The effective configuration as YAML, every default applied, secrets redacted (`chainpilot validate`'s output). */
+  readonly effectiveConfig?: () => string;
 }
 
 /** The supervised deployments, read-only. */

@@ -147,6 +147,14 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
       h.state = 'running';
     },
     done: () => done,
+    manual(action, meta) {
+      h.calls.push(
+        `manual:${action.action}:${action.action === 'cancel' ? action.intentId : action.mint}:${action.action === 'close' ? action.fractionBps : ''}:${meta.by}`,
+      );
+      return action.action === 'close' && action.mint === 'HELD'
+        ? { ok: true, intentId: 'int_fake_1' }
+        : { ok: false, code: 'ENGINE_MANUAL_REFUSED', reason: `no open position on ${action.action === 'cancel' ? '' : action.mint}` };
+    },
     emit(ev) {
       for (const l of listeners) l(ev);
     },

@@ -156,4 +156,12 @@ describe('manual actions on a running daemon', () => {
     const manual = (await decisions()).filter((e) => e['kind'] === 'manual' && e['by'] === 'dave');
     expect(manual.map((e) => e['action'])).toEqual(['enter', 'close']);
   }, 120_000);
+
+  it('shows the effective configuration with every default applied and the API key redacted', async () => {
+    const c = schemas.configBody.parse((await api('/api/deployments/hands/config')).body);
+    expect(c.yaml).toMatch(/maxTradeSol: "?0\.5"?/);
+    expect(c.yaml).toContain('slippageBps: 5000');
+    expect(c.yaml).toContain('[REDACTED]');
+    expect(c.yaml).not.toContain(sim.apiKey);
+  });
 });

@@ -157,6 +157,48 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     expect(await page.evaluate<number>("performance.getEntriesByType('navigation').length")).toBe(1);
   }, 120_000);
 
+  it('acts on a position from the page after the confirmation (sell half, a forced buy through the risk gate) and shows each manual decision as it arrives by SSE', async () => {
+    const card = 'section.deployment[data-name="paper-b"]';
+    // A position of the strategies to act on (the simulator trades within seconds).
+    await page.waitForSelector(`${card} table.positions button[data-manual^="close-5000-"]`, { timeout: 90_000 });
+    // Each open position has its price chart (price ÷ entry, the entry level dashed).
+    await page.waitForSelector(`${card} .position-charts .position-chart canvas`, { timeout: 10_000 });
+    await page.click(`${card} table.positions button[data-manual^="close-5000-"]`);
+    await page.waitForSelector('dialog#confirm[open]');
+    expect(await page.textContent('#confirm-text')).toMatch(/^Sell 50 % of .+ in paper-b\?/);
+    await page.click('#confirm-yes');
+    // Journaled first, then placed (or refused, when an exit rule sold it meanwhile): the row arrives by SSE.
+    await page.waitForSelector(`${card} table.decisions tr.kind-manual`, { timeout: 10_000 });
+    expect(await page.textContent(`${card} table.decisions tr.kind-manual`)).toMatch(/manual close.*dashboard.*Sell half from the dashboard/);
+    expect(await page.textContent('#notice')).toMatch(/^paper-b: Sell half (placed \(int_|refused: ENGINE_MANUAL_REFUSED)/);
+    // A forced buy above the per-trade limit: confirmed, denied by the risk gate, the code shown.
+    const mint =
+      ((await api('/api/deployments/paper-b')) as { positions: { mint: string }[] }).positions[0]?.mint ?? 'So11111111111111111111111111111111111111112';
+    await page.fill(`${card} form.enter input[name="mint"]`, mint);
+    await page.fill(`${card} form.enter input[name="sol"]`, '9');
+    await page.fill(`${card} form.enter input[name="strategy"]`, 'graduation-sniper');
+    await page.click(`${card} form.enter button[type="submit"]`);
+    await page.waitForSelector('dialog#confirm[open]');
+    expect(await page.textContent('#confirm-text')).toContain('Buy 9 SOL of');
+    await page.click('#confirm-yes');
+    await waitFor(
+      'the denial on the page',
+      async () => ((await page.textContent('#notice'))?.includes('Buy refused: RISK_TRADE_SIZE') ? true : undefined),
+      10_000,
+    );
+    await page.click(`${card} details.config summary`);
+    await waitFor(
+      'the effective configuration',
+      async () => ((await page.textContent(`${card} details.config pre`))?.includes('graduation-sniper') ? true : undefined),
+      10_000,
+    );
+    await waitFor(
+      'the manual entry row',
+      async () => ((await page.textContent(`${card} table.decisions`))?.includes('manual enter') ? true : undefined),
+      10_000,
+    );
+  }, 120_000);
+
   it('kills a deployment after the confirmation, and every buy decided afterwards is denied', async () => {
     await page.click('section.deployment[data-name="paper-a"] button[data-action="kill"]');
     await page.waitForSelector('dialog#confirm[open]');

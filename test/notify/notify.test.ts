@@ -299,6 +299,45 @@ describe('the daemon notification hub', () => {
   });
 });
 
+describe('the daily summary', () => {
+  it("is sent once per deployment when its own risk day rolls over, for the day that ended, with the book's numbers", async () => {
+    const r = await receiver();
+    cleanups.push(() => r.close());
+    let dayStartedAt = Date.UTC(2026, 10, 23, 4); // risk.dayBoundary 04:00 UTC
+    const handle = {
+      stats: () => ({
+        summary: { equityLamports: 10_500_000_000n, realisedLamports: 500_000_000n, unrealisedLamports: 0n, fills: 4, openPositions: 1 },
+        risk: { dayStartedAt, dailyLossLamports: 200_000_000n },
+      }),
+    };
+    const supervisor = { list: () => [{ name: 'paper-a', handle }], get: () => undefined } as unknown as Supervisor;
+    const hub = createNotifyHub({
+      daemonConfig: config({ webhook: r.url }),
+      idPrefix: 'boot3',
+      redactor: redactor(),
+      log: silentLogger(),
+      dayCheckEveryMs: 3_600_000,
+    });
+    cleanups.push(() => hub.close(0));
+    const logs = { decisions: createEventLog<DecisionEntry>(10, () => undefined), events: createEventLog<DeploymentEvent>(10, () => undefined) };
+    hub.attach({ supervisor, ...logs });
+    hub.checkDay();
+    hub.checkDay();
+    dayStartedAt += 86_400_000;
+    hub.checkDay();
+    hub.checkDay();
+    await until('the summary', () => r.received.length === 1);
+    const body = JSON.parse(r.received[0]!.body) as { id: string; event: string; text: string };
+    expect(body.event).toBe('dailySummary');
+    expect(body.id).toBe('boot3-paper-a-day-2026-11-23');
+    expect(body.text).toBe(
+      'paper-a: summary for 2026-11-23: book equity 10.5 SOL, realised +0.5 SOL, unrealised 0 SOL, 1 open positions; 4 fills since the run started; daily loss 0.2 SOL',
+    );
+    await hub.close(1_000);
+    expect(r.received).toHaveLength(1);
+  });
+});
+
 describe('the daemon notification file', () => {
   it('takes secrets only from the environment and names the field otherwise', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-notify-'));

@@ -113,6 +113,11 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     const slot = slotOr404(req, reply);
     return slot ? detailView(slot) : reply;
   });
+  app.get('/api/deployments/:name/config', async (req, reply) => {
+    const slot = slotOr404(req, reply);
+    if (!slot) return reply;
+    return { name: slot.name, file: slot.file, yaml: slot.effectiveConfig?.() ?? '' } satisfies z.infer<typeof s.configBody>;
+  });
   const pagedKinds = (kinds: readonly DecisionEntry['kind'][]) => async (req: FastifyRequest, reply: FastifyReply) => {
     const slot = slotOr404(req, reply);
     if (!slot) return reply;

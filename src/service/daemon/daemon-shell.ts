@@ -13,6 +13,7 @@ import { formatShutdownReport, formatSummary } from '../../runtime/status-panel.
 import { drainOrExit, flush, guardProcessExit } from '../../runtime/run-shell.js';
 import { createDashboard } from '../dashboard/dashboard-routes.js';
 import { createNotifyHub } from '../notify/notify-hub.js';
+import { createTelegramControl, type TelegramControl } from '../notify/telegram-control.js';
 import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
 import { createServiceMetrics } from './service-metrics.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
@@ -80,6 +81,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   const env = o.env ?? process.env;
   const daemonNotify = o.notifyFile ? loadNotifyFile(o.notifyFile, env) : undefined;
   for (const s of daemonNotify?.secrets ?? []) redactor.add(s);
+  let chat: TelegramControl | undefined;
   const restoreExit = guardProcessExit();
   let daemon: RunningDaemon | undefined;
   const stopped = new AbortController();
@@ -130,8 +132,21 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     );
     out(`${formatReloadDiff(daemon.initial)}\n`);
     hub.attach(daemon);
+    const tg = daemonNotify?.config.telegram;
+    if (tg?.control) {
+      chat = createTelegramControl({
+        botToken: tg.botToken,
+        apiRoot: tg.baseUrl,
+        allowChatIds: [tg.chatId, ...tg.allowChatIds],
+        view: daemon,
+        log: log.child({ part: 'telegram' }),
+        redactor,
+      });
+      chat.start();
+    }
     o.onReady?.(daemon);
     if (!stopped.signal.aborted) await new Promise<void>((r) => stopped.signal.addEventListener('abort', () => r(), { once: true }));
+    await chat?.stop();
     const reports = await daemon.stop();
     await endpoints.closeAll();
     await hub.close();
@@ -140,6 +155,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     }
     return 0;
   } finally {
+    await chat?.stop().catch((e: unknown) => log.warn({ err: describeError(e) }, 'stopping the Telegram control failed'));
     process.removeListener('SIGINT', onInt);
     process.removeListener('SIGTERM', onTerm);
     process.removeListener('SIGHUP', onHup);

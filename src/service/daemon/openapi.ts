@@ -20,6 +20,20 @@ const action = (summary: string): Record<string, unknown> => ({
   },
 });
 
+const manual = (summary: string, body: Schema, extra: Record<string, unknown>[] = []): Record<string, unknown> => ({
+  post: {
+    summary,
+    parameters: [name, ...extra],
+    requestBody: { required: true, content: { 'application/json': { schema: json(body) } } },
+    responses: {
+      200: ok(s.manualResultBody, 'placed (close, enter) or cancelled'),
+      409: ok(s.errorBody, 'denied by the admission check or the risk gate, or refused (ENGINE_MANUAL_REFUSED), with the code'),
+      400: ok(s.errorBody, 'the body does not fit the schema'),
+      ...refused,
+    },
+  },
+});
+
 /** Builds the document (cheap; built once per app). */
 export function openApiDocument(version: string): Record<string, unknown> {
   return {
@@ -47,6 +61,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 200: ok(s.deploymentDetailBody), ...refused },
         },
       },
+      '/api/deployments/{name}/config': {
+        get: {
+          summary: 'the effective configuration (YAML, defaults applied, secrets redacted)',
+          parameters: [name],
+          responses: { 200: ok(s.configBody), ...refused },
+        },
+      },
       '/api/deployments/{name}/fills': {
         get: { summary: 'fills, oldest first, paged by sequence', parameters: [name, ...paging], responses: { 200: ok(s.pageBody), ...refused } },
       },
@@ -68,6 +89,52 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/api/deployments/{name}/resume': action('resume entries'),
       '/api/deployments/{name}/kill': action('kill switch on: no new buys (persisted for live deployments)'),
       '/api/deployments/{name}/unkill': action('kill switch off (persisted for live deployments)'),
+      '/api/deployments/{name}/positions/close': manual('sell a position, all of it or a share (fractionBps); journaled as a manual decision', s.closeBody),
+      '/api/deployments/{name}/entries': manual('force a buy through the admission check and the risk gate; journaled as a manual decision', s.enterBody),
+      '/api/deployments/{name}/intents/{id}/cancel': manual('cancel an intent that has not left the process (paper: in its latency)', s.cancelBody, [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+      ]),
+      '/api/stream-ticket': {
+        post: {
+          summary: 'a single-use ticket (30 s) for /api/stream or /api/reports/open, which a browser cannot send a bearer token to',
+          responses: { 200: ok(z.object({ ticket: z.string(), expiresInMs: z.number().int() })), 401: refused[401] },
+        },
+      },
+      '/api/stream': {
+        get: {
+          summary: 'Server-Sent Events of the dashboard (snapshot, decision, event, status); resumes from Last-Event-ID',
+          security: [],
+          parameters: [
+            { name: 'ticket', in: 'query', required: true, schema: { type: 'string' } },
+            { name: 'lastEventId', in: 'query', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            401: ok(s.errorBody, 'missing, used or expired ticket'),
+          },
+        },
+      },
+      '/api/reports': {
+        get: {
+          summary: 'backtest and sweep reports in --reports-dir',
+          responses: { 200: ok(z.object({ reports: z.array(z.record(z.string(), z.unknown())) })), 401: refused[401] },
+        },
+      },
+      '/api/reports/open': {
+        get: {
+          summary: 'one report page, sandboxed (opened in a new tab with a ticket)',
+          security: [],
+          parameters: [
+            { name: 'path', in: 'query', required: true, schema: { type: 'string' } },
+            { name: 'ticket', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: { description: 'the report', content: { 'text/html': { schema: { type: 'string' } } } },
+            401: ok(s.errorBody, 'missing, used or expired ticket'),
+            404: ok(s.errorBody, 'no such report'),
+          },
+        },
+      },
       '/api/reload': { post: { summary: 're-read the deployment files and apply the difference', responses: { 200: ok(s.reloadBody), 401: refused[401] } } },
     },
   };

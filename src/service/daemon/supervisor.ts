@@ -9,8 +9,8 @@
  * next start acquired its own: the endpoint stays open in between, so a paper deployment on a shared
  * embedded simulator resumes its book on the same market (a closed simulator would be a new one).
  */
-import { cappedBackoff, describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
-import type { LoadedDeployment } from '../../config/index.js';
+import { cappedBackoff, createRedactor, describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
+import { effectiveConfigYaml, type LoadedDeployment } from '../../config/index.js';
 import type { SlotState, SlotView } from '../service-port.js';
 import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState, ShutdownReport } from '../../runtime/deployment-handle.js';
 
@@ -113,6 +113,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     restarts: s.restarts,
     restartAt: s.restartAt,
     handle: s.handle,
+    effectiveConfig: () => createRedactor(s.loaded.secrets).redact(effectiveConfigYaml(s.loaded.deployment)),
   });
   /** Sets the state; `cause` replaces the cause (null clears it), undefined keeps it (restarting keeps the failure's). */
   const setState = (s: Slot, state: SlotState, cause?: Cause | null): void => {

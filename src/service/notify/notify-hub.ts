@@ -1,8 +1,8 @@
 /**
  * Notifications for a whole daemon: follows its two event logs, turns what matters into
  * notifications, and hands each to the daemon-wide notifier (`--notify FILE`) and to the
- * deployment's own (`notify:` in its file). Sends a daily summary per deployment when the UTC day
- * changes. Counters per scope and channel are exported to /metrics.
+ * deployment's own (`notify:` in its file). Sends a daily summary per deployment when its risk
+ * day (`risk.dayBoundary`) rolls over. Counters per scope and channel are exported to /metrics.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NotifyConfig } from '../../config/index.js';
@@ -46,7 +46,9 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
   const mapEvent = createEventMapper();
   const haltNoticed = new Set<string>();
   let view: DaemonView | undefined;
-  let day = utcDay(now());
+  /** Start of each deployment's current risk day as last seen, and its daily loss then. */
+  const dayStart = new Map<string, number>();
+  const lastLoss = new Map<string, bigint>();
   let timer: NodeJS.Timeout | undefined;
 
   const ownNotifier = (deployment: string): Notifier | undefined => {
@@ -129,15 +131,21 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
       timer.unref();
     },
     checkDay() {
-      const today = utcDay(now());
-      if (today === day || !view) return;
-      const ended = day;
-      day = today;
+      if (!view) return;
+      // Each deployment's own risk day (risk.dayBoundary): a summary when it rolls over, for the day that ended.
       for (const slot of view.supervisor.list()) {
         const h = slot.handle;
         if (!h) continue;
         const st = h.stats();
-        send(dailySummaryDraft(slot.name, ended, now(), { ...st.summary, dailyLossLamports: st.risk.dailyLossLamports }));
+        const started = st.risk.dayStartedAt;
+        const before = dayStart.get(slot.name);
+        dayStart.set(slot.name, started);
+        if (before === undefined || before === started) continue;
+        send(dailySummaryDraft(slot.name, utcDay(before), now(), { ...st.summary, dailyLossLamports: lastLoss.get(slot.name) ?? 0n }));
+      }
+      for (const slot of view.supervisor.list()) {
+        const st = slot.handle?.stats();
+        if (st) lastLoss.set(slot.name, st.risk.dailyLossLamports);
       }
     },
     stats() {

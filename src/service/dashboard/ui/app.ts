@@ -72,6 +72,11 @@ interface Decision {
   reason?: string;
   outcome?: string;
   intentId?: string;
+  /** `manual` entries: the action, who asked and why. */
+  action?: string;
+  by?: string;
+  why?: string;
+  target?: { mint?: string; intentId?: string };
 }
 interface DecisionMsg {
   seq: number;
@@ -125,7 +130,8 @@ async function api(path: string, method = 'GET', body?: unknown): Promise<unknow
     throw new Error('unauthorised');
   }
   const json = (await res.json()) as unknown;
-  if (!res.ok) throw new Error((json as { error?: { message?: string } }).error?.message ?? `HTTP ${res.status}`);
+  const err = (json as { error?: { code?: string; message?: string } }).error;
+  if (!res.ok) throw new Error(err ? `${err.code ?? 'ERROR'}: ${err.message ?? ''}` : `HTTP ${res.status}`);
   return json;
 }
 
@@ -272,6 +278,14 @@ function decisionRows(name: string, kinds: readonly string[]): { key: string; ce
     if (e.kind === 'fill')
       rows.push({ key, cells: [time(e.at), e.strategyId, e.side ?? '', shortMint(e.mint ?? ''), `${sol(e.solAmount)} SOL`, e.tokenAmount ?? ''] });
     else {
+      if (e.kind === 'manual') {
+        rows.push({
+          key,
+          cls: 'kind-manual',
+          cells: [time(e.at), `manual ${e.action ?? ''}`, e.by ?? '', '', shortMint(e.target?.mint ?? e.target?.intentId ?? ''), '', '', e.why ?? ''],
+        });
+        continue;
+      }
       const what =
         e.kind === 'denied'
           ? h('span', { class: 'code' }, e.code ?? '')
@@ -320,17 +334,38 @@ function card(name: string): HTMLElement {
         h('button', { type: 'button', 'data-action': 'unkill' }, 'Unkill'),
       ),
     ),
+    h(
+      'form',
+      { class: 'enter' },
+      h('input', { name: 'mint', placeholder: 'token mint', required: 'required', size: '44' }),
+      h('input', { name: 'sol', placeholder: 'SOL', required: 'required', size: '6', inputmode: 'decimal' }),
+      h('input', { name: 'strategy', placeholder: 'strategy (if several)', size: '16' }),
+      h('button', { type: 'submit' }, 'Force buy'),
+    ),
     h('div', { class: 'grid' }, h('div', { class: 'chart' }), h('div', { class: 'facts' })),
     h('h3', {}, 'Open positions'),
     h('div', { class: 'positions' }),
+    h('div', { class: 'position-charts' }),
     h('h3', {}, 'Pending intents'),
     h('div', { class: 'pending' }),
     h('h3', {}, 'Recent fills'),
     h('div', { class: 'fills' }),
     h('h3', {}, 'Recent decisions'),
     h('div', { class: 'decisions' }),
+    h('details', { class: 'config' }, h('summary', {}, 'Effective configuration (secrets redacted)'), h('pre', {}, 'loading...')),
+  );
+  const pre = el.querySelector('details.config pre') as HTMLElement;
+  api(`/api/deployments/${encodeURIComponent(name)}/config`).then(
+    (c) => (pre.textContent = (c as { yaml: string }).yaml),
+    (e: unknown) => (pre.textContent = `not available: ${(e as Error).message}`),
   );
   for (const b of el.querySelectorAll<HTMLButtonElement>('button[data-action]')) b.addEventListener('click', () => void act(name, b.dataset['action'] ?? ''));
+  const form = el.querySelector('form.enter') as HTMLFormElement;
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const field = (n: string): string => (form.elements.namedItem(n) as HTMLInputElement | null)?.value.trim() ?? '';
+    void forceEntry(name, field('mint'), field('sol'), field('strategy'));
+  });
   $('deployments').append(el);
   return el;
 }
@@ -393,10 +428,18 @@ function render(): void {
     (el.querySelector('.positions') as HTMLElement).replaceChildren(
       table(
         'positions',
-        ['strategy', 'mint', 'cost (SOL)', 'value (SOL)', 'unrealised', 'realised'],
+        ['strategy', 'mint', 'cost (SOL)', 'value (SOL)', 'unrealised', 'realised', ''],
         d.positions.map((p) => ({
           key: `${p.strategyId}:${p.mint}`,
-          cells: [p.strategyId, shortMint(p.mint), sol(p.costLamports), sol(p.valueLamports), pnl(p.unrealisedLamports), pnl(p.realisedLamports)],
+          cells: [
+            p.strategyId,
+            shortMint(p.mint),
+            sol(p.costLamports),
+            sol(p.valueLamports),
+            pnl(p.unrealisedLamports),
+            pnl(p.realisedLamports),
+            h('span', { class: 'row-actions' }, closeButton(name, p, 5_000, 'Sell half'), closeButton(name, p, 10_000, 'Close')),
+          ],
         })),
         'No open positions.',
       ),
@@ -404,10 +447,23 @@ function render(): void {
     (el.querySelector('.pending') as HTMLElement).replaceChildren(
       table(
         'pending',
-        ['since', 'strategy', 'side', 'mint', 'amount in', 'journal state'],
+        ['since', 'strategy', 'side', 'mint', 'amount in', 'journal state', ''],
         d.pending.map((p) => ({
           key: p.id,
-          cells: [time(p.createdAt), p.strategyId, p.side, shortMint(p.mint), p.side === 'buy' ? `${sol(p.amountIn)} SOL` : p.amountIn, p.state],
+          cells: [
+            time(p.createdAt),
+            p.strategyId,
+            p.side,
+            shortMint(p.mint),
+            p.side === 'buy' ? `${sol(p.amountIn)} SOL` : p.amountIn,
+            p.state,
+            actionButton(
+              'Cancel',
+              `cancel-${p.id}`,
+              () =>
+                void manual(name, `intents/${encodeURIComponent(p.id)}/cancel`, {}, `Cancel intent ${p.id} (${p.side} ${shortMint(p.mint)})?`, 'Cancel intent'),
+            ),
+          ],
         })),
         'No pending intents.',
       ),
@@ -419,11 +475,12 @@ function render(): void {
       table(
         'decisions',
         ['time', 'kind', 'strategy', 'side', 'mint', 'amount', 'code', 'reason'],
-        decisionRows(name, ['intent', 'denied', 'unfilled']),
+        decisionRows(name, ['intent', 'denied', 'unfilled', 'manual']),
         'No decisions yet.',
       ),
     );
     drawChart(name, el.querySelector('.chart') as HTMLElement);
+    drawPositionCharts(name, el.querySelector('.position-charts') as HTMLElement, d);
   }
   $('alerts').replaceChildren(
     table(
@@ -433,6 +490,59 @@ function render(): void {
       'No alerts.',
     ),
   );
+}
+
+const positionSeries = new Map<string, { xs: number[]; ys: number[] }>();
+const positionCharts = new Map<string, uPlot>();
+
+/**
+ * One small chart per open position: its mark price as a multiple of its entry price (value ÷
+ * cost; 1.0 is the entry, drawn dashed), one point per status message while the page is open.
+ */
+function drawPositionCharts(name: string, host: HTMLElement, d: Detail): void {
+  const open = new Set<string>();
+  for (const p of d.positions) {
+    const key = `${name}|${p.strategyId}|${p.mint}`;
+    open.add(key);
+    if (p.valueLamports === null || BigInt(p.costLamports) <= 0n) continue;
+    const s = positionSeries.get(key) ?? { xs: [], ys: [] };
+    s.xs.push(Date.now() / 1_000);
+    s.ys.push(Number((BigInt(p.valueLamports) * 10_000n) / BigInt(p.costLamports)) / 10_000);
+    if (s.xs.length > MAX_POINTS) {
+      s.xs.shift();
+      s.ys.shift();
+    }
+    positionSeries.set(key, s);
+    const data: uPlot.AlignedData = [s.xs, s.ys, s.xs.map(() => 1)];
+    const chart = positionCharts.get(key);
+    if (chart) {
+      chart.setData(data);
+      continue;
+    }
+    const box = h('div', { class: 'position-chart', 'data-key': key }, h('div', { class: 'label' }, `${shortMint(p.mint)} (${p.strategyId}): price ÷ entry`));
+    host.append(box);
+    positionCharts.set(
+      key,
+      new uPlot(
+        {
+          width: 280,
+          height: 120,
+          legend: { show: false },
+          series: [{}, { label: 'price ÷ entry', stroke: '#1565c0', width: 2 }, { label: 'entry', stroke: '#888', dash: [4, 4] }],
+          axes: [{}, { size: 50 }],
+        },
+        data,
+        box,
+      ),
+    );
+  }
+  for (const [key, chart] of positionCharts) {
+    if (!key.startsWith(`${name}|`) || open.has(key)) continue;
+    chart.destroy();
+    positionCharts.delete(key);
+    positionSeries.delete(key);
+    host.querySelector(`[data-key="${CSS.escape(key)}"]`)?.remove();
+  }
 }
 
 function drawChart(name: string, host: HTMLElement): void {
@@ -474,6 +584,68 @@ async function act(name: string, action: string): Promise<void> {
     $('notice').textContent = `${name}: ${action} done`;
   } catch (e) {
     $('notice').textContent = `${name}: ${action} failed: ${(e as Error).message}`;
+  }
+}
+
+function actionButton(label: string, id: string, onClick: () => void): HTMLElement {
+  const b = h('button', { type: 'button', class: 'small', 'data-manual': id }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function closeButton(name: string, p: Position, fractionBps: number, label: string): HTMLElement {
+  const share = fractionBps === 10_000 ? 'all' : `${fractionBps / 100} %`;
+  return actionButton(
+    label,
+    `close-${fractionBps}-${p.mint}`,
+    () =>
+      void manual(
+        name,
+        'positions/close',
+        { mint: p.mint, strategyId: p.strategyId, fractionBps },
+        `Sell ${share} of ${shortMint(p.mint)} (${p.strategyId}) in ${name}?`,
+        label,
+      ),
+  );
+}
+
+/** Exact lamports of a decimal SOL text (`0.1` → `100000000`), or undefined when it is not one. */
+function lamportsOf(solText: string): string | undefined {
+  const m = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(solText);
+  if (!m) return undefined;
+  const v = BigInt(m[1] ?? '0') * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0') || '0');
+  return v > 0n ? v.toString() : undefined;
+}
+
+async function forceEntry(name: string, mint: string, solText: string, strategyId: string): Promise<void> {
+  const spendLamports = lamportsOf(solText);
+  if (!mint || spendLamports === undefined) {
+    $('notice').textContent = `${name}: give a mint and a positive SOL amount (up to 9 decimals)`;
+    return;
+  }
+  await manual(
+    name,
+    'entries',
+    { mint, spendLamports, ...(strategyId ? { strategyId } : {}) },
+    `Buy ${solText} SOL of ${shortMint(mint)} in ${name}? It goes through the risk gate.`,
+    'Buy',
+  );
+}
+
+/** A manual action, after confirmation; the answer (placed, or the denial with its code) goes to the notice line. */
+async function manual(name: string, path: string, body: Record<string, unknown>, question: string, verb: string): Promise<void> {
+  if (!(await confirmAction(question, verb))) return;
+  try {
+    const r = (await api(`/api/deployments/${encodeURIComponent(name)}/${path}`, 'POST', {
+      ...body,
+      by: 'dashboard',
+      reason: `${verb} from the dashboard`,
+    })) as {
+      intentId: string;
+    };
+    $('notice').textContent = `${name}: ${verb} placed (${r.intentId})`;
+  } catch (e) {
+    $('notice').textContent = `${name}: ${verb} refused: ${(e as Error).message}`;
   }
 }
 

@@ -1,0 +1,163 @@
+/**
+ * Telegram as a control channel (grammy, long polling): `/status`, `/profit`, `/balance`,
+ * `/positions`, `/forceexit`, `/pause`, `/resume`, `/kill`, `/unkill`, `/daily`. Only chats on the
+ * allow-list are answered (others are counted and ignored, never told why); every action goes
+ * through the same code as the control API (operator-actions.ts) and is journaled with
+ * `by: telegram:<chat id>`. `apiRoot` points the bot at another Bot API server (a local fake in tests).
+ */
+import { Bot, type Context } from 'grammy';
+import { describeError, type Logger, type Redactor } from '../../core/index.js';
+import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
+import type { DaemonView, SlotView } from '../service-port.js';
+import { dailySummaryDraft, pnlText, shortMint, solText } from './messages.js';
+
+export interface TelegramControlOptions {
+  readonly botToken: string;
+  /** Bot API root (default https://api.telegram.org). */
+  readonly apiRoot?: string;
+  /** Chats allowed to command the daemon (ids as decimal strings). */
+  readonly allowChatIds: readonly string[];
+  readonly view: DaemonView;
+  readonly log: Logger;
+  readonly redactor: Redactor;
+}
+
+export interface TelegramControl {
+  /** Starts long polling (returns at once; polling runs until `stop`). */
+  start(): void;
+  stop(): Promise<void>;
+  stats(): { readonly commands: number; readonly refusedChats: number; readonly errors: number };
+}
+
+const HELP =
+  'Commands: /status, /profit, /balance, /positions [name], /daily, /pause name [reason], /resume name, /kill name [reason], /unkill name, /forceexit name mint [bps]';
+
+export function createTelegramControl(o: TelegramControlOptions): TelegramControl {
+  const bot = new Bot(o.botToken, { client: { apiRoot: (o.apiRoot ?? 'https://api.telegram.org').replace(/\/$/, '') } });
+  const allowed = new Set(o.allowChatIds.map(String));
+  const counts = { commands: 0, refusedChats: 0, errors: 0 };
+  const slots = (): SlotView[] => o.view.supervisor.list();
+  const slotNamed = (name: string | undefined): SlotView | string => {
+    const s = slots().find((x) => x.name === name);
+    return (
+      s ??
+      `no deployment named "${name ?? ''}" (${
+        slots()
+          .map((x) => x.name)
+          .join(', ') || 'none'
+      })`
+    );
+  };
+  const argsOf = (ctx: Context): string[] => (typeof ctx.match === 'string' ? ctx.match.trim().split(/\s+/).filter(Boolean) : []);
+  const reply = async (ctx: Context, text: string): Promise<void> => {
+    await ctx.reply(o.redactor.redact(text), { link_preview_options: { is_disabled: true } });
+  };
+
+  bot.use(async (ctx, next) => {
+    const chat = ctx.chat?.id;
+    if (chat === undefined || !allowed.has(String(chat))) {
+      counts.refusedChats++;
+      o.log.warn({ chat }, 'telegram: a chat that is not on the allow-list sent a command; ignored');
+      return;
+    }
+    counts.commands++;
+    await next();
+  });
+
+  bot.command(['start', 'help'], (ctx) => reply(ctx, HELP));
+  bot.command('status', (ctx) =>
+    reply(
+      ctx,
+      slots()
+        .map((s) => {
+          const sum = s.handle?.stats().summary;
+          return `${s.name}: ${s.state}${s.cause ? ` (${s.cause.code}: ${s.cause.message})` : ''}${sum ? `, equity ${solText(sum.equityLamports)} SOL, ${sum.openPositions} open` : ''}`;
+        })
+        .join('\n') || 'no deployments',
+    ),
+  );
+  bot.command('profit', (ctx) =>
+    reply(
+      ctx,
+      slots()
+        .flatMap((s) => {
+          const sum = s.handle?.stats().summary;
+          return sum
+            ? [
+                `${s.name}: realised ${pnlText(sum.realisedLamports)}, unrealised ${pnlText(sum.unrealisedLamports)} (book); ${sum.trades} trades, ${sum.wins} won since the run started`,
+              ]
+            : [];
+        })
+        .join('\n') || 'no running deployment',
+    ),
+  );
+  bot.command('balance', (ctx) => {
+    let total = 0n;
+    const lines = slots().flatMap((s) => {
+      const sum = s.handle?.stats().summary;
+      if (!sum) return [];
+      total += sum.equityLamports;
+      return [`${s.name}: equity ${solText(sum.equityLamports)} SOL`];
+    });
+    return reply(ctx, lines.length ? `${lines.join('\n')}\ntotal: ${solText(total)} SOL` : 'no running deployment');
+  });
+  bot.command('positions', (ctx) => {
+    const [only] = argsOf(ctx);
+    const lines = slots()
+      .filter((s) => only === undefined || s.name === only)
+      .flatMap((s) =>
+        (s.handle?.stats().positions ?? []).map(
+          (p) =>
+            `${s.name} ${shortMint(p.mint)} (${p.strategyId}): cost ${solText(p.costLamports)} SOL, value ${p.valueLamports === undefined ? '?' : solText(p.valueLamports)} SOL${p.unrealisedLamports === undefined ? '' : `, ${pnlText(p.unrealisedLamports)}`}\n${p.mint}`,
+        ),
+      );
+    return reply(ctx, lines.join('\n') || 'no open positions');
+  });
+  bot.command('daily', (ctx) => {
+    const day = new Date().toISOString().slice(0, 10);
+    const lines = slots().flatMap((s) => {
+      const st = s.handle?.stats();
+      return st ? [dailySummaryDraft(s.name, day, Date.now(), { ...st.summary, dailyLossLamports: st.risk.dailyLossLamports }).text] : [];
+    });
+    return reply(ctx, lines.join('\n') || 'no running deployment');
+  });
+  const switchCommand = (verb: SwitchVerb) => async (ctx: Context) => {
+    const [name, ...rest] = argsOf(ctx);
+    const slot = slotNamed(name);
+    if (typeof slot === 'string') return reply(ctx, slot);
+    const who = `telegram:${String(ctx.chat?.id)}`;
+    const r = await switchDeployment(slot, verb, rest.length ? `${rest.join(' ')} (${who})` : `${verb} from ${who}`);
+    const after = slots().find((s) => s.name === slot.name);
+    return reply(ctx, r.ok ? `${slot.name}: ${verb} done; now ${after?.state ?? slot.state}` : `${r.code}: ${r.message}`);
+  };
+  for (const verb of ['pause', 'resume', 'kill', 'unkill'] as const) bot.command(verb, switchCommand(verb));
+  bot.command('forceexit', (ctx) => {
+    const [name, mint, bps] = argsOf(ctx);
+    const slot = slotNamed(name);
+    if (typeof slot === 'string') return reply(ctx, slot);
+    if (!mint) return reply(ctx, 'usage: /forceexit name mint [bps]');
+    const fractionBps = bps === undefined ? 10_000 : Number(bps);
+    const r = manualOnDeployment(slot, { action: 'close', mint, fractionBps }, { by: `telegram:${String(ctx.chat.id)}`, why: 'forceexit from Telegram' });
+    return reply(ctx, r.ok ? `${slot.name}: exit of ${shortMint(mint)} placed (${r.value.intentId})` : `${r.code}: ${r.message}`);
+  });
+
+  bot.catch((e) => {
+    counts.errors++;
+    o.log.warn({ err: o.redactor.redact(describeError(e.error)) }, 'telegram: a command failed');
+  });
+
+  let polling: Promise<void> | undefined;
+  return {
+    start() {
+      polling ??= bot.start({ drop_pending_updates: false, onStart: () => o.log.info({}, 'telegram control: polling') }).catch((e: unknown) => {
+        counts.errors++;
+        o.log.error({ err: o.redactor.redact(describeError(e)) }, 'telegram control stopped');
+      });
+    },
+    async stop() {
+      if (bot.isRunning()) await bot.stop();
+      await polling;
+    },
+    stats: () => ({ ...counts }),
+  };
+}

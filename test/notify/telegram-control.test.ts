@@ -1,0 +1,163 @@
+/**
+ * Telegram as a control channel, against a local fake of the Bot API on 127.0.0.1 (grammy's
+ * `apiRoot` points at it): commands from the allow-listed chat are answered and act through the
+ * same code as the control API; a chat not on the list gets nothing and changes nothing.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRedactor, manualClock, silentLogger } from '../../src/core/index.js';
+import { parseDeployment } from '../../src/config/index.js';
+import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/deployment-handle.js';
+import { createSupervisor } from '../../src/service/daemon/supervisor.js';
+import { createEventLog } from '../../src/service/event-log.js';
+import { createTelegramControl, type TelegramControl } from '../../src/service/notify/telegram-control.js';
+import { fakeHandle, type FakeHandle } from '../daemon/fake-handle.js';
+
+const BOT_TOKEN = '123456:fake-bot-token-abcdefghij';
+const OPERATOR = 4242;
+const STRANGER = 999;
+
+interface Sent {
+  chat_id: number | string;
+  text: string;
+}
+
+/** The Bot API methods grammy's long polling uses: getMe, deleteWebhook, getUpdates, sendMessage. */
+async function fakeBotApi(): Promise<{ url: string; sent: Sent[]; say(chat: number, text: string): void; close(): Promise<void> }> {
+  const sent: Sent[] = [];
+  const queue: unknown[] = [];
+  let nextUpdate = 1;
+  let nextMessage = 1;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
+      const answer = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result }));
+      if (!m || m[1] !== BOT_TOKEN) return void res.writeHead(401).end(JSON.stringify({ ok: false, error_code: 401, description: 'Unauthorized' }));
+      const params = (body ? JSON.parse(body) : {}) as Record<string, unknown>;
+      switch (m[2]) {
+        case 'getMe':
+          return answer({ id: 1, is_bot: true, first_name: 'fake', username: 'fake_bot' });
+        case 'deleteWebhook':
+          return answer(true);
+        case 'getUpdates': {
+          const offset = Number(params['offset'] ?? 0);
+          const reply = (): void => answer(queue.filter((u) => (u as { update_id: number }).update_id >= offset));
+          // A short long-poll: answer at once when something waits, else after 50 ms.
+          if (queue.some((u) => (u as { update_id: number }).update_id >= offset)) return reply();
+          return void setTimeout(reply, 50);
+        }
+        case 'sendMessage':
+          sent.push({ chat_id: params['chat_id'] as number, text: String(params['text']) });
+          return answer({ message_id: nextMessage++, date: 0, chat: { id: params['chat_id'], type: 'private' }, text: params['text'] });
+        default:
+          return answer(true);
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sent,
+    say(chat, text) {
+      const command = text.split(' ')[0] ?? '';
+      queue.push({
+        update_id: nextUpdate++,
+        message: {
+          message_id: nextMessage++,
+          date: 0,
+          chat: { id: chat, type: 'private' },
+          from: { id: chat, is_bot: false, first_name: 'op' },
+          text,
+          entities: [{ type: 'bot_command', offset: 0, length: command.length }],
+        },
+      });
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let control: TelegramControl | undefined;
+let api: Awaited<ReturnType<typeof fakeBotApi>> | undefined;
+afterEach(async () => {
+  await control?.stop();
+  await api?.close();
+  control = undefined;
+  api = undefined;
+});
+
+describe('Telegram control', () => {
+  it('answers the allow-listed chat, acts through the control code (pause, kill with a reason, forceexit journaled as telegram), and ignores any other chat', async () => {
+    const clock = manualClock(1_700_000_000_000);
+    const handles = new Map<string, FakeHandle>();
+    const supervisor = createSupervisor({
+      clock,
+      log: silentLogger(),
+      deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
+      factory: (loaded) => {
+        const h = fakeHandle(loaded, { now: () => clock.now() });
+        handles.set(h.name, h);
+        return h;
+      },
+    });
+    await supervisor.apply([
+      { file: '/d/alpha.yaml', hash: 'h', loaded: parseDeployment('version: 1\nname: alpha\nstrategies:\n  - use: graduation-sniper\n', '/d/alpha.yaml') },
+    ]);
+    api = await fakeBotApi();
+    control = createTelegramControl({
+      botToken: BOT_TOKEN,
+      apiRoot: api.url,
+      allowChatIds: [String(OPERATOR)],
+      view: {
+        supervisor,
+        decisions: createEventLog<DecisionEntry>(10, () => undefined),
+        events: createEventLog<DeploymentEvent>(10, () => undefined),
+      },
+      log: silentLogger(),
+      redactor: createRedactor([BOT_TOKEN]),
+    });
+    control.start();
+    const answerTo = async (text: string): Promise<string> => {
+      const before = api!.sent.length;
+      api!.say(OPERATOR, text);
+      return (await until(`an answer to ${text}`, () => api!.sent[before])).text;
+    };
+    expect(await answerTo('/status')).toBe('alpha: running, equity 10 SOL, 0 open');
+    expect(await answerTo('/balance')).toBe('alpha: equity 10 SOL\ntotal: 10 SOL');
+    expect(await answerTo('/profit')).toMatch(/^alpha: realised 0 SOL, unrealised 0 SOL \(book\); 0 trades/);
+    expect(await answerTo('/positions')).toBe('no open positions');
+    expect(await answerTo('/daily')).toMatch(/^alpha: summary for \d{4}-\d\d-\d\d: book equity 10 SOL/);
+    expect(await answerTo('/pause alpha maintenance')).toBe('alpha: pause done; now running');
+    expect(handles.get('alpha')!.calls).toContain('pause:maintenance (telegram:4242)');
+    expect(await answerTo('/kill alpha rug-wave')).toBe('alpha: kill done; now killed');
+    expect(handles.get('alpha')!.calls).toContain('kill:rug-wave (telegram:4242)');
+    expect(await answerTo('/forceexit alpha HELD 5000')).toBe('alpha: exit of HELD placed (int_fake_1)');
+    expect(handles.get('alpha')!.calls).toContain('manual:close:HELD:5000:telegram:4242');
+    expect(await answerTo('/forceexit alpha OTHER')).toBe('ENGINE_MANUAL_REFUSED: no open position on OTHER');
+    expect(await answerTo('/kill nope')).toMatch(/^no deployment named "nope"/);
+    // A stranger's command: no answer, no action. The operator's next command proves it was read.
+    const calls = handles.get('alpha')!.calls.length;
+    const sent = api.sent.length;
+    api.say(STRANGER, '/resume alpha');
+    expect(await answerTo('/status')).toMatch(/^alpha: killed/);
+    expect(api.sent.slice(sent).every((m) => String(m.chat_id) === String(OPERATOR))).toBe(true);
+    expect(handles.get('alpha')!.calls.length).toBe(calls);
+    expect(control.stats().refusedChats).toBe(1);
+  }, 30_000);
+});
