@@ -1,5 +1,6 @@
 /**
- * The HTML report of a day stays under 300 KB: a synthetic day at the simulator's trade rate with
+ * The HTML report of a day stays under 320 KB (300 KB before the breakdowns, the live-vs-backtest section and
+ * the silent-rooms notice): a synthetic day at the simulator's trade rate with
  * config/paper-sim.yaml (about 140 round trips an hour: 3 360 trades, 6 720 fills), equity sampled
  * every minute, six price charts sampled every 5 s while active. The metrics add up exactly.
  */
@@ -14,7 +15,7 @@ const START = 1_767_225_600_000;
 const DAY = 86_400_000;
 
 describe('report size and sums', () => {
-  it('renders a day of trades in under 300 KB, with PnL that adds up to the equity change', () => {
+  it('renders a day of trades in under 320 KB, with PnL that adds up to the equity change', () => {
     const rnd = seededRandom(9);
     const mint = (): string => Array.from({ length: 44 }, () => B58[Math.floor(rnd.next() * B58.length)]).join('');
     const decisions: DecisionEntry[] = [];
@@ -113,7 +114,7 @@ describe('report size and sums', () => {
     });
     expect(report.trades.length).toBe(3_360);
     const html = renderReportHtml(report);
-    expect(Buffer.byteLength(html)).toBeLessThan(300 * 1024);
+    expect(Buffer.byteLength(html)).toBeLessThan(320 * 1024);
 
     // Closed trades' PnL sums to the equity change; fees are every fill's fee.
     const sumPnl = report.trades.reduce((a, t) => a.plus(decimal(t.pnlSol)), decimal(0));

@@ -134,7 +134,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
         windows[w] = m;
         scores[w] = scoreOf(objective, m);
       }
-      return { index: c.index, params: c.params, windows, scores };
+      return { index: c.index, params: c.params, windows, scores, ...(c.silentRooms ? { silentRooms: c.silentRooms } : {}) };
     });
   const rankWindow = folds[folds.length - 1]!.inSample.name;
   const ranked = rankBy(

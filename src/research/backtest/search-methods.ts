@@ -14,6 +14,7 @@
  * fold's out-of-sample window, and those results are the sweep's headline.
  */
 import { ChainpilotError, seededRandom } from '../../core/index.js';
+import type { SilentRooms } from '../report/silent-rooms.js';
 import type { CellResult, CellTask, CellWindow } from './sweep-cell.js';
 import { cellAt, gridSize, type SweepAxis, type SweepCell } from './sweep-grid.js';
 import { rankBy, scoreOf, type Objective } from './sweep-objective.js';
@@ -36,7 +37,10 @@ export interface SearchFold {
 
 /** Every cell's merged windows, in the order windows were first run. */
 export interface SearchState {
-  readonly cells: Map<number, { index: number; params: SweepCell['params']; windows: Record<string, CellResult['windows'][string]> }>;
+  readonly cells: Map<
+    number,
+    { index: number; params: SweepCell['params']; windows: Record<string, CellResult['windows'][string]>; silentRooms?: SilentRooms }
+  >;
   readonly windowOrder: string[];
 }
 
@@ -73,6 +77,14 @@ export function startingCells(axes: readonly SweepAxis[], method: SearchMethod, 
   return picked.sort((a, b) => a - b).map((i) => cellAt(axes, i));
 }
 
+/** One cell's silent rooms over the windows it ran on: each kind once, with the most rooms any window joined. */
+function mergeSilentRooms(a: SilentRooms | undefined, b: SilentRooms): SilentRooms {
+  if (!a) return b;
+  const byKind = new Map(a.kinds.map((k) => [k.kind, k]));
+  for (const k of b.kinds) if ((byKind.get(k.kind)?.rooms ?? -1) < k.rooms) byKind.set(k.kind, k);
+  return { kinds: [...byKind.values()].sort((x, y) => (x.kind < y.kind ? -1 : x.kind > y.kind ? 1 : 0)), quiet: Math.max(a.quiet, b.quiet) };
+}
+
 function merge(state: SearchState, results: readonly CellResult[]): void {
   for (const r of results) {
     const c = state.cells.get(r.index) ?? { index: r.index, params: r.params, windows: {} };
@@ -80,6 +92,7 @@ function merge(state: SearchState, results: readonly CellResult[]): void {
       if (!state.windowOrder.includes(w)) state.windowOrder.push(w);
       c.windows[w] = m;
     }
+    if (r.silentRooms) c.silentRooms = mergeSilentRooms(c.silentRooms, r.silentRooms);
     state.cells.set(r.index, c);
   }
 }
