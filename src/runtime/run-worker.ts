@@ -67,11 +67,21 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
   const workers: WalletWorker[] = [];
   const closers: (() => Promise<void>)[] = [];
   // Commands wait for Redis forever (maxRetriesPerRequest: null): a stop during the start must cut them.
-  const cut = (): void => redis.disconnect();
+  // A disconnect while ioredis waits to reconnect leaves the queued command pending for ever, so the
+  // stop also settles the wait itself.
+  let stopped: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stopped = () => reject(new ChainpilotError('CORE_ABORTED', 'the worker was stopped before it started', { retry: 'not_retryable' }));
+  });
+  aborted.catch(() => undefined);
+  const cut = (): void => {
+    redis.disconnect();
+    stopped();
+  };
   o.signal?.addEventListener('abort', cut, { once: true });
   try {
     if (o.signal?.aborted) throw new ChainpilotError('CORE_ABORTED', 'the worker was stopped before it started', { retry: 'not_retryable' });
-    if (!o.unsafeAllowVolatileRedis) await checkRedisDurability(redis);
+    if (!o.unsafeAllowVolatileRedis) await Promise.race([checkRedisDurability(redis), aborted]);
     const holder = o.holder ?? `${hostname()}:${process.pid}`;
     for (const [wallet, p] of plans) {
       const d = p.deployment;

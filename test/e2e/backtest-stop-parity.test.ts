@@ -5,6 +5,7 @@
  * (ENGINE_STOPPED, as the run did), lets the in-flight ones fill until the drain's end, and writes
  * the run's decision log byte for byte.
  */
+import { runRecording } from '../../src/research/record/run-recorder.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ describe('backtest parity at stop', () => {
       .concat(`shutdown:\n  drain: 40s\nrecord:\n  dir: ${join(dir, 'rec')}\n`);
     const file = join(dir, 'paper.yaml');
     writeFileSync(file, yaml);
-    const run = await runPaper({ file, durationMs: 8_000, out: () => undefined, log: silentLogger(), signals: false });
+    const run = await runPaper({ file, recording: runRecording, durationMs: 8_000, out: () => undefined, log: silentLogger(), signals: false });
     // Intents were in flight when the stop began.
     expect(run.report.intents.length).toBeGreaterThan(0);
     const paperLog = readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8');

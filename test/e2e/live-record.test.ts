@@ -47,7 +47,7 @@ describe('a live run with record: on', () => {
     const text = files.map((f) => gunzipSync(readFileSync(f)).toString('utf8')).join('');
     const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { k: string; source: string; clock: string; endpoints: unknown };
     expect(header).toMatchObject({ k: 'header', source: 'live-sim', clock: 'simulator', endpoints: { datastream: 'simulator', base: 'simulator' } });
-    expect(text.includes('"room":"graduated"'), "frames of the strategies' rooms").toBe(true);
+    expect(/"room":"(graduated|[a-z_]+:curve:\d+|price:token:\w+)"/.test(text), "frames of the strategies' rooms").toBe(true);
     expect(text.includes('"k":"end"'), 'the end line').toBe(true);
     expect(text.includes(secret), 'the wallet key (base58)').toBe(false);
     expect(text.includes(keyJson.slice(1, 40)), 'the wallet key (JSON)').toBe(false);
@@ -85,7 +85,11 @@ describe('a live run with record: on', () => {
     const v = job.liveVsBacktest!;
     expect(v.summary.liveIntents).toBe(liveIds.length);
     expect(v.summary.pairedBy.id).toBeGreaterThan(0);
-    expect(v.pairs.filter((p) => p.live !== null && p.pairedBy !== 'none').length).toBe(liveIds.length);
+    // A live run at 60x is not deterministic, so a few live decisions (a sell the backtest's position
+    // never reached) have no twin; the goal is 90 % (issue 26), and no live intent pairs twice.
+    const paired = v.pairs.filter((p) => p.live !== null && p.live.intentId !== null && p.pairedBy !== 'none').map((p) => p.live!.intentId);
+    expect(new Set(paired).size).toBe(paired.length);
+    expect(paired.length, `paired ${paired.length} of ${liveIds.length}`).toBeGreaterThanOrEqual(Math.ceil(0.9 * liveIds.length));
     const liveFill = v.pairs.find((p) => p.live?.outcome === 'filled' && p.side === 'buy');
     expect(BigInt(liveFill!.live!.rentLamports)).toBe(2_039_280n);
     const saved = JSON.parse(readFileSync(job.files.report, 'utf8')) as { liveVsBacktest?: { summary: { liveFills: number } } };

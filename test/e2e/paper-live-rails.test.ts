@@ -4,6 +4,7 @@
  * backtest refuse buys past the daily cap with the live admission module's code and wording, and
  * the backtest writes the paper run's decision log byte for byte.
  */
+import { runRecording } from '../../src/research/record/run-recorder.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +39,7 @@ describe('the live rails in paper and backtests', () => {
     writeNewKeypairFile(walletPath);
     const secret = getBase58Decoder().decode(Uint8Array.from(JSON.parse(readFileSync(walletPath, 'utf8')) as number[]));
     rmSync(walletPath);
-    const base = readFileSync('config/live-sim.yaml', 'utf8').replace('maxDaySpendSol: "5"', CAP);
+    const base = readFileSync('config/live-sim.yaml', 'utf8').replace(/maxDaySpendSol: "[0-9.]+"/, CAP);
     expect(base).toContain(CAP);
     const liveFile = join(dir, 'live.yaml');
     writeFileSync(
@@ -74,7 +75,7 @@ describe('the live rails in paper and backtests', () => {
         .replace('logLevel: warn', `logLevel: warn\n  decisionLog: ${join(dir, 'paper.decisions.jsonl')}`)
         .concat(`record:\n  dir: ${join(dir, 'rec')}\n`),
     );
-    await runPaper({ file: paperFile, durationMs: 8_000, seed: 7, out: () => undefined, log: silentLogger(), signals: false });
+    await runPaper({ file: paperFile, recording: runRecording, durationMs: 8_000, seed: 7, out: () => undefined, log: silentLogger(), signals: false });
     const paperLog = readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8');
     const paperRefusals = refusals(paperLog);
 
