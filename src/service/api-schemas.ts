@@ -1,7 +1,8 @@
 /**
- * Request and response bodies of the daemon's control API, as zod schemas. The handlers parse
- * requests with them, tests parse responses with them, and `/api/openapi.json` is generated from
- * them, so the three cannot drift. Amounts are exact: lamports and raw token amounts travel as
+ * Request and response bodies of the daemon's control API, as zod schemas. The routes declare
+ * them (fastify validates requests with them and types the handlers' answers by them), tests parse
+ * responses with them, and `/api/openapi.json` is generated from the routes, so the three cannot
+ * drift. Amounts are exact: lamports and raw token amounts travel as
  * decimal integer strings.
  */
 import { z } from 'zod';

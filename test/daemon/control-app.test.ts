@@ -137,7 +137,9 @@ describe('daemon control API', () => {
     expect(fills.entries).toHaveLength(1);
     expect((await app.inject({ method: 'GET', url: '/api/deployments/beta/fills', headers: auth })).json()).toMatchObject({ entries: [] });
     expect((await app.inject({ method: 'GET', url: '/api/deployments/nope', headers: auth })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills?limit=0', headers: auth })).statusCode).toBe(400);
+    const bad = await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills?limit=0', headers: auth });
+    expect(bad.statusCode).toBe(400);
+    expect(schemas.errorBody.parse(bad.json()).error).toMatchObject({ code: 'CLI_API_REFUSED', message: expect.stringMatching(/^limit: /) });
   });
 
   it('kill, unkill, pause and resume reach the handle', async () => {

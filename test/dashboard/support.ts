@@ -38,8 +38,7 @@ export async function startTestServer(o: DashboardOptions = {}, capacity = 1_000
     version: 'test',
     clock: systemClock(),
     log: silentLogger(),
-    publicPrefixes: dashboard.publicPrefixes,
-    extraRoutes: (a) => dashboard.extraRoutes(a, view),
+    plugins: [dashboard.plugin(view)],
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, decisions, events, close: () => app.close() };

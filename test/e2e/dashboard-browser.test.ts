@@ -70,8 +70,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
       env,
       version: 'test',
       log: silentLogger(),
-      extraRoutes: dashboard.extraRoutes,
-      publicPrefixes: dashboard.publicPrefixes,
+      plugins: [dashboard.plugin],
     });
   };
   const api = async (path: string, method = 'GET', body?: unknown): Promise<unknown> => {

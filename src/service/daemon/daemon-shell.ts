@@ -113,8 +113,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   });
   try {
     daemon = await startDaemon({
-      extraRoutes: dashboard.extraRoutes,
-      publicPrefixes: dashboard.publicPrefixes,
+      plugins: [dashboard.plugin],
       metricsExtensions: [hub.metrics, serviceMetrics.metrics, simulatorMetrics(() => endpoints.simulators())],
       paths: o.paths,
       factory: createDeployment,

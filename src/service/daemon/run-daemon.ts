@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ChainpilotError, describeError, silentLogger, systemClock, type Clock, type Logger } from '../../core/index.js';
 import type { RuntimeDeps } from '../../runtime/assembly.js';
 import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
@@ -43,9 +43,8 @@ export interface DaemonOptions {
   /** Bounded history of decisions for the API and dashboard. */
   readonly historySize?: number;
   readonly metricsExtensions?: readonly MetricsExtension[];
-  /** More routes on the control app (dashboard). */
-  readonly extraRoutes?: (app: FastifyInstance, daemon: DaemonView) => void;
-  readonly publicPrefixes?: readonly string[];
+  /** More routes on the control app (the dashboard), each a fastify plugin over the daemon's view. */
+  readonly plugins?: readonly ((daemon: DaemonView) => FastifyPluginAsync)[];
 }
 
 export interface RunningDaemon extends DaemonView {
@@ -182,8 +181,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     version: o.version,
     clock,
     log,
-    ...(o.publicPrefixes ? { publicPrefixes: o.publicPrefixes } : {}),
-    ...(o.extraRoutes ? { extraRoutes: (a: FastifyInstance) => o.extraRoutes?.(a, view) } : {}),
+    plugins: (o.plugins ?? []).map((plugin) => plugin(view)),
   });
   const initial = await supervisor.apply(initialSpecs);
   let url: string;

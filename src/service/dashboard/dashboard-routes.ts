@@ -1,15 +1,20 @@
 /**
- * The dashboard on the daemon's control server: the static page and its bundle at `/` and
- * `/dashboard/` (public: they carry no data), a short-lived single-use stream ticket bought with
+ * The dashboard on the daemon's control server, as a fastify plugin whose routes declare their
+ * own schemas and auth needs: the static page and its bundle at `/` and `/dashboard/` (declared
+ * `config: { public: true }`: they carry no data, and they stay out of the OpenAPI document), a short-lived single-use stream ticket bought with
  * the bearer token (`POST /api/stream-ticket`), the Server-Sent Events stream that takes the
  * ticket (`GET /api/stream?ticket=`; EventSource cannot send an Authorization header, and the
  * token itself never goes into a URL), and the backtest reports (`GET /api/reports` with the
- * bearer token, `GET /api/reports/open?path=&ticket=` with a ticket).
+ * bearer token, `GET /api/reports/open?path=&ticket=` with a ticket). The two ticket routes are
+ * public to the token check and check the ticket themselves.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import * as s from '../api-schemas.js';
 import type { DaemonView } from '../service-port.js';
 import { serveEventStream, type StreamOptions } from './event-stream.js';
 import { listReports, readReport } from './reports.js';
@@ -29,10 +34,8 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
-  /** Pass to `startDaemon({ extraRoutes })`. */
-  readonly extraRoutes: (app: FastifyInstance, daemon: DaemonView) => void;
-  /** Pass to `startDaemon({ publicPrefixes })`. */
-  readonly publicPrefixes: readonly string[];
+  /** The routes over one daemon's view; pass to `startDaemon({ plugins: [dashboard.plugin] })`. */
+  readonly plugin: (daemon: DaemonView) => FastifyPluginAsync;
   /** Open streams (tests, metrics). */
   readonly openStreams: () => number;
   /** Random id of this daemon run (SSE ids, notification idempotency keys). */
@@ -44,6 +47,9 @@ const ASSETS: Readonly<Record<string, string>> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
+
+const ticketRefused = s.errorBody.describe('missing, used or expired ticket');
+const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
@@ -72,10 +78,10 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
   };
 
   return {
-    publicPrefixes: ['/', '/dashboard/', '/api/stream', '/api/reports/open'],
     openStreams: () => streams.size,
     boot,
-    extraRoutes(app, daemon) {
+    plugin: (daemon) => async (plain) => {
+      const app = plain.withTypeProvider<ZodTypeProvider>();
       const asset = (name: string) => async (_req: unknown, reply: FastifyReply) => {
         const file = `${assetsDir}${name}`;
         if (!existsSync(file))
@@ -90,18 +96,30 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
           .header('referrer-policy', 'no-referrer')
           .send(readFileSync(file));
       };
-      app.get('/', asset('index.html'));
-      for (const name of Object.keys(ASSETS)) app.get(`/dashboard/${name}`, asset(name));
+      const assetRoute = { config: { public: true }, schema: { hide: true } };
+      app.get('/', assetRoute, asset('index.html'));
+      for (const name of Object.keys(ASSETS)) app.get(`/dashboard/${name}`, assetRoute, asset(name));
 
-      app.post('/api/stream-ticket', async () => {
+      const ticketBody = z.object({ ticket: z.string(), expiresInMs: z.number().int() });
+      const ticketSummary = 'a single-use ticket (30 s) for /api/stream or /api/reports/open, which a browser cannot send a bearer token to';
+      app.post('/api/stream-ticket', { schema: { summary: ticketSummary, response: { 200: ticketBody, 401: s.errorBody } } }, async () => {
         if (tickets.size > 1_000) tickets.clear();
         const ticket = randomBytes(24).toString('hex');
         tickets.set(ticket, now() + ttlMs);
         return { ticket, expiresInMs: ttlMs };
       });
-      app.get('/api/stream', async (req, reply) => {
-        const q = req.query as { ticket?: unknown; lastEventId?: unknown };
-        if (typeof q.ticket !== 'string' || !takeTicket(q.ticket)) {
+      const streamQuery = z.object({
+        ticket: z.string().optional().describe('from POST /api/stream-ticket; required (401 without it)'),
+        lastEventId: z.string().optional().describe('resume after this id (or send the Last-Event-ID header)'),
+      });
+      const streamSchema = {
+        summary: 'Server-Sent Events of the dashboard (snapshot, decision, event, status); resumes from Last-Event-ID',
+        querystring: streamQuery,
+        response: { 200: { description: 'event stream', content: { 'text/event-stream': { schema: z.string() } } }, 401: ticketRefused },
+      };
+      app.get('/api/stream', { config: { public: true }, schema: streamSchema }, async (req, reply) => {
+        const q = req.query;
+        if (q.ticket === undefined || !takeTicket(q.ticket)) {
           return reply.code(401).send({
             error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' },
           });
@@ -124,24 +142,47 @@ export function createDashboard(o: DashboardOptions = {}): Dashboard {
         for (const close of [...streams]) close();
       });
 
-      app.get('/api/reports', async () => ({ reports: o.reportsDir ? listReports(o.reportsDir) : [] }));
+      const reportsSchema = {
+        summary: 'backtest and sweep reports in --reports-dir',
+        response: {
+          200: z.object({
+            reports: z.array(
+              z.object({
+                path: z.string().describe('relative, with / separators; pass to /api/reports/open'),
+                sizeBytes: z.number().int(),
+                modifiedAt: z.number().int().describe('Unix milliseconds'),
+              }),
+            ),
+          }),
+          401: s.errorBody,
+        },
+      };
+      app.get('/api/reports', { schema: reportsSchema }, async () => ({ reports: o.reportsDir ? listReports(o.reportsDir) : [] }));
       // Opened in a new tab (a navigation cannot send the bearer token): a ticket again, and the
       // report runs sandboxed in an opaque origin so that its scripts cannot read the page's token.
-      app.get('/api/reports/open', async (req, reply) => {
-        const { path, ticket } = req.query as { path?: unknown; ticket?: unknown };
-        if (typeof ticket !== 'string' || !takeTicket(ticket)) {
+      const openSchema = {
+        summary: 'one report page, sandboxed (opened in a new tab with a ticket)',
+        querystring: z.object({
+          path: z.string().optional().describe('as GET /api/reports lists it'),
+          ticket: z.string().optional().describe('from POST /api/stream-ticket; required (401 without it)'),
+        }),
+        response: { 200: html('the report'), 401: ticketRefused, 404: s.errorBody.describe('no such report') },
+      };
+      app.get('/api/reports/open', { config: { public: true }, schema: openSchema }, async (req, reply) => {
+        const { path, ticket } = req.query;
+        if (ticket === undefined || !takeTicket(ticket)) {
           return reply
             .code(401)
             .send({ error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired ticket: POST /api/stream-ticket with the bearer token first' } });
         }
-        const body = o.reportsDir && typeof path === 'string' ? readReport(o.reportsDir, path) : undefined;
+        const body = o.reportsDir && path !== undefined ? readReport(o.reportsDir, path) : undefined;
         if (!body) return reply.code(404).send({ error: { code: 'CLI_API_REFUSED', message: 'no such report: GET /api/reports lists them' } });
         return reply
           .header('content-type', 'text/html; charset=utf-8')
           .header('content-security-policy', 'sandbox allow-scripts')
           .header('x-content-type-options', 'nosniff')
           .header('referrer-policy', 'no-referrer')
-          .send(body);
+          .send(body.toString('utf8'));
       });
     },
   };
