@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
+import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
 
@@ -26,7 +27,7 @@ describe('backtest parity at stop', () => {
       .concat(`shutdown:\n  drain: 40s\nrecord:\n  dir: ${join(dir, 'rec')}\n`);
     const file = join(dir, 'paper.yaml');
     writeFileSync(file, yaml);
-    const run = await runPaper({ file, durationMs: 8_000, out: () => undefined, log: silentLogger(), signals: false });
+    const run = await runPaper({ file, recording: runRecording, durationMs: 8_000, out: () => undefined, log: silentLogger(), signals: false });
     // Intents were in flight when the stop began.
     expect(run.report.intents.length).toBeGreaterThan(0);
     const paperLog = readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8');
