@@ -47,6 +47,16 @@ export function manualDecision(a: ManualAction, meta: ManualMeta, at: number): M
   };
 }
 
+/** The action and meta a journal entry of `manualDecision` was made from (a backtest replays it). */
+export function manualActionOf(m: ManualDecision): { readonly action: ManualAction; readonly meta: ManualMeta } {
+  const meta = { by: m.by, why: m.why };
+  const strategyId = m.target.strategyId !== undefined ? { strategyId: m.target.strategyId } : {};
+  if (m.action === 'cancel') return { action: { action: 'cancel', intentId: m.target.intentId ?? '' }, meta };
+  const mint = m.target.mint ?? '';
+  if (m.action === 'close') return { action: { action: 'close', mint, ...strategyId, fractionBps: Number(m.amount) }, meta };
+  return { action: { action: 'enter', mint, ...strategyId, spendLamports: /^\d+$/.test(m.amount ?? '') ? BigInt(m.amount as string) : 0n }, meta };
+}
+
 /** Applies manual actions on the engine's order flow; returns the outcome as a value. */
 export function createManualActions(d: ManualDeps): (a: ManualAction, meta: ManualMeta) => OrderResult {
   const strategyFor = (mint: string, wanted: string | undefined, holding: boolean): string | OrderResult => {

@@ -9,7 +9,7 @@ import type { Engine } from '../engine/engine.js';
 import type { Admission } from '../engine/order-flow.js';
 import type { LedgerServicesOptions } from '../sim/ledger/index.js';
 import type { ChainpilotError, ManualClock, UnixMs } from '../core/index.js';
-import type { DecisionSink } from '../engine/decision-log.js';
+import type { DecisionSink, ManualDecision } from '../engine/decision-log.js';
 import type { Executor } from '../engine/execution-port.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { DeploymentDeps, DeploymentMode, FeedConnection, ShutdownIntentReport } from './deployment-handle.js';
@@ -70,6 +70,8 @@ export interface AssemblyContext {
    * flight is then stopped). The recorder marks both so that a backtest stops exactly there.
    */
   readonly onStopPhase: (listener: (phase: 'stop' | 'drained') => void) => void;
+  /** Registers a listener of manual decisions (journaled, before the action runs): the recorder keeps them for a backtest. */
+  readonly onManual: (listener: (entry: ManualDecision) => void) => void;
   /** Registers a part to close when the handle stops (closed in reverse order). */
   readonly own: (close: () => Promise<void> | void) => void;
   /** Wraps the engine's feed so the watch sees every delivered message. */

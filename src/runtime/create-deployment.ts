@@ -7,7 +7,7 @@
  */
 import { ChainpilotError, createRedactor, describeError, isChainpilotError, silentLogger, type Clock, type ErrorCode, type UnixMs } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
-import type { DecisionEntry } from '../engine/decision-log.js';
+import type { DecisionEntry, ManualDecision } from '../engine/decision-log.js';
 import type { Assembly, AssemblyContext, RuntimeDeps, StartInfo } from './assembly.js';
 import type {
   DeploymentEvent,
@@ -80,6 +80,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const counters: Record<string, number> = { listenerErrors: 0, fatal: 0, closeErrors: 0 };
   const owned: (() => Promise<void> | void)[] = [];
   const stopPhaseListeners: ((phase: 'stop' | 'drained') => void)[] = [];
+  const manualListeners: ((entry: ManualDecision) => void)[] = [];
   const stopPhase = (phase: 'stop' | 'drained'): void => {
     for (const l of stopPhaseListeners) {
       try {
@@ -206,9 +207,11 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     onFatal,
     decisions: (entry: DecisionEntry) => {
       deps.decisions?.(entry);
+      if (entry.kind === 'manual') for (const l of manualListeners) l(entry);
       emit({ type: 'decision', at: entry.at as UnixMs, entry });
     },
     onStopPhase: (listener) => void stopPhaseListeners.push(listener),
+    onManual: (listener) => void manualListeners.push(listener),
     own: (close) => void owned.push(close),
     watchFeed: (feed) => ({
       subscribe: (room, handler) =>

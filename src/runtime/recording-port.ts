@@ -7,6 +7,7 @@
 import type { Clock, Logger, Redactor, UnixMs } from '../core/index.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
+import type { ManualDecision } from '../engine/decision-log.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { DatastreamClient } from '../client/datastream/index.js';
 import type { RecordTap } from './deployment-handle.js';
@@ -35,6 +36,8 @@ export interface RunTap {
   end(): void;
   /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
   mark(kind: 'stop' | 'drained'): void;
+  /** Writes an operator's manual decision (as journaled, before the action ran), so a backtest applies it at the same instant. */
+  manual(entry: ManualDecision): void;
   close(): Promise<void>;
   /**
    * Records one holder of a shared connection (a daemon deployment): the frames of the rooms this

@@ -50,6 +50,7 @@ export async function openEndpoint(
     if (!rec || !injected.recordTap) return { clock, connection: injected, market };
     const share = rec.share(injected.feed, injected.data, injected.recordTap);
     c.onStopPhase((phase) => rec.mark(phase));
+    c.onManual((entry) => rec.manual(entry));
     c.own(() => share.stop());
     return { clock, connection: { ...injected, feed: share.feed, data: share.data }, market };
   }
@@ -124,6 +125,7 @@ function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap | unde
   const unwatch = rec.watch(owned.client);
   rec.start();
   c.onStopPhase((phase) => rec.mark(phase));
+  c.onManual((entry) => rec.manual(entry));
   c.own(async () => {
     unwatch();
     rec.end();

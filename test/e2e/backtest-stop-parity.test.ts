@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
+import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { runPaper } from '../../src/runtime/run-paper.js';
 

@@ -1,7 +1,7 @@
 /**
  * The recorder and the reader: raw frames stored verbatim with run-clock receive times, frames that
- * are not JSON kept as strings, rotation by size and by time, look-up answers recorded, and no
- * secret in any file.
+ * are not JSON kept as strings, rotation by size and by time, look-up answers recorded, manual
+ * decisions kept as journaled, and no secret in any file.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor, manualClock, silentLogger, type UnixMs } from '../../src/core/index.js';
 import type { DatastreamEvent } from '../../src/client/datastream/index.js';
+import { manualActionOf, manualDecision, type ManualAction } from '../../src/engine/manual-actions.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { createRecorder, endpointNames } from '../../src/research/record/recorder.js';
 
@@ -235,5 +236,57 @@ describe('recorder', () => {
     expect(text).not.toContain(walletSecret);
     expect(redactor.leaks(text)).toBe(false);
     expect(text).toContain('[REDACTED]');
+  });
+
+  it('keeps manual decisions as journaled at their run-clock instant, and a reader rebuilds the same actions from them', async () => {
+    const dir = tmp();
+    const clock = manualClock(1_000);
+    const rec = createRecorder({
+      dir,
+      source: 'manual',
+      clock,
+      clockKind: 'simulator',
+      rooms: [],
+      endpoints: {},
+      redactor: createRedactor(),
+      log: silentLogger(),
+      gzip: false,
+    });
+    const meta = { by: 'api:ops', why: 'rug risk' };
+    const actions: ManualAction[] = [
+      { action: 'enter', mint: 'M1', strategyId: 's1', spendLamports: 123_456_789n },
+      { action: 'close', mint: 'M1', fractionBps: 2_500 },
+      { action: 'cancel', intentId: 'int_1' },
+    ];
+    for (const a of actions) {
+      clock.advance(10);
+      rec.manual(manualDecision(a, meta, clock.now()));
+    }
+    rec.end();
+    rec.manual(manualDecision(actions[2]!, meta, clock.now()));
+    await rec.close();
+    const lines = readRecording(dir).lines.filter((l) => l.kind === 'manual');
+    expect(lines.map((l) => l.t)).toEqual([1_010, 1_020, 1_030]);
+    expect(lines.map((l) => (l.kind === 'manual' ? manualActionOf(l.entry) : undefined))).toEqual(actions.map((action) => ({ action, meta })));
+  });
+
+  it('counts a manual line without its decision as a bad line', async () => {
+    const dir = tmp();
+    const rec = createRecorder({
+      dir,
+      source: 'bad',
+      clock: manualClock(0),
+      clockKind: 'wall',
+      rooms: [],
+      endpoints: {},
+      redactor: createRedactor(),
+      log: silentLogger(),
+      gzip: false,
+    });
+    (rec as unknown as { manual(e: unknown): void }).manual({ kind: 'other' });
+    await rec.close();
+    const r = readRecording(dir);
+    expect(r.badLines).toBe(1);
+    expect(r.firstBad).toContain('a manual line without its manual decision');
   });
 });

@@ -3,13 +3,15 @@
  * (the paper session, unchanged) on a replay feed and a manual clock. The clock is advanced to each
  * recorded line's run-clock time before the line is delivered, so timers fire in order between
  * frames exactly as they did in the recorded run; asynchronous handlers are awaited per line;
- * `ctx.data` is answered from the recording. Nothing below this file knows it is a backtest.
+ * `ctx.data` is answered from the recording; an operator's manual actions are applied at their
+ * recorded instants through the engine, as the run applied them. Nothing below this file knows it is a backtest.
  */
 import { performance } from 'node:perf_hooks';
 import { manualClock, seededRandom, silentLogger, type Logger, type UnixMs } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
 import { formatDecision, type DecisionEntry } from '../../engine/decision-log.js';
 import type { RunSummary } from '../../engine/engine-stats.js';
+import { manualActionOf } from '../../engine/manual-actions.js';
 import type { StrategyInstance } from '../../engine/strategy-instance.js';
 import type { Recording } from '../replay/recording-reader.js';
 import { createReplayData, type DataMissFallback } from '../replay/replay-data.js';
@@ -199,6 +201,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       case 'stop':
         stopping = true;
         break;
+      case 'manual': {
+        // The operator's action, at the instant it was taken: the same journal line, gate and intents.
+        const m = manualActionOf(l.entry);
+        session.engine.manual(m.action, m.meta);
+        break;
+      }
       default:
     }
     // Asynchronous handlers (and look-ups answered just now) finish before the next line, as they did between frames.

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { DatastreamClient } from '../../client/datastream/index.js';
 import type { Clock, Logger, Redactor, UnixMs } from '../../core/index.js';
 import type { DataPort } from '../../engine/data-lookup.js';
+import type { ManualDecision } from '../../engine/decision-log.js';
 import { RECORDING_FORMAT } from '../replay/recording-format.js';
 import { createRecordingSink, type RecordingSink } from './recording-sink.js';
 import { chainpilotVersion } from './version.js';
@@ -59,6 +60,8 @@ export interface Recorder {
   start(): void;
   /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
   mark(kind: 'stop' | 'drained'): void;
+  /** Writes an operator's manual decision: `{"k":"manual","t":T,"m":ENTRY}` (see recording-format.ts). */
+  manual(entry: ManualDecision): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
   /** Hands the lines of a partial batch to the writing thread (see `batchBytes`). */
@@ -190,6 +193,11 @@ export function createRecorder(o: RecorderOptions): Recorder {
       if (ended) return;
       const t = o.clock.now() as number;
       put(`${JSON.stringify({ k: kind, t })}\n`, t);
+    },
+    manual(entry) {
+      if (ended) return;
+      const t = o.clock.now() as number;
+      put(`${redactor.redact(JSON.stringify({ k: 'manual', t, m: entry }))}\n`, t);
     },
     end() {
       if (ended) return;

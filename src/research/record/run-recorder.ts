@@ -95,6 +95,7 @@ export const runRecording: RunRecording = {
       start: () => rec.start(),
       end: () => rec.end(),
       mark: (kind) => rec.mark(kind),
+      manual: (entry) => rec.manual(entry),
       close: () => rec.close(),
       share: (feed, data, tap) => recordShare(rec, feed, data, tap),
     };

@@ -15,12 +15,16 @@
  * - the stop: `{"k":"stop","t":T}` when the recorded run's stop began (from then on it admitted no new
  *   intent: `ENGINE_STOPPED`), and `{"k":"drained","t":T}` when its drain ended (intents still in
  *   flight then expired); both absent in runs without a drain (`record`, older recordings).
+ * - a manual decision: `{"k":"manual","t":T,"m":ENTRY}` when an operator acted on the run (close,
+ *   force an entry, cancel an intent); ENTRY is the decision log's `manual` line as journaled (who,
+ *   why, what), and a backtest applies the same action through its engine at `t`.
  * - the end: `{"k":"end","t":T}` when the recorded run stopped (absent after a crash).
  *
  * A frame line starts with `{"t"`, every other line with `{"k"`: a reader tells them apart with
  * one character.
  */
 import { ChainpilotError } from '../../core/index.js';
+import type { ManualDecision } from '../../engine/decision-log.js';
 
 export const RECORDING_FORMAT = 1;
 
@@ -70,6 +74,7 @@ export type RecordLine =
   | { readonly kind: 'start'; readonly t: number }
   | { readonly kind: 'stop'; readonly t: number }
   | { readonly kind: 'drained'; readonly t: number }
+  | { readonly kind: 'manual'; readonly t: number; readonly entry: ManualDecision }
   | { readonly kind: 'end'; readonly t: number };
 
 export type DataQuery = Readonly<Record<string, string | number | boolean>> | undefined;
@@ -131,6 +136,13 @@ export function parseRecordLine(line: string): RecordLine {
       return { kind: 'drained', t };
     case 'end':
       return { kind: 'end', t };
+    case 'manual': {
+      const m = o['m'] as ManualDecision | undefined;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks parsed JSON at runtime
+      if (typeof m !== 'object' || m === null || m.kind !== 'manual' || !['close', 'enter', 'cancel'].includes(m.action))
+        throw new ChainpilotError('RECORDING_INVALID', 'a manual line without its manual decision', { retry: 'not_retryable' });
+      return { kind: 'manual', t, entry: m };
+    }
     default:
       throw new ChainpilotError('RECORDING_INVALID', `unknown record kind ${JSON.stringify(o['k'])}`, { retry: 'not_retryable' });
   }

@@ -1,0 +1,147 @@
+/**
+ * Manual decisions are part of the recording: paper runs of config/paper-sim.yaml on the embedded
+ * simulator (60x, `record:` on) where an operator acts through the deployment handle mid-run (a
+ * forced entry and a close; a forced entry cancelled while in its paper latency). The recording
+ * keeps each `manual` line at its run-clock instant, and a backtest of it applies the same actions
+ * through its engine and writes the run's decision log byte for byte (from the files and from the
+ * prepared cache).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadDeployment, type LoadedDeployment } from '../../src/config/index.js';
+import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/decision-log.js';
+import { runBacktest } from '../../src/research/backtest/run-backtest.js';
+import { runRecording } from '../../src/research/record/run-recorder.js';
+import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
+import { readRecording, type Recording } from '../../src/research/replay/recording-reader.js';
+import { createDeployment, type RuntimeHandle } from '../../src/runtime/create-deployment.js';
+import { until } from '../runtime/helpers.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cp-manual-parity-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+interface Ran {
+  readonly loaded: LoadedDeployment;
+  readonly paperLog: string;
+  readonly manualLines: readonly string[];
+  readonly recording: Recording;
+  readonly recDir: string;
+}
+
+/** A paper run with `record:` on; `act` runs mid-run with the handle and the decisions so far. */
+async function paperRun(
+  name: string,
+  edit: (yaml: string) => string,
+  act: (h: RuntimeHandle, entries: readonly DecisionEntry[]) => Promise<void>,
+): Promise<Ran> {
+  const dir = join(root, name);
+  // Room in the risk gate for the operator's entries (a 1 s per-token cooldown, more positions and exposure).
+  const yaml = edit(readFileSync('config/paper-sim.yaml', 'utf8'))
+    .replace('cooldown: 5m', 'cooldown: 1s')
+    .replace('maxOpenPositions: 6', 'maxOpenPositions: 50')
+    .replace('maxExposureSol: "2"', 'maxExposureSol: "20"')
+    .replace('./.chainpilot/paper-sim.decisions.jsonl', join(dir, 'paper.decisions.jsonl'))
+    .concat(`record:\n  dir: ${join(dir, 'rec')}\n`);
+  const file = join(root, `${name}.yaml`);
+  writeFileSync(file, yaml);
+  const loaded = loadDeployment(file);
+  const paper = memoryDecisionLog();
+  const entries: DecisionEntry[] = [];
+  const handle = createDeployment(loaded, {
+    mode: 'paper',
+    recording: runRecording,
+    decisions: (e) => {
+      entries.push(e);
+      paper.sink(e);
+    },
+  });
+  await handle.start();
+  try {
+    await act(handle, entries);
+    // Some more of the run after the actions.
+    const at = handle.clock()!.now();
+    await until(() => handle.clock()!.now() >= at + 60_000, 'a simulated minute more', 30_000);
+  } finally {
+    await handle.stop();
+  }
+  const paperLog = paper.lines.join('');
+  expect(readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8')).toBe(paperLog);
+  const manualLines = paper.lines.filter((l) => l.includes('"kind":"manual"'));
+  const recording = readRecording(join(dir, 'rec'));
+  expect(recording.badLines).toBe(0);
+  // The recording holds each manual decision as journaled, at the instant it was journaled.
+  const recorded = recording.lines.filter((l) => l.kind === 'manual');
+  expect(recorded.map((l) => (l.kind === 'manual' ? `${JSON.stringify(l.entry)}\n` : ''))).toEqual(manualLines);
+  expect(recorded.map((l) => l.t)).toEqual(manualLines.map((l) => (JSON.parse(l) as { at: number }).at));
+  return { loaded, paperLog, manualLines, recording, recDir: join(dir, 'rec') };
+}
+
+/** The first bought token and the other strategy's name; resolves once the risk gate's per-token cooldown (1 s here) since that fill passed. */
+async function otherStrategyOnFirstBuy(h: RuntimeHandle, entries: readonly DecisionEntry[]): Promise<{ mint: string; other: string }> {
+  const first = (): DecisionEntry | undefined => entries.find((e) => e.kind === 'fill' && e.side === 'buy');
+  await until(() => first() !== undefined, 'a first buy fill', 60_000);
+  const fill = first() as Extract<DecisionEntry, { kind: 'fill' }>;
+  await until(() => h.clock()!.now() > fill.at + 1_000, 'the cooldown to pass', 30_000);
+  return { mint: fill.mint, other: fill.strategyId === 'curve-momentum' ? 'graduation-sniper' : 'curve-momentum' };
+}
+
+const filled = (entries: readonly DecisionEntry[], id: string | undefined): boolean => entries.some((e) => e.kind === 'fill' && e.intentId === id);
+
+describe('backtest parity with manual actions', () => {
+  it('replays a forced entry and a manual close taken through the handle, writing the paper decision log byte for byte', async () => {
+    const ids: (string | undefined)[] = [];
+    const ran = await paperRun(
+      'enter-close',
+      (y) => y,
+      async (h, entries) => {
+        // A token one strategy bought: the operator forces the other one into it, then closes that position.
+        const { mint, other } = await otherStrategyOnFirstBuy(h, entries);
+        const enter = h.manual!({ action: 'enter', mint, strategyId: other, spendLamports: 50_000_000n }, { by: 'e2e operator', why: 'forced entry' });
+        expect(enter, JSON.stringify(enter)).toMatchObject({ ok: true });
+        ids.push(enter.ok ? enter.intentId : undefined);
+        await until(() => filled(entries, ids[0]), 'the forced entry to fill', 30_000);
+        const close = h.manual!({ action: 'close', mint, strategyId: other, fractionBps: 10_000 }, { by: 'e2e operator', why: 'take it off' });
+        expect(close).toMatchObject({ ok: true });
+        ids.push(close.ok ? close.intentId : undefined);
+        await until(() => filled(entries, ids[1]), 'the manual close to fill', 30_000);
+      },
+    );
+    expect(ran.manualLines).toHaveLength(2);
+
+    const bt = await runBacktest({ loaded: ran.loaded, recording: ran.recording });
+    expect(bt.decisionLog).toBe(ran.paperLog);
+    // The forced entry and the close were replayed as intents with the same ids, and filled.
+    for (const id of ids) expect(filled(bt.decisions, id)).toBe(true);
+
+    readRecordingPrepared(ran.recDir, { version: 'manual-parity' });
+    const cached = readRecordingPrepared(ran.recDir, { version: 'manual-parity' });
+    expect(cached.cache.status).toBe('hit');
+    expect((await runBacktest({ loaded: ran.loaded, recording: cached.recording })).decisionLog).toBe(ran.paperLog);
+  }, 120_000);
+
+  it('replays a forced entry cancelled while it waited in the paper latency (cancelled in the same turn), so the backtest never fills it either', async () => {
+    let id: string | undefined;
+    const ran = await paperRun(
+      'enter-cancel',
+      (y) => y,
+      async (h, entries) => {
+        const { mint, other } = await otherStrategyOnFirstBuy(h, entries);
+        const enter = h.manual!({ action: 'enter', mint, strategyId: other, spendLamports: 50_000_000n }, { by: 'e2e operator', why: 'forced entry' });
+        expect(enter, JSON.stringify(enter)).toMatchObject({ ok: true });
+        id = enter.ok ? enter.intentId : undefined;
+        expect(h.manual!({ action: 'cancel', intentId: id! }, { by: 'e2e operator', why: 'changed my mind' })).toMatchObject({ ok: true });
+        await until(() => entries.some((e) => e.kind === 'unfilled' && e.intentId === id), 'the cancelled intent to end', 30_000);
+      },
+    );
+    expect(ran.manualLines.map((l) => (JSON.parse(l) as { action: string }).action)).toEqual(['enter', 'cancel']);
+    // The run never filled it.
+    expect(ran.paperLog).not.toMatch(new RegExp(`"kind":"fill","at":\\d+,"intentId":"${id!}"`));
+
+    const bt = await runBacktest({ loaded: ran.loaded, recording: ran.recording });
+    expect(bt.decisionLog).toBe(ran.paperLog);
+    expect(bt.decisions.some((e) => e.kind === 'unfilled' && e.intentId === id)).toBe(true);
+    expect(filled(bt.decisions, id)).toBe(false);
+  }, 120_000);
+});
