@@ -27,6 +27,8 @@ export interface ControlAppOptions {
   readonly version: string;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Why the daemon as a whole is not ready (memory near its ceiling); empty when it is. */
+  readonly daemonReasons?: () => readonly string[];
   /** Paths served without the token (static dashboard assets). */
   readonly publicPrefixes?: readonly string[];
   /** More routes on the same app (dashboard, SSE). */
@@ -102,8 +104,9 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
       if (!ready && reasons.length === 0) reasons.push(`state ${slot.state}`);
       return { name: slot.name, state: slot.state, ready, reasons: ready ? [] : reasons };
     });
-    const ready = deployments.length > 0 && deployments.every((d) => d.ready);
-    return reply.code(ready ? 200 : 503).send({ ready, deployments } satisfies z.infer<typeof s.readyBody>);
+    const reasons = [...(o.daemonReasons?.() ?? [])];
+    const ready = deployments.length > 0 && deployments.every((d) => d.ready) && reasons.length === 0;
+    return reply.code(ready ? 200 : 503).send({ ready, reasons, deployments } satisfies z.infer<typeof s.readyBody>);
   });
   app.get('/metrics', async (_req, reply) => reply.header('content-type', o.metrics.contentType).send(await o.metrics.render()));
   const doc = openApiDocument(o.version);
@@ -175,8 +178,15 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     '/api/deployments/:name/intents/:id/cancel',
     manual(s.cancelBody, (_b, req) => ({ action: 'cancel', intentId: (req.params as { id?: string }).id ?? '' }), metaOf),
   );
-  app.post('/api/reload', async () => {
-    const d = await o.reload();
+  app.post('/api/reload', async (_req, reply) => {
+    let d: ReloadDiff;
+    try {
+      d = await o.reload();
+    } catch (e) {
+      // A set that cannot fit is the operator's to fix: 409 with the code, the running set kept.
+      if (isChainpilotError(e) && e.code === 'RUNTIME_DAEMON_MEMORY_BUDGET_EXCEEDED') return error(reply, 409, e.code, e.message);
+      throw e;
+    }
     return {
       added: [...d.added],
       removed: [...d.removed],

@@ -135,7 +135,16 @@ export function openApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
-      '/api/reload': { post: { summary: 're-read the deployment files and apply the difference', responses: { 200: ok(s.reloadBody), 401: refused[401] } } },
+      '/api/reload': {
+        post: {
+          summary: 're-read the deployment files and apply the difference',
+          responses: {
+            200: ok(s.reloadBody),
+            401: refused[401],
+            409: ok(s.errorBody, 'the new set cannot fit the memory limit (RUNTIME_DAEMON_MEMORY_BUDGET_EXCEEDED); the running set is kept'),
+          },
+        },
+      },
     },
   };
 }
