@@ -106,7 +106,7 @@ export function assertFits(estimate: MemoryEstimate, limitBytes: number, when: '
   if (estimate.totalBytes <= limitBytes) return;
   throw new ChainpilotError(
     'RUNTIME_DAEMON_MEMORY_BUDGET_EXCEEDED',
-    `refusing to ${when}: the deployments need about ${mb(estimate.totalBytes)} (${estimate.simulators} simulator(s) × their heap limit = ${mb(estimate.simulatorBytes)}, ${estimate.deployments} deployment(s) = ${mb(estimate.deploymentBytes)}, base ${mb(estimate.baseBytes)}), more than the memory limit of ${mb(limitBytes)}; raise --memory-limit, lower the simulators' heap limit, or run fewer deployments or feeds`,
+    `refusing to ${when}: the deployments need about ${mb(estimate.totalBytes)} (${estimate.simulators} simulator(s) × their heap limit = ${mb(estimate.simulatorBytes)}, ${estimate.deployments} deployment(s) = ${mb(estimate.deploymentBytes)}, base ${mb(estimate.baseBytes)}), more than the memory limit of ${mb(limitBytes)}; raise --memory-limit, or run fewer deployments or feeds (simulators)`,
     { retry: 'not_retryable', context: { estimateBytes: estimate.totalBytes, limitBytes } },
   );
 }
