@@ -411,6 +411,7 @@ export const notifySchema = z.strictObject({
       fatal: notifyLevel.default('on'),
       shutdown: notifyLevel.default('on'),
       dailySummary: notifyLevel.default('on'),
+      memory: notifyLevel.default('on'),
     })
     .prefault({}),
 });

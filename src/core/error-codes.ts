@@ -236,6 +236,10 @@ export const ERROR_CODES = {
   // --- issue 31 (daemon scale): add this issue's codes here only ---
   SIM_WORKER_FAILED:
     "an embedded simulator's worker thread ended before it served (its heap limit too small to start one, a module that failed to load); once it served, a worker that ends is restarted instead",
+  RUNTIME_DAEMON_MEMORY_BUDGET_EXCEEDED:
+    "the daemon's deployments need more memory than its --memory-limit allows (simulators × their heap limit + deployments × 1.5 MB + a 150 MB base); refused at start, or the reload is refused and the running set kept",
+  RUNTIME_DAEMON_MEMORY_HIGH:
+    "the daemon's RSS reached 90 % of its --memory-limit: /readyz answers 503 with this reason and the daemon notifies once; it clears below 80 %",
   RUNTIME_PAPER_BOOK_WRITE_FAILED:
     "a batch of paper book changes could not be written to the deployment's store (disk full, a damaged file); the deployment halts, and the book on disk keeps every earlier batch",
 } as const;

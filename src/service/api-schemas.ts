@@ -142,6 +142,8 @@ export const actionResultBody = z.object({ name: z.string(), state: slotState, k
 
 export const readyBody = z.object({
   ready: z.boolean(),
+  /** Why the daemon as a whole is not ready (`RUNTIME_DAEMON_MEMORY_HIGH: ...`); empty when nothing daemon-wide stands in the way. */
+  reasons: z.array(z.string()).optional(),
   deployments: z.array(z.object({ name: z.string(), state: slotState, ready: z.boolean(), reasons: z.array(z.string()) })),
 });
 

@@ -17,7 +17,7 @@ import { fakeHandle, type FakeHandle } from './fake-handle.js';
 const TOKEN = 'test-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-async function setup() {
+async function setup(daemonReasons?: () => readonly string[]) {
   const clock = manualClock(1_700_000_000_000);
   const handles = new Map<string, FakeHandle>();
   const sup = createSupervisor({
@@ -51,6 +51,7 @@ async function setup() {
     clock,
     log: silentLogger(),
     reload: () => sup.apply(specs),
+    ...(daemonReasons ? { daemonReasons } : {}),
   });
   return { app, handles, clock, sup };
 }
@@ -103,6 +104,21 @@ describe('daemon control API', () => {
     expect(body.deployments.find((d) => d.name === 'alpha')?.ready).toBe(true);
     handles.get('beta')!.setFeed({ connected: true, state: 'open' });
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+
+  it('readyz turns 503 with a daemon-wide reason while every deployment is ready, and 200 once it clears', async () => {
+    let reasons: string[] = ['RUNTIME_DAEMON_MEMORY_HIGH: RSS 950 MB is 93 % of the memory limit 1024 MB'];
+    const { app } = await setup(() => reasons);
+    close = () => app.close();
+    const down = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(down.statusCode).toBe(503);
+    const body = schemas.readyBody.parse(down.json());
+    expect(body.reasons).toEqual(reasons);
+    expect(body.deployments.every((d) => d.ready)).toBe(true);
+    reasons = [];
+    const up = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(up.statusCode).toBe(200);
+    expect(schemas.readyBody.parse(up.json()).reasons).toEqual([]);
   });
 
   it('serves details, paged decisions and fills that agree with their schemas', async () => {

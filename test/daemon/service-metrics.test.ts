@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, silentLogger, systemClock } from '../../src/core/index.js';
 import { createDeployment } from '../../src/runtime/create-deployment.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
+import { createMemoryWatch } from '../../src/service/daemon/memory-budget.js';
 import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createServiceMetrics } from '../../src/service/daemon/service-metrics.js';
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
@@ -141,12 +142,17 @@ describe('daemon service metrics', () => {
 describe('docs/deploy.md', () => {
   it('names every chainpilot series the daemon serves', async () => {
     const service = createServiceMetrics();
-    const text = await createDaemonMetrics({ slots: () => [], extensions: [service.metrics, simulatorMetrics(() => [])], processMetrics: false }).render();
+    const text = await createDaemonMetrics({
+      slots: () => [],
+      extensions: [service.metrics, simulatorMetrics(() => []), createMemoryWatch({ limitBytes: 2 ** 31, clock: systemClock() }).metrics],
+      processMetrics: false,
+    }).render();
     const names = parseMetrics(text)
       .families.map((f) => f.name)
       .filter((n) => n.startsWith('chainpilot_'));
     expect(names).toContain('chainpilot_rpc_request_duration_seconds');
     expect(names).toContain('chainpilot_queue_depth');
+    expect(names).toContain('chainpilot_daemon_rss_bytes');
     const doc = readFileSync('docs/deploy.md', 'utf8');
     // A row may abbreviate siblings: `chainpilot_feed_reconnects_total`, `_gaps_total`.
     const named = (n: string): boolean =>

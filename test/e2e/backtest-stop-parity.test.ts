@@ -5,7 +5,6 @@
  * (ENGINE_STOPPED, as the run did), lets the in-flight ones fill until the drain's end, and writes
  * the run's decision log byte for byte.
  */
-import { runRecording } from '../../src/research/record/run-recorder.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -11,6 +11,7 @@ interface DaemonOpts {
   logLevel?: string;
   reportsDir?: string;
   notify?: string;
+  memoryLimit?: string;
 }
 
 export function registerDaemonCommand(program: Command): void {
@@ -31,6 +32,10 @@ export function registerDaemonCommand(program: Command): void {
     .option('--speed <n>', 'speed of every embedded simulator: multiple of real time, or max', speed)
     .option('--log-level <level>', 'daemon log level: trace, debug, info, warn, error or silent', logLevelOption, 'info')
     .option('--notify <file>', 'daemon-wide notifications: a YAML file with a notify: block (docs/notifications.md)')
+    .option(
+      '--memory-limit <size>',
+      'memory ceiling (2GB, 1536MB): a set of deployments estimated above it is refused; RSS at 90 % of it turns /readyz 503 and notifies (docs/daemon.md, "Memory budget")',
+    )
     .option('--reports-dir <dir>', 'directory of backtest reports the dashboard lists (*.html and */report.html)')
     .action(async (paths: string[], o: DaemonOpts) => {
       const { checkInDirOption, prepareDirOption } = await import('../cli-paths.js');
@@ -38,6 +43,8 @@ export function registerDaemonCommand(program: Command): void {
       const dataDir = prepareDirOption('--data-dir', o.dataDir, 0o700);
       if (o.reportsDir !== undefined) checkInDirOption('--reports-dir', o.reportsDir);
       const { runDaemonShell } = await import('../../service/daemon/daemon-shell.js');
+      const { parseMemorySize } = await import('../../service/daemon/memory-budget.js');
+      const memoryLimitBytes = o.memoryLimit !== undefined ? parseMemorySize(o.memoryLimit) : undefined;
       process.exitCode = await runDaemonShell({
         paths,
         dataDir,
@@ -55,6 +62,7 @@ export function registerDaemonCommand(program: Command): void {
         ...(o.logLevel ? { logLevel: o.logLevel } : {}),
         ...(o.reportsDir ? { reportsDir: o.reportsDir } : {}),
         ...(o.notify ? { notifyFile: o.notify } : {}),
+        ...(memoryLimitBytes !== undefined ? { memoryLimitBytes } : {}),
       });
     });
 }

@@ -38,6 +38,8 @@ export interface ControlAppOptions {
   readonly log: Logger;
   /** More routes on the same app (the dashboard), registered after the control API's. */
   readonly plugins?: readonly FastifyPluginAsync[];
+  /** Why the daemon as a whole is not ready (memory near its ceiling); empty when it is. */
+  readonly daemonReasons?: () => readonly string[];
 }
 
 const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
@@ -126,8 +128,9 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
           if (!ready && reasons.length === 0) reasons.push(`state ${slot.state}`);
           return { name: slot.name, state: slot.state, ready, reasons: ready ? [] : reasons };
         });
-        const ready = deployments.length > 0 && deployments.every((d) => d.ready);
-        return reply.code(ready ? 200 : 503).send({ ready, deployments } satisfies z.infer<typeof s.readyBody>);
+        const reasons = [...(o.daemonReasons?.() ?? [])];
+        const ready = deployments.length > 0 && deployments.every((d) => d.ready) && reasons.length === 0;
+        return reply.code(ready ? 200 : 503).send({ ready, reasons, deployments } satisfies z.infer<typeof s.readyBody>);
       },
     );
     api.get(
@@ -296,9 +299,25 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     );
     api.post(
       '/api/reload',
-      { schema: { summary: 're-read the deployment files and apply the difference', response: { 200: s.reloadBody, 401: refused[401] } } },
-      async () => {
-        const d = await o.reload();
+      {
+        schema: {
+          summary: 're-read the deployment files and apply the difference',
+          response: {
+            200: s.reloadBody,
+            401: refused[401],
+            409: answer(s.errorBody, 'the new set cannot fit the memory limit (RUNTIME_DAEMON_MEMORY_BUDGET_EXCEEDED); the running set is kept'),
+          },
+        },
+      },
+      async (_req, reply) => {
+        let d: ReloadDiff;
+        try {
+          d = await o.reload();
+        } catch (e) {
+          // A set that cannot fit is the operator's to fix: 409 with the code, the running set kept.
+          if (isChainpilotError(e) && e.code === 'RUNTIME_DAEMON_MEMORY_BUDGET_EXCEEDED') return error(reply, 409, e.code, e.message);
+          throw e;
+        }
         return {
           added: [...d.added],
           removed: [...d.removed],

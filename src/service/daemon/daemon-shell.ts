@@ -19,6 +19,7 @@ import { createServiceMetrics } from './service-metrics.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
 import { deploymentLog } from './deployment-log.js';
 import { simulatorMetrics } from './simulator-metrics.js';
+import { mb, type MemoryReader } from './memory-budget.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
 export interface DaemonShellOptions {
@@ -37,6 +38,12 @@ export interface DaemonShellOptions {
   readonly reportsDir?: string;
   /** Daemon-wide notifications file (a `notify:` block, docs/notifications.md). */
   readonly notifyFile?: string;
+  /** Memory ceiling in bytes (`--memory-limit`): the set is refused when it cannot fit, and RSS near it turns /readyz 503 and notifies. */
+  readonly memoryLimitBytes?: number;
+  /** The process's memory as the watch reads it (tests: a fake reader). */
+  readonly memoryReader?: MemoryReader;
+  /** Memory sampling period (default 5 s). */
+  readonly memoryEveryMs?: number;
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolves to stop the daemon (tests); signals stop it too. */
@@ -111,6 +118,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     log,
     deploymentConfig: (name) => deploymentNotifyConfig(daemon?.supervisor.get(name)?.file, env, redactor),
   });
+  let memoryNotices = 0;
   try {
     daemon = await startDaemon({
       plugins: [dashboard.plugin],
@@ -124,6 +132,25 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
       ...(o.listen ? { listen: o.listen } : {}),
       ...(o.tokenEnv ? { tokenEnv: o.tokenEnv } : {}),
       ...(o.env ? { env: o.env } : {}),
+      ...(o.memoryLimitBytes !== undefined
+        ? {
+            memory: {
+              limitBytes: o.memoryLimitBytes,
+              estimate: o.speed !== undefined ? { speed: o.speed } : {},
+              ...(o.memoryReader ? { read: o.memoryReader } : {}),
+              ...(o.memoryEveryMs !== undefined ? { everyMs: o.memoryEveryMs } : {}),
+              onChange: (high: boolean, r: { rssBytes: number }, limit: number) =>
+                hub.daemonNotice({
+                  key: `memory-${(memoryNotices += 1)}-${high ? 'high' : 'ok'}`,
+                  event: 'memory',
+                  text: high
+                    ? `daemon: memory high: RSS ${mb(r.rssBytes)} of the ${mb(limit)} limit; not ready until it drops below 80 %`
+                    : `daemon: memory back to normal: RSS ${mb(r.rssBytes)} of the ${mb(limit)} limit`,
+                  data: { code: 'RUNTIME_DAEMON_MEMORY_HIGH', high, rssBytes: r.rssBytes, limitBytes: limit },
+                }),
+            },
+          }
+        : {}),
     });
     const t = daemon.token.source;
     out(

@@ -15,6 +15,7 @@ import { buildControlApp } from './control-app.js';
 import type { DaemonView, MetricsExtension } from '../service-port.js';
 import { createDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
+import { assertFits, createMemoryWatch, estimateMemory, type EstimateOptions, type MemoryReader, type MemoryReading } from './memory-budget.js';
 import { createEventLog, type LoggedEntry } from '../event-log.js';
 import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
 
@@ -45,6 +46,20 @@ export interface DaemonOptions {
   readonly metricsExtensions?: readonly MetricsExtension[];
   /** More routes on the control app (the dashboard), each a fastify plugin over the daemon's view. */
   readonly plugins?: readonly ((daemon: DaemonView) => FastifyPluginAsync)[];
+  /** A memory ceiling: the set is refused at start and reload when its estimate exceeds it, and RSS near it turns /readyz 503. */
+  readonly memory?: DaemonMemoryOptions;
+}
+
+export interface DaemonMemoryOptions {
+  readonly limitBytes: number;
+  /** What the estimate needs to know of the simulators (speed override, heap limit). */
+  readonly estimate?: EstimateOptions;
+  /** The process's memory (default `process.memoryUsage()`; tests give a fake). */
+  readonly read?: MemoryReader;
+  /** Sampling period on the daemon's clock (default 5 s). */
+  readonly everyMs?: number;
+  /** Called when RSS crosses 90 % of the limit (`high`) and when it drops back below 80 %. */
+  readonly onChange?: (high: boolean, reading: MemoryReading, limitBytes: number) => void;
 }
 
 export interface RunningDaemon extends DaemonView {
@@ -122,13 +137,29 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       { retry: 'not_retryable' },
     );
   }
+  const mem = o.memory;
+  if (mem) assertFits(estimateMemory(initialSpecs, mem.estimate), mem.limitBytes, 'start');
   const token = resolveDaemonToken({ env, envName: tokenEnv, dataDir: o.dataDir });
   const listenerError = (e: unknown): void => log.error({ err: describeError(e) }, 'a daemon event listener threw');
   const decisions = createEventLog<DecisionEntry>(o.historySize ?? 20_000, listenerError);
   const events = createEventLog<DeploymentEvent>(o.historySize ?? 20_000, listenerError);
   // eslint-disable-next-line prefer-const -- assigned once the supervisor exists (metrics read its slots)
   let supervisor: Supervisor;
-  const metrics = createDaemonMetrics({ slots: () => supervisor.list(), ...(o.metricsExtensions ? { extensions: o.metricsExtensions } : {}) });
+  const memoryWatch = mem
+    ? createMemoryWatch({
+        limitBytes: mem.limitBytes,
+        clock,
+        ...(mem.read ? { read: mem.read } : {}),
+        ...(mem.everyMs !== undefined ? { everyMs: mem.everyMs } : {}),
+        onChange(high, r, limit) {
+          if (high) log.warn({ rssBytes: r.rssBytes, limitBytes: limit }, 'the daemon is near its memory limit: not ready until RSS drops below 80 %');
+          else log.info({ rssBytes: r.rssBytes, limitBytes: limit }, 'the daemon is back under its memory limit');
+          mem.onChange?.(high, r, limit);
+        },
+      })
+    : undefined;
+  const extensions = [...(o.metricsExtensions ?? []), ...(memoryWatch ? [memoryWatch.metrics] : [])];
+  const metrics = createDaemonMetrics({ slots: () => supervisor.list(), extensions });
   const lastState = new Map<string, string>();
   supervisor = createSupervisor({
     factory: o.factory,
@@ -164,7 +195,11 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const reload = async (): Promise<ReloadDiff> => {
     // Reloads run one at a time; a second request while one runs waits for it and runs again.
     while (reloading) await reloading.catch(() => undefined);
-    reloading = (async () => supervisor.apply(readDeploymentSpecs(expandDeploymentPaths(o.paths), env)))();
+    reloading = (async () => {
+      const specs = readDeploymentSpecs(expandDeploymentPaths(o.paths), env);
+      if (mem) assertFits(estimateMemory(specs, mem.estimate), mem.limitBytes, 'reload');
+      return supervisor.apply(specs);
+    })();
     try {
       return await reloading;
     } finally {
@@ -182,6 +217,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     clock,
     log,
     plugins: (o.plugins ?? []).map((plugin) => plugin(view)),
+    ...(memoryWatch ? { daemonReasons: () => [memoryWatch.reason()].filter((r): r is string => r !== undefined) } : {}),
   });
   const initial = await supervisor.apply(initialSpecs);
   let url: string;
@@ -196,6 +232,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   }
   const address = app.server.address();
   if (address && typeof address === 'object') url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  memoryWatch?.start();
   let stopped: Promise<ShutdownReport[]> | undefined;
   return {
     ...view,
@@ -208,6 +245,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     reload,
     stop(drainMs) {
       stopped ??= (async () => {
+        memoryWatch?.stop();
         const reports = await supervisor.stopAll(drainMs ?? o.drainMs);
         await app.close();
         return reports;

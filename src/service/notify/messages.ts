@@ -6,7 +6,7 @@
  */
 import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
 
-export type NotifyEventKind = 'fills' | 'intentFailures' | 'dailyLossHalt' | 'killSwitch' | 'feed' | 'fatal' | 'shutdown' | 'dailySummary';
+export type NotifyEventKind = 'fills' | 'intentFailures' | 'dailyLossHalt' | 'killSwitch' | 'feed' | 'fatal' | 'shutdown' | 'dailySummary' | 'memory';
 
 export interface Notification {
   /** Stable per event (idempotency key): deployment, kind and the event's sequence or time. */

@@ -29,6 +29,8 @@ export interface NotifyHub {
   readonly metrics: MetricsExtension;
   /** Starts following the daemon's logs. */
   attach(view: DaemonView): void;
+  /** A daemon-wide notice (memory near the ceiling): to the daemon-wide notifier only, `deployment` is `daemon`. */
+  daemonNotice(d: Omit<Draft, 'deployment' | 'at'>): void;
   /** Sends the daily summaries if the UTC day changed since the last check (timer; tests call it). */
   checkDay(): void;
   stats(): Readonly<Record<string, Readonly<Record<string, ChannelStats>>>>;
@@ -129,6 +131,9 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
       v.events.subscribe((x) => send(mapEvent(x.deployment, x.seq, x.value)));
       timer = setInterval(() => hub.checkDay(), o.dayCheckEveryMs ?? 60_000);
       timer.unref();
+    },
+    daemonNotice(d) {
+      daemonNotifier?.notify({ ...d, deployment: 'daemon', at: now() });
     },
     checkDay() {
       if (!view) return;
