@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Fill } from '../../src/engine/execution-port.js';
 import { createHarness, reportTypes, startHarness, type Harness } from './support/harness.js';
@@ -196,5 +197,20 @@ describe('live executor on the fake chain', () => {
       expect.stringContaining('sellRaw must be a bigint > 0') as unknown,
     ]);
     expect(h.swap.builds).toBe(0);
+  });
+
+  it('writes one log line per refusal code per minute of the run clock, with the count held back, and reports every refusal', async () => {
+    const lines: { msg: string; code?: string; repeated?: number }[] = [];
+    const logger = pino({ level: 'warn', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string }) });
+    h = await createHarness({ logger });
+    await startHarness(h);
+    for (let i = 0; i < 200; i++) await h.executor.submit(h.intent(100 + i, { spendLamports: 0n }));
+    expect(h.reports.filter((r) => r.type === 'rejected' && r.code === 'LIVE_INVALID_INTENT')).toHaveLength(200);
+    const refusals = (): typeof lines => lines.filter((l) => l.code === 'LIVE_INVALID_INTENT');
+    expect(refusals()).toHaveLength(1);
+    h.clock.advance(61_000);
+    await h.executor.submit(h.intent(400, { spendLamports: 0n }));
+    expect(refusals()).toHaveLength(2);
+    expect(refusals()[1]?.repeated).toBe(199);
   });
 });

@@ -8,6 +8,7 @@ import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { amountInOf, type ExecutionReport, type ExecutionSink, type Executor, type OrderIntent } from '../../engine/execution-port.js';
+import { createRepeatLimiter } from '../../engine/repeat-limiter.js';
 import type { IntentJournal } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { driveIntent, type DriveContext, type LiveProbePoint, type LiveRetryKind } from './drive-intent.js';
@@ -87,8 +88,12 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     return p;
   };
 
-  const reject = (intent: OrderIntent, code: ChainpilotError['code'], reason: string): void => {
-    log.warn({ intentId: intent.id, code, reason }, 'intent rejected before anything was built');
+  // Identical refusals are summarised in the log, one line per code per minute of the run clock with
+  // the count held back (every one is still reported to the sink, counted and journaled).
+  const repeats = createRepeatLimiter(options.clock);
+  const reject = (intent: OrderIntent, code: ChainpilotError['code'], reason: string, logIt = true): void => {
+    const r = logIt ? repeats.admit(`rejected\u0000${code}`) : { write: false, held: 0 };
+    if (r.write) log.warn({ intentId: intent.id, code, reason, ...(r.held > 0 ? { repeated: r.held } : {}) }, 'intent rejected before anything was built');
     sink?.({ type: 'rejected', intentId: intent.id, at: options.clock.now(), code, reason });
   };
 
@@ -116,12 +121,17 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
       const admitted = await admitIntoJournal(options.journal, intent, settings, now);
       if (admitted.kind === 'denied') {
         const { code, reason, context } = admitted.denial;
-        log.warn({ intentId: intent.id, code, reason, context }, 'intent refused by admission; nothing was built');
+        const r = repeats.admit(`refused\u0000${code}`);
+        if (r.write)
+          log.warn(
+            { intentId: intent.id, code, reason, context, ...(r.held > 0 ? { repeated: r.held } : {}) },
+            'intent refused by admission; nothing was built',
+          );
         if (admitted.journaled)
           await drive(intent.id); // reports the DENIED row once and marks it reported
         else {
           if (admitted.journalError !== undefined) log.warn({ intentId: intent.id, err: admitted.journalError }, 'refused intent could not be journaled');
-          reject(intent, code, reason);
+          reject(intent, code, reason, false);
         }
         return;
       }
