@@ -2,19 +2,11 @@
  * Sweep outputs: the JSON shape, a CSV with one row per cell and window, and a self-contained HTML
  * page with the ranked table and, for two parameters, a heatmap of the ranking metric.
  */
+import type { WindowMetrics } from '../../engine/param-space.js';
 import { sweepSilentRoomsHtml, type SilentRooms } from './silent-rooms.js';
 
-export interface SweepCellMetrics {
-  readonly netPnlSol: string;
-  readonly returnPct: number;
-  readonly trades: number;
-  readonly winRatePct: number | null;
-  readonly profitFactor: number | null;
-  readonly expectancySol: string | null;
-  readonly maxDrawdownPct: number;
-  readonly sharpe: number | null;
-  readonly hourlySharpe: number | null;
-  readonly feesSol: string;
+/** One window of one cell: what the objective sees (engine/param-space.ts) and the backtest's fingerprint. */
+export interface SweepCellMetrics extends WindowMetrics {
   readonly fingerprint: string;
 }
 
