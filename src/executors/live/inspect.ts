@@ -22,7 +22,7 @@ import { keyText } from '../../client/key-text.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
 import type { ErrorCode } from '../../core/error-codes.js';
-import { ChainpilotError } from '../../core/index.js';
+import { BoundedMap, ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
@@ -361,8 +361,8 @@ function judgeBalances(
 }
 
 /** Lookup tables are append-only: an address once at an index stays there, so they are cached. */
-const tableCache = new Map<string, string[]>();
 const MAX_TABLES = 256;
+const tableCache = new BoundedMap<string, string[]>(MAX_TABLES);
 
 async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleAccounts'>, signal?: AbortSignal): Promise<string[]> {
   const lookups = w.tx.lookups;
@@ -378,7 +378,6 @@ async function resolvedKeys(w: WireMessage, rpc: Pick<LiveRpcPort, 'getMultipleA
       const account = r.value[i];
       if (!account) throw new ChainpilotError('LIVE_INSPECTION_SIMULATION', `lookup table ${table} does not exist`, { retry: 'not_retryable' });
       const state = AddressLookupTableAccount.deserialize(Buffer.from(account.data[0], 'base64'));
-      if (tableCache.size >= MAX_TABLES) tableCache.delete(tableCache.keys().next().value as string);
       tableCache.set(
         table,
         state.addresses.map((a) => a.toBase58()),

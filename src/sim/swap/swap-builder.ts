@@ -11,7 +11,7 @@ import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstru
 import { compileLegacyMessage } from './compile-legacy.js';
 import { maliciousInstruction } from './malicious-builder.js';
 import { hostileSwap } from './hostile-swap.js';
-import { ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
+import { BoundedMap, ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
 import type { SimMarketPort } from '../market-port.js';
 import type { Ledger, PoolAccounts } from '../ledger/ledger-types.js';
 import { encodeSwapMemo, MEMO_PROGRAM } from '../ledger/swap-memo.js';
@@ -55,23 +55,21 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
   // Deriving an associated address is a curve search, and a PublicKey from text a base58 decode:
   // bounded caches (by the request's text) keep both off the hot path, and handing out the same
   // objects lets the message compiler reuse their bytes.
-  const atas = new Map<string, PublicKey>();
+  const atas = new BoundedMap<string, PublicKey>(4_096);
   const ataOf = (mint: PublicKey, mintText: string, owner: PublicKey, ownerText: string): PublicKey => {
     const key = `${ownerText}:${mintText}`;
     let a = atas.get(key);
     if (!a) {
       a = getAssociatedTokenAddressSync(mint, owner, true);
-      if (atas.size >= 4_096) atas.delete(atas.keys().next().value as string);
       atas.set(key, a);
     }
     return a;
   };
-  const wallets = new Map<string, PublicKey>();
+  const wallets = new BoundedMap<string, PublicKey>(4_096);
   const walletKey = (text: string): PublicKey => {
     let k = wallets.get(text);
     if (!k) {
       k = new PublicKey(text);
-      if (wallets.size >= 4_096) wallets.delete(wallets.keys().next().value as string);
       wallets.set(text, k);
     }
     return k;
