@@ -206,11 +206,11 @@ export function pairFills(live: string, backtest: string): LiveVsBacktest {
   pairs.sort((x, y) => (x.live ?? x.bt)!.at - (y.live ?? y.bt)!.at);
 
   const out: FillPair[] = pairs.map((p) => {
-    const any = (p.live ?? p.bt)!;
+    const either = (p.live ?? p.bt)!;
     const ls = p.live ? sideOf(p.live) : null;
     const bs = p.bt ? sideOf(p.bt) : null;
     const drift = ls?.price && bs?.price && new Decimal(bs.price).gt(0) ? new Decimal(ls.price).div(bs.price).minus(1).times(10_000).toNumber() : null;
-    return { strategyId: any.strategyId, side: any.side, mint: any.mint, pairedBy: p.by, live: ls, backtest: bs, priceDriftBps: drift };
+    return { strategyId: either.strategyId, side: either.side, mint: either.mint, pairedBy: p.by, live: ls, backtest: bs, priceDriftBps: drift };
   });
   const both = out.filter((p) => p.priceDriftBps !== null);
   const sum = (xs: readonly FillPair[], f: (p: FillPair) => string): string => xs.reduce((s, p) => s + BigInt(f(p)), 0n).toString();
