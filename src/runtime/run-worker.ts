@@ -7,13 +7,14 @@
  * Order of start-up: load every deployment (refusing what cannot run here) → connect Redis and check
  * its durability → start one wallet worker per distinct wallet.
  */
+import { liveExecutorSettings } from './live-executor-settings.js';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { createRpcClient, createSwapClient } from '../client/index.js';
 import { ChainpilotError, createLogger, createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor } from '../core/index.js';
 import { loadDeployment, type Deployment } from '../config/index.js';
 import { checkRedisDurability } from '../executors/journal/redis-journal.js';
-import type { LiveSettings } from '../executors/live/live-settings.js';
+import type { LiveSettings, LiveSettingsInput } from '../executors/live/live-settings.js';
 import { DEFAULT_QUEUE_PREFIX } from '../executors/queue/queue-names.js';
 import { startWalletWorker, type WalletWorker, type WalletWorkerOptions, type WalletWorkerStats } from '../executors/queue/wallet-worker.js';
 import { walletSigner } from './live-wallet.js';
@@ -55,6 +56,14 @@ export interface RunningWorkers {
 interface WalletPlan {
   readonly deployment: Deployment;
   readonly file: string;
+}
+
+/**
+ * The live settings a wallet worker runs a deployment's intents with: the same mapping as every live
+ * composition root (caps, programs, retries, inspection, slippage ramp, priority fee), then `override`.
+ */
+export function workerSettings(d: Deployment, override?: Partial<LiveSettings>): LiveSettingsInput {
+  return { ...liveExecutorSettings(d), ...override };
 }
 
 /** Loads the deployments and starts a worker per wallet; see the module comment. */
@@ -107,14 +116,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
           clock: o.clock ?? systemClock(),
           log,
           holder,
-          settings: {
-            maxTradeLamports: d.live.maxTradeSpendLamports ?? 0n,
-            maxDayLamports: d.live.maxDaySpendLamports ?? 0n,
-            allowedPrograms: d.live.allowedPrograms,
-            commitment: d.live.commitment,
-            pollMs: d.live.statusPoll,
-            ...o.settings,
-          },
+          // the same mapping as every live composition root: caps, programs, retries, inspection, slippage ramp, priority fee
+          settings: workerSettings(d, o.settings),
           ...(o.leaseTtlMs !== undefined ? { leaseTtlMs: o.leaseTtlMs } : {}),
           ...(o.lockDurationMs !== undefined ? { lockDurationMs: o.lockDurationMs } : {}),
           ...(o.stalledIntervalMs !== undefined ? { stalledIntervalMs: o.stalledIntervalMs } : {}),
