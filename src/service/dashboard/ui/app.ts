@@ -27,6 +27,14 @@ interface Position {
   valueLamports: string | null;
   unrealisedLamports: string | null;
   realisedLamports: string;
+  /** Exit levels the engine holds (exact decimal prices, SOL per token); null without rules. */
+  exits?: {
+    entryPrice: string;
+    takeProfit: { level: number; multiple: string; price: string }[];
+    stopLossPrice: string | null;
+    trailingStopPrice: string | null;
+    timeStopAt: number | null;
+  } | null;
 }
 interface Pending {
   id: string;
@@ -493,11 +501,32 @@ function render(): void {
 }
 
 const positionSeries = new Map<string, { xs: number[]; ys: number[] }>();
-const positionCharts = new Map<string, uPlot>();
+const positionCharts = new Map<string, { chart: uPlot; sig: string }>();
+
+interface Level {
+  label: string;
+  /** Level price ÷ entry price (display only: the exact prices stay in the API). */
+  ratio: number;
+  stroke: string;
+}
+
+/** A position's exit levels as multiples of its entry: pending take profits, stop loss, armed trailing stop. */
+function levelsOf(p: Position): Level[] {
+  const x = p.exits;
+  if (!x) return [];
+  const entry = Number(x.entryPrice);
+  const rel = (price: string): number => (entry > 0 ? Number(price) / entry : NaN);
+  const out: Level[] = x.takeProfit.map((t) => ({ label: `TP ${t.level}`, ratio: Number(t.multiple), stroke: '#2e7d32' }));
+  if (x.stopLossPrice !== null) out.push({ label: 'stop', ratio: rel(x.stopLossPrice), stroke: '#c62828' });
+  if (x.trailingStopPrice !== null) out.push({ label: 'trail', ratio: rel(x.trailingStopPrice), stroke: '#ef6c00' });
+  return out.filter((l) => Number.isFinite(l.ratio));
+}
 
 /**
  * One small chart per open position: its mark price as a multiple of its entry price (value ÷
- * cost; 1.0 is the entry, drawn dashed), one point per status message while the page is open.
+ * cost; 1.0 is the entry, drawn dashed), one point per status message while the page is open,
+ * with its exit levels as horizontal lines (TP n, stop, trail) and a legend of them. A chart is
+ * rebuilt when its set of levels changes (a take profit fired, the trailing stop armed).
  */
 function drawPositionCharts(name: string, host: HTMLElement, d: Detail): void {
   const open = new Set<string>();
@@ -513,30 +542,49 @@ function drawPositionCharts(name: string, host: HTMLElement, d: Detail): void {
       s.ys.shift();
     }
     positionSeries.set(key, s);
-    const data: uPlot.AlignedData = [s.xs, s.ys, s.xs.map(() => 1)];
-    const chart = positionCharts.get(key);
-    if (chart) {
-      chart.setData(data);
+    const levels = levelsOf(p);
+    const sig = levels.map((l) => `${l.label}=${l.ratio.toFixed(4)}`).join(',');
+    const data: uPlot.AlignedData = [s.xs, s.ys, s.xs.map(() => 1), ...levels.map((l) => s.xs.map(() => l.ratio))];
+    const have = positionCharts.get(key);
+    if (have && have.sig === sig) {
+      have.chart.setData(data);
       continue;
     }
-    const box = h('div', { class: 'position-chart', 'data-key': key }, h('div', { class: 'label' }, `${shortMint(p.mint)} (${p.strategyId}): price ÷ entry`));
+    if (have) have.chart.destroy();
+    host.querySelector(`[data-key="${CSS.escape(key)}"]`)?.remove();
+    const legend = h(
+      'div',
+      { class: 'levels' },
+      ...levels.map((l) => h('span', { class: 'level', 'data-level': l.label, style: `color:${l.stroke}` }, `${l.label} ${l.ratio.toFixed(2)}× `)),
+    );
+    const box = h(
+      'div',
+      { class: 'position-chart', 'data-key': key },
+      h('div', { class: 'label' }, `${shortMint(p.mint)} (${p.strategyId}): price ÷ entry`),
+      legend,
+    );
     host.append(box);
-    positionCharts.set(
-      key,
-      new uPlot(
+    positionCharts.set(key, {
+      sig,
+      chart: new uPlot(
         {
           width: 280,
           height: 120,
           legend: { show: false },
-          series: [{}, { label: 'price ÷ entry', stroke: '#1565c0', width: 2 }, { label: 'entry', stroke: '#888', dash: [4, 4] }],
+          series: [
+            {},
+            { label: 'price ÷ entry', stroke: '#1565c0', width: 2 },
+            { label: 'entry', stroke: '#888', dash: [4, 4] },
+            ...levels.map((l) => ({ label: l.label, stroke: l.stroke, width: 1, dash: [2, 3] })),
+          ],
           axes: [{}, { size: 50 }],
         },
         data,
         box,
       ),
-    );
+    });
   }
-  for (const [key, chart] of positionCharts) {
+  for (const [key, { chart }] of positionCharts) {
     if (!key.startsWith(`${name}|`) || open.has(key)) continue;
     chart.destroy();
     positionCharts.delete(key);
