@@ -12,7 +12,7 @@ import type { DecisionSink } from './decision-log.js';
 import type { DomainEvent } from './events.js';
 import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
-import { createExitManager } from './exit-manager.js';
+import { createExitManager, type ExitLevels } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
 import { createNormaliser } from './normalise.js';
 import { createManualActions, type ManualAction, type ManualMeta } from './manual-actions.js';
@@ -120,6 +120,8 @@ export interface Engine {
   dispatching(): DomainEvent | undefined;
   /** Strategies the error policy halted (they get no more events; their positions keep their exit rules). */
   haltedStrategies(): { readonly strategyId: string; readonly message: string }[];
+  /** The exit levels of the open position with this key (take profits pending, stops, time stop); read-only. */
+  exitLevels(key: string): ExitLevels | undefined;
   /**
    * An operator's action (close a position or a share, force an entry, cancel a waiting intent),
    * journaled as a `manual` decision with who and why, then through the order flow and risk gate.
@@ -281,6 +283,7 @@ export function createEngine(options: EngineOptions): Engine {
     rooms: () => rooms.rooms(),
     dispatching: () => current,
     manual: (a, meta) => manual(a, meta),
+    exitLevels: (key) => exits.levels(key),
     haltedStrategies: () => [...haltedBy].map(([strategyId, message]) => ({ strategyId, message })),
     onStrategyHalted(listener) {
       haltListeners.add(listener);

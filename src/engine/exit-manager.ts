@@ -2,7 +2,7 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
-import { decimal, type Clock, type Decimal, type TimerHandle } from '../core/index.js';
+import { decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { SafetySignalKind } from './events.js';
 import type { ExitRules } from './exit-rules.js';
 import { priceOf, type Position } from './portfolio.js';
@@ -55,6 +55,7 @@ class HighMark implements PriceLevel {
 }
 
 interface ExitState {
+  readonly strategyId: string;
   entry: Decimal;
   highest: PriceLevel;
   /** Thresholds from entry and high (undefined: rule off); the trailing level is worked out when first compared with (null: not yet). */
@@ -64,9 +65,25 @@ interface ExitState {
   readonly fired: Set<number>;
   exiting: boolean;
   timer: TimerHandle | undefined;
+  timeStopAt: UnixMs | undefined;
+}
+
+/** The exit levels a tracked position has right now (exact prices, SOL per whole token). */
+export interface ExitLevels {
+  /** Average entry price the levels are measured from. */
+  readonly entry: Decimal;
+  /** Take-profit levels not yet fired: index (0-based), multiple of entry and price. */
+  readonly takeProfit: readonly { readonly level: number; readonly multiple: string; readonly price: Decimal }[];
+  readonly stopLoss: Decimal | undefined;
+  /** The trailing stop's level, only while armed (the high since entry is above entry). */
+  readonly trailing: Decimal | undefined;
+  /** When the time stop is due, on the run clock. */
+  readonly timeStopAt: UnixMs | undefined;
 }
 
 export interface ExitManager {
+  /** The levels of the position with this key, undefined when it is not tracked. Read-only. */
+  levels(key: string): ExitLevels | undefined;
   /** After each fill: starts tracking a newly opened position, forgets a closed one. */
   positionChanged(p: Position): void;
   /** Orders triggered by a new price of `mint` for the given open positions. */
@@ -120,6 +137,23 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   };
 
   return {
+    levels(key) {
+      const st = states.get(key);
+      if (!st) return undefined;
+      const rules = rulesFor(st.strategyId);
+      const takeProfit = (rules?.takeProfit ?? []).flatMap((l, i) => {
+        const at = st.takeAt[i];
+        return st.fired.has(i) || at === undefined ? [] : [{ level: i, multiple: l.multiple, price: at.exact }];
+      });
+      const trail = rules === undefined ? undefined : trailOf(st, rules);
+      return {
+        entry: st.entry,
+        takeProfit,
+        stopLoss: st.stopAt?.exact,
+        trailing: trail !== undefined && st.highest.exact.gt(st.entry) ? trail.exact : undefined,
+        timeStopAt: st.timeStopAt,
+      };
+    },
     positionChanged(p) {
       if (stopped) return;
       const st = states.get(p.key);
@@ -135,6 +169,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       }
       const entry = entryOf(p);
       const fresh: ExitState = {
+        strategyId: p.strategyId,
         entry,
         highest: priceLevel(entry),
         stopAt: undefined,
@@ -143,11 +178,13 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         fired: new Set(),
         exiting: false,
         timer: undefined,
+        timeStopAt: undefined,
       };
       setEntry(fresh, entry, rules);
       setHigh(fresh, priceLevel(entry));
       states.set(p.key, fresh);
       if (rules?.timeStopMs !== undefined) {
+        fresh.timeStopAt = (p.openedAt + rules.timeStopMs) as UnixMs;
         const due = p.openedAt + rules.timeStopMs - clock.now();
         fresh.timer = clock.setTimeout(
           () => {

@@ -415,6 +415,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         };
       const positions: PositionView[] = engine.portfolio.open().map((p) => {
         const value = engine.portfolio.valueOf(p);
+        const lv = engine.exitLevels(p.key);
         return {
           strategyId: p.strategyId,
           mint: p.mint,
@@ -425,6 +426,17 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
           unrealisedLamports: value === undefined ? undefined : value - p.costLamports,
           realisedLamports: p.realisedLamports,
           openedAt: p.openedAt,
+          ...(lv
+            ? {
+                exits: {
+                  entryPrice: lv.entry.toFixed(),
+                  takeProfit: lv.takeProfit.map((t) => ({ level: t.level + 1, multiple: t.multiple, price: t.price.toFixed() })),
+                  stopLossPrice: lv.stopLoss?.toFixed(),
+                  trailingStopPrice: lv.trailing?.toFixed(),
+                  timeStopAt: lv.timeStopAt,
+                },
+              }
+            : {}),
         };
       });
       return {

@@ -79,6 +79,21 @@ export interface PositionView {
   readonly unrealisedLamports: bigint | undefined;
   readonly realisedLamports: bigint;
   readonly openedAt: UnixMs;
+  /** The exit levels the engine holds for the position; absent when it tracks none (no rules, or not yet). */
+  readonly exits?: PositionExitsView;
+}
+
+/** A position's exit levels: prices are exact decimal strings (SOL per whole token). */
+export interface PositionExitsView {
+  /** Average entry price the levels are measured from. */
+  readonly entryPrice: string;
+  /** Take-profit levels still pending (1-based `level`), as multiples of entry and prices. */
+  readonly takeProfit: readonly { readonly level: number; readonly multiple: string; readonly price: string }[];
+  readonly stopLossPrice: string | undefined;
+  /** The trailing stop's current level, only while armed (the high since entry is above entry). */
+  readonly trailingStopPrice: string | undefined;
+  /** When the time stop is due, on the run clock. */
+  readonly timeStopAt: UnixMs | undefined;
 }
 
 /** An intent that has not reached a terminal state, with its journal state where there is one. */

@@ -43,6 +43,23 @@ export const deploymentSummaryBody = z.object({
   openPositions: z.number().int().nullable(),
 });
 
+const price = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/)
+  .describe('exact price in SOL per whole token as a decimal string');
+
+export const positionExitsBody = z
+  .object({
+    entryPrice: price.describe('average entry price the levels are measured from'),
+    takeProfit: z
+      .array(z.object({ level: z.number().int().min(1), multiple: z.string(), price }))
+      .describe('take-profit levels not yet fired: 1-based level, multiple of entry, price (entry × multiple)'),
+    stopLossPrice: price.nullable().describe('entry × (1 − stopLossBps / 10 000); null without a stop loss'),
+    trailingStopPrice: price.nullable().describe('high since entry × (1 − trailingStopBps / 10 000) while armed (high above entry); null otherwise'),
+    timeStopAt: ms.nullable().describe('when the time stop is due; null without one'),
+  })
+  .describe("the exit levels the engine holds for the position (the strategy's exit rules)");
+
 export const positionBody = z.object({
   strategyId: z.string(),
   mint: z.string(),
@@ -53,6 +70,7 @@ export const positionBody = z.object({
   unrealisedLamports: amount.nullable(),
   realisedLamports: amount,
   openedAt: ms,
+  exits: positionExitsBody.nullable().describe('null when the engine tracks no exit rules for the position'),
 });
 
 export const riskBody = z.object({

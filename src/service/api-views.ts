@@ -109,6 +109,15 @@ export function detailView(slot: SlotView): z.infer<typeof deploymentDetailBody>
       unrealisedLamports: str(p.unrealisedLamports),
       realisedLamports: p.realisedLamports.toString(),
       openedAt: p.openedAt,
+      exits: p.exits
+        ? {
+            entryPrice: p.exits.entryPrice,
+            takeProfit: p.exits.takeProfit.map((t) => ({ ...t })),
+            stopLossPrice: p.exits.stopLossPrice ?? null,
+            trailingStopPrice: p.exits.trailingStopPrice ?? null,
+            timeStopAt: p.exits.timeStopAt ?? null,
+          }
+        : null,
     })),
     pending: st.pending.map(intentView),
     risk: {

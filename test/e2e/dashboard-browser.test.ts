@@ -156,6 +156,27 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     expect(await page.evaluate<number>("performance.getEntriesByType('navigation').length")).toBe(1);
   }, 120_000);
 
+  it("draws an open position's exit levels on its price chart: a line and a legend entry for the take profit and the stop, relative to entry", async () => {
+    // curve-momentum positions carry exits (take profit 1.3x, stop loss 2000 bps); graduation-sniper ones have none.
+    const stop = 'section.deployment .position-chart .levels .level[data-level="stop"]';
+    await page.waitForSelector(stop, { timeout: 90_000 });
+    const chart = await page.evaluate<{ key: string; legend: string[]; canvases: number }>(
+      `(() => { const c = document.querySelector('${stop}').closest('.position-chart'); return { key: c.getAttribute('data-key'), legend: [...c.querySelectorAll('.levels .level')].map((l) => l.textContent.trim()), canvases: c.querySelectorAll('canvas').length }; })()`,
+    );
+    expect(chart.canvases).toBeGreaterThan(0);
+    expect(chart.legend).toContain('stop 0.80×');
+    // the take profit is listed while pending (it sells the whole position when it fires)
+    for (const l of chart.legend) expect(l).toMatch(/^(TP 1 1\.30×|stop 0\.80×|trail \d\.\d\d×)$/);
+    // the API lists the same levels for that position, as exact prices
+    const [name, strategyId, mint] = chart.key.split('|');
+    const detail = schemas.deploymentDetailBody.parse(await api(`/api/deployments/${name}`));
+    const pos = detail.positions.find((p) => p.strategyId === strategyId && p.mint === mint);
+    if (pos?.exits) {
+      expect(pos.exits.stopLossPrice).not.toBeNull();
+      expect(Number(pos.exits.stopLossPrice) / Number(pos.exits.entryPrice)).toBeCloseTo(0.8, 6);
+    }
+  }, 120_000);
+
   it('acts on a position from the page after the confirmation (sell half, a forced buy through the risk gate) and shows each manual decision as it arrives by SSE', async () => {
     const card = 'section.deployment[data-name="paper-b"]';
     // A position of the strategies to act on (the simulator trades within seconds).

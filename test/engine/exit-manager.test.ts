@@ -52,6 +52,45 @@ describe('exit manager', () => {
     clock.advance(120_000);
     expect(fired).toEqual([]);
   });
+
+  it('reports the levels it holds: pending take profits, the stop loss, the trailing stop once armed, the time stop due time', () => {
+    const clock = manualClock(1_000);
+    const exits = createExitManager(
+      clock,
+      () => ({
+        takeProfit: [
+          { multiple: '1.5', sellBps: 5_000 },
+          { multiple: '2', sellBps: 10_000 },
+        ],
+        stopLossBps: 1_000,
+        trailingStopBps: 2_000,
+        timeStopMs: 60_000,
+      }),
+      () => undefined,
+    );
+    expect(exits.levels('s1:mintA')).toBeUndefined();
+    const p = position(1_000_000n, 1_000); // 0.1 SOL for one whole token
+    exits.positionChanged(p);
+    const text = (key: string) => {
+      const l = exits.levels(key)!;
+      return {
+        entry: l.entry.toFixed(),
+        tp: l.takeProfit.map((t) => `${t.level}:${t.multiple}:${t.price.toFixed()}`),
+        stop: l.stopLoss?.toFixed(),
+        trail: l.trailing?.toFixed(),
+        timeStopAt: l.timeStopAt,
+      };
+    };
+    expect(text(p.key)).toEqual({ entry: '0.1', tp: ['0:1.5:0.15', '1:2:0.2'], stop: '0.09', trail: undefined, timeStopAt: 61_000 });
+    // a price above the first take profit fires it and sets a high above entry: the trailing stop arms
+    expect(exits.onPrice([p], '0.16').map((o) => o.level)).toEqual([0]);
+    expect(text(p.key)).toEqual({ entry: '0.1', tp: ['1:2:0.2'], stop: '0.09', trail: '0.128', timeStopAt: 61_000 });
+    // a sell that did not land re-arms its level
+    exits.settled(p.key, 0, false);
+    expect(text(p.key).tp).toEqual(['0:1.5:0.15', '1:2:0.2']);
+    exits.positionChanged({ ...p, tokenRaw: rawAmount(0n) });
+    expect(exits.levels(p.key)).toBeUndefined();
+  });
 });
 
 describe('exit levels', () => {

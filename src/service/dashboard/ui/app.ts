@@ -8,6 +8,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './app.css';
 import { h, table } from './dom.js';
+import { drawPositionCharts, type PositionExits } from './position-charts.js';
 import { ageMs, pnl, share, shortMint, sol, solNumber, time } from './format.js';
 
 interface Feed {
@@ -27,6 +28,8 @@ interface Position {
   valueLamports: string | null;
   unrealisedLamports: string | null;
   realisedLamports: string;
+  /** Exit levels the engine holds (exact decimal prices, SOL per token); null without rules. */
+  exits?: PositionExits | null;
 }
 interface Pending {
   id: string;
@@ -480,7 +483,7 @@ function render(): void {
       ),
     );
     drawChart(name, el.querySelector('.chart') as HTMLElement);
-    drawPositionCharts(name, el.querySelector('.position-charts') as HTMLElement, d);
+    drawPositionCharts(name, el.querySelector('.position-charts') as HTMLElement, d.positions, MAX_POINTS);
   }
   $('alerts').replaceChildren(
     table(
@@ -490,59 +493,6 @@ function render(): void {
       'No alerts.',
     ),
   );
-}
-
-const positionSeries = new Map<string, { xs: number[]; ys: number[] }>();
-const positionCharts = new Map<string, uPlot>();
-
-/**
- * One small chart per open position: its mark price as a multiple of its entry price (value ÷
- * cost; 1.0 is the entry, drawn dashed), one point per status message while the page is open.
- */
-function drawPositionCharts(name: string, host: HTMLElement, d: Detail): void {
-  const open = new Set<string>();
-  for (const p of d.positions) {
-    const key = `${name}|${p.strategyId}|${p.mint}`;
-    open.add(key);
-    if (p.valueLamports === null || BigInt(p.costLamports) <= 0n) continue;
-    const s = positionSeries.get(key) ?? { xs: [], ys: [] };
-    s.xs.push(Date.now() / 1_000);
-    s.ys.push(Number((BigInt(p.valueLamports) * 10_000n) / BigInt(p.costLamports)) / 10_000);
-    if (s.xs.length > MAX_POINTS) {
-      s.xs.shift();
-      s.ys.shift();
-    }
-    positionSeries.set(key, s);
-    const data: uPlot.AlignedData = [s.xs, s.ys, s.xs.map(() => 1)];
-    const chart = positionCharts.get(key);
-    if (chart) {
-      chart.setData(data);
-      continue;
-    }
-    const box = h('div', { class: 'position-chart', 'data-key': key }, h('div', { class: 'label' }, `${shortMint(p.mint)} (${p.strategyId}): price ÷ entry`));
-    host.append(box);
-    positionCharts.set(
-      key,
-      new uPlot(
-        {
-          width: 280,
-          height: 120,
-          legend: { show: false },
-          series: [{}, { label: 'price ÷ entry', stroke: '#1565c0', width: 2 }, { label: 'entry', stroke: '#888', dash: [4, 4] }],
-          axes: [{}, { size: 50 }],
-        },
-        data,
-        box,
-      ),
-    );
-  }
-  for (const [key, chart] of positionCharts) {
-    if (!key.startsWith(`${name}|`) || open.has(key)) continue;
-    chart.destroy();
-    positionCharts.delete(key);
-    positionSeries.delete(key);
-    host.querySelector(`[data-key="${CSS.escape(key)}"]`)?.remove();
-  }
 }
 
 function drawChart(name: string, host: HTMLElement): void {
