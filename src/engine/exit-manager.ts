@@ -2,7 +2,7 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
-import { decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
+import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { SafetySignalKind } from './events.js';
 import type { ExitRules } from './exit-rules.js';
 import { priceOf, type Position } from './portfolio.js';
@@ -56,6 +56,7 @@ class HighMark implements PriceLevel {
 
 interface ExitState {
   readonly strategyId: string;
+  readonly mint: string;
   entry: Decimal;
   highest: PriceLevel;
   /** Thresholds from entry and high (undefined: rule off); the trailing level is worked out when first compared with (null: not yet). */
@@ -66,6 +67,12 @@ interface ExitState {
   exiting: boolean;
   timer: TimerHandle | undefined;
   timeStopAt: UnixMs | undefined;
+  /** The time stop fell due: it is placed as soon as no other exit of the position is in flight. */
+  timeStopDue: boolean;
+  /** The exit in flight is the time stop's own sell. */
+  timeStopInFlight: boolean;
+  /** Time-stop sells that did not land, for the retry's backoff. */
+  timeStopFailures: number;
 }
 
 /** The exit levels a tracked position has right now (exact prices, SOL per whole token). */
@@ -95,6 +102,10 @@ export interface ExitManager {
   size(): number;
   stop(): void;
 }
+
+/** A time-stop sell that did not land is placed again after this backoff on the run clock (or at the next price tick, whichever comes first). */
+export const TIME_STOP_RETRY_BASE_MS = 1_000;
+export const TIME_STOP_RETRY_CAP_MS = 60_000;
 
 const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules['exitOnSafety']>>> = {
   bundlers: 'maxBundlerPct',
@@ -136,6 +147,35 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
     return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
   };
 
+  const timeStopOrder = (st: ExitState): ExitOrder => {
+    const ms = rulesFor(st.strategyId)?.timeStopMs;
+    return { strategyId: st.strategyId, mint: st.mint, fractionBps: 10_000, reason: `time stop after ${ms ?? 0} ms`, level: -1 };
+  };
+  /**
+   * Arms the time stop's timer. When it fires the time stop is due; it is placed then unless another
+   * exit of the position is in flight, in which case `settled` places it as soon as that exit did
+   * not close the position (a token with no more ticks must still be sold).
+   */
+  const armTimeStop = (key: string, st: ExitState, delayMs: number): void => {
+    st.timer = clock.setTimeout(() => {
+      st.timer = undefined;
+      if (states.get(key) !== st) return;
+      st.timeStopDue = true;
+      if (st.exiting) return;
+      st.exiting = true;
+      st.timeStopInFlight = true;
+      onTimeStop(timeStopOrder(st));
+    }, delayMs);
+  };
+  /** After an exit that left the position open: place a due time stop again (at once if it was another exit, after a backoff if it was its own sell). */
+  const retryTimeStop = (key: string, st: ExitState): void => {
+    const own = st.timeStopInFlight;
+    st.timeStopInFlight = false;
+    if (!st.timeStopDue || st.exiting || st.timer !== undefined || stopped) return;
+    const delay = own ? cappedBackoff(st.timeStopFailures++, TIME_STOP_RETRY_BASE_MS, TIME_STOP_RETRY_CAP_MS) : 0;
+    armTimeStop(key, st, delay);
+  };
+
   return {
     levels(key) {
       const st = states.get(key);
@@ -170,6 +210,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       const entry = entryOf(p);
       const fresh: ExitState = {
         strategyId: p.strategyId,
+        mint: p.mint,
         entry,
         highest: priceLevel(entry),
         stopAt: undefined,
@@ -179,22 +220,16 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         exiting: false,
         timer: undefined,
         timeStopAt: undefined,
+        timeStopDue: false,
+        timeStopInFlight: false,
+        timeStopFailures: 0,
       };
       setEntry(fresh, entry, rules);
       setHigh(fresh, priceLevel(entry));
       states.set(p.key, fresh);
       if (rules?.timeStopMs !== undefined) {
         fresh.timeStopAt = (p.openedAt + rules.timeStopMs) as UnixMs;
-        const due = p.openedAt + rules.timeStopMs - clock.now();
-        fresh.timer = clock.setTimeout(
-          () => {
-            fresh.timer = undefined;
-            if (states.get(p.key) !== fresh || fresh.exiting) return;
-            fresh.exiting = true;
-            onTimeStop({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason: `time stop after ${rules.timeStopMs!} ms`, level: -1 });
-          },
-          Math.max(0, due),
-        );
+        armTimeStop(p.key, fresh, Math.max(0, fresh.timeStopAt - clock.now()));
       }
     },
     onPrice(positions, priceStr) {
@@ -210,9 +245,14 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, priceStr) : priceLevel(exact));
         const entry = st.entry;
         if (entry.isZero()) continue;
-        if (rules.timeStopMs !== undefined && st.timer === undefined && clock.now() >= p.openedAt + rules.timeStopMs) {
-          // The time stop fired but its sell did not go through: retry on the next tick.
-          out.push(...full(p, `time stop after ${rules.timeStopMs} ms`, st));
+        if (st.timeStopDue) {
+          // The time stop is due and its sell has not gone through: a tick places it now (its retry timer, if any, is dropped).
+          if (!st.exiting) {
+            if (st.timer !== undefined) clock.clearTimeout(st.timer);
+            st.timer = undefined;
+            st.timeStopInFlight = true;
+          }
+          out.push(...full(p, `time stop after ${rules.timeStopMs ?? 0} ms`, st));
           continue;
         }
         if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
@@ -251,14 +291,19 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       return out;
     },
     settled(key, level, landed) {
-      if (landed) return;
       const st = states.get(key);
-      if (!st) return;
-      if (level < 0) st.exiting = false;
-      else {
-        st.fired.delete(level);
-        st.exiting = false;
+      if (!st) return; // the position closed (or is not tracked)
+      if (landed) {
+        // a full exit that landed and left tokens (more arrived while it was in flight): the position is open again for every rule
+        if (level < 0) {
+          st.exiting = false;
+          retryTimeStop(key, st);
+        }
+        return;
       }
+      if (level >= 0) st.fired.delete(level);
+      st.exiting = false;
+      retryTimeStop(key, st);
     },
     size: () => states.size,
     stop() {

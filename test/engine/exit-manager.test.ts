@@ -235,4 +235,80 @@ describe('exit rules on price paths', () => {
       { numRuns: 500 },
     );
   });
+
+  describe('a due time stop is placed without waiting for a price tick', () => {
+    const setup = () => {
+      const clock = manualClock(1_000);
+      const fired: ExitOrder[] = [];
+      const exits = createExitManager(
+        clock,
+        () => ({ timeStopMs: 60_000, stopLossBps: 5_000 }),
+        (o) => fired.push(o),
+      );
+      const p = position(1_000_000n, 1_000);
+      exits.positionChanged(p);
+      const entry = priceOf(p.boughtLamports, p.boughtRaw, p.decimals);
+      return { clock, fired, exits, p, entry };
+    };
+
+    it('when another exit was in flight as it fell due and that exit did not land', () => {
+      const { clock, fired, exits, p, entry } = setup();
+      const stopLoss = exits.onPrice([p], exactString(Number(entry) / 4));
+      expect(stopLoss.map((o) => o.reason)).toEqual([expect.stringContaining('stop loss')]);
+      clock.advance(60_000); // due while the stop loss is in flight: not placed twice
+      expect(fired).toEqual([]);
+      exits.settled(p.key, -1, false); // the stop-loss sell failed; no tick follows (a dead token)
+      clock.advance(0);
+      expect(fired.map((o) => o.reason)).toEqual(['time stop after 60000 ms']);
+    });
+
+    it('not when the exit in flight closed the position', () => {
+      const { clock, fired, exits, p, entry } = setup();
+      exits.onPrice([p], exactString(Number(entry) / 4));
+      clock.advance(60_000);
+      exits.positionChanged({ ...p, tokenRaw: rawAmount(0n) });
+      exits.settled(p.key, -1, true);
+      clock.advance(120_000);
+      expect(fired).toEqual([]);
+      expect(clock.pending()).toBe(0);
+    });
+
+    it('when a full exit landed but left tokens (more arrived while it was in flight)', () => {
+      const { clock, fired, exits, p, entry } = setup();
+      exits.onPrice([p], exactString(Number(entry) / 4));
+      clock.advance(60_000);
+      exits.positionChanged({ ...p, tokenRaw: rawAmount(1_000n) });
+      exits.settled(p.key, -1, true);
+      clock.advance(0);
+      expect(fired.map((o) => o.fractionBps)).toEqual([10_000]);
+    });
+
+    it('again after its own sell did not land, with a capped backoff on the run clock', () => {
+      const { clock, fired, exits, p } = setup();
+      clock.advance(60_000);
+      expect(fired).toHaveLength(1);
+      const gaps: number[] = [];
+      let last = clock.now();
+      for (let i = 0; i < 9; i++) {
+        exits.settled(p.key, -1, false);
+        const before = fired.length;
+        for (let step = 0; step < 1_000 && fired.length === before; step++) clock.advance(100);
+        gaps.push(clock.now() - last);
+        last = clock.now();
+      }
+      expect(gaps).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
+    });
+
+    it('and a price tick places a due retry at once, dropping the retry timer', () => {
+      const { clock, fired, exits, p, entry } = setup();
+      clock.advance(60_000);
+      exits.settled(p.key, -1, false);
+      expect(clock.pending()).toBe(1);
+      const orders = exits.onPrice([p], exactString(Number(entry)));
+      expect(orders.map((o) => o.reason)).toEqual(['time stop after 60000 ms']);
+      expect(clock.pending()).toBe(0);
+      clock.advance(120_000);
+      expect(fired).toHaveLength(1); // only the first, from the timer
+    });
+  });
 });
