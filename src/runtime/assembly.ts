@@ -17,6 +17,7 @@ import type { TrackedExecutor } from './intent-tracker.js';
 import type { LiveConfirmation } from './live-rails.js';
 import type { LiveRunView } from './live-deployment.js';
 import type { DeploymentTelemetry } from './deployment-telemetry.js';
+import type { ControlMark } from '../engine/control-mark.js';
 
 /** Dependencies of the runtime's composition roots: the contract's, plus what only the CLI and tests pass. */
 export interface RuntimeDeps extends DeploymentDeps {
@@ -72,6 +73,8 @@ export interface AssemblyContext {
   readonly onStopPhase: (listener: (phase: 'stop' | 'drained') => void) => void;
   /** Registers a listener of manual decisions (journaled, before the action runs): the recorder keeps them for a backtest. */
   readonly onManual: (listener: (entry: ManualDecision) => void) => void;
+  /** Registers a listener of changes of what the run admits (pauses, feed pauses, halts, the kill switch): the recorder keeps them for a backtest. */
+  readonly onControl: (listener: (mark: ControlMark) => void) => void;
   /** Registers a part to close when the handle stops (closed in reverse order). */
   readonly own: (close: () => Promise<void> | void) => void;
   /** Wraps the engine's feed so the watch sees every delivered message. */

@@ -26,6 +26,7 @@ import { createIntentTracker } from './intent-tracker.js';
 import { assembleLive, type LiveEndState } from './live-deployment.js';
 import { assemblePaper } from './paper-deployment.js';
 import { STOPPING_DENIAL } from './stopping-denial.js';
+import type { AdmissionRefusal, ControlMark } from '../engine/control-mark.js';
 
 export type { RuntimeDeps } from './assembly.js';
 
@@ -81,6 +82,19 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const owned: (() => Promise<void> | void)[] = [];
   const stopPhaseListeners: ((phase: 'stop' | 'drained') => void)[] = [];
   const manualListeners: ((entry: ManualDecision) => void)[] = [];
+  const controlListeners: ((mark: ControlMark) => void)[] = [];
+  /** The admission and kill switch last told to the control listeners (JSON of each, `null` before the first). */
+  const told: { entries: string | null; kill: string | null } = { entries: null, kill: null };
+  const tell = (mark: ControlMark): void => {
+    for (const l of controlListeners) {
+      try {
+        l(mark);
+      } catch (err) {
+        counters['listenerErrors'] = (counters['listenerErrors'] ?? 0) + 1;
+        log.warn({ err: describeError(err), control: mark.kind }, 'a control listener threw');
+      }
+    }
+  };
   const stopPhase = (phase: 'stop' | 'drained'): void => {
     for (const l of stopPhaseListeners) {
       try {
@@ -135,6 +149,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const settle = (): void => {
     if (!LIVE_STATES.has(machine.state)) return;
     const killReason = a?.engine.risk.killed ? (a.engine.risk.day.killReason ?? 'no reason given') : undefined;
+    tellControl(killReason);
     const pause = cond.operatorPause ?? cond.feedPause;
     const next = runningState({ halted: cond.halted !== undefined, killed: killReason !== undefined, paused: pause !== undefined });
     const nextCause: Cause | undefined =
@@ -154,12 +169,29 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
 
   const admission = (side: 'buy' | 'sell'): { code: ErrorCode; reason: string } | undefined => {
     if (machine.state === 'stopping' || machine.state === 'stopped') return STOPPING_DENIAL;
+    return conditionsAdmit(side);
+  };
+  /** The admission by the conditions in force (the stop aside): what a recording's control marks carry. */
+  function conditionsAdmit(side: 'buy' | 'sell'): AdmissionRefusal | undefined {
     const { halted } = cond;
     if (halted) return { code: 'RUNTIME_HALTED', reason: `the deployment is halted (${halted.code}: ${halted.message}); restart after fixing the cause` };
     const why = cond.operatorPause ?? cond.feedPause;
     if (side === 'buy' && why) return { code: 'RUNTIME_ENTRIES_PAUSED', reason: `entries are paused: ${why.message}` };
     return undefined;
-  };
+  }
+  /** Tells the control listeners (the recorder) what changed in the run's admission and kill switch since they were last told. */
+  function tellControl(killReason: string | undefined): void {
+    if (controlListeners.length === 0) return;
+    const entries: ControlMark = { kind: 'entries', buy: conditionsAdmit('buy') ?? null, sell: conditionsAdmit('sell') ?? null };
+    const kill: ControlMark = { kind: 'kill', on: killReason !== undefined, reason: killReason ?? null };
+    const e = JSON.stringify(entries);
+    // the first look tells only what is not the default (admits both sides, kill switch off)
+    if (e !== (told.entries ?? JSON.stringify({ kind: 'entries', buy: null, sell: null }))) tell(entries);
+    told.entries = e;
+    const k = JSON.stringify(kill);
+    if (k !== (told.kill ?? JSON.stringify({ kind: 'kill', on: false, reason: null }))) tell(kill);
+    told.kill = k;
+  }
 
   const onFatal = (e: ChainpilotError): void => {
     counters['fatal'] = (counters['fatal'] ?? 0) + 1;
@@ -212,6 +244,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     },
     onStopPhase: (listener) => void stopPhaseListeners.push(listener),
     onManual: (listener) => void manualListeners.push(listener),
+    onControl: (listener) => void controlListeners.push(listener),
     own: (close) => void owned.push(close),
     watchFeed: (feed) => ({
       subscribe: (room, handler) =>

@@ -5,12 +5,15 @@
  * never imports research.
  */
 import type { Clock, Logger, Redactor, UnixMs } from '../core/index.js';
+import type { ControlMark } from '../engine/control-mark.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
 import type { ManualDecision } from '../engine/decision-log.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { DatastreamClient } from '../client/datastream/index.js';
 import type { RecordTap } from './deployment-handle.js';
+
+export type { AdmissionRefusal, ControlMark } from '../engine/control-mark.js';
 
 export interface RunRecorderContext {
   readonly clock: Clock;
@@ -38,6 +41,8 @@ export interface RunTap {
   mark(kind: 'stop' | 'drained'): void;
   /** Writes an operator's manual decision (as journaled, before the action ran), so a backtest applies it at the same instant. */
   manual(entry: ManualDecision): void;
+  /** Writes a change of what the run admits (pause, feed pause, halt, kill switch), so a backtest refuses the same intents. */
+  control(mark: ControlMark): void;
   close(): Promise<void>;
   /**
    * Records one holder of a shared connection (a daemon deployment): the frames of the rooms this

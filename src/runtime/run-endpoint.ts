@@ -51,6 +51,8 @@ export async function openEndpoint(
     const share = rec.share(injected.feed, injected.data, injected.recordTap);
     c.onStopPhase((phase) => rec.mark(phase));
     c.onManual((entry) => rec.manual(entry));
+    c.onControl((mark) => rec.control(mark));
+    c.onControl((mark) => rec.control(mark));
     c.own(() => share.stop());
     return { clock, connection: { ...injected, feed: share.feed, data: share.data }, market };
   }
@@ -126,6 +128,7 @@ function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap | unde
   rec.start();
   c.onStopPhase((phase) => rec.mark(phase));
   c.onManual((entry) => rec.manual(entry));
+  c.onControl((mark) => rec.control(mark));
   c.own(async () => {
     unwatch();
     rec.end();

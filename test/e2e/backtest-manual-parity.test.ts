@@ -4,7 +4,8 @@
  * forced entry and a close; a forced entry cancelled while in its paper latency). The recording
  * keeps each `manual` line at its run-clock instant, and a backtest of it applies the same actions
  * through its engine and writes the run's decision log byte for byte (from the files and from the
- * prepared cache).
+ * prepared cache). An operator's pause and the kill switch are recorded as control marks, and the
+ * backtest refuses the same buys with the same codes from the same instants.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,10 +102,18 @@ describe('backtest parity with manual actions', () => {
         const enter = h.manual!({ action: 'enter', mint, strategyId: other, spendLamports: 50_000_000n }, { by: 'e2e operator', why: 'forced entry' });
         expect(enter, JSON.stringify(enter)).toMatchObject({ ok: true });
         ids.push(enter.ok ? enter.intentId : undefined);
-        await until(() => filled(entries, ids[0]), 'the forced entry to fill', 30_000);
-        const close = h.manual!({ action: 'close', mint, strategyId: other, fractionBps: 10_000 }, { by: 'e2e operator', why: 'take it off' });
-        expect(close).toMatchObject({ ok: true });
-        ids.push(close.ok ? close.intentId : undefined);
+        // Closed right after the fill (not after a poll: at 60x a poll can let the position's own exit rules sell it first).
+        let close: ReturnType<NonNullable<RuntimeHandle['manual']>> | undefined;
+        const off = h.events.on((e) => {
+          if (e.type !== 'decision' || e.entry.kind !== 'fill' || e.entry.intentId !== ids[0]) return;
+          off();
+          setImmediate(() => {
+            close = h.manual!({ action: 'close', mint, strategyId: other, fractionBps: 10_000 }, { by: 'e2e operator', why: 'take it off' });
+            ids.push(close.ok ? close.intentId : undefined);
+          });
+        });
+        await until(() => close !== undefined, 'the forced entry to fill and the close to be taken', 30_000);
+        expect(close, JSON.stringify(close)).toMatchObject({ ok: true });
         await until(() => filled(entries, ids[1]), 'the manual close to fill', 30_000);
       },
     );
@@ -144,4 +153,46 @@ describe('backtest parity with manual actions', () => {
     expect(bt.decisions.some((e) => e.kind === 'unfilled' && e.intentId === id)).toBe(true);
     expect(filled(bt.decisions, id)).toBe(false);
   }, 120_000);
+
+  it('replays an operator pause and the kill switch: the backtest refuses the same buys with the same codes, and without the marks it would not', async () => {
+    const deniedWith = (entries: readonly DecisionEntry[], code: string, after: number): boolean =>
+      entries.some((e) => e.kind === 'denied' && e.side === 'buy' && e.code === code && e.at >= after);
+    const ran = await paperRun(
+      'pause-kill',
+      (y) => y,
+      async (h, entries) => {
+        await until(() => entries.some((e) => e.kind === 'fill' && e.side === 'buy'), 'a first buy fill', 60_000);
+        let at = h.clock()!.now();
+        h.pause('e2e pause');
+        await until(() => deniedWith(entries, 'RUNTIME_ENTRIES_PAUSED', at), 'a buy refused while paused', 60_000);
+        h.resume();
+        at = h.clock()!.now();
+        await h.kill('e2e kill');
+        await until(() => deniedWith(entries, 'RISK_KILL_SWITCH', at), 'a buy refused by the kill switch', 60_000);
+        await h.unkill();
+      },
+    );
+    const marks = ran.recording.lines.flatMap((l) => (l.kind === 'control' ? [l.mark] : []));
+    expect(marks).toEqual([
+      { kind: 'entries', buy: { code: 'RUNTIME_ENTRIES_PAUSED', reason: 'entries are paused: paused by the operator: e2e pause' }, sell: null },
+      { kind: 'entries', buy: null, sell: null },
+      { kind: 'kill', on: true, reason: 'e2e kill' },
+      { kind: 'kill', on: false, reason: null },
+    ]);
+    expect(ran.paperLog).toContain('"code":"RUNTIME_ENTRIES_PAUSED"');
+    expect(ran.paperLog).toContain('"code":"RISK_KILL_SWITCH"');
+
+    const bt = await runBacktest({ loaded: ran.loaded, recording: ran.recording });
+    expect(bt.decisionLog).toBe(ran.paperLog);
+    // The marks are what makes it so: the same recording without them admits buys the run refused.
+    const unmarked = { ...ran.recording, lines: ran.recording.lines.filter((l) => l.kind !== 'control') };
+    const free = await runBacktest({ loaded: ran.loaded, recording: unmarked });
+    expect(free.decisionLog).not.toContain('"code":"RUNTIME_ENTRIES_PAUSED"');
+    expect(free.decisionLog).not.toContain('"code":"RISK_KILL_SWITCH"');
+    // and the prepared cache keeps them
+    readRecordingPrepared(ran.recDir, { version: 'control-parity' });
+    const cached = readRecordingPrepared(ran.recDir, { version: 'control-parity' });
+    expect(cached.cache.status).toBe('hit');
+    expect((await runBacktest({ loaded: ran.loaded, recording: cached.recording })).decisionLog).toBe(ran.paperLog);
+  }, 180_000);
 });

@@ -19,6 +19,7 @@ import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeed
 import { createPaperSession } from '../../runtime/paper-session.js';
 import { resolveStrategies } from '../../runtime/resolve-strategies.js';
 import { STOPPING_DENIAL } from '../../runtime/stopping-denial.js';
+import type { AdmissionRefusal } from '../../engine/control-mark.js';
 import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
 
 export interface BacktestProgress {
@@ -103,6 +104,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const endAt = Math.min(to, endLine?.t ?? lastT);
   /** Set at the recording's stop mark: from there every new intent is refused as the run refused it. */
   let stopping = false;
+  /** What the recorded run refused each side with, from its control marks (pauses, feed pauses, halts). */
+  let refused: { buy: AdmissionRefusal | null; sell: AdmissionRefusal | null } = { buy: null, sell: null };
 
   const clock = manualClock(startAt);
   const feed = createReplayFeed(recordedRoomsOf(lines), { dedupCapacity: replayDedupCapacity(lines) });
@@ -119,7 +122,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     log,
     data: data.port,
     decisions: (e) => decisions.push(e),
-    admission: () => (stopping ? STOPPING_DENIAL : undefined),
+    admission: (side) => (stopping ? STOPPING_DENIAL : ((side === 'buy' ? refused.buy : refused.sell) ?? undefined)),
   });
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
@@ -200,6 +203,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
         break;
       case 'stop':
         stopping = true;
+        break;
+      case 'control':
+        // What the run admitted changed here (an operator's pause, a pause for the feed, a halt, the kill switch): so does the backtest's.
+        if (l.mark.kind === 'entries') refused = { buy: l.mark.buy, sell: l.mark.sell };
+        else if (l.mark.on) session.engine.kill(l.mark.reason ?? 'no reason given');
+        else session.engine.unkill();
         break;
       case 'manual': {
         // The operator's action, at the instant it was taken: the same journal line, gate and intents.

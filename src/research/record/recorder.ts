@@ -11,6 +11,7 @@ import type { DatastreamClient } from '../../client/datastream/index.js';
 import type { Clock, Logger, Redactor, UnixMs } from '../../core/index.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { ManualDecision } from '../../engine/decision-log.js';
+import type { ControlMark } from '../../engine/control-mark.js';
 import { RECORDING_FORMAT } from '../replay/recording-format.js';
 import { createRecordingSink, type RecordingSink } from './recording-sink.js';
 import { chainpilotVersion } from './version.js';
@@ -62,6 +63,8 @@ export interface Recorder {
   mark(kind: 'stop' | 'drained'): void;
   /** Writes an operator's manual decision: `{"k":"manual","t":T,"m":ENTRY}` (see recording-format.ts). */
   manual(entry: ManualDecision): void;
+  /** Writes a change of what the run admits: `{"k":"ctl","t":T,"c":MARK}` (see recording-format.ts). */
+  control(mark: ControlMark): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
   /** Hands the lines of a partial batch to the writing thread (see `batchBytes`). */
@@ -198,6 +201,11 @@ export function createRecorder(o: RecorderOptions): Recorder {
       if (ended) return;
       const t = o.clock.now() as number;
       put(`${redactor.redact(JSON.stringify({ k: 'manual', t, m: entry }))}\n`, t);
+    },
+    control(mark) {
+      if (ended) return;
+      const t = o.clock.now() as number;
+      put(`${redactor.redact(JSON.stringify({ k: 'ctl', t, c: mark }))}\n`, t);
     },
     end() {
       if (ended) return;

@@ -96,6 +96,7 @@ export const runRecording: RunRecording = {
       end: () => rec.end(),
       mark: (kind) => rec.mark(kind),
       manual: (entry) => rec.manual(entry),
+      control: (mark) => rec.control(mark),
       close: () => rec.close(),
       share: (feed, data, tap) => recordShare(rec, feed, data, tap),
     };

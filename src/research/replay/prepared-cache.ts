@@ -21,7 +21,7 @@ import { parseRecordingFiles, readRecordingFile, recordingPaths, replayOrder, ty
 import { decodeTree, encodeTree, type EncodedTree } from './prepared-codec.js';
 
 /** Bumped whenever the cache layout or the record lines it holds change shape. */
-export const PREPARED_CACHE_FORMAT = 2;
+export const PREPARED_CACHE_FORMAT = 3;
 
 const MAGIC = Buffer.from('CPREPLAY', 'latin1');
 const HEADER_BYTES = 72;

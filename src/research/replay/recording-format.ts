@@ -18,6 +18,11 @@
  * - a manual decision: `{"k":"manual","t":T,"m":ENTRY}` when an operator acted on the run (close,
  *   force an entry, cancel an intent); ENTRY is the decision log's `manual` line as journaled (who,
  *   why, what), and a backtest applies the same action through its engine at `t`.
+ * - a control mark: `{"k":"ctl","t":T,"c":MARK}` when what the run admits changed: MARK is
+ *   `{"kind":"entries","buy":REFUSAL|null,"sell":REFUSAL|null}` (an operator's pause or resume, a
+ *   pause for the feed, a halt; REFUSAL is `{"code","reason"}` as the run refused with) or
+ *   `{"kind":"kill","on":BOOL,"reason":TEXT|null}` (the kill switch). A backtest refuses and kills
+ *   from `t` exactly as the run did; absent in older recordings and in runs that never changed.
  * - the end: `{"k":"end","t":T}` when the recorded run stopped (absent after a crash).
  *
  * A frame line starts with `{"t"`, every other line with `{"k"`: a reader tells them apart with
@@ -25,6 +30,7 @@
  */
 import { ChainpilotError } from '../../core/index.js';
 import type { ManualDecision } from '../../engine/decision-log.js';
+import type { AdmissionRefusal, ControlMark } from '../../engine/control-mark.js';
 
 export const RECORDING_FORMAT = 1;
 
@@ -75,6 +81,7 @@ export type RecordLine =
   | { readonly kind: 'stop'; readonly t: number }
   | { readonly kind: 'drained'; readonly t: number }
   | { readonly kind: 'manual'; readonly t: number; readonly entry: ManualDecision }
+  | { readonly kind: 'control'; readonly t: number; readonly mark: ControlMark }
   | { readonly kind: 'end'; readonly t: number };
 
 export type DataQuery = Readonly<Record<string, string | number | boolean>> | undefined;
@@ -143,7 +150,36 @@ export function parseRecordLine(line: string): RecordLine {
         throw new ChainpilotError('RECORDING_INVALID', 'a manual line without its manual decision', { retry: 'not_retryable' });
       return { kind: 'manual', t, entry: m };
     }
+    case 'ctl':
+      return { kind: 'control', t, mark: controlMark(o['c']) };
     default:
       throw new ChainpilotError('RECORDING_INVALID', `unknown record kind ${JSON.stringify(o['k'])}`, { retry: 'not_retryable' });
   }
+}
+
+const invalidControl = (what: string): ChainpilotError =>
+  new ChainpilotError('RECORDING_INVALID', `a ctl line ${what}: expected {"kind":"entries","buy":...,"sell":...} or {"kind":"kill","on":...,"reason":...}`, {
+    retry: 'not_retryable',
+  });
+
+function refusal(v: unknown, side: string): AdmissionRefusal | null {
+  if (v === null) return null;
+  if (typeof v !== 'object') throw invalidControl(`with a ${side} refusal that is not an object or null`);
+  const r = v as Record<string, unknown>;
+  if (typeof r['code'] !== 'string' || typeof r['reason'] !== 'string') throw invalidControl(`whose ${side} refusal lacks its code or reason`);
+  return { code: r['code'] as AdmissionRefusal['code'], reason: r['reason'] };
+}
+
+/** The control mark of a `ctl` line, checked (a recording is input: a line that does not say what it changed is refused, named). */
+function controlMark(c: unknown): ControlMark {
+  if (typeof c !== 'object' || c === null) throw invalidControl('without its mark');
+  const m = c as Record<string, unknown>;
+  if (m['kind'] === 'entries') return { kind: 'entries', buy: refusal(m['buy'], 'buy'), sell: refusal(m['sell'], 'sell') };
+  if (m['kind'] === 'kill') {
+    if (typeof m['on'] !== 'boolean') throw invalidControl('whose kill mark lacks "on"');
+    const reason = m['reason'];
+    if (reason !== null && typeof reason !== 'string') throw invalidControl('whose kill reason is not text or null');
+    return { kind: 'kill', on: m['on'], reason };
+  }
+  throw invalidControl(`of unknown kind ${JSON.stringify(m['kind'])}`);
 }
