@@ -80,31 +80,29 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const listeners = new Set<(e: DeploymentEvent) => void>();
   const counters: Record<string, number> = { listenerErrors: 0, fatal: 0, closeErrors: 0 };
   const owned: (() => Promise<void> | void)[] = [];
-  const stopPhaseListeners: ((phase: 'stop' | 'drained') => void)[] = [];
-  const manualListeners: ((entry: ManualDecision) => void)[] = [];
-  const controlListeners: ((mark: ControlMark) => void)[] = [];
+  /** Listeners the composed parts register (the recorder); one that throws is logged and counted, never stops the others. */
+  const fanout = <T>(what: string): { add: (listener: (value: T) => void) => void; call: (value: T) => void; readonly size: () => number } => {
+    const ls: ((value: T) => void)[] = [];
+    return {
+      add: (listener) => void ls.push(listener),
+      size: () => ls.length,
+      call(value) {
+        for (const l of ls) {
+          try {
+            l(value);
+          } catch (err) {
+            counters['listenerErrors'] = (counters['listenerErrors'] ?? 0) + 1;
+            log.warn({ err: describeError(err), listener: what }, `a ${what} listener threw`);
+          }
+        }
+      },
+    };
+  };
+  const stopPhases = fanout<'stop' | 'drained'>('stop-phase');
+  const manuals = fanout<ManualDecision>('manual-decision');
+  const controls = fanout<ControlMark>('control');
   /** The admission and kill switch last told to the control listeners (JSON of each, `null` before the first). */
   const told: { entries: string | null; kill: string | null } = { entries: null, kill: null };
-  const tell = (mark: ControlMark): void => {
-    for (const l of controlListeners) {
-      try {
-        l(mark);
-      } catch (err) {
-        counters['listenerErrors'] = (counters['listenerErrors'] ?? 0) + 1;
-        log.warn({ err: describeError(err), control: mark.kind }, 'a control listener threw');
-      }
-    }
-  };
-  const stopPhase = (phase: 'stop' | 'drained'): void => {
-    for (const l of stopPhaseListeners) {
-      try {
-        l(phase);
-      } catch (err) {
-        counters['listenerErrors'] = (counters['listenerErrors'] ?? 0) + 1;
-        log.warn({ err: describeError(err), phase }, 'a stop-phase listener threw');
-      }
-    }
-  };
   // The lifecycle: states and transitions in one table (deployment-states.ts); which of the
   // started states holds is derived from the conditions below.
   const machine = deploymentStateMachine(d.name);
@@ -181,15 +179,15 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   }
   /** Tells the control listeners (the recorder) what changed in the run's admission and kill switch since they were last told. */
   function tellControl(killReason: string | undefined): void {
-    if (controlListeners.length === 0) return;
+    if (controls.size() === 0) return;
     const entries: ControlMark = { kind: 'entries', buy: conditionsAdmit('buy') ?? null, sell: conditionsAdmit('sell') ?? null };
     const kill: ControlMark = { kind: 'kill', on: killReason !== undefined, reason: killReason ?? null };
     const e = JSON.stringify(entries);
     // the first look tells only what is not the default (admits both sides, kill switch off)
-    if (e !== (told.entries ?? JSON.stringify({ kind: 'entries', buy: null, sell: null }))) tell(entries);
+    if (e !== (told.entries ?? JSON.stringify({ kind: 'entries', buy: null, sell: null }))) controls.call(entries);
     told.entries = e;
     const k = JSON.stringify(kill);
-    if (k !== (told.kill ?? JSON.stringify({ kind: 'kill', on: false, reason: null }))) tell(kill);
+    if (k !== (told.kill ?? JSON.stringify({ kind: 'kill', on: false, reason: null }))) controls.call(kill);
     told.kill = k;
   }
 
@@ -239,12 +237,12 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     onFatal,
     decisions: (entry: DecisionEntry) => {
       deps.decisions?.(entry);
-      if (entry.kind === 'manual') for (const l of manualListeners) l(entry);
+      if (entry.kind === 'manual') manuals.call(entry);
       emit({ type: 'decision', at: entry.at as UnixMs, entry });
     },
-    onStopPhase: (listener) => void stopPhaseListeners.push(listener),
-    onManual: (listener) => void manualListeners.push(listener),
-    onControl: (listener) => void controlListeners.push(listener),
+    onStopPhase: stopPhases.add,
+    onManual: manuals.add,
+    onControl: controls.add,
     own: (close) => void owned.push(close),
     watchFeed: (feed) => ({
       subscribe: (room, handler) =>
@@ -353,7 +351,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     }
     machine.to('stopping');
     cause = undefined;
-    stopPhase('stop');
+    stopPhases.call('stop');
     emit({ type: 'state', at: now(), state: 'stopping' });
     const { clock, tracker, engine } = assembly;
     tracker.markDrain();
@@ -368,7 +366,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     } finally {
       clock.clearTimeout(timer);
     }
-    stopPhase('drained');
+    stopPhases.call('drained');
     // Past the deadline the executor is told to stop at once (live: intents stay in the journal).
     await engine
       .stop(drainedWithinDeadline ? undefined : AbortSignal.abort())
