@@ -140,7 +140,8 @@ function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap | unde
 /**
  * Lockstep idle test of a run on the embedded simulator: every frame sent arrived, every room
  * joined is known to the server (no join lost to a race), no REST in flight. Frames sent to a
- * socket that was dropped never arrive: a forced step writes them off.
+ * socket that was dropped never arrive: a forced step writes them off, and so does a client without
+ * a socket (in its reconnect backoff), which is idle: the clock must move for its backoff to end.
  */
 export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): LockstepIdle {
   let lost = 0;
@@ -148,6 +149,13 @@ export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): Lockstep
     idle() {
       if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
       const hub = sim.sim.stats();
+      if (owned.client.state !== 'open') {
+        // No socket (waiting out a reconnect backoff, or stopped): nothing more can arrive, and the
+        // rooms it holds are joined again on reconnect. Waiting here stalled the clock that the
+        // backoff itself waits on, a forced step at a time.
+        lost = Math.max(lost, hub.framesSent - owned.client.framesReceived());
+        return true;
+      }
       // Joins the hub refused (ROOM_LIMIT) are known to it too: the client still holds them.
       return owned.client.framesReceived() + lost >= hub.framesSent && hub.rooms + hub.refusedRooms >= owned.client.rooms().length;
     },
