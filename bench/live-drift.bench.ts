@@ -1,7 +1,7 @@
 /**
  * How well a backtest predicts live: config/live-sim.yaml run live on the embedded simulator's
  * ledger (`run --live`, 60x, with `record:` on) for each seed, `chainpilot calibrate` over the live
- * runs' decision logs (all seeds pooled: in sample), then the backtest of each run's own recording
+ * runs' journals (all seeds pooled: in sample), then the backtest of each run's own recording
  * with that calibrated `paper.model`, verified against the live decision log. Per seed, against
  * live as the baseline: the share of live fills paired with a backtest fill, the closed-trade count
  * ratio, the median |price drift| of paired fills (rent left out) and the realised PnL ratio (closed
@@ -18,6 +18,7 @@ import { writeNewKeypairFile } from '../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../src/core/index.js';
 import type { DecisionEntry } from '../src/engine/decision-log.js';
 import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
+import { runRecording } from '../src/research/record/run-recorder.js';
 import { calibrate, fitExtraSlippageBps, modelBlockYaml } from '../src/research/calibrate/calibrate.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
@@ -76,7 +77,7 @@ const bench: Bench = {
       const secret = getBase58Decoder().decode(Uint8Array.from(JSON.parse(readFileSync(walletPath, 'utf8')) as number[]));
       rmSync(walletPath);
       const base = readFileSync('config/live-sim.yaml', 'utf8');
-      const runs: { seed: number; file: string; log: string; rec: string }[] = [];
+      const runs: { seed: number; file: string; log: string; journal: string; rec: string }[] = [];
       for (let seed = 1; seed <= SEEDS; seed++) {
         const d = join(dir, `seed-${seed}`);
         const file = join(dir, `live-${seed}.yaml`);
@@ -89,11 +90,13 @@ const bench: Bench = {
             .replace('logLevel: warn', `logLevel: warn\n  decisionLog: ${log}`)
             .concat(`record:\n  dir: ${join(d, 'rec')}\n`),
         );
-        const r = await runLive({ file, live: true, durationMs: SECONDS * 1000, seed, env: { WALLET_KEY: secret }, out: () => undefined, log: silentLogger() });
+        const r = await runLive({ file, recording: runRecording, live: true, durationMs: SECONDS * 1000, seed, env: { WALLET_KEY: secret }, out: () => undefined, log: silentLogger() });
         if (r.exitCode !== 0) throw new Error(`live run of seed ${seed} exited ${r.exitCode}: ${r.problem ?? ''}`);
-        runs.push({ seed, file, log, rec: join(d, 'rec') });
+        runs.push({ seed, file, log, journal: join(d, 'journal.sqlite'), rec: join(d, 'rec') });
       }
-      const fit = calibrate(runs.map((r) => r.log));
+      // From the journals: their fills carry the landing time (block time), so the fitted latency is decision
+      // to landing, when the ledger priced the swap; a decision log's fill line is when the engine heard of it.
+      const fit = calibrate(runs.map((r) => r.journal));
       const block = modelBlockYaml(fit);
       const rows: BenchRow[] = [
         {
