@@ -90,7 +90,16 @@ const bench: Bench = {
             .replace('logLevel: warn', `logLevel: warn\n  decisionLog: ${log}`)
             .concat(`record:\n  dir: ${join(d, 'rec')}\n`),
         );
-        const r = await runLive({ file, recording: runRecording, live: true, durationMs: SECONDS * 1000, seed, env: { WALLET_KEY: secret }, out: () => undefined, log: silentLogger() });
+        const r = await runLive({
+          file,
+          recording: runRecording,
+          live: true,
+          durationMs: SECONDS * 1000,
+          seed,
+          env: { WALLET_KEY: secret },
+          out: () => undefined,
+          log: silentLogger(),
+        });
         if (r.exitCode !== 0) throw new Error(`live run of seed ${seed} exited ${r.exitCode}: ${r.problem ?? ''}`);
         runs.push({ seed, file, log, journal: join(d, 'journal.sqlite'), rec: join(d, 'rec') });
       }

@@ -131,6 +131,20 @@ describe('paper fill model', () => {
     expect(r).toMatchObject({ ok: true, solAmount: 1_000_000_000n, tokenAmount: (out * 9_950n) / 10_000n, feeLamports: 25_000n, pool: 'P' });
   });
 
+  it('gives back a negative extraSlippageBps (a calibrated correction) on both sides, exactly', () => {
+    const sol = 30_000_000_000n;
+    const token = 1_000_000_000_000n;
+    const buy = modelFill(intent(), observed(0.00003, { sol, token }).get('M'), { ...DEFAULT_FILL_MODEL, extraSlippageBps: -100 });
+    const inAfterFee = (1_000_000_000n * 9_900n) / 10_000n;
+    expect(buy).toMatchObject({ ok: true, tokenAmount: (((token * inAfterFee) / (sol + inAfterFee)) * 10_100n) / 10_000n });
+    const sell = modelFill(intent({ side: 'sell', sellRaw: 10_000_000_000n }), observed(0.00003, { sol, token }).get('M'), {
+      ...DEFAULT_FILL_MODEL,
+      extraSlippageBps: -100,
+    });
+    const sellAfterFee = (10_000_000_000n * 9_900n) / 10_000n;
+    expect(sell).toMatchObject({ ok: true, solAmount: (((sol * sellAfterFee) / (token + sellAfterFee)) * 10_100n) / 10_000n });
+  });
+
   it('gives a sell the symmetric output in lamports', () => {
     const sol = 30_000_000_000n;
     const token = 1_000_000_000_000n;

@@ -110,7 +110,9 @@ describe('fitExtraSlippageBps', () => {
     ];
     // Adverse: 300, 500, 400, −100 → median (300 + 400) / 2 = 350; 50 + 350.
     expect(fitExtraSlippageBps(pairs, 50)).toBe(400);
-    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(0);
+    // Live paid less than the model charged: a negative correction, bounded at −5,000.
+    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(-850);
+    expect(fitExtraSlippageBps([{ side: 'sell', priceDriftBps: 9_000 }], 50)).toBe(-5_000);
     expect(fitExtraSlippageBps([], 50)).toBeUndefined();
   });
 });

@@ -227,7 +227,10 @@ export function modelBlockYaml(f: CalibrationFit): string {
 /**
  * The adverse slippage live pays beyond the model (second stage of a calibration): from the pairs
  * of a backtest verified against live, the median adverse drift of paired fills (a buy's drift as
- * is, a sell's negated), added to the `extraSlippageBps` that backtest used, never below 0.
+ * is, a sell's negated), added to the `extraSlippageBps` that backtest used, within −5,000 and 10,000.
+ * Negative when the model charges more than live paid: paper knows neither a pool's fee (the feed
+ * does not send it: `defaultPoolFeeBps` applies) nor a bonding curve's virtual reserves (its depth
+ * is estimated from the liquidity, twice the real SOL reserve), so it overstates fee and impact.
  */
 export function fitExtraSlippageBps(
   pairs: readonly { readonly side: 'buy' | 'sell'; readonly priceDriftBps: number | null }[],
@@ -237,5 +240,5 @@ export function fitExtraSlippageBps(
   if (adverse.length === 0) return undefined;
   const m = adverse.length >> 1;
   const median = adverse.length % 2 ? adverse[m]! : (adverse[m - 1]! + adverse[m]!) / 2;
-  return Math.min(10_000, Math.max(0, Math.round(usedBps + median)));
+  return Math.min(10_000, Math.max(-5_000, Math.round(usedBps + median)));
 }
