@@ -287,6 +287,12 @@ const paper = z
         onChainFailureRate: numIn('paper.model.onChainFailureRate').default(0),
       })
       .optional(),
+    /**
+     * A file holding the `paper.model` block (what `chainpilot calibrate --out` writes: a `paper:` /
+     * `model:` document, or a bare `model:` block), relative to the deployment file; the loader reads it
+     * into `model`. Set one of `model` and `modelFile`.
+     */
+    modelFile: z.string().min(1).optional(),
   })
   .transform((p) => renameKeys(p, SOL_KEY_NAMES.paper))
   .prefault({});
