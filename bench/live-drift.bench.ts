@@ -19,7 +19,7 @@ import { silentLogger } from '../src/core/index.js';
 import type { DecisionEntry } from '../src/engine/decision-log.js';
 import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
 import { runRecording } from '../src/research/record/run-recorder.js';
-import { calibrate, fitExtraSlippageBps, modelBlockYaml } from '../src/research/calibrate/calibrate.js';
+import { calibrate, modelBlockYaml, secondStage } from '../src/research/calibrate/calibrate.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
 import { runLive } from '../src/runtime/run-live.js';
@@ -138,17 +138,18 @@ const bench: Bench = {
       };
       // Stage 1: the fitted latency, fee, rent and failures; stage 2 adds the adverse slippage live paid beyond them.
       const first = await backtestAll('1', block);
-      const extra = fitExtraSlippageBps(
-        first.slice(0, SEEDS).flatMap((b) => b.job.liveVsBacktest!.pairs),
+      // As `chainpilot calibrate JOURNALS --against REPORTS` does it, from the in-sample seeds' reports.
+      const stage2 = secondStage(
+        first.slice(0, SEEDS).map((b) => join(dir, `out-1-${b.run.seed}`, 'report.json')),
         50,
       );
       rows.push({
         name: 'calibration: extraSlippageBps (stage 2)',
-        value: extra ?? 50,
+        value: stage2.extraSlippageBps,
         unit: 'bps',
         note: 'default 50 plus the median adverse drift of stage 1',
       });
-      const second = await backtestAll('2', block.replace('paper:\n', `paper:\n  extraSlippageBps: ${extra ?? 50}\n`));
+      const second = await backtestAll('2', modelBlockYaml(fit, stage2));
       for (const [stage, results] of [
         ['stage 1', first],
         ['stage 2', second],

@@ -76,6 +76,7 @@ export const CONFIG_LIMITS = {
   'paper.model.rentLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'paper.model.simulationFailureRate': { kind: 'number', min: 0, max: 1 },
   'paper.model.onChainFailureRate': { kind: 'number', min: 0, max: 1 },
+  'paper.model.extraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
   'live.maxTradeSpendSol': sol(),
   'live.maxDaySpendSol': sol(),
   'live.simulatorFundSol': sol(),

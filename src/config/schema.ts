@@ -285,6 +285,8 @@ const paper = z
         simulationFailureRate: numIn('paper.model.simulationFailureRate').default(0),
         /** Share of sent transactions that fail on chain, fee paid (LIVE_FAILED_ON_CHAIN). */
         onChainFailureRate: numIn('paper.model.onChainFailureRate').default(0),
+        /** The calibration's second stage (`calibrate --against`): replaces `paper.extraSlippageBps` when set. */
+        extraSlippageBps: intIn('paper.model.extraSlippageBps').optional(),
       })
       .optional(),
     /**
