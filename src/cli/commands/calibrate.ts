@@ -12,7 +12,7 @@ export function registerCalibrate(program: Command): void {
       '--against <report...>',
       "second stage: report.json of backtests of these live runs' recordings, run with --verify-against; adds the fitted extraSlippageBps to the block",
     )
-    .option('--used-extra-bps <n>', 'the extraSlippageBps those backtests used (default 50, paper.extraSlippageBps by default)', (v: string) => {
+    .option('--used-extra-bps <n>', 'the extraSlippageBps those backtests used (default 50, the default of paper.extraSlippageBps)', (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < -5_000 || n > 10_000) throw new InvalidArgumentError('an integer from -5000 to 10000 (bps)');
       return n;
