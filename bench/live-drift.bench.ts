@@ -1,14 +1,14 @@
 /**
  * How well a backtest predicts live: config/live-sim.yaml run live on the embedded simulator's
  * ledger (`run --live`, 60x, with `record:` on) for each seed, `chainpilot calibrate` over the live
- * runs' decision logs (all seeds pooled: in sample), then the backtest of each run's own recording
+ * runs' journals (all seeds pooled: in sample; one more seed is held out and backtested with that model), then the backtest of each run's own recording
  * with that calibrated `paper.model`, verified against the live decision log. Per seed, against
  * live as the baseline: the share of live fills paired with a backtest fill, the closed-trade count
  * ratio, the median |price drift| of paired fills (rent left out) and the realised PnL ratio (closed
  * trades' PnL, failed-transaction fees outside trades left out on both sides).
  *
  * Goals (issue 26): ≥ 90 % paired, trades within ±15 %, median drift ≤ 50 bps, PnL within ±25 %.
- * `LIVE_DRIFT_SEEDS` (default 3) and `LIVE_DRIFT_SECONDS` (wall seconds of each live run, default 20).
+ * `LIVE_DRIFT_SEEDS` (default 3), `LIVE_DRIFT_HELD_OUT` (default 1) and `LIVE_DRIFT_SECONDS` (wall seconds of each live run, default 20).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,8 @@ import { writeNewKeypairFile } from '../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../src/core/index.js';
 import type { DecisionEntry } from '../src/engine/decision-log.js';
 import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
-import { calibrate, fitExtraSlippageBps, modelBlockYaml } from '../src/research/calibrate/calibrate.js';
+import { runRecording } from '../src/research/record/run-recorder.js';
+import { calibrate, modelBlockYaml, secondStage } from '../src/research/calibrate/calibrate.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
 import { runLive } from '../src/runtime/run-live.js';
@@ -26,6 +27,8 @@ import type { Bench, BenchRow } from './harness.js';
 
 const SEEDS = Number(process.env['LIVE_DRIFT_SEEDS'] ?? 3);
 const SECONDS = Number(process.env['LIVE_DRIFT_SECONDS'] ?? 20);
+/** One more seed run live and backtested with the model fitted on the others (out of sample); `LIVE_DRIFT_HELD_OUT=0` leaves it out. */
+const HELD_OUT = Number(process.env['LIVE_DRIFT_HELD_OUT'] ?? 1);
 
 const EMPTY_RUN: ReportRun = {
   deployment: 'live',
@@ -76,8 +79,9 @@ const bench: Bench = {
       const secret = getBase58Decoder().decode(Uint8Array.from(JSON.parse(readFileSync(walletPath, 'utf8')) as number[]));
       rmSync(walletPath);
       const base = readFileSync('config/live-sim.yaml', 'utf8');
-      const runs: { seed: number; file: string; log: string; rec: string }[] = [];
-      for (let seed = 1; seed <= SEEDS; seed++) {
+      const runs: { seed: number; file: string; log: string; journal: string; rec: string }[] = [];
+      // Seeds 1..SEEDS are calibrated on (in sample); seed SEEDS + 1 is held out: backtested with their model only.
+      for (let seed = 1; seed <= SEEDS + HELD_OUT; seed++) {
         const d = join(dir, `seed-${seed}`);
         const file = join(dir, `live-${seed}.yaml`);
         const log = join(d, 'live.decisions.jsonl');
@@ -89,11 +93,23 @@ const bench: Bench = {
             .replace('logLevel: warn', `logLevel: warn\n  decisionLog: ${log}`)
             .concat(`record:\n  dir: ${join(d, 'rec')}\n`),
         );
-        const r = await runLive({ file, live: true, durationMs: SECONDS * 1000, seed, env: { WALLET_KEY: secret }, out: () => undefined, log: silentLogger() });
+        const r = await runLive({
+          file,
+          recording: runRecording,
+          live: true,
+          durationMs: SECONDS * 1000,
+          seed,
+          env: { WALLET_KEY: secret },
+          out: () => undefined,
+          log: silentLogger(),
+        });
         if (r.exitCode !== 0) throw new Error(`live run of seed ${seed} exited ${r.exitCode}: ${r.problem ?? ''}`);
-        runs.push({ seed, file, log, rec: join(d, 'rec') });
+        runs.push({ seed, file, log, journal: join(d, 'journal.sqlite'), rec: join(d, 'rec') });
       }
-      const fit = calibrate(runs.map((r) => r.log));
+      // From the journals: their fills carry the landing time (block time), so the fitted latency is decision
+      // to landing, when the ledger priced the swap; a decision log's fill line is when the engine heard of it.
+      const inSample = runs.slice(0, SEEDS);
+      const fit = calibrate(inSample.map((r) => r.journal));
       const block = modelBlockYaml(fit);
       const rows: BenchRow[] = [
         {
@@ -122,42 +138,44 @@ const bench: Bench = {
       };
       // Stage 1: the fitted latency, fee, rent and failures; stage 2 adds the adverse slippage live paid beyond them.
       const first = await backtestAll('1', block);
-      const extra = fitExtraSlippageBps(
-        first.flatMap((b) => b.job.liveVsBacktest!.pairs),
+      // As `chainpilot calibrate JOURNALS --against REPORTS` does it, from the in-sample seeds' reports.
+      const stage2 = secondStage(
+        first.slice(0, SEEDS).map((b) => join(dir, `out-1-${b.run.seed}`, 'report.json')),
         50,
       );
       rows.push({
         name: 'calibration: extraSlippageBps (stage 2)',
-        value: extra ?? 50,
+        value: stage2.extraSlippageBps,
         unit: 'bps',
         note: 'default 50 plus the median adverse drift of stage 1',
       });
-      const second = await backtestAll('2', block.replace('paper:\n', `paper:\n  extraSlippageBps: ${extra ?? 50}\n`));
+      const second = await backtestAll('2', modelBlockYaml(fit, stage2));
       for (const [stage, results] of [
         ['stage 1', first],
         ['stage 2', second],
       ] as const)
         for (const { run: r, job } of results) {
+          const which = r.seed > SEEDS ? `held-out seed ${r.seed}` : `seed ${r.seed}`;
           const s = job.liveVsBacktest!.summary;
           const live = realised(readFileSync(r.log, 'utf8'));
           const bt = realised(job.result.decisionLog);
           const pnlRatio = live.pnlLamports === 0n ? Number.NaN : Number(bt.pnlLamports) / Number(live.pnlLamports);
           rows.push(
-            { name: `${stage} seed ${r.seed}: live fills paired`, value: s.pairedPct ?? 0, unit: '%', note: `${s.pairedFills} of ${s.liveFills}; goal >= 90` },
+            { name: `${stage} ${which}: live fills paired`, value: s.pairedPct ?? 0, unit: '%', note: `${s.pairedFills} of ${s.liveFills}; goal >= 90` },
             {
-              name: `${stage} seed ${r.seed}: closed trades bt/live`,
+              name: `${stage} ${which}: closed trades bt/live`,
               value: live.trades === 0 ? Number.NaN : bt.trades / live.trades,
               unit: 'x',
               note: `${bt.trades} vs ${live.trades}; goal 0.85..1.15`,
             },
             {
-              name: `${stage} seed ${r.seed}: median |price drift|`,
+              name: `${stage} ${which}: median |price drift|`,
               value: s.drift.all?.medianAbsBps ?? Number.NaN,
               unit: 'bps',
               note: `buys ${s.drift.buy?.medianAbsBps.toFixed(0) ?? 'n/a'}, sells ${s.drift.sell?.medianAbsBps.toFixed(0) ?? 'n/a'}; goal <= 50`,
             },
             {
-              name: `${stage} seed ${r.seed}: realised PnL bt/live`,
+              name: `${stage} ${which}: realised PnL bt/live`,
               value: pnlRatio,
               unit: 'x',
               ratio: pnlRatio,

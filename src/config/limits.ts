@@ -65,7 +65,8 @@ export const CONFIG_LIMITS = {
   'execution.queue.catchUpTimeout': { kind: 'duration', min: SECOND_MS, max: HOUR_MS },
   'paper.startingBalanceSol': sol(),
   'paper.latency': { kind: 'duration', min: 0, max: MINUTE_MS },
-  'paper.extraSlippageBps': bps(),
+  // below 0: a calibrated correction giving back cost the model charges beyond what live paid (see calibrate's second stage)
+  'paper.extraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
   'paper.defaultPoolFeeBps': bps(),
   'paper.networkFeeLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'paper.priorityFeeCapLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
@@ -75,6 +76,7 @@ export const CONFIG_LIMITS = {
   'paper.model.rentLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'paper.model.simulationFailureRate': { kind: 'number', min: 0, max: 1 },
   'paper.model.onChainFailureRate': { kind: 'number', min: 0, max: 1 },
+  'paper.model.extraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
   'live.maxTradeSpendSol': sol(),
   'live.maxDaySpendSol': sol(),
   'live.simulatorFundSol': sol(),

@@ -4,6 +4,7 @@
  * file, line, key and what is allowed. The result is deeply frozen.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ChainpilotError, isChainpilotError } from '../core/index.js';
@@ -133,6 +134,7 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     problems.push(`${locate(path)} ${keyPath(path)}: ${msg}`);
   });
 
+  includeModelFile(substituted, file, locate, (msg) => problems.push(msg));
   const result = deploymentSchema.safeParse(substituted);
   if (!result.success) {
     for (const issue of result.error.issues) {
@@ -151,6 +153,46 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     });
   }
   return { deployment: deepFreeze(result.data), file, secrets, locate, has: (path) => doc.hasIn(path) };
+}
+
+/**
+ * Reads `paper.modelFile` (relative to the deployment file) into `paper.model`, in place: the file is
+ * `chainpilot calibrate`'s output (`paper:` / `model:`), a bare `model:` block or the model's fields.
+ * A problem names the field, the file and the fix.
+ */
+function includeModelFile(raw: unknown, file: string, locate: (path: readonly (string | number)[]) => string, problem: (msg: string) => void): void {
+  const paper = isRecord(raw) ? raw['paper'] : undefined;
+  if (!isRecord(paper) || typeof paper['modelFile'] !== 'string' || paper['modelFile'].length === 0) return;
+  const where = `${locate(['paper', 'modelFile'])} paper.modelFile`;
+  if (paper['model'] !== undefined) {
+    problem(`${where}: set either paper.model or paper.modelFile, not both; remove one of them`);
+    return;
+  }
+  const path = resolve(dirname(file), paper['modelFile']);
+  let text: string;
+  try {
+    text = readDeploymentText(path);
+  } catch (e) {
+    problem(`${where}: cannot read ${path} (${isChainpilotError(e) ? e.code : 'error'}); give the file chainpilot calibrate --out wrote, relative to ${file}`);
+    return;
+  }
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  let body: unknown;
+  try {
+    body = doc.errors.length === 0 ? doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const inner = isRecord(body) && isRecord(body['paper']) ? body['paper']['model'] : isRecord(body) && 'model' in body ? body['model'] : body;
+  if (!isRecord(inner)) {
+    problem(`${where}: ${path} holds no paper.model block (expected YAML like "paper:\n  model:\n    latencyMs: [...]", as chainpilot calibrate --out writes)`);
+    return;
+  }
+  paper['model'] = inner;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isSecretPath(path: readonly (string | number)[]): boolean {

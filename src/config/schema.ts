@@ -285,8 +285,16 @@ const paper = z
         simulationFailureRate: numIn('paper.model.simulationFailureRate').default(0),
         /** Share of sent transactions that fail on chain, fee paid (LIVE_FAILED_ON_CHAIN). */
         onChainFailureRate: numIn('paper.model.onChainFailureRate').default(0),
+        /** The calibration's second stage (`calibrate --against`): replaces `paper.extraSlippageBps` when set. */
+        extraSlippageBps: intIn('paper.model.extraSlippageBps').optional(),
       })
       .optional(),
+    /**
+     * A file holding the `paper.model` block (what `chainpilot calibrate --out` writes: a `paper:` /
+     * `model:` document, or a bare `model:` block), relative to the deployment file; the loader reads it
+     * into `model`. Set one of `model` and `modelFile`.
+     */
+    modelFile: z.string().min(1).optional(),
   })
   .transform((p) => renameKeys(p, SOL_KEY_NAMES.paper))
   .prefault({});

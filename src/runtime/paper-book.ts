@@ -23,6 +23,15 @@ import type { ExecutionReport, Executor, OrderIntent } from '../engine/execution
 import { createPortfolio } from '../engine/portfolio.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from '../executors/journal/codec.js';
 import { migrateSchema, type SchemaPart } from '../executors/journal/sqlite-schema.js';
+import { spendOf, utcDay, type AdmissionCode } from '../executors/admission.js';
+
+/** Codes of the admission module's refusals: such an intent committed no spend. */
+const ADMISSION_CODES: ReadonlySet<string> = new Set<AdmissionCode>([
+  'LIVE_INVALID_INTENT',
+  'LIVE_SPEND_CAP_TRADE',
+  'LIVE_SPEND_CAP_DAY',
+  'LIVE_NO_REFERENCE_PRICE',
+]);
 
 /** The paper book's tables, version by version (sqlite-schema.ts). */
 const PAPER_BOOK_SCHEMA: SchemaPart = {
@@ -76,6 +85,12 @@ export interface PaperBook {
   queued(): number;
   /** Every fill and failed fee written so far (flushes first). */
   restored(): PaperRestore;
+  /**
+   * Spend per UTC day of the book's earlier runs, as the live journal counts it: every intent the
+   * executor admitted (its outcome aside) on the day it was decided; an intent refused at admission
+   * spent nothing. A resumed run's rails start from it, so a day cap refuses as live would.
+   */
+  readonly spentBefore: ReadonlyMap<string, bigint>;
 }
 
 /** A batch is written at once when it holds this many row changes (bounds the queue and a crash's loss). */
@@ -173,10 +188,19 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
     if (r.type === 'expired') return ['EXPIRED', null, null, 'EXPIRED', 'not filled before the executor stopped', r.at, r.intentId];
     return undefined;
   };
+  const spentBefore = new Map<string, bigint>();
+  for (const row of db
+    .prepare<[], { intent_json: string; code: string | null; created_at: number }>('SELECT intent_json, code, created_at FROM paper_intents')
+    .all()) {
+    if (row.code !== null && ADMISSION_CODES.has(row.code)) continue;
+    const day = utcDay(row.created_at);
+    spentBefore.set(day, (spentBefore.get(day) ?? 0n) + spendOf(decodeIntent(row.intent_json)));
+  }
   return {
     replacedMarket: o.replacedMarket,
     run: o.runs,
     abandoned: o.abandoned,
+    spentBefore,
     submitted(intent) {
       enqueue(insert, [intent.id, encodeIntent(intent), intent.createdAt]);
     },

@@ -50,6 +50,8 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     clock,
     market,
     ...paperExecutorSettings(d, c.seed),
+    // a resumed book's spend of the day counts against live.maxDaySpendSol, as a live journal's does
+    ...(book ? { railsSpentBefore: book.spentBefore } : {}),
   });
   const inner = c.deps.executor ?? paper;
   const tracker = c.track(book ? bookedExecutor(inner, book) : inner, clock);

@@ -30,7 +30,7 @@ export function paperExecutorSettings(d: Deployment, seed: number): Pick<PaperEx
   return {
     latencyMs: d.paper.latency,
     fillModel: {
-      extraSlippageBps: d.paper.extraSlippageBps,
+      extraSlippageBps: m?.extraSlippageBps ?? d.paper.extraSlippageBps,
       defaultPoolFeeBps: d.paper.defaultPoolFeeBps,
       networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
       priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),

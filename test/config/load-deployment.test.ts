@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentJsonSchema, effectiveConfigYaml, loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
+import { modelBlockYaml, type CalibrationFit } from '../../src/research/calibrate/calibrate.js';
 
 const base = `version: 1
 name: t
@@ -131,6 +134,51 @@ describe('deployment config', () => {
   it('keeps config/deployment.schema.json in step with the schema', () => {
     const committed = JSON.parse(readFileSync('config/deployment.schema.json', 'utf8')) as unknown;
     expect(committed).toEqual(deploymentJsonSchema());
+  });
+
+  it('reads paper.model from paper.modelFile (calibrate output, relative to the deployment) and names the field when it cannot', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chainpilot-modelfile-'));
+    try {
+      const fit = {
+        sources: ['live.decisions.jsonl'],
+        fills: 2,
+        intents: 2,
+        latencyMs: [1200, 3400],
+        latencyQuantilesMs: { p10: 1200, p50: 1200, p90: 3400 },
+        feeLamports: 110_000n,
+        feeRangeLamports: [110_000n, 110_000n],
+        rentLamports: 2_039_280n,
+        rentBuys: 1,
+        simulation: { events: 0, trials: 2, rate: 0, low: 0, high: 0.6 },
+        onChain: { events: 1, trials: 2, rate: 0.5, low: 0.1, high: 0.9 },
+        slippage: { events: 0, trials: 2, rate: 0, low: 0, high: 0.6 },
+      } satisfies CalibrationFit;
+      writeFileSync(join(dir, 'model.yaml'), modelBlockYaml(fit));
+      writeFileSync(join(dir, 'd.yaml'), `${base}paper:\n  modelFile: model.yaml\n`);
+      const m = loadDeployment(join(dir, 'd.yaml'), { env: {} }).deployment.paper.model;
+      expect(m).toMatchObject({ latencyMs: [1200, 3400], feeLamports: 110_000, rentLamports: 2_039_280, ownImpact: true, onChainFailureRate: 0.5 });
+
+      writeFileSync(join(dir, 'bare.yaml'), 'model:\n  latencyMs: [500]\n  feeLamports: 5000\n');
+      writeFileSync(join(dir, 'd2.yaml'), `${base}paper:\n  modelFile: bare.yaml\n`);
+      expect(loadDeployment(join(dir, 'd2.yaml'), { env: {} }).deployment.paper.model).toMatchObject({ latencyMs: [500], feeLamports: 5000 });
+
+      writeFileSync(join(dir, 'd3.yaml'), `${base}paper:\n  modelFile: missing.yaml\n`);
+      const missing = errorOf(() => loadDeployment(join(dir, 'd3.yaml'), { env: {} }));
+      expect(missing.code).toBe('CONFIG_INVALID');
+      expect(missing.message).toContain('paper.modelFile: cannot read');
+      expect(missing.message).toContain('missing.yaml (CONFIG_UNREADABLE)');
+
+      writeFileSync(join(dir, 'd4.yaml'), `${base}paper:\n  modelFile: model.yaml\n  model:\n    latencyMs: [1]\n    feeLamports: 1\n`);
+      expect(errorOf(() => loadDeployment(join(dir, 'd4.yaml'), { env: {} })).message).toContain('set either paper.model or paper.modelFile, not both');
+
+      writeFileSync(join(dir, 'empty.yaml'), 'nothing: here\n');
+      writeFileSync(join(dir, 'd5.yaml'), `${base}paper:\n  modelFile: empty.yaml\n`);
+      const e5 = errorOf(() => loadDeployment(join(dir, 'd5.yaml'), { env: {} }));
+      expect(e5.code).toBe('CONFIG_INVALID');
+      expect(e5.message).toContain('paper.model.nothing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports an unreadable file with its path', () => {

@@ -131,6 +131,40 @@ describe('paper fill model', () => {
     expect(r).toMatchObject({ ok: true, solAmount: 1_000_000_000n, tokenAmount: (out * 9_950n) / 10_000n, feeLamports: 25_000n, pool: 'P' });
   });
 
+  it('refuses on slippage when the pool moved beyond it from the reference, not when fee and impact on a smaller move take the fill past it', () => {
+    const sol = 30_000_000_000n;
+    const token = 1_000_000_000_000n; // pool price 0.00003 SOL per token
+    const obs = observed(0.00003, { sol, token }).get('M');
+    // The price rose 2 % since the decision; fee 100 bps, extra 50 bps and impact (0.1 SOL in 30) put the fill about 3.9 % above the reference.
+    const moved2 = modelFill(intent({ spendLamports: 100_000_000n, slippageBps: bps(300), referencePrice: '0.0000294117647' }), obs);
+    expect(moved2.ok).toBe(true);
+    // The price rose 4 %: beyond 300 bps, as the swap's least output (the quote less 3 %) would fail on chain.
+    const moved4 = modelFill(intent({ spendLamports: 100_000_000n, slippageBps: bps(300), referencePrice: '0.0000288461538' }), obs);
+    expect(moved4).toMatchObject({ ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED' });
+    expect(!moved4.ok && moved4.reason).toContain('pool price 0.000030000000 at the fill is beyond 300 bps of reference');
+    // No move, but fee and impact alone beyond the slippage: refused, as live refuses such a quote before signing.
+    const costly = modelFill(intent({ spendLamports: 100_000_000n, slippageBps: bps(100), referencePrice: '0.00003' }), obs);
+    expect(!costly.ok && costly.reason).toContain('(fee and impact) is beyond 100 bps of the pool price');
+    // A sell in a fall: 2 % below the reference fills, 4 % below fails.
+    const sell = (ref: string) => modelFill(intent({ side: 'sell', sellRaw: 10_000_000_000n, slippageBps: bps(300), referencePrice: ref }), obs);
+    expect(sell('0.0000306122449').ok).toBe(true);
+    expect(sell('0.0000312500000')).toMatchObject({ ok: false, code: 'PAPER_SLIPPAGE_EXCEEDED' });
+  });
+
+  it('gives back a negative extraSlippageBps (a calibrated correction) on both sides, exactly', () => {
+    const sol = 30_000_000_000n;
+    const token = 1_000_000_000_000n;
+    const buy = modelFill(intent(), observed(0.00003, { sol, token }).get('M'), { ...DEFAULT_FILL_MODEL, extraSlippageBps: -100 });
+    const inAfterFee = (1_000_000_000n * 9_900n) / 10_000n;
+    expect(buy).toMatchObject({ ok: true, tokenAmount: (((token * inAfterFee) / (sol + inAfterFee)) * 10_100n) / 10_000n });
+    const sell = modelFill(intent({ side: 'sell', sellRaw: 10_000_000_000n }), observed(0.00003, { sol, token }).get('M'), {
+      ...DEFAULT_FILL_MODEL,
+      extraSlippageBps: -100,
+    });
+    const sellAfterFee = (10_000_000_000n * 9_900n) / 10_000n;
+    expect(sell).toMatchObject({ ok: true, solAmount: (((sol * sellAfterFee) / (token + sellAfterFee)) * 10_100n) / 10_000n });
+  });
+
   it('gives a sell the symmetric output in lamports', () => {
     const sol = 30_000_000_000n;
     const token = 1_000_000_000_000n;

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
-import { calibrate, fitExtraSlippageBps, modelBlockYaml, wilson } from '../../src/research/calibrate/calibrate.js';
+import { calibrate, fitExtraSlippageBps, modelBlockYaml, secondStage, wilson } from '../../src/research/calibrate/calibrate.js';
+import { paperExecutorSettings } from '../../src/runtime/paper-executor-settings.js';
 import { loadDeployment } from '../../src/config/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-calibrate-'));
@@ -110,7 +111,59 @@ describe('fitExtraSlippageBps', () => {
     ];
     // Adverse: 300, 500, 400, −100 → median (300 + 400) / 2 = 350; 50 + 350.
     expect(fitExtraSlippageBps(pairs, 50)).toBe(400);
-    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(0);
+    // Live paid less than the model charged: a negative correction, bounded at −5,000.
+    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(-850);
+    expect(fitExtraSlippageBps([{ side: 'sell', priceDriftBps: 9_000 }], 50)).toBe(-5_000);
     expect(fitExtraSlippageBps([], 50)).toBeUndefined();
+  });
+});
+
+describe('secondStage (calibrate --against)', () => {
+  it("fits extraSlippageBps from backtests' report.json pairs, writes it into the model block, and a deployment reading that block uses it", () => {
+    const d2 = mkdtempSync(join(tmpdir(), 'chainpilot-stage2-'));
+    try {
+      const report = (drifts: [string, number | null][]) => ({
+        liveVsBacktest: { summary: {}, pairs: drifts.map(([side, priceDriftBps]) => ({ side, priceDriftBps })) },
+      });
+      writeFileSync(
+        join(d2, 'a.json'),
+        JSON.stringify(
+          report([
+            ['buy', -150],
+            ['sell', 120],
+            ['buy', null],
+          ]),
+        ),
+      );
+      writeFileSync(
+        join(d2, 'b.json'),
+        JSON.stringify(
+          report([
+            ['buy', -90],
+            ['sell', 60],
+          ]),
+        ),
+      );
+      // Adverse: −150, −120, −90, −60 → median −105; 50 − 105 = −55 (rounded half away: −55).
+      const s2 = secondStage([join(d2, 'a.json'), join(d2, 'b.json')], 50);
+      expect(s2).toEqual({ extraSlippageBps: -55, usedBps: 50, pairs: 4, reports: 2 });
+      writeFileSync(join(d2, 'live.jsonl'), `${intent('int_A', 0)}\n${fill('int_A', 1_500, '110000')}\n`);
+      const fit = calibrate([join(d2, 'live.jsonl')]);
+      const block = modelBlockYaml(fit, s2);
+      expect(block).toContain('    extraSlippageBps: -55   # second stage: 50 plus the median adverse drift of 4 paired fills in 2 report(s)');
+      writeFileSync(join(d2, 'model.yaml'), block);
+      writeFileSync(join(d2, 'd.yaml'), 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\npaper:\n  modelFile: model.yaml\n');
+      const dep = loadDeployment(join(d2, 'd.yaml'), { env: {} }).deployment;
+      expect(dep.paper.model?.extraSlippageBps).toBe(-55);
+      expect(paperExecutorSettings(dep, 1).fillModel?.extraSlippageBps).toBe(-55);
+
+      writeFileSync(join(d2, 'plain.json'), JSON.stringify({ metrics: {} }));
+      expect(() => secondStage([join(d2, 'plain.json')], 50)).toThrow(
+        /no live-vs-backtest pairs; give the report.json of a backtest run with --verify-against/,
+      );
+      expect(() => secondStage([join(d2, 'missing.json')], 50)).toThrow(/cannot read .*missing.json as a backtest's report.json \(ENOENT\)/);
+    } finally {
+      rmSync(d2, { recursive: true, force: true });
+    }
   });
 });

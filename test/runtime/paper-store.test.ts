@@ -17,6 +17,7 @@ import { createDeployment, type RuntimeHandle } from '../../src/runtime/create-d
 import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/deployment-store.js';
 import { ABANDONED_REASON, paperCashAfter } from '../../src/runtime/paper-book.js';
 import { paperStorePath } from '../../src/runtime/paper-deployment.js';
+import { createPaperRails } from '../../src/executors/paper/paper-rails.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { paperSimYaml, tempDir, until, type TempDir } from './helpers.js';
@@ -226,6 +227,41 @@ describe('the paper book in the store', () => {
     stores.push(c);
     expect(c.paper?.abandoned).toEqual([]);
     expect(ABANDONED_REASON).toMatch(/never made up/);
+  });
+
+  it("counts the earlier runs' admitted spend of each UTC day, so a resumed run's day cap refuses as live would", async () => {
+    tmp = tempDir('cp-paper-spend-');
+    const path = join(tmp.dir, 'book.db');
+    const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
+    stores.push(a);
+    a.paper?.submitted(intentOf('int_a'));
+    a.paper?.resolved({ type: 'filled', intentId: 'int_a', at: (T0 + 1) as UnixMs, fill: fillOf('int_a', 1_000_000_000n, 5_000_000n, 5_000n) });
+    a.paper?.submitted(intentOf('int_b'));
+    a.paper?.resolved({
+      type: 'failed',
+      intentId: 'int_b',
+      at: (T0 + 2) as UnixMs,
+      code: 'PAPER_SLIPPAGE_EXCEEDED',
+      reason: 'test',
+      feeLamports: lamports(7_000n),
+    });
+    a.paper?.submitted(intentOf('int_c'));
+    a.paper?.resolved({ type: 'rejected', intentId: 'int_c', at: (T0 + 3) as UnixMs, code: 'LIVE_SPEND_CAP_DAY', reason: 'test' });
+    a.paper?.submitted({ ...intentOf('int_d'), createdAt: (T0 + 86_400_000) as UnixMs });
+    a.paper?.submitted(intentOf('int_e')); // in flight at the end: admitted, so its spend counts (as the journal's does)
+    await a.close();
+
+    const b = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 + 10 } });
+    stores.push(b);
+    const spent = b.paper?.spentBefore ?? new Map<string, bigint>();
+    // int_a, int_b and int_e: 1 SOL each plus its fee budget (10,000-lamport priority fee and one 5,000-lamport signature); int_c was refused, int_d is the next day.
+    const perIntent = 1_000_000_000n + 10_000n + 5_000n;
+    expect(Object.fromEntries(spent)).toEqual({ '2023-11-14': 3n * perIntent, '2023-11-15': perIntent });
+    const limits = { maxTradeLamports: lamports(2_000_000_000n), maxDayLamports: lamports(3n * perIntent + 500_000_000n) };
+    const denial = createPaperRails(limits, spent).admit(intentOf('int_f'), (T0 + 20) as UnixMs);
+    expect(denial).toMatchObject({ code: 'LIVE_SPEND_CAP_DAY' });
+    // Without the book's spend (the previous behaviour) the same intent was admitted.
+    expect(createPaperRails(limits).admit(intentOf('int_f'), (T0 + 20) as UnixMs)).toBeUndefined();
   });
 
   it("drops the book and the risk day on another market, keeps the kill switch, and refuses a live wallet's store (and a live deployment the paper store)", async () => {

@@ -115,6 +115,40 @@ describe('a swap built by /swap, signed by the user and sent through JSON-RPC', 
     expect(BigInt(await h.connection.getBalance(wallet.publicKey))).toBe(before + expectedSol - 10_000n);
   });
 
+  it('pays a buy what the pool gives when it lands, not the quote it was built with: less after other traders bought first (within its slippage)', async () => {
+    const wallet = await h.wallet(10);
+    const quoted = constantProductOut(h.market.pool(mint)!, 'buy', 1_000_000_000n);
+    const tx = await h.buildSigned(wallet, { from: SOL, to: mint, amount: 1, slippage: 10, priorityFee: 0 });
+    h.market.move(mint, 'buy', 1_000_000_000n); // the model's own traders move the price up between build and landing
+    const atLanding = constantProductOut(h.market.pool(mint)!, 'buy', 1_000_000_000n);
+    expect(atLanding).toBeLessThan(quoted);
+    const sig = await h.connection.sendRawTransaction(tx.serialize(), { skipPreflight: true, maxRetries: 0 });
+    h.slots(1);
+    const got = await h.connection.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(got?.meta?.err).toBeNull();
+    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), wallet.publicKey);
+    expect(BigInt((await h.connection.getTokenAccountBalance(ata)).value.amount)).toBe(atLanding);
+    expect(got?.meta?.postTokenBalances?.find((b) => b.owner === wallet.publicKey.toBase58())?.uiTokenAmount.amount).toBe(atLanding.toString());
+    expect(h.market.landed[0]).toMatchObject({ side: 'buy', solLamports: 1_000_000_000n, tokenRaw: atLanding, signature: sig });
+  });
+
+  it('pays a sell what the pool gives when it lands: more lamports after other traders bought first', async () => {
+    const wallet = await h.wallet(10);
+    const buy = await h.buildSigned(wallet, { from: SOL, to: mint, amount: 1, slippage: 1, priorityFee: 0 });
+    await h.connection.sendRawTransaction(buy.serialize());
+    const held = h.market.landed[0]!.tokenRaw;
+    const sell = await h.buildSigned(wallet, { from: mint, to: SOL, amount: (Number(held) / 1e6).toString(), slippage: 1, priorityFee: 0 });
+    const quoted = constantProductOut(h.market.pool(mint)!, 'sell', held);
+    h.market.move(mint, 'buy', 2_000_000_000n);
+    const atLanding = constantProductOut(h.market.pool(mint)!, 'sell', held);
+    expect(atLanding).toBeGreaterThan(quoted);
+    const before = BigInt(await h.connection.getBalance(wallet.publicKey));
+    const sig = await h.connection.sendRawTransaction(sell.serialize());
+    expect((await h.status(sig))?.err).toBeNull();
+    expect(BigInt(await h.connection.getBalance(wallet.publicKey))).toBe(before + atLanding - 10_000n);
+    expect(h.market.landed[1]).toMatchObject({ side: 'sell', solLamports: atLanding, tokenRaw: held, signature: sig });
+  });
+
   it('lands concurrent swaps from many wallets once each, even when every one is sent three times at once', async () => {
     const wallets = await Promise.all(Array.from({ length: 12 }, () => h.wallet(2)));
     const txs = await Promise.all(wallets.map((w, i) => h.buildSigned(w, { from: SOL, to: mint, amount: 0.01 * (i + 1), slippage: 50, priorityFee: 0 })));

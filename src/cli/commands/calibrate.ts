@@ -1,5 +1,5 @@
-/** `chainpilot calibrate JOURNAL_OR_DECISION_LOG... [--out FILE]`: fits `paper.model` from live runs. */
-import type { Command } from 'commander';
+/** `chainpilot calibrate JOURNAL_OR_DECISION_LOG... [--out FILE] [--against REPORT.json... [--used-extra-bps N]]`: fits `paper.model` from live runs. */
+import { InvalidArgumentError, type Command } from 'commander';
 import { isChainpilotError } from '../../core/errors.js';
 
 export function registerCalibrate(program: Command): void {
@@ -8,10 +8,23 @@ export function registerCalibrate(program: Command): void {
     .description("fit the paper fill model (paper.model) from live runs' decision logs or journals, with the fit's uncertainty")
     .argument('<files...>', 'live decision logs (.jsonl) or journals (SQLite, store.path of a live run)')
     .option('--out <file>', 'write the paper.model block (YAML) here as well as to stdout')
-    .action(async (files: string[], opts: { out?: string }) => {
-      const [{ calibrate, modelBlockYaml }, { writeFileSync }] = await Promise.all([import('../../research/calibrate/calibrate.js'), import('node:fs')]);
+    .option(
+      '--against <report...>',
+      "second stage: report.json of backtests of these live runs' recordings, run with --verify-against; adds the fitted extraSlippageBps to the block",
+    )
+    .option('--used-extra-bps <n>', 'the extraSlippageBps those backtests used (default 50, the default of paper.extraSlippageBps)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < -5_000 || n > 10_000) throw new InvalidArgumentError('an integer from -5000 to 10000 (bps)');
+      return n;
+    })
+    .action(async (files: string[], opts: { out?: string; against?: string[]; usedExtraBps?: number }) => {
+      const [{ calibrate, modelBlockYaml, secondStage }, { writeFileSync }] = await Promise.all([
+        import('../../research/calibrate/calibrate.js'),
+        import('node:fs'),
+      ]);
       try {
-        const yaml = modelBlockYaml(calibrate(files));
+        const stage2 = opts.against ? secondStage(opts.against, opts.usedExtraBps ?? 50) : undefined;
+        const yaml = modelBlockYaml(calibrate(files), stage2);
         process.stdout.write(yaml);
         if (opts.out) {
           writeFileSync(opts.out, yaml);

@@ -3,8 +3,9 @@
  * the pool's observed reserves when the feed reports them, otherwise virtual reserves at the
  * observed price whose SOL side is the depth estimated from the pool's liquidity (or an assumed
  * depth when the feed reports no liquidity). Then the pool fee, an extra adverse slippage, the network base fee
- * and the priority fee apply. A fill worse than the intent's slippage against its reference price
- * fails like a swap would on chain: nothing trades, the fees are paid.
+ * and the priority fee apply. A fill fails like a swap would on chain (nothing trades, the fees are
+ * paid) when the pool's price moved beyond the intent's slippage from its reference price, or when
+ * the fee and impact alone are beyond it (live refuses such a quote before signing).
  */
 import { addLamports, Decimal, decimal, lamports, rawAmount, ZERO_LAMPORTS, type Lamports, type RawAmount } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
@@ -54,11 +55,17 @@ export type ModelledFill =
     }
   | { readonly ok: false; readonly code: 'PAPER_NO_PRICE' | 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string; readonly feeLamports: Lamports };
 
+/** The pool's reserves when the feed reported both. */
+function observedReserves(obs: MarketObservation): Reserves | undefined {
+  const s = obs.solReserveLamports;
+  const t = obs.tokenReserveRaw;
+  return s !== undefined && t !== undefined && s > 0n && t > 0n ? { sol: s, token: t } : undefined;
+}
+
 /** Reserves the model trades against: observed, or virtual at the observed price. */
 export function reservesFor(obs: MarketObservation, decimals: number, opts: FillModelOptions): { sol: bigint; token: bigint } | undefined {
-  if (obs.solReserveLamports !== undefined && obs.tokenReserveRaw !== undefined && obs.solReserveLamports > 0n && obs.tokenReserveRaw > 0n) {
-    return { sol: obs.solReserveLamports, token: obs.tokenReserveRaw };
-  }
+  const observed = observedReserves(obs);
+  if (observed) return observed;
   if (obs.price === undefined) return undefined;
   const sol = obs.depthLamports ?? opts.assumedDepthLamports;
   // token raw = lamports / price (SOL per whole token) scaled by decimals: in bigints for a plain
@@ -148,13 +155,28 @@ export function modelFill(
   }
   const price = priceOf(solAmount, tokenAmount, intent.decimals);
   if (intent.referencePrice !== undefined) {
-    if (isWorse(intent.side, price, intent.referencePrice, intent.slippageBps)) {
-      const ref = decimal(intent.referencePrice, 'referencePrice');
-      const fillPrice = decimal(price);
+    // The two slippage rules of a live swap. On chain, the least output is the quote at build time
+    // less the slippage, and the quote already pays the fee and the impact: the swap fails when the
+    // pool's price moved beyond the slippage from the reference by the time it fills. Before
+    // signing, the quote must reach the least output derived from the reference price: fee and
+    // impact alone beyond the slippage refuse it. (Checking the fill price, fee and impact
+    // included, against the reference counted them against the slippage twice over: paper refused
+    // swaps that landed live.)
+    // the pool's price the fill met: the observed tick's own price string when the reserves are virtual at it
+    const spot =
+      moved === undefined && obs.price !== undefined && observedReserves(obs) === undefined
+        ? obs.price
+        : priceOf(reserves.sol, reserves.token, intent.decimals);
+    const ref = intent.referencePrice;
+    const moves = isWorse(intent.side, spot, ref, intent.slippageBps);
+    if (moves || isWorse(intent.side, price, spot, intent.slippageBps)) {
+      const d = (s: string): string => decimal(s).toPrecision(8);
       return {
         ok: false,
         code: 'PAPER_SLIPPAGE_EXCEEDED',
-        reason: `fill price ${fillPrice.toPrecision(8)} is beyond ${intent.slippageBps} bps of reference ${ref.toPrecision(8)}`,
+        reason: moves
+          ? `pool price ${d(spot)} at the fill is beyond ${intent.slippageBps} bps of reference ${d(ref)}`
+          : `fill price ${d(price)} (fee and impact) is beyond ${intent.slippageBps} bps of the pool price ${d(spot)}`,
         feeLamports: fee,
       };
     }

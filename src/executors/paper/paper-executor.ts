@@ -28,6 +28,8 @@ export interface PaperExecutorOptions {
    * are admitted by the live admission module and refused with its code. Absent: no cap.
    */
   readonly rails?: AdmissionLimits;
+  /** Spend per UTC day (`YYYY-MM-DD`) committed before this run (a resumed paper book's), counted against `rails`' day cap. */
+  readonly railsSpentBefore?: ReadonlyMap<string, bigint>;
   /** The calibrated parts of the model (`paper.model`); absent: the fixed latency, no rent, impact or failures. */
   readonly model?: PaperModel;
   /** Draws of the calibrated model (latency, failures): a fork of the run's seeded random. Required with `model`. */
@@ -68,7 +70,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   let stopped = false;
 
   const priceWaitMs = options.priceWaitMs ?? 10_000;
-  const rails = options.rails ? createPaperRails(options.rails) : undefined;
+  const rails = options.rails ? createPaperRails(options.rails, options.railsSpentBefore) : undefined;
   const m = options.model;
   const random = options.random;
   if (m && !random) throw new ChainpilotError('PAPER_NOT_STARTED', 'paper executor: a calibrated model needs a seeded random', { retry: 'not_retryable' });

@@ -2,7 +2,9 @@
  * The live rails in paper and backtests: the same admission module the live executor and the
  * wallet worker use (../admission.ts), with the day's committed spend kept in memory the way the
  * journal keeps it (every admitted intent's spend counts against its UTC day, whatever its outcome;
- * a refused one spends nothing). A refusal carries the live code and reason word for word.
+ * a refused one spends nothing). A resumed paper run starts from the spend its book recorded
+ * (`spentBefore`), as a resumed live run reads its journal. A refusal carries the live code and
+ * reason word for word.
  */
 import type { UnixMs } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
@@ -15,8 +17,8 @@ export interface PaperRails {
   spentOn(day: string): bigint;
 }
 
-export function createPaperRails(limits: AdmissionLimits): PaperRails {
-  const spent = new Map<string, bigint>();
+export function createPaperRails(limits: AdmissionLimits, spentBefore?: ReadonlyMap<string, bigint>): PaperRails {
+  const spent = new Map<string, bigint>(spentBefore);
   return {
     admit(intent, at) {
       const a = admitIntent(intent, limits, at);

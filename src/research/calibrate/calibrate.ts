@@ -204,8 +204,56 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 const rateLine = (name: string, r: RateFit, of: string): string =>
   `    ${name}: ${Number(r.rate.toFixed(6))}   # ${r.events} of ${r.trials} ${of}; 95 % interval ${pct(r.low)} to ${pct(r.high)} (Wilson)`;
 
+/** The second stage's result: the `extraSlippageBps` to use and what it came from. */
+export interface SecondStage {
+  readonly extraSlippageBps: number;
+  readonly usedBps: number;
+  readonly pairs: number;
+  readonly reports: number;
+}
+
+/**
+ * The second stage of a calibration: from the `liveVsBacktest` pairs of backtests' `report.json`
+ * files (each a backtest of a live run's recording, verified against that run with
+ * `--verify-against`), the `extraSlippageBps` that gives back (or adds) the cost live paid beyond the
+ * model: `usedBps` (what those backtests used) plus the median adverse drift ({@link fitExtraSlippageBps}).
+ */
+export function secondStage(reportPaths: readonly string[], usedBps: number): SecondStage {
+  const pairs: { side: 'buy' | 'sell'; priceDriftBps: number | null }[] = [];
+  for (const p of reportPaths) {
+    let report: unknown;
+    try {
+      report = JSON.parse(readFileSync(p, 'utf8'));
+    } catch (e) {
+      throw new ChainpilotError(
+        'BACKTEST_NO_LIVE_DATA',
+        `calibrate --against: cannot read ${p} as a backtest's report.json (${e instanceof SyntaxError ? 'not JSON' : ((e as NodeJS.ErrnoException).code ?? 'error')})`,
+        { retry: 'not_retryable' },
+      );
+    }
+    const lvb = (report as { liveVsBacktest?: { pairs?: unknown } }).liveVsBacktest;
+    if (!lvb || !Array.isArray(lvb.pairs)) {
+      throw new ChainpilotError(
+        'BACKTEST_NO_LIVE_DATA',
+        `calibrate --against: ${p} has no live-vs-backtest pairs; give the report.json of a backtest run with --verify-against LIVE.decisions.jsonl`,
+        { retry: 'not_retryable' },
+      );
+    }
+    for (const x of lvb.pairs as { side?: unknown; priceDriftBps?: unknown }[]) {
+      if ((x.side === 'buy' || x.side === 'sell') && typeof x.priceDriftBps === 'number') pairs.push({ side: x.side, priceDriftBps: x.priceDriftBps });
+    }
+  }
+  const extra = fitExtraSlippageBps(pairs, usedBps);
+  if (extra === undefined) {
+    throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', `calibrate --against: no paired fill with a price drift in ${reportPaths.join(', ')}; nothing to fit`, {
+      retry: 'not_retryable',
+    });
+  }
+  return { extraSlippageBps: extra, usedBps, pairs: pairs.length, reports: reportPaths.length };
+}
+
 /** The `paper.model` block, as YAML with the fit's uncertainty in comments (paste it under the deployment's `paper:`). */
-export function modelBlockYaml(f: CalibrationFit): string {
+export function modelBlockYaml(f: CalibrationFit, stage2?: SecondStage): string {
   const q = f.latencyQuantilesMs;
   return [
     `# paper.model fitted by chainpilot calibrate from ${f.sources.length} live run file(s): ${f.sources.join(', ')}`,
@@ -220,6 +268,11 @@ export function modelBlockYaml(f: CalibrationFit): string {
     rateLine('simulationFailureRate', f.simulation, 'intents refused at simulation'),
     rateLine('onChainFailureRate', f.onChain, 'landed transactions failed on chain'),
     `    # not drawn: ${f.slippage.events} of ${f.slippage.trials} intents (${pct(f.slippage.rate)}) failed on slippage; the fill model decides those from prices`,
+    ...(stage2
+      ? [
+          `    extraSlippageBps: ${stage2.extraSlippageBps}   # second stage: ${stage2.usedBps} plus the median adverse drift of ${stage2.pairs} paired fills in ${stage2.reports} report(s)`,
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -227,7 +280,10 @@ export function modelBlockYaml(f: CalibrationFit): string {
 /**
  * The adverse slippage live pays beyond the model (second stage of a calibration): from the pairs
  * of a backtest verified against live, the median adverse drift of paired fills (a buy's drift as
- * is, a sell's negated), added to the `extraSlippageBps` that backtest used, never below 0.
+ * is, a sell's negated), added to the `extraSlippageBps` that backtest used, within −5,000 and 10,000.
+ * Negative when the model charges more than live paid: paper knows neither a pool's fee (the feed
+ * does not send it: `defaultPoolFeeBps` applies) nor a bonding curve's virtual reserves (its depth
+ * is estimated from the liquidity, twice the real SOL reserve), so it overstates fee and impact.
  */
 export function fitExtraSlippageBps(
   pairs: readonly { readonly side: 'buy' | 'sell'; readonly priceDriftBps: number | null }[],
@@ -237,5 +293,5 @@ export function fitExtraSlippageBps(
   if (adverse.length === 0) return undefined;
   const m = adverse.length >> 1;
   const median = adverse.length % 2 ? adverse[m]! : (adverse[m - 1]! + adverse[m]!) / 2;
-  return Math.min(10_000, Math.max(0, Math.round(usedBps + median)));
+  return Math.min(10_000, Math.max(-5_000, Math.round(usedBps + median)));
 }

@@ -34,6 +34,12 @@ export interface LedgerState {
   /** Balances of every account of `tx`; with `before`, read-only accounts are taken from it (they cannot change). */
   snapshot(tx: ParsedTx, before?: Snapshot): Snapshot;
   ensureLiquidity(terms: SwapTerms, pool: PoolAccounts): void;
+  /**
+   * Settles a landed swap at `out`, the pool's output when it landed, instead of the quote at build
+   * time the transaction's transfers moved (`terms.amountOut`): the difference goes from the pool to
+   * `wallet` (or back), as a swap program computing its output at execution would have paid.
+   */
+  settleAtLanding(terms: SwapTerms, pool: PoolAccounts, wallet: string, out: bigint): void;
 }
 
 /**
@@ -169,9 +175,40 @@ export function createLedgerState(svm: NativeSvm, slot: () => number, keyRandom:
     }
   };
 
+  const setTokenAmount = (mint: string, tokenAccount: string, owner: PublicKey, amountRaw: bigint): void => {
+    const existing = getAccount(tokenAccount);
+    setAccount({
+      address: tokenAccount,
+      lamports: existing?.lamports ?? rentToken,
+      owner: TOKEN_PROGRAM,
+      data: tokenAccountData(new PublicKey(mint), owner, amountRaw),
+      executable: false,
+    });
+  };
+
+  const settleAtLanding = (terms: SwapTerms, pool: PoolAccounts, wallet: string, out: bigint): void => {
+    const delta = out - terms.amountOut;
+    if (delta === 0n) return;
+    if (terms.side === 'buy') {
+      const owner = new PublicKey(wallet);
+      const ata = getAssociatedTokenAddressSync(pool.mint, owner).toBase58();
+      const vault = pool.tokenVaultAddress;
+      if (delta > 0n && tokenAmount(vault) < delta) mintInto(terms.mint, vault, pool.authority.publicKey, delta - tokenAmount(vault));
+      setTokenAmount(terms.mint, vault, pool.authority.publicKey, tokenAmount(vault) - delta);
+      setTokenAmount(terms.mint, ata, owner, tokenAmount(ata) + delta);
+    } else {
+      const a = pool.authorityAddress;
+      const have = svm.balance(a) ?? 0n;
+      if (have < delta + rentSystem) setLamports(a, delta + rentSystem);
+      setLamports(a, (svm.balance(a) ?? 0n) - delta);
+      setLamports(wallet, (svm.balance(wallet) ?? 0n) + delta);
+    }
+  };
+
   return {
     getAccount,
     setLamports,
+    settleAtLanding,
     ensureMint,
     poolAccounts,
     pool: (poolId) => pools.get(poolId),

@@ -48,7 +48,7 @@ export function createLedger(options: LedgerOptions): Ledger {
   const window = createBlockWindow(svm.latestBlockhash(), { validBlocks: options.validBlocks ?? 150, firstSlot: 1 });
   const state = createLedgerState(svm, () => window.slot(), keyRandom, options.log);
   // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
-  const { getAccount, setLamports, snapshot, ensureLiquidity } = state;
+  const { getAccount, setLamports, snapshot, ensureLiquidity, settleAtLanding } = state;
   const records = new Map<string, TxRecord>();
   const pending = new Map<number, ParsedTxWithFault[]>();
   const recentFees: { slot: number; fee: bigint; writable: readonly string[] }[] = [];
@@ -80,6 +80,12 @@ export function createLedger(options: LedgerOptions): Ledger {
     return undefined;
   };
 
+  /** The model's output for the swap now (the pool as it stands), when the pool still trades the token. */
+  const outputNow = (terms: SwapTerms): bigint | undefined => {
+    const quote = market.quote(terms.mint, terms.side, terms.amountIn);
+    return quote && quote.pool.poolId === terms.poolId && quote.pool.tradable ? quote.amountOut : undefined;
+  };
+
   /** Checks the model's price against the swap's bound; returns the custom error code, if any. */
   const swapCheck = (swap: NonNullable<ReturnType<typeof swapTermsOf>>): { code: number; log: string } | undefined => {
     const { terms } = swap;
@@ -106,6 +112,8 @@ export function createLedger(options: LedgerOptions): Ledger {
     const swap = swapTermsOf(tx);
     let failure = fault?.kind === 'fail' ? { code: INJECTED_FAILURE_ERROR, log: 'injected on-chain failure' } : undefined;
     if (!failure && swap) failure = swapCheck(swap);
+    // A swap pays what the pool gives when it lands (at least minOut, checked above), as a swap program does.
+    const out = !failure && swap ? (outputNow(swap.terms) ?? swap.terms.amountOut) : undefined;
 
     let err: TxErrorJson | null = null;
     let logs: string[];
@@ -135,6 +143,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       } else {
         logs = result.logs();
         units = result.computeUnitsConsumed();
+        if (swap && out !== undefined) settleAtLanding(swap.terms, swap.pool, tx.feePayer, out);
       }
     }
     const slot = window.slot();
@@ -170,8 +179,8 @@ export function createLedger(options: LedgerOptions): Ledger {
         mint: terms.mint,
         wallet: tx.feePayer,
         side: terms.side,
-        solLamports: terms.side === 'buy' ? terms.amountIn : terms.amountOut,
-        tokenRaw: terms.side === 'buy' ? terms.amountOut : terms.amountIn,
+        solLamports: terms.side === 'buy' ? terms.amountIn : (out ?? terms.amountOut),
+        tokenRaw: terms.side === 'buy' ? (out ?? terms.amountOut) : terms.amountIn,
         signature: tx.signature,
         slot,
         at: clock.now(),

@@ -1,7 +1,9 @@
 /**
  * The swap terms a swap transaction carries in a Memo instruction. There is no custom on-chain
  * program in the simulator: the transaction moves fixed amounts (the quote at build time), and the
- * ledger reads these terms at landing to check the model's price against the slippage bound. The
+ * ledger reads these terms at landing to check the model's price against the slippage bound, then
+ * settles the swap at the pool's output when it landed (the difference to `amountOut` goes between
+ * the pool and the wallet), as a swap program computing its output at execution would. The
  * memo counts only when the pool authority signed the transaction, so nobody can move the market
  * with a hand-written memo.
  */
