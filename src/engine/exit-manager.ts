@@ -2,6 +2,7 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
+import { plainDecimalParts, plainText } from '../core/exact-ratio.js';
 import { decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { SafetySignalKind } from './events.js';
 import type { ExitRules } from './exit-rules.js';
@@ -46,12 +47,32 @@ class HighMark implements PriceLevel {
   #exact: Decimal | undefined;
   constructor(
     readonly approx: number,
-    private readonly text: string,
+    readonly text: string,
   ) {}
 
   get exact(): Decimal {
     return (this.#exact ??= decimal(this.text, 'price'));
   }
+}
+
+/** The level of a tick's exact price text (plain decimal); its Decimal is parsed when read. */
+export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text), text);
+
+/** Decimal places of bignumber.js's quotients (decimal.ts's `Decimal`): a level with no more is exact either way. */
+const QUOTIENT_PLACES = 40;
+
+/**
+ * `high × (10000 − bps) / 10000` as a level, worked out in bigints when the high is a tick's plain
+ * decimal text: the product has the text's decimal places plus four, so up to 40 places it is
+ * exactly what bignumber.js's `times().div()` gives, and its double is `Number` of its text
+ * (correctly rounded, as `toNumber()`). bignumber.js parses it only when something reads `exact`.
+ * Any other high takes bignumber.js.
+ */
+export function keptLevel(high: PriceLevel, bps: number): PriceLevel {
+  const parts = high instanceof HighMark ? plainDecimalParts(high.text) : undefined;
+  if (parts === undefined || parts.scale + 4 > QUOTIENT_PLACES || !(bps >= 0 && bps <= 10_000)) return priceLevel(high.exact.times(10_000 - bps).div(10_000));
+  const text = plainText(parts.digits * BigInt(10_000 - bps), parts.scale + 4);
+  return new HighMark(Number(text), text);
 }
 
 interface ExitState {
@@ -125,7 +146,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   };
   const trailOf = (st: ExitState, rules: ExitRules): PriceLevel | undefined => {
     if (st.trailAt === null) {
-      st.trailAt = rules.trailingStopBps === undefined ? undefined : priceLevel(st.highest.exact.times(10_000 - rules.trailingStopBps).div(10_000));
+      st.trailAt = rules.trailingStopBps === undefined ? undefined : keptLevel(st.highest, rules.trailingStopBps);
     }
     return st.trailAt;
   };
