@@ -2,7 +2,7 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
-import { plainDecimalParts, plainText } from '../core/exact-ratio.js';
+import { plainDecimalParts, plainText, pow10, quotientString } from '../core/exact-ratio.js';
 import { decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { SafetySignalKind } from './events.js';
 import type { ExitRules } from './exit-rules.js';
@@ -55,11 +55,32 @@ class HighMark implements PriceLevel {
   }
 }
 
-/** The level of a tick's exact price text (plain decimal); its Decimal is parsed when read. */
-export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text), text);
-
 /** Decimal places of bignumber.js's quotients (decimal.ts's `Decimal`): a level with no more is exact either way. */
 const QUOTIENT_PLACES = 40;
+
+/**
+ * `entry × (10000 − bps) / 10000`, as bignumber.js's `times().div()` gives it (exact, then rounded
+ * half to even at 40 places): in bigints from the entry's plain text, else by bignumber.js.
+ */
+export function stopLevel(entry: Decimal, text: string, bps: number): PriceLevel {
+  const parts = bps >= 0 && bps <= 10_000 ? plainDecimalParts(text) : undefined;
+  if (parts === undefined) return priceLevel(entry.times(10_000 - bps).div(10_000));
+  const num = parts.digits * BigInt(10_000 - bps);
+  const t = parts.scale + 4 <= QUOTIENT_PLACES ? plainText(num, parts.scale + 4) : quotientString(num, pow10(parts.scale + 4), 0);
+  return new HighMark(Number(t), t);
+}
+
+/** `entry × multiple` (exact, as bignumber.js's `times`): in bigints when both are plain decimal texts, else by bignumber.js. */
+export function multipleLevel(entry: Decimal, text: string, multiple: string): PriceLevel {
+  const a = plainDecimalParts(text);
+  const m = a === undefined ? undefined : plainDecimalParts(multiple);
+  if (a === undefined || m === undefined) return priceLevel(entry.times(multiple));
+  const t = plainText(a.digits * m.digits, a.scale + m.scale);
+  return new HighMark(Number(t), t);
+}
+
+/** The level of a tick's exact price text (plain decimal); its Decimal is parsed when read. */
+export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text), text);
 
 /**
  * `high × (10000 − bps) / 10000` as a level, worked out in bigints when the high is a tick's plain
@@ -137,8 +158,10 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
   const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
     st.entry = entry;
-    st.stopAt = rules?.stopLossBps === undefined ? undefined : priceLevel(entry.times(10_000 - rules.stopLossBps).div(10_000));
-    st.takeAt = (rules?.takeProfit ?? []).map((l) => priceLevel(entry.times(l.multiple)));
+    // entry.toFixed() is the text priceOf wrote (a Decimal writes back the plain decimal it parsed)
+    const text = entry.toFixed();
+    st.stopAt = rules?.stopLossBps === undefined ? undefined : stopLevel(entry, text, rules.stopLossBps);
+    st.takeAt = (rules?.takeProfit ?? []).map((l) => multipleLevel(entry, text, l.multiple));
   };
   const setHigh = (st: ExitState, high: PriceLevel): void => {
     st.highest = high;
