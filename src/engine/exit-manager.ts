@@ -59,16 +59,21 @@ class HighMark implements PriceLevel {
 const QUOTIENT_PLACES = 40;
 
 /**
- * `entry × (10000 − bps) / 10000`, as bignumber.js's `times().div()` gives it (exact, then rounded
- * half to even at 40 places): in bigints from the entry's plain text, else by bignumber.js.
+ * `price × (10000 − bps) / 10000` from a plain decimal text, as bignumber.js's `times().div()` gives
+ * it (exact, then rounded half to even at 40 places), in bigints; its double is `Number` of its text
+ * (correctly rounded, as `toNumber()`), and bignumber.js parses it only when something reads
+ * `exact`. Undefined for a text that is not a plain decimal or `bps` outside 0..10000.
  */
-export function stopLevel(entry: Decimal, text: string, bps: number): PriceLevel {
+function keptOfText(text: string, bps: number): PriceLevel | undefined {
   const parts = bps >= 0 && bps <= 10_000 ? plainDecimalParts(text) : undefined;
-  if (parts === undefined) return priceLevel(entry.times(10_000 - bps).div(10_000));
+  if (parts === undefined) return undefined;
   const num = parts.digits * BigInt(10_000 - bps);
   const t = parts.scale + 4 <= QUOTIENT_PLACES ? plainText(num, parts.scale + 4) : quotientString(num, pow10(parts.scale + 4), 0);
   return new HighMark(Number(t), t);
 }
+
+/** The stop-loss level `entry × (10000 − bps) / 10000` (`text` is the entry's plain text): in bigints, else by bignumber.js. */
+export const stopLevel = (entry: Decimal, text: string, bps: number): PriceLevel => keptOfText(text, bps) ?? priceLevel(entry.times(10_000 - bps).div(10_000));
 
 /** `entry × multiple` (exact, as bignumber.js's `times`): in bigints when both are plain decimal texts, else by bignumber.js. */
 export function multipleLevel(entry: Decimal, text: string, multiple: string): PriceLevel {
@@ -82,19 +87,9 @@ export function multipleLevel(entry: Decimal, text: string, multiple: string): P
 /** The level of a tick's exact price text (plain decimal); its Decimal is parsed when read. */
 export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text), text);
 
-/**
- * `high × (10000 − bps) / 10000` as a level, worked out in bigints when the high is a tick's plain
- * decimal text: the product has the text's decimal places plus four, so up to 40 places it is
- * exactly what bignumber.js's `times().div()` gives, and its double is `Number` of its text
- * (correctly rounded, as `toNumber()`). bignumber.js parses it only when something reads `exact`.
- * Any other high takes bignumber.js.
- */
-export function keptLevel(high: PriceLevel, bps: number): PriceLevel {
-  const parts = high instanceof HighMark ? plainDecimalParts(high.text) : undefined;
-  if (parts === undefined || parts.scale + 4 > QUOTIENT_PLACES || !(bps >= 0 && bps <= 10_000)) return priceLevel(high.exact.times(10_000 - bps).div(10_000));
-  const text = plainText(parts.digits * BigInt(10_000 - bps), parts.scale + 4);
-  return new HighMark(Number(text), text);
-}
+/** The trailing level `high × (10000 − bps) / 10000`: in bigints when the high is a tick's text, else by bignumber.js. */
+export const keptLevel = (high: PriceLevel, bps: number): PriceLevel =>
+  (high instanceof HighMark ? keptOfText(high.text, bps) : undefined) ?? priceLevel(high.exact.times(10_000 - bps).div(10_000));
 
 interface ExitState {
   readonly strategyId: string;
