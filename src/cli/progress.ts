@@ -9,10 +9,14 @@ export interface ProgressSink {
   stop(): void;
 }
 
-/** A rate as people read it: whole numbers from 10 up, one decimal below (a sweep of slow cells is not "0 cells/s"). */
+/**
+ * A rate as people read it: whole numbers from 10 up with thousands separators (`17,821`), one
+ * decimal below (a sweep of slow cells is not "0 cells/s"). Grouped by hand: the first
+ * `toLocaleString` of a process initialises ICU (about 10 ms of CPU, 1 % of a backtest).
+ */
 export function formatRate(perSec: number): string {
   if (!Number.isFinite(perSec) || perSec <= 0) return '0';
-  return perSec >= 10 ? Math.round(perSec).toLocaleString('en-US') : perSec.toFixed(perSec >= 1 ? 1 : 2);
+  return perSec >= 10 ? String(Math.round(perSec)).replace(/\B(?=(\d{3})+$)/g, ',') : perSec.toFixed(perSec >= 1 ? 1 : 2);
 }
 
 export function createProgress(what: string, unit = 'lines', stream: NodeJS.WriteStream = process.stderr, everyMs = 5_000): ProgressSink {

@@ -50,6 +50,11 @@ function quotient(num: bigint, den: bigint, shift: number): DecimalParts {
 /** `new Decimal(num).div(den).shiftedBy(shift).toFixed()` for num >= 0 and den > 0, in bigints. */
 export function quotientString(num: bigint, den: bigint, shift: number): string {
   const { digits, scale } = quotient(num, den, shift);
+  return plainText(digits, scale);
+}
+
+/** `digits / 10^scale` (digits >= 0) as a plain decimal string, as `Decimal#toFixed()` writes it (no trailing zeros). */
+export function plainText(digits: bigint, scale: number): string {
   if (scale <= 0) return (digits * pow10(-scale)).toString();
   let s = digits.toString();
   if (s.length <= scale) s = '0'.repeat(scale - s.length + 1) + s;

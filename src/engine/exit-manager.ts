@@ -2,6 +2,7 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
+import { plainDecimalParts, plainText, pow10, quotientString } from '../core/exact-ratio.js';
 import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { SafetySignalKind } from './events.js';
 import type { ExitRules } from './exit-rules.js';
@@ -46,13 +47,49 @@ class HighMark implements PriceLevel {
   #exact: Decimal | undefined;
   constructor(
     readonly approx: number,
-    private readonly text: string,
+    readonly text: string,
   ) {}
 
   get exact(): Decimal {
     return (this.#exact ??= decimal(this.text, 'price'));
   }
 }
+
+/** Decimal places of bignumber.js's quotients (decimal.ts's `Decimal`): a level with no more is exact either way. */
+const QUOTIENT_PLACES = 40;
+
+/**
+ * `price × (10000 − bps) / 10000` from a plain decimal text, as bignumber.js's `times().div()` gives
+ * it (exact, then rounded half to even at 40 places), in bigints; its double is `Number` of its text
+ * (correctly rounded, as `toNumber()`), and bignumber.js parses it only when something reads
+ * `exact`. Undefined for a text that is not a plain decimal or `bps` outside 0..10000.
+ */
+function keptOfText(text: string, bps: number): PriceLevel | undefined {
+  const parts = bps >= 0 && bps <= 10_000 ? plainDecimalParts(text) : undefined;
+  if (parts === undefined) return undefined;
+  const num = parts.digits * BigInt(10_000 - bps);
+  const t = parts.scale + 4 <= QUOTIENT_PLACES ? plainText(num, parts.scale + 4) : quotientString(num, pow10(parts.scale + 4), 0);
+  return new HighMark(Number(t), t);
+}
+
+/** The stop-loss level `entry × (10000 − bps) / 10000` (`text` is the entry's plain text): in bigints, else by bignumber.js. */
+export const stopLevel = (entry: Decimal, text: string, bps: number): PriceLevel => keptOfText(text, bps) ?? priceLevel(entry.times(10_000 - bps).div(10_000));
+
+/** `entry × multiple` (exact, as bignumber.js's `times`): in bigints when both are plain decimal texts, else by bignumber.js. */
+export function multipleLevel(entry: Decimal, text: string, multiple: string): PriceLevel {
+  const a = plainDecimalParts(text);
+  const m = a === undefined ? undefined : plainDecimalParts(multiple);
+  if (a === undefined || m === undefined) return priceLevel(entry.times(multiple));
+  const t = plainText(a.digits * m.digits, a.scale + m.scale);
+  return new HighMark(Number(t), t);
+}
+
+/** The level of a tick's exact price text (plain decimal); its Decimal is parsed when read. */
+export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text), text);
+
+/** The trailing level `high × (10000 − bps) / 10000`: in bigints when the high is a tick's text, else by bignumber.js. */
+export const keptLevel = (high: PriceLevel, bps: number): PriceLevel =>
+  (high instanceof HighMark ? keptOfText(high.text, bps) : undefined) ?? priceLevel(high.exact.times(10_000 - bps).div(10_000));
 
 interface ExitState {
   readonly strategyId: string;
@@ -127,8 +164,10 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
   const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
     st.entry = entry;
-    st.stopAt = rules?.stopLossBps === undefined ? undefined : priceLevel(entry.times(10_000 - rules.stopLossBps).div(10_000));
-    st.takeAt = (rules?.takeProfit ?? []).map((l) => priceLevel(entry.times(l.multiple)));
+    // entry.toFixed() is the text priceOf wrote (a Decimal writes back the plain decimal it parsed)
+    const text = entry.toFixed();
+    st.stopAt = rules?.stopLossBps === undefined ? undefined : stopLevel(entry, text, rules.stopLossBps);
+    st.takeAt = (rules?.takeProfit ?? []).map((l) => multipleLevel(entry, text, l.multiple));
   };
   const setHigh = (st: ExitState, high: PriceLevel): void => {
     st.highest = high;
@@ -136,7 +175,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   };
   const trailOf = (st: ExitState, rules: ExitRules): PriceLevel | undefined => {
     if (st.trailAt === null) {
-      st.trailAt = rules.trailingStopBps === undefined ? undefined : priceLevel(st.highest.exact.times(10_000 - rules.trailingStopBps).div(10_000));
+      st.trailAt = rules.trailingStopBps === undefined ? undefined : keptLevel(st.highest, rules.trailingStopBps);
     }
     return st.trailAt;
   };

@@ -63,4 +63,13 @@ describe('the chainpilot command', () => {
     );
     expect(packages.filter((p) => /^(@solana|better-sqlite3|litesvm|ws|undici|fastify|bullmq|ioredis)/.test(p))).toEqual([]);
   });
+
+  it('backtests and runs sweep cells without loading a Solana SDK (web3.js alone was a third of their module loading)', async () => {
+    // What `chainpilot backtest` and a sweep worker thread import: the paper session, its executor and admission.
+    const graphs = await Promise.all(['src/research/backtest/backtest-job.ts', 'src/research/backtest/sweep-worker.ts'].map((e) => staticGraph(e)));
+    const files = graphs.flatMap((g) => g.files);
+    const packages = graphs.flatMap((g) => g.packages);
+    expect(files).toContain('src/executors/admission.ts');
+    expect(packages.filter((p) => /^(@solana|ws|jayson|uuid|bs58|borsh)/.test(p))).toEqual([]);
+  });
 });

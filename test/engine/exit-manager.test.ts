@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, type Decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
-import { comparePrice, createExitManager, priceLevel, type ExitOrder } from '../../src/engine/exit-manager.js';
+import { comparePrice, createExitManager, keptLevel, multipleLevel, priceLevel, stopLevel, tickLevel, type ExitOrder } from '../../src/engine/exit-manager.js';
 import { exactString } from '../../src/engine/price-tick.js';
 import { priceOf, type Position } from '../../src/engine/portfolio.js';
 
@@ -23,6 +23,48 @@ const position = (tokenRaw: bigint, openedAt: number): Position => ({
 });
 
 describe('exit manager', () => {
+  it('works out stop-loss and take-profit levels from an entry in bigints exactly as bignumber.js does (value, text and double)', () => {
+    const entries = fc
+      .tuple(fc.bigInt({ min: 1n, max: 10n ** 15n }), fc.bigInt({ min: 1n, max: 10n ** 18n }), fc.integer({ min: 0, max: 18 }))
+      .map(([l, raw, d]) => priceOf(l, raw, d));
+    const multiples = fc.oneof(
+      fc.constantFrom('1', '1.5', '2', '10', '0.5', '1.000001'),
+      fc.double({ min: 1.0001, max: 1e6, noNaN: true }).map((x) => exactString(x)),
+    );
+    fc.assert(
+      fc.property(entries, fc.integer({ min: 0, max: 10_000 }), multiples, (text, bps, multiple) => {
+        const entry = decimal(text);
+        const same = (got: { approx: number; exact: Decimal }, want: { approx: number; exact: Decimal }): void => {
+          expect(got.approx).toBe(want.approx);
+          expect(got.exact.toFixed()).toBe(want.exact.toFixed());
+        };
+        same(stopLevel(entry, text, bps), priceLevel(entry.times(10_000 - bps).div(10_000)));
+        same(multipleLevel(entry, text, multiple), priceLevel(entry.times(multiple)));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+  it('works out a trailing level from a tick in bigints exactly as bignumber.js does (value, text and double)', () => {
+    const prices = fc.oneof(
+      fc.double({ min: 1e-15, max: 1e3, noNaN: true, noDefaultInfinity: true }),
+      fc.double({ min: 5e-324, max: 1e-15, noNaN: true, noDefaultInfinity: true }),
+    );
+    fc.assert(
+      fc.property(prices, fc.integer({ min: 0, max: 10_000 }), (p, bps) => {
+        const text = exactString(p);
+        const want = priceLevel(
+          decimal(text)
+            .times(10_000 - bps)
+            .div(10_000),
+        );
+        const got = keptLevel(tickLevel(text), bps);
+        expect(got.approx).toBe(want.approx);
+        expect(got.exact.toFixed()).toBe(want.exact.toFixed());
+        expect(got.exact.eq(want.exact)).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
   it('arms a time stop for a new position and fires it once when due', () => {
     const clock = manualClock(1_000);
     const fired: ExitOrder[] = [];

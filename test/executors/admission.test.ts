@@ -12,7 +12,10 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
-import { admitIntent, dayCapDenial, minOutOf, spendOf } from '../../src/executors/admission.js';
+import { PublicKey } from '@solana/web3.js';
+import fc from 'fast-check';
+import { base58Text } from '../../src/core/base58.js';
+import { admitIntent, dayCapDenial, isAddressText, minOutOf, spendOf } from '../../src/executors/admission.js';
 import { admitIntoJournal } from '../../src/executors/journal-admission.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 import { openRedisJournal } from '../../src/executors/journal/redis-journal.js';
@@ -61,6 +64,30 @@ function expectedMinOut(i: OrderIntent, slippageBps: number): bigint {
 }
 
 describe('admission (pure)', () => {
+  it("accepts a mint exactly when web3.js's PublicKey does: base58 of 32 bytes, leading zero bytes included", () => {
+    const web3 = (t: string): boolean => {
+      try {
+        new PublicKey(t);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // byte strings of 30..34 bytes, often with leading zeros (each a leading '1'), and arbitrary text near the alphabet
+    const bytes = fc
+      .tuple(fc.integer({ min: 0, max: 3 }), fc.uint8Array({ minLength: 27, maxLength: 34 }))
+      .map(([z, b]) => base58Text(Uint8Array.from([...new Uint8Array(z), ...b])));
+    const text = fc.string({ unit: fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+'), minLength: 0, maxLength: 48 });
+    fc.assert(
+      fc.property(fc.oneof(bytes, text), (t) => {
+        expect(isAddressText(t)).toBe(web3(t));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(isAddressText('1'.repeat(32))).toBe(true);
+    expect(isAddressText('So11111111111111111111111111111111111111112')).toBe(true);
+    expect(isAddressText(42)).toBe(false);
+  });
   it('derives the least output of a buy in raw tokens and of a sell in lamports from price, decimals and slippage', () => {
     const buy = admitIntent(intent(), LIMITS, AT);
     // 0.1 SOL at 0.00003 SOL per token = 3333.33… tokens; 3 % slippage: 3233.333333 tokens → 3233333333 raw
