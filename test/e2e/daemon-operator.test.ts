@@ -121,7 +121,7 @@ telemetry: { logLevel: silent }
 afterAll(async () => {
   await daemon?.stop(5_000);
   await endpoints?.closeAll();
-  await hub?.close(0);
+  await hub?.stop({ drainMs: 0 });
   await proxy?.close();
   await remoteSim?.stop();
   hooks?.closeAllConnections();

@@ -132,7 +132,7 @@ describe('Telegram control', () => {
       log: silentLogger(),
       redactor: createRedactor([BOT_TOKEN]),
     });
-    control.start();
+    await control.start();
     const answerTo = async (text: string): Promise<string> => {
       const before = api!.sent.length;
       api!.say(OPERATOR, text);
