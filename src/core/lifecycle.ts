@@ -46,9 +46,10 @@ export interface LifecycleParts<Report> {
   /**
    * Finishes the work in hand (queued messages, a job in flight). `signal` aborts when the stop's
    * deadline passes: then `halt` runs at once whether or not the drain has returned. `drainMs` is
-   * the stop's deadline, for a part that hands it on to the parts it holds.
+   * the stop's deadline (undefined: none given and no default), for a part that hands it on to the
+   * parts it holds.
    */
-  readonly drain?: (signal: AbortSignal, drainMs: number) => Promise<void>;
+  readonly drain?: (signal: AbortSignal, drainMs: number | undefined) => Promise<void>;
   /** Stops at once: clears timers, closes sockets and handles. Runs once, after the drain or its deadline. */
   readonly halt: () => Promise<void>;
   /** The part's final report, read once it has halted. */
@@ -60,8 +61,17 @@ export interface LifecycleParts<Report> {
 export interface LifecycleOptions {
   /** The clock the stop's deadline is timed on (the run's one clock). */
   readonly clock: Clock;
-  /** Deadline of a stop given without `drainMs`. */
-  readonly defaultDrainMs: number;
+  /**
+   * Deadline of a stop given without `drainMs`. Absent, with `delegated`: the parts held choose
+   * their own (a deployment handle's `drain` setting).
+   */
+  readonly defaultDrainMs?: number;
+  /**
+   * The drain hands the deadline on to parts that each stop within it (the supervisor's deployment
+   * handles): no timer of its own races the drain, whose reports would be lost at the very instant
+   * the parts finish. The part is bounded by the deadlines of the parts it holds.
+   */
+  readonly delegated?: boolean;
   /** The part is running once built (its factory started it): `start` resolves at once. */
   readonly running?: boolean;
 }
@@ -101,8 +111,10 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
     if (failed) return failed;
     state = 'stopping';
     const deadline = new AbortController();
-    const ms = Math.max(0, drainMs ?? options.defaultDrainMs);
-    if (parts.drain && ms > 0) {
+    const given = drainMs ?? options.defaultDrainMs;
+    const ms = given === undefined ? undefined : Math.max(0, given);
+    if (parts.drain && options.delegated) await parts.drain(deadline.signal, ms).catch(() => undefined);
+    else if (parts.drain && ms !== undefined && ms > 0) {
       let timer: TimerHandle | undefined;
       const expired = new Promise<void>((resolve) => {
         timer = options.clock.setTimeout(() => {

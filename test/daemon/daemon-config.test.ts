@@ -78,10 +78,10 @@ describe('daemon configuration', () => {
       expect(await codeOf(() => startDaemon(options([dir], { listen: '0.0.0.0:0', env: { CHAINPILOT_API_TOKEN: token } })))).toBe('RUNTIME_DAEMON_WEAK_TOKEN');
     }
     const strong = await startDaemon(options([dir], { listen: '0.0.0.0:0', env: { CHAINPILOT_API_TOKEN: 'f3a9c1d27b4e8a0c5d6e7f8091a2b3c4d5e6f708' } }));
-    await strong.stop(0);
+    await strong.stop({ drainMs: 0 });
     // On loopback the token may be anything: the host is the guard.
     const local = await startDaemon(options([dir], { env: { CHAINPILOT_API_TOKEN: 'x' }, listen: '127.0.0.1:0' }));
-    await local.stop(0);
+    await local.stop({ drainMs: 0 });
   });
 
   it('the CLI client says when no daemon answers', async () => {

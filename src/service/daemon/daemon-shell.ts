@@ -175,7 +175,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
     if (!stopped.signal.aborted) await new Promise<void>((r) => stopped.signal.addEventListener('abort', () => r(), { once: true }));
     await chat?.stop();
     const reports = await daemon.stop();
-    await endpoints.closeAll();
+    await endpoints.stop();
     await hub.stop();
     for (const r of reports) {
       out(`${r.name}: ${formatShutdownReport(r)}\n${redactor.redact(formatSummary(r.summary))}\n`);
