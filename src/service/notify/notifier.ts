@@ -79,7 +79,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
     const deliver = async (n: Notification): Promise<boolean> => {
       for (let attempt = 0; ; attempt++) {
         try {
-          await ch.send(n);
+          await ch.send(n, stop.signal);
           return true;
         } catch (e) {
           const retryable = e instanceof SendError ? e.retryable : true;

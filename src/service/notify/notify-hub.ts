@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NotifyConfig } from '../../config/index.js';
-import { createLifecycle, lifecycleMembers, systemClock, type Lifecycle, type Logger, type Redactor } from '../../core/index.js';
+import { createLifecycle, lifecycleMembers, systemClock, type Clock, type Lifecycle, type Logger, type Redactor } from '../../core/index.js';
 import type { DaemonView, MetricsExtension } from '../service-port.js';
 import { createEventMapper, dailySummaryDraft, fromDecision, type Draft } from './messages.js';
 import { createNotifier, type ChannelStats, type Notifier } from './notifier.js';
@@ -20,6 +20,8 @@ export interface NotifyHubOptions {
   readonly redactor: Redactor;
   readonly log: Logger;
   readonly now?: () => number;
+  /** The clock stop deadlines run on (default: the system clock). */
+  readonly clock?: Clock;
   /** How often the day boundary is checked (default 60 s). */
   readonly dayCheckEveryMs?: number;
 }
@@ -48,7 +50,7 @@ const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
   const now = o.now ?? Date.now;
-  const make = (config: NotifyConfig): Notifier => createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now });
+  const make = (config: NotifyConfig): Notifier => createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now, ...(o.clock ? { clock: o.clock } : {}) });
   const daemonNotifier = o.daemonConfig ? make(o.daemonConfig) : undefined;
   const own = new Map<string, { config: NotifyConfig; notifier: Notifier }>();
   const retired: Notifier[] = [];
@@ -101,7 +103,7 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
       },
       report: stats,
     },
-    { clock: systemClock(), defaultDrainMs: 5_000, running: true },
+    { clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
   );
   const hub: NotifyHub = {
     ...lifecycleMembers(life),
