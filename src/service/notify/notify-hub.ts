@@ -50,7 +50,8 @@ const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
   const now = o.now ?? Date.now;
-  const make = (config: NotifyConfig): Notifier => createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now, ...(o.clock ? { clock: o.clock } : {}) });
+  const make = (config: NotifyConfig): Notifier =>
+    createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now, ...(o.clock ? { clock: o.clock } : {}) });
   const daemonNotifier = o.daemonConfig ? make(o.daemonConfig) : undefined;
   const own = new Map<string, { config: NotifyConfig; notifier: Notifier }>();
   const retired: Notifier[] = [];

@@ -6,7 +6,16 @@
  * `by: telegram:<chat id>`. `apiRoot` points the bot at another Bot API server (a local fake in tests).
  */
 import { Bot, type Context } from 'grammy';
-import { createLifecycle, describeError, lifecycleMembers, systemClock, type Lifecycle, type Logger, type Redactor } from '../../core/index.js';
+import {
+  ChainpilotError,
+  createLifecycle,
+  describeError,
+  lifecycleMembers,
+  systemClock,
+  type Lifecycle,
+  type Logger,
+  type Redactor,
+} from '../../core/index.js';
 import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
 import type { DaemonView, SlotView } from '../service-port.js';
 import { dailySummaryDraft, pnlText, shortMint, solText } from './messages.js';
@@ -179,7 +188,11 @@ export function createTelegramControl(o: TelegramControlOptions): TelegramContro
                 polls = false;
                 counts.errors++;
                 o.log.error({ err: o.redactor.redact(describeError(e)) }, 'telegram control stopped');
-                reject(new Error(`telegram control: ${o.redactor.redact(describeError(e))}`));
+                reject(
+                  new ChainpilotError('RUNTIME_TELEGRAM_FAILED', `telegram control: long polling failed: ${o.redactor.redact(describeError(e))}`, {
+                    retry: 'not_retryable',
+                  }),
+                );
                 void life.end(o.redactor.redact(describeError(e)));
               },
             );
