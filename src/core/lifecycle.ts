@@ -4,6 +4,7 @@
  * daemon's slots) and parts that are composed into one speak of their state in these terms.
  */
 import type { Clock, TimerHandle } from './clock.js';
+import type { Logger } from './logger.js';
 import { ChainpilotError, describeError } from './errors.js';
 
 /** What every long-running part says of itself. */
@@ -61,6 +62,8 @@ export interface LifecycleParts<Report> {
 export interface LifecycleOptions {
   /** The clock the stop's deadline is timed on (the run's one clock). */
   readonly clock: Clock;
+  /** Where a failed drain is logged (the part halts all the same). */
+  readonly log: Logger;
   /**
    * Deadline of a stop given without `drainMs`. Absent, with `delegated`: the parts held choose
    * their own (a deployment handle's `drain` setting).
@@ -105,6 +108,8 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
   // a part nobody awaits `done` on must not raise an unhandled rejection
   done.catch(() => undefined);
 
+  const drainFailed = (e: unknown): void => options.log.warn({ part: parts.name, err: describeError(e) }, `${parts.name}: its drain failed; it halts now`);
+
   const finish = async (drainMs: number | undefined): Promise<Report> => {
     // a start still in progress completes first: a stop never races the part's own set-up
     if (state === 'starting') await starting?.catch(() => undefined);
@@ -113,7 +118,7 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
     const deadline = new AbortController();
     const given = drainMs ?? options.defaultDrainMs;
     const ms = given === undefined ? undefined : Math.max(0, given);
-    if (parts.drain && options.delegated) await parts.drain(deadline.signal, ms).catch(() => undefined);
+    if (parts.drain && options.delegated) await parts.drain(deadline.signal, ms).catch(drainFailed);
     else if (parts.drain && ms !== undefined && ms > 0) {
       let timer: TimerHandle | undefined;
       const expired = new Promise<void>((resolve) => {
@@ -127,7 +132,7 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
           resolve();
         }, ms);
       });
-      const drained = parts.drain(deadline.signal, ms).catch(() => undefined);
+      const drained = parts.drain(deadline.signal, ms).catch(drainFailed);
       await Promise.race([drained, expired]);
       if (timer) options.clock.clearTimeout(timer);
     }

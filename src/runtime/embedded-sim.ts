@@ -60,7 +60,7 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
       report: () => undefined,
       notReady: () => sim.health().reasons,
     },
-    { clock, defaultDrainMs: 0, running: true },
+    { log: o.log, clock, defaultDrainMs: 0, running: true },
   );
   return {
     ...lifecycleMembers(life),

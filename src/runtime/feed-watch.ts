@@ -248,7 +248,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
         return l ? [l.message] : [];
       },
     },
-    { clock, defaultDrainMs: 0, running: true },
+    { log: log, clock, defaultDrainMs: 0, running: true },
   );
 
   const watch: FeedWatch = {

@@ -237,7 +237,7 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
       report: () => undefined,
       notReady: () => (worker === undefined ? [`the simulator worker is restarting (${restarts} restarts)`] : []),
     },
-    { clock, defaultDrainMs: 0, running: true },
+    { log: o.log, clock, defaultDrainMs: 0, running: true },
   );
   return {
     ...lifecycleMembers(life),

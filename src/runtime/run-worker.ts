@@ -181,7 +181,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
       },
       report: () => ({ workers: stats(), abandoned: !drained }),
     },
-    { clock: o.clock ?? systemClock(), defaultDrainMs: WORKER_DRAIN_MS, running: true },
+    { log: log, clock: o.clock ?? systemClock(), defaultDrainMs: WORKER_DRAIN_MS, running: true },
   );
   return { ...lifecycleMembers(life), wallets: workers.map((w) => w.wallet), stats };
 }

@@ -4,7 +4,7 @@
  * delegated deadline. The real parts are checked in lifecycle-conformance.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createLifecycle, manualClock } from '../../src/core/index.js';
+import { createLifecycle, manualClock, silentLogger } from '../../src/core/index.js';
 
 describe('createLifecycle', () => {
   it('aborts a drain past its deadline with CORE_DRAIN_DEADLINE, then halts and reports once', async () => {
@@ -25,7 +25,7 @@ describe('createLifecycle', () => {
         },
         report: () => ({ halted: seen.includes('halt') }),
       },
-      { clock, defaultDrainMs: 5_000, running: true },
+      { log: silentLogger(), clock, defaultDrainMs: 5_000, running: true },
     );
     const stopping = life.stop();
     expect(seen).toEqual(['draining']);
@@ -50,7 +50,7 @@ describe('createLifecycle', () => {
         },
         report: () => ({ halts }),
       },
-      { clock: manualClock(0), defaultDrainMs: 1_000 },
+      { log: silentLogger(), clock: manualClock(0), defaultDrainMs: 1_000 },
     );
     await expect(life.start()).rejects.toThrow('no route');
     expect(life.health()).toMatchObject({ state: 'failed', ready: false, reasons: ['part: ended: start failed: Error: no route'] });
@@ -78,7 +78,7 @@ describe('createLifecycle', () => {
         },
         report: () => order.length,
       },
-      { clock: manualClock(0), defaultDrainMs: 1_000 },
+      { log: silentLogger(), clock: manualClock(0), defaultDrainMs: 1_000 },
     );
     const starting = life.start();
     const stopping = life.stop();
@@ -103,7 +103,7 @@ describe('createLifecycle', () => {
         halt: () => Promise.resolve(),
         report: () => 'reports of the parts held',
       },
-      { clock, delegated: true, running: true },
+      { log: silentLogger(), clock, delegated: true, running: true },
     );
     const stopping = life.stop({ drainMs: 100 });
     expect(given).toBe(100);
@@ -116,7 +116,7 @@ describe('createLifecycle', () => {
   it('ending by itself resolves done with the report and says why in health', async () => {
     const life = createLifecycle(
       { name: 'poller', halt: () => Promise.resolve(), report: () => 'r' },
-      { clock: manualClock(0), running: true, defaultDrainMs: 0 },
+      { log: silentLogger(), clock: manualClock(0), running: true, defaultDrainMs: 0 },
     );
     expect(life.health()).toEqual({ state: 'running', ready: true, reasons: [] });
     await life.end('the server closed the stream');

@@ -198,7 +198,7 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       report: stats,
       notReady: () => (worker.isRunning() ? [] : [`wallet worker ${wallet}: not taking jobs`]),
     },
-    { clock: o.clock, defaultDrainMs: WALLET_WORKER_DRAIN_MS, running: true },
+    { log: log, clock: o.clock, defaultDrainMs: WALLET_WORKER_DRAIN_MS, running: true },
   );
 
   return { ...lifecycleMembers(life), wallet, stats };

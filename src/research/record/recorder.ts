@@ -172,7 +172,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
         return { prefix, files: sink.files(), lines: st.lines, errors: st.errors, complete: caughtUp };
       },
     },
-    { clock: o.clock, defaultDrainMs: RECORDER_DRAIN_MS },
+    { log: o.log, clock: o.clock, defaultDrainMs: RECORDER_DRAIN_MS },
   );
 
   const onRawFrame = (raw: string, receivedAt: UnixMs): void => {

@@ -262,7 +262,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       report: () => reports,
       notReady: () => [memoryWatch?.reason()].filter((r): r is string => r !== undefined),
     },
-    { clock, delegated: true, running: true, ...(o.drainMs !== undefined ? { defaultDrainMs: o.drainMs } : {}) },
+    { log: log, clock, delegated: true, running: true, ...(o.drainMs !== undefined ? { defaultDrainMs: o.drainMs } : {}) },
   );
   return {
     ...lifecycleMembers(life),

@@ -169,7 +169,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       report: () => undefined,
       notReady: () => [...ready.values()].flatMap((s) => s.sim?.health().reasons ?? []),
     },
-    { clock: systemClock(), defaultDrainMs: 0, running: true },
+    { log: o.log, clock: systemClock(), defaultDrainMs: 0, running: true },
   );
 
   return {

@@ -306,7 +306,7 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
       },
       report: () => reports,
     },
-    { clock: o.clock, delegated: true, running: true },
+    { log: o.log, clock: o.clock, delegated: true, running: true },
   );
 
   return {

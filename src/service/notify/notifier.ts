@@ -140,7 +140,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
       },
       report: stats,
     },
-    { clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
+    { log: o.log, clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
   );
   return {
     ...lifecycleMembers(life),

@@ -104,7 +104,7 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
       },
       report: stats,
     },
-    { clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
+    { log: o.log, clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
   );
   const hub: NotifyHub = {
     ...lifecycleMembers(life),

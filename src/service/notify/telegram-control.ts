@@ -204,7 +204,7 @@ export function createTelegramControl(o: TelegramControlOptions): TelegramContro
       report: () => ({ ...counts }),
       notReady: () => (polls ? [] : ['telegram control: not polling']),
     },
-    { clock: systemClock(), defaultDrainMs: 0 },
+    { log: o.log, clock: systemClock(), defaultDrainMs: 0 },
   );
   return {
     ...lifecycleMembers(life),
