@@ -180,6 +180,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
         await redis.quit().catch(() => redis.disconnect());
       },
       report: () => ({ workers: stats(), abandoned: !drained }),
+      notReady: () => workers.flatMap((w) => w.health().reasons),
     },
     { log: log, clock: o.clock ?? systemClock(), defaultDrainMs: WORKER_DRAIN_MS, running: true },
   );

@@ -8,6 +8,7 @@ import { daemonApi } from '../../src/cli/daemon-api.js';
 import { expandDeploymentPaths } from '../../src/service/daemon/deployment-files.js';
 import { isLoopback, parseListen, startDaemon } from '../../src/service/daemon/run-daemon.js';
 import { fakeHandle } from './fake-handle.js';
+import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 
 const codeOf = async (f: () => unknown): Promise<string | undefined> => {
   try {
@@ -90,5 +91,16 @@ describe('daemon configuration', () => {
     const port = (idle.address() as net.AddressInfo).port;
     await new Promise<void>((r) => idle.close(() => r()));
     expect(await codeOf(() => daemonApi({ url: `http://127.0.0.1:${port}`, env: {} }).get('/api/deployments'))).toBe('CLI_API_UNREACHABLE');
+  });
+});
+
+describe('the running daemon as a Lifecycle', () => {
+  lifecycleConformance({
+    make: async () => {
+      const own = mkdtempSync(join(tmpdir(), 'cp-daemon-life-'));
+      writeFileSync(join(own, 'a.yaml'), 'version: 1\nname: a\nstrategies:\n  - use: graduation-sniper\n');
+      const part = await startDaemon(options([own], { dataDir: join(own, 'data'), listen: '127.0.0.1:0', env: { CHAINPILOT_API_TOKEN: 'x' } }));
+      return { part, cleanup: () => rmSync(own, { recursive: true, force: true }) };
+    },
   });
 });
