@@ -117,7 +117,17 @@ describe('the recorder (its writing thread)', () => {
         const fifo = `${join(dir, recordingPrefix('stuck', 0))}.0000.jsonl.gz`;
         execFileSync('mkfifo', [fifo]);
         const clock = manualClock(0);
-        const part = createRecorder({ dir, source: 'stuck', clock, clockKind: 'simulator', rooms: [], endpoints: {}, redactor: createRedactor(), log });
+        const part = createRecorder({
+          dir,
+          source: 'stuck',
+          clock,
+          deadlineClock: clock,
+          clockKind: 'simulator',
+          rooms: [],
+          endpoints: {},
+          redactor: createRedactor(),
+          log,
+        });
         return Promise.resolve({
           part,
           inHand: async () => {

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatastreamClient } from '../../client/datastream/index.js';
-import { createLifecycle, lifecycleMembers, type Clock, type Lifecycle, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
+import { createLifecycle, lifecycleMembers, systemClock, type Clock, type Lifecycle, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
 import type { RecordingReport } from '../../runtime/recording-port.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { ManualDecision } from '../../engine/decision-log.js';
@@ -44,6 +44,12 @@ export interface RecorderOptions {
    * same run into the same directory writes the same files.
    */
   readonly unique?: boolean;
+  /**
+   * The clock a stop's deadline runs on (default: the system clock). Not the run clock: the
+   * deadline bounds the writing thread's I/O, and a run clock at `--speed max` can pass 30 s of
+   * simulated time while the thread writes a second's backlog. Tests pass a manual clock.
+   */
+  readonly deadlineClock?: Clock;
 }
 
 /** Default deadline of a recorder's stop: time for the writing thread to catch up (ms). */
@@ -52,7 +58,7 @@ export const RECORDER_DRAIN_MS = 30_000;
 /**
  * A {@link Lifecycle}: `start` writes the start line (call right before the engine starts);
  * `stop({ drainMs })` writes the end line if `end` has not, waits at most `drainMs` (default
- * {@link RECORDER_DRAIN_MS}, on the run clock) for the writing thread to write everything handed
+ * {@link RECORDER_DRAIN_MS}, wall time: see `deadlineClock`) for the writing thread to write everything handed
  * to it, then closes the files, or past the deadline ends the thread at once (the report says
  * `complete: false`).
  */
@@ -172,7 +178,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
         return { prefix, files: sink.files(), lines: st.lines, errors: st.errors, complete: caughtUp };
       },
     },
-    { log: o.log, clock: o.clock, defaultDrainMs: RECORDER_DRAIN_MS },
+    { log: o.log, clock: o.deadlineClock ?? systemClock(), defaultDrainMs: RECORDER_DRAIN_MS },
   );
 
   const onRawFrame = (raw: string, receivedAt: UnixMs): void => {
