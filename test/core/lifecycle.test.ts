@@ -4,7 +4,7 @@
  * delegated deadline. The real parts are checked in lifecycle-conformance.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createLifecycle, manualClock, silentLogger } from '../../src/core/index.js';
+import { createLifecycle, createLogger, createRedactor, manualClock, silentLogger } from '../../src/core/index.js';
 
 describe('createLifecycle', () => {
   it('aborts a drain past its deadline with CORE_DRAIN_DEADLINE, then halts and reports once', async () => {
@@ -122,5 +122,27 @@ describe('createLifecycle', () => {
     await life.end('the server closed the stream');
     expect(await life.done()).toBe('r');
     expect(life.health()).toEqual({ state: 'stopped', ready: false, reasons: ['poller: ended: the server closed the stream'] });
+  });
+
+  it('logs a drain that fails and halts all the same', async () => {
+    const lines: string[] = [];
+    const log = createLogger({ redactor: createRedactor(), destination: { write: (l: string) => void lines.push(l) } });
+    let halted = false;
+    const life = createLifecycle(
+      {
+        name: 'part',
+        drain: () => Promise.reject(new Error('queue store gone')),
+        halt: () => {
+          halted = true;
+          return Promise.resolve();
+        },
+        report: () => halted,
+      },
+      { log, clock: manualClock(0), defaultDrainMs: 1_000, running: true },
+    );
+    expect(await life.stop()).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 40, part: 'part', msg: 'part: its drain failed; it halts now' });
+    expect(lines[0]).toContain('queue store gone');
   });
 });
