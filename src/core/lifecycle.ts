@@ -1,7 +1,9 @@
 /**
  * The one shape of a long-running part (design.md §3): `start`, `stop` with a deadline, `health`,
- * `done`. A deployment handle is one (runtime/deployment-handle.ts); parts that wrap one (the
- * daemon's slots) and parts that are composed into one speak of their state in these terms.
+ * `done`. A part with its own activity over time implements it; a resource that only releases
+ * handles keeps `close()` (docs/architecture.md lists which parts are which). The deployment handle
+ * implements it itself (runtime/create-deployment.ts); every other part wraps `createLifecycle`,
+ * which holds the rules once.
  */
 import type { Clock, TimerHandle } from './clock.js';
 import type { Logger } from './logger.js';
