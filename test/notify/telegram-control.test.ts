@@ -199,7 +199,13 @@ describe('Telegram control as a Lifecycle', () => {
     );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+    onTestFinished(
+      () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
     const part = createTelegramControl({
       botToken: BOT_TOKEN,
       apiRoot: url,
