@@ -248,7 +248,7 @@ const bench: Bench = {
         await recorder.writer.drained(); // the writing thread is up
         const c0 = cpu();
         const onThread = await feedTurns((f) => recorder.onRawFrame(f, 0 as UnixMs));
-        await recorder.close();
+        await recorder.stop();
         recordCost.threadNs = Math.min(recordCost.threadNs, onThread - loopNs);
         recordCost.processNs = Math.min(recordCost.processNs, (since(c0) * 1e9) / (frames.length * REPEAT));
       }

@@ -193,7 +193,7 @@ async function queued(chain: FakeChain, mint: string, n: number, workerCount: nu
   for (const e of execs) await e.start(sinkOf(fills));
   const run = await drive(n, mint, (i, intent) => execs[i % walletCount]!.submit(intent), fills, sequential);
   for (const e of execs) await e.close();
-  await Promise.all(workers.map((w) => w.close()));
+  await Promise.all(workers.map((w) => w.stop()));
   const cleaner = conns[0]!;
   const left = await cleaner.keys(`${prefix}:*`);
   for (let i = 0; i < left.length; i += 500) await cleaner.del(...left.slice(i, i + 500));

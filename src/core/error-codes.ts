@@ -187,6 +187,11 @@ export const ERROR_CODES = {
   RECORDING_CACHE_CORRUPT: 'a prepared cache file of a recording did not decode (truncated or damaged); it is rebuilt from the recording',
 
   // --- issue 24 (three houses): add this issue's codes here only ---
+  RUNTIME_TELEGRAM_FAILED:
+    'the Telegram control could not start its long polling (a wrong telegram.botToken, no route to the Bot API at telegram.baseUrl); the daemon runs on without it: fix the setting and restart the daemon',
+  CORE_PART_STOPPED: 'a long-running part was asked to start after it was stopped (or failed to start); a stopped part does not start again: build a new one',
+  CORE_DRAIN_DEADLINE:
+    "a long-running part's drain passed the deadline of its stop (`drainMs`); the part was stopped at once and work still in hand was dropped (its report says what)",
   JOURNAL_SCHEMA_NEWER:
     'a SQLite file (store, journal, paper book) was written by a newer chainpilot than this one (its schema version is higher than this code knows); upgrade, or use another store.path',
 

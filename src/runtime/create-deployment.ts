@@ -324,7 +324,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         ? e
         : new ChainpilotError('RUNTIME_START_FAILED', `${d.name} could not start: ${describeError(e)}`, { retry: 'not_retryable', cause: e });
       const failure = { code: err.code, message: err.message };
-      watch?.stop();
+      await watch?.stop();
       await closeOwned();
       enter('failed', failure);
       const report: ShutdownReport = {
@@ -371,7 +371,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     await engine
       .stop(drainedWithinDeadline ? undefined : AbortSignal.abort())
       .catch((e: unknown) => log.error({ err: describeError(e) }, 'engine stop failed'));
-    watch?.stop();
+    await watch?.stop();
     await assembly.closeDecisionLog().catch((e: unknown) => log.error({ err: describeError(e) }, 'closing the decision log failed'));
     let intents = tracker.outcomes();
     if (assembly.describeIntents) intents = await assembly.describeIntents(intents).catch(() => intents);
@@ -390,7 +390,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     return report;
   };
 
-  const feedHealth = (): FeedHealth => watch?.health() ?? EMPTY_FEED;
+  const feedHealth = (): FeedHealth => watch?.health().feed ?? EMPTY_FEED;
 
   const handle: RuntimeHandle = {
     name: d.name,

@@ -4,7 +4,7 @@
  * Datastream client and REST ports of the run connected to it.
  */
 import { randomBytes } from 'node:crypto';
-import { manualClock, type Logger, type ManualClock, type Redactor, type UnixMs } from '../core/index.js';
+import { createLifecycle, lifecycleMembers, manualClock, type Lifecycle, type Logger, type ManualClock, type Redactor, type UnixMs } from '../core/index.js';
 import type { SimServiceFactory } from '../sim/market-port.js';
 import { startSimulator, type RunningSimulator } from '../sim/start-simulator.js';
 import { createLockstepDriver, type LockstepDriver } from './lockstep-driver.js';
@@ -21,14 +21,14 @@ export interface LockstepIdle {
   resync(): void;
 }
 
-export interface EmbeddedSim {
+/** A {@link Lifecycle} built running: `stop` stops the driver, then the simulator. */
+export interface EmbeddedSim extends Lifecycle {
   readonly sim: RunningSimulator;
   readonly clock: ManualClock;
   readonly apiKey: string;
   readonly speed: number | 'max';
   /** Starts moving time; `idle` says when the deployment has taken in what was sent. */
   drive(idle: LockstepIdle): void;
-  stop(): Promise<void>;
 }
 
 export interface EmbeddedSimOptions {
@@ -50,7 +50,20 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
   const clock = o.clock ?? manualClock(startAt);
   const sim = await startSimulator({ seed: o.seed, clock, apiKey, log: o.log, ...(o.services ? { services: o.services } : {}) });
   let driver: LockstepDriver | undefined;
+  const life = createLifecycle(
+    {
+      name: 'embedded simulator',
+      async halt() {
+        driver?.stop();
+        await sim.stop();
+      },
+      report: () => undefined,
+      notReady: () => sim.health().reasons,
+    },
+    { log: o.log, clock, defaultDrainMs: 0, running: true },
+  );
   return {
+    ...lifecycleMembers(life),
     sim,
     clock,
     apiKey,
@@ -60,10 +73,6 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
       // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
       driver = createLockstepDriver({ clock, speed: o.speed, idle: idle.idle, onForced: idle.resync });
       driver.start();
-    },
-    async stop() {
-      driver?.stop();
-      await sim.stop();
     },
   };
 }

@@ -5,7 +5,7 @@
  * rejected payloads). Whether the feed is "lost" is a value; what to do about it is the
  * deployment's `feed.onLoss` policy, applied by the handle.
  */
-import type { Clock, Logger, TimerHandle, UnixMs } from '../core/index.js';
+import { createLifecycle, type Clock, type Lifecycle, type LifecycleHealth, type Logger, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { FeedHealth, FeedWatchSource } from './deployment-handle.js';
 
 /** Why entries should stop: the first loss condition found, as a coded cause. */
@@ -14,15 +14,25 @@ export interface FeedLoss {
   readonly message: string;
 }
 
-export interface FeedWatch {
-  health(): FeedHealth;
+/** The watch's own health: ready while the feed shows no loss; `feed` is what it watches. */
+export interface FeedWatchHealth extends LifecycleHealth {
+  readonly feed: FeedHealth;
+}
+
+/** Counters of problems, by kind (as `counters()`), when the watch stopped. */
+export type FeedWatchReport = Readonly<Record<string, number>>;
+
+/**
+ * A {@link Lifecycle} built running (it watches from creation); `stop` unsubscribes and clears its
+ * timer (nothing to drain).
+ */
+export interface FeedWatch extends Lifecycle<FeedWatchReport, FeedWatchHealth> {
   /** The current loss condition, or undefined when the feed is healthy. */
   loss(): FeedLoss | undefined;
   /** Notes one delivered message (receivedAt on the run clock). */
   messageSeen(at: UnixMs): void;
   /** Counters of problems, by kind (for stats and metrics). */
-  counters(): Readonly<Record<string, number>>;
-  stop(): void;
+  counters(): FeedWatchReport;
 }
 
 export interface FeedWatchOptions {
@@ -94,7 +104,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
       loggedOnce.add(key);
       log.warn({ feedProblem: kind, ...extra }, `feed: ${message}`);
     }
-    if (first || kind !== 'rejected') o.onChange(watch.health(), first ? { kind, message } : undefined);
+    if (first || kind !== 'rejected') o.onChange(feedHealth(), first ? { kind, message } : undefined);
   };
 
   const onEvent = (e: { readonly kind: string } & Readonly<Record<string, unknown>>): void => {
@@ -106,7 +116,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
         connected = true;
         lastFrameAt = at;
         loggedOnce.delete('disconnected');
-        o.onChange(watch.health(), undefined);
+        o.onChange(feedHealth(), undefined);
         return;
       case 'disconnected':
         state = 'reconnecting';
@@ -184,60 +194,78 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     // A replay (no watch source) is never stale: its quiet stretches are the recording's.
     stale = source !== undefined && state === 'open' && age > o.staleAfterMs && !(o.caughtUp?.() ?? false) && lastFrameAt !== undefined;
     if (stale && !wasStale) problem('stale', `stale:${lastFrameAt!}`, `stale: no frame for ${age} ms (feed.staleAfter ${o.staleAfterMs} ms)`);
-    if (!stale && wasStale) o.onChange(watch.health(), undefined);
+    if (!stale && wasStale) o.onChange(feedHealth(), undefined);
     if (transientCause !== undefined && now >= transientUntil) {
       transientCause = undefined;
-      o.onChange(watch.health(), undefined);
+      o.onChange(feedHealth(), undefined);
     }
     timer = clock.setTimeout(check, checkMs);
   };
   timer = clock.setTimeout(check, checkMs);
 
+  const loss = (): FeedLoss | undefined => {
+    if (state === 'stopped') return { code: 'RUNTIME_FEED_LOST', message: `the feed stopped: ${stoppedCause ?? 'unknown cause'}` };
+    if (state === 'reconnecting') return { code: 'RUNTIME_FEED_LOST', message: 'the feed is disconnected; reconnecting' };
+    if (state === 'closed') return { code: 'RUNTIME_FEED_LOST', message: 'the feed was closed' };
+    if (stale) return { code: 'RUNTIME_FEED_LOST', message: `the feed is stale: no frame for more than ${o.staleAfterMs} ms` };
+    if (transientCause !== undefined) return { code: 'RUNTIME_FEED_LOST', message: transientCause };
+    return undefined;
+  };
+  const feedHealth = (): FeedHealth => {
+    const first = samples[0];
+    const last = samples[samples.length - 1];
+    const span = first && last ? last.at - first.at : 0;
+    const s = source?.stats?.();
+    const rejectedFamilies: Record<string, { count: number; sample: string }> = {};
+    for (const [k, v] of rejectedByFamily) rejectedFamilies[k] = { ...v };
+    return {
+      state: stale ? 'stale' : state,
+      connected,
+      lastFrameAt,
+      framesPerSec: first && last && span > 0 ? ((last.frames - first.frames) * 1000) / span : 0,
+      frames: totalFrames(),
+      gaps: s ? Math.max(gaps, s.gaps) : gaps,
+      reconnects: s ? Math.max(reconnects, s.reconnects) : reconnects,
+      rejected: s ? Math.max(counters['rejected'] ?? 0, s.parseFailures + s.invalidPayloads) : (counters['rejected'] ?? 0),
+      rejectedByFamily: rejectedFamilies,
+      dropped: s ? Math.max(dropped, s.dropped) : dropped,
+      backfillFailures: s ? Math.max(backfillFailures, s.backfillFailures) : backfillFailures,
+    };
+  };
+  const life = createLifecycle(
+    {
+      name: 'feed watch',
+      halt: () => {
+        stopped = true;
+        unsubscribe?.();
+        if (timer) clock.clearTimeout(timer);
+        timer = undefined;
+        return Promise.resolve();
+      },
+      report: () => ({ ...counters }),
+      notReady: () => {
+        const l = loss();
+        return l ? [l.message] : [];
+      },
+    },
+    { log: log, clock, defaultDrainMs: 0, running: true },
+  );
+
   const watch: FeedWatch = {
+    start: () => life.start(),
+    stop: (options) => life.stop(options),
+    done: () => life.done(),
+    health: () => ({ ...life.health(), feed: feedHealth() }),
+    loss,
     messageSeen(at) {
       messages++;
       if (lastFrameAt === undefined || at > lastFrameAt) lastFrameAt = at;
       if (stale) {
         stale = false;
-        o.onChange(watch.health(), undefined);
+        o.onChange(feedHealth(), undefined);
       }
     },
-    health() {
-      const first = samples[0];
-      const last = samples[samples.length - 1];
-      const span = first && last ? last.at - first.at : 0;
-      const s = source?.stats?.();
-      const rejectedFamilies: Record<string, { count: number; sample: string }> = {};
-      for (const [k, v] of rejectedByFamily) rejectedFamilies[k] = { ...v };
-      return {
-        state: stale ? 'stale' : state,
-        connected,
-        lastFrameAt,
-        framesPerSec: first && last && span > 0 ? ((last.frames - first.frames) * 1000) / span : 0,
-        frames: totalFrames(),
-        gaps: s ? Math.max(gaps, s.gaps) : gaps,
-        reconnects: s ? Math.max(reconnects, s.reconnects) : reconnects,
-        rejected: s ? Math.max(counters['rejected'] ?? 0, s.parseFailures + s.invalidPayloads) : (counters['rejected'] ?? 0),
-        rejectedByFamily: rejectedFamilies,
-        dropped: s ? Math.max(dropped, s.dropped) : dropped,
-        backfillFailures: s ? Math.max(backfillFailures, s.backfillFailures) : backfillFailures,
-      };
-    },
-    loss() {
-      if (state === 'stopped') return { code: 'RUNTIME_FEED_LOST', message: `the feed stopped: ${stoppedCause ?? 'unknown cause'}` };
-      if (state === 'reconnecting') return { code: 'RUNTIME_FEED_LOST', message: 'the feed is disconnected; reconnecting' };
-      if (state === 'closed') return { code: 'RUNTIME_FEED_LOST', message: 'the feed was closed' };
-      if (stale) return { code: 'RUNTIME_FEED_LOST', message: `the feed is stale: no frame for more than ${o.staleAfterMs} ms` };
-      if (transientCause !== undefined) return { code: 'RUNTIME_FEED_LOST', message: transientCause };
-      return undefined;
-    },
     counters: () => ({ ...counters }),
-    stop() {
-      stopped = true;
-      unsubscribe?.();
-      if (timer) clock.clearTimeout(timer);
-      timer = undefined;
-    },
   };
   return watch;
 }

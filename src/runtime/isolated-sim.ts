@@ -15,7 +15,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import { ChainpilotError, describeError, manualClock, type Logger, type ManualClock, type Redactor, type UnixMs } from '../core/index.js';
+import {
+  ChainpilotError,
+  createLifecycle,
+  describeError,
+  lifecycleMembers,
+  manualClock,
+  type Lifecycle,
+  type Logger,
+  type ManualClock,
+  type Redactor,
+  type UnixMs,
+} from '../core/index.js';
 import type { MarketSettings } from '../sim/sim-settings.js';
 import type { HubStats } from '../sim/stream/datastream-hub.js';
 import { MAX_SPEED_START_AT } from './embedded-sim.js';
@@ -53,7 +64,8 @@ export interface SimHeap {
   readonly limitBytes: number;
 }
 
-export interface IsolatedSim {
+/** A {@link Lifecycle} built running; not ready while its worker restarts. */
+export interface IsolatedSim extends Lifecycle {
   readonly urls: { readonly base: string; readonly datastream: string };
   readonly apiKey: string;
   /** The run's one clock (see the module comment). */
@@ -69,7 +81,6 @@ export interface IsolatedSim {
   drive(idle: (stats: HubStats, restarts: number) => boolean, onForced: () => void): void;
   /** Test hook (with `testHooks`): the worker allocates until its heap limit ends it. */
   allocate(): void;
-  stop(): Promise<void>;
 }
 
 interface Ready {
@@ -214,7 +225,22 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
     },
   };
 
+  const life = createLifecycle(
+    {
+      name: 'simulator worker',
+      async halt() {
+        stopping = true;
+        driver?.stop();
+        if (restartTimer) clearTimeout(restartTimer);
+        await worker?.terminate();
+      },
+      report: () => undefined,
+      notReady: () => (worker === undefined ? [`the simulator worker is restarting (${restarts} restarts)`] : []),
+    },
+    { log: o.log, clock, defaultDrainMs: 0, running: true },
+  );
   return {
+    ...lifecycleMembers(life),
     urls: first.urls,
     apiKey,
     clock,
@@ -239,12 +265,6 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
       driver.start();
     },
     allocate: () => post({ type: 'allocate' }),
-    async stop() {
-      stopping = true;
-      driver?.stop();
-      if (restartTimer) clearTimeout(restartTimer);
-      await worker?.terminate();
-    },
   };
 }
 

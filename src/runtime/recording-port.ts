@@ -4,7 +4,7 @@
  * `runRecording`), handed in by whoever composes the run (the CLI, the daemon), since runtime
  * never imports research.
  */
-import type { Clock, Logger, Redactor, UnixMs } from '../core/index.js';
+import type { Clock, Lifecycle, Logger, Redactor, StopOptions, UnixMs } from '../core/index.js';
 import type { ControlMark } from '../engine/control-mark.js';
 import type { Deployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
@@ -25,16 +25,35 @@ export interface RunRecorderContext {
   readonly simulator: boolean;
 }
 
-/** One run's recorder, as the composition roots wire it. */
-export interface RunTap {
+/** What a recording ended with. */
+export interface RecordingReport {
+  /** Path prefix of the recording's files. */
+  readonly prefix: string;
+  /** Every file written, in order. */
+  readonly files: readonly string[];
+  /** Lines handed to the writing thread. */
+  readonly lines: number;
+  /** Write errors (logged where they happened). */
+  readonly errors: number;
+  /**
+   * False when the stop's deadline passed before the writing thread caught up: the thread was
+   * ended at once and the last file may be cut short (a replay reads up to the cut).
+   */
+  readonly complete: boolean;
+}
+
+/**
+ * One run's recorder, as the composition roots wire it: a {@link Lifecycle} whose `start` writes
+ * the start line (right before the engine starts) and whose `stop` writes the end line if `end`
+ * has not, waits for the writing thread (at most `drainMs`) and closes the files.
+ */
+export interface RunTap extends Lifecycle<RecordingReport> {
   /** The Datastream client's `onRawFrame` option. */
   readonly onRawFrame: (text: string, receivedAt: UnixMs) => void;
   /** Records `client`'s connection events and gaps. */
   watch(client: Pick<DatastreamClient, 'onEvent'>): () => void;
   /** Wraps the run's `ctx.data` port so that every answer is recorded. */
   data(port: DataPort): DataPort;
-  /** Writes the start line (call right before the engine starts). */
-  start(): void;
   /** Writes the end line (call when the run stops, before the engine drains). */
   end(): void;
   /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
@@ -43,13 +62,17 @@ export interface RunTap {
   manual(entry: ManualDecision): void;
   /** Writes a change of what the run admits (pause, feed pause, halt, kill switch), so a backtest refuses the same intents. */
   control(mark: ControlMark): void;
-  close(): Promise<void>;
   /**
    * Records one holder of a shared connection (a daemon deployment): the frames of the rooms this
-   * holder joined, the connection's events and its own `ctx.data` answers. Returns the feed and data
-   * port to give the engine, and the stop that writes the end line and closes the files.
+   * holder joined, the connection's events and its own `ctx.data` answers; starts the recorder.
+   * Returns the feed and data port to give the engine, and the stop that unties the taps and stops
+   * the recorder.
    */
-  share(feed: StreamFeed, data: DataPort, tap: RecordTap): { readonly feed: StreamFeed; readonly data: DataPort; stop(): Promise<void> };
+  share(
+    feed: StreamFeed,
+    data: DataPort,
+    tap: RecordTap,
+  ): Promise<{ readonly feed: StreamFeed; readonly data: DataPort; stop(options?: StopOptions): Promise<RecordingReport> }>;
 }
 
 export interface RunRecording {

@@ -48,12 +48,13 @@ export async function openEndpoint(
     // `record:` on a shared connection: this holder's rooms only (run-recorder.ts). A replay has no tap.
     const rec = injected.recordTap ? openRecorder(c, { clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: !d.endpoints.remote }) : undefined;
     if (!rec || !injected.recordTap) return { clock, connection: injected, market };
-    const share = rec.share(injected.feed, injected.data, injected.recordTap);
+    const share = await rec.share(injected.feed, injected.data, injected.recordTap);
     c.onStopPhase((phase) => rec.mark(phase));
     c.onManual((entry) => rec.manual(entry));
     c.onControl((mark) => rec.control(mark));
-    c.onControl((mark) => rec.control(mark));
-    c.own(() => share.stop());
+    c.own(async () => {
+      await share.stop();
+    });
     return { clock, connection: { ...injected, feed: share.feed, data: share.data }, market };
   }
   const knobs = c.deps.datastream ?? {};
@@ -73,7 +74,7 @@ export async function openEndpoint(
       ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}),
     });
     c.own(() => owned.release());
-    return { clock, connection: recorded(c, owned, rec), owned, market: remoteMarket(r.baseUrl) };
+    return { clock, connection: await recorded(c, owned, rec), owned, market: remoteMarket(r.baseUrl) };
   }
   const speed = c.deps.speed ?? d.endpoints.simulator?.speed ?? 60;
   const sim = await startEmbeddedSim({
@@ -99,7 +100,7 @@ export async function openEndpoint(
     ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}),
   });
   c.own(() => owned.release());
-  return { clock: sim.clock, connection: recorded(c, owned, rec), owned, sim, market: simulatorMarket(c.seed) };
+  return { clock: sim.clock, connection: await recorded(c, owned, rec), owned, sim, market: simulatorMarket(c.seed) };
 }
 
 /**
@@ -122,17 +123,17 @@ function openRecorder(c: AssemblyContext, rc: RunRecorderContext): RunTap | unde
  * With `record:` set, the recorder taps the connection (raw frames, connection events, ctx.data
  * answers) from now until the handle stops; otherwise the connection as it is.
  */
-function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap | undefined): FeedConnection {
+async function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap | undefined): Promise<FeedConnection> {
   if (!rec) return owned;
   const unwatch = rec.watch(owned.client);
-  rec.start();
+  await rec.start();
   c.onStopPhase((phase) => rec.mark(phase));
   c.onManual((entry) => rec.manual(entry));
   c.onControl((mark) => rec.control(mark));
   c.own(async () => {
     unwatch();
     rec.end();
-    await rec.close();
+    await rec.stop();
   });
   return { ...owned, data: rec.data(owned.data) };
 }

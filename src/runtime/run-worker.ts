@@ -11,7 +11,19 @@ import { liveExecutorSettings } from './live-executor-settings.js';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { createRpcClient, createSwapClient } from '../client/index.js';
-import { ChainpilotError, createLogger, createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor } from '../core/index.js';
+import {
+  ChainpilotError,
+  createLifecycle,
+  createLogger,
+  createRedactor,
+  describeError,
+  lifecycleMembers,
+  systemClock,
+  type Clock,
+  type Lifecycle,
+  type Logger,
+  type Redactor,
+} from '../core/index.js';
 import { loadDeployment, type Deployment } from '../config/index.js';
 import { checkRedisDurability } from '../executors/journal/redis-journal.js';
 import type { LiveSettings, LiveSettingsInput } from '../executors/live/live-settings.js';
@@ -41,16 +53,25 @@ export interface StartWorkersOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface RunningWorkers {
+/** What a stop of the workers ended with. */
+export interface WorkersReport {
+  readonly workers: readonly WalletWorkerStats[];
+  /**
+   * True when the drain time passed (a job still running, or Redis unreachable): Redis was
+   * disconnected and the workers closed without waiting; a running job's lock lapses and another
+   * worker resumes it through the journal.
+   */
+  readonly abandoned: boolean;
+}
+
+/**
+ * A {@link Lifecycle} built running. `stop({ drainMs })` (default {@link WORKER_DRAIN_MS}) stops
+ * every wallet worker with that deadline; when they have not stopped by then it gives up (see
+ * {@link WorkersReport.abandoned}).
+ */
+export interface RunningWorkers extends Lifecycle<WorkersReport> {
   readonly wallets: readonly string[];
   stats(): readonly WalletWorkerStats[];
-  /** Stops taking jobs and waits for running ones (or leaves them to other workers with `force`). */
-  stop(force?: boolean): Promise<void>;
-  /**
-   * Gives up at once (the drain time passed): disconnects Redis and closes the workers without
-   * waiting. A running job's lock lapses and another worker resumes it through the journal.
-   */
-  abandon(): void;
 }
 
 interface WalletPlan {
@@ -135,20 +156,35 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
   } finally {
     o.signal?.removeEventListener('abort', cut);
   }
-  return {
-    wallets: workers.map((w) => w.wallet),
-    stats: () => workers.map((w) => w.stats()),
-    async stop(force = false) {
-      await Promise.all(workers.map((w) => w.close(force)));
-      for (const c of closers) await c();
-      await redis.quit().catch(() => redis.disconnect());
+  const stats = (): WalletWorkerStats[] => workers.map((w) => w.stats());
+  let drained = false;
+  const life = createLifecycle(
+    {
+      name: 'workers',
+      drain: async (_signal, drainMs) => {
+        await Promise.all(workers.map((w) => w.stop({ drainMs })));
+        drained = true;
+      },
+      halt: async () => {
+        if (!drained) {
+          // the drain time passed (Redis unreachable, or a job still running): give up waiting
+          redis.disconnect();
+          for (const w of workers)
+            void w
+              .stop({ drainMs: 0 })
+              .catch((e: unknown) => log.warn({ err: redactor.redact(describeError(e)) }, 'closing a worker after the drain time failed'));
+          for (const c of closers) await c();
+          return;
+        }
+        for (const c of closers) await c();
+        await redis.quit().catch(() => redis.disconnect());
+      },
+      report: () => ({ workers: stats(), abandoned: !drained }),
+      notReady: () => workers.flatMap((w) => w.health().reasons),
     },
-    abandon() {
-      redis.disconnect();
-      for (const w of workers)
-        void w.close(true).catch((e: unknown) => log.warn({ err: redactor.redact(describeError(e)) }, 'closing a worker after the drain time failed'));
-    },
-  };
+    { log: log, clock: o.clock ?? systemClock(), defaultDrainMs: WORKER_DRAIN_MS, running: true },
+  );
+  return { ...lifecycleMembers(life), wallets: workers.map((w) => w.wallet), stats };
 }
 
 /** One plan per distinct wallet; refuses deployments this host cannot work for, naming the field. */
@@ -227,17 +263,12 @@ export async function runWorkers(
     out(`chainpilot worker: ${running.wallets.length} wallet(s): ${running.wallets.join(', ')}; Ctrl-C stops\n`);
     if (!stopping.signal.aborted) await new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
     const drainMs = o.drainMs ?? WORKER_DRAIN_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      running.stop().then(() => true),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
-    ]).finally(() => clearTimeout(timer));
-    if (!drained) {
-      running.abandon();
+    const report = await running.stop({ drainMs });
+    if (report.abandoned) {
       out(`stopped after the drain time (${drainMs} ms) without waiting further (Redis unreachable or a job still running; other workers resume it)\n`);
       return;
     }
-    const s = running.stats();
+    const s = report.workers;
     out(
       `stopped: ${s.reduce((n, w) => n + w.jobsCompleted, 0)} job(s) completed, ${s.reduce((n, w) => n + w.fenced, 0)} fenced, ${s.reduce((n, w) => n + w.takeovers, 0)} lease take-over(s)\n`,
     );

@@ -1,12 +1,24 @@
 /**
  * Starts the embedded simulator: the seeded market model, REST (token data and prediction APIs) and
  * the Datastream on one HTTP port, then each additional service (ledger, RPC, swap) from
- * `options.services`. `stop()` closes services first, then every socket and timer.
+ * `options.services`. The running simulator is a {@link Lifecycle} built running (`start` resolves at
+ * once); `stop()` closes services first, then every socket and timer.
  */
 import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { ChainpilotError, seededRandom, silentLogger, type Clock, type Logger, type ManualClock, type UnixMs } from '../core/index.js';
+import {
+  ChainpilotError,
+  createLifecycle,
+  lifecycleMembers,
+  seededRandom,
+  silentLogger,
+  type Clock,
+  type Lifecycle,
+  type Logger,
+  type ManualClock,
+  type UnixMs,
+} from '../core/index.js';
 import { resolveFaults, type FaultSettings } from './faults/fault-settings.js';
 import type { SimMarketPort, SimService, SimServiceFactory } from './market-port.js';
 import { createMarketModel, type MarketModel } from './model/market-model.js';
@@ -44,7 +56,7 @@ export interface StartSimulatorOptions {
   readonly log?: Logger;
 }
 
-export interface RunningSimulator {
+export interface RunningSimulator extends Lifecycle {
   /** `base` and `prediction` are HTTP roots; `datastream` is the WebSocket root to which `/<API_KEY>` is appended. */
   readonly urls: { base: string; prediction: string; datastream: string } & Record<string, string>;
   readonly apiKey: string;
@@ -54,7 +66,6 @@ export interface RunningSimulator {
   stats(): HubStats;
   /** The model itself, for in-process tools (benchmarks, tests). */
   readonly model: MarketModel;
-  stop(): Promise<void>;
 }
 
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
@@ -152,7 +163,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   model.start();
   if (streamFaultsOn) faultTimer = clock.setTimeout(faultTick, 1000);
   driver.start();
-  let stopped: Promise<void> | undefined;
+  // nothing to drain: a stop closes at once
+  const life = createLifecycle({ name: 'simulator', halt: stopAll, report: () => undefined }, { log: log, clock, defaultDrainMs: 0, running: true });
   return {
     urls: urls as RunningSimulator['urls'],
     apiKey,
@@ -160,7 +172,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     clock,
     model,
     stats: () => hub.stats(),
-    stop: () => (stopped ??= stopAll()),
+    ...lifecycleMembers(life),
   };
 }
 

@@ -8,6 +8,7 @@ import { daemonApi } from '../../src/cli/daemon-api.js';
 import { expandDeploymentPaths } from '../../src/service/daemon/deployment-files.js';
 import { isLoopback, parseListen, startDaemon } from '../../src/service/daemon/run-daemon.js';
 import { fakeHandle } from './fake-handle.js';
+import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 
 const codeOf = async (f: () => unknown): Promise<string | undefined> => {
   try {
@@ -78,10 +79,10 @@ describe('daemon configuration', () => {
       expect(await codeOf(() => startDaemon(options([dir], { listen: '0.0.0.0:0', env: { CHAINPILOT_API_TOKEN: token } })))).toBe('RUNTIME_DAEMON_WEAK_TOKEN');
     }
     const strong = await startDaemon(options([dir], { listen: '0.0.0.0:0', env: { CHAINPILOT_API_TOKEN: 'f3a9c1d27b4e8a0c5d6e7f8091a2b3c4d5e6f708' } }));
-    await strong.stop(0);
+    await strong.stop({ drainMs: 0 });
     // On loopback the token may be anything: the host is the guard.
     const local = await startDaemon(options([dir], { env: { CHAINPILOT_API_TOKEN: 'x' }, listen: '127.0.0.1:0' }));
-    await local.stop(0);
+    await local.stop({ drainMs: 0 });
   });
 
   it('the CLI client says when no daemon answers', async () => {
@@ -90,5 +91,16 @@ describe('daemon configuration', () => {
     const port = (idle.address() as net.AddressInfo).port;
     await new Promise<void>((r) => idle.close(() => r()));
     expect(await codeOf(() => daemonApi({ url: `http://127.0.0.1:${port}`, env: {} }).get('/api/deployments'))).toBe('CLI_API_UNREACHABLE');
+  });
+});
+
+describe('the running daemon as a Lifecycle', () => {
+  lifecycleConformance({
+    make: async () => {
+      const own = mkdtempSync(join(tmpdir(), 'cp-daemon-life-'));
+      writeFileSync(join(own, 'a.yaml'), 'version: 1\nname: a\nstrategies:\n  - use: graduation-sniper\n');
+      const part = await startDaemon(options([own], { dataDir: join(own, 'data'), listen: '127.0.0.1:0', env: { CHAINPILOT_API_TOKEN: 'x' } }));
+      return { part, cleanup: () => rmSync(own, { recursive: true, force: true }) };
+    },
   });
 });

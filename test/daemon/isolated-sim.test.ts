@@ -58,8 +58,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 

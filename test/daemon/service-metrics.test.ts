@@ -85,8 +85,8 @@ telemetry: { logLevel: silent }
 }, 60_000);
 
 afterAll(async () => {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 

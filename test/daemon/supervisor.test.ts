@@ -145,7 +145,7 @@ describe('daemon supervisor', () => {
     await sup.apply([spec('a'), spec('b')]);
     of('a')[0]!.die({ code: 'X_Y', message: 'z' });
     await settle();
-    await sup.stopAll();
+    await sup.stop();
     clock.advance(60_000);
     await settle();
     expect(of('a')).toHaveLength(1);
@@ -193,7 +193,7 @@ describe('daemon supervisor', () => {
     await settle();
     expect(sup.get('a')?.state).toBe('failed');
     expect(order.slice(5)).toEqual(['release a#3']);
-    await sup.stopAll();
+    await sup.stop();
     expect(order).toHaveLength(6);
   });
 });

@@ -82,8 +82,8 @@ telemetry: { logLevel: silent }
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
   await sim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);

@@ -119,9 +119,9 @@ telemetry: { logLevel: silent }
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
-  await hub?.close(0);
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
+  await hub?.stop({ drainMs: 0 });
   await proxy?.close();
   await remoteSim?.stop();
   hooks?.closeAllConnections();

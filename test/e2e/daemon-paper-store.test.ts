@@ -44,8 +44,8 @@ async function startOne(): Promise<RunningDaemon> {
 }
 
 async function stopOne(): Promise<void> {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
   daemon = undefined;
   endpoints = undefined;
 }

@@ -79,8 +79,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
   await remoteSim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -93,7 +93,7 @@ describe('record: in daemon deployments', () => {
     await waitFor('a momentum fill', () => logOf('momentum').includes('"kind":"fill"'), 90_000);
     await waitFor('a graduation for the sniper', () => logOf('sniper').includes('"kind":"intent"'), 90_000);
     await waitFor('a graduation on the remote service', () => logOf('remote').includes('"kind":"intent"'), 90_000);
-    await daemon?.stop(5_000);
+    await daemon?.stop({ drainMs: 5_000 });
 
     const momentum = recordingOf('momentum');
     const sniper = recordingOf('sniper');

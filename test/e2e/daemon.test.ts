@@ -119,8 +119,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop(5_000);
-  await endpoints?.closeAll();
+  await daemon?.stop({ drainMs: 5_000 });
+  await endpoints?.stop();
   await proxy?.close();
   await remoteSim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

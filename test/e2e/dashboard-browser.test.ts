@@ -117,8 +117,8 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await daemon?.stop(5_000);
-    await endpoints?.closeAll();
+    await daemon?.stop({ drainMs: 5_000 });
+    await endpoints?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
@@ -249,7 +249,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     const before = await pageStats();
     expect(before.duplicates).toBe(0);
     expect(before.gaps).toBe(0);
-    await daemon.stop(5_000);
+    await daemon.stop({ drainMs: 5_000 });
     await page.waitForSelector('#connection.bad', { timeout: 10_000 });
     daemon = await start(`127.0.0.1:${port}`);
     await waitFor('the page to take the new boot snapshot', async () => ((await pageStats()).resets > before.resets ? true : undefined), 30_000);

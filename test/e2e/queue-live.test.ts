@@ -81,7 +81,7 @@ describe.skipIf(!redisOk)('runLive with queued execution', () => {
       expect(result.unresolvedIntents).toBe(0);
       expect(result.cashLamports).toBe(result.walletLamports);
     } finally {
-      await workers?.stop(true);
+      await workers?.stop({ drainMs: 0 });
       await own.stop();
       await sim.stop();
     }

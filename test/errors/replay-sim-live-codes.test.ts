@@ -99,7 +99,7 @@ describe('recording codes (real files)', () => {
     rec.onRawFrame('{"type":"message","room":"r","data":{}}', 1_000 as UnixMs);
     await rec.writer.drained();
     rec.onRawFrame('{"type":"message","room":"r","data":{}}', 1_001 as UnixMs);
-    await rec.close();
+    await rec.stop();
     const errors = lines.filter((l) => l.includes('RECORDING_WRITE_FAILED'));
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0]!)).toMatchObject({ msg: 'recording stopped: write failed', err: { code: 'RECORDING_WRITE_FAILED' } });

@@ -123,7 +123,7 @@ describe('runtime codes', () => {
     expect(sup.get('quiet')?.cause).toEqual({ code: 'RUNTIME_DEPLOYMENT_FAILED', message: 'the deployment stopped by itself' });
     clock.advance(1_000);
     await until(() => handles.length === 2 && sup.get('quiet')?.state === 'running', 'the restart');
-    await sup.stopAll();
+    await sup.stop();
   });
 
   it('denies every order of a halted deployment with RUNTIME_HALTED (real simulator)', async () => {

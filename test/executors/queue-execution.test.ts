@@ -134,7 +134,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       }
     } finally {
       await Promise.all(execs.map((e) => e.close()));
-      await Promise.all(workers.map((w) => w.close(true)));
+      await Promise.all(workers.map((w) => w.stop({ drainMs: 0 })));
       await dropPrefix(prefix);
     }
   }, 60_000);
@@ -165,7 +165,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect(reports.filter((r) => r.type === 'filled')).toHaveLength(1);
     } finally {
       await exec.close();
-      await Promise.all([a.close(true), b?.close(true)]);
+      await Promise.all([a.stop({ drainMs: 0 }), b?.stop({ drainMs: 0 })]);
       await dropPrefix(prefix);
     }
   }, 60_000);
@@ -173,8 +173,8 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
   it('resumes a job whose worker stopped after the send from the journal: the same bytes, no second transaction', async () => {
     const prefix = `cpt-${randomBytes(5).toString('hex')}`;
     const wallet = chain.wallet(3).publicKey.toBase58();
-    let stopA: Promise<void> | undefined;
-    const a: WalletWorker = worker(prefix, 3, 'A', { probe: (point) => void (point === 'sent' && !stopA ? (stopA = a.close(true)) : undefined) });
+    let stopA: Promise<unknown> | undefined;
+    const a: WalletWorker = worker(prefix, 3, 'A', { probe: (point) => void (point === 'sent' && !stopA ? (stopA = a.stop({ drainMs: 0 })) : undefined) });
     const exec = executor(prefix, wallet);
     const reports: ExecutionReport[] = [];
     let b: WalletWorker | undefined;
@@ -190,7 +190,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect(reports.filter((r) => r.type !== 'accepted').map((r) => r.type)).toEqual(['filled']);
     } finally {
       await exec.close();
-      await b?.close(true);
+      await b?.stop({ drainMs: 0 });
       await dropPrefix(prefix);
     }
   }, 60_000);
@@ -222,7 +222,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect((await second.stats()).reportsBehind).toBe(0);
     } finally {
       await second.close();
-      await w.close(true);
+      await w.stop({ drainMs: 0 });
       await dropPrefix(prefix);
     }
   }, 60_000);
@@ -239,7 +239,7 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       expect(await openRedisJournal({ redis, prefix, wallet }).get('bad-1')).toBeUndefined();
     } finally {
       await queue.close();
-      await w.close(true);
+      await w.stop({ drainMs: 0 });
       await dropPrefix(prefix);
     }
   });

@@ -140,7 +140,7 @@ describe.skipIf(!redisOk)('a queue submit whose reply is lost after Redis stored
       proxy.release(); // a failed assertion must not leave the executor's connection stalled
       await engine.stop(AbortSignal.timeout(5_000));
       await executor.close();
-      await worker.close(true);
+      await worker.stop({ drainMs: 0 });
       await proxy.close();
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length > 0) await redis.del(...keys);

@@ -58,7 +58,7 @@ async function receiver(statuses: (number | 'hang')[] = []): Promise<Receiver> {
   };
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -103,7 +103,7 @@ const config = (o: {
 const redactor = (): ReturnType<typeof createRedactor> => createRedactor([SECRET, BOT_TOKEN, API_KEY]);
 const notifier = (c: NotifyConfig): Notifier => {
   const n = createNotifier({ config: c, idPrefix: 'boot1', redactor: redactor(), log: silentLogger(), maxChannelBackoffMs: 50 });
-  cleanups.push(() => n.close(0));
+  cleanups.push(() => n.stop({ drainMs: 0 }));
   return n;
 };
 const fillDraft = (key = 'd1'): Draft => ({
@@ -181,7 +181,7 @@ describe('webhook notifications', () => {
       redactor: redactor(),
       log: silentLogger(),
     });
-    cleanups.push(() => hub.close(0));
+    cleanups.push(() => hub.stop({ drainMs: 0 }));
     hub.metrics(registry);
     expect(await registry.metrics()).toContain('chainpilot_notify_dropped_total{scope="daemon",channel="webhook"} 0');
   });
@@ -220,7 +220,7 @@ describe('the daemon notification hub', () => {
       redactor: redactor(),
       log: silentLogger(),
     });
-    cleanups.push(() => hub.close(0));
+    cleanups.push(() => hub.stop({ drainMs: 0 }));
     hub.attach({ supervisor, decisions, events });
     const mint = 'HFegq1wTnXW2tN1s8vQk9ZcYp3u7o5RdiRT';
     decisions.append('paper-a', {
@@ -318,7 +318,7 @@ describe('the daily summary', () => {
       log: silentLogger(),
       dayCheckEveryMs: 3_600_000,
     });
-    cleanups.push(() => hub.close(0));
+    cleanups.push(() => hub.stop({ drainMs: 0 }));
     const logs = { decisions: createEventLog<DecisionEntry>(10, () => undefined), events: createEventLog<DeploymentEvent>(10, () => undefined) };
     hub.attach({ supervisor, ...logs });
     hub.checkDay();
@@ -333,7 +333,7 @@ describe('the daily summary', () => {
     expect(body.text).toBe(
       'paper-a: summary for 2026-11-23: book equity 10.5 SOL, realised +0.5 SOL, unrealised 0 SOL, 1 open positions; 4 fills since the run started; daily loss 0.2 SOL',
     );
-    await hub.close(1_000);
+    await hub.stop({ drainMs: 1_000 });
     expect(r.received).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@
  * same code as the control API; a chat not on the list gets nothing and changes nothing.
  */
 import { createServer, type Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createRedactor, manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
 import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/deployment-handle.js';
@@ -12,6 +12,7 @@ import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createTelegramControl, type TelegramControl } from '../../src/service/notify/telegram-control.js';
 import { fakeHandle, type FakeHandle } from '../daemon/fake-handle.js';
+import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 
 const BOT_TOKEN = '123456:fake-bot-token-abcdefghij';
 const OPERATOR = 4242;
@@ -132,7 +133,7 @@ describe('Telegram control', () => {
       log: silentLogger(),
       redactor: createRedactor([BOT_TOKEN]),
     });
-    control.start();
+    await control.start();
     const answerTo = async (text: string): Promise<string> => {
       const before = api!.sent.length;
       api!.say(OPERATOR, text);
@@ -160,4 +161,67 @@ describe('Telegram control', () => {
     expect(handles.get('alpha')!.calls.length).toBe(calls);
     expect(control.stats().refusedChats).toBe(1);
   }, 30_000);
+});
+
+describe('Telegram control as a Lifecycle', () => {
+  const view = () => ({
+    supervisor: createSupervisor({
+      clock: manualClock(0),
+      log: silentLogger(),
+      deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
+      factory: () => {
+        throw new Error('no deployment in this test');
+      },
+    }),
+    decisions: createEventLog<DecisionEntry>(10, () => undefined),
+    events: createEventLog<DeploymentEvent>(10, () => undefined),
+  });
+
+  lifecycleConformance({
+    make: async () => {
+      const bot = await fakeBotApi();
+      const part = createTelegramControl({
+        botToken: BOT_TOKEN,
+        apiRoot: bot.url,
+        allowChatIds: [String(OPERATOR)],
+        view: view(),
+        log: silentLogger(),
+        redactor: createRedactor([BOT_TOKEN]),
+      });
+      return { part, cleanup: () => bot.close() };
+    },
+  });
+
+  it('refuses to start with RUNTIME_TELEGRAM_FAILED when the Bot API refuses the token, without the token in the message, and done() resolves with the counters', async () => {
+    // a Bot API that refuses every call as Telegram does a wrong token
+    const server: Server = createServer((_req, res) =>
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"ok":false,"error_code":401,"description":"Unauthorized"}'),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    onTestFinished(
+      () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
+    const part = createTelegramControl({
+      botToken: BOT_TOKEN,
+      apiRoot: url,
+      allowChatIds: [String(OPERATOR)],
+      view: view(),
+      log: silentLogger(),
+      redactor: createRedactor([BOT_TOKEN]),
+    });
+    const err = await part.start().then(
+      () => undefined,
+      (e: unknown) => e as { code?: string; message?: string },
+    );
+    expect(err?.code).toBe('RUNTIME_TELEGRAM_FAILED');
+    expect(err?.message).not.toContain(BOT_TOKEN);
+    expect(await part.done()).toMatchObject({ errors: 1 });
+    expect(await part.stop()).toBe(await part.done());
+    expect(part.health()).toMatchObject({ state: 'failed', ready: false });
+  });
 });

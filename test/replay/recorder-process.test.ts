@@ -1,5 +1,5 @@
 /**
- * A recording's writing thread and the process: a close that nothing else waits for still writes
+ * A recording's writing thread and the process: a stop that nothing else waits for still writes
  * every line before the process ends, and a recorder nobody closed (a run that failed to start)
  * does not keep the process alive.
  */
@@ -26,11 +26,11 @@ for (let i = 0; i < 2000; i++) {
   closed.onRawFrame('{"type":"message","room":"r","data":{"i":' + i + '}}', 1000);
   forgotten.onRawFrame('{"type":"message","room":"r","data":{"i":' + i + '}}', 1000);
 }
-void closed.close();
+void closed.stop();
 `;
 
 describe('recorder and process lifetime', () => {
-  it('writes every line of a close nobody awaits before the process ends, and lets the process end with a recorder never closed', async () => {
+  it('writes every line of a stop nobody awaits before the process ends, and lets the process end with a recorder never closed', async () => {
     // the child would hang (and this test time out) if the forgotten recorder's thread kept it alive
     const script = join(dir, 'child.mjs');
     writeFileSync(script, SCRIPT);

@@ -54,7 +54,7 @@ describe('recorder', () => {
     });
     const client = fakeClient();
     rec.watch(client);
-    rec.start();
+    await rec.start();
     const frame = '{"type":"message", "room":"latest","data":{"token":{"mint":"M1"},"x":1.50}}';
     clock.advance(5);
     rec.onRawFrame(frame, 999 as UnixMs);
@@ -62,7 +62,7 @@ describe('recorder', () => {
     client.emit({ kind: 'malformed', reason: 'not JSON', sample: 'not json {' });
     client.emit({ kind: 'disconnected', at: 1_005 as UnixMs, reason: 'liveness' });
     client.emit({ kind: 'gap', gap: { startedAt: 1_005 as UnixMs, endedAt: 1_007 as UnixMs, rooms: ['latest'] } });
-    await rec.close();
+    await rec.stop();
 
     const text = readAll(dir);
     // Verbatim: spacing and number formatting of the frame survive (it is not re-serialised).
@@ -95,7 +95,7 @@ describe('recorder', () => {
     rec.onRawFrame(kept, 0 as UnixMs);
     rec.skipFrame(); // another holder's frame, not JSON: the client reports it right after
     client.emit({ kind: 'malformed', reason: 'not JSON', sample: '{"room":"theirs"' });
-    await rec.close();
+    await rec.stop();
     const text = readAll(dir);
     expect(text).toContain(`"f":${kept}}`);
     expect(text).not.toContain('theirs');
@@ -119,7 +119,7 @@ describe('recorder', () => {
       });
       const client = fakeClient();
       rec.watch(client);
-      rec.start();
+      await rec.start();
       for (let i = 0; i < 50; i++) {
         clock.advance(10);
         rec.onRawFrame(`{"type":"message","room":"r","data":{"i":${i}}}`, clock.now());
@@ -128,7 +128,7 @@ describe('recorder', () => {
       client.emit({ kind: 'malformed', reason: 'not JSON', sample: 'not json {' });
       const waitingBeforeFlush = rec.writer.stats().waiting;
       rec.flush();
-      await rec.close();
+      await rec.stop();
       return { text: readAll(dir), waitingBeforeFlush };
     };
     const plain = await run(undefined);
@@ -158,7 +158,7 @@ describe('recorder', () => {
         unique: true,
       });
       rec.onRawFrame(`{"type":"message","room":"r","data":{"run":${i}}}`, 0 as UnixMs);
-      await rec.close();
+      await rec.stop();
     }
     expect(readdirSync(dir).sort()).toEqual(['dep-19700101T000005Z-2.0000.jsonl', 'dep-19700101T000005Z-3.0000.jsonl', 'dep-19700101T000005Z.0000.jsonl']);
     expect(readAll(dir)).toContain('"run":1');
@@ -184,7 +184,7 @@ describe('recorder', () => {
     for (let i = 0; i < 20; i++) rec.onRawFrame(frame, clock.now()); // ~4.5 KB: two size rotations
     clock.advance(61_000);
     rec.onRawFrame(frame, clock.now()); // time rotation
-    await rec.close();
+    await rec.stop();
     const files = readdirSync(dir).sort();
     expect(files.length).toBe(4);
     for (const f of files) expect(readFileSync(join(dir, f), 'utf8').split('\n')[0]).toMatch(/^\{"k":"header"/);
@@ -206,7 +206,7 @@ describe('recorder', () => {
     release({ holders: 12 });
     await expect(p).resolves.toEqual({ holders: 12 });
     await expect(port.get('/bad', undefined)).rejects.toThrow('boom');
-    await rec.close();
+    await rec.stop();
     const data = readRecording(dir).lines.filter((l) => l.kind === 'data');
     expect(data).toEqual([
       { kind: 'data', t: 40, askedAt: 0, key: '/tokens/M1?a=x&b=2', path: '/tokens/M1', body: { holders: 12 }, error: undefined },
@@ -229,7 +229,7 @@ describe('recorder', () => {
     rec.onRawFrame(`{"type":"message","room":"latest","data":{"echo":"${walletSecret}"}}`, 0 as UnixMs);
     const port = rec.data({ get: () => Promise.resolve({ url: `wss://stream.example.com/ws/${apiKey}` }) });
     await port.get('/x', { key: apiKey });
-    await rec.close();
+    await rec.stop();
     const text = readAll(dir);
     expect(text.length).toBeGreaterThan(200);
     expect(text).not.toContain(apiKey);
@@ -264,7 +264,7 @@ describe('recorder', () => {
     }
     rec.end();
     rec.manual(manualDecision(actions[2]!, meta, clock.now()));
-    await rec.close();
+    await rec.stop();
     const lines = readRecording(dir).lines.filter((l) => l.kind === 'manual');
     expect(lines.map((l) => l.t)).toEqual([1_010, 1_020, 1_030]);
     expect(lines.map((l) => (l.kind === 'manual' ? manualActionOf(l.entry) : undefined))).toEqual(actions.map((action) => ({ action, meta })));
@@ -284,7 +284,7 @@ describe('recorder', () => {
       gzip: false,
     });
     (rec as unknown as { manual(e: unknown): void }).manual({ kind: 'other' });
-    await rec.close();
+    await rec.stop();
     const r = readRecording(dir);
     expect(r.badLines).toBe(1);
     expect(r.firstBad).toContain('a manual line without its manual decision');

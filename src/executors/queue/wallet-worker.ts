@@ -17,6 +17,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ChainpilotError, describeError, isChainpilotError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
+import { createLifecycle, lifecycleMembers, type Lifecycle } from '../../core/lifecycle.js';
 import type { Logger } from '../../core/logger.js';
 import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
 import { decodeIntent } from '../journal/codec.js';
@@ -67,11 +68,18 @@ export interface WalletWorkerStats {
   readonly running: boolean;
 }
 
-export interface WalletWorker {
+/** Default deadline of a wallet worker's stop: BullMQ's default job lock (ms). */
+export const WALLET_WORKER_DRAIN_MS = 30_000;
+
+/**
+ * A {@link Lifecycle} built running. `stop({ drainMs })` stops taking jobs and waits at most
+ * `drainMs` (default {@link WALLET_WORKER_DRAIN_MS}, on the worker's clock) for the running one;
+ * past it, or with `drainMs: 0`, the running job is aborted and left to its lock: it lapses and
+ * another worker resumes the intent through the journal. The report is the final counters.
+ */
+export interface WalletWorker extends Lifecycle<WalletWorkerStats> {
   readonly wallet: string;
   stats(): WalletWorkerStats;
-  /** Stops taking jobs; waits for the running one unless `force` (then its lock lapses and another worker resumes it). */
-  close(force?: boolean): Promise<void>;
 }
 
 /** Starts a worker on `signer`'s wallet queue. */
@@ -166,21 +174,34 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
   });
   worker.on('error', (e) => log.warn({ err: describeError(e) }, 'worker error'));
 
-  return {
+  const stats = (): WalletWorkerStats => ({
     wallet,
-    stats: () => ({
-      wallet,
-      jobsCompleted: counters.completed,
-      jobsFailed: counters.failed,
-      fenced: counters.fenced,
-      takeovers: counters.takeovers,
-      running: counters.running,
-    }),
-    async close(force = false) {
-      if (force) closing.abort(new ChainpilotError('LIVE_NOT_STARTED', 'the worker is stopping', { retry: 'retryable' }));
-      await worker.close(force);
+    jobsCompleted: counters.completed,
+    jobsFailed: counters.failed,
+    fenced: counters.fenced,
+    takeovers: counters.takeovers,
+    running: counters.running,
+  });
+  let drained = false;
+  const life = createLifecycle(
+    {
+      name: `wallet worker ${wallet}`,
+      drain: async () => {
+        // no new job; the running one finishes
+        await worker.pause(false);
+        drained = true;
+      },
+      halt: async () => {
+        if (!drained) closing.abort(new ChainpilotError('LIVE_NOT_STARTED', 'the worker is stopping', { retry: 'retryable' }));
+        await worker.close(!drained);
+      },
+      report: stats,
+      notReady: () => (worker.isRunning() ? [] : [`wallet worker ${wallet}: not taking jobs`]),
     },
-  };
+    { log: log, clock: o.clock, defaultDrainMs: WALLET_WORKER_DRAIN_MS, running: true },
+  );
+
+  return { ...lifecycleMembers(life), wallet, stats };
 }
 
 function decodeJob(job: Job<IntentJobData>): OrderIntent {

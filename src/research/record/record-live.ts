@@ -80,7 +80,7 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
         data: recorder.data(rest.data),
       });
     }
-    recorder.start();
+    await recorder.start();
     await session?.start();
     out(
       `chainpilot record: ${rooms.length ? `${rooms.length} rooms` : `the rooms of ${d.name}'s strategies`} on ${sim ? 'the embedded simulator' : 'the remote service'} into ${o.dir}; Ctrl-C stops\n`,
@@ -95,7 +95,7 @@ export async function recordLive(o: RecordLiveOptions): Promise<{ files: readonl
     recorder.end();
     await session?.stop(AbortSignal.timeout(5_000));
     for (const u of unsubs) u();
-    await recorder.close();
+    await recorder.stop();
     await conn.release();
     await sim?.stop();
   }

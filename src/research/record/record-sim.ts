@@ -133,7 +133,7 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   const step = o.stepMs ?? 1_000;
   try {
     await feed.whenOpen();
-    recorder.start();
+    await recorder.start();
     await session?.start();
     // Joins the hub refused (ROOM_LIMIT: strategies that never leave a token's rooms reach the cap
     // after about 9 simulated hours of paper-sim.yaml) are read too: the client still holds them.
@@ -162,7 +162,7 @@ export async function recordSimulator(o: RecordSimOptions): Promise<RecordSimRes
   } finally {
     for (const u of unsubs) u();
     feed.close();
-    await recorder.close();
+    await recorder.stop();
     await rest.close();
     await sim.stop();
   }

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatastreamClient } from '../../client/datastream/index.js';
-import type { Clock, Logger, Redactor, UnixMs } from '../../core/index.js';
+import { createLifecycle, lifecycleMembers, systemClock, type Clock, type Lifecycle, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
+import type { RecordingReport } from '../../runtime/recording-port.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { ManualDecision } from '../../engine/decision-log.js';
 import type { ControlMark } from '../../engine/control-mark.js';
@@ -35,7 +36,7 @@ export interface RecorderOptions {
   readonly seed?: number;
   /**
    * Hand lines to the writing thread in batches of about this many bytes (default 64 KiB; see
-   * recording-sink.ts: a batch also goes after 25 ms, or on `flush()`, `end()` or `close()`).
+   * recording-sink.ts: a batch also goes after 25 ms, or on `flush()`, `end()` or `stop()`).
    */
   readonly batchBytes?: number;
   /**
@@ -44,9 +45,25 @@ export interface RecorderOptions {
    * same run into the same directory writes the same files.
    */
   readonly unique?: boolean;
+  /**
+   * The clock a stop's deadline runs on (default: the system clock). Not the run clock: the
+   * deadline bounds the writing thread's I/O, and a run clock at `--speed max` can pass 30 s of
+   * simulated time while the thread writes a second's backlog. Tests pass a manual clock.
+   */
+  readonly deadlineClock?: Clock;
 }
 
-export interface Recorder {
+/** Default deadline of a recorder's stop: time for the writing thread to catch up (ms). */
+export const RECORDER_DRAIN_MS = 30_000;
+
+/**
+ * A {@link Lifecycle}: `start` writes the start line (call right before the engine starts);
+ * `stop({ drainMs })` writes the end line if `end` has not, waits at most `drainMs` (default
+ * {@link RECORDER_DRAIN_MS}, wall time: see `deadlineClock`) for the writing thread to write everything handed
+ * to it, then closes the files, or past the deadline ends the thread at once (the report says
+ * `complete: false`).
+ */
+export interface Recorder extends Lifecycle<RecordingReport> {
   /** Path prefix of the recording's files (`DIR/SOURCE-TIME`): `PREFIX.0000.jsonl.gz`, and `PREFIX.decisions.jsonl` for `record`'s decision log. */
   readonly prefix: string;
   /** The Datastream client's `onRawFrame` option. */
@@ -57,8 +74,6 @@ export interface Recorder {
   watch(client: Pick<DatastreamClient, 'onEvent'>): () => void;
   /** Wraps the run's `ctx.data` port so that every answer is recorded. */
   data(port: DataPort): DataPort;
-  /** Writes the start line (call right before the engine starts). */
-  start(): void;
   /** Writes a stop mark: `stop` when the run's stop begins (no new intents), `drained` when its drain ended. */
   mark(kind: 'stop' | 'drained'): void;
   /** Writes an operator's manual decision: `{"k":"manual","t":T,"m":ENTRY}` (see recording-format.ts). */
@@ -71,7 +86,6 @@ export interface Recorder {
   flush(): void;
   /** Files, counts and backpressure of the recording (written on its own thread: recording-sink.ts). */
   readonly writer: Pick<RecordingSink, 'files' | 'stats' | 'drained'>;
-  close(): Promise<void>;
 }
 
 /** `paper-sim-20260101T000000Z` for a source and a run-clock time. */
@@ -130,6 +144,46 @@ export function createRecorder(o: RecorderOptions): Recorder {
   /** Whether the newest frame the client handled went into this recording (a "not JSON" verdict then marks it). */
   let lastFrameHere = false;
 
+  const end = (): void => {
+    if (ended) return;
+    const t = o.clock.now() as number;
+    put(`${JSON.stringify({ k: 'end', t })}\n`, t);
+    flush();
+    ended = true;
+  };
+  let caughtUp = false;
+  const life = createLifecycle(
+    {
+      name: `recorder ${o.source}`,
+      start: () => {
+        const t = o.clock.now() as number;
+        put(`${JSON.stringify({ k: 'start', t })}\n`, t);
+        return Promise.resolve();
+      },
+      drain: async () => {
+        end();
+        await sink.drained();
+        caughtUp = true;
+      },
+      halt: async () => {
+        end();
+        if (caughtUp) await sink.close();
+        else {
+          o.log.warn(
+            { prefix, waiting: sink.stats().waiting },
+            'recording: the stop passed its deadline before the writing thread caught up; the last file may be cut short',
+          );
+          await sink.abort();
+        }
+      },
+      report: () => {
+        const st = sink.stats();
+        return { prefix, files: sink.files(), lines: st.lines, errors: st.errors, complete: caughtUp };
+      },
+    },
+    { log: o.log, clock: o.deadlineClock ?? systemClock(), defaultDrainMs: RECORDER_DRAIN_MS },
+  );
+
   const onRawFrame = (raw: string, receivedAt: UnixMs): void => {
     if (ended) return;
     lastFrameHere = true;
@@ -137,6 +191,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
   };
 
   return {
+    ...lifecycleMembers(life),
     prefix,
     onRawFrame,
     skipFrame() {
@@ -188,10 +243,6 @@ export function createRecorder(o: RecorderOptions): Recorder {
         },
       };
     },
-    start() {
-      const t = o.clock.now() as number;
-      put(`${JSON.stringify({ k: 'start', t })}\n`, t);
-    },
     mark(kind) {
       if (ended) return;
       const t = o.clock.now() as number;
@@ -207,17 +258,7 @@ export function createRecorder(o: RecorderOptions): Recorder {
       const t = o.clock.now() as number;
       put(`${redactor.redact(JSON.stringify({ k: 'ctl', t, c: mark }))}\n`, t);
     },
-    end() {
-      if (ended) return;
-      const t = o.clock.now() as number;
-      put(`${JSON.stringify({ k: 'end', t })}\n`, t);
-      flush();
-      ended = true;
-    },
+    end,
     flush,
-    async close() {
-      if (!ended) this.end();
-      await sink.close();
-    },
   };
 }

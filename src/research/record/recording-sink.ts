@@ -48,6 +48,8 @@ export interface RecordingSink {
   drained(): Promise<void>;
   /** Writes what is left, closes the files and ends the thread. */
   close(): Promise<void>;
+  /** Ends the thread at once (a stop past its deadline): what it has not written is lost, the last file may be cut short. */
+  abort(): Promise<void>;
 }
 
 /** A line waits at most this long (wall time) before it is handed to the writing thread. */
@@ -170,6 +172,13 @@ export function createRecordingSink(o: RecordingSinkOptions): RecordingSink {
       return new Promise<void>((resolve) => waiters.push({ seq, resolve })).finally(() => {
         if (!closed && waiters.length === 0) worker.unref();
       });
+    },
+    async abort() {
+      if (closed) return;
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      await worker.terminate();
     },
     async close() {
       if (closed) return;

@@ -7,7 +7,8 @@ import type { Deployment } from '../../config/index.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { StreamFeed } from '../../engine/feed-port.js';
 import type { RecordTap } from '../../runtime/deployment-handle.js';
-import type { RunRecorderContext, RunRecording, RunTap } from '../../runtime/recording-port.js';
+import type { RecordingReport, RunRecorderContext, RunRecording, RunTap } from '../../runtime/recording-port.js';
+import type { StopOptions } from '../../core/index.js';
 import { frameRoom } from './frame-room.js';
 import { createRecorder, endpointNames, type Recorder } from './recorder.js';
 
@@ -39,15 +40,16 @@ export function openRunRecorder(d: Deployment, c: RunRecorderContext): Recorder 
  * this holder has joined at the moment they arrive, frames of no room (pings, errors), the
  * connection's events and gaps, and this holder's own `ctx.data` answers. Frames of rooms that
  * only other holders joined are left out: the recording is what this deployment received, and a
- * backtest of it replays this deployment alone. Returns the feed and data port to give the engine
- * (the feed counts the holder's rooms) and the stop that writes the end line and closes the files.
+ * backtest of it replays this deployment alone. Starts the recorder. Returns the feed and data port to
+ * give the engine (the feed counts the holder's rooms) and the stop that unties the taps, writes the
+ * end line and stops the recorder.
  */
-export function recordShare(
+export async function recordShare(
   rec: Recorder,
   feed: StreamFeed,
   data: DataPort,
   tap: RecordTap,
-): { readonly feed: StreamFeed; readonly data: DataPort; stop(): Promise<void> } {
+): Promise<{ readonly feed: StreamFeed; readonly data: DataPort; stop(options?: StopOptions): Promise<RecordingReport> }> {
   const held = new Map<string, number>();
   const untapFrames = tap.onRawFrame((text, receivedAt) => {
     const room = frameRoom(text);
@@ -55,7 +57,7 @@ export function recordShare(
     else rec.skipFrame();
   });
   const unwatch = rec.watch(tap);
-  rec.start();
+  await rec.start();
   return {
     feed: {
       subscribe(room, handler) {
@@ -74,11 +76,11 @@ export function recordShare(
       onGap: (handler) => feed.onGap(handler),
     },
     data: rec.data(data),
-    async stop() {
+    stop(options) {
       untapFrames();
       unwatch();
       rec.end();
-      await rec.close();
+      return rec.stop(options);
     },
   };
 }
@@ -93,11 +95,13 @@ export const runRecording: RunRecording = {
       watch: (client) => rec.watch(client),
       data: (port) => rec.data(port),
       start: () => rec.start(),
+      stop: (options) => rec.stop(options),
+      health: () => rec.health(),
+      done: () => rec.done(),
       end: () => rec.end(),
       mark: (kind) => rec.mark(kind),
       manual: (entry) => rec.manual(entry),
       control: (mark) => rec.control(mark),
-      close: () => rec.close(),
       share: (feed, data, tap) => recordShare(rec, feed, data, tap),
     };
   },

@@ -168,14 +168,15 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
         log: log.child({ part: 'telegram' }),
         redactor,
       });
-      chat.start();
+      // a failed start is logged and counted by the control itself; the daemon runs on without it
+      chat.start().catch(() => undefined);
     }
     o.onReady?.(daemon);
     if (!stopped.signal.aborted) await new Promise<void>((r) => stopped.signal.addEventListener('abort', () => r(), { once: true }));
     await chat?.stop();
     const reports = await daemon.stop();
-    await endpoints.closeAll();
-    await hub.close();
+    await endpoints.stop();
+    await hub.stop();
     for (const r of reports) {
       out(`${r.name}: ${formatShutdownReport(r)}\n${redactor.redact(formatSummary(r.summary))}\n`);
     }

@@ -7,7 +7,17 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ChainpilotError, describeError, silentLogger, systemClock, type Clock, type Logger } from '../../core/index.js';
+import {
+  ChainpilotError,
+  createLifecycle,
+  describeError,
+  lifecycleMembers,
+  silentLogger,
+  systemClock,
+  type Clock,
+  type Lifecycle,
+  type Logger,
+} from '../../core/index.js';
 import type { RuntimeDeps } from '../../runtime/assembly.js';
 import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
 import { resolveDaemonToken, type ResolvedToken } from './api-token.js';
@@ -62,7 +72,12 @@ export interface DaemonMemoryOptions {
   readonly onChange?: (high: boolean, reading: MemoryReading, limitBytes: number) => void;
 }
 
-export interface RunningDaemon extends DaemonView {
+/**
+ * A {@link Lifecycle} built running: `stop({ drainMs })` drains every deployment (each within
+ * `drainMs`, default the daemon's `drainMs` option, else each deployment's own setting), then
+ * closes the server; its report is the deployments' shutdown reports.
+ */
+export interface RunningDaemon extends DaemonView, Lifecycle<ShutdownReport[]> {
   readonly supervisor: Supervisor;
   readonly metrics: DaemonMetrics;
   /** `http://host:port` the control server listens on. */
@@ -73,8 +88,6 @@ export interface RunningDaemon extends DaemonView {
   readonly initial: ReloadDiff;
   /** Re-reads the files and applies the difference (SIGHUP, POST /api/reload). */
   reload(): Promise<ReloadDiff>;
-  /** Drains every deployment, closes the server. */
-  stop(drainMs?: number): Promise<ShutdownReport[]>;
 }
 
 /** `host:port` → parts; refuses what cannot be listened on. */
@@ -224,7 +237,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   try {
     url = await app.listen({ host, port });
   } catch (e) {
-    await supervisor.stopAll(0);
+    await supervisor.stop({ drainMs: 0 });
     throw new ChainpilotError('RUNTIME_DAEMON_LISTEN_FAILED', `cannot listen on ${host}:${port}: ${describeError(e)}; pick another --listen address`, {
       retry: 'not_retryable',
       cause: e,
@@ -233,8 +246,26 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const address = app.server.address();
   if (address && typeof address === 'object') url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   memoryWatch?.start();
-  let stopped: Promise<ShutdownReport[]> | undefined;
+  let reports: ShutdownReport[] = [];
+  const life = createLifecycle(
+    {
+      name: 'daemon',
+      drain: async (_signal, drainMs) => {
+        memoryWatch?.stop();
+        reports = await supervisor.stop(drainMs === undefined ? {} : { drainMs });
+      },
+      halt: async () => {
+        memoryWatch?.stop();
+        await supervisor.stop({ drainMs: 0 });
+        await app.close();
+      },
+      report: () => reports,
+      notReady: () => [memoryWatch?.reason()].filter((r): r is string => r !== undefined),
+    },
+    { log: log, clock, delegated: true, running: true, ...(o.drainMs !== undefined ? { defaultDrainMs: o.drainMs } : {}) },
+  );
   return {
+    ...lifecycleMembers(life),
     ...view,
     supervisor,
     metrics,
@@ -243,15 +274,6 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     app,
     initial,
     reload,
-    stop(drainMs) {
-      stopped ??= (async () => {
-        memoryWatch?.stop();
-        const reports = await supervisor.stopAll(drainMs ?? o.drainMs);
-        await app.close();
-        return reports;
-      })();
-      return stopped;
-    },
   };
 }
 

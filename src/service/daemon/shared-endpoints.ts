@@ -12,7 +12,18 @@
  */
 import { runRecording } from '../../research/record/run-recorder.js';
 import { createHash } from 'node:crypto';
-import { createRedactor, describeError, systemClock, type Clock, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
+import {
+  createLifecycle,
+  createRedactor,
+  describeError,
+  lifecycleMembers,
+  systemClock,
+  type Clock,
+  type Lifecycle,
+  type Logger,
+  type Redactor,
+  type UnixMs,
+} from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { RuntimeDeps } from '../../runtime/assembly.js';
 import type { FeedConnection } from '../../runtime/deployment-handle.js';
@@ -34,13 +45,15 @@ interface Shared {
   holders: number;
 }
 
-export interface SharedEndpoints extends DepsProvider {
+/**
+ * A {@link Lifecycle} built running: `stop()` closes every endpoint (after the supervisor stopped
+ * every deployment); not ready while a shared simulator restarts.
+ */
+export interface SharedEndpoints extends DepsProvider, Lifecycle {
   /** Endpoints open right now, with their holder counts (tests, status). */
   open(): { readonly key: string; readonly holders: number }[];
   /** The shared simulators running now, by endpoint key (metrics, tests). */
   simulators(): { readonly key: string; readonly sim: IsolatedSim }[];
-  /** Closes every endpoint (after the supervisor stopped every deployment). */
-  closeAll(): Promise<void>;
 }
 
 export interface SharedEndpointsOptions {
@@ -144,7 +157,23 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     }
   };
 
+  const life = createLifecycle(
+    {
+      name: 'shared endpoints',
+      async halt() {
+        const all = [...shared.values()];
+        shared.clear();
+        ready.clear();
+        for (const p of all) await close(await p);
+      },
+      report: () => undefined,
+      notReady: () => [...ready.values()].flatMap((s) => s.sim?.health().reasons ?? []),
+    },
+    { log: o.log, clock: systemClock(), defaultDrainMs: 0, running: true },
+  );
+
   return {
+    ...lifecycleMembers(life),
     async acquire(loaded) {
       for (const s of loaded.secrets) redactor.add(s);
       const base = { ...o.base?.(loaded), recording: runRecording, ...(o.telemetry ? { telemetry: o.telemetry.deployment(loaded.deployment.name) } : {}) };
@@ -187,11 +216,5 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
     },
     open: () => [...ready.values()].map((s) => ({ key: s.key, holders: s.holders })),
     simulators: () => [...ready.values()].flatMap((s) => (s.sim ? [{ key: s.key, sim: s.sim }] : [])),
-    async closeAll() {
-      const all = [...shared.values()];
-      shared.clear();
-      ready.clear();
-      for (const p of all) await close(await p);
-    },
   };
 }

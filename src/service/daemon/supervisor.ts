@@ -9,7 +9,19 @@
  * next start acquired its own: the endpoint stays open in between, so a paper deployment on a shared
  * embedded simulator resumes its book on the same market (a closed simulator would be a new one).
  */
-import { cappedBackoff, createRedactor, describeError, isChainpilotError, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
+import {
+  cappedBackoff,
+  createLifecycle,
+  createRedactor,
+  describeError,
+  isChainpilotError,
+  lifecycleMembers,
+  type Clock,
+  type Lifecycle,
+  type Logger,
+  type TimerHandle,
+  type UnixMs,
+} from '../../core/index.js';
 import { effectiveConfigYaml, type LoadedDeployment } from '../../config/index.js';
 import type { SlotState, SlotView } from '../service-port.js';
 import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState, ShutdownReport } from '../../runtime/deployment-handle.js';
@@ -48,13 +60,17 @@ export interface SupervisorOptions {
   readonly onSlot?: (slot: SlotView) => void;
 }
 
-export interface Supervisor {
+/**
+ * A {@link Lifecycle} built running (`apply` starts slots). `stop({ drainMs })` drains and stops
+ * every slot in parallel, each handle within `drainMs` (absent: the deployment's own drain
+ * setting), and resolves with their reports; no restart happens afterwards. The health of each
+ * deployment is its slot's (`list()`), not the supervisor's.
+ */
+export interface Supervisor extends Lifecycle<ShutdownReport[]> {
   /** Makes the running set match `specs`; resolves once started/stopped slots settled (not once restarted ones recover). */
   apply(specs: readonly DeploymentSpec[]): Promise<ReloadDiff>;
   list(): SlotView[];
   get(name: string): SlotView | undefined;
-  /** Drains and stops every slot (in parallel); no restart happens afterwards. */
-  stopAll(drainMs?: number): Promise<ShutdownReport[]>;
 }
 
 interface Slot {
@@ -275,7 +291,26 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     return report;
   };
 
+  let reports: ShutdownReport[] = [];
+  const life = createLifecycle(
+    {
+      name: 'supervisor',
+      drain: async (_signal, drainMs) => {
+        closed = true;
+        const all = await Promise.all([...slots.values()].map((s) => stopSlot(s, drainMs)));
+        reports = all.filter((r): r is ShutdownReport => r !== undefined);
+      },
+      halt: () => {
+        closed = true;
+        return Promise.resolve();
+      },
+      report: () => reports,
+    },
+    { log: o.log, clock: o.clock, delegated: true, running: true },
+  );
+
   return {
+    ...lifecycleMembers(life),
     async apply(specs) {
       const added: string[] = [];
       const removed: string[] = [];
@@ -342,11 +377,6 @@ export function createSupervisor(o: SupervisorOptions): Supervisor {
     get(name) {
       const s = slots.get(name);
       return s ? view(s) : undefined;
-    },
-    async stopAll(drainMs) {
-      closed = true;
-      const reports = await Promise.all([...slots.values()].map((s) => stopSlot(s, drainMs)));
-      return reports.filter((r): r is ShutdownReport => r !== undefined);
     },
   };
 }

@@ -24,7 +24,8 @@ export interface Channel {
   readonly retries: number;
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
-  send(n: Notification): Promise<void>;
+  /** `signal`: the notifier's stop past its deadline; an attempt in flight is given up. */
+  send(n: Notification, signal?: AbortSignal): Promise<void>;
 }
 
 /** Header carrying `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" with the shared secret>`. */
@@ -60,11 +61,13 @@ export function verifyWebhook(o: {
   return Math.abs(o.nowMs - ts * 1000) <= (o.toleranceMs ?? WEBHOOK_TOLERANCE_MS) ? 'ok' : 'stale';
 }
 
-async function post(what: string, url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<void> {
+async function post(what: string, url: string, body: string, headers: Record<string, string>, timeoutMs: number, stop?: AbortSignal): Promise<void> {
   let res: Response;
+  const signal = stop ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]) : AbortSignal.timeout(timeoutMs);
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal });
   } catch (e) {
+    if (stop?.aborted) throw new SendError(`${what}: given up, the notifier stopped`, false);
     const timeout = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
     throw new SendError(`${what}: ${timeout ? `no answer within ${timeoutMs} ms` : 'network error'}`, true);
   }
@@ -84,7 +87,7 @@ export function webhookChannel(c: WebhookConfig, now: () => number = Date.now): 
     retries: c.retries,
     retryBaseMs: c.retryBase,
     retryMaxMs: c.retryMax,
-    async send(n) {
+    async send(n, signal) {
       const body = JSON.stringify({
         id: n.id,
         event: n.event,
@@ -101,6 +104,7 @@ export function webhookChannel(c: WebhookConfig, now: () => number = Date.now): 
         body,
         { [SIGNATURE_HEADER]: signBody(body, c.secret, ts), [TIMESTAMP_HEADER]: String(ts), 'idempotency-key': n.id, 'x-chainpilot-event': n.event },
         c.timeout,
+        signal,
       );
     },
   };
@@ -113,9 +117,9 @@ export function telegramChannel(c: TelegramConfig): Channel {
     retries: c.retries,
     retryBaseMs: c.retryBase,
     retryMaxMs: c.retryMax,
-    async send(n) {
+    async send(n, signal) {
       const body = JSON.stringify({ chat_id: c.chatId, text: n.text, disable_notification: n.level === 'quiet', disable_web_page_preview: true });
-      await post('telegram sendMessage', url, body, {}, c.timeout);
+      await post('telegram sendMessage', url, body, {}, c.timeout, signal);
     },
   };
 }

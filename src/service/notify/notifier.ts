@@ -8,7 +8,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotifyConfig } from '../../config/index.js';
-import { cappedBackoff, describeError, type Logger, type Redactor } from '../../core/index.js';
+import {
+  cappedBackoff,
+  createLifecycle,
+  describeError,
+  lifecycleMembers,
+  systemClock,
+  type Clock,
+  type Lifecycle,
+  type Logger,
+  type Redactor,
+} from '../../core/index.js';
 import { SendError, telegramChannel, webhookChannel, type Channel } from './channels.js';
 import type { Draft, Notification } from './messages.js';
 
@@ -22,12 +32,18 @@ export interface ChannelStats {
   readonly failingStreak: number;
 }
 
-export interface Notifier {
+/** Counters by channel name. */
+export type NotifierReport = Readonly<Record<string, ChannelStats>>;
+
+/**
+ * A {@link Lifecycle} built running. `stop({ drainMs })` (default 5 s) waits at most `drainMs` for
+ * queued notifications to go out, then stops the workers; its report is the final counters
+ * (`queued` says what was left unsent).
+ */
+export interface Notifier extends Lifecycle<NotifierReport> {
   /** Enqueues `draft` on every channel (never blocks, never throws). */
   notify(draft: Draft): void;
-  stats(): Readonly<Record<string, ChannelStats>>;
-  /** Stops the workers; waits at most `graceMs` for queued notifications to go out. */
-  close(graceMs?: number): Promise<void>;
+  stats(): NotifierReport;
 }
 
 export interface NotifierOptions {
@@ -37,6 +53,8 @@ export interface NotifierOptions {
   readonly redactor: Redactor;
   readonly log: Logger;
   readonly now?: () => number;
+  /** The clock a stop's deadline runs on (default: the system clock). */
+  readonly clock?: Clock;
   /** Cap of a failing channel's back-off (default 5 minutes). */
   readonly maxChannelBackoffMs?: number;
   /** Channels to use instead of those in `config` (tests). */
@@ -61,7 +79,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
     const deliver = async (n: Notification): Promise<boolean> => {
       for (let attempt = 0; ; attempt++) {
         try {
-          await ch.send(n);
+          await ch.send(n, stop.signal);
           return true;
         } catch (e) {
           const retryable = e instanceof SendError ? e.retryable : true;
@@ -109,7 +127,23 @@ export function createNotifier(o: NotifierOptions): Notifier {
     };
   });
 
+  const stats = (): NotifierReport => Object.fromEntries(workers.map((w) => [w.name, w.stats()]));
+  const life = createLifecycle(
+    {
+      name: 'notifier',
+      drain: async () => {
+        await Promise.all(workers.map((w) => w.idle()));
+      },
+      halt: async () => {
+        stop.abort();
+        await Promise.all(workers.map((w) => w.idle()));
+      },
+      report: stats,
+    },
+    { log: o.log, clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
+  );
   return {
+    ...lifecycleMembers(life),
     notify(d) {
       const level = o.config.events[d.event];
       if (level === 'off' || stop.signal.aborted) return;
@@ -123,13 +157,6 @@ export function createNotifier(o: NotifierOptions): Notifier {
       };
       for (const w of workers) w.push(n);
     },
-    stats: () => Object.fromEntries(workers.map((w) => [w.name, w.stats()])),
-    async close(graceMs = 5_000) {
-      const grace = new AbortController();
-      await Promise.race([Promise.all(workers.map((w) => w.idle())), sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
-      grace.abort();
-      stop.abort();
-      await Promise.all(workers.map((w) => w.idle()));
-    },
+    stats,
   };
 }

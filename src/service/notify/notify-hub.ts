@@ -6,7 +6,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NotifyConfig } from '../../config/index.js';
-import type { Logger, Redactor } from '../../core/index.js';
+import { createLifecycle, lifecycleMembers, systemClock, type Clock, type Lifecycle, type Logger, type Redactor } from '../../core/index.js';
 import type { DaemonView, MetricsExtension } from '../service-port.js';
 import { createEventMapper, dailySummaryDraft, fromDecision, type Draft } from './messages.js';
 import { createNotifier, type ChannelStats, type Notifier } from './notifier.js';
@@ -20,11 +20,21 @@ export interface NotifyHubOptions {
   readonly redactor: Redactor;
   readonly log: Logger;
   readonly now?: () => number;
+  /** The clock stop deadlines run on (default: the system clock). */
+  readonly clock?: Clock;
   /** How often the day boundary is checked (default 60 s). */
   readonly dayCheckEveryMs?: number;
 }
 
-export interface NotifyHub {
+/** Counters by scope (`daemon` or a deployment's name), then by channel. */
+export type NotifyHubReport = Readonly<Record<string, Readonly<Record<string, ChannelStats>>>>;
+
+/**
+ * A {@link Lifecycle} built running (it follows the logs once `attach`ed). `stop({ drainMs })`
+ * stops the day check and stops every notifier with the same deadline (default 5 s); its report is
+ * the final counters.
+ */
+export interface NotifyHub extends Lifecycle<NotifyHubReport> {
   /** Register with `startDaemon({ metricsExtensions })`. */
   readonly metrics: MetricsExtension;
   /** Starts following the daemon's logs. */
@@ -33,15 +43,15 @@ export interface NotifyHub {
   daemonNotice(d: Omit<Draft, 'deployment' | 'at'>): void;
   /** Sends the daily summaries if the UTC day changed since the last check (timer; tests call it). */
   checkDay(): void;
-  stats(): Readonly<Record<string, Readonly<Record<string, ChannelStats>>>>;
-  close(graceMs?: number): Promise<void>;
+  stats(): NotifyHubReport;
 }
 
 const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
   const now = o.now ?? Date.now;
-  const make = (config: NotifyConfig): Notifier => createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now });
+  const make = (config: NotifyConfig): Notifier =>
+    createNotifier({ config, idPrefix: o.idPrefix, redactor: o.redactor, log: o.log, now, ...(o.clock ? { clock: o.clock } : {}) });
   const daemonNotifier = o.daemonConfig ? make(o.daemonConfig) : undefined;
   const own = new Map<string, { config: NotifyConfig; notifier: Notifier }>();
   const retired: Notifier[] = [];
@@ -59,7 +69,7 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
     if (cur && cur.config === config) return cur.notifier;
     if (cur) {
       retired.push(cur.notifier);
-      void cur.notifier.close(1_000);
+      void cur.notifier.stop({ drainMs: 1_000 });
       own.delete(deployment);
     }
     if (!config) return undefined;
@@ -73,7 +83,31 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
     ownNotifier(d.deployment)?.notify(d);
   };
 
+  const notifiers = (): Notifier[] => [...(daemonNotifier ? [daemonNotifier] : []), ...[...own.values()].map((x) => x.notifier), ...retired];
+  const stats = (): NotifyHubReport => {
+    const out: Record<string, Record<string, ChannelStats>> = {};
+    if (daemonNotifier) out['daemon'] = { ...daemonNotifier.stats() };
+    for (const [name, { notifier }] of own) out[name] = { ...notifier.stats() };
+    return out;
+  };
+  const life = createLifecycle(
+    {
+      name: 'notify hub',
+      drain: async (_signal, drainMs) => {
+        if (timer) clearInterval(timer);
+        await Promise.all(notifiers().map((n) => n.stop({ drainMs })));
+      },
+      halt: async () => {
+        if (timer) clearInterval(timer);
+        // each notifier's stop is bounded by its own deadline; after a drain these are the same promises
+        await Promise.all(notifiers().map((n) => n.stop({ drainMs: 0 })));
+      },
+      report: stats,
+    },
+    { log: o.log, clock: o.clock ?? systemClock(), defaultDrainMs: 5_000, running: true },
+  );
   const hub: NotifyHub = {
+    ...lifecycleMembers(life),
     metrics(registry: Registry) {
       const labelNames = ['scope', 'channel'] as const;
       const each = (fn: (labels: { scope: string; channel: string }, s: ChannelStats) => void): void => {
@@ -153,17 +187,7 @@ export function createNotifyHub(o: NotifyHubOptions): NotifyHub {
         if (st) lastLoss.set(slot.name, st.risk.dailyLossLamports);
       }
     },
-    stats() {
-      const out: Record<string, Record<string, ChannelStats>> = {};
-      if (daemonNotifier) out['daemon'] = { ...daemonNotifier.stats() };
-      for (const [name, { notifier }] of own) out[name] = { ...notifier.stats() };
-      return out;
-    },
-    async close(graceMs) {
-      if (timer) clearInterval(timer);
-      const all = [...(daemonNotifier ? [daemonNotifier] : []), ...[...own.values()].map((x) => x.notifier), ...retired];
-      await Promise.all(all.map((n) => n.close(graceMs)));
-    },
+    stats,
   };
   return hub;
 }

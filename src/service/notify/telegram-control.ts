@@ -6,7 +6,16 @@
  * `by: telegram:<chat id>`. `apiRoot` points the bot at another Bot API server (a local fake in tests).
  */
 import { Bot, type Context } from 'grammy';
-import { describeError, type Logger, type Redactor } from '../../core/index.js';
+import {
+  ChainpilotError,
+  createLifecycle,
+  describeError,
+  lifecycleMembers,
+  systemClock,
+  type Lifecycle,
+  type Logger,
+  type Redactor,
+} from '../../core/index.js';
 import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
 import type { DaemonView, SlotView } from '../service-port.js';
 import { dailySummaryDraft, pnlText, shortMint, solText } from './messages.js';
@@ -22,11 +31,19 @@ export interface TelegramControlOptions {
   readonly redactor: Redactor;
 }
 
-export interface TelegramControl {
-  /** Starts long polling (returns at once; polling runs until `stop`). */
-  start(): void;
-  stop(): Promise<void>;
-  stats(): { readonly commands: number; readonly refusedChats: number; readonly errors: number };
+export interface TelegramControlStats {
+  readonly commands: number;
+  readonly refusedChats: number;
+  readonly errors: number;
+}
+
+/**
+ * A {@link Lifecycle}: `start` resolves once long polling runs (rejects when the bot cannot start:
+ * a wrong token, no route to the Bot API); polling runs until `stop`, or until the Bot API ends it
+ * (then `done` resolves). The report is the final counters.
+ */
+export interface TelegramControl extends Lifecycle<TelegramControlStats> {
+  stats(): TelegramControlStats;
 }
 
 const HELP =
@@ -147,17 +164,50 @@ export function createTelegramControl(o: TelegramControlOptions): TelegramContro
   });
 
   let polling: Promise<void> | undefined;
+  let polls = false;
+  const life = createLifecycle(
+    {
+      name: 'telegram control',
+      start: () =>
+        new Promise<void>((resolve, reject) => {
+          polling = bot
+            .start({
+              drop_pending_updates: false,
+              onStart: () => {
+                polls = true;
+                o.log.info({}, 'telegram control: polling');
+                resolve();
+              },
+            })
+            .then(
+              () => {
+                polls = false;
+                void life.end('polling stopped');
+              },
+              (e: unknown) => {
+                polls = false;
+                counts.errors++;
+                o.log.error({ err: o.redactor.redact(describeError(e)) }, 'telegram control stopped');
+                reject(
+                  new ChainpilotError('RUNTIME_TELEGRAM_FAILED', `telegram control: long polling failed: ${o.redactor.redact(describeError(e))}`, {
+                    retry: 'not_retryable',
+                  }),
+                );
+                void life.end(o.redactor.redact(describeError(e)));
+              },
+            );
+        }),
+      async halt() {
+        if (bot.isRunning()) await bot.stop();
+        await polling;
+      },
+      report: () => ({ ...counts }),
+      notReady: () => (polls ? [] : ['telegram control: not polling']),
+    },
+    { log: o.log, clock: systemClock(), defaultDrainMs: 0 },
+  );
   return {
-    start() {
-      polling ??= bot.start({ drop_pending_updates: false, onStart: () => o.log.info({}, 'telegram control: polling') }).catch((e: unknown) => {
-        counts.errors++;
-        o.log.error({ err: o.redactor.redact(describeError(e)) }, 'telegram control stopped');
-      });
-    },
-    async stop() {
-      if (bot.isRunning()) await bot.stop();
-      await polling;
-    },
+    ...lifecycleMembers(life),
     stats: () => ({ ...counts }),
   };
 }

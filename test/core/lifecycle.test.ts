@@ -1,0 +1,148 @@
+/**
+ * `createLifecycle`, the one implementation of the Lifecycle rules, on a manual clock: the drain's
+ * deadline (and the coded reason its signal carries), a failed start, a stop during a start, and a
+ * delegated deadline. The real parts are checked in lifecycle-conformance.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { createLifecycle, createLogger, createRedactor, manualClock, silentLogger } from '../../src/core/index.js';
+
+describe('createLifecycle', () => {
+  it('aborts a drain past its deadline with CORE_DRAIN_DEADLINE, then halts and reports once', async () => {
+    const clock = manualClock(0);
+    const seen: string[] = [];
+    let reason: unknown;
+    const life = createLifecycle(
+      {
+        name: 'part',
+        drain: (signal) =>
+          new Promise<void>(() => {
+            seen.push('draining');
+            signal.addEventListener('abort', () => (reason = signal.reason), { once: true });
+          }),
+        halt: () => {
+          seen.push('halt');
+          return Promise.resolve();
+        },
+        report: () => ({ halted: seen.includes('halt') }),
+      },
+      { log: silentLogger(), clock, defaultDrainMs: 5_000, running: true },
+    );
+    const stopping = life.stop();
+    expect(seen).toEqual(['draining']);
+    expect(life.health()).toMatchObject({ state: 'stopping', ready: false });
+    clock.advance(5_000);
+    const report = await stopping;
+    expect(report).toEqual({ halted: true });
+    expect(reason).toMatchObject({ code: 'CORE_DRAIN_DEADLINE', context: { part: 'part', drainMs: 5_000 } });
+    expect(seen).toEqual(['draining', 'halt']);
+    expect(await life.done()).toBe(report);
+  });
+
+  it('a failed start rejects, halts the part, and leaves stop and done with its report', async () => {
+    let halts = 0;
+    const life = createLifecycle(
+      {
+        name: 'part',
+        start: () => Promise.reject(new Error('no route')),
+        halt: () => {
+          halts++;
+          return Promise.resolve();
+        },
+        report: () => ({ halts }),
+      },
+      { log: silentLogger(), clock: manualClock(0), defaultDrainMs: 1_000 },
+    );
+    await expect(life.start()).rejects.toThrow('no route');
+    expect(life.health()).toMatchObject({ state: 'failed', ready: false, reasons: ['part: ended: start failed: Error: no route'] });
+    const report = await life.stop();
+    expect(report).toEqual({ halts: 1 });
+    expect(await life.done()).toBe(report);
+    expect(halts).toBe(1);
+    await expect(life.start()).rejects.toMatchObject({ code: 'CORE_PART_STOPPED' });
+  });
+
+  it('a stop during a start waits for the start, then drains and halts', async () => {
+    const order: string[] = [];
+    let started!: () => void;
+    const life = createLifecycle(
+      {
+        name: 'part',
+        start: () => new Promise<void>((r) => (started = r)),
+        drain: () => {
+          order.push('drain');
+          return Promise.resolve();
+        },
+        halt: () => {
+          order.push('halt');
+          return Promise.resolve();
+        },
+        report: () => order.length,
+      },
+      { log: silentLogger(), clock: manualClock(0), defaultDrainMs: 1_000 },
+    );
+    const starting = life.start();
+    const stopping = life.stop();
+    expect(life.health()).toMatchObject({ state: 'starting', ready: false });
+    started();
+    await starting;
+    expect(await stopping).toBe(2);
+    expect(order).toEqual(['drain', 'halt']);
+  });
+
+  it('a delegated deadline is handed to the drain and no timer of its own cuts it', async () => {
+    const clock = manualClock(0);
+    let given: number | undefined = -1;
+    let finish!: () => void;
+    const life = createLifecycle(
+      {
+        name: 'holder',
+        drain: (_signal, drainMs) => {
+          given = drainMs;
+          return new Promise<void>((r) => (finish = r));
+        },
+        halt: () => Promise.resolve(),
+        report: () => 'reports of the parts held',
+      },
+      { log: silentLogger(), clock, delegated: true, running: true },
+    );
+    const stopping = life.stop({ drainMs: 100 });
+    expect(given).toBe(100);
+    clock.advance(1_000); // the held parts keep their own deadlines: the holder waits for their reports
+    expect(life.health().state).toBe('stopping');
+    finish();
+    expect(await stopping).toBe('reports of the parts held');
+  });
+
+  it('ending by itself resolves done with the report and says why in health', async () => {
+    const life = createLifecycle(
+      { name: 'poller', halt: () => Promise.resolve(), report: () => 'r' },
+      { log: silentLogger(), clock: manualClock(0), running: true, defaultDrainMs: 0 },
+    );
+    expect(life.health()).toEqual({ state: 'running', ready: true, reasons: [] });
+    await life.end('the server closed the stream');
+    expect(await life.done()).toBe('r');
+    expect(life.health()).toEqual({ state: 'stopped', ready: false, reasons: ['poller: ended: the server closed the stream'] });
+  });
+
+  it('logs a drain that fails and halts all the same', async () => {
+    const lines: string[] = [];
+    const log = createLogger({ redactor: createRedactor(), destination: { write: (l: string) => void lines.push(l) } });
+    let halted = false;
+    const life = createLifecycle(
+      {
+        name: 'part',
+        drain: () => Promise.reject(new Error('queue store gone')),
+        halt: () => {
+          halted = true;
+          return Promise.resolve();
+        },
+        report: () => halted,
+      },
+      { log, clock: manualClock(0), defaultDrainMs: 1_000, running: true },
+    );
+    expect(await life.stop()).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 40, part: 'part', msg: 'part: its drain failed; it halts now' });
+    expect(lines[0]).toContain('queue store gone');
+  });
+});
