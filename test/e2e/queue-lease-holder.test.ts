@@ -157,7 +157,10 @@ async function landedPerIntent(prefix: string, wallet: string, ids: readonly str
   const out = new Map<string, string[]>();
   for (const id of ids) {
     const rec = await journal.get(id);
-    out.set(id, (rec?.attempts ?? []).filter((a) => chain.landed(a.signature)?.err === null).map((a) => a.signature));
+    out.set(
+      id,
+      (rec?.attempts ?? []).filter((a) => chain.landed(a.signature)?.err === null).map((a) => a.signature),
+    );
   }
   return out;
 }

@@ -268,7 +268,10 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
       const intentOf = new Map<string, string>();
       for (const id of ids) for (const a of (await journal.get(id))?.attempts ?? []) intentOf.set(a.signature, id);
       // No faults: a transaction lands as it reaches the simulator's RPC, so the ledger's order is the send order.
-      const order = chain.successfulSwaps().slice(before).map((s) => intentOf.get(s));
+      const order = chain
+        .successfulSwaps()
+        .slice(before)
+        .map((s) => intentOf.get(s));
       expect(order).toEqual(ids);
       expect((await readLeaseStats(redis, prefix, wallet)).epoch, 'one lease acquisition for all 16 jobs').toBe(1);
       expect(w.stats()).toMatchObject({ holding: true, jobsCompleted: 16, fenced: 0 });
