@@ -98,25 +98,14 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
   const closing = new AbortController();
   /** Aborted when the worker stops: ends the lease loop (running jobs go on unless `closing`). */
   const stopping = new AbortController();
+  let forced = false;
   const counters = { completed: 0, failed: 0, fenced: 0, takeovers: 0, active: 0 };
   /** Shared by every job: status polls of concurrent intents go out in one batch. */
   const statuses = createStatusBatcher(o.rpc);
-  const nextTurn = createSendOrder();
   let held: WalletLease | undefined;
 
-  const processJob = async (job: Job<IntentJobData>): Promise<void> => {
-    // Taken first, in the order BullMQ hands the jobs out (the queue's order): the job's first send waits for it.
-    const turn = nextTurn();
-    counters.active++;
-    try {
-      await runJob(job, turn);
-    } finally {
-      turn.pass();
-      counters.active--;
-    }
-  };
-
-  const runJob = async (job: Job<IntentJobData>, turn: SendTurn): Promise<void> => {
+  /** One job under `lease`; `turn` is its place in the send order. */
+  const runJob = async (job: Job<IntentJobData>, lease: WalletLease, turn: SendTurn): Promise<void> => {
     let intent: OrderIntent;
     try {
       intent = decodeJob(job);
@@ -124,18 +113,11 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       log.error({ jobId: job.id, code: 'QUEUE_BAD_JOB', err: describeError(e) }, 'job is not an intent; failed without retries');
       throw new UnrecoverableError(describeError(e)); // no run can succeed: fail the job at once
     }
-    const lease = held;
-    if (!lease || lease.signal.aborted) {
-      // Taken between losing the lease and pausing: not run here; BullMQ retries it and the holder takes it.
+    if (aborted(lease.signal)) {
+      // Taken between losing the lease and closing this tenure's worker: not run here; BullMQ retries it at the holder.
       counters.fenced++;
-      const e = lease?.signal.aborted ? (lease.signal.reason as unknown) : undefined;
-      log.warn({ intentId: intent.id, code: 'JOURNAL_FENCED' }, 'job taken without the wallet lease; left to the holder');
-      throw isChainpilotError(e, 'JOURNAL_FENCED')
-        ? e
-        : new ChainpilotError('JOURNAL_FENCED', `this worker does not hold the lease of wallet ${wallet}; the holder runs intent ${intent.id}`, {
-            retry: 'retryable',
-            context: { wallet },
-          });
+      log.warn({ intentId: intent.id, code: 'JOURNAL_FENCED' }, 'job taken after the wallet lease was lost; left to the holder');
+      throw lease.signal.reason;
     }
     o.probe?.('leased', intent.id);
     try {
@@ -180,28 +162,47 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
     }
   };
 
-  const worker = new Worker<IntentJobData>(walletQueueName(wallet), processJob, {
-    connection: o.redis,
-    prefix: o.prefix,
-    concurrency: o.concurrency ?? DEFAULT_WALLET_CONCURRENCY,
-    autorun: false, // jobs are taken only while this worker holds the wallet's lease (holdLease)
-    lockDuration: o.lockDurationMs ?? 30_000,
-    stalledInterval: o.stalledIntervalMs ?? 15_000,
-    maxStalledCount: Number.MAX_SAFE_INTEGER, // a stalled job is resumed through the journal, never given up
-  });
-  worker.on('completed', () => {
-    counters.completed++;
-  });
-  worker.on('failed', (job, e) => {
-    counters.failed++;
-    log.warn({ intentId: job?.id, err: describeError(e) }, 'job run failed; BullMQ retries it and the journal resumes the intent');
-  });
-  worker.on('error', (e) => log.warn({ err: describeError(e) }, 'worker error'));
+  /**
+   * The BullMQ worker of one lease tenure: created when this worker takes the lease, closed when it
+   * loses it or stops (a fresh one per tenure: no pause/resume state carried across). Its jobs share
+   * the tenure's lease and send order.
+   */
+  const tenureWorker = (lease: WalletLease): Worker<IntentJobData> => {
+    const nextTurn = createSendOrder();
+    const processJob = async (job: Job<IntentJobData>): Promise<void> => {
+      // Taken first, in the order BullMQ hands the jobs out (the queue's order): the job's first send waits for it.
+      const turn = nextTurn();
+      counters.active++;
+      try {
+        await runJob(job, lease, turn);
+      } finally {
+        turn.pass();
+        counters.active--;
+      }
+    };
+    const worker = new Worker<IntentJobData>(walletQueueName(wallet), processJob, {
+      connection: o.redis,
+      prefix: o.prefix,
+      concurrency: o.concurrency ?? DEFAULT_WALLET_CONCURRENCY,
+      autorun: false, // run by holdLease once the lease is held
+      lockDuration: o.lockDurationMs ?? 30_000,
+      stalledInterval: o.stalledIntervalMs ?? 15_000,
+      maxStalledCount: Number.MAX_SAFE_INTEGER, // a stalled job is resumed through the journal, never given up
+    });
+    worker.on('completed', () => {
+      counters.completed++;
+    });
+    worker.on('failed', (job, e) => {
+      counters.failed++;
+      log.warn({ intentId: job?.id, err: describeError(e) }, 'job run failed; BullMQ retries it and the journal resumes the intent');
+    });
+    worker.on('error', (e) => log.warn({ err: describeError(e) }, 'worker error'));
+    return worker;
+  };
 
   /** Takes the lease (waiting while another worker holds it), works the queue while it lasts, and again after losing it. */
   const holdLease = async (): Promise<void> => {
-    let started = false;
-    while (!stopping.signal.aborted) {
+    while (!aborted(stopping.signal)) {
       let lease: WalletLease;
       try {
         lease = await acquireWalletLease({
@@ -222,24 +223,22 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       if (lease.tookOver) counters.takeovers++;
       held = lease;
       log.info({ epoch: lease.epoch }, 'holding the wallet lease: taking its jobs');
-      if (!started) {
-        started = true;
-        worker.run().catch((e: unknown) => log.error({ err: describeError(e) }, 'the wallet worker stopped on an error'));
-      } else worker.resume();
-      await new Promise<void>((resolve) => {
-        const done = (): void => resolve();
-        if (lease.signal.aborted || stopping.signal.aborted) {
-          resolve();
-          return;
-        }
-        lease.signal.addEventListener('abort', done, { once: true });
-        stopping.signal.addEventListener('abort', done, { once: true });
-      });
-      if (aborted(stopping.signal)) return; // close() pauses, waits (or not) and releases
-      log.error({ epoch: lease.epoch, code: 'JOURNAL_FENCED' }, 'lost the wallet lease: stops taking its jobs until it holds it again');
-      await worker.pause(true); // running jobs stop fenced on their own (their signal is the lease's)
+      const worker = tenureWorker(lease);
+      const ran = worker.run().then(
+        () => 'ended' as const,
+        (e: unknown) => {
+          log.error({ err: describeError(e) }, 'the wallet worker stopped on an error');
+          return 'ended' as const;
+        },
+      );
+      const why = await Promise.race([ran, whenAborted(lease.signal, 'lost' as const), whenAborted(stopping.signal, 'stop' as const)]);
+      if (why === 'lost') log.error({ epoch: lease.epoch, code: 'JOURNAL_FENCED' }, 'lost the wallet lease: stops taking its jobs until it holds it again');
+      else if (why === 'ended') log.error({ epoch: lease.epoch }, 'the wallet worker ended by itself: releasing the lease and taking it again');
+      // Lost: the running jobs stop fenced on their own (their signal is the lease's); wait for them so BullMQ retries them at once.
+      await worker.close(why === 'stop' && forced).catch((e: unknown) => log.warn({ err: describeError(e) }, 'closing the wallet worker failed'));
       held = undefined;
-      await lease.release().catch((e: unknown) => log.warn({ err: describeError(e) }, 'stopping the lost lease failed'));
+      // Graceful stop: every job ended, the next holder takes over at once. Forced: jobs may still unwind, but their sends are fenced once the lease is gone.
+      await lease.release().catch((e: unknown) => log.warn({ err: describeError(e) }, 'lease release failed; it expires on its own'));
     }
   };
   const holding = holdLease();
@@ -257,14 +256,10 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       running: counters.active > 0,
     }),
     async close(force = false) {
-      stopping.abort();
+      forced = force;
       if (force) closing.abort(new ChainpilotError('LIVE_NOT_STARTED', 'the worker is stopping', { retry: 'retryable' }));
+      stopping.abort();
       await holding;
-      await worker.close(force);
-      const lease = held;
-      held = undefined;
-      // Graceful: every job ended, the next holder takes over at once. Forced: jobs may still unwind, but their sends are fenced once the lease is gone.
-      await lease?.release().catch((e: unknown) => log.warn({ err: describeError(e) }, 'lease release failed; it expires on its own'));
     },
   };
 }
@@ -340,6 +335,14 @@ function orderedFencedRpc(rpc: LiveRpcPort, lease: WalletLease, turn: SendTurn):
     getTransaction: (s, opts) => rpc.getTransaction(s, opts),
     getMultipleAccounts: (a, opts) => rpc.getMultipleAccounts(a, opts),
   };
+}
+
+/** Resolves to `value` once `signal` aborts (at once when it already has). */
+function whenAborted<T>(signal: AbortSignal, value: T): Promise<T> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(value);
+    else signal.addEventListener('abort', () => resolve(value), { once: true });
+  });
 }
 
 /** Read through a call: TypeScript would narrow `signal.aborted` across awaits. */
