@@ -7,7 +7,7 @@
  * redis-server (appendonly, fsync always: what the worker requires). Rows: intents/s from the first
  * submit to the last fill; the queued row's ratio is to the in-process run of the same pair
  * (goal ≥ 0.5). Run for `live.statusPoll` 400 ms (the default) and 100 ms, with the worker's
- * `execution.queue.concurrency` from BENCH_QUEUE_CONCURRENCY (default 8, the key's default).
+ * `execution.queue.concurrency` from BENCH_QUEUE_CONCURRENCY (default 32, the key's default).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -219,7 +219,7 @@ const queue = z.strictObject({
    * Jobs of the wallet running at once, all in the one worker that holds the wallet's lease (sends
    * kept in decision order): the queue's global concurrency and each worker's concurrency.
    */
-  concurrency: intIn('execution.queue.concurrency').default(8),
+  concurrency: intIn('execution.queue.concurrency').default(32), // = DEFAULT_WALLET_CONCURRENCY (executors/queue/queue-names.ts; the config layer does not import executors)
 });
 
 const execution = z

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { effectiveConfigYaml, parseDeployment } from '../../src/config/index.js';
+import { DEFAULT_WALLET_CONCURRENCY } from '../../src/executors/queue/queue-names.js';
 import { startWorkers } from '../../src/runtime/run-worker.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
@@ -13,9 +14,10 @@ describe('execution.queue in the deployment config', () => {
     const loaded = parseDeployment(`${base}execution:\n  queue:\n    url: \${REDIS_URL}\n    catchUpTimeout: 30s\n`, 'd.yaml', {
       env: { REDIS_URL: 'redis://:hunter2@10.0.0.5:6379' },
     });
-    expect(loaded.deployment.execution.queue).toEqual({ url: 'redis://:hunter2@10.0.0.5:6379', prefix: 'chainpilot', catchUpTimeout: 30_000, concurrency: 8 });
-    const set = parseDeployment(`${base}execution:\n  queue:\n    url: redis://h:6379\n    concurrency: 32\n`, 'd.yaml', { env: {} });
-    expect(set.deployment.execution.queue?.concurrency).toBe(32);
+    expect(loaded.deployment.execution.queue).toEqual({ url: 'redis://:hunter2@10.0.0.5:6379', prefix: 'chainpilot', catchUpTimeout: 30_000, concurrency: 32 });
+    const set = parseDeployment(`${base}execution:\n  queue:\n    url: redis://h:6379\n    concurrency: 4\n`, 'd.yaml', { env: {} });
+    expect(set.deployment.execution.queue?.concurrency).toBe(4);
+    expect(DEFAULT_WALLET_CONCURRENCY, "the schema default and the executors' default agree").toBe(32);
     expect(loaded.secrets).toContain('redis://:hunter2@10.0.0.5:6379'); // redacted from logs and errors
     expect(effectiveConfigYaml(loaded.deployment)).not.toContain('hunter2');
   });

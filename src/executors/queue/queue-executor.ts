@@ -1,6 +1,6 @@
 /**
  * The queue executor: the engine's side of scale-out (design.md §8). Intents leave as BullMQ jobs
- * (job id = intent id) on the wallet's queue, whose global concurrency is `concurrency` (default 8);
+ * (job id = intent id) on the wallet's queue, whose global concurrency is `concurrency` (default 32);
  * only the worker holding the wallet's lease takes them, driving up to that many at once with sends
  * kept in decision order (wallet-worker.ts), so one worker drives a wallet at a time across every
  * machine. Reports come back on the wallet's report stream through a
@@ -53,7 +53,7 @@ export interface QueueExecutorOptions {
   readonly submitTimeoutMs?: number;
   /** Time-to-live of this engine's hold on the wallet (default 15 000 ms; see engine-lease.ts). */
   readonly engineHoldTtlMs?: number;
-  /** The wallet queue's global concurrency (`execution.queue.concurrency`, default 8). */
+  /** The wallet queue's global concurrency (`execution.queue.concurrency`, default 32). */
   readonly concurrency?: number;
 }
 

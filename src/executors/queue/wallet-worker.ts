@@ -56,7 +56,7 @@ export interface WalletWorkerOptions {
   readonly holder: string;
   /** Lease time-to-live (default 10 s): how long a crashed holder blocks its wallet at most. */
   readonly leaseTtlMs?: number;
-  /** Jobs of the wallet driven at once while this worker holds the lease (default 8; `execution.queue.concurrency`). */
+  /** Jobs of the wallet driven at once while this worker holds the lease (default 32; `execution.queue.concurrency`). */
   readonly concurrency?: number;
   /** BullMQ job lock (default 30 s) and stalled-job check interval (default 15 s). */
   readonly lockDurationMs?: number;
