@@ -239,6 +239,7 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
       held = undefined;
       // Graceful stop: every job ended, the next holder takes over at once. Forced: jobs may still unwind, but their sends are fenced once the lease is gone.
       await lease.release().catch((e: unknown) => log.warn({ err: describeError(e) }, 'lease release failed; it expires on its own'));
+      if (why === 'ended') await sleep(250); // no hot loop while Redis keeps failing the worker
     }
   };
   const holding = holdLease();
