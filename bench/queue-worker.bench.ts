@@ -6,7 +6,8 @@
  * and swap service on loopback) with the same settings; the worker's Redis is its own durable
  * redis-server (appendonly, fsync always: what the worker requires). Rows: intents/s from the first
  * submit to the last fill; the queued row's ratio is to the in-process run of the same pair
- * (goal ≥ 0.5). Run for `live.statusPoll` 400 ms (the default) and 100 ms.
+ * (goal ≥ 0.5). Run for `live.statusPoll` 400 ms (the default) and 100 ms, with the worker's
+ * `execution.queue.concurrency` from BENCH_QUEUE_CONCURRENCY (default 32, the key's default).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,7 @@ import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import { openSqliteJournal } from '../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor } from '../src/executors/live/live-executor.js';
 import { createQueueExecutor } from '../src/executors/queue/queue-executor.js';
+import { DEFAULT_WALLET_CONCURRENCY } from '../src/executors/queue/queue-names.js';
 import { keypairSigner } from '../src/executors/signer/signer.js';
 import { startOwnRedis } from '../test/helpers/redis.js';
 import { loadNote, median, type Bench, type BenchRow } from './harness.js';
@@ -30,6 +32,8 @@ import { loadNote, median, type Bench, type BenchRow } from './harness.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = 32;
 const PAIRS = Number(process.env['BENCH_QUEUE_PAIRS'] ?? 3);
+/** `execution.queue.concurrency` of the worker and the queue (default: the key's default, 8). */
+const CONCURRENCY = Number(process.env['BENCH_QUEUE_CONCURRENCY'] ?? DEFAULT_WALLET_CONCURRENCY);
 const SLOT_MS = 400;
 const MEMO = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 const clock = systemClock();
@@ -153,6 +157,7 @@ const bench: Bench = {
             '  queue:',
             `    url: ${redis.url}`,
             `    prefix: ${prefix}`,
+            `    concurrency: ${CONCURRENCY}`,
             'live:',
             '  maxTradeSpendSol: "1"',
             '  maxDaySpendSol: "10000"',
@@ -183,7 +188,7 @@ const bench: Bench = {
         }
       };
       const queued = async (prefix: string): Promise<number> => {
-        const executor = createQueueExecutor({ url: redis.url, prefix, wallet: address, clock });
+        const executor = createQueueExecutor({ url: redis.url, prefix, wallet: address, clock, concurrency: CONCURRENCY });
         const outcomes: { on?: (r: ExecutionReport) => void } = {};
         await executor.start((r) => outcomes.on?.(r));
         try {
@@ -219,7 +224,7 @@ const bench: Bench = {
         rows.push(
           { name: `in-process live executor, burst of ${BURST}, statusPoll ${pollMs}ms`, value: median(base), unit: 'intents/s', note: `${SLOT_MS} ms slots` },
           {
-            name: `queued to a chainpilot worker, burst of ${BURST}, statusPoll ${pollMs}ms`,
+            name: `queued to a chainpilot worker, burst of ${BURST}, statusPoll ${pollMs}ms, concurrency ${CONCURRENCY}`,
             value: median(q),
             unit: 'intents/s',
             ratio: median(ratios),

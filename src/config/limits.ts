@@ -63,6 +63,7 @@ export const CONFIG_LIMITS = {
   'execution.priorityFee.capLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'execution.priorityFee.computeUnits': { kind: 'integer', min: 1, max: 1_400_000 },
   'execution.queue.catchUpTimeout': { kind: 'duration', min: SECOND_MS, max: HOUR_MS },
+  'execution.queue.concurrency': { kind: 'integer', min: 1, max: 256 },
   'paper.startingBalanceSol': sol(),
   'paper.latency': { kind: 'duration', min: 0, max: MINUTE_MS },
   // below 0: a calibrated correction giving back cost the model charges beyond what live paid (see calibrate's second stage)

@@ -215,6 +215,11 @@ const queue = z.strictObject({
     .optional(),
   /** How long a start waits for an earlier run's queued and unresolved intents to settle. */
   catchUpTimeout: durationIn('execution.queue.catchUpTimeout').default(120_000),
+  /**
+   * Jobs of the wallet running at once, all in the one worker that holds the wallet's lease (sends
+   * kept in decision order): the queue's global concurrency and each worker's concurrency.
+   */
+  concurrency: intIn('execution.queue.concurrency').default(32), // = DEFAULT_WALLET_CONCURRENCY (executors/queue/queue-names.ts; the config layer does not import executors)
 });
 
 const execution = z

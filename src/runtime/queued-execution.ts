@@ -45,6 +45,7 @@ export function createQueuedExecution(d: Deployment, deps: QueuedExecutionDeps):
     clock: deps.clock,
     logger: deps.log.child({ part: 'queue' }),
     catchUpTimeoutMs: q.catchUpTimeout,
+    concurrency: q.concurrency,
     consumer: deps.consumer ?? d.name,
     ...(deps.unsafeAllowVolatileRedis ? { unsafeAllowVolatileRedis: true } : {}),
   });

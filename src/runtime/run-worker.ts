@@ -27,7 +27,7 @@ import {
 import { loadDeployment, type Deployment } from '../config/index.js';
 import { checkRedisDurability } from '../executors/journal/redis-journal.js';
 import type { LiveSettings, LiveSettingsInput } from '../executors/live/live-settings.js';
-import { DEFAULT_QUEUE_PREFIX } from '../executors/queue/queue-names.js';
+import { DEFAULT_QUEUE_PREFIX, DEFAULT_WALLET_CONCURRENCY } from '../executors/queue/queue-names.js';
 import { startWalletWorker, type WalletWorker, type WalletWorkerOptions, type WalletWorkerStats } from '../executors/queue/wallet-worker.js';
 import { walletSigner } from './live-wallet.js';
 
@@ -131,6 +131,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<RunningWorke
         startWalletWorker({
           redis,
           prefix: d.execution.queue?.prefix ?? DEFAULT_QUEUE_PREFIX,
+          concurrency: d.execution.queue?.concurrency ?? DEFAULT_WALLET_CONCURRENCY,
           signer: walletSigner(d),
           rpc,
           swap,

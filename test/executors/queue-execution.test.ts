@@ -14,6 +14,7 @@ import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-po
 import { openRedisJournal, redisJournalKeys } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor, type QueueExecutor } from '../../src/executors/queue/queue-executor.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';
+import { readLeaseStats } from '../../src/executors/queue/wallet-lease.js';
 import { startWalletWorker, type WalletWorker, type WalletWorkerOptions } from '../../src/executors/queue/wallet-worker.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { REDIS_URL, useRedis } from '../helpers/redis.js';
@@ -57,6 +58,20 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, timeout
   }
 }
 
+function baseSettings(): WalletWorkerOptions['settings'] {
+  return {
+    maxTradeLamports: 10_000_000_000n,
+    maxDayLamports: 1_000_000_000_000n,
+    allowedPrograms: SIM_ALLOWED_PROGRAMS,
+    pollMs: 10,
+    rebroadcastMs: 30,
+    blockhashValidityBlocks: chain.validBlocks,
+    expiryMarginBlocks: 3,
+    maxIntentAgeMs: 3_600_000,
+    maxRebuildAgeMs: 3_600_000,
+  };
+}
+
 function worker(prefix: string, n: number, holder: string, extra: Partial<WalletWorkerOptions> = {}): WalletWorker {
   const rpc = createRpcClient({ url: chain.rpcUrl, apiKey: chain.apiKey, timeoutMs: 2_000 });
   const swap = createSwapClient({ url: chain.swapUrl, timeoutMs: 5_000 });
@@ -69,17 +84,7 @@ function worker(prefix: string, n: number, holder: string, extra: Partial<Wallet
     clock,
     log: silentLogger(),
     holder,
-    settings: {
-      maxTradeLamports: 10_000_000_000n,
-      maxDayLamports: 1_000_000_000_000n,
-      allowedPrograms: SIM_ALLOWED_PROGRAMS,
-      pollMs: 10,
-      rebroadcastMs: 30,
-      blockhashValidityBlocks: chain.validBlocks,
-      expiryMarginBlocks: 3,
-      maxIntentAgeMs: 3_600_000,
-      maxRebuildAgeMs: 3_600_000,
-    },
+    settings: baseSettings(),
     leaseTtlMs: 600,
     lockDurationMs: 1_000,
     stalledIntervalMs: 300,
@@ -223,6 +228,57 @@ describe.skipIf(!redisOk)('queued execution (BullMQ, Redis journal, simulator le
     } finally {
       await second.close();
       await w.stop({ drainMs: 0 });
+      await dropPrefix(prefix);
+    }
+  }, 60_000);
+
+  it('drives several jobs of the wallet at once under one lease; first sends go out in the order the jobs were taken, however long each build took', async () => {
+    const prefix = `cpt-${randomBytes(5).toString('hex')}`;
+    const wallet = chain.wallet(6).publicKey.toBase58();
+    const swap = createSwapClient({ url: chain.swapUrl, timeoutMs: 5_000 });
+    let building = 0;
+    let maxBuilding = 0;
+    let calls = 0;
+    // Earlier jobs build slowest: without the in-order send pipeline the later ones would send first.
+    const slowFirst: WalletWorkerOptions['swap'] = {
+      buildSwap: async (req) => {
+        const k = calls++;
+        building++;
+        maxBuilding = Math.max(maxBuilding, building);
+        try {
+          await new Promise((r) => setTimeout(r, Math.max(0, 8 - (k % 8)) * 40));
+          return await swap.buildSwap(req);
+        } finally {
+          building--;
+        }
+      },
+    };
+    const w = worker(prefix, 6, 'A', { concurrency: 8, swap: slowFirst, settings: { ...baseSettings(), inspection: 'static' } });
+    const exec = executor(prefix, wallet);
+    const reports: ExecutionReport[] = [];
+    try {
+      await exec.start((r) => reports.push(r));
+      const before = chain.successfulSwaps().length;
+      const ids = Array.from({ length: 16 }, (_, i) => `order-${String(i).padStart(2, '0')}`);
+      for (const id of ids) await exec.submit(intent(id, chain.mint)); // decision order
+      await until('every intent reported', () => reports.filter((r) => r.type !== 'accepted').length >= ids.length);
+      expect(reports.filter((r) => r.type !== 'accepted').map((r) => r.type)).toEqual(ids.map(() => 'filled'));
+      expect(maxBuilding, 'builds of different intents overlapped').toBeGreaterThan(1);
+      const journal = openRedisJournal({ redis, prefix, wallet });
+      const intentOf = new Map<string, string>();
+      for (const id of ids) for (const a of (await journal.get(id))?.attempts ?? []) intentOf.set(a.signature, id);
+      // No faults: a transaction lands as it reaches the simulator's RPC, so the ledger's order is the send order.
+      const order = chain
+        .successfulSwaps()
+        .slice(before)
+        .map((s) => intentOf.get(s));
+      expect(order).toEqual(ids);
+      expect((await readLeaseStats(redis, prefix, wallet)).epoch, 'one lease acquisition for all 16 jobs').toBe(1);
+      expect(w.stats()).toMatchObject({ holding: true, jobsCompleted: 16, fenced: 0 });
+    } finally {
+      await exec.close();
+      await w.stop({ drainMs: 0 });
+      await swap.close();
       await dropPrefix(prefix);
     }
   }, 60_000);

@@ -1,7 +1,9 @@
 /**
  * The queue executor: the engine's side of scale-out (design.md §8). Intents leave as BullMQ jobs
- * (job id = intent id) on the wallet's queue, whose global concurrency is 1, so one worker drives a
- * wallet at a time across every machine. Reports come back on the wallet's report stream through a
+ * (job id = intent id) on the wallet's queue, whose global concurrency is `concurrency` (default 32);
+ * only the worker holding the wallet's lease takes them, driving up to that many at once with sends
+ * kept in decision order (wallet-worker.ts), so one worker drives a wallet at a time across every
+ * machine. Reports come back on the wallet's report stream through a
  * consumer group: each entry is applied, then acknowledged; after a restart the engine first
  * re-reads what it had not acknowledged, so nothing is lost, and duplicates (one key per signature,
  * or per intent for outcomes without one) are dropped and counted.
@@ -19,7 +21,7 @@ import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../.
 import { encodeIntent } from '../journal/codec.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import { checkRedisDurability, openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
-import { DEFAULT_QUEUE_PREFIX, reportGroupOf, walletQueueName, type IntentJobData } from './queue-names.js';
+import { DEFAULT_QUEUE_PREFIX, DEFAULT_WALLET_CONCURRENCY, reportGroupOf, walletQueueName, type IntentJobData } from './queue-names.js';
 import { holdWalletForEngine, type EngineHold } from './engine-lease.js';
 import { decodeReport } from './report-codec.js';
 import { readLeaseStats } from './wallet-lease.js';
@@ -51,6 +53,8 @@ export interface QueueExecutorOptions {
   readonly submitTimeoutMs?: number;
   /** Time-to-live of this engine's hold on the wallet (default 15 000 ms; see engine-lease.ts). */
   readonly engineHoldTtlMs?: number;
+  /** The wallet queue's global concurrency (`execution.queue.concurrency`, default 32). */
+  readonly concurrency?: number;
 }
 
 /** Queue metrics of one wallet, for the daemon's /metrics (see docs/scale-out.md#metrics). */
@@ -58,7 +62,7 @@ export interface QueueExecutionStats {
   readonly wallet: string;
   /** Jobs waiting to run (waiting, delayed, prioritized, paused). */
   readonly queueDepth: number;
-  /** Jobs running now (0 or 1: global concurrency 1). */
+  /** Jobs running now (at most the queue's global concurrency, all in the lease holder). */
   readonly activeJobs: number;
   /** BullMQ workers connected to this wallet's queue. */
   readonly activeWorkers: number;
@@ -134,7 +138,7 @@ export function createQueueExecutor(o: QueueExecutorOptions): QueueExecutor {
         }
       }
       hold = await holdWalletForEngine({ redis, prefix, wallet: o.wallet, name: consumer, log, ...(o.engineHoldTtlMs ? { ttlMs: o.engineHoldTtlMs } : {}) });
-      await queue.setGlobalConcurrency(1);
+      await queue.setGlobalConcurrency(o.concurrency ?? DEFAULT_WALLET_CONCURRENCY);
       try {
         await redis.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
       } catch (e) {

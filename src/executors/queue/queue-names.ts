@@ -3,6 +3,12 @@
 /** Default prefix of every chainpilot key on Redis (BullMQ queues and journals alike). */
 export const DEFAULT_QUEUE_PREFIX = 'chainpilot';
 
+/**
+ * Default number of a wallet's jobs running at once (`execution.queue.concurrency`): all in the one
+ * worker holding the wallet's lease, sends kept in decision order (wallet-worker.ts).
+ */
+export const DEFAULT_WALLET_CONCURRENCY = 32;
+
 /** Consumer group of the engine on a wallet's report stream (before issue 25: one shared group). */
 export const REPORT_GROUP = 'engine';
 

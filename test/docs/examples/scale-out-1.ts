@@ -1,10 +1,10 @@
-/** The example of docs/scale-out.md (line 148); checked by test/docs/doc-examples.test.ts, compiled by the typecheck. */
+/** The example of docs/scale-out.md (line 191); checked by test/docs/doc-examples.test.ts, compiled by the typecheck. */
 import type { QueueExecutionStats as Real } from '../../../src/runtime/index.js';
 // #region doc
 interface QueueExecutionStats {
   wallet: string;
   queueDepth: number;        // jobs waiting, delayed, prioritized or paused
-  activeJobs: number;        // 0 or 1 (global concurrency 1)
+  activeJobs: number;        // running now, at most execution.queue.concurrency, all in the lease holder
   activeWorkers: number;     // BullMQ workers connected to the wallet's queue
   leaseTakeovers: number;    // leases taken from a holder that never released them (all time)
   leaseEpoch: number;
