@@ -3,7 +3,7 @@
  * each write their own recording, holding the frames of the rooms that deployment joined and none
  * of the rooms only the other one joined; a deployment on the remote service (reached with an API
  * key) records without the key; a backtest of one deployment's recording reproduces its decision
- * log.
+ * log, through an operator's pause and resume (kept in the recording as control marks).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,6 +91,18 @@ describe('record: in daemon deployments', () => {
     expect(endpoints?.open().find((e) => e.key.startsWith('sim:'))?.holders).toBe(2);
     // Run until the momentum deployment has filled a trade and both snipers have seen a graduation.
     await waitFor('a momentum fill', () => logOf('momentum').includes('"kind":"fill"'), 90_000);
+    // The operator pauses momentum through the control API until a buy is refused, then resumes: the recording keeps both marks, once each.
+    const act = async (verb: 'pause' | 'resume'): Promise<void> => {
+      const res = await fetch(`${daemon!.url}/api/deployments/momentum/${verb}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'e2e operator' }),
+      });
+      expect(res.status, await res.text()).toBe(200);
+    };
+    await act('pause');
+    await waitFor('a momentum buy refused while paused', () => logOf('momentum').includes('"code":"RUNTIME_ENTRIES_PAUSED"'), 90_000);
+    await act('resume');
     await waitFor('a graduation for the sniper', () => logOf('sniper').includes('"kind":"intent"'), 90_000);
     await waitFor('a graduation on the remote service', () => logOf('remote').includes('"kind":"intent"'), 90_000);
     await daemon?.stop({ drainMs: 5_000 });
@@ -102,6 +114,8 @@ describe('record: in daemon deployments', () => {
       expect(text.startsWith('{"k":"header"'), 'a header first').toBe(true);
       expect(text.includes('"k":"end"'), 'the end line').toBe(true);
     }
+    const ctl = momentum.split('\n').filter((l) => l.startsWith('{"k":"ctl"'));
+    expect(ctl.map((l) => (JSON.parse(l) as { c: { buy: { code: string } | null } }).c.buy?.code ?? null)).toEqual(['RUNTIME_ENTRIES_PAUSED', null]);
     // The sniper joins `graduated`; momentum joins curve milestone rooms (and its positions' prices).
     const mRooms = roomsOf(momentum);
     const sRooms = roomsOf(sniper);
