@@ -136,7 +136,10 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     api.get(
       '/metrics',
       { schema: { summary: 'Prometheus text format', response: { 200: textAnswer('text/plain', 'metrics'), 401: refused[401] } } },
-      async (_req, reply) => reply.header('content-type', o.metrics.contentType).send(await o.metrics.render()),
+      async (_req, reply) => {
+        const { text, ageMs } = await o.metrics.scrape();
+        return reply.header('content-type', o.metrics.contentType).header('x-metrics-age-ms', Math.round(ageMs)).send(text);
+      },
     );
     api.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     api.get(

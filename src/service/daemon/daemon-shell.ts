@@ -44,6 +44,8 @@ export interface DaemonShellOptions {
   readonly memoryReader?: MemoryReader;
   /** Memory sampling period (default 5 s). */
   readonly memoryEveryMs?: number;
+  /** How old a `/metrics` render a scrape may get (default 1 000 ms; 0 renders at every scrape). */
+  readonly metricsMaxAgeMs?: number;
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolves to stop the daemon (tests); signals stop it too. */
@@ -124,6 +126,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
       plugins: [dashboard.plugin],
       metricsExtensions: [hub.metrics, serviceMetrics.metrics, simulatorMetrics(() => endpoints.simulators())],
       paths: o.paths,
+      metricsMaxAgeMs: o.metricsMaxAgeMs ?? 1_000,
       factory: createDeployment,
       deps: endpoints,
       dataDir: resolve(o.dataDir),
