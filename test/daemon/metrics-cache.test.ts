@@ -1,9 +1,10 @@
 /**
- * The /metrics cache of a real daemon (`runDaemonShell`, its default 1 s render age) on loopback,
- * two paper deployments on the embedded simulator: a scrape is served a render at most 1 s old and
- * says how old; a discrete change (a pause) shows in the very next scrape; values that move all
- * the time (frames) keep moving from scrape to scrape; a deployment removed by a reload leaves no
- * series behind, its event-fed counters included.
+ * The /metrics and /api/deployments caches of a real daemon (`runDaemonShell`, its default 1 s
+ * age) on loopback, two paper deployments on the embedded simulator: a scrape is served a render at
+ * most 1 s old and says how old; a discrete change (a pause) shows in the very next scrape and the
+ * very next list; values that move all the time (frames) keep moving from scrape to scrape; a
+ * deployment removed by a reload leaves no series and no row behind, its event-fed counters
+ * included.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,12 @@ const scrape = async (): Promise<{ s: Scrape; ageMs: number }> => {
   expect(res.status).toBe(200);
   return { s: parseMetrics(await res.text()), ageMs: Number(res.headers.get('x-metrics-age-ms')) };
 };
+const list = async (): Promise<{ name: string; state: string }[]> =>
+  (
+    (await (await fetch(`${daemon?.url ?? ''}/api/deployments`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      deployments: { name: string; state: string }[];
+    }
+  ).deployments;
 const post = (path: string): Promise<Response> =>
   fetch(`${daemon?.url ?? ''}${path}`, {
     method: 'POST',
@@ -81,6 +88,10 @@ afterAll(async () => {
 }, 60_000);
 
 it('serves a render at most 1 s old, shows a pause in the very next scrape, and keeps moving values moving', async () => {
+  expect((await list()).map((d) => [d.name, d.state])).toEqual([
+    ['alpha', 'running'],
+    ['beta', 'running'],
+  ]);
   const first = await scrape();
   const second = await scrape();
   for (const r of [first, second]) expect(r.ageMs).toBeLessThanOrEqual(1_000);
@@ -88,6 +99,7 @@ it('serves a render at most 1 s old, shows a pause in the very next scrape, and 
 
   expect((await post('/api/deployments/alpha/pause')).status).toBe(200);
   await waitFor('alpha paused', () => daemon?.supervisor.get('alpha')?.state === 'paused');
+  expect((await list()).find((d) => d.name === 'alpha')?.state).toBe('paused');
   const next = await scrape();
   expect(series(next.s, 'chainpilot_deployment_state', { deployment: 'alpha', state: 'paused' })[0]?.value).toBe(1);
   expect(series(next.s, 'chainpilot_deployment_state', { deployment: 'alpha', state: 'running' })[0]?.value).toBe(0);
@@ -106,5 +118,6 @@ it('drops every series of a deployment a reload removed, its event-fed counters 
   expect(diff?.removed).toEqual(['beta']);
   const after = await scrape();
   expect(after.s.text).not.toMatch(/deployment="beta"/);
+  expect((await list()).map((d) => d.name)).toEqual(['alpha']);
   expect(eventFed(after.s, 'alpha') + series(after.s, 'chainpilot_deployment_state', { deployment: 'alpha' }).length).toBeGreaterThan(0);
 }, 90_000);

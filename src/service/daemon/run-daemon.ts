@@ -50,6 +50,11 @@ export interface DaemonOptions {
    * always show in the next scrape; see docs/daemon.md "Metrics".
    */
   readonly metricsMaxAgeMs?: number;
+  /**
+   * How old a row of `/api/deployments` may be while its slot's state did not change (wall ms,
+   * default 0; `chainpilot daemon` uses 1 000): equity and open positions are at most that old.
+   */
+  readonly listMaxAgeMs?: number;
   /** More routes on the control app (the dashboard), each a fastify plugin over the daemon's view. */
   readonly plugins?: readonly ((daemon: DaemonView) => FastifyPluginAsync)[];
   /** A memory ceiling: the set is refused at start and reload when its estimate exceeds it, and RSS near it turns /readyz 503. */
@@ -232,6 +237,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     clock,
     log,
     plugins: (o.plugins ?? []).map((plugin) => plugin(view)),
+    ...(o.listMaxAgeMs !== undefined ? { listMaxAgeMs: o.listMaxAgeMs } : {}),
     ...(memoryWatch ? { daemonReasons: () => [memoryWatch.reason()].filter((r): r is string => r !== undefined) } : {}),
   });
   const initial = await supervisor.apply(initialSpecs);
