@@ -11,12 +11,12 @@
  * machine CPU and latency are noisy.
  *
  * `CHAINPILOT_BENCH_SOAK_MINUTES=N` runs the accelerated RSS soak instead: 100 deployments on one
- * feed with the simulator at `CHAINPILOT_BENCH_SOAK_SPEED` (default 360: one wall hour is six
- * simulated hours at the usual speed 60) for N wall minutes, sampling every minute the process's
- * RSS, the daemon's heap (`nodejs_heap_size_used_bytes`) and how far the run clock has got (the
- * lockstep driver falls behind wall time when the daemon cannot keep up, so the simulated hours
- * reached are printed, not assumed). A row per sample; the verdict compares the sample at the end
- * of the first sixth of the run (warm-up) with the last.
+ * feed with the simulator at `CHAINPILOT_BENCH_SOAK_SPEED` (default 360: a wall hour then holds the
+ * market of six wall hours at the usual speed 60) for N wall minutes, sampling every minute the
+ * process's RSS, the daemon's heap (`nodejs_heap_size_used_bytes`), the simulator worker's heap and
+ * how far the run clock has got (the lockstep driver falls behind wall time when the daemon cannot
+ * keep up, so the simulated hours reached are printed, not assumed). A row per sample; the verdict
+ * compares the sample at the end of the first sixth of the run (warm-up) with the last.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,6 +114,7 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
       await sleep(t0 + m * 60_000 - performance.now());
       const text = (await get(`${url}/metrics`)).text;
       const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
+      const simHeap = Number(/^chainpilot_simulator_heap_used_bytes\{[^}]*\} (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
       const d = await detail();
       const simH = (d.at - first.started) / 3_600_000;
       const rss = rssMb(pid);
@@ -121,7 +122,7 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
         name: `soak minute ${m}`,
         value: rss,
         unit: 'MB RSS',
-        note: `heap ${heap.toFixed(0)} MB; run clock ${simH.toFixed(1)} simulated h after start (= ${(simH / 60).toFixed(2)} wall h at speed 60); load ${load()}`,
+        note: `heap ${heap.toFixed(0)} MB, simulator heap ${simHeap.toFixed(0)} MB; run clock ${simH.toFixed(1)} simulated h after start (= ${(simH / 60).toFixed(2)} wall h at speed 60); load ${load()}`,
       });
       console.log(`daemon-scale soak: minute ${m}: RSS ${rss.toFixed(0)} MB, ${rows.at(-1)?.note ?? ''}`);
     }
