@@ -6,8 +6,9 @@
  * when the text is rendered. The service clients, journal and queue series come from
  * service-metrics.ts, registered as an extension.
  *
- * Rendering (issue 31): at a hundred deployments the text holds about 7,000 series. A render runs
- * one metric family per event-loop turn (the daemon's deployments trade in between), and with
+ * Rendering (issue 31): at a hundred deployments the text holds about 7,000 series. A render yields
+ * the event loop between metric families once it has run 5 ms (the deployments trade in between;
+ * one family is never split), and with
  * `maxAgeMs` a scrape is served the last render while it is younger than that and no discrete
  * change (a slot's state, an alert, a reload, `changed()`) happened after it began; a refresher
  * renders again every `maxAgeMs / 2` while scrapes keep coming, so a scrape seldom waits.
@@ -31,6 +32,8 @@ const SLOT_STATES: readonly SlotState[] = [
   'restarting',
 ];
 const LAMPORTS_PER_SOL = 1e9;
+/** A render yields the event loop once it has spent this long (wall ms) since its last turn. */
+const RENDER_SLICE_MS = 5;
 const sol = (lamports: bigint): number => Number(lamports) / LAMPORTS_PER_SOL;
 
 export interface DaemonMetrics {
@@ -39,7 +42,7 @@ export interface DaemonMetrics {
   observe(deployment: string, event: DeploymentEvent): void;
   /** Counts a restart of a deployment by the supervisor. */
   restarted(deployment: string): void;
-  /** Prometheus text exposition, rendered now (one metric family per event-loop turn). */
+  /** Prometheus text exposition, rendered now (yielding the event loop between families every 5 ms). */
   render(): Promise<string>;
   /**
    * The text a scrape gets: the last render while it is younger than `maxAgeMs` and no discrete
@@ -290,7 +293,7 @@ export function createDaemonMetrics(o: {
   for (const extend of o.extensions ?? []) extend(registry);
 
   const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-  /** Same text as `registry.metrics()`, one family per turn; one health and stats read per deployment. */
+  /** Same text as `registry.metrics()`, in 5 ms slices; one health and stats read per deployment. */
   const renderNow = async (): Promise<string> => {
     rendering++;
     if (rendering === 1) {
@@ -299,9 +302,14 @@ export function createDaemonMetrics(o: {
     }
     try {
       const parts: string[] = [];
+      let slice = performance.now();
       for (const m of registry.getMetricsAsArray()) {
         parts.push(await registry.getSingleMetricAsString(m.name));
-        await yieldTurn();
+        // families until a slice's time is spent, then a turn for the deployments
+        if (performance.now() - slice >= RENDER_SLICE_MS) {
+          await yieldTurn();
+          slice = performance.now();
+        }
       }
       return `${parts.join('\n\n')}\n`;
     } finally {
