@@ -8,10 +8,11 @@
  *
  * Rendering (issue 31): at a hundred deployments the text holds about 7,000 series. A render yields
  * the event loop between metric families once it has run 5 ms (the deployments trade in between;
- * one family is never split), and with
- * `maxAgeMs` a scrape is served the last render while it is younger than that and no discrete
- * change (a slot's state, an alert, a reload, `changed()`) happened after it began; a refresher
- * renders again every `maxAgeMs / 2` while scrapes keep coming, so a scrape seldom waits.
+ * one family is never split), and with `maxAgeMs` a scrape is served the last render while it is
+ * younger than that and no discrete change (a slot's state, an alert, a reload, `changed()`)
+ * happened after it began; a refresher renders again every `maxAgeMs / 2` while scrapes keep
+ * coming, so a scrape seldom waits. A background render that fails is counted
+ * (`chainpilot_metrics_render_failures_total`); the next scrape renders again and answers its error.
  */
 import { BoundedMap } from '../../core/bounded-map.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
@@ -251,6 +252,11 @@ export function createDaemonMetrics(o: {
     registers: [registry],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   });
+  const renderFailures = new Counter({
+    name: 'chainpilot_metrics_render_failures_total',
+    help: 'Background renders of /metrics that threw (the next scrape renders again and answers the error)',
+    registers: [registry],
+  });
   const intentAt = new BoundedMap<string, number>(10_000);
   const eventToIntent = new Histogram({
     name: 'chainpilot_event_to_intent_seconds',
@@ -346,7 +352,7 @@ export function createDaemonMetrics(o: {
     refresher = setTimeout(
       () => {
         refresher = undefined;
-        refresh().catch(() => undefined); // the next scrape renders again and answers its error
+        refresh().catch(() => renderFailures.inc()); // the next scrape renders again and answers its error
       },
       Math.max(0, due),
     );
