@@ -10,8 +10,9 @@
  * the event loop between metric families once it has run 5 ms (the deployments trade in between;
  * one family is never split), and with `maxAgeMs` a scrape is served the last render while it is
  * younger than that and no discrete change (a slot's state, an alert, a reload, `changed()`)
- * happened after it began; a refresher renders again every `maxAgeMs / 2` while scrapes keep
- * coming, so a scrape seldom waits. A background render that fails is counted
+ * happened after it began; while scrapes keep coming a refresher renders once per scrape interval,
+ * `maxAgeMs / 2` before the next scrape is due (at most every `maxAgeMs / 2`), so a scrape seldom
+ * waits and a daemon scraped every 15 s renders about once per scrape. A background render that fails is counted
  * (`chainpilot_metrics_render_failures_total`); the next scrape renders again and answers its error.
  */
 import { BoundedMap } from '../../core/bounded-map.js';
@@ -346,9 +347,18 @@ export function createDaemonMetrics(o: {
         scheduleRefresh();
       }
     })());
+  // Between scrapes (an average of the last gaps): a render is timed to begin `maxAgeMs / 2` before
+  // the next scrape is due, once per scrape, and no more often than every `maxAgeMs / 2`.
+  let scrapeEvery: number | undefined;
   const scheduleRefresh = (): void => {
-    if (closed || maxAgeMs <= 0 || refresher || performance.now() - scrapedAt > keepWarmMs) return;
-    const due = (last?.at ?? performance.now()) + maxAgeMs / 2 - performance.now();
+    const now = performance.now();
+    // (not before a second scrape has shown how often they come)
+    if (closed || maxAgeMs <= 0 || refresher || scrapeEvery === undefined || now - scrapedAt > keepWarmMs) return;
+    const lead = maxAgeMs / 2;
+    const every = Math.max(scrapeEvery, lead);
+    let next = scrapedAt + every;
+    while (last && last.at >= next - lead) next += every; // already rendered for that one
+    const due = Math.max(next - lead, (last?.at ?? now) + lead) - now;
     refresher = setTimeout(
       () => {
         refresher = undefined;
@@ -371,6 +381,7 @@ export function createDaemonMetrics(o: {
     render: renderNow,
     async scrape() {
       const now = performance.now();
+      if (Number.isFinite(scrapedAt)) scrapeEvery = scrapeEvery === undefined ? now - scrapedAt : 0.7 * scrapeEvery + 0.3 * (now - scrapedAt);
       scrapedAt = now;
       let r = last;
       if (maxAgeMs <= 0 || !fresh(r, now)) {
