@@ -9,6 +9,14 @@
  * time from SIGTERM to exit. `CHAINPILOT_BENCH_SCALE_SECONDS` sets the measured window (default 60;
  * the issue's table used 180). The machine's load average is printed with each row: on a shared
  * machine CPU and latency are noisy.
+ *
+ * `CHAINPILOT_BENCH_SOAK_MINUTES=N` runs the accelerated RSS soak instead: 100 deployments on one
+ * feed with the simulator at `CHAINPILOT_BENCH_SOAK_SPEED` (default 360: a wall hour then holds the
+ * market of six wall hours at the usual speed 60) for N wall minutes, sampling every minute the
+ * process's RSS, the daemon's heap (`nodejs_heap_size_used_bytes`), the simulator worker's heap and
+ * how far the run clock has got (the lockstep driver falls behind wall time when the daemon cannot
+ * keep up, so the simulated hours reached are printed, not assumed). A row per sample; the verdict
+ * compares the sample at the end of the first sixth of the run (warm-up) with the last.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,8 +43,10 @@ const cpuTicks = (pid: number): number => {
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const load = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-function writeConfigs(dir: string, deployments: number, feeds: number): void {
-  const base = readFileSync(join(root, 'config/paper-sim.yaml'), 'utf8').replace(/\n\s*decisionLog: .*/, '');
+function writeConfigs(dir: string, deployments: number, feeds: number, speed = 60): void {
+  const base = readFileSync(join(root, 'config/paper-sim.yaml'), 'utf8')
+    .replace(/\n\s*decisionLog: .*/, '')
+    .replace(/speed: 60\b/, `speed: ${speed}`);
   for (let i = 0; i < deployments; i++) {
     const seed = feeds === 1 ? 42 : 42 + (i % feeds);
     writeFileSync(join(dir, `scale-${i}.yaml`), base.replace('name: paper-sim', `name: scale-${i}`).replace('seed: 42', `seed: ${seed}`));
@@ -72,6 +82,69 @@ const get = async (url: string): Promise<{ ms: number; text: string }> => {
   return { ms: performance.now() - t0, text };
 };
 
+async function waitRunning(url: string, deployments: number): Promise<void> {
+  for (;;) {
+    const list = JSON.parse((await get(`${url}/api/deployments`)).text) as { deployments?: { state: string }[] } | { state: string }[];
+    const rows = Array.isArray(list) ? list : (list.deployments ?? []);
+    if (rows.length === deployments && rows.every((d) => d.state === 'running')) return;
+    await sleep(500);
+  }
+}
+
+/** The accelerated soak (see the header): one row per minute. */
+async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
+  mkdirSync(join(dir, 'conf'));
+  writeConfigs(join(dir, 'conf'), 100, 1, speed);
+  const { child, url } = await startDaemon(dir);
+  const pid = child.pid ?? 0;
+  const rows: BenchRow[] = [];
+  try {
+    await waitRunning(url, 100);
+    const detail = async (): Promise<{ at: number; started: number }> => {
+      const d = JSON.parse((await get(`${url}/api/deployments/scale-0`)).text) as {
+        feed?: { lastFrameAt: number | null };
+        summary?: { startedAt: number | null };
+      };
+      return { at: d.feed?.lastFrameAt ?? NaN, started: d.summary?.startedAt ?? NaN };
+    };
+    const first = await detail();
+    const t0 = performance.now();
+    for (let m = 1; m <= minutes; m++) {
+      await sleep(t0 + m * 60_000 - performance.now());
+      const text = (await get(`${url}/metrics`)).text;
+      const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
+      const simHeap = Number(/^chainpilot_simulator_heap_used_bytes\{[^}]*\} (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
+      const d = await detail();
+      const simH = (d.at - first.started) / 3_600_000;
+      const rss = rssMb(pid);
+      rows.push({
+        name: `soak minute ${m}`,
+        value: rss,
+        unit: 'MB RSS',
+        note: `heap ${heap.toFixed(0)} MB, simulator heap ${simHeap.toFixed(0)} MB; run clock ${simH.toFixed(1)} simulated h after start (= ${(simH / 60).toFixed(2)} wall h at speed 60); load ${load()}`,
+      });
+      console.log(`daemon-scale soak: minute ${m}: RSS ${rss.toFixed(0)} MB, ${rows.at(-1)?.note ?? ''}`);
+    }
+    const warm = rows[Math.max(0, Math.floor(rows.length / 6) - 1)];
+    const last = rows.at(-1);
+    if (warm && last) {
+      rows.push({
+        name: `soak: last vs ${warm.name}`,
+        value: last.value / warm.value,
+        unit: 'x RSS',
+        note: `${warm.value.toFixed(0)} MB -> ${last.value.toFixed(0)} MB (flat means within 1.2x); speed ${speed}`,
+      });
+    }
+    return rows;
+  } finally {
+    child.kill('SIGTERM');
+    await Promise.race([new Promise((r) => child.once('exit', r)), sleep(10_000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function measure(deployments: number, feeds: number): Promise<{ cpu: number; note: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'cp-bench-scale-'));
   mkdirSync(join(dir, 'conf'));
@@ -79,12 +152,7 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
   const { child, url } = await startDaemon(dir);
   const pid = child.pid ?? 0;
   try {
-    for (;;) {
-      const list = JSON.parse((await get(`${url}/api/deployments`)).text) as { deployments?: { state: string }[] } | { state: string }[];
-      const rows = Array.isArray(list) ? list : (list.deployments ?? []);
-      if (rows.length === deployments && rows.every((d) => d.state === 'running')) break;
-      await sleep(500);
-    }
+    await waitRunning(url, deployments);
     await sleep(Math.min(30, SECONDS / 3) * 1000); // warm-up
     const c0 = cpuTicks(pid);
     const t0 = performance.now();
@@ -120,6 +188,8 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
 const bench: Bench = {
   name: 'daemon-scale',
   async run() {
+    const soakMinutes = Number(process.env['CHAINPILOT_BENCH_SOAK_MINUTES'] ?? 0);
+    if (soakMinutes > 0) return soak(soakMinutes, Number(process.env['CHAINPILOT_BENCH_SOAK_SPEED'] ?? 360));
     const rows: BenchRow[] = [];
     let one = NaN;
     // `CHAINPILOT_BENCH_SCALE_CASES=1x1,100x1` runs only those (deployments x feeds); the first is the baseline

@@ -134,3 +134,42 @@ export function detailView(slot: SlotView): z.infer<typeof deploymentDetailBody>
     denialsByCode: { ...st.denialsByCode },
   };
 }
+
+/**
+ * The rows of `/api/deployments`, kept per slot (issue 31: at a hundred deployments reading every
+ * handle's stats per request made most of the request). A row is rebuilt when its slot changed
+ * (state, cause, restarts, handle) and otherwise when it is older than `maxAgeMs` (wall time):
+ * equity and open positions, which move without a state change, are at most that old. With
+ * `maxAgeMs` 0 every request rebuilds every row.
+ */
+export function createSummaryCache(o: { readonly maxAgeMs: number; readonly now?: () => number }): {
+  rows(slots: readonly SlotView[]): z.infer<typeof deploymentSummaryBody>[];
+} {
+  const now = o.now ?? (() => performance.now());
+  const rows = new Map<string, { readonly slot: SlotView; readonly at: number; readonly row: z.infer<typeof deploymentSummaryBody> }>();
+  const same = (a: SlotView, b: SlotView): boolean =>
+    a.state === b.state &&
+    a.handle === b.handle &&
+    a.restarts === b.restarts &&
+    a.file === b.file &&
+    a.cause?.code === b.cause?.code &&
+    a.cause?.message === b.cause?.message;
+  return {
+    rows(slots) {
+      const t = now();
+      const out = slots.map((slot) => {
+        const c = rows.get(slot.name);
+        if (o.maxAgeMs > 0 && c && t - c.at <= o.maxAgeMs && same(c.slot, slot)) return c.row;
+        const row = summaryView(slot);
+        rows.set(slot.name, { slot, at: t, row });
+        return row;
+      });
+      // removed slots leave the cache
+      if (rows.size > slots.length) {
+        const names = new Set(slots.map((s) => s.name));
+        for (const name of rows.keys()) if (!names.has(name)) rows.delete(name);
+      }
+      return out;
+    },
+  };
+}

@@ -14,7 +14,7 @@ import { describeError, isChainpilotError, type Clock, type Logger } from '../..
 import type { DecisionEntry, ManualAction, ManualMeta } from '../../runtime/deployment-handle.js';
 import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
 import * as s from '../api-schemas.js';
-import { detailView, intentView, summaryView } from '../api-views.js';
+import { createSummaryCache, detailView, intentView } from '../api-views.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import type { EventLog, LoggedEntry } from '../event-log.js';
 import { answer, nameParams, refused, registerOpenApi, textAnswer } from './openapi.js';
@@ -40,6 +40,8 @@ export interface ControlAppOptions {
   readonly plugins?: readonly FastifyPluginAsync[];
   /** Why the daemon as a whole is not ready (memory near its ceiling); empty when it is. */
   readonly daemonReasons?: () => readonly string[];
+  /** How old a row of `/api/deployments` may be when its slot did not change (wall ms, default 0: rebuilt per request). */
+  readonly listMaxAgeMs?: number;
 }
 
 const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
@@ -60,6 +62,7 @@ const page = (p: { entries: readonly LoggedEntry<DecisionEntry>[]; next: number;
 });
 
 export function buildControlApp(o: ControlAppOptions): FastifyInstance {
+  const summaries = createSummaryCache({ maxAgeMs: o.listMaxAgeMs ?? 0 });
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
   const startedAt = o.clock.now();
   registerOpenApi(app, o.version);
@@ -136,13 +139,16 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     api.get(
       '/metrics',
       { schema: { summary: 'Prometheus text format', response: { 200: textAnswer('text/plain', 'metrics'), 401: refused[401] } } },
-      async (_req, reply) => reply.header('content-type', o.metrics.contentType).send(await o.metrics.render()),
+      async (_req, reply) => {
+        const { text, ageMs } = await o.metrics.scrape();
+        return reply.header('content-type', o.metrics.contentType).header('x-metrics-age-ms', Math.round(ageMs)).send(text);
+      },
     );
     api.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     api.get(
       '/api/deployments',
       { schema: { summary: 'every deployment with its state', response: { 200: s.deploymentListBody, 401: refused[401] } } },
-      async () => ({ deployments: o.supervisor.list().map(summaryView) }) satisfies z.infer<typeof s.deploymentListBody>,
+      async () => ({ deployments: summaries.rows(o.supervisor.list()) }) satisfies z.infer<typeof s.deploymentListBody>,
     );
     api.get(
       '/api/deployments/:name',

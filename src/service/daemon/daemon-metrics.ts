@@ -3,11 +3,20 @@
  * conventions: `chainpilot_` prefix, base units, `_total` counters, `_seconds` histograms. Labels
  * are bounded: `deployment`, `strategy`, `room_family`, `code`, `side`, `outcome`, `state`; never
  * a token mint or a wallet. Counters move on deployment events; gauges are read from the handles
- * at scrape time, so a scrape always shows the current state. The service clients, journal and
- * queue series come from service-metrics.ts, registered as an extension.
+ * when the text is rendered. The service clients, journal and queue series come from
+ * service-metrics.ts, registered as an extension.
+ *
+ * Rendering (issue 31): at a hundred deployments the text holds about 7,000 series. A render yields
+ * the event loop between metric families once it has run 5 ms (the deployments trade in between;
+ * one family is never split), and with `maxAgeMs` a scrape is served the last render while it is
+ * younger than that and no discrete change (a slot's state, an alert, a reload, `changed()`)
+ * happened after it began; while scrapes keep coming a refresher renders once per scrape interval,
+ * `maxAgeMs / 2` before the next scrape is due (at most every `maxAgeMs / 2`), so a scrape seldom
+ * waits and a daemon scraped every 15 s renders about once per scrape. A background render that fails is counted
+ * (`chainpilot_metrics_render_failures_total`); the next scrape renders again and answers its error.
  */
 import { BoundedMap } from '../../core/bounded-map.js';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { DeploymentEvent } from '../../runtime/deployment-handle.js';
 import type { MetricsExtension, SlotState, SlotView } from '../service-port.js';
 
@@ -25,6 +34,8 @@ const SLOT_STATES: readonly SlotState[] = [
   'restarting',
 ];
 const LAMPORTS_PER_SOL = 1e9;
+/** A render yields the event loop once it has spent this long (wall ms) since its last turn. */
+const RENDER_SLICE_MS = 5;
 const sol = (lamports: bigint): number => Number(lamports) / LAMPORTS_PER_SOL;
 
 export interface DaemonMetrics {
@@ -33,8 +44,19 @@ export interface DaemonMetrics {
   observe(deployment: string, event: DeploymentEvent): void;
   /** Counts a restart of a deployment by the supervisor. */
   restarted(deployment: string): void;
-  /** Prometheus text exposition. */
+  /** Prometheus text exposition, rendered now (yielding the event loop between families every 5 ms). */
   render(): Promise<string>;
+  /**
+   * The text a scrape gets: the last render while it is younger than `maxAgeMs` and no discrete
+   * change came after it began, else a new one; `ageMs` is the time since that render began.
+   */
+  scrape(): Promise<{ readonly text: string; readonly ageMs: number }>;
+  /** A discrete change (slot state, reload, memory state): the next scrape renders afresh. */
+  changed(): void;
+  /** Drops the event-fed series of a deployment that was removed (the scrape-time ones go with its slot). */
+  forget(deployment: string): Promise<void>;
+  /** Stops the refresher. */
+  close(): void;
   readonly contentType: string;
 }
 
@@ -42,7 +64,17 @@ export function createDaemonMetrics(o: {
   readonly slots: () => readonly SlotView[];
   readonly extensions?: readonly MetricsExtension[];
   readonly processMetrics?: boolean;
+  /**
+   * How old a render a scrape may be served (wall milliseconds, default 0: every scrape renders).
+   * Values that move all the time (frames, equity, ages) are at most this old; discrete changes
+   * show in the next scrape.
+   */
+  readonly maxAgeMs?: number;
+  /** Scrapes older than this stop the refresher (default 5 minutes). */
+  readonly keepWarmMs?: number;
 }): DaemonMetrics {
+  const maxAgeMs = o.maxAgeMs ?? 0;
+  const keepWarmMs = o.keepWarmMs ?? 5 * 60_000;
   const registry = new Registry();
   if (o.processMetrics !== false) collectDefaultMetrics({ register: registry });
   // One health and one stats snapshot per deployment and scrape (a dozen gauges read them; at a
@@ -52,8 +84,10 @@ export function createDaemonMetrics(o: {
   const healthOf = new Map<Handle, ReturnType<Handle['health']>>();
   const statsOf = new Map<Handle, ReturnType<Handle['stats']>>();
   let forgetting = false;
+  let rendering = 0;
   const forgetSoon = (): void => {
-    if (forgetting) return;
+    // a render spans many turns: its snapshots last until it ends
+    if (forgetting || rendering > 0) return;
     forgetting = true;
     setImmediate(() => {
       forgetting = false;
@@ -219,6 +253,11 @@ export function createDaemonMetrics(o: {
     registers: [registry],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   });
+  const renderFailures = new Counter({
+    name: 'chainpilot_metrics_render_failures_total',
+    help: 'Background renders of /metrics that threw (the next scrape renders again and answers the error)',
+    registers: [registry],
+  });
   const intentAt = new BoundedMap<string, number>(10_000);
   const eventToIntent = new Histogram({
     name: 'chainpilot_event_to_intent_seconds',
@@ -260,15 +299,122 @@ export function createDaemonMetrics(o: {
 
   for (const extend of o.extensions ?? []) extend(registry);
 
+  const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+  /** Same text as `registry.metrics()`, in 5 ms slices; one health and stats read per deployment. */
+  const renderNow = async (): Promise<string> => {
+    rendering++;
+    if (rendering === 1) {
+      healthOf.clear();
+      statsOf.clear();
+    }
+    try {
+      const parts: string[] = [];
+      let slice = performance.now();
+      for (const m of registry.getMetricsAsArray()) {
+        parts.push(await registry.getSingleMetricAsString(m.name));
+        // families until a slice's time is spent, then a turn for the deployments
+        if (performance.now() - slice >= RENDER_SLICE_MS) {
+          await yieldTurn();
+          slice = performance.now();
+        }
+      }
+      return `${parts.join('\n\n')}\n`;
+    } finally {
+      rendering--;
+      if (rendering === 0) {
+        healthOf.clear();
+        statsOf.clear();
+      }
+    }
+  };
+
+  // The scrape cache: wall time (performance.now), as the lag and request histograms.
+  let last: { text: string; at: number } | undefined;
+  let inFlight: Promise<{ text: string; at: number }> | undefined;
+  let changedAt = -Infinity;
+  let scrapedAt = -Infinity;
+  let refresher: NodeJS.Timeout | undefined;
+  let closed = false;
+  const refresh = (): Promise<{ text: string; at: number }> =>
+    (inFlight ??= (async () => {
+      const at = performance.now();
+      try {
+        const text = await renderNow();
+        if (!last || at >= last.at) last = { text, at };
+        return { text, at };
+      } finally {
+        inFlight = undefined;
+        scheduleRefresh();
+      }
+    })());
+  // Between scrapes (an average of the last gaps): a render is timed to begin `maxAgeMs / 2` before
+  // the next scrape is due, once per scrape, and no more often than every `maxAgeMs / 2`.
+  let scrapeEvery: number | undefined;
+  const scheduleRefresh = (): void => {
+    const now = performance.now();
+    // (not before a second scrape has shown how often they come)
+    if (closed || maxAgeMs <= 0 || refresher || scrapeEvery === undefined || now - scrapedAt > keepWarmMs) return;
+    const lead = maxAgeMs / 2;
+    const every = Math.max(scrapeEvery, lead);
+    let next = scrapedAt + every;
+    while (last && last.at >= next - lead) next += every; // already rendered for that one
+    const due = Math.max(next - lead, (last?.at ?? now) + lead) - now;
+    refresher = setTimeout(
+      () => {
+        refresher = undefined;
+        refresh().catch(() => renderFailures.inc()); // the next scrape renders again and answers its error
+      },
+      Math.max(0, due),
+    );
+    refresher.unref();
+  };
+  const fresh = (r: { at: number } | undefined, now: number): r is { text: string; at: number } =>
+    r !== undefined && r.at > changedAt && now - r.at <= maxAgeMs;
+
   return {
     registry,
     contentType: registry.contentType,
-    restarted: (deployment) => restarts.inc({ deployment }),
-    render: () => {
-      // a scrape reads afresh, however soon after the last one
-      healthOf.clear();
-      statsOf.clear();
-      return registry.metrics();
+    restarted: (deployment) => {
+      restarts.inc({ deployment });
+      changedAt = performance.now();
+    },
+    render: renderNow,
+    async scrape() {
+      const now = performance.now();
+      if (Number.isFinite(scrapedAt)) scrapeEvery = scrapeEvery === undefined ? now - scrapedAt : 0.7 * scrapeEvery + 0.3 * (now - scrapedAt);
+      scrapedAt = now;
+      let r = last;
+      if (maxAgeMs <= 0 || !fresh(r, now)) {
+        // a render that began after the change will do; one in flight may have begun before it
+        r = await refresh();
+        if (r.at <= changedAt) r = await refresh();
+      } else scheduleRefresh();
+      return { text: r.text, ageMs: Math.max(0, performance.now() - r.at) };
+    },
+    changed() {
+      changedAt = performance.now();
+    },
+    async forget(deployment) {
+      changedAt = performance.now();
+      for (const { name } of registry.getMetricsAsArray()) {
+        const m: (Metric & { collect?: unknown; labelNames?: readonly string[] }) | undefined = registry.getSingleMetric<string>(name);
+        // series filled at scrape time are rebuilt from the slots; those fed by events stay until removed
+        if (!m || typeof m.collect === 'function' || !(m.labelNames ?? []).includes('deployment')) continue;
+        const seen = new Set<string>();
+        for (const v of (await m.get()).values) {
+          if (v.labels['deployment'] !== deployment) continue;
+          const labels = Object.fromEntries(Object.entries(v.labels).filter(([k]) => k !== 'le'));
+          const key = JSON.stringify(labels);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          m.remove(labels);
+        }
+      }
+    },
+    close() {
+      closed = true;
+      if (refresher) clearTimeout(refresher);
+      refresher = undefined;
     },
     observe(deployment, ev) {
       switch (ev.type) {
@@ -294,6 +440,7 @@ export function createDaemonMetrics(o: {
         }
         case 'alert':
           alerts.inc({ deployment, code: ev.code, level: ev.level });
+          changedAt = performance.now();
           return;
         case 'intent':
           if (ev.eventReceivedAt !== undefined)

@@ -44,6 +44,10 @@ export interface DaemonShellOptions {
   readonly memoryReader?: MemoryReader;
   /** Memory sampling period (default 5 s). */
   readonly memoryEveryMs?: number;
+  /** How old a `/metrics` render a scrape may get (default 1 000 ms; 0 renders at every scrape). */
+  readonly metricsMaxAgeMs?: number;
+  /** How old an unchanged slot's row of `/api/deployments` may be (default 1 000 ms; 0 rebuilds per request). */
+  readonly listMaxAgeMs?: number;
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolves to stop the daemon (tests); signals stop it too. */
@@ -124,6 +128,8 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
       plugins: [dashboard.plugin],
       metricsExtensions: [hub.metrics, serviceMetrics.metrics, simulatorMetrics(() => endpoints.simulators())],
       paths: o.paths,
+      metricsMaxAgeMs: o.metricsMaxAgeMs ?? 1_000,
+      listMaxAgeMs: o.listMaxAgeMs ?? 1_000,
       factory: createDeployment,
       deps: endpoints,
       dataDir: resolve(o.dataDir),

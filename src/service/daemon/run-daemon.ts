@@ -54,6 +54,17 @@ export interface DaemonOptions {
   /** Bounded history of decisions for the API and dashboard. */
   readonly historySize?: number;
   readonly metricsExtensions?: readonly MetricsExtension[];
+  /**
+   * How old a `/metrics` render a scrape may get, in wall milliseconds (default 0: every scrape
+   * renders; `chainpilot daemon` uses 1 000). Discrete changes (states, alerts, reloads, memory)
+   * always show in the next scrape; see docs/daemon.md "Metrics".
+   */
+  readonly metricsMaxAgeMs?: number;
+  /**
+   * How old a row of `/api/deployments` may be while its slot's state did not change (wall ms,
+   * default 0; `chainpilot daemon` uses 1 000): equity and open positions are at most that old.
+   */
+  readonly listMaxAgeMs?: number;
   /** More routes on the control app (the dashboard), each a fastify plugin over the daemon's view. */
   readonly plugins?: readonly ((daemon: DaemonView) => FastifyPluginAsync)[];
   /** A memory ceiling: the set is refused at start and reload when its estimate exceeds it, and RSS near it turns /readyz 503. */
@@ -165,6 +176,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
         ...(mem.read ? { read: mem.read } : {}),
         ...(mem.everyMs !== undefined ? { everyMs: mem.everyMs } : {}),
         onChange(high, r, limit) {
+          metrics.changed();
           if (high) log.warn({ rssBytes: r.rssBytes, limitBytes: limit }, 'the daemon is near its memory limit: not ready until RSS drops below 80 %');
           else log.info({ rssBytes: r.rssBytes, limitBytes: limit }, 'the daemon is back under its memory limit');
           mem.onChange?.(high, r, limit);
@@ -172,7 +184,11 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       })
     : undefined;
   const extensions = [...(o.metricsExtensions ?? []), ...(memoryWatch ? [memoryWatch.metrics] : [])];
-  const metrics = createDaemonMetrics({ slots: () => supervisor.list(), extensions });
+  const metrics = createDaemonMetrics({
+    slots: () => supervisor.list(),
+    extensions,
+    ...(o.metricsMaxAgeMs !== undefined ? { maxAgeMs: o.metricsMaxAgeMs } : {}),
+  });
   const lastState = new Map<string, string>();
   supervisor = createSupervisor({
     factory: o.factory,
@@ -195,6 +211,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       lastState.set(slot.name, key);
       if (before?.startsWith('restarting|') === true && slot.state === 'starting') metrics.restarted(slot.name);
       if (before !== key) {
+        metrics.changed();
         events.append(slot.name, {
           type: 'state',
           at: clock.now(),
@@ -211,7 +228,10 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     reloading = (async () => {
       const specs = readDeploymentSpecs(expandDeploymentPaths(o.paths), env);
       if (mem) assertFits(estimateMemory(specs, mem.estimate), mem.limitBytes, 'reload');
-      return supervisor.apply(specs);
+      const diff = await supervisor.apply(specs);
+      // a removed deployment's event-fed series go with it (a changed one keeps its name and counts)
+      for (const name of diff.removed) await metrics.forget(name);
+      return diff;
     })();
     try {
       return await reloading;
@@ -230,6 +250,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     clock,
     log,
     plugins: (o.plugins ?? []).map((plugin) => plugin(view)),
+    ...(o.listMaxAgeMs !== undefined ? { listMaxAgeMs: o.listMaxAgeMs } : {}),
     ...(memoryWatch ? { daemonReasons: () => [memoryWatch.reason()].filter((r): r is string => r !== undefined) } : {}),
   });
   const initial = await supervisor.apply(initialSpecs);
@@ -257,6 +278,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       halt: async () => {
         memoryWatch?.stop();
         await supervisor.stop({ drainMs: 0 });
+        metrics.close();
         await app.close();
       },
       report: () => reports,

@@ -126,6 +126,10 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   // Queued execution: one stats read per deployment and scrape, shared by the collectors below.
   const queues = new Map<string, () => Promise<QueueExecutionStats>>();
   let reading: Promise<Map<string, QueueExecutionStats>> | undefined;
+  // The read of the current scrape. This family is registered before the other queue series, so a
+  // render (all families at once, or one per turn: daemon-metrics.ts) starts the read here and the
+  // others use it.
+  let latest: Promise<Map<string, QueueExecutionStats>> | undefined;
   const statsFailures = new Counter({
     name: 'chainpilot_queue_stats_failures_total',
     help: "Scrapes that could not read a deployment's queue stats from Redis in time",
@@ -133,7 +137,8 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
     registers: [],
     // This scrape's read counts in this scrape.
     collect: async () => {
-      await snapshot();
+      latest = snapshot();
+      await latest;
     },
   });
   const readOne = async (name: string, read: () => Promise<QueueExecutionStats>): Promise<[string, QueueExecutionStats] | undefined> => {
@@ -162,7 +167,7 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   const queueSeries = (kind: 'gauge' | 'counter', name: string, help: string, pick: (s: QueueExecutionStats) => number | undefined): void => {
     const collect = async function (this: Gauge | Counter): Promise<void> {
       this.reset();
-      for (const [deployment, s] of await snapshot()) {
+      for (const [deployment, s] of await (latest ??= snapshot())) {
         const v = pick(s);
         if (v === undefined) continue;
         if (this instanceof Gauge) this.set({ deployment }, v);
