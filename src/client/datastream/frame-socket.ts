@@ -53,6 +53,28 @@ const DETACHED: FrameSocketEvents = { open: noop, message: noop, readEnd: noop, 
 /** A masked client frame (RFC 6455 section 5.3: every client frame is masked with fresh random bytes). */
 export function clientFrame(opcode: number, payload: Buffer): Buffer {
   const n = payload.length;
+  const out = frameHead(opcode, n);
+  const h = out.length - 4 - n;
+  for (let i = 0; i < n; i++) out[h + 4 + i] = payload[i]! ^ out[h + (i & 3)]!;
+  return out;
+}
+
+/**
+ * A masked text frame of `text`: the UTF-8 bytes are written straight into the frame and masked in
+ * place (no Buffer of the text first; joins and leaves are written for every room a run touches).
+ */
+export function clientTextFrame(text: string): Buffer {
+  const n = Buffer.byteLength(text, 'utf8');
+  const out = frameHead(1, n);
+  const at = out.length - n;
+  out.write(text, at, n, 'utf8');
+  const m = at - 4;
+  for (let i = 0; i < n; i++) out[at + i]! ^= out[m + (i & 3)]!;
+  return out;
+}
+
+/** A frame of `n` payload bytes with its header and a fresh mask key written; the payload is the caller's to fill and mask. */
+function frameHead(opcode: number, n: number): Buffer {
   const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
   const out = Buffer.allocUnsafe(h + 4 + n);
   out[0] = 0x80 | opcode;
@@ -66,7 +88,6 @@ export function clientFrame(opcode: number, payload: Buffer): Buffer {
     out.writeUInt32BE(n >>> 0, 6);
   }
   randomFillSync(out, h, 4);
-  for (let i = 0; i < n; i++) out[h + 4 + i] = payload[i]! ^ out[h + (i & 3)]!;
   return out;
 }
 
@@ -213,7 +234,7 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
     },
     send(text) {
       if (state !== 'open') return false;
-      sendRaw(clientFrame(1, Buffer.from(text)));
+      sendRaw(clientTextFrame(text));
       return true;
     },
     close(code, reason) {
