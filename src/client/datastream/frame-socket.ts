@@ -73,6 +73,15 @@ export function clientTextFrame(text: string): Buffer {
   return out;
 }
 
+/**
+ * Mask keys come from a pool of cryptographically random bytes refilled 8 KiB at a time (as `ws`
+ * does): `randomFillSync` makes a job object per call, more than half of what building a join or leave
+ * frame allocated. Every key is still fresh, unpredictable bytes, never reused.
+ */
+const MASK_POOL_BYTES = 8_192;
+const maskPool = Buffer.alloc(MASK_POOL_BYTES);
+let maskAt = MASK_POOL_BYTES;
+
 /** A frame of `n` payload bytes with its header and a fresh mask key written; the payload is the caller's to fill and mask. */
 function frameHead(opcode: number, n: number): Buffer {
   const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
@@ -87,7 +96,14 @@ function frameHead(opcode: number, n: number): Buffer {
     out.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 2);
     out.writeUInt32BE(n >>> 0, 6);
   }
-  randomFillSync(out, h, 4);
+  if (maskAt === MASK_POOL_BYTES) {
+    randomFillSync(maskPool);
+    maskAt = 0;
+  }
+  out[h] = maskPool[maskAt++]!;
+  out[h + 1] = maskPool[maskAt++]!;
+  out[h + 2] = maskPool[maskAt++]!;
+  out[h + 3] = maskPool[maskAt++]!;
   return out;
 }
 
