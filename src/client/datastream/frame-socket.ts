@@ -75,8 +75,8 @@ export function clientTextFrame(text: string): Buffer {
 
 /**
  * Mask keys come from a pool of cryptographically random bytes refilled 8 KiB at a time (as `ws`
- * does): `randomFillSync` makes a job object per call, more than half of what building a join or leave
- * frame allocated. Every key is still fresh, unpredictable bytes, never reused.
+ * does): `randomFillSync` makes a job object per call, more than half of what building a join or
+ * leave frame allocated. Every key is still fresh, unpredictable bytes, never reused.
  */
 const MASK_POOL_BYTES = 8_192;
 const maskPool = Buffer.alloc(MASK_POOL_BYTES);
