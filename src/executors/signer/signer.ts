@@ -26,10 +26,9 @@ export interface Signer {
    * Signs wire bytes (legacy or v0) as they came from the swap service: node:crypto ed25519 over
    * the exact message bytes, written into this wallet's signature slot of a copy (the input is not
    * modified). Nothing is re-serialised, so the signed message is byte for byte the one inspection
-   * decoded. Other
-   * signers' slots are left as they are (a wrong co-signature makes the cluster drop the
-   * transaction, which then expires; it cannot move funds). Throws EXEC_SIGNER_FAILED when the
-   * bytes are not a transaction or this wallet is not one of its required signers.
+   * decoded. Other signers' slots are left as they are (a wrong co-signature makes the cluster
+   * drop the transaction, which then expires; it cannot move funds). Throws EXEC_SIGNER_FAILED when
+   * the bytes are not a transaction or this wallet is not one of its required signers.
    */
   signWire(raw: Uint8Array): SignedTransaction;
 }
