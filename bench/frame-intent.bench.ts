@@ -12,6 +12,7 @@
  * readers; each round's ratio is the reader's percentile over the baseline's; rows are medians.
  */
 import { spawn } from 'node:child_process';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { z } from 'zod';
@@ -60,6 +61,26 @@ async function startServer(): Promise<Server> {
       await exited;
     },
   };
+}
+
+/**
+ * Young-generation collections (scavenges) while `run` reads: the garbage a reader makes per frame
+ * shows as their count (the baseline's JSON.parse and `ws` buffers make some too). Per 10k frames.
+ */
+async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number }> {
+  let n = 0;
+  const count = (entries: readonly PerformanceEntry[]): void => {
+    for (const e of entries) if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) n++;
+  };
+  const obs = new PerformanceObserver((list) => count(list.getEntries()));
+  obs.observe({ entryTypes: ['gc'] });
+  try {
+    const result = await run();
+    count(obs.takeRecords());
+    return { result, scavenges: (n / FRAMES) * 10_000 };
+  } finally {
+    obs.disconnect();
+  }
 }
 
 const sinceNs = (sentNs: string): number => Number(process.hrtime.bigint() - BigInt(sentNs)) / 1e3;
@@ -139,18 +160,28 @@ const bench: Bench = {
     try {
       const p50: number[] = [];
       const p99: number[] = [];
-      const ours = { p50: [] as number[], p99: [] as number[] };
-      const base = { p50: [] as number[], p99: [] as number[] };
+      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[] };
+      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[] };
       const loads: string[] = [];
       for (let r = 0; r < ROUNDS; r++) {
+        const readBare = async (): Promise<number[]> => {
+          const { result, scavenges } = await scavengesPer10k(() => bare(server.url));
+          base.scavenges.push(scavenges);
+          return result;
+        };
+        const readOurs = async (): Promise<number[]> => {
+          const { result, scavenges } = await scavengesPer10k(() => chainpilot(server.url));
+          ours.scavenges.push(scavenges);
+          return result;
+        };
         let b: number[];
         let c: number[];
         if (r % 2 === 0) {
-          b = await bare(server.url);
-          c = await chainpilot(server.url);
+          b = await readBare();
+          c = await readOurs();
         } else {
-          c = await chainpilot(server.url);
-          b = await bare(server.url);
+          c = await readOurs();
+          b = await readBare();
         }
         loads.push(loadNote());
         base.p50.push(percentile(b, 50));
@@ -171,6 +202,13 @@ const bench: Bench = {
           unit: 'µs',
           ratio: median(p99),
           note: 'goal ≤ 2; room join of each new mint on the path',
+        },
+        { name: 'breakdown: scavenges per 10k frames, bare', value: median(base.scavenges), unit: 'scavenges' },
+        {
+          name: 'breakdown: scavenges per 10k frames, chainpilot',
+          value: median(ours.scavenges),
+          unit: 'scavenges',
+          note: 'young-generation GCs during the reader, warm-up frames included; median of the rounds',
         },
       ];
     } finally {

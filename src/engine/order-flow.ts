@@ -186,36 +186,39 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
 
   // repeated identical denials and refusals are summarised in the log (counted in full in the stats and the decision log)
   const repeats = createRepeatLimiter(d.clock);
+  const amountText = (req: PlaceRequest): string => String(req.side === 'buy' ? req.spendLamports : req.sellRaw);
+  /** A denied order: decision log, stats, the log line (repeats summarised). Not a closure per order: place() runs for every decision. */
+  const denyOrder = (req: PlaceRequest, at: UnixMs, code: string, reason: string): OrderResult => {
+    d.decisions({ kind: 'denied', at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: amountText(req), code, reason });
+    d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code, reason });
+    const r = repeats.admit(`denied\u0000${req.strategyId}\u0000${req.side}\u0000${code}`);
+    if (r.write) {
+      const more = r.held > 0 ? ` (and ${r.held} more ${code} denial(s) of ${req.strategyId} held back from the log since the last such line)` : '';
+      d.log.info(
+        { strategyId: req.strategyId, mint: req.mint, side: req.side, code, ...(r.held > 0 ? { repeated: r.held } : {}) },
+        `order denied: ${reason}${more}`,
+      );
+    }
+    return { ok: false, code, reason };
+  };
   const place = (req: PlaceRequest, exit?: ExitOrder): OrderResult => {
     const at = d.clock.now();
-    const base = { at, strategyId: req.strategyId, side: req.side, mint: req.mint, amountIn: String(req.side === 'buy' ? req.spendLamports : req.sellRaw) };
-    const deny = (code: string, reason: string): OrderResult => {
-      d.decisions({ kind: 'denied', ...base, code, reason });
-      d.stats.denied({ at, strategyId: req.strategyId, mint: req.mint, code, reason });
-      const r = repeats.admit(`denied\u0000${req.strategyId}\u0000${req.side}\u0000${code}`);
-      if (r.write) {
-        const more = r.held > 0 ? ` (and ${r.held} more ${code} denial(s) of ${req.strategyId} held back from the log since the last such line)` : '';
-        d.log.info(
-          { strategyId: req.strategyId, mint: req.mint, side: req.side, code, ...(r.held > 0 ? { repeated: r.held } : {}) },
-          `order denied: ${reason}${more}`,
-        );
-      }
-      return { ok: false, code, reason };
-    };
-    if (closed) return deny('ENGINE_STOPPED', 'the engine is stopping: no new orders');
+    if (closed) return denyOrder(req, at, 'ENGINE_STOPPED', 'the engine is stopping: no new orders');
     const refused = d.admission?.(req.side);
-    if (refused) return deny(refused.code, refused.reason);
+    if (refused) return denyOrder(req, at, refused.code, refused.reason);
     const inFlight = req.side === 'buy' && req.allowConcurrent !== true ? pendingBuyOf(req.strategyId, req.mint) : undefined;
     if (inFlight !== undefined) {
-      return deny(
+      return denyOrder(
+        req,
+        at,
         'ENGINE_BUY_IN_FLIGHT',
         `buy ${inFlight} of ${req.mint} by this strategy is unresolved; wait for onFill or onIntentFailed, or pass allowConcurrent: true`,
       );
     }
     const checked = checkAmount(req, at);
-    if (checked === undefined) return deny('RISK_INVALID_AMOUNT', invalidAmountReason(req));
+    if (checked === undefined) return denyOrder(req, at, 'RISK_INVALID_AMOUNT', invalidAmountReason(req));
     const decision = d.gate.check(checked, riskState);
-    if (!decision.allowed) return deny(decision.code, decision.reason);
+    if (!decision.allowed) return denyOrder(req, at, decision.code, decision.reason);
     const obs = d.market.get(req.mint);
     const held = d.portfolio.position(req.strategyId, req.mint);
     const id = newId(at, d.random, d.idPrefix);
@@ -246,7 +249,17 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     pending.set(intent.id, entry);
     track(entry, true);
     d.stats.intentPlaced();
-    d.decisions({ kind: 'intent', ...base, intentId: intent.id, referencePrice: intent.referencePrice ?? null, reason: req.reason });
+    d.decisions({
+      kind: 'intent',
+      at,
+      strategyId,
+      side: req.side,
+      mint,
+      amountIn: amountText(req),
+      intentId: intent.id,
+      referencePrice: intent.referencePrice ?? null,
+      reason,
+    });
     d.onIntent?.(intent);
     d.executor.submit(intent).then(undefined, (e: unknown) => {
       if (isChainpilotError(e) && e.retry === 'unknown_outcome') {

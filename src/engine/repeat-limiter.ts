@@ -21,6 +21,9 @@ interface Seen {
   held: number;
 }
 
+/** The answer for a line held back (the common case of a flood): one shared object, not one per call. */
+const HOLD: { readonly write: boolean; readonly held: number } = Object.freeze({ write: false, held: 0 });
+
 /** A limiter on `clock`: one line per kind per `windowMs` (default 60 s), at most `maxKinds` kinds (default 1 000). */
 export function createRepeatLimiter(clock: Clock, windowMs = 60_000, maxKinds = 1_000): RepeatLimiter {
   const kinds = new Map<string, Seen>();
@@ -30,7 +33,7 @@ export function createRepeatLimiter(clock: Clock, windowMs = 60_000, maxKinds = 
       const seen = kinds.get(kind);
       if (seen !== undefined && now - seen.writtenAt < windowMs) {
         seen.held++;
-        return { write: false, held: 0 };
+        return HOLD;
       }
       const held = seen?.held ?? 0;
       // re-insert so the map's order is the order of the last write: the oldest kind goes first

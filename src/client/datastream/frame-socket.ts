@@ -53,6 +53,37 @@ const DETACHED: FrameSocketEvents = { open: noop, message: noop, readEnd: noop, 
 /** A masked client frame (RFC 6455 section 5.3: every client frame is masked with fresh random bytes). */
 export function clientFrame(opcode: number, payload: Buffer): Buffer {
   const n = payload.length;
+  const out = frameHead(opcode, n);
+  const h = out.length - 4 - n;
+  for (let i = 0; i < n; i++) out[h + 4 + i] = payload[i]! ^ out[h + (i & 3)]!;
+  return out;
+}
+
+/**
+ * A masked text frame of `text`: the UTF-8 bytes are written straight into the frame and masked in
+ * place (no Buffer of the text first; joins and leaves are written for every room a run touches).
+ */
+export function clientTextFrame(text: string): Buffer {
+  const n = Buffer.byteLength(text, 'utf8');
+  const out = frameHead(1, n);
+  const at = out.length - n;
+  out.write(text, at, n, 'utf8');
+  const m = at - 4;
+  for (let i = 0; i < n; i++) out[at + i]! ^= out[m + (i & 3)]!;
+  return out;
+}
+
+/**
+ * Mask keys come from a pool of cryptographically random bytes refilled 8 KiB at a time (as `ws`
+ * does): `randomFillSync` makes a job object per call, more than half of what building a join or
+ * leave frame allocated. Every key is still fresh, unpredictable bytes, never reused.
+ */
+const MASK_POOL_BYTES = 8_192;
+const maskPool = Buffer.alloc(MASK_POOL_BYTES);
+let maskAt = MASK_POOL_BYTES;
+
+/** A frame of `n` payload bytes with its header and a fresh mask key written; the payload is the caller's to fill and mask. */
+function frameHead(opcode: number, n: number): Buffer {
   const h = n < 126 ? 2 : n < 65_536 ? 4 : 10;
   const out = Buffer.allocUnsafe(h + 4 + n);
   out[0] = 0x80 | opcode;
@@ -65,8 +96,14 @@ export function clientFrame(opcode: number, payload: Buffer): Buffer {
     out.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 2);
     out.writeUInt32BE(n >>> 0, 6);
   }
-  randomFillSync(out, h, 4);
-  for (let i = 0; i < n; i++) out[h + 4 + i] = payload[i]! ^ out[h + (i & 3)]!;
+  if (maskAt === MASK_POOL_BYTES) {
+    randomFillSync(maskPool);
+    maskAt = 0;
+  }
+  out[h] = maskPool[maskAt++]!;
+  out[h + 1] = maskPool[maskAt++]!;
+  out[h + 2] = maskPool[maskAt++]!;
+  out[h + 3] = maskPool[maskAt++]!;
   return out;
 }
 
@@ -213,7 +250,7 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
     },
     send(text) {
       if (state !== 'open') return false;
-      sendRaw(clientFrame(1, Buffer.from(text)));
+      sendRaw(clientTextFrame(text));
       return true;
     },
     close(code, reason) {

@@ -24,11 +24,11 @@ export interface Signer {
   sign(tx: VersionedTransaction | Transaction): SignedTransaction;
   /**
    * Signs wire bytes (legacy or v0) as they came from the swap service: node:crypto ed25519 over
-   * the exact message bytes, written into this wallet's signature slot of a copy. Nothing is
-   * re-serialised, so the signed message is byte for byte the one inspection decoded. Other
-   * signers' slots are left as they are (a wrong co-signature makes the cluster drop the
-   * transaction, which then expires; it cannot move funds). Throws EXEC_SIGNER_FAILED when the
-   * bytes are not a transaction or this wallet is not one of its required signers.
+   * the exact message bytes, written into this wallet's signature slot of a copy (the input is not
+   * modified). Nothing is re-serialised, so the signed message is byte for byte the one inspection
+   * decoded. Other signers' slots are left as they are (a wrong co-signature makes the cluster
+   * drop the transaction, which then expires; it cannot move funds). Throws EXEC_SIGNER_FAILED when
+   * the bytes are not a transaction or this wallet is not one of its required signers.
    */
   signWire(raw: Uint8Array): SignedTransaction;
 }
@@ -74,34 +74,21 @@ export function keypairSigner(keypair: Keypair): Signer {
           context: { wallet: address },
         });
       }
-      const raw = new Uint8Array(wire);
-      const signature = ed25519Sign(null, raw.subarray(layout.messageOffset), privateKey);
-      const at = layout.signaturesOffset + 64 * slot;
-      raw.set(signature, at);
-      return lazySigned(raw, raw.subarray(at, at + 64));
+      // Sign the caller's message bytes where they are (the copy below holds the same bytes), then
+      // copy once into a Buffer from node's shared pool (no ArrayBuffer of its own for a wire
+      // transaction's 1,232 bytes or less) and write the signature into this wallet's slot. The id
+      // and the base64 text are read by the journal right after, so both are made here, the text
+      // straight from the Buffer (no wrapper, no second copy).
+      const signature = ed25519Sign(null, wire.subarray(layout.messageOffset), privateKey);
+      const raw = Buffer.allocUnsafe(wire.length);
+      raw.set(wire);
+      raw.set(signature, layout.signaturesOffset + 64 * slot);
+      return { raw, signature: base58Text(signature), base64: raw.toString('base64') };
     },
   };
   // Nothing secret to show when logged or inspected.
   Object.defineProperty(signer, 'toJSON', { value: () => ({ address }), enumerable: false });
   return Object.freeze(signer);
-}
-
-/**
- * A signed transaction whose base58 id and base64 text are computed on first read (they are text
- * encodings of bytes already final; the journal reads both right after signing).
- */
-function lazySigned(raw: Uint8Array, signatureBytes: Uint8Array): SignedTransaction {
-  let signature: string | undefined;
-  let base64: string | undefined;
-  return {
-    raw,
-    get signature() {
-      return (signature ??= base58Text(signatureBytes));
-    },
-    get base64() {
-      return (base64 ??= Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64'));
-    },
-  };
 }
 
 /**
