@@ -14,7 +14,9 @@ import { loadDeployment } from '../../src/config/index.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
+import { createDeployment } from '../../src/runtime/create-deployment.js';
+import type { ShutdownReport } from '../../src/runtime/deployment-handle.js';
+import { until } from '../runtime/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-stop-parity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,9 +29,17 @@ describe('backtest parity at stop', () => {
       .concat(`shutdown:\n  drain: 40s\nrecord:\n  dir: ${join(dir, 'rec')}\n`);
     const file = join(dir, 'paper.yaml');
     writeFileSync(file, yaml);
-    const run = await runPaper({ file, recording: runRecording, durationMs: 8_000, out: () => undefined, log: silentLogger(), signals: false });
+    // Stopped once intents are in flight (not after a fixed wall time: under load the run may not have decided anything by then).
+    const handle = createDeployment(loadDeployment(file), { mode: 'paper', recording: runRecording, log: silentLogger() });
+    await handle.start();
+    let report: ShutdownReport;
+    try {
+      await until(() => handle.stats().pending.length >= 2, 'two intents in flight', 60_000);
+    } finally {
+      report = await handle.stop();
+    }
     // Intents were in flight when the stop began.
-    expect(run.report.intents.length).toBeGreaterThan(0);
+    expect(report.intents.length).toBeGreaterThan(0);
     const paperLog = readFileSync(join(dir, 'paper.decisions.jsonl'), 'utf8');
 
     const recording = readRecording(join(dir, 'rec'));

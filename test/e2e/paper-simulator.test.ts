@@ -53,7 +53,8 @@ async function run(seed: number, durationMs: number) {
       const t = session.engine.portfolio.totals();
       if (t.openPositions > deployment.risk.maxOpenPositions!) violations.push(`open positions ${t.openPositions}`);
       if (t.openCostLamports > deployment.risk.maxExposureLamports!) violations.push(`exposure ${t.openCostLamports}`);
-      // The fill against the simulator's price the engine saw: never better, and within the intent's slippage.
+      // The fill against the simulator's price the engine saw: never better, and within the intent's slippage twice over
+      // (live's two rules: the pool moved at most the slippage from the reference, and fee and impact at most the slippage on top).
       const seen = decimal(session.engine.market.get(e.mint)!.price!);
       const price = decimal(e.price);
       if (e.side === 'buy' ? price.lt(seen) : price.gt(seen)) violations.push(`fill ${e.intentId} at ${e.price} better than ${seen.toFixed()}`);
@@ -61,7 +62,7 @@ async function run(seed: number, durationMs: number) {
       if (intent.referencePrice !== undefined) {
         const ref = decimal(intent.referencePrice);
         const tol = decimal(intent.slippageBps).div(10_000);
-        if (e.side === 'buy' ? price.gt(ref.times(tol.plus(1))) : price.lt(ref.times(decimal(1).minus(tol))))
+        if (e.side === 'buy' ? price.gt(ref.times(tol.plus(1)).times(tol.plus(1))) : price.lt(ref.times(decimal(1).minus(tol)).times(decimal(1).minus(tol))))
           violations.push(`fill ${e.intentId} beyond slippage`);
       }
     },
