@@ -1,6 +1,6 @@
 /**
  * How well a backtest predicts live: config/live-sim.yaml run live on the embedded simulator's
- * ledger (`run --live`, 60x, with `record:` on) for each seed, `chainpilot calibrate` over the live
+ * ledger (`run --live`, 10x, with `record:` on) for each seed, `chainpilot calibrate` over the live
  * runs' journals (all seeds pooled: in sample; one more seed is held out and backtested with that model), then the backtest of each run's own recording
  * with that calibrated `paper.model`, verified against the live decision log. Per seed, against
  * live as the baseline: the share of live fills paired with a backtest fill, the closed-trade count
@@ -8,9 +8,11 @@
  * trades' PnL, failed-transaction fees outside trades left out on both sides).
  *
  * Goals (issue 26): ≥ 90 % paired, trades within ±15 %, median drift ≤ 50 bps, PnL within ±25 %.
- * `LIVE_DRIFT_SEEDS` (default 3), `LIVE_DRIFT_HELD_OUT` (default 1), `LIVE_DRIFT_SPEED` (the live runs'
- * simulator speed, default 60: the speed of config/live-sim.yaml) and `LIVE_DRIFT_SECONDS` (wall seconds of
- * each live run; default 1,200 / speed, 20 at 60x, so every speed covers 20 simulated minutes).
+ * `LIVE_DRIFT_SEEDS` (default 3), `LIVE_DRIFT_HELD_OUT` (default 1), `LIVE_DRIFT_SPEED` (the live
+ * runs' simulator speed, default 10: at config/live-sim.yaml's own 60 the live latency is wall-time
+ * work x 60 and follows the machine's load; see docs/backtesting.md, "Live latency and the
+ * simulator's speed") and `LIVE_DRIFT_SECONDS` (wall seconds of each live run; default
+ * 1,200 / speed, 120 at 10x, so every speed covers 20 simulated minutes).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +35,7 @@ const SEEDS = Number(process.env['LIVE_DRIFT_SEEDS'] ?? 3);
  * (signing, HTTP, the event loop under the machine's load) times this speed: a lower speed makes it less
  * dependent on the load, at the cost of wall time.
  */
-const SPEED = Number(process.env['LIVE_DRIFT_SPEED'] ?? 60);
+const SPEED = Number(process.env['LIVE_DRIFT_SPEED'] ?? 10);
 if (!Number.isFinite(SPEED) || SPEED <= 0)
   throw new Error(
     `LIVE_DRIFT_SPEED must be a positive number of simulated seconds per wall second (got ${process.env['LIVE_DRIFT_SPEED']}); e.g. LIVE_DRIFT_SPEED=10`,
