@@ -195,8 +195,9 @@ function openDb(path: string, paper: boolean): Database.Database {
   db.pragma('journal_mode = WAL');
   // A paper store's book is written in batches at NORMAL (the durability argument: docs/daemon.md).
   db.pragma(paper ? 'synchronous = NORMAL' : 'synchronous = FULL');
-  // a paper book's checkpoints (the WAL's syncs) run in a worker thread, not inside a commit of the main thread
-  if (paper) db.pragma('wal_autocheckpoint = 0');
+  // a paper book's checkpoints (the WAL's syncs) run in a worker thread (wal-checkpointer.ts), not inside a
+  // commit of the main thread; SQLite's own stays as a backstop at 10,000 pages (a worker that failed)
+  if (paper) db.pragma('wal_autocheckpoint = 10000');
   db.pragma('busy_timeout = 5000');
   try {
     migrateSchema(db, path, STORE_SCHEMA);

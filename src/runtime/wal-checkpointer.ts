@@ -3,9 +3,9 @@
  * event-loop turn at `synchronous = NORMAL` (docs/daemon.md, "Paper books: what a crash may lose");
  * SQLite's automatic checkpoint then runs inside one of those commits every 1,000 WAL pages and
  * syncs the WAL and the database there, on the main thread: at a hundred paper deployments on a
- * busy disk those syncs held the event loop for tens to hundreds of ms. So a paper store turns the
- * automatic checkpoint off (`wal_autocheckpoint = 0`) and asks for one here every
- * {@link CHECKPOINT_EVERY_COMMITS} commits; one worker thread per process (started on first use,
+ * busy disk those syncs held the event loop for tens to hundreds of ms. So a paper store moves the
+ * automatic checkpoint to 10,000 pages (a backstop, as the live journal does) and asks for one here
+ * every {@link CHECKPOINT_EVERY_COMMITS} commits; one worker thread per process (started on first use,
  * unreferenced: it never keeps the process alive) runs them on its own connection.
  *
  * What a crash may lose does not change: a commit is in the WAL when its transaction ends, as
