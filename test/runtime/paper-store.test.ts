@@ -231,7 +231,7 @@ describe('the paper book in the store', () => {
     expect(ABANDONED_REASON).toMatch(/never made up/);
   });
 
-  it('asks the worker thread for a WAL checkpoint every 100 commits (SQLite's own only at 10,000 pages) and loses nothing', async () => {
+  it('asks the worker thread for a WAL checkpoint every 100 commits (SQLite itself only at 10,000 pages) and loses nothing', async () => {
     tmp = tempDir('cp-paper-checkpoint-');
     const path = join(tmp.dir, 'book.db');
     const before = walCheckpointStats();
