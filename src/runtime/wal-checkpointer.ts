@@ -13,6 +13,7 @@
  * normally is checkpointed by SQLite when its last connection closes.
  */
 import type { Worker } from 'node:worker_threads';
+import { describeError } from '../core/index.js';
 import { siblingModule, startModuleWorker } from './module-worker.js';
 
 /** Commits of a paper store between two checkpoint requests (a book commit writes a few pages: well under SQLite's 1,000). */
@@ -48,7 +49,7 @@ const start = (): Worker => {
   const gone = (e?: unknown): void => {
     if (worker === w) worker = undefined; // the next request starts another
     failed += pending.size;
-    if (e !== undefined) lastError = `the WAL checkpoint worker failed: ${e instanceof Error ? e.message : String(e)}`;
+    if (e !== undefined) lastError = `the WAL checkpoint worker failed: ${describeError(e)}`;
     pending.clear();
   };
   w.on('error', gone);

@@ -34,7 +34,13 @@ describe('manualClock', () => {
 
   it('advanceToUntil fires in slices the timers advanceTo fires at once, in the same order and at the same times', () => {
     const setUp = (clock: ReturnType<typeof manualClock>, fired: string[]): void => {
-      for (const [label, delay] of [['a', 10], ['b', 10], ['c', 30], ['d', 10], ['late', 200]] as const) {
+      for (const [label, delay] of [
+        ['a', 10],
+        ['b', 10],
+        ['c', 30],
+        ['d', 10],
+        ['late', 200],
+      ] as const) {
         clock.setTimeout(() => {
           fired.push(`${label}@${clock.now()}`);
           if (label === 'a') clock.setTimeout(() => fired.push(`a2@${clock.now()}`), 0); // due now: same step

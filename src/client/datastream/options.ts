@@ -116,10 +116,14 @@ export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
     });
   }
   if (sliceMs !== undefined && !(Number.isFinite(sliceMs) && sliceMs >= 0)) {
-    throw new ChainpilotError('STREAM_INVALID_OPTIONS', `sliceMs: must be a finite number of milliseconds >= 0 (got ${String(sliceMs)}); leave it out to hand every read over in full`, {
-      retry: 'not_retryable',
-      context: { field: 'sliceMs' },
-    });
+    throw new ChainpilotError(
+      'STREAM_INVALID_OPTIONS',
+      `sliceMs: must be a finite number of milliseconds >= 0 (got ${String(sliceMs)}); leave it out to hand every read over in full`,
+      {
+        retry: 'not_retryable',
+        context: { field: 'sliceMs' },
+      },
+    );
   }
   const resolved = { ...DATASTREAM_DEFAULTS, ...parsed.data };
   if (resolved.backoffCapMs < resolved.backoffBaseMs) {
