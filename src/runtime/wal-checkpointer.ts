@@ -37,7 +37,6 @@ let lastError: string | undefined;
 
 const start = (): Worker => {
   const w = startModuleWorker(siblingModule('wal-checkpoint-worker', import.meta.url), {});
-  w.unref();
   w.on('message', (m: { path: string; ok: boolean; error?: string }) => {
     pending.delete(m.path);
     if (m.ok) done++;
@@ -54,6 +53,7 @@ const start = (): Worker => {
   };
   w.on('error', gone);
   w.on('exit', () => gone());
+  w.unref(); // after the listeners: adding a 'message' listener refs the worker again
   return w;
 };
 
