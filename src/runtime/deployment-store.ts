@@ -26,6 +26,7 @@ import type { IntentJournal } from '../executors/journal/journal.js';
 import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
 import { migrateSchema, type SchemaPart } from '../executors/journal/sqlite-schema.js';
 import { openPaperBook, type PaperBook, type PaperBookOptions } from './paper-book.js';
+import { CHECKPOINT_EVERY_COMMITS, requestWalCheckpoint } from './wal-checkpointer.js';
 import { acquireStoreLock, type StoreLockOptions } from './store-lock.js';
 
 /** The store's own tables (owner, risk state), version by version (sqlite-schema.ts). */
@@ -104,7 +105,15 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
       claimOwner(db, o);
     }
     if (o.freshChain !== undefined) db.prepare('INSERT OR REPLACE INTO store_owner (key, value) VALUES (?, ?)').run('chain', o.freshChain);
-    if (o.paper) paper = openPaperBook(db, o.paper.market, o.paper.at, o.paper);
+    if (o.paper) {
+      // checkpoints off the main thread (openDb turned SQLite's own off): wal-checkpointer.ts
+      let commits = 0;
+      const path = o.path;
+      const committed = (): void => {
+        if (++commits % CHECKPOINT_EVERY_COMMITS === 0) requestWalCheckpoint(path);
+      };
+      paper = openPaperBook(db, o.paper.market, o.paper.at, { ...o.paper, committed });
+    }
     journal = openSqliteJournal({ path: o.path });
   } catch (e) {
     db?.close();
@@ -186,6 +195,9 @@ function openDb(path: string, paper: boolean): Database.Database {
   db.pragma('journal_mode = WAL');
   // A paper store's book is written in batches at NORMAL (the durability argument: docs/daemon.md).
   db.pragma(paper ? 'synchronous = NORMAL' : 'synchronous = FULL');
+  // a paper book's checkpoints (the WAL's syncs) run in a worker thread (wal-checkpointer.ts), not inside a
+  // commit of the main thread; SQLite's own stays as a backstop at 10,000 pages (a worker that failed)
+  if (paper) db.pragma('wal_autocheckpoint = 10000');
   db.pragma('busy_timeout = 5000');
   try {
     migrateSchema(db, path, STORE_SCHEMA);

@@ -23,6 +23,15 @@ export interface LockstepDriverOptions {
   readonly idleTimeoutMs?: number;
   /** Called when a step was forced: frames that will never arrive (a dropped socket) are written off. */
   readonly onForced?: () => void;
+  /**
+   * Real milliseconds of timer callbacks one event-loop turn may run (default: no limit, a step
+   * fires all its due timers in one turn). With a limit a step whose timers take longer goes on in
+   * the next turns (`ManualClock.advanceToUntil`): the same timers in the same order at the same
+   * times, with I/O and other timers served in between. The rest of a step runs without a new idle
+   * check (no new frames were asked for). The daemon uses it: its shared clock fires the timers of
+   * every deployment on the feed.
+   */
+  readonly sliceMs?: number;
 }
 
 export interface LockstepDriver {
@@ -44,6 +53,17 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
   let forced = 0;
   let t0 = 0;
   let base = 0;
+  /** The target of a step whose timers did not all fire in one turn (`sliceMs`). */
+  let partial: number | undefined;
+
+  const advance = (target: number): void => {
+    if (o.sliceMs === undefined) {
+      clock.advanceTo(target as UnixMs);
+      return;
+    }
+    const until = performance.now() + o.sliceMs;
+    partial = clock.advanceToUntil(target as UnixMs, () => performance.now() >= until) ? undefined : target;
+  };
 
   const ready = (): boolean => {
     if (o.idle()) {
@@ -62,6 +82,11 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
   const loop = (): void => {
     immediate = undefined;
     if (!running) return;
+    if (partial !== undefined) {
+      advance(partial);
+      immediate = setImmediate(loop);
+      return;
+    }
     let target: number;
     if (o.speed === 'max') target = clock.now() + step;
     else {
@@ -74,7 +99,7 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
       target = Math.min(wall, clock.now() + step);
     }
     // Two idle checks a turn apart: the consumer's microtasks settle in between.
-    if (ready()) clock.advanceTo(target as UnixMs);
+    if (ready()) advance(target);
     immediate = setImmediate(loop);
   };
 
@@ -88,6 +113,7 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
     },
     stop() {
       running = false;
+      partial = undefined;
       if (immediate) clearImmediate(immediate);
       if (pacer) clearTimeout(pacer);
       immediate = undefined;

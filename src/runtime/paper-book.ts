@@ -101,6 +101,8 @@ export interface PaperBookOptions {
   readonly onError?: (error: ChainpilotError) => void;
   /** Schedules the end-of-turn write (default `setImmediate`); tests pass their own. */
   readonly defer?: (write: () => void) => void;
+  /** Called after each batch committed (the store asks for WAL checkpoints off the main thread, wal-checkpointer.ts). */
+  readonly committed?: () => void;
 }
 
 interface Row {
@@ -162,6 +164,7 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
         { retry: 'not_retryable', context: { changes: batch.length }, cause: e },
       );
     }
+    options.committed?.();
   };
   const defer = options.defer ?? ((write: () => void) => void setImmediate(write));
   const endOfTurn = (): void => {

@@ -76,6 +76,8 @@ export function connectFeed(o: {
   readonly knobs?: DatastreamKnobs;
   readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
   readonly telemetry?: HttpTelemetry;
+  /** Real ms per event-loop turn of handing frames over (the client's `sliceMs`; default: reads in full). */
+  readonly sliceMs?: number;
 }): OwnedConnection {
   const random = seededRandom(o.seed);
   const rest = createRestPorts({
@@ -94,6 +96,7 @@ export function connectFeed(o: {
     backfill: rest.backfill,
     ...o.knobs,
     ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}),
+    ...(o.sliceMs !== undefined ? { sliceMs: o.sliceMs } : {}),
   });
   let released = false;
   return {

@@ -32,6 +32,41 @@ describe('manualClock', () => {
     expect(fired).toEqual([5, 10]);
   });
 
+  it('advanceToUntil fires in slices the timers advanceTo fires at once, in the same order and at the same times', () => {
+    const setUp = (clock: ReturnType<typeof manualClock>, fired: string[]): void => {
+      for (const [label, delay] of [
+        ['a', 10],
+        ['b', 10],
+        ['c', 30],
+        ['d', 10],
+        ['late', 200],
+      ] as const) {
+        clock.setTimeout(() => {
+          fired.push(`${label}@${clock.now()}`);
+          if (label === 'a') clock.setTimeout(() => fired.push(`a2@${clock.now()}`), 0); // due now: same step
+        }, delay);
+      }
+    };
+    const whole = manualClock(0);
+    const once: string[] = [];
+    setUp(whole, once);
+    whole.advanceTo(unixMs(100));
+
+    const sliced = manualClock(0);
+    const inSlices: string[] = [];
+    setUp(sliced, inSlices);
+    const stops: number[] = [];
+    // stop after every timer: each call fires exactly one and leaves the time at it
+    while (!sliced.advanceToUntil(unixMs(100), () => true)) stops.push(sliced.now());
+    expect(inSlices).toEqual(once);
+    expect(once).toEqual(['a@10', 'b@10', 'd@10', 'a2@10', 'c@30']);
+    expect(stops).toEqual([10, 10, 10, 10]); // the last timer due (c) needs no further call
+    expect(sliced.now()).toBe(100);
+    expect(sliced.pending()).toBe(1); // 'late' waits for its time
+    expect(sliced.advanceToUntil(unixMs(50), () => true)).toBe(true); // going back is a no-op, as advanceTo
+    expect(sliced.now()).toBe(100);
+  });
+
   it('fires exactly what a list sorted by (time, order set) fires, through any mix of set, clear and advance', () => {
     // the model: every live timer in a plain list, the earliest found by a full scan
     type Op = { kind: 'set'; delay: number } | { kind: 'clear'; pick: number } | { kind: 'advance'; ms: number } | { kind: 'nested'; delay: number };

@@ -272,4 +272,55 @@ describe('frames of one socket read (real socket on 127.0.0.1)', () => {
     await waitFor(() => client.state === 'closed', 'close from the handler');
     expect(got).toEqual(['C0', 'C1', 'C2']);
   });
+
+  it('with sliceMs hands a burst over across turns: in order, each once, counted as handled, I/O served in between', async () => {
+    const KEY = 'hot-path-key-45';
+    server = await startStreamServer(KEY);
+    const c = createDatastreamClient({ url: server.url, apiKey: KEY, random: seededRandom(5), sliceMs: 0 });
+    client = c;
+    const room = rooms.liquidity('MintA');
+    const got: { tx: string; frames: number; afterTurn: boolean }[] = [];
+    let turned = false;
+    c.subscribe(room, (m) => {
+      got.push({ tx: m.data[0]!.tx, frames: c.framesReceived(), afterTurn: turned });
+      if (got.length === 1) setImmediate(() => (turned = true));
+    });
+    await c.whenOpen();
+    await waitFor(() => server!.open()[0]?.rooms.size === 1, 'join');
+    server.sendBurst(Array.from({ length: 100 }, (_, i) => frame(room, `S${i}`)));
+    await waitFor(() => got.length === 100, 'the burst');
+    expect(got.map((g) => g.tx)).toEqual(Array.from({ length: 100 }, (_, i) => `S${i}`));
+    expect(got.map((g) => g.frames)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // a 0 ms slice hands over one frame a turn: the macrotask set by the first handler ran before the last
+    expect(got[0]!.afterTurn).toBe(false);
+    expect(got.at(-1)!.afterTurn).toBe(true);
+    expect(c.stats()).toMatchObject({ frames: 100, messages: 100, duplicates: 0 });
+  });
+
+  it('with sliceMs hands every waiting frame over before a socket event (a drop) is reported', async () => {
+    const KEY = 'hot-path-key-46';
+    server = await startStreamServer(KEY);
+    const c = createDatastreamClient({ url: server.url, apiKey: KEY, random: seededRandom(5), sliceMs: 0, backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+    client = c;
+    const room = rooms.liquidity('MintA');
+    const seen: string[] = [];
+    c.subscribe(room, (m) => void seen.push(m.data[0]!.tx));
+    c.onEvent((e) => {
+      if (e.kind === 'disconnected') seen.push('disconnected');
+    });
+    await c.whenOpen();
+    await waitFor(() => server!.open()[0]?.rooms.size === 1, 'join');
+    server.sendBurst(Array.from({ length: 50 }, (_, i) => frame(room, `D${i}`)));
+    server.dropAll();
+    await waitFor(() => seen.includes('disconnected'), 'the drop');
+    // frames read before the drop are delivered, all before the drop is reported (a frame after the cut may be lost, never reordered)
+    const last = seen.indexOf('disconnected');
+    expect(seen.slice(0, last)).toEqual(Array.from({ length: last }, (_, i) => `D${i}`));
+    expect(seen.slice(last + 1)).toEqual([]);
+  });
+
+  it('refuses a sliceMs that is not a number of milliseconds, naming the field', () => {
+    expect(() => createDatastreamClient({ url: 'ws://127.0.0.1:1', apiKey: 'k', sliceMs: -1 })).toThrow(/sliceMs: must be a finite number/);
+    expect(() => createDatastreamClient({ url: 'ws://127.0.0.1:1', apiKey: 'k', sliceMs: Number.NaN })).toThrow(/STREAM_INVALID_OPTIONS|sliceMs/);
+  });
 });

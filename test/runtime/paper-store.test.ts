@@ -6,6 +6,7 @@
  * no store keep nothing.
  */
 import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
@@ -20,6 +21,7 @@ import { paperStorePath } from '../../src/runtime/paper-deployment.js';
 import { createPaperRails } from '../../src/executors/paper/paper-rails.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { walCheckpointStats } from '../../src/runtime/wal-checkpointer.js';
 import { paperSimYaml, tempDir, until, type TempDir } from './helpers.js';
 import { roundTripDeployment } from './fixtures/round-trip-deployment.js';
 
@@ -227,6 +229,42 @@ describe('the paper book in the store', () => {
     stores.push(c);
     expect(c.paper?.abandoned).toEqual([]);
     expect(ABANDONED_REASON).toMatch(/never made up/);
+  });
+
+  it('asks the worker thread for a WAL checkpoint every 100 commits (SQLite itself only at 10,000 pages) and loses nothing', async () => {
+    tmp = tempDir('cp-paper-checkpoint-');
+    const path = join(tmp.dir, 'book.db');
+    const before = walCheckpointStats();
+    const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
+    stores.push(a);
+    const commits = (from: number, n: number): void => {
+      for (let i = from; i < from + n; i++) {
+        a.paper?.submitted(intentOf(`int_${i}`));
+        a.paper?.flush(); // one commit each, as one event-loop turn each would
+      }
+    };
+    commits(0, 99);
+    expect(walCheckpointStats().requested - before.requested).toBe(0);
+    commits(99, 1);
+    expect(walCheckpointStats().requested - before.requested).toBe(1);
+    commits(100, 100); // the 200th asks again: one request per path at a time, so the first must be answered
+    expect(walCheckpointStats().requested - before.requested).toBeLessThanOrEqual(2);
+    await until(() => walCheckpointStats().done - before.done === walCheckpointStats().requested - before.requested, 'the checkpoints');
+    commits(200, 100);
+    await until(() => walCheckpointStats().done - before.done >= 2, 'a checkpoint after the 300th commit');
+    commits(300, 50);
+    expect(walCheckpointStats().failed).toBe(before.failed);
+    // another connection checkpoints without waiting on the book's (busy 0), and the WAL still holds the last commits
+    const probe = new Database(path);
+    const [row] = probe.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    probe.close();
+    expect(row?.busy).toBe(0);
+    expect(row?.log).toBeGreaterThan(0);
+    await a.close();
+    stores.splice(0);
+    const b = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 + 10 } });
+    stores.push(b);
+    expect(b.paper?.abandoned).toHaveLength(350); // every commit is there
   });
 
   it("counts the earlier runs' admitted spend of each UTC day, so a resumed run's day cap refuses as live would", async () => {

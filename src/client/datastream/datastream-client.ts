@@ -111,9 +111,16 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   const batchText: string[] = [];
   const batchFrame: unknown[] = [];
   const batchBytes: number[] = [];
+  const batchAt: UnixMs[] = [];
   let batchSize = 0;
-  let batchAt = 0 as UnixMs;
   let handling = false;
+  // With `sliceMs` (see options.ts) a read's frames are handled for at most that long per event-loop
+  // turn; the rest wait, in order, from `head`, for the next turns (`resumeQueued`). Frames count as
+  // received (`framesReceived`) when handled, so a lockstep driver waits for them.
+  const sliceMs = o.sliceMs;
+  let head = 0;
+  let resumeQueued = false;
+  let sliceUntil = 0;
 
   const receiveFrame = (buf: Buffer, start: number, end: number, at: UnixMs): void => {
     let text: string;
@@ -143,28 +150,63 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     batchText[i] = text;
     batchFrame[i] = frame;
     batchBytes[i] = end - start;
-    batchAt = at;
-    if (batchSize >= MAX_BATCH && !handling) handleBatch();
+    batchAt[i] = at;
+    if (batchSize - head >= MAX_BATCH && !handling) handleSlice();
   };
 
-  /** Handles the received frames in order; anything that happens after them (socket events, close) calls it first. */
-  const handleBatch = (): void => {
+  /**
+   * Handles the received frames in order from `head`; anything that happens after them (socket
+   * events, close) calls it without `until` first, which handles every one. With `until`
+   * (`performance.now()` deadline) it stops after the frame that reaches it and keeps the rest.
+   */
+  const handleBatch = (until?: number): void => {
     if (handling) return; // a handler's call re-entered: the running loop takes every frame in order
     handling = true;
+    let i = head;
     try {
-      for (let i = 0; i < batchSize; i++) {
+      while (i < batchSize) {
         const text = batchText[i]!;
         const frame = batchFrame[i];
         const bytes = batchBytes[i]!;
+        const at = batchAt[i]!;
         batchText[i] = '';
         batchFrame[i] = undefined;
+        i++;
         if (closed) continue; // close() from a handler: the rest of the read is dropped, as the socket would have dropped it
-        onFrame(text, frame, bytes, batchAt);
+        onFrame(text, frame, bytes, at);
+        if (until !== undefined && i < batchSize && performance.now() >= until) break;
       }
     } finally {
-      batchSize = 0;
+      if (i >= batchSize) batchSize = head = 0;
+      else head = i;
       handling = false;
     }
+  };
+
+  /** At most MAX_BACKLOG frames wait for later turns: beyond, a read is handled in full (memory stays bounded). */
+  const MAX_BACKLOG = 8_192;
+  const resume = (): void => {
+    resumeQueued = false;
+    handleSlice();
+    sliceUntil = 0;
+  };
+  /** The end of a read (or a full batch of it): every frame without `sliceMs`, else this turn's slice. */
+  const handleSlice = (): void => {
+    if (sliceMs === undefined || batchSize - head > MAX_BACKLOG) {
+      handleBatch();
+      return;
+    }
+    if (resumeQueued) return; // earlier frames wait for a later turn: these wait behind them
+    if (sliceUntil === 0) sliceUntil = performance.now() + sliceMs;
+    handleBatch(sliceUntil);
+    if (head < batchSize && !closed) {
+      resumeQueued = true;
+      setImmediate(resume);
+    }
+  };
+  const readEnd = (): void => {
+    handleSlice();
+    sliceUntil = 0;
   };
 
   const frameFailed = (e: unknown): void => {
@@ -362,7 +404,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
       waiters.clear();
     },
     message: receiveFrame,
-    readEnd: handleBatch,
+    readEnd,
     frameTooLarge(fragments) {
       handleBatch(); // the frames before it first
       s.frames++;

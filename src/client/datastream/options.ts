@@ -70,6 +70,15 @@ export interface DatastreamClientOptions extends DatastreamKnobs {
    * Must be fast and must not throw (a throw is counted as a handler error).
    */
   readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
+  /**
+   * Real milliseconds one event-loop turn may spend handing a socket read's frames to subscribers
+   * (default: no limit, a read is handled in full). Beyond it the rest of the read waits, in order,
+   * for the next turns, so I/O and timers are served between: for a connection shared by many
+   * consumers (the daemon's shared feeds), where one frame costs one handler call per consumer. A
+   * waiting frame counts in `framesReceived` only once handled; its `receivedAt` is its read's.
+   * At most 8,192 frames wait: beyond, a read is handled in full.
+   */
+  readonly sliceMs?: number;
 }
 
 export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
@@ -79,11 +88,12 @@ export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
   readonly random: Random;
   readonly backfill?: BackfillSource;
   readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
+  readonly sliceMs?: number;
 };
 
 /** Validates options once; throws STREAM_INVALID_OPTIONS naming the field. */
 export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
-  const { url, apiKey, clock, random, backfill, onRawFrame, ...knobs } = o;
+  const { url, apiKey, clock, random, backfill, onRawFrame, sliceMs, ...knobs } = o;
   const parsed = datastreamKnobs.safeParse(knobs);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -105,6 +115,16 @@ export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
       context: { field: 'apiKey' },
     });
   }
+  if (sliceMs !== undefined && !(Number.isFinite(sliceMs) && sliceMs >= 0)) {
+    throw new ChainpilotError(
+      'STREAM_INVALID_OPTIONS',
+      `sliceMs: must be a finite number of milliseconds >= 0 (got ${String(sliceMs)}); leave it out to hand every read over in full`,
+      {
+        retry: 'not_retryable',
+        context: { field: 'sliceMs' },
+      },
+    );
+  }
   const resolved = { ...DATASTREAM_DEFAULTS, ...parsed.data };
   if (resolved.backoffCapMs < resolved.backoffBaseMs) {
     throw new ChainpilotError('STREAM_INVALID_OPTIONS', 'backoffCapMs: must be >= backoffBaseMs', {
@@ -120,5 +140,6 @@ export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
     random: random ?? seededRandom('datastream'),
     ...(backfill ? { backfill } : {}),
     ...(onRawFrame ? { onRawFrame } : {}),
+    ...(sliceMs !== undefined ? { sliceMs } : {}),
   });
 }

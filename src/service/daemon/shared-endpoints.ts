@@ -72,6 +72,14 @@ export interface SharedEndpointsOptions {
   readonly simulator?: { readonly maxHeapMb?: number; readonly testHooks?: boolean };
 }
 
+/**
+ * Real ms per event-loop turn a shared connection spends handing a read's frames to its holders
+ * (the Datastream client's `sliceMs`): every frame costs one call per holder's engine, and at a
+ * hundred holders one read took turns of tens of ms. The rest of a read follows in the next turns,
+ * in order; each holder still gets every frame.
+ */
+export const FEED_SLICE_MS = 5;
+
 /** One raw-frame hook for the shared client that calls every holder's recorder tap. */
 const fanOut =
   (taps: ReadonlySet<(text: string, receivedAt: UnixMs) => void>) =>
@@ -114,6 +122,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
         seed: 1,
         clock,
         onRawFrame: fanOut(taps),
+        sliceMs: FEED_SLICE_MS,
         ...(o.datastream ? { knobs: o.datastream } : {}),
         ...observed,
       });
@@ -139,6 +148,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       clock: sim.clock,
       knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS },
       onRawFrame: fanOut(taps),
+      sliceMs: FEED_SLICE_MS,
       ...observed,
     });
     const idle = isolatedIdle(owned);

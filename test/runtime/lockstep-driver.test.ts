@@ -1,0 +1,59 @@
+/**
+ * The lockstep driver's slices (`sliceMs`, used by the daemon's shared simulator): a step whose due
+ * timers take longer than a slice goes on in later event-loop turns, with the same timers firing in
+ * the same order at the same times, other work served in between, and no new idle check until the
+ * step is done. Real manual clock, real event loop.
+ */
+import { describe, expect, it } from 'vitest';
+import { manualClock, type UnixMs } from '../../src/core/index.js';
+import { createLockstepDriver } from '../../src/runtime/lockstep-driver.js';
+
+/** Runs the driver at max speed over two steps (1 s each) and reports what fired, and when. */
+async function twoSteps(sliceMs: number | undefined) {
+  const clock = manualClock(0 as UnixMs);
+  const fired: string[] = [];
+  let idleCalls = 0;
+  let idleCallsInFirstStep = -1;
+  // a macrotask set by the first timer: with slices it runs before the step's last timer fires
+  let servedBetween = false;
+  for (const [label, at] of [
+    ['a', 100],
+    ['b', 100],
+    ['c', 600],
+    ['d', 1_500],
+  ] as const) {
+    clock.setTimeout(() => {
+      fired.push(`${label}@${clock.now()}${servedBetween ? ' after-io' : ''}`);
+      if (label === 'a') setImmediate(() => (servedBetween = true));
+      if (label === 'c') idleCallsInFirstStep = idleCalls;
+    }, at);
+  }
+  const driver = createLockstepDriver({
+    clock,
+    speed: 'max',
+    idle: () => {
+      idleCalls++;
+      return true;
+    },
+    ...(sliceMs === undefined ? {} : { sliceMs }),
+  });
+  driver.start();
+  while (clock.now() < 2_000) await new Promise((r) => setImmediate(r));
+  driver.stop();
+  return { fired, idleCallsInFirstStep, forced: driver.forcedSteps };
+}
+
+describe('lockstep driver slices', () => {
+  it('fires one step in one turn without a slice', async () => {
+    const r = await twoSteps(undefined);
+    expect(r.fired).toEqual(['a@100', 'b@100', 'c@600', 'd@1500 after-io']);
+    expect(r.idleCallsInFirstStep).toBe(1);
+  });
+
+  it('spreads a step over turns with a slice: the same timers at the same times, I/O served between, one idle check', async () => {
+    const r = await twoSteps(0); // a 0 ms slice: one timer per turn
+    expect(r.fired).toEqual(['a@100', 'b@100 after-io', 'c@600 after-io', 'd@1500 after-io']);
+    expect(r.idleCallsInFirstStep).toBe(1); // the rest of the first step asked nothing
+    expect(r.forced).toBe(0);
+  });
+});
