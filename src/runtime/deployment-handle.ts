@@ -239,6 +239,8 @@ export interface FeedWatchSource {
   readonly state: string;
   /** The client's counters (the Datastream client's `stats()` satisfies it): frames include pings. */
   stats?(): FeedWatchStats;
+  /** Frames received so far (`stats().frames` without copying every counter): what the watch's stale check polls. */
+  framesReceived?(): number;
 }
 
 /** The counters the feed watch reads (a subset of the Datastream client's stats). */

@@ -92,8 +92,9 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
   const checkMs = Math.max(1, Math.min(1_000, Math.floor(o.staleAfterMs / 4)));
 
   const totalFrames = (): number => {
-    const s = source?.stats?.();
-    return s ? Math.max(s.frames, messages) : messages;
+    // polled by the stale check of every deployment of a shared connection: the one counter, not a copy of all
+    const n = source?.framesReceived?.() ?? source?.stats?.().frames;
+    return n === undefined ? messages : Math.max(n, messages);
   };
 
   /** Counts a problem, logs it once per `key`; a loss-relevant one always re-evaluates the policy. */

@@ -110,6 +110,7 @@ export function connectFeed(o: {
         return client.state;
       },
       stats: () => client.stats(),
+      framesReceived: () => client.framesReceived(),
     },
     async release() {
       if (released) return;
