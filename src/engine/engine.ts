@@ -57,6 +57,11 @@ export interface EngineOptions {
   readonly errorPolicy?: ErrorPolicy;
   /** Room family joined for tokens with open positions: `price:token` (default) or `price:aggregated`. */
   readonly positionPriceRoom?: 'price:token' | 'price:aggregated';
+  /**
+   * How long the market view keeps a token with no observation, in ms of the events' own time
+   * (default 1 h, `engine.marketRetention`); held tokens are always kept.
+   */
+  readonly marketRetentionMs?: number;
   /** Called just before an intent is handed to the executor (benchmarks, tracing). */
   readonly onIntent?: (intent: OrderIntent) => void;
   /**
@@ -142,7 +147,10 @@ export function createEngine(options: EngineOptions): Engine {
   const normaliser = createNormaliser();
   const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? [], options.restoredFailedFees ?? []);
   // A token we hold, or have an intent in flight on, keeps its observation: exits and paper fills price from it.
-  const market = createMarketView(undefined, (mint) => portfolio.openOn(mint).length > 0 || orders.buyingNow(mint));
+  const market = createMarketView({
+    ...(options.marketRetentionMs !== undefined ? { retentionMs: options.marketRetentionMs } : {}),
+    isHeld: (mint) => portfolio.openOn(mint).length > 0 || orders.buyingNow(mint),
+  });
   const riskDay = createRiskDay({
     clock,
     log,
