@@ -85,6 +85,7 @@ export const CONFIG_LIMITS = {
   'live.statusPoll': { kind: 'duration', min: 20, max: 10 * SECOND_MS },
   'engine.haltAfterErrors': { kind: 'integer', min: 0, max: 1_000_000 },
   'engine.errorWindow': { kind: 'duration', min: SECOND_MS, max: DAY_MS },
+  'engine.marketRetention': { kind: 'duration', min: MINUTE_MS, max: 7 * DAY_MS },
   'telemetry.statusInterval': { kind: 'duration', min: 100, max: HOUR_MS },
   'feed.staleAfter': { kind: 'duration', min: SECOND_MS, max: DAY_MS },
   'shutdown.drain': { kind: 'duration', min: 0, max: HOUR_MS },

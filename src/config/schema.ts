@@ -309,6 +309,8 @@ const engine = z
     positionPriceRoom: z.enum(['price:token', 'price:aggregated']).default('price:token'),
     haltAfterErrors: intIn('engine.haltAfterErrors').default(10),
     errorWindow: durationIn('engine.errorWindow').default(60_000),
+    /** The market view forgets a token not observed for this long (the events' time); held tokens stay. */
+    marketRetention: durationIn('engine.marketRetention').default(3_600_000),
   })
   .prefault({});
 

@@ -57,6 +57,11 @@ export interface EngineOptions {
   readonly errorPolicy?: ErrorPolicy;
   /** Room family joined for tokens with open positions: `price:token` (default) or `price:aggregated`. */
   readonly positionPriceRoom?: 'price:token' | 'price:aggregated';
+  /**
+   * How long the market view keeps a token with no observation, in ms of the events' own time
+   * (default 1 h, `engine.marketRetention`); held tokens are always kept.
+   */
+  readonly marketRetentionMs?: number;
   /** Called just before an intent is handed to the executor (benchmarks, tracing). */
   readonly onIntent?: (intent: OrderIntent) => void;
   /**
@@ -140,9 +145,18 @@ export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
   const normaliser = createNormaliser();
-  const portfolio = restorePortfolio(options.startingCashLamports, options.restoredFills ?? [], options.restoredFailedFees ?? []);
   // A token we hold, or have an intent in flight on, keeps its observation: exits and paper fills price from it.
-  const market = createMarketView(undefined, (mint) => portfolio.openOn(mint).length > 0 || orders.buyingNow(mint));
+  const market = createMarketView({
+    ...(options.marketRetentionMs !== undefined ? { retentionMs: options.marketRetentionMs } : {}),
+    isHeld: (mint) => portfolio.openOn(mint).length > 0 || orders.buyingNow(mint),
+  });
+  // The book keeps marks of open positions only; any other token's price is the market view's (same ticks).
+  const portfolio = restorePortfolio(
+    options.startingCashLamports,
+    options.restoredFills ?? [],
+    options.restoredFailedFees ?? [],
+    (mint) => market.get(mint)?.price,
+  );
   const riskDay = createRiskDay({
     clock,
     log,
@@ -375,13 +389,18 @@ export function createEngine(options: EngineOptions): Engine {
  * fills' cash impact is measured on a scratch portfolio first, then added back to the start, so
  * the replay reproduces cost basis and realised PnL exactly without counting the cash twice.
  */
-function restorePortfolio(cashLamports: bigint, restored: readonly RestoredFill[], fees: readonly RestoredFailedFee[]): Portfolio {
-  if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports);
+function restorePortfolio(
+  cashLamports: bigint,
+  restored: readonly RestoredFill[],
+  fees: readonly RestoredFailedFee[],
+  priceOf: (mint: string) => string | undefined,
+): Portfolio {
+  if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports, priceOf);
   const replay = (p: Portfolio): Portfolio => {
     for (const r of restored) p.applyFill(r.strategyId, r.fill, r.seenAt);
     for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, lamports(f.feeLamports));
     return p;
   };
   const scratch = replay(createPortfolio(0n));
-  return replay(createPortfolio(cashLamports - scratch.totals().cashLamports));
+  return replay(createPortfolio(cashLamports - scratch.totals().cashLamports, priceOf));
 }

@@ -1,12 +1,29 @@
 /**
  * What the engine has observed of each token's market: last price, pool, reserves, liquidity and
- * safety facts. The paper executor fills from it; the risk gate filters on it. Bounded: the least
- * recently updated tokens are forgotten beyond `maxTokens` (tokens with open positions are kept by
- * the engine re-marking them on every tick).
+ * safety facts. The paper executor fills from it; the risk gate filters on it. Bounded twice: a token
+ * not observed for `retentionMs` on the run's clock is forgotten, and beyond `maxTokens` the least
+ * recently updated ones go first. A token the engine holds (`isHeld`) is never forgotten.
  */
 import type { UnixMs } from '../core/index.js';
 import type { DomainEvent, SafetySignalKind } from './events.js';
-import { solPerToken } from './price-tick.js';
+import { exactString, PriceTickEvent, solPerToken } from './price-tick.js';
+
+/** Default retention of an unobserved token: one hour of the run's clock. */
+export const DEFAULT_MARKET_RETENTION_MS = 3_600_000;
+/** Default bound on the number of tokens. */
+export const DEFAULT_MARKET_MAX_TOKENS = 50_000;
+
+export interface MarketViewOptions {
+  /** Count bound (default 50 000): beyond it the least recently observed unheld token goes. */
+  readonly maxTokens?: number;
+  /**
+   * Age bound in ms (default 1 h): a token not observed for this long on the run's clock (the
+   * events' `receivedAt`, so paper and backtest forget the same tokens at the same event) goes.
+   */
+  readonly retentionMs?: number;
+  /** A token we hold (an open position, a buy in flight): never forgotten. */
+  readonly isHeld?: (mint: string) => boolean;
+}
 
 /** Latest observation of one token. Fields are undefined until the feed reports them. */
 export interface MarketObservation {
@@ -56,8 +73,18 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | 'price'>> {
   /** Observed since the last eviction sweep passed it (its second chance; see createMarketView). */
   seen = false;
-  /** The last price tick (its exact price string is written when first read). */
+  /** When it was last observed (the event's `receivedAt`): the age bound's clock. */
+  at: UnixMs;
+  /**
+   * The last tick's price: its exact string, or the tick itself until the string is first read (a
+   * tick writes its price out lazily). Only kept for a tick whose SOL price is derived from its USD
+   * price; a tick that sent a SOL price leaves just that number (`priceSol`), so an observation
+   * keeps no whole event (room string, reserves, USD fields) alive.
+   */
   priceTick: { readonly price: string } | undefined = undefined;
+  /** The SOL price the last tick sent (NaN: none, see `priceTick`), written out exactly on first read. */
+  priceSol = Number.NaN;
+  priceText: string | undefined = undefined;
   priceAt: UnixMs | undefined = undefined;
   market: string | undefined = undefined;
   pool: string | undefined = undefined;
@@ -76,10 +103,31 @@ class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | '
   depthPriceUsd = 0;
   depthPriceSol = 0;
   depth: bigint | undefined | null = null;
-  constructor(readonly mint: string) {}
+  constructor(
+    readonly mint: string,
+    at: UnixMs,
+  ) {
+    this.at = at;
+  }
 
   get price(): string | undefined {
-    return this.priceTick?.price;
+    if (this.priceText === undefined) {
+      const sol = this.priceSol;
+      if (sol === sol) this.priceText = exactString(sol);
+      else if (this.priceTick !== undefined) {
+        this.priceText = this.priceTick.price;
+        this.priceTick = undefined;
+      }
+    }
+    return this.priceText;
+  }
+
+  /** The last tick's price, without keeping the tick when it sent a SOL number (the same exact string either way). */
+  setPrice(e: { readonly price: string }): void {
+    const sol = e instanceof PriceTickEvent ? e.wireSol() : Number.NaN;
+    this.priceSol = sol;
+    this.priceText = undefined;
+    this.priceTick = sol === sol ? undefined : e;
   }
 
   get depthLamports(): bigint | undefined {
@@ -105,38 +153,75 @@ class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | '
 }
 
 /**
- * Creates a bounded market view (default 50 000 tokens). Observations are updated in place (no
- * copies on the hot path): treat a returned observation as a live, read-only view.
+ * Creates a bounded market view. Observations are updated in place (no copies on the hot path):
+ * treat a returned observation as a live, read-only view.
  *
- * Past the bound, the least recently observed token goes, with two rules: a token `isHeld` says we
- * hold (an open position, an intent in flight) is never dropped, and recency is kept by a second
- * chance (the CLOCK approximation of LRU): an observation seen since the last sweep moves to the
- * back instead of going. An update costs one boolean write, not a re-insertion.
+ * Two bounds, both amortised O(1) and without timers. The map's order is a queue; an update costs
+ * one boolean write and a time stamp, not a re-insertion. Each new token first looks at the front
+ * of the queue: a token not observed for `retentionMs` (by the latest `receivedAt` seen) and not
+ * held goes (each goes once, so this is amortised O(1)); one observed since it was queued, or held,
+ * moves to the back (at most two per insert); the first fresh, unobserved one stops the look. So a
+ * token idle since it was queued goes at the first new token after its retention ends, and one
+ * observed and then idle within about twice the retention. Past `maxTokens`, the least recently
+ * observed token goes, by the same second chance (the CLOCK approximation of LRU). A token
+ * `isHeld` says we hold is never dropped by either bound.
  */
-export function createMarketView(maxTokens = 50_000, isHeld: (mint: string) => boolean = () => false): MutableMarketView {
+export function createMarketView(options: MarketViewOptions = {}): MutableMarketView {
+  const maxTokens = options.maxTokens ?? DEFAULT_MARKET_MAX_TOKENS;
+  const retentionMs = options.retentionMs ?? DEFAULT_MARKET_RETENTION_MS;
+  const isHeld = options.isHeld ?? ((): boolean => false);
   const map = new Map<string, Observation>();
+  /** The run's clock as the events tell it: the latest `receivedAt` observed. */
+  let now = -Infinity;
+  /** Moves the front entry to the back, its second chance spent. */
+  const requeue = (mint: string, o: Observation): void => {
+    map.delete(mint);
+    o.seen = false;
+    map.set(mint, o);
+  };
   const evictOne = (): void => {
     // Each entry is passed over at most twice (its second chance, then it goes); held ones move to the back.
     for (let budget = 2 * map.size; budget > 0; budget--) {
       const first = map.entries().next();
       if (first.done === true) return;
       const [mint, o] = first.value;
-      map.delete(mint);
       if (o.seen || isHeld(mint)) {
-        o.seen = false;
-        map.set(mint, o);
+        requeue(mint, o);
         continue;
       }
+      map.delete(mint);
       return;
     }
   };
-  const get = (mint: string): Observation => {
+  const evictStale = (): void => {
+    const staleBefore = now - retentionMs;
+    for (let moves = 2; moves > 0;) {
+      const first = map.entries().next();
+      if (first.done === true) return;
+      const [mint, o] = first.value;
+      const stale = o.at < staleBefore;
+      if (!stale && !o.seen) return;
+      if (isHeld(mint)) {
+        requeue(mint, o);
+        moves--;
+      } else if (stale) map.delete(mint);
+      else {
+        requeue(mint, o);
+        moves--;
+      }
+    }
+  };
+  const get = (mint: string, at: UnixMs): Observation => {
+    if (at > now) now = at;
+    const t = now as UnixMs; // monotonic even when a backfilled event arrives late
     let o = map.get(mint);
     if (o) {
       o.seen = true;
+      o.at = t;
       return o;
     }
-    o = new Observation(mint);
+    o = new Observation(mint, t);
+    evictStale();
     if (map.size >= maxTokens) evictOne();
     map.set(mint, o);
     return o;
@@ -147,7 +232,7 @@ export function createMarketView(maxTokens = 50_000, isHeld: (mint: string) => b
     observe(e) {
       switch (e.type) {
         case 'launch': {
-          const o = get(e.mint);
+          const o = get(e.mint, e.receivedAt);
           o.market = e.market ?? o.market;
           o.pool = e.poolId ?? o.pool;
           o.decimals = e.decimals ?? o.decimals;
@@ -157,13 +242,13 @@ export function createMarketView(maxTokens = 50_000, isHeld: (mint: string) => b
         }
         case 'curve':
         case 'graduating': {
-          const o = get(e.mint);
+          const o = get(e.mint, e.receivedAt);
           const pct = e.type === 'curve' ? e.percent : e.curvePercent;
           if (pct !== undefined) o.curvePercent = Math.max(pct, o.curvePercent ?? 0);
           return;
         }
         case 'graduated': {
-          const o = get(e.mint);
+          const o = get(e.mint, e.receivedAt);
           // The curve's reserves no longer apply: wait for the AMM pool's first tick.
           o.graduated = true;
           o.curvePercent = 100;
@@ -176,9 +261,9 @@ export function createMarketView(maxTokens = 50_000, isHeld: (mint: string) => b
           return;
         }
         case 'price': {
-          const o = get(e.mint);
+          const o = get(e.mint, e.receivedAt);
           const poolChanged = e.pool !== undefined && e.pool !== o.pool;
-          o.priceTick = e;
+          o.setPrice(e);
           o.priceAt = e.at;
           o.pool = e.pool ?? o.pool;
           o.market = e.market ?? o.market;
@@ -191,7 +276,7 @@ export function createMarketView(maxTokens = 50_000, isHeld: (mint: string) => b
           return;
         }
         case 'safety': {
-          const o = get(e.mint);
+          const o = get(e.mint, e.receivedAt);
           o.safety[e.signal] = e.current; // in place: the observation is a live view
           return;
         }

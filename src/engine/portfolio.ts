@@ -123,7 +123,15 @@ export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): 
 }
 
 /** Creates an empty book with `startingCashLamports` of SOL. */
-export function createPortfolio(startingCashLamports: bigint): Portfolio {
+export function createPortfolio(
+  startingCashLamports: bigint,
+  /**
+   * Where the price of a token without an open position is read (the engine passes its market view,
+   * which saw the same ticks). With it, marks are kept only while a position is open, so the book
+   * holds no tick of every token ever seen; without it, every mark is kept.
+   */
+  priceOf?: (mint: string) => string | undefined,
+): Portfolio {
   if (startingCashLamports < 0n)
     throw new ChainpilotError('CORE_INVALID_ARGUMENT', `startingCashLamports must be >= 0; got ${startingCashLamports}`, { retry: 'not_retryable' });
   const positions = new Map<string, Position>();
@@ -140,7 +148,8 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
   const prices = new Map<string, string | PriceSource>();
   const priceOfMint = (mint: string): string | undefined => {
     const p = prices.get(mint);
-    return p === undefined || typeof p === 'string' ? p : p.price;
+    if (p === undefined) return priceOf?.(mint);
+    return typeof p === 'string' ? p : p.price;
   };
   const revalue = (p: Position): void => {
     const price = priceOfMint(p.mint);
@@ -151,7 +160,10 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
     }
     if (p.tokenRaw === 0n) {
       values.delete(p.key);
-      openByMint.get(p.mint)?.delete(p.key);
+      const set = openByMint.get(p.mint);
+      set?.delete(p.key);
+      // The last open position on the mint closed: its price is the market view's again (the same tick).
+      if (priceOf !== undefined && (set === undefined || set.size === 0)) prices.delete(p.mint);
       return;
     }
     let set = openByMint.get(p.mint);
@@ -260,9 +272,11 @@ export function createPortfolio(startingCashLamports: bigint): Portfolio {
       return out;
     },
     mark(mint, price) {
-      prices.set(mint, price);
-      // Revalued lazily, on the next totals().
-      if (openByMint.get(mint)?.size) dirty.add(mint);
+      if (openByMint.get(mint)?.size) {
+        prices.set(mint, price);
+        // Revalued lazily, on the next totals().
+        dirty.add(mint);
+      } else if (priceOf === undefined) prices.set(mint, price);
     },
     relocate(mint, market, pool) {
       venues.set(mint, { market, pool });

@@ -83,6 +83,11 @@ export class PriceTickEvent implements PriceTick {
     return this.#text;
   }
 
+  /** The SOL price the frame sent, NaN when it is derived from the USD price (`price` is then the only exact form). */
+  wireSol(): number {
+    return this.#sol;
+  }
+
   /** SOL per token as a number (the wire number itself when the frame sent one). */
   solNumber(): number {
     const sol = this.#sol;

@@ -123,6 +123,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     ...(o.admission ? { admission: o.admission } : {}),
     errorPolicy: { maxErrors: d.engine.haltAfterErrors, windowMs: d.engine.errorWindow },
     positionPriceRoom: d.engine.positionPriceRoom,
+    marketRetentionMs: d.engine.marketRetention,
   });
   // The file's switch is re-applied at every start and not persisted: removing it from the file clears it.
   if (r.killSwitch) engine.kill('risk.killSwitch is set in the deployment', { persist: false });

@@ -51,6 +51,7 @@ describe('deployment values that used to be accepted but ran wrong', () => {
       'd.yaml:6:3 paper.startingBalanceSol: expected a SOL amount from 0 to 1000000000 with at most 9 decimals, such as "0.5"; got 1e+29',
     ],
     ['live:\n  drainTimeout: 30d\n', 'd.yaml:6:3 live.drainTimeout: expected a duration from 0 to 1h'],
+    ['engine:\n  marketRetention: 10s\n', 'd.yaml:6:3 engine.marketRetention: expected a duration from 1m to 7d'],
     [
       'strategies:\n  - use: graduation-sniper\n    exits:\n      timeStop: 400d\n',
       'd.yaml:8:7 strategies.0.exits.timeStop: expected a duration from 1s to 365d',
@@ -70,6 +71,16 @@ describe('deployment values that used to be accepted but ran wrong', () => {
     );
     expect(deployment.strategies[0]?.exits?.timeStop).toBe(30 * 86_400_000);
     expect(deployment.live.drainTimeout).toBe(3_600_000);
+  });
+
+  it('reads engine.marketRetention (default one hour)', () => {
+    expect(
+      parseDeployment(`version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\nengine:\n  marketRetention: 90m\n`, 'd.yaml', { env: {} }).deployment
+        .engine.marketRetention,
+    ).toBe(5_400_000);
+    expect(parseDeployment(`version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n`, 'd.yaml', { env: {} }).deployment.engine.marketRetention).toBe(
+      3_600_000,
+    );
   });
 });
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
-import { loadDeployment } from '../../src/config/index.js';
+import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
 import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
@@ -45,6 +45,19 @@ describe('backtest parity with a recorded paper session', () => {
     expect(cached.cache.status).toBe('hit');
     const fromCache = await runBacktest({ loaded, recording: cached.recording });
     expect(fromCache.decisionLog).toBe(paperLog);
+  }, 120_000);
+
+  it('forgets idle tokens at the same events in paper and backtest (engine.marketRetention: 1m over 20 simulated minutes)', async () => {
+    const text = `${readFileSync('config/paper-sim.yaml', 'utf8')}\nengine:\n  marketRetention: 1m\n`;
+    const loaded = parseDeployment(text, 'config/paper-sim.yaml');
+    expect(loaded.deployment.engine.marketRetention).toBe(60_000);
+    const paper = memoryDecisionLog();
+    const recDir = join(dir, 'retention');
+    await recordSimulator({ seed: 11, durationMs: 20 * 60_000, loaded, dir: recDir, redactor: createRedactor(), decisions: paper.sink });
+    const paperLog = paper.lines.join('');
+    expect(paper.lines.filter((l) => l.includes('"kind":"fill"')).length).toBeGreaterThan(3);
+    const bt = await runBacktest({ loaded, recording: readRecording(recDir) });
+    expect(bt.decisionLog).toBe(paperLog);
   }, 120_000);
 
   it('records the same simulator run byte for byte twice (seed, start and duration fixed)', async () => {

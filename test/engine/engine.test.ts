@@ -85,6 +85,23 @@ describe('engine', () => {
     expect(t.feed.joined()).toContain('price:token:R');
     expect(t.clock.pending()).toBeGreaterThan(0);
   });
+  it('forgets a token with no event for engine.marketRetention on the run clock, and keeps the one it holds', async () => {
+    const t = setup([{ def: buyEveryLaunch }], { marketRetentionMs: 60_000 });
+    await t.engine.start();
+    t.price('A', 0.0001);
+    t.launch('A');
+    t.clock.advance(200);
+    expect(t.engine.portfolio.open()).toHaveLength(1);
+    t.price('B', 0.0002);
+    t.clock.advance(60_000);
+    t.price('C', 0.0003); // B idle for exactly the retention: kept
+    expect(t.engine.market.get('B')?.price).toBe('0.0002');
+    t.clock.advance(1);
+    t.price('D', 0.0003);
+    expect(t.engine.market.get('B')).toBeUndefined();
+    expect(t.engine.market.get('A')?.price).toBe('0.0001');
+    await t.engine.stop();
+  });
   it('joins declared rooms, buys through the paper executor after its latency and joins the price room of the new position', async () => {
     const t = setup([{ def: buyEveryLaunch }]);
     await t.engine.start();

@@ -31,6 +31,26 @@ describe('portfolio accounting', () => {
     expect(t.openPositions).toBe(0);
   });
 
+  it('with a price source, keeps marks of open positions only and reads any other price from the source', () => {
+    const market = new Map<string, string>([['M', '0.0002']]);
+    const book = createPortfolio(10_000_000_000n, (mint) => market.get(mint));
+    book.mark('IDLE', { price: '0.0001' });
+    book.mark('M', { price: '0.0002' });
+    book.applyFill('s', fill('buy', 'M', 1_000_000_000n, 5_000_000n, 0n));
+    const open = book.position('s', 'M')!;
+    // valued at the source's price when it opened: 5 tokens at 0.0002 SOL
+    expect(book.valueOf(open)).toBe(1_000_000n);
+    book.mark('M', { price: '0.0004' });
+    expect(book.valueOf(book.position('s', 'M')!)).toBe(2_000_000n);
+    expect(book.totals().openPositions).toBe(1);
+    const closed = book.applyFill('s', fill('sell', 'M', 2_000_000n, 5_000_000n, 0n, 1));
+    market.set('M', '0.0003');
+    // closed: the book's own mark is dropped, the source answers again
+    expect(book.valueOf({ ...closed, tokenRaw: rawAmount(5_000_000n) })).toBe(1_500_000n);
+    // a token never held: its tick was not kept (the source does not know it, so no price)
+    expect(book.valueOf({ ...closed, mint: 'IDLE', tokenRaw: rawAmount(5_000_000n) })).toBeUndefined();
+  });
+
   it('removes cost basis in proportion on a partial sell and keeps the remainder exact', () => {
     const book = createPortfolio(5_000_000_000n);
     book.applyFill('s', fill('buy', 'M', 1_000_000_001n, 3n, 0n));
