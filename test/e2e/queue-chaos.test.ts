@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { getBase58Decoder } from '@solana/kit';
 import { Redis } from 'ioredis';
+import { workerDeploymentYaml } from './support/worker-deployment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { seededRandom } from '../../src/core/random.js';
@@ -26,7 +26,7 @@ import { openRedisJournal } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor, type QueueExecutor } from '../../src/executors/queue/queue-executor.js';
 import { readLeaseStats } from '../../src/executors/queue/wallet-lease.js';
 import { startOwnRedis, useRedis, type OwnRedis } from '../helpers/redis.js';
-import { SIM_ALLOWED_PROGRAMS, startSimChain, type SimChain } from '../executors/support/sim-chain.js';
+import { startSimChain, type SimChain } from '../executors/support/sim-chain.js';
 
 const redisOk = await useRedis(); // the binary runs where a Redis runs; CI always has both
 const dir = mkdtempSync(join(tmpdir(), 'chainpilot-chaos-'));
@@ -120,34 +120,7 @@ describe.skipIf(!redisOk)('scale-out chaos (real Redis with AOF, 3 worker proces
     const wallets = keys.map((k) => k.publicKey.toBase58());
     const files = keys.map((k, i) => {
       const file = join(dir, `wallet-${i}.yaml`);
-      writeFileSync(
-        file,
-        [
-          'version: 1',
-          `name: chaos-${i}`,
-          'endpoints:',
-          '  remote:',
-          '    baseUrl: http://127.0.0.1:9',
-          '    datastreamUrl: ws://127.0.0.1:9',
-          `    apiKey: ${chain.apiKey}`,
-          `    rpcUrl: ${chain.rpcUrl}`,
-          `    swapUrl: ${chain.swapUrl}`,
-          `    rpcApiKey: ${chain.apiKey}`,
-          'wallet:',
-          `  secretKey: ${getBase58Decoder().decode(k.secretKey)}`,
-          'strategies:',
-          '  - use: curve-momentum',
-          'execution:',
-          '  queue:',
-          `    url: ${own.url}`,
-          `    prefix: ${PREFIX}`,
-          'live:',
-          '  maxTradeSpendSol: "10"',
-          '  maxDaySpendSol: "1000"',
-          `  allowedPrograms: [${SIM_ALLOWED_PROGRAMS.join(', ')}]`,
-          '',
-        ].join('\n'),
-      );
+      writeFileSync(file, workerDeploymentYaml({ name: `chaos-${i}`, chain, key: k, redisUrl: own.url, prefix: PREFIX }));
       return file;
     });
 

@@ -13,10 +13,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getBase58Decoder } from '@solana/kit';
 import type { Keypair } from '@solana/web3.js';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { workerDeploymentYaml } from './support/worker-deployment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
@@ -26,7 +26,7 @@ import { createQueueExecutor } from '../../src/executors/queue/queue-executor.js
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';
 import { readLeaseStats } from '../../src/executors/queue/wallet-lease.js';
 import { startOwnRedis, useRedis, type OwnRedis } from '../helpers/redis.js';
-import { SIM_ALLOWED_PROGRAMS, startSimChain, type SimChain } from '../executors/support/sim-chain.js';
+import { startSimChain, type SimChain } from '../executors/support/sim-chain.js';
 
 const redisOk = await useRedis(); // redis-server must be installed; the test starts its own
 const clock = systemClock();
@@ -54,36 +54,17 @@ function deploymentFile(name: string, key: Keypair, prefix: string): string {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
-    [
-      'version: 1',
-      `name: ${name}`,
-      'endpoints:',
-      '  remote:',
-      '    baseUrl: http://127.0.0.1:9',
-      '    datastreamUrl: ws://127.0.0.1:9',
-      `    apiKey: ${chain.apiKey}`,
-      `    rpcUrl: ${chain.rpcUrl}`,
-      `    swapUrl: ${chain.swapUrl}`,
-      `    rpcApiKey: ${chain.apiKey}`,
-      'wallet:',
-      `  secretKey: ${getBase58Decoder().decode(key.secretKey)}`,
-      'strategies:',
-      '  - use: curve-momentum',
-      'execution:',
-      '  inspection: static', // no simulation round: concurrent buys of one wallet are never refused for "accounts changed"
-      '  queue:',
-      `    url: ${own.url}`,
-      `    prefix: ${prefix}`,
-      `    concurrency: ${CONCURRENCY}`,
-      'live:',
-      '  maxTradeSpendSol: "10"',
-      '  maxDaySpendSol: "1000"',
-      `  allowedPrograms: [${SIM_ALLOWED_PROGRAMS.join(', ')}]`,
-      '  statusPoll: 100ms',
-      'telemetry:',
-      '  logLevel: warn',
-      '',
-    ].join('\n'),
+    workerDeploymentYaml({
+      name,
+      chain,
+      key,
+      redisUrl: own.url,
+      prefix,
+      execution: ['  inspection: static'], // no simulation round: concurrent buys of one wallet are never refused for "accounts changed"
+      queue: [`    concurrency: ${CONCURRENCY}`],
+      live: ['  statusPoll: 100ms'],
+      tail: ['telemetry:', '  logLevel: warn'],
+    }),
   );
   return file;
 }
