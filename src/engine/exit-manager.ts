@@ -186,10 +186,15 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
     return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
   };
 
-  const timeStopOrder = (st: ExitState): ExitOrder => {
-    const ms = rulesFor(st.strategyId)?.timeStopMs;
-    return { strategyId: st.strategyId, mint: st.mint, fractionBps: 10_000, reason: `time stop after ${ms ?? 0} ms`, level: -1 };
-  };
+  /** The reason of a time-stop sell (the decision log's and the report's `time stop` rule read it). */
+  const timeStopReason = (strategyId: string): string => `time stop after ${rulesFor(strategyId)?.timeStopMs ?? 0} ms`;
+  const timeStopOrder = (st: ExitState): ExitOrder => ({
+    strategyId: st.strategyId,
+    mint: st.mint,
+    fractionBps: 10_000,
+    reason: timeStopReason(st.strategyId),
+    level: -1,
+  });
   /**
    * Arms the time stop's timer. When it fires the time stop is due; it is placed then unless another
    * exit of the position is in flight, in which case `settled` places it as soon as that exit did
@@ -291,7 +296,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
             st.timer = undefined;
             st.timeStopInFlight = true;
           }
-          out.push(...full(p, `time stop after ${rules.timeStopMs ?? 0} ms`, st));
+          out.push(...full(p, timeStopReason(p.strategyId), st));
           continue;
         }
         if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
