@@ -44,6 +44,12 @@ export interface RuntimeDeps extends DeploymentDeps {
    */
   readonly storeDir?: string;
   /**
+   * Schedules the end-of-turn writes of paper books (`PaperBookOptions.defer`; the daemon: one
+   * queue for every deployment, drained a few ms per turn, sliced-turns.ts). Default: each book
+   * writes at the end of its own turn.
+   */
+  readonly paperBookWrites?: (write: () => void) => void;
+  /**
    * Identity of the market the injected connection trades on (the daemon's shared endpoint): a
    * paper book is resumed only on the market it was kept for.
    */

@@ -41,7 +41,16 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const store =
     storePath === undefined
       ? undefined
-      : openDeploymentStore({ path: storePath, deployment: d.name, paper: { market: marketId, at: clock.now(), onError: c.onFatal } });
+      : openDeploymentStore({
+          path: storePath,
+          deployment: d.name,
+          paper: {
+            market: marketId,
+            at: clock.now(),
+            onError: c.onFatal,
+            ...(c.deps.paperBookWrites ? { defer: c.deps.paperBookWrites } : {}),
+          },
+        });
   if (store) c.own(() => store.close());
   const book = store?.paper;
   const restored: PaperRestore = book?.restored() ?? { fills: [], failedFees: [] };

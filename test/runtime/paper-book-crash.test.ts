@@ -19,9 +19,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const child = fileURLToPath(new URL('./support/paper-book-child.ts', import.meta.url));
 
 /** Runs the child until it reported `turns` written turns, kills it, and returns the last turn it reported. */
-function writeThenKill(path: string, turns: number): Promise<number> {
+function writeThenKill(path: string, turns: number, books?: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', child, path, ...(books === undefined ? [] : [String(books)])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let reported = -1;
     let buffered = '';
     let stderr = '';
@@ -37,10 +37,8 @@ function writeThenKill(path: string, turns: number): Promise<number> {
   });
 }
 
-it('keeps, after a SIGKILL mid-write, a prefix of the book holding every turn reported written', async () => {
-  const path = join(dir, 'crash.db');
-  const reported = await writeThenKill(path, 300);
-  expect(reported).toBeGreaterThanOrEqual(300);
+/** Checks the book at `path` holds a prefix of the child's turns, every one up to `reported` included. */
+async function expectPrefix(path: string, reported: number): Promise<void> {
   const store = openDeploymentStore({ path, deployment: 'crash', paper: { market: 'crash-market', at: 0 } });
   try {
     const book = store.paper!;
@@ -53,6 +51,20 @@ it('keeps, after a SIGKILL mid-write, a prefix of the book holding every turn re
   } finally {
     await store.close();
   }
+}
+
+it('keeps, after a SIGKILL mid-write, a prefix of the book holding every turn reported written', async () => {
+  const path = join(dir, 'crash.db');
+  const reported = await writeThenKill(path, 300);
+  expect(reported).toBeGreaterThanOrEqual(300);
+  await expectPrefix(path, reported);
+}, 60_000);
+
+it('keeps every book a prefix when the books share the daemon’s sliced write queue', async () => {
+  const path = join(dir, 'shared');
+  const reported = await writeThenKill(path, 200, 3);
+  expect(reported).toBeGreaterThanOrEqual(200);
+  for (let i = 0; i < 3; i++) await expectPrefix(`${path}-${i}.db`, reported);
 }, 60_000);
 
 const intent = (n: number): OrderIntent => ({

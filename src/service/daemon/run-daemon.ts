@@ -27,6 +27,7 @@ import { createDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
 import { assertFits, createMemoryWatch, estimateMemory, type EstimateOptions, type MemoryReader, type MemoryReading } from './memory-budget.js';
 import { createEventLog, type LoggedEntry } from '../event-log.js';
+import { BOOK_WRITE_SLICE_MS, createSlicedTurns } from '../../runtime/sliced-turns.js';
 import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8790';
@@ -192,7 +193,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const lastState = new Map<string, string>();
   supervisor = createSupervisor({
     factory: o.factory,
-    deps: withStoreDir(o.deps, join(o.dataDir, 'stores')),
+    deps: withStoreDir(o.deps, join(o.dataDir, 'stores'), createSlicedTurns({ sliceMs: BOOK_WRITE_SLICE_MS }).defer),
     clock,
     log,
     ...(o.backoff ? { backoff: o.backoff } : {}),
@@ -299,12 +300,15 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   };
 }
 
-/** `deps` with the daemon's store directory for paper deployments (a provider's own value wins). */
-function withStoreDir(deps: DepsProvider, storeDir: string): DepsProvider {
+/**
+ * `deps` with the daemon's store directory for paper deployments and the one queue every paper
+ * book's writes are drained from (sliced-turns.ts); a provider's own values win.
+ */
+function withStoreDir(deps: DepsProvider, storeDir: string, paperBookWrites: (write: () => void) => void): DepsProvider {
   return {
     async acquire(loaded) {
       const acquired = await deps.acquire(loaded);
-      const withDir: RuntimeDeps = { storeDir, ...acquired.deps };
+      const withDir: RuntimeDeps = { storeDir, paperBookWrites, ...acquired.deps };
       return { deps: withDir, release: () => acquired.release() };
     },
   };

@@ -2,16 +2,30 @@
  * Child of paper-book-crash.test.ts: a paper book written as a paper deployment writes it, one
  * intent submitted and the previous one filled per event-loop turn. After each turn's batch is
  * written it prints the turn's number: every change up to that turn is on disk. Runs until killed.
+ *
+ * With a count N as its second argument it writes N books (`PATH-0.db` ...) as the daemon does:
+ * their writes share one sliced queue (sliced-turns.ts) that writes one book per event-loop turn,
+ * and a turn is printed once every book's batch of it is written.
  */
 import { bps, lamports, rawAmount, type UnixMs } from '../../../src/core/index.js';
 import type { OrderIntent } from '../../../src/engine/execution-port.js';
 import { openDeploymentStore } from '../../../src/runtime/deployment-store.js';
+import type { PaperBook } from '../../../src/runtime/paper-book.js';
+import { createSlicedTurns } from '../../../src/runtime/sliced-turns.js';
 
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const path = process.argv[2] ?? '';
-const store = openDeploymentStore({ path, deployment: 'crash', paper: { market: 'crash-market', at: 0 } });
-const book = store.paper;
-if (!book) throw new Error('a paper store has a book');
+const count = Number(process.argv[3] ?? 0);
+const shared = count > 0 ? createSlicedTurns({ sliceMs: 0 }) : undefined;
+const books = (count > 0 ? Array.from({ length: count }, (_, i) => `${path}-${i}.db`) : [path]).map((p) => {
+  const store = openDeploymentStore({
+    path: p,
+    deployment: 'crash',
+    paper: { market: 'crash-market', at: 0, ...(shared ? { defer: shared.defer } : {}) },
+  });
+  if (!store.paper) throw new Error('a paper store has a book');
+  return store.paper;
+});
 const intent = (n: number): OrderIntent => ({
   id: `int_${n}`,
   strategyId: 'crash',
@@ -25,7 +39,7 @@ const intent = (n: number): OrderIntent => ({
   createdAt: n as UnixMs,
   reason: 'crash test',
 });
-for (let turn = 0; turn < 1_000_000; turn++) {
+const write = (book: PaperBook, turn: number): void => {
   book.submitted(intent(turn));
   if (turn > 0) {
     const n = turn - 1;
@@ -46,7 +60,12 @@ for (let turn = 0; turn < 1_000_000; turn++) {
       },
     });
   }
-  // the book's batch is written at the end of this turn, before the next immediate runs
-  await new Promise((r) => setImmediate(r));
+};
+for (let turn = 0; turn < 1_000_000; turn++) {
+  for (const book of books) write(book, turn);
+  // a book's batch is written at the end of this turn, before the next immediate runs (shared:
+  // one book a turn, so wait until every book's is)
+  do await new Promise((r) => setImmediate(r));
+  while (books.some((b) => b.queued() > 0));
   process.stdout.write(`${turn}\n`);
 }
