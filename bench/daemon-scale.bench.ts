@@ -27,6 +27,8 @@ import { percentile, type Bench, type BenchRow } from './harness.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_SECONDS'] ?? 60);
+/** Extra node flags for the daemon (`CHAINPILOT_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles it). */
+const NODE_ARGS = (process.env['CHAINPILOT_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 const TOKEN = 'daemon-scale-bench-token-0123456789abcdef';
 const CASES = [
   { deployments: 1, feeds: 1 },
@@ -56,7 +58,7 @@ function writeConfigs(dir: string, deployments: number, feeds: number, speed = 6
 async function startDaemon(dir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['bin/chainpilot.js', 'daemon', join(dir, 'conf'), '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'), '--log-level', 'warn'],
+    [...NODE_ARGS, 'bin/chainpilot.js', 'daemon', join(dir, 'conf'), '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'), '--log-level', 'warn'],
     {
       cwd: root,
       env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },

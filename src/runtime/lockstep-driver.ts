@@ -32,6 +32,14 @@ export interface LockstepDriverOptions {
    * every deployment on the feed.
    */
   readonly sliceMs?: number;
+  /**
+   * At a numeric speed, a step waits until at least this many real milliseconds of simulated time
+   * are due (never more than `stepMs`). Default: any due time is a step. A caught-up driver would
+   * otherwise step every event-loop turn by a few simulated milliseconds; the daemon's simulator is a
+   * worker thread, and each step costs both threads a message (at a hundred deployments, hundreds
+   * to thousands a second).
+   */
+  readonly minStepRealMs?: number;
 }
 
 export interface LockstepDriver {
@@ -91,7 +99,14 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
     if (o.speed === 'max') target = clock.now() + step;
     else {
       const wall = base + Math.floor((performance.now() - t0) * o.speed);
-      if (wall <= clock.now()) {
+      if (o.minStepRealMs !== undefined) {
+        const short = Math.min(step, o.minStepRealMs * o.speed) - (wall - clock.now());
+        if (short > 0) {
+          // less than the least step is due: wait until it is
+          pacer = setTimeout(loop, Math.max(1, Math.ceil(short / o.speed)));
+          return;
+        }
+      } else if (wall <= clock.now()) {
         // ahead of wall time: wait a little real time, then look again
         pacer = setTimeout(loop, 10);
         return;

@@ -57,3 +57,27 @@ describe('lockstep driver slices', () => {
     expect(r.forced).toBe(0);
   });
 });
+
+describe('lockstep driver least step', () => {
+  it('steps by at least minStepRealMs of simulated time at a numeric speed, and keeps up with the wall', async () => {
+    const clock = manualClock(0 as UnixMs);
+    const steps: number[] = [];
+    const recording = {
+      ...clock,
+      advanceTo(to: UnixMs) {
+        steps.push(to - clock.now());
+        clock.advanceTo(to);
+      },
+    };
+    const driver = createLockstepDriver({ clock: recording, speed: 60, idle: () => true, minStepRealMs: 4 });
+    const t0 = performance.now();
+    driver.start();
+    // 6 simulated seconds: 100 ms of wall time at speed 60 (bounded: the test fails rather than hangs)
+    while (clock.now() < 6_000 && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 5));
+    driver.stop();
+    expect(clock.now()).toBeGreaterThanOrEqual(6_000);
+    expect(steps.length).toBeGreaterThan(0);
+    // 4 real ms at speed 60 is 240 simulated ms, under the 250 ms step
+    for (const s of steps) expect(s).toBeGreaterThanOrEqual(240);
+  });
+});

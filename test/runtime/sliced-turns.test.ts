@@ -1,16 +1,26 @@
 /**
  * The daemon's queue of paper book writes (sliced-turns.ts): tasks run in the order they were
  * queued, as many per turn as fit in the slice and at least one, and a task that throws leaves the
- * rest queued for the next turns.
+ * rest queued for the next turns; with a delay, a task runs no earlier than the delay after it was
+ * queued, so what a book queues meanwhile is written with it.
  */
 import { expect, it } from 'vitest';
 import { createSlicedTurns } from '../../src/runtime/sliced-turns.js';
 
 /** A queue on a hand-moved clock whose turns the test runs one at a time. */
-function harness(sliceMs: number) {
+function harness(sliceMs: number, delayMs?: number) {
   let t = 0;
   const turns: (() => void)[] = [];
-  const q = createSlicedTurns({ sliceMs, now: () => t, schedule: (d) => turns.push(d) });
+  const waits: number[] = [];
+  const q = createSlicedTurns({
+    sliceMs,
+    ...(delayMs === undefined ? {} : { delayMs }),
+    now: () => t,
+    schedule: (d, ms) => {
+      turns.push(d);
+      waits.push(ms);
+    },
+  });
   const ran: string[] = [];
   /** A task that takes `ms` of the clock. */
   const task = (name: string, ms: number) => () => {
@@ -22,7 +32,8 @@ function harness(sliceMs: number) {
     if (!next) throw new Error('no turn scheduled');
     next();
   };
-  return { q, ran, task, turn, turns };
+  const at = (ms: number): void => void (t = ms);
+  return { q, ran, task, turn, turns, waits, at };
 }
 
 it('runs the tasks that fit in a slice per turn, in order, and the rest in the next turns', () => {
@@ -72,4 +83,21 @@ it('throws a failing task into the loop and drains the rest in the next turns', 
   expect(h.q.pending()).toBe(1);
   h.turn();
   expect(h.ran).toEqual(['a', 'c']);
+});
+
+it('runs a task the delay after it was queued, with the tasks due by then, and waits for the rest', () => {
+  const h = harness(5, 100);
+  h.q.defer(h.task('at 0', 0));
+  expect(h.waits).toEqual([100]);
+  h.at(10);
+  h.q.defer(h.task('at 10', 0));
+  expect(h.turns).toHaveLength(1); // one drain scheduled for the first
+  h.at(100);
+  h.turn();
+  expect(h.ran).toEqual(['at 0']); // the second is due at 110
+  expect(h.waits).toEqual([100, 10]);
+  h.at(110);
+  h.turn();
+  expect(h.ran).toEqual(['at 0', 'at 10']);
+  expect(h.turns).toHaveLength(0);
 });

@@ -27,7 +27,7 @@ import { createDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
 import { assertFits, createMemoryWatch, estimateMemory, type EstimateOptions, type MemoryReader, type MemoryReading } from './memory-budget.js';
 import { createEventLog, type LoggedEntry } from '../event-log.js';
-import { BOOK_WRITE_SLICE_MS, createSlicedTurns } from '../../runtime/sliced-turns.js';
+import { BOOK_WRITE_DELAY_MS, BOOK_WRITE_SLICE_MS, createSlicedTurns } from '../../runtime/sliced-turns.js';
 import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8790';
@@ -193,7 +193,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const lastState = new Map<string, string>();
   supervisor = createSupervisor({
     factory: o.factory,
-    deps: withStoreDir(o.deps, join(o.dataDir, 'stores'), createSlicedTurns({ sliceMs: BOOK_WRITE_SLICE_MS }).defer),
+    deps: withStoreDir(o.deps, join(o.dataDir, 'stores'), createSlicedTurns({ sliceMs: BOOK_WRITE_SLICE_MS, delayMs: BOOK_WRITE_DELAY_MS }).defer),
     clock,
     log,
     ...(o.backoff ? { backoff: o.backoff } : {}),

@@ -16,7 +16,7 @@ import { createSlicedTurns } from '../../../src/runtime/sliced-turns.js';
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const path = process.argv[2] ?? '';
 const count = Number(process.argv[3] ?? 0);
-const shared = count > 0 ? createSlicedTurns({ sliceMs: 0 }) : undefined;
+const shared = count > 0 ? createSlicedTurns({ sliceMs: 0, delayMs: 5 }) : undefined;
 const books = (count > 0 ? Array.from({ length: count }, (_, i) => `${path}-${i}.db`) : [path]).map((p) => {
   const store = openDeploymentStore({
     path: p,
