@@ -15,6 +15,7 @@ import { createDashboard } from '../dashboard/dashboard-routes.js';
 import { createNotifyHub } from '../notify/notify-hub.js';
 import { createTelegramControl, type TelegramControl } from '../notify/telegram-control.js';
 import { deploymentNotifyConfig, loadNotifyFile } from '../notify/notify-file.js';
+import type { NotifyConfig } from '../../config/schema.js';
 import { createServiceMetrics } from './service-metrics.js';
 import { createSharedEndpoints } from './shared-endpoints.js';
 import { deploymentLog } from './deployment-log.js';
@@ -115,12 +116,23 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
   process.on('SIGHUP', onHup);
   o.signal?.addEventListener('abort', () => stopped.abort(), { once: true });
   const dashboard = createDashboard(o.reportsDir ? { reportsDir: resolve(o.reportsDir) } : {});
+  const notifyOfStart = new WeakMap<object, NotifyConfig | undefined>();
   const hub = createNotifyHub({
     ...(daemonNotify ? { daemonConfig: daemonNotify.config } : {}),
     idPrefix: dashboard.boot,
     redactor,
     log,
-    deploymentConfig: (name) => deploymentNotifyConfig(daemon?.supervisor.get(name)?.file, env, redactor),
+    deploymentConfig: (name) => {
+      // Read once per start of the deployment (a reload of a changed file starts it again), not per
+      // message: at a hundred deployments a stat of the file per notification cost the event loop
+      // more than the notifications themselves.
+      const slot = daemon?.supervisor.get(name);
+      const started = slot?.handle;
+      if (started && notifyOfStart.has(started)) return notifyOfStart.get(started);
+      const config = deploymentNotifyConfig(slot?.file, env, redactor);
+      if (started) notifyOfStart.set(started, config);
+      return config;
+    },
   });
   let memoryNotices = 0;
   try {
