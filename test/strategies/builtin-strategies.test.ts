@@ -166,3 +166,40 @@ describe('built-in strategies', () => {
     expect(dca.engine.stats.summary().strategyErrors).toBe(0);
   });
 });
+
+describe('dca-flow memory', () => {
+  it('counts at most MAX_COUNTED tokens at once, forgetting those with no order in the window first', async () => {
+    const { dcaFlow, MAX_COUNTED } = await import('../../src/strategies/dca-flow/index.js');
+    const params = dcaFlow.params.parse({ minOrders: 3, windowMs: 60_000 });
+    const state = dcaFlow.initialState!(params);
+    let now = 0;
+    const watched: string[] = [];
+    type Ctx = Parameters<NonNullable<typeof dcaFlow.onDca>>[1];
+    type Event = Parameters<NonNullable<typeof dcaFlow.onDca>>[0];
+    // only what onDca reads: the strategy sees no more of the context
+    const ctx = {
+      params,
+      state,
+      clock: { now: () => now },
+      position: () => undefined,
+      watch: (r: string) => watched.push(r),
+      schedule: () => undefined,
+    } as unknown as Ctx;
+    const order = (mint: string) =>
+      void dcaFlow.onDca!({ type: 'dca', eventName: 'opened', inputMint: params.quoteMint, outputMint: mint } as unknown as Event, ctx);
+    order('KEEP');
+    order('KEEP');
+    for (let i = 0; i < MAX_COUNTED - 2; i++) order(`OLD${i}`); // one order each, never enough
+    now = 120_000; // past the window: every token counted so far is stale
+    order('KEEP'); // its third order, but the first two left the window: counted afresh
+    for (let i = 0; i < 5_000; i++) order(`NEW${i}`);
+    expect(state.opened.size).toBeLessThanOrEqual(MAX_COUNTED);
+    expect([...state.opened.keys()].some((m) => m.startsWith('OLD'))).toBe(false); // the stale went first
+    expect(state.opened.get('KEEP')).toEqual([120_000]);
+    // a token still trades after the flood
+    order('LATE');
+    order('LATE');
+    order('LATE');
+    expect(watched).toEqual(['price:token:LATE']);
+  });
+});

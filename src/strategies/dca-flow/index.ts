@@ -22,6 +22,20 @@ const params = z.strictObject({
   maxWatching: z.number().int().min(1).max(900).default(200),
 });
 type Params = z.output<typeof params>;
+
+/** Tokens whose orders are counted at once; past it, tokens with no order in the window are forgotten, then the longest counted. */
+export const MAX_COUNTED = 10_000;
+
+/** Drops tokens whose last order is older than `before`; then, if still full, the oldest-counted tenth. */
+function forgetOld(opened: Map<string, number[]>, before: number): void {
+  for (const [mint, times] of opened) if ((times.at(-1) ?? 0) < before) opened.delete(mint);
+  if (opened.size < MAX_COUNTED) return;
+  let drop = Math.ceil(MAX_COUNTED / 10);
+  for (const mint of opened.keys()) {
+    if (drop-- <= 0) break;
+    opened.delete(mint);
+  }
+}
 interface State {
   readonly opened: Map<string, number[]>;
   readonly armed: Set<string>;
@@ -38,9 +52,11 @@ export const dcaFlow = defineStrategy<Params, State>({
     const mint = e.outputMint;
     if (!mint || e.inputMint !== ctx.params.quoteMint) return;
     const now = ctx.clock.now();
-    const times = (ctx.state.opened.get(mint) ?? []).filter((t) => now - t <= ctx.params.windowMs);
+    const opened = ctx.state.opened;
+    const times = (opened.get(mint) ?? []).filter((t) => now - t <= ctx.params.windowMs);
     times.push(now);
-    ctx.state.opened.set(mint, times);
+    if (!opened.has(mint) && opened.size >= MAX_COUNTED) forgetOld(opened, now - ctx.params.windowMs);
+    opened.set(mint, times);
     if (times.length >= ctx.params.minOrders && !ctx.state.armed.has(mint) && !ctx.position(mint)?.tokenRaw) {
       ctx.state.opened.delete(mint);
       if (ctx.state.armed.size >= ctx.params.maxWatching) return;
