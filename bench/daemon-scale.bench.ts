@@ -97,23 +97,25 @@ async function waitRunning(url: string, deployments: number): Promise<void> {
   }
 }
 
-/** Sizes (MB) of the stores' files on disk: databases, WAL files (sum and largest). */
-function storeFiles(dir: string): { db: number; wal: number; walMax: number } {
+/** Sizes (MB) of the stores' files on disk: databases, WAL files (sum and largest), and files that could not be read. */
+function storeFiles(dir: string): { db: number; wal: number; walMax: number; unreadable: number } {
   let db = 0;
   let wal = 0;
   let walMax = 0;
+  let unreadable = 0;
   let names: string[] = [];
   try {
     names = readdirSync(dir);
   } catch {
-    return { db, wal, walMax }; // no store written yet
+    return { db, wal, walMax, unreadable: 1 }; // no store written yet: counted, and printed with the sample
   }
   for (const n of names) {
     let size = 0;
     try {
       size = statSync(join(dir, n)).size / 2 ** 20;
     } catch {
-      continue; // removed between the listing and the stat
+      unreadable++; // removed between the listing and the stat: counted, and printed with the sample
+      continue;
     }
     if (n.endsWith('.db')) db += size;
     else if (n.endsWith('.db-wal')) {
@@ -121,7 +123,7 @@ function storeFiles(dir: string): { db: number; wal: number; walMax: number } {
       walMax = Math.max(walMax, size);
     }
   }
-  return { db, wal, walMax };
+  return { db, wal, walMax, unreadable };
 }
 
 /** The accelerated soak (see the header): one row per sample. */
@@ -164,7 +166,7 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
         unit: 'MB RSS',
         note:
           `heap ${heap.toFixed(0)} of ${heapTotal.toFixed(0)} MB, simulator heap ${simHeap.toFixed(0)} MB; ${formatSmaps(maps)}; ` +
-          `stores on disk: .db ${files.db.toFixed(1)} MB, -wal ${files.wal.toFixed(1)} MB (largest ${files.walMax.toFixed(2)}); ` +
+          `stores on disk: .db ${files.db.toFixed(1)} MB, -wal ${files.wal.toFixed(1)} MB (largest ${files.walMax.toFixed(2)}${files.unreadable > 0 ? `, ${files.unreadable} unreadable` : ''}); ` +
           `run clock ${simH.toFixed(1)} simulated h after start (= ${(simH / 60).toFixed(2)} wall h at speed 60); load ${load()}`,
       });
       console.log(`daemon-scale soak: minute ${m.toFixed(1)}: RSS ${rss.toFixed(0)} MB, ${rows.at(-1)?.note ?? ''}`);
