@@ -16,14 +16,20 @@
  * process's RSS, the daemon's heap (`nodejs_heap_size_used_bytes`), the simulator worker's heap and
  * how far the run clock has got (the lockstep driver falls behind wall time when the daemon cannot
  * keep up, so the simulated hours reached are printed, not assumed). A row per sample; the verdict
- * compares the sample at the end of the first sixth of the run (warm-up) with the last.
+ * compares the sample at the end of the first sixth of the run (warm-up) with the last. Each sample
+ * also splits RSS by kind of mapping (`/proc/PID/smaps`, support/smaps.ts: glibc's main and thread
+ * arenas, other anonymous memory, SQLite's `-shm` maps, files) and sizes the stores' files on disk
+ * (`.db`, `-wal`). `CHAINPILOT_BENCH_SOAK_SAMPLE_SECONDS` sets the interval (default 60);
+ * `CHAINPILOT_BENCH_SOAK_LOG=FILE` appends each sample as a JSON line. The daemon inherits the
+ * environment, so `MALLOC_ARENA_MAX=2` or `NODE_OPTIONS` given to the bench reach it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { percentile, type Bench, type BenchRow } from './harness.js';
+import { formatSmaps, smapsBreakdown } from './support/smaps.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_SECONDS'] ?? 60);
@@ -93,8 +99,39 @@ async function waitRunning(url: string, deployments: number): Promise<void> {
   }
 }
 
-/** The accelerated soak (see the header): one row per minute. */
+/** Sizes (MB) of the stores' files on disk: databases, WAL files (sum and largest), and files that could not be read. */
+function storeFiles(dir: string): { db: number; wal: number; walMax: number; unreadable: number } {
+  let db = 0;
+  let wal = 0;
+  let walMax = 0;
+  let unreadable = 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return { db, wal, walMax, unreadable: 1 }; // no store written yet: counted, and printed with the sample
+  }
+  for (const n of names) {
+    let size = 0;
+    try {
+      size = statSync(join(dir, n)).size / 2 ** 20;
+    } catch {
+      unreadable++; // removed between the listing and the stat: counted, and printed with the sample
+      continue;
+    }
+    if (n.endsWith('.db')) db += size;
+    else if (n.endsWith('.db-wal')) {
+      wal += size;
+      walMax = Math.max(walMax, size);
+    }
+  }
+  return { db, wal, walMax, unreadable };
+}
+
+/** The accelerated soak (see the header): one row per sample. */
 async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
+  const every = Number(process.env['CHAINPILOT_BENCH_SOAK_SAMPLE_SECONDS'] ?? 60);
+  const logFile = process.env['CHAINPILOT_BENCH_SOAK_LOG'];
   const dir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
   mkdirSync(join(dir, 'conf'));
   writeConfigs(join(dir, 'conf'), 100, 1, speed);
@@ -112,21 +149,30 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
     };
     const first = await detail();
     const t0 = performance.now();
-    for (let m = 1; m <= minutes; m++) {
-      await sleep(t0 + m * 60_000 - performance.now());
+    const samples = Math.floor((minutes * 60) / every);
+    for (let i = 1; i <= samples; i++) {
+      await sleep(t0 + i * every * 1000 - performance.now());
+      const m = (i * every) / 60;
       const text = (await get(`${url}/metrics`)).text;
       const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
+      const heapTotal = Number(/^nodejs_heap_size_total_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
       const simHeap = Number(/^chainpilot_simulator_heap_used_bytes\{[^}]*\} (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
       const d = await detail();
       const simH = (d.at - first.started) / 3_600_000;
       const rss = rssMb(pid);
+      const maps = smapsBreakdown(pid);
+      const files = storeFiles(join(dir, 'data', 'stores'));
       rows.push({
-        name: `soak minute ${m}`,
+        name: `soak minute ${m.toFixed(1)}`,
         value: rss,
         unit: 'MB RSS',
-        note: `heap ${heap.toFixed(0)} MB, simulator heap ${simHeap.toFixed(0)} MB; run clock ${simH.toFixed(1)} simulated h after start (= ${(simH / 60).toFixed(2)} wall h at speed 60); load ${load()}`,
+        note:
+          `heap ${heap.toFixed(0)} of ${heapTotal.toFixed(0)} MB, simulator heap ${simHeap.toFixed(0)} MB; ${formatSmaps(maps)}; ` +
+          `stores on disk: .db ${files.db.toFixed(1)} MB, -wal ${files.wal.toFixed(1)} MB (largest ${files.walMax.toFixed(2)}${files.unreadable > 0 ? `, ${files.unreadable} unreadable` : ''}); ` +
+          `run clock ${simH.toFixed(1)} simulated h after start (= ${(simH / 60).toFixed(2)} wall h at speed 60); load ${load()}`,
       });
-      console.log(`daemon-scale soak: minute ${m}: RSS ${rss.toFixed(0)} MB, ${rows.at(-1)?.note ?? ''}`);
+      console.log(`daemon-scale soak: minute ${m.toFixed(1)}: RSS ${rss.toFixed(0)} MB, ${rows.at(-1)?.note ?? ''}`);
+      if (logFile) appendFileSync(logFile, `${JSON.stringify({ minute: m, rss, heap, heapTotal, simHeap, simH, maps, files, load: load() })}\n`);
     }
     const warm = rows[Math.max(0, Math.floor(rows.length / 6) - 1)];
     const last = rows.at(-1);

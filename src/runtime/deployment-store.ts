@@ -23,7 +23,8 @@ import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { PersistedRiskState, RiskStateStore } from '../engine/risk-day.js';
 import { decodeIntent } from '../executors/journal/codec.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
-import { openSqliteJournal } from '../executors/journal/sqlite-journal.js';
+import { openSqliteJournal, type SqliteIntentJournal } from '../executors/journal/sqlite-journal.js';
+import { connectionSettings, limitPageCache, PAPER_STORE_CACHE_KIB, type SqliteConnectionSettings } from '../executors/journal/sqlite-settings.js';
 import { migrateSchema, type SchemaPart } from '../executors/journal/sqlite-schema.js';
 import { openPaperBook, type PaperBook, type PaperBookOptions } from './paper-book.js';
 import { CHECKPOINT_EVERY_COMMITS, requestWalCheckpoint } from './wal-checkpointer.js';
@@ -75,6 +76,8 @@ export interface DeploymentStore {
   readonly chain: string | undefined;
   /** Where an earlier run's store was moved (`freshChain` only), or undefined when there was none. */
   readonly previous: string | undefined;
+  /** The settings of the store's two connections (its own, which also writes the paper book, and the journal's), as SQLite reports them. */
+  settings(): { readonly store: SqliteConnectionSettings; readonly journal: SqliteConnectionSettings };
   /** Landed fills and failed-transaction fees of every journaled intent, in the order they resolved. */
   restored(): Promise<{ readonly fills: readonly RestoredFill[]; readonly failedFees: readonly RestoredFailedFee[] }>;
   /** Closes the journal and the store and releases the lock. Idempotent. */
@@ -93,7 +96,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
   const lock = acquireStoreLock(o.path, o.lock);
   let previous: string | undefined;
   let db: Database.Database | undefined;
-  let journal: IntentJournal | undefined;
+  let journal: SqliteIntentJournal | undefined;
   let paper: PaperBook | undefined;
   try {
     db = openDb(o.path, o.paper !== undefined);
@@ -114,7 +117,8 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
       };
       paper = openPaperBook(db, o.paper.market, o.paper.at, { ...o.paper, committed });
     }
-    journal = openSqliteJournal({ path: o.path });
+    // a paper store's journal connection gets the book's bounded page cache too (openDb)
+    journal = openSqliteJournal({ path: o.path, ...(o.paper ? { cacheKib: PAPER_STORE_CACHE_KIB } : {}) });
   } catch (e) {
     db?.close();
     lock.release();
@@ -139,6 +143,7 @@ export function openDeploymentStore(o: DeploymentStoreOptions): DeploymentStore 
     paper,
     chain,
     previous,
+    settings: () => ({ store: connectionSettings(conn), journal: j.settings() }),
     risk: {
       load(): PersistedRiskState | undefined {
         const r = getRisk.get();
@@ -198,6 +203,9 @@ function openDb(path: string, paper: boolean): Database.Database {
   // a paper book's checkpoints (the WAL's syncs) run in a worker thread (wal-checkpointer.ts), not inside a
   // commit of the main thread; SQLite's own stays as a backstop at 10,000 pages (a worker that failed)
   if (paper) db.pragma('wal_autocheckpoint = 10000');
+  // A paper book grows for as long as the deployment runs: without a bound its page cache grows with it,
+  // to better-sqlite3's 16 MB per connection (sqlite-settings.ts; docs/daemon.md, "Memory over time").
+  if (paper) limitPageCache(db, PAPER_STORE_CACHE_KIB);
   db.pragma('busy_timeout = 5000');
   try {
     migrateSchema(db, path, STORE_SCHEMA);

@@ -2,6 +2,8 @@
  * The deployment store knows its owner and has one holder: a store of another deployment or wallet
  * is refused with both names, a second process is refused with the holder's pid (a real child
  * process), a dead holder's lock is taken over, and store.path resolves against the deployment file.
+ * A paper store's connections run with a bounded page cache (sqlite-settings.ts), a live store's
+ * keep their durable settings.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
+import { PAPER_STORE_CACHE_KIB } from '../../src/executors/journal/sqlite-settings.js';
 import { openDeploymentStore, resolveStorePath, type DeploymentStore } from '../../src/runtime/deployment-store.js';
 import { acquireStoreLock } from '../../src/runtime/store-lock.js';
 
@@ -61,6 +64,24 @@ describe('deployment store', () => {
     const again = openDeploymentStore({ path, deployment: 'alpha', wallet: WALLET_A });
     open.push(again);
     expect(existsSync(`${path}.lock`)).toBe(true);
+  });
+
+  it("bounds both connections' page cache of a paper store, keeps the WAL and NORMAL sync, and leaves a live store's settings as they were", () => {
+    const paper = openDeploymentStore({ path: join(tmp(), 'paper.db'), deployment: 'book', paper: { market: 'm1', at: 1_700_000_000_000 } });
+    open.push(paper);
+    const p = paper.settings();
+    expect(PAPER_STORE_CACHE_KIB).toBe(512);
+    expect(p.store).toEqual({ cacheKib: 512, walAutocheckpointPages: 10_000, synchronous: 1, journalMode: 'wal' });
+    expect(p.journal).toMatchObject({ cacheKib: 512, journalMode: 'wal' });
+    // the bound holds after the book has been read (a pragma is per connection and survives transactions)
+    expect(paper.paper?.restored().fills).toEqual([]);
+    expect(paper.settings().store.cacheKib).toBe(512);
+
+    const live = openDeploymentStore({ path: join(dir, 'live.db'), deployment: 'wallet', wallet: WALLET_A });
+    open.push(live);
+    // better-sqlite3's build default (SQLITE_DEFAULT_CACHE_SIZE=-16000): one live store per wallet, not bounded here
+    expect(live.settings().store).toEqual({ cacheKib: 16_000, walAutocheckpointPages: 1_000, synchronous: 2, journalMode: 'wal' });
+    expect(live.settings().journal).toMatchObject({ cacheKib: 16_000, synchronous: 1, walAutocheckpointPages: 10_000 });
   });
 
   it('resolves store.path against the deployment file, not the working directory', () => {

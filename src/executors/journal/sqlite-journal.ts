@@ -11,6 +11,7 @@ import { lamports } from '../../core/units.js';
 import type { OrderIntent } from '../../engine/execution-port.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent, storedIntent } from './codec.js';
 import { applyDurability, type JournalSynchronous } from './sqlite-durability.js';
+import { connectionSettings, limitPageCache, type SqliteConnectionSettings } from './sqlite-settings.js';
 import {
   canTransition,
   type AttemptRecord,
@@ -104,14 +105,22 @@ export interface SqliteJournalOptions {
    * sent transaction be forgotten: use it only where that risk is accepted.
    */
   readonly synchronous?: JournalSynchronous;
+  /** Bound of the connection's page cache in KiB (sqlite-settings.ts); default better-sqlite3's 16,000. */
+  readonly cacheKib?: number;
+}
+
+/** The SQLite journal, with its connection's settings as SQLite reports them. */
+export interface SqliteIntentJournal extends IntentJournal {
+  settings(): SqliteConnectionSettings;
 }
 
 /** Opens (or creates) the SQLite intent journal at `path`. */
-export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal {
+export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJournal {
   const db = new Database(options.path);
   db.pragma('journal_mode = WAL');
   const durability = applyDurability(db, options.synchronous);
   db.pragma('busy_timeout = 5000');
+  if (options.cacheKib !== undefined) limitPageCache(db, options.cacheKib);
   try {
     migrateSchema(db, options.path, JOURNAL_SCHEMA);
   } catch (e) {
@@ -302,6 +311,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): IntentJournal 
     unresolved: async () => q.open.all().map(toRecord),
     landed: async () => q.landed.all().map(toRecord),
     spentOn: async (day) => spentOn(day),
+    settings: () => connectionSettings(db),
     close: async () => {
       db.close();
     },
