@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runDaemonShell } from '../../src/service/daemon/daemon-shell.js';
 import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
+import { paperDeploymentYaml } from './support/paper-file.js';
 import { parseMetrics, series, total, type Scrape } from './support/scrape.js';
 
 const TOKEN = 'metrics-cache-token-0123456789abcdef';
@@ -22,22 +23,7 @@ const stop = new AbortController();
 let daemon: RunningDaemon | undefined;
 let exit: Promise<number> | undefined;
 
-const deployment = (name: string): void =>
-  writeFileSync(
-    join(conf, `${name}.yaml`),
-    `version: 1
-name: ${name}
-endpoints:
-  simulator: { seed: 42, speed: 600 }
-strategies:
-  - use: graduation-sniper
-    params: { buySol: "0.2" }
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 5, maxExposureSol: "2" }
-telemetry: { logLevel: silent }
-`,
-  );
+const deployment = (name: string): void => writeFileSync(join(conf, `${name}.yaml`), paperDeploymentYaml(name));
 
 const scrape = async (): Promise<{ s: Scrape; ageMs: number }> => {
   const res = await fetch(`${daemon?.url ?? ''}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runDaemonShell } from '../../src/service/daemon/daemon-shell.js';
 import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
+import { paperDeploymentYaml } from './support/paper-file.js';
 
 const TOKEN = 'notify-reload-token-0123456789abcdef';
 const SECRET = 'notify-reload-webhook-secret-0123456789';
@@ -43,20 +44,7 @@ const receivers: Awaited<ReturnType<typeof receiver>>[] = [];
 const deployment = (hookVar: string): void =>
   writeFileSync(
     join(conf, 'alpha.yaml'),
-    `version: 1
-name: alpha
-endpoints:
-  simulator: { seed: 42, speed: 600 }
-strategies:
-  - use: graduation-sniper
-    params: { buySol: "0.2" }
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 5, maxExposureSol: "2" }
-telemetry: { logLevel: silent }
-notify:
-  webhook: { url: "\${${hookVar}}", secret: "\${HOOK_SECRET}", retries: 0 }
-`,
+    paperDeploymentYaml('alpha', `notify:\n  webhook: { url: "\${${hookVar}}", secret: "\${HOOK_SECRET}", retries: 0 }\n`),
   );
 const fills = (bodies: readonly string[]): number => bodies.filter((b) => b.includes('"event":"fills"')).length;
 
