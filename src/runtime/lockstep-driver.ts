@@ -34,7 +34,7 @@ export interface LockstepDriverOptions {
   readonly sliceMs?: number;
   /**
    * At a numeric speed, a step waits until at least this many real milliseconds of simulated time
-   * are due (never more than `stepMs`). Default: any due time is a step. A caught-up driver would
+   * are due (never more than `stepMs`). Default: every due time is a step. A caught-up driver would
    * otherwise step every event-loop turn by a few simulated milliseconds; the daemon's simulator is a
    * worker thread, and each step costs both threads a message (at a hundred deployments, hundreds
    * to thousands a second).
