@@ -156,46 +156,17 @@ describe('market view', () => {
 
   it('keeps the exact price string of a normalised tick without keeping the tick', () => {
     const view = createMarketView();
-    const tick = new PriceTickEvent(
-      'price:token:M',
-      at,
-      'live',
-      'M',
-      7.43e-8,
-      Number.NaN,
-      undefined,
-      false,
-      'P',
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      at,
-    );
+    /** A live tick of M on pool P, priced in SOL and/or USD. */
+    const priced = (sol: number, solUsd: number, usd: number | undefined): PriceTickEvent =>
+      new PriceTickEvent('price:token:M', at, 'live', 'M', sol, solUsd, usd, false, 'P', undefined, undefined, undefined, undefined, undefined, at);
+    const tick = priced(7.43e-8, Number.NaN, undefined);
     view.observe(tick);
     const o = view.get('M') as unknown as { priceTick: unknown };
     expect(o.priceTick).toBeUndefined();
     expect(view.get('M')?.price).toBe(tick.price);
     expect(view.get('M')?.price).toBe('0.0000000743');
     // a tick priced only in USD is kept until its string is read, then dropped
-    const usd = new PriceTickEvent(
-      'price:token:M',
-      at,
-      'live',
-      'M',
-      Number.NaN,
-      150,
-      0.000015,
-      false,
-      'P',
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      at,
-    );
+    const usd = priced(Number.NaN, 150, 0.000015);
     view.observe(usd);
     expect(view.get('M')?.price).toBe(usd.price);
     expect((view.get('M') as unknown as { priceTick: unknown }).priceTick).toBeUndefined();
