@@ -112,6 +112,9 @@ export interface OrderFlowDeps {
   readonly restoredSignatures?: Iterable<string>;
 }
 
+/** Slack past twice the cooldown before a token's last buy time is forgotten (block time against the run clock). */
+const LAST_BUY_MARGIN_MS = 60_000;
+
 /** Fill signatures remembered against double counting (oldest forgotten first). */
 const MAX_REMEMBERED_SIGNATURES = 65_536;
 
@@ -139,7 +142,23 @@ function invalidAmountReason(req: PlaceRequest): string {
 
 export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   const pending = new Map<string, Pending>();
+  /**
+   * Time of the last buy fill per token, for the gate's cooldown only (kept only with one), the
+   * least recently bought first; a token whose last buy is past every cooldown window is forgotten.
+   */
   const lastBuy = new Map<string, UnixMs>();
+  const cooldownMs = d.gate.cooldownMs;
+  const rememberBuy = (mint: string, at: UnixMs): void => {
+    if (cooldownMs === undefined) return;
+    lastBuy.delete(mint);
+    lastBuy.set(mint, at);
+    // fill times are block times in live, which may run ahead of or behind the run clock: a minute's margin
+    const before = d.clock.now() - 2 * cooldownMs - LAST_BUY_MARGIN_MS;
+    for (const [m, t] of lastBuy) {
+      if (t >= before) break;
+      lastBuy.delete(m);
+    }
+  };
   /** Realised PnL of a position when it was (re)opened, to score the round trip. */
   const realisedAtOpen = new Map<string, bigint>();
   let closed = false;
@@ -176,7 +195,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
   const riskState: RiskState = {
     market: d.market,
     totals: () => d.portfolio.totals(),
-    openPositions: () => d.portfolio.open(),
+    openOn: (mint) => d.portfolio.openOn(mint),
     position: (s, m) => d.portfolio.position(s, m),
     pendingBuyLamports: (mint) => (mint === undefined ? buyTotal : (buyByMint.get(mint) ?? ZERO_LAMPORTS)),
     pendingSellRaw: (s, m) => sellByKey.get(keyOf(s, m)) ?? ZERO_RAW,
@@ -316,7 +335,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     if ((before?.tokenRaw ?? 0n) === 0n) realisedAtOpen.set(keyOf(strategyId, fill.mint), before?.realisedLamports ?? 0n);
     // the position's clock is the run's: when the engine got the report (its `at`, on the run clock), not the chain's block time
     const after = d.portfolio.applyFill(strategyId, fill, at);
-    if (fill.side === 'buy') lastBuy.set(fill.mint, fill.filledAt);
+    if (fill.side === 'buy') rememberBuy(fill.mint, fill.filledAt);
     d.decisions({
       kind: 'fill',
       at,
@@ -331,6 +350,7 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
       ...(fill.rentLamports !== undefined && fill.rentLamports > 0n ? { rentLamports: fill.rentLamports.toString() } : {}),
     });
     d.stats.filled(strategyId, fill, after, realisedAtOpen.get(after.key));
+    if (after.tokenRaw === 0n) realisedAtOpen.delete(after.key);
     if ((before?.tokenRaw ?? 0n) === 0n && after.tokenRaw > 0n) d.onPositionOpened(after);
     if ((before?.tokenRaw ?? 0n) > 0n && after.tokenRaw === 0n) d.onPositionClosed(after);
     d.exits.positionChanged(after);

@@ -55,7 +55,8 @@ export type RiskRequest =
 export interface RiskState {
   readonly market: MarketView;
   totals(): PortfolioTotals;
-  openPositions(): readonly Position[];
+  /** Open positions on one token, across strategies (the per-token limit sums their cost). */
+  openOn(mint: string): readonly Position[];
   position(strategyId: string, mint: string): Position | undefined;
   /** Lamports of buys handed to the executor and not yet filled or failed, total and per token. */
   pendingBuyLamports(mint?: string): Lamports;
@@ -76,6 +77,8 @@ export interface RiskGate {
   halted(at: UnixMs): boolean;
   /** The durable risk state (day boundary, day-start equity, halt, kill switch). */
   readonly day: RiskDay;
+  /** The buy cooldown (`RiskState.lastBuyAt` is read only with one); undefined: no cooldown. */
+  readonly cooldownMs: number | undefined;
 }
 
 const deny = (code: RiskCode, reason: string, context: Record<string, string | number | boolean>): RiskDecision => ({ allowed: false, code, reason, context });
@@ -96,6 +99,7 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
 
   const gate: RiskGate = {
     day,
+    cooldownMs: limits.cooldownMs,
     get killed() {
       return day.killReason !== undefined;
     },
@@ -173,7 +177,7 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
       }
       if (limits.maxPerTokenLamports !== undefined) {
         let inToken = s.pendingBuyLamports(mint) + spend;
-        for (const p of s.openPositions()) if (p.mint === mint) inToken += p.costLamports;
+        for (const p of s.openOn(mint)) inToken += p.costLamports;
         if (inToken > limits.maxPerTokenLamports)
           return deny('RISK_TOKEN_LIMIT', `exposure to ${mint} would be ${inToken} lamports; maxPerTokenLamports is ${limits.maxPerTokenLamports}`, {
             mint,

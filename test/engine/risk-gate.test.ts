@@ -12,7 +12,7 @@ function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } 
   const s: RiskState = {
     market,
     totals: () => portfolio.totals(),
-    openPositions: () => portfolio.open(),
+    openOn: (mint) => portfolio.openOn(mint),
     position: (st, m) => portfolio.position(st, m),
     pendingBuyLamports: () => lamports(opts.pendingBuy ?? 0n),
     pendingSellRaw: () => rawAmount(0n),
@@ -51,6 +51,15 @@ describe('risk gate', () => {
     st.buyFill('M', 2n * SOL);
     const d = createRiskGate(limits).check(buy(amount, code === 'RISK_MAX_OPEN_POSITIONS' ? 'OTHER' : 'M'), st.s);
     expect(d).toMatchObject({ allowed: false, code });
+  });
+
+  it('sums only the open positions on the token against the per-token limit', () => {
+    const st = state();
+    st.buyFill('OTHER', 2n * SOL);
+    const gate = createRiskGate({ maxPerTokenLamports: lamports(2n * SOL) });
+    expect(gate.check(buy(SOL + 1n, 'M'), st.s)).toEqual({ allowed: true });
+    st.buyFill('M', SOL);
+    expect(gate.check(buy(SOL + 1n, 'M'), st.s)).toMatchObject({ allowed: false, code: 'RISK_TOKEN_LIMIT' });
   });
 
   it('counts buys in flight against free cash', () => {
