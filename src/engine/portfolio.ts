@@ -76,6 +76,7 @@ export interface Portfolio {
   applyFill(strategyId: string, fill: Fill, seenAt?: UnixMs): Position;
   /** A fee paid for a transaction that failed on chain. */
   applyFailedFee(strategyId: string, mint: string, feeLamports: Lamports): void;
+  /** The position, open or closed; a closed one only among the latest {@link MAX_CLOSED_POSITIONS} closed. */
   position(strategyId: string, mint: string): Position | undefined;
   /** Open positions (tokenRaw > 0), in opening order. */
   open(): Position[];
@@ -122,6 +123,22 @@ export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): 
     .toFixed();
 }
 
+/**
+ * Closed positions a book remembers (`position()` still answers for them); past this many the one
+ * changed longest ago (closed, or a failed fee charged to it) is forgotten. Its realised PnL and fees stay in the totals; a later buy of the
+ * token opens a fresh position (realised 0). Bounds the book by what it holds, not by every token it
+ * ever traded (issue 31: a hundred daemon deployments kept 350,000 closed positions after 37
+ * simulated hours, most of their heap).
+ */
+export const MAX_CLOSED_POSITIONS = 1_024;
+
+/**
+ * Tokens whose venue move (graduation) a book remembers for a later first buy (`relocate`); past
+ * this many the one moved longest ago is forgotten, and a first buy of it takes the fill's pool.
+ * Tokens with a position are moved on the position itself and need no entry.
+ */
+export const MAX_VENUES = 4_096;
+
 /** Creates an empty book with `startingCashLamports` of SOL. */
 export function createPortfolio(
   startingCashLamports: bigint,
@@ -145,6 +162,8 @@ export function createPortfolio(
   let valueSum = 0n;
   let costSum = 0n;
   const dirty = new Set<string>();
+  /** Keys of closed positions, the one closed longest ago first (see MAX_CLOSED_POSITIONS). */
+  const closed = new Set<string>();
   const prices = new Map<string, string | PriceSource>();
   const priceOfMint = (mint: string): string | undefined => {
     const p = prices.get(mint);
@@ -162,10 +181,20 @@ export function createPortfolio(
       values.delete(p.key);
       const set = openByMint.get(p.mint);
       set?.delete(p.key);
+      if (set?.size === 0) openByMint.delete(p.mint);
       // The last open position on the mint closed: its price is the market view's again (the same tick).
       if (priceOf !== undefined && (set === undefined || set.size === 0)) prices.delete(p.mint);
+      // Closed: remembered among the latest closed (the least recently changed forgotten first).
+      closed.delete(p.key);
+      closed.add(p.key);
+      if (closed.size > MAX_CLOSED_POSITIONS) {
+        const oldest = closed.values().next().value as string;
+        closed.delete(oldest);
+        positions.delete(oldest);
+      }
       return;
     }
+    closed.delete(p.key);
     let set = openByMint.get(p.mint);
     if (!set) {
       set = new Set();
@@ -279,7 +308,9 @@ export function createPortfolio(
       } else if (priceOf === undefined) prices.set(mint, price);
     },
     relocate(mint, market, pool) {
+      venues.delete(mint);
       venues.set(mint, { market, pool });
+      if (venues.size > MAX_VENUES) venues.delete(venues.keys().next().value as string);
       for (const p of positions.values()) if (p.mint === mint) positions.set(p.key, { ...p, market, pool });
       for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
     },

@@ -121,7 +121,12 @@ export interface StrategyContext<P = unknown, S = unknown> {
   market(mint: string): MarketObservation | undefined;
   buy(order: BuyOrder): OrderResult;
   sell(order: SellOrder): OrderResult;
-  /** This strategy's position in `mint` (open or closed), if any. */
+  /**
+   * This strategy's position in `mint`, if any: open, or closed among the book's latest 1,024
+   * closed positions (`MAX_CLOSED_POSITIONS`; an older closed one is forgotten, so test
+   * `?.tokenRaw` to ask whether you hold the token, and keep your own set to remember every token
+   * you ever traded).
+   */
   position(mint: string): Position | undefined;
   /** This strategy's open positions. */
   positions(): Position[];

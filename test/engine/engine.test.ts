@@ -325,6 +325,30 @@ describe('engine', () => {
     expect(t.engine.stats.summary()).toMatchObject({ trades: 1, wins: 1 });
   });
 
+  it('denies a buy within the cooldown after its last buy, with other tokens bought and forgotten in between', async () => {
+    const t = setup([{ def: buyEveryLaunch, id: 'buyer' }], { risk: { maxOpenPositions: 50, cooldownMs: 60_000 } });
+    await t.engine.start();
+    const cooldownDenials = () => t.log.lines.filter((l) => l.includes('"kind":"denied"') && l.includes('RISK_COOLDOWN')).length;
+    for (const m of ['A', 'B0', 'B1', 'B2', 'B3', 'B4', 'C']) t.price(m, 0.0001);
+    t.launch('A');
+    t.clock.advance(200);
+    expect(t.engine.portfolio.position('buyer', 'A')?.tokenRaw).toBeGreaterThan(0n);
+    // other tokens bought later: each buy forgets last buys older than two cooldowns and a minute
+    for (let i = 0; i < 5; i++) {
+      t.launch(`B${i}`);
+      t.clock.advance(5_000);
+    }
+    t.launch('A');
+    expect(cooldownDenials()).toBe(1);
+    t.clock.advance(200_000);
+    t.launch('C'); // A's last buy is now past every window and forgotten; the cooldown is over either way
+    t.clock.advance(200);
+    t.launch('A');
+    t.clock.advance(200);
+    expect(cooldownDenials()).toBe(1);
+    expect(t.engine.portfolio.position('buyer', 'A')?.tokenRaw).toBe(2n * t.engine.portfolio.position('buyer', 'B0')!.tokenRaw);
+  });
+
   it('exits on stop loss, on the time stop and on a safety signal while holding', async () => {
     const t = setup(
       [

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decimal, Decimal, lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
 import { exactString } from '../../src/engine/price-tick.js';
 import type { Fill } from '../../src/engine/execution-port.js';
-import { createPortfolio, priceOf, valueLamports } from '../../src/engine/portfolio.js';
+import { createPortfolio, MAX_CLOSED_POSITIONS, MAX_VENUES, priceOf, valueLamports } from '../../src/engine/portfolio.js';
 
 const fill = (side: 'buy' | 'sell', mint: string, sol: bigint, tokens: bigint, fee: bigint, at = 0): Fill => ({
   intentId: `i${at}`,
@@ -49,6 +49,50 @@ describe('portfolio accounting', () => {
     expect(book.valueOf({ ...closed, tokenRaw: rawAmount(5_000_000n) })).toBe(1_500_000n);
     // a token never held: its tick was not kept (the source does not know it, so no price)
     expect(book.valueOf({ ...closed, mint: 'IDLE', tokenRaw: rawAmount(5_000_000n) })).toBeUndefined();
+  });
+
+  it('remembers the latest closed positions only, keeps the realised PnL of forgotten ones, and opens a forgotten token afresh', () => {
+    const book = createPortfolio(1_000_000_000_000n);
+    const extra = 5;
+    // each round trip realises 1_000 lamports on its own token
+    for (let i = 0; i < MAX_CLOSED_POSITIONS + extra; i++) {
+      book.applyFill('s', fill('buy', `T${i}`, 1_000_000n, 10n, 0n, 2 * i));
+      book.applyFill('s', fill('sell', `T${i}`, 1_001_000n, 10n, 0n, 2 * i + 1));
+    }
+    // a failed fee on the oldest remembered one makes it the most recently changed
+    book.applyFailedFee('s', `T${extra}`, lamports(10n));
+    book.applyFill('s', fill('buy', 'LAST', 1_000_000n, 10n, 0n, 1e6));
+    book.applyFill('s', fill('sell', 'LAST', 1_001_000n, 10n, 0n, 1e6 + 1));
+    for (let i = 0; i < extra; i++) expect(book.position('s', `T${i}`), `T${i}`).toBeUndefined();
+    // LAST's close forgot the one changed longest ago: T6, not T5 (its fee moved it to the back)
+    expect(book.position('s', `T${extra}`)?.realisedLamports).toBe(990n);
+    expect(book.position('s', `T${extra + 1}`)).toBeUndefined();
+    expect(book.position('s', `T${extra + 2}`)?.realisedLamports).toBe(1_000n);
+    expect(book.position('s', 'LAST')?.realisedLamports).toBe(1_000n);
+    expect(book.position('s', `T${MAX_CLOSED_POSITIONS + extra - 1}`)?.tokenRaw).toBe(0n);
+    // the totals keep every round trip and fee
+    expect(book.totals().realisedLamports).toBe(BigInt(MAX_CLOSED_POSITIONS + extra + 1) * 1_000n - 10n);
+    // a forgotten token opens a fresh position; an open one is never forgotten
+    const again = book.applyFill('s', fill('buy', 'T0', 1_000_000n, 10n, 0n, 2e6));
+    expect(again.realisedLamports).toBe(0n);
+    for (let i = 0; i < MAX_CLOSED_POSITIONS + 1; i++) {
+      book.applyFill('s', fill('buy', `U${i}`, 1_000_000n, 10n, 0n, 3e6 + 2 * i));
+      book.applyFill('s', fill('sell', `U${i}`, 1_000_000n, 10n, 0n, 3e6 + 2 * i + 1));
+    }
+    expect(book.position('s', 'T0')?.tokenRaw).toBe(10n);
+    expect(book.open().map((p) => p.mint)).toEqual(['T0']);
+    expect(book.openOn('T0')).toHaveLength(1);
+  });
+
+  it('remembers the latest venue moves of tokens it does not hold', () => {
+    const book = createPortfolio(10_000_000_000n);
+    for (let i = 0; i <= MAX_VENUES; i++) book.relocate(`G${i}`, 'amm', `G${i}-pool`);
+    book.relocate('G1', 'amm2', 'G1-pool2'); // moved again: now the latest
+    book.relocate('LAST', 'amm', 'LAST-pool'); // forgets G2, the one moved longest ago
+    expect(book.applyFill('s', fill('buy', 'G0', 1_000_000n, 10n, 0n)).market).toBeUndefined();
+    expect(book.applyFill('s', fill('buy', 'G1', 1_000_000n, 10n, 0n))).toMatchObject({ market: 'amm2', pool: 'G1-pool2' });
+    expect(book.applyFill('s', fill('buy', 'G2', 1_000_000n, 10n, 0n)).market).toBeUndefined();
+    expect(book.applyFill('s', fill('buy', 'G3', 1_000_000n, 10n, 0n))).toMatchObject({ market: 'amm', pool: 'G3-pool' });
   });
 
   it('removes cost basis in proportion on a partial sell and keeps the remainder exact', () => {

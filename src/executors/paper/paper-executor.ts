@@ -128,7 +128,8 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
     if (m?.ownImpact && obs) moved.set(intent.mint, { tick: tickKey(obs), reserves: r.reservesAfter });
     // The first buy of a token opens its token account: its rent leaves the wallet with the trade (as live reads it).
     const rent = m && intent.side === 'buy' && !accounts.has(intent.mint) ? m.rentLamports : 0n;
-    if (intent.side === 'buy') accounts.add(intent.mint);
+    // kept only where rent is modelled (a wallet keeps its token accounts, so this grows with the tokens bought)
+    if (m && intent.side === 'buy') accounts.add(intent.mint);
     const solAmount = r.solAmount + rent;
     out({
       type: 'filled',
