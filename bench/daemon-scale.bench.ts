@@ -5,10 +5,15 @@
  * CPU of the process over the measured window (from /proc, after all are running and a warm-up),
  * as a ratio to one deployment's; RSS at the end (simulator workers included: they are threads of the
  * process); `/metrics` size and series; p99 over 50 sequential requests of `/api/deployments` and
- * `/metrics`; the event-loop lag p99 the daemon reports (`nodejs_eventloop_lag_p99_seconds`); the
- * time from SIGTERM to exit. `CHAINPILOT_BENCH_SCALE_SECONDS` sets the measured window (default 60;
- * the issue's table used 180). The machine's load average is printed with each row: on a shared
- * machine CPU and latency are noisy.
+ * `/metrics` (p50 and p99); the event-loop lag p99 the daemon reports over the window
+ * (`nodejs_eventloop_lag_p99_seconds`; a scrape at the window's start restarts prom-client's
+ * histogram; its 10 ms sampling interval is included, so an idle process reads about 11 ms); the
+ * intents and fills of all deployments in the window (work done: a deployment that stopped trading
+ * would measure well); the time from SIGTERM to exit. `CHAINPILOT_BENCH_SCALE_SECONDS` sets the
+ * measured window (default 60), `CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS` the wait after every
+ * deployment runs (default a third of the window, at most 30 s; the issue measured 3 minutes after
+ * ready). The machine's load average is printed with each row: on a shared machine CPU and latency
+ * are noisy.
  *
  * `CHAINPILOT_BENCH_SOAK_MINUTES=N` runs the accelerated RSS soak instead: 100 deployments on one
  * feed with the simulator at `CHAINPILOT_BENCH_SOAK_SPEED` (default 360: a wall hour then holds the
@@ -34,6 +39,8 @@ import { formatSmaps, smapsBreakdown } from './support/smaps.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_SECONDS'] ?? 60);
 /** Extra node flags for the daemon (`CHAINPILOT_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles it). */
+/** Wait after every deployment runs, before the window (`CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS`; default a third of the window, at most 30 s; the issue measured 3 minutes after ready). */
+const WARMUP_SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS'] ?? Math.min(30, SECONDS / 3));
 const NODE_ARGS = (process.env['CHAINPILOT_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 const TOKEN = 'daemon-scale-bench-token-0123456789abcdef';
 const CASES = [
@@ -49,6 +56,12 @@ const cpuTicks = (pid: number): number => {
   return Number(f[11]) + Number(f[12]); // utime + stime, clock ticks (100 per second)
 };
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** Sum of every sample of a counter in a Prometheus text page (all label sets). */
+const sumSeries = (text: string, name: string): number => {
+  let sum = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(m[1]);
+  return sum;
+};
 const load = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 function writeConfigs(dir: string, deployments: number, feeds: number, speed = 60): void {
@@ -201,14 +214,19 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
   const pid = child.pid ?? 0;
   try {
     await waitRunning(url, deployments);
-    await sleep(Math.min(30, SECONDS / 3) * 1000); // warm-up
+    await sleep(WARMUP_SECONDS * 1000);
+    // the lag histogram restarts at each scrape: this one starts it with the measured window
+    const before = (await get(`${url}/metrics`)).text;
     const c0 = cpuTicks(pid);
     const t0 = performance.now();
     await sleep(SECONDS * 1000);
     const cpu = (cpuTicks(pid) - c0) / 100 / ((performance.now() - t0) / 1000);
     const rss = rssMb(pid);
-    // the lag histogram restarts at each scrape: read it once, over the measured window
-    const lag = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec((await get(`${url}/metrics`)).text)?.[1] ?? NaN) * 1000;
+    const after = (await get(`${url}/metrics`)).text;
+    const lag = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(after)?.[1] ?? NaN) * 1000;
+    // the work done in the window: a deployment that stopped trading would cost nothing and measure well
+    const intents = sumSeries(after, 'chainpilot_intents_total') - sumSeries(before, 'chainpilot_intents_total');
+    const fills = sumSeries(after, 'chainpilot_fills_total') - sumSeries(before, 'chainpilot_fills_total');
     const api: number[] = [];
     const metrics: number[] = [];
     let text = '';
@@ -225,7 +243,7 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
     const exitS = (performance.now() - t1) / 1000;
     return {
       cpu,
-      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p99 /api/deployments ${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 99).toFixed(1)} ms; loop lag p99 ${lag.toFixed(1)} ms; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
+      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms; loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
     };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
