@@ -109,6 +109,34 @@ describe('dedup window', () => {
     expect(w.admit(0, 0, 1)).toBe(true);
   });
 
+  it('agrees with a reference model with many subscribers in varying orders, past the bound on shared subscriber sets', () => {
+    const capacity = 64;
+    const w = createDedupWindow(capacity);
+    const ring: { key: number; subs: Set<number> }[] = [];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed % n;
+    };
+    // 60 subscribers in random orders on 80 keys (most stay in the window) make far more than MAX_INTERNED distinct sets
+    for (let i = 0; i < 60_000; i++) {
+      const key = next(80);
+      const sub = 1 + next(60);
+      const hit = ring.find((e) => e.key === key);
+      let expected: boolean;
+      if (hit) {
+        expected = !hit.subs.has(sub);
+        hit.subs.add(sub);
+      } else {
+        expected = true;
+        ring.push({ key, subs: new Set([sub]) });
+        if (ring.length > capacity) ring.shift();
+      }
+      if (w.admit(key, 0, sub) !== expected) throw new Error(`op ${i}: key ${key} sub ${sub} expected ${String(expected)}`);
+    }
+    expect(w.size).toBe(ring.length);
+  });
+
   it('agrees with a plain reference model on any sequence, including colliding buckets, evictions and reused slots', () => {
     fc.assert(
       fc.property(

@@ -12,6 +12,14 @@
  * Each entry (both fingerprint halves, the next link and the first subscriber) is 16 bytes in one
  * array, so a probe reads one cache line.
  *
+ * The subscribers after an entry's first (one shared connection feeding many handlers: a daemon's
+ * deployments) are an interned set, shared by every entry that reached the same subscribers in the
+ * same order: each event of a room is handed to the room's subscribers in one order, so a hundred
+ * handlers make a chain of 99 sets used by every entry, where an array per entry held 99 ids
+ * (113 MB for a full window of 100,000 events at a hundred deployments) and grew by copying on
+ * every event. The chains are bounded: past {@link MAX_INTERNED} sets a new chain starts and the
+ * old one goes when no entry holds it.
+ *
  * Why not open addressing: backward-shift deletion on every eviction (the window is always full in
  * steady state, so every new event evicts one) walked a probe cluster with hard-to-predict branches
  * and touched several arrays; inside the client, where parsing each frame evicts the window from the
@@ -31,6 +39,15 @@ export interface DedupWindow {
 }
 
 const TWO32 = 0x1_0000_0000;
+
+/** Interned subscriber sets kept for reuse before a fresh chain starts (see the module comment). */
+export const MAX_INTERNED = 4_096;
+
+/** An immutable set of subscriber ids, with the set one more id leads to (interned). */
+class SubscriberSet {
+  readonly next = new Map<number, SubscriberSet>();
+  constructor(readonly ids: ReadonlySet<number>) {}
+}
 // an entry: [hi, lo, next older slot of the same bucket (-1: none), first subscriber id]
 const HI = 0;
 const LO = 1;
@@ -43,8 +60,23 @@ export function createDedupWindow(capacity: number): DedupWindow {
   const shift = 32 - bits;
   const heads = new Int32Array(1 << bits).fill(-1); // newest slot of each bucket, -1 when empty
   const ring = new Int32Array(capacity * 4);
-  // subscribers after the first of each slot (overlapping rooms with different handlers; rare)
-  const more: (number[] | undefined)[] = new Array<number[] | undefined>(capacity).fill(undefined);
+  // subscribers after the first of each slot: overlapping rooms with different handlers, or one connection shared by many handlers
+  const more: (SubscriberSet | undefined)[] = new Array<SubscriberSet | undefined>(capacity).fill(undefined);
+  let root = new SubscriberSet(new Set());
+  let interned = 0;
+  /** `set` with `subId` added, interned. */
+  const withSub = (set: SubscriberSet, subId: number): SubscriberSet => {
+    const known = set.next.get(subId);
+    if (known !== undefined) return known;
+    const n = new SubscriberSet(new Set([...set.ids, subId]));
+    if (interned >= MAX_INTERNED) {
+      // a fresh chain from here on; the sets made so far go when no entry holds them (this one is not linked from them)
+      root = new SubscriberSet(new Set());
+      interned = 0;
+    } else set.next.set(subId, n);
+    interned++;
+    return n;
+  };
   let pos = 0; // the next slot to write (the oldest entry once the ring is full)
   let filled = 0;
   let evicted = 0;
@@ -67,13 +99,9 @@ export function createDedupWindow(capacity: number): DedupWindow {
       const at = slot << 2;
       if (ring[at + LO] === lo && ring[at + HI] === hi) {
         if (ring[at + SUB] === subId) return false;
-        const others = more[slot];
-        if (others === undefined) {
-          more[slot] = [subId];
-          return true;
-        }
-        if (others.includes(subId)) return false;
-        others.push(subId);
+        const others = more[slot] ?? root;
+        if (others.ids.has(subId)) return false;
+        more[slot] = withSub(others, subId);
         return true;
       }
       const next = ring[at + NEXT]!;
