@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createDedupWindow } from '../../src/client/datastream/dedup-window.js';
+import { createDedupWindow, MAX_INTERNED } from '../../src/client/datastream/dedup-window.js';
 import { rowFingerprints } from '../../src/client/datastream/event-key.js';
 import { fingerprintOf, parseRows, resolveRoom } from '../../src/client/datastream/room-registry.js';
 import { liquidityEvent } from './helpers/events.js';
@@ -18,6 +18,25 @@ const objectFp = (room: string, data: unknown): [number, number] => {
   if (typeof v === 'string') throw new Error(v);
   return fingerprintOf(r, v);
 };
+
+/** The window as a plain list: the oldest entry first, each with the subscribers it reached. */
+function referenceWindow(capacity: number): { admit(key: number, check: number, sub: number): boolean; size(): number } {
+  const ring: { key: number; check: number; subs: Set<number> }[] = [];
+  return {
+    admit(key, check, sub) {
+      const hit = ring.find((e) => e.key === key && e.check === check);
+      if (hit) {
+        const fresh = !hit.subs.has(sub);
+        hit.subs.add(sub);
+        return fresh;
+      }
+      ring.push({ key, check, subs: new Set([sub]) });
+      if (ring.length > capacity) ring.shift();
+      return true;
+    },
+    size: () => ring.length,
+  };
+}
 
 describe('event fingerprints', () => {
   it('differ for distinct liquidity events that share tx, pool and wallet', () => {
@@ -109,32 +128,37 @@ describe('dedup window', () => {
     expect(w.admit(0, 0, 1)).toBe(true);
   });
 
+  it('keeps the subscribers an entry reached when its next one starts a fresh chain of shared sets', () => {
+    const w = createDedupWindow(2 * MAX_INTERNED);
+    for (const sub of [1, 2, 3]) expect(w.admit(0, 0, sub)).toBe(true); // two shared sets: {2}, {2, 3}
+    // each other entry reaches subscriber 1, then one of its own: one new set each, up to the bound
+    for (let k = 1; k <= MAX_INTERNED - 2; k++) {
+      w.admit(k, 0, 1);
+      w.admit(k, 0, 1_000 + k);
+    }
+    expect(w.admit(0, 0, 4)).toBe(true); // the set past the bound: a fresh chain starts here
+    for (const sub of [1, 2, 3, 4]) expect(w.admit(0, 0, sub)).toBe(false);
+    expect(w.admit(0, 0, 5)).toBe(true);
+    expect(w.admit(1, 0, 1_001)).toBe(false);
+  });
+
   it('agrees with a reference model with many subscribers in varying orders, past the bound on shared subscriber sets', () => {
     const capacity = 64;
     const w = createDedupWindow(capacity);
-    const ring: { key: number; subs: Set<number> }[] = [];
+    const model = referenceWindow(capacity);
     let seed = 7;
     const next = (n: number): number => {
       seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-      return seed % n;
+      return Math.floor((seed / 2 ** 32) * n); // the high bits: an LCG's low bits cycle fast
     };
-    // 60 subscribers in random orders on 80 keys (most stay in the window) make far more than MAX_INTERNED distinct sets
+    // 60 subscribers in random orders on 100 keys (most stay in the window a while) make far more than MAX_INTERNED distinct sets
     for (let i = 0; i < 60_000; i++) {
-      const key = next(80);
+      const key = next(100);
       const sub = 1 + next(60);
-      const hit = ring.find((e) => e.key === key);
-      let expected: boolean;
-      if (hit) {
-        expected = !hit.subs.has(sub);
-        hit.subs.add(sub);
-      } else {
-        expected = true;
-        ring.push({ key, subs: new Set([sub]) });
-        if (ring.length > capacity) ring.shift();
-      }
+      const expected = model.admit(key, 0, sub);
       if (w.admit(key, 0, sub) !== expected) throw new Error(`op ${i}: key ${key} sub ${sub} expected ${String(expected)}`);
     }
-    expect(w.size).toBe(ring.length);
+    expect(w.size).toBe(model.size());
   });
 
   it('agrees with a plain reference model on any sequence, including colliding buckets, evictions and reused slots', () => {
@@ -145,22 +169,12 @@ describe('dedup window', () => {
         fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 3 })), { maxLength: 300 }),
         (capacity, ops) => {
           const w = createDedupWindow(capacity);
-          const ring: { key: number; check: number; subs: Set<number> }[] = [];
+          const model = referenceWindow(capacity);
           for (const [k, check, sub] of ops) {
             const key = k % 2 === 0 ? k * 1024 : k * 2 ** 33 + 7;
-            const hit = ring.find((e) => e.key === key && e.check === check);
-            let expected: boolean;
-            if (hit) {
-              expected = !hit.subs.has(sub);
-              hit.subs.add(sub);
-            } else {
-              expected = true;
-              ring.push({ key, check, subs: new Set([sub]) });
-              if (ring.length > capacity) ring.shift();
-            }
-            expect(w.admit(key, check, sub)).toBe(expected);
+            expect(w.admit(key, check, sub)).toBe(model.admit(key, check, sub));
           }
-          expect(w.size).toBe(ring.length);
+          expect(w.size).toBe(model.size());
         },
       ),
       { numRuns: 300 },
