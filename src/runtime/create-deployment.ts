@@ -21,7 +21,7 @@ import type {
   ShutdownReport,
 } from './deployment-handle.js';
 import { deploymentStateMachine, LIVE_STATES, runningState } from './deployment-states.js';
-import { createFeedWatch, type FeedWatch } from './feed-watch.js';
+import { createFeedWatch, seenFeed, type FeedWatch } from './feed-watch.js';
 import { createIntentTracker } from './intent-tracker.js';
 import { assembleLive, type LiveEndState } from './live-deployment.js';
 import { assemblePaper } from './paper-deployment.js';
@@ -244,14 +244,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
     onManual: manuals.add,
     onControl: controls.add,
     own: (close) => void owned.push(close),
-    watchFeed: (feed) => ({
-      subscribe: (room, handler) =>
-        feed.subscribe(room, (msg) => {
-          watch?.messageSeen(msg.receivedAt);
-          handler(msg);
-        }),
-      onGap: (handler) => feed.onGap(handler),
-    }),
+    watchFeed: (feed) => seenFeed(feed, (msg) => watch?.messageSeen(msg.receivedAt)),
     track: (inner, clock) =>
       createIntentTracker({
         inner,

@@ -6,7 +6,32 @@
  * deployment's `feed.onLoss` policy, applied by the handle.
  */
 import { createLifecycle, type Clock, type Lifecycle, type LifecycleHealth, type Logger, type TimerHandle, type UnixMs } from '../core/index.js';
+import type { StreamFeed, StreamMessage } from '../engine/feed-port.js';
 import type { FeedHealth, FeedWatchSource } from './deployment-handle.js';
+
+/**
+ * `feed` with `seen` told of every delivered message. One wrapper per handler, whatever the room:
+ * the Datastream client deduplicates an event per handler, so the same handler on overlapping
+ * rooms (a token's trades and a wallet's) gets it once, as it does on a replay feed in a backtest;
+ * a wrapper per subscription would make each room a different handler and deliver it twice.
+ */
+export function seenFeed(feed: StreamFeed, seen: (msg: StreamMessage) => void): StreamFeed {
+  const wrappers = new WeakMap<(msg: StreamMessage) => void, (msg: StreamMessage) => void>();
+  return {
+    subscribe(room, handler) {
+      let wrapped = wrappers.get(handler);
+      if (wrapped === undefined) {
+        wrapped = (msg) => {
+          seen(msg);
+          handler(msg);
+        };
+        wrappers.set(handler, wrapped);
+      }
+      return feed.subscribe(room, wrapped);
+    },
+    onGap: (handler) => feed.onGap(handler),
+  };
+}
 
 /** Why entries should stop: the first loss condition found, as a coded cause. */
 export interface FeedLoss {
