@@ -125,10 +125,10 @@ export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): 
 
 /**
  * Closed positions a book remembers (`position()` still answers for them); past this many the one
- * changed longest ago (closed, or a failed fee charged to it) is forgotten. Its realised PnL and fees stay in the totals; a later buy of the
- * token opens a fresh position (realised 0). Bounds the book by what it holds, not by every token it
- * ever traded (issue 31: a hundred daemon deployments kept 350,000 closed positions after 37
- * simulated hours, most of their heap).
+ * changed longest ago (closed, or charged a failed fee) is forgotten. Its realised PnL and fees stay
+ * in the totals; a later buy of the token opens a fresh position (realised 0). Bounds the book by
+ * what it holds, not by every token it ever traded (issue 31: a hundred daemon deployments kept
+ * 350,000 closed positions after 37 simulated hours, most of their heap).
  */
 export const MAX_CLOSED_POSITIONS = 1_024;
 
@@ -162,7 +162,7 @@ export function createPortfolio(
   let valueSum = 0n;
   let costSum = 0n;
   const dirty = new Set<string>();
-  /** Keys of closed positions, the one closed longest ago first (see MAX_CLOSED_POSITIONS). */
+  /** Keys of closed positions, the least recently changed first (see MAX_CLOSED_POSITIONS). */
   const closed = new Set<string>();
   const prices = new Map<string, string | PriceSource>();
   const priceOfMint = (mint: string): string | undefined => {
