@@ -28,7 +28,7 @@ describe("a deployment's watched feed (real ws server on 127.0.0.1)", () => {
     const feed = seenFeed(client, (m) => seen.push(m.room));
     const got: string[] = [];
     const handler = (m: StreamMessage): void => {
-      for (const e of m.data as { tx: string }[]) got.push(`${m.room} ${e.tx}`);
+      for (const e of m.data as readonly { tx: string }[]) got.push(`${m.room} ${e.tx}`);
     };
     feed.subscribe('liquidity:MintA', handler);
     feed.subscribe('liquidity:pool:PoolA', handler);
