@@ -41,6 +41,8 @@ const SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_SECONDS'] ?? 60);
 /** Extra node flags for the daemon (`CHAINPILOT_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles it). */
 /** Wait after every deployment runs, before the window (`CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS`; default a third of the window, at most 30 s; the issue measured 3 minutes after ready). */
 const WARMUP_SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS'] ?? Math.min(30, SECONDS / 3));
+/** `interleaved` (default): a list, then a scrape, 50 times; `apart`: 50 lists, then 50 scrapes (`CHAINPILOT_BENCH_SCALE_REQUESTS`). */
+const REQUESTS = process.env['CHAINPILOT_BENCH_SCALE_REQUESTS'] === 'apart' ? 'apart' : 'interleaved';
 const NODE_ARGS = (process.env['CHAINPILOT_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 const TOKEN = 'daemon-scale-bench-token-0123456789abcdef';
 const CASES = [
@@ -235,12 +237,21 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
     const api: number[] = [];
     const metrics: number[] = [];
     let text = '';
-    for (let i = 0; i < 50; i++) {
-      api.push((await get(`${url}/api/deployments`)).ms);
-      const m = await get(`${url}/metrics`);
-      metrics.push(m.ms);
-      text = m.text;
-    }
+    if (REQUESTS === 'apart') {
+      // the list alone, then the scrapes alone (a scrape every few ms keeps a background render going)
+      for (let i = 0; i < 50; i++) api.push((await get(`${url}/api/deployments`)).ms);
+      for (let i = 0; i < 50; i++) {
+        const m = await get(`${url}/metrics`);
+        metrics.push(m.ms);
+        text = m.text;
+      }
+    } else
+      for (let i = 0; i < 50; i++) {
+        api.push((await get(`${url}/api/deployments`)).ms);
+        const m = await get(`${url}/metrics`);
+        metrics.push(m.ms);
+        text = m.text;
+      }
     const series = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
     const t1 = performance.now();
     child.kill('SIGTERM');
@@ -248,7 +259,7 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
     const exitS = (performance.now() - t1) / 1000;
     return {
       cpu,
-      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms; loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
+      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms (${REQUESTS}); loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
     };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
