@@ -427,6 +427,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         ...(strategiesHalted.length > 0 ? { strategiesHalted: strategiesHalted.map((h) => h.strategyId) } : {}),
       };
     },
+    summary: () => a?.engine.stats.summary() ?? emptySummary(now()),
     stats(): DeploymentStats {
       const engine = a?.engine;
       if (!engine)

@@ -193,6 +193,8 @@ export interface DeploymentHandle extends Lifecycle<ShutdownReport, DeploymentHe
   stop(options?: { readonly drainMs?: number }): Promise<ShutdownReport>;
   health(): DeploymentHealth;
   stats(): DeploymentStats;
+  /** `stats().summary` alone, without building the positions, pending intents and risk views (what a list row reads). */
+  summary(): RunSummary;
   readonly events: DeploymentEvents;
   /** Kill switch: no new buys (persisted in the store; survives restarts). */
   kill(reason: string): Promise<void>;

@@ -43,7 +43,7 @@ export function intentView(p: PendingIntentView): z.infer<typeof intentBody> {
 
 export function summaryView(slot: SlotView): z.infer<typeof deploymentSummaryBody> {
   const h = slot.handle;
-  const summary = h?.stats().summary;
+  const summary = h?.summary();
   return {
     name: slot.name,
     file: slot.file,

@@ -100,6 +100,7 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
         at: o.now() as UnixMs,
       };
     },
+    summary: () => summary(o.now()),
     stats() {
       return {
         summary: summary(o.now()),
