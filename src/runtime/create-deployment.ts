@@ -120,6 +120,8 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
   const done = { promise: donePromise, resolve: (r: ShutdownReport) => resolveDone(r) };
 
   const now = (): UnixMs => (a?.clock ?? deps.clock)?.now() ?? (Date.now() as UnixMs);
+  /** The engine's run summary, or an empty one before the engine is assembled. */
+  const runSummary = (): ReturnType<typeof emptySummary> => a?.engine.stats.summary() ?? emptySummary(now());
   const emit = (e: DeploymentEvent): void => {
     for (const l of listeners) {
       try {
@@ -324,7 +326,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         name: d.name,
         drainedWithinDeadline: true,
         intents: [],
-        summary: a?.engine.stats.summary() ?? emptySummary(now()),
+        summary: runSummary(),
         fatal: failure,
       };
       done.resolve(report);
@@ -427,12 +429,12 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         ...(strategiesHalted.length > 0 ? { strategiesHalted: strategiesHalted.map((h) => h.strategyId) } : {}),
       };
     },
-    summary: () => a?.engine.stats.summary() ?? emptySummary(now()),
+    summary: runSummary,
     stats(): DeploymentStats {
       const engine = a?.engine;
       if (!engine)
         return {
-          summary: emptySummary(now()),
+          summary: runSummary(),
           positions: [],
           pending: [],
           risk: riskView(undefined, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports),
@@ -465,7 +467,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
         };
       });
       return {
-        summary: engine.stats.summary(),
+        summary: runSummary(),
         positions,
         pending: a?.tracker.pending() ?? [],
         risk: riskView(engine, now(), d.risk.dailyLossLimitLamports, d.risk.maxExposureLamports),
