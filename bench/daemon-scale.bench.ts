@@ -38,11 +38,11 @@ import { formatSmaps, smapsBreakdown } from './support/smaps.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_SECONDS'] ?? 60);
-/** Extra node flags for the daemon (`CHAINPILOT_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles it). */
 /** Wait after every deployment runs, before the window (`CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS`; default a third of the window, at most 30 s; the issue measured 3 minutes after ready). */
 const WARMUP_SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS'] ?? Math.min(30, SECONDS / 3));
 /** `interleaved` (default): a list, then a scrape, 50 times; `apart`: 50 lists, then 50 scrapes (`CHAINPILOT_BENCH_SCALE_REQUESTS`). */
 const REQUESTS = process.env['CHAINPILOT_BENCH_SCALE_REQUESTS'] === 'apart' ? 'apart' : 'interleaved';
+/** Extra node flags for the daemon (`CHAINPILOT_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles it). */
 const NODE_ARGS = (process.env['CHAINPILOT_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 const TOKEN = 'daemon-scale-bench-token-0123456789abcdef';
 const CASES = [
@@ -237,20 +237,20 @@ async function measure(deployments: number, feeds: number): Promise<{ cpu: numbe
     const api: number[] = [];
     const metrics: number[] = [];
     let text = '';
+    const list = async (): Promise<void> => void api.push((await get(`${url}/api/deployments`)).ms);
+    const scrape = async (): Promise<void> => {
+      const m = await get(`${url}/metrics`);
+      metrics.push(m.ms);
+      text = m.text;
+    };
     if (REQUESTS === 'apart') {
       // the list alone, then the scrapes alone (a scrape every few ms keeps a background render going)
-      for (let i = 0; i < 50; i++) api.push((await get(`${url}/api/deployments`)).ms);
-      for (let i = 0; i < 50; i++) {
-        const m = await get(`${url}/metrics`);
-        metrics.push(m.ms);
-        text = m.text;
-      }
+      for (let i = 0; i < 50; i++) await list();
+      for (let i = 0; i < 50; i++) await scrape();
     } else
       for (let i = 0; i < 50; i++) {
-        api.push((await get(`${url}/api/deployments`)).ms);
-        const m = await get(`${url}/metrics`);
-        metrics.push(m.ms);
-        text = m.text;
+        await list();
+        await scrape();
       }
     const series = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
     const t1 = performance.now();
