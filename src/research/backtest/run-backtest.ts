@@ -99,7 +99,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const recordedStart = startLine?.t ?? header?.startedAt ?? lines[0]?.t ?? 0;
   const startAt = Math.max(recordedStart, Number.isFinite(from) ? from : recordedStart);
   // A run with a drain ends where its drain ended (what was still in flight then expired), else at its end line.
-  const endLine = lines.findLast((l) => l.kind === 'drained') ?? lines.findLast((l) => l.kind === 'end');
+  // It ends at that line, not at its millisecond: what was recorded after it in the same millisecond reached a stopped engine.
+  let endIndex = lines.findLastIndex((l) => l.kind === 'drained');
+  if (endIndex < 0) endIndex = lines.findLastIndex((l) => l.kind === 'end');
+  const endLine = endIndex < 0 ? undefined : lines[endIndex];
   const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
   const endAt = Math.min(to, endLine?.t ?? lastT);
   /** Set at the recording's stop mark: from there every new intent is refused as the run refused it. */
@@ -187,7 +190,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   for (const l of lines) {
     done++;
     if (l.t < startAt || l.kind === 'start' || l.kind === 'conn') continue;
-    if (l.t > endAt) break;
+    if (l.t > endAt || l === endLine) break;
     advance(l.t);
     watchEquity();
     switch (l.kind) {
