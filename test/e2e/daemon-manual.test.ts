@@ -38,7 +38,7 @@ const decisions = async () => schemas.pageBody.parse((await api('/api/deployment
 const cli = (args: string[]) =>
   run(process.execPath, ['bin/chainpilot.js', ...args, '--url', daemon.url], { env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN }, timeout: 60_000 });
 
-/** `wait`, or its error with the decisions on `mint` appended: a timeout says what the deployment did. */
+/** `wait`, or its error with the decisions on `mint` and every unfilled outcome (those name no mint) appended: a timeout says what the deployment did. */
 const explained = <T>(mint: string, wait: Promise<T>): Promise<T> =>
   wait.catch(async (e: unknown) => {
     const mine = (await decisions()).filter((d) => d['mint'] === mint || d['kind'] === 'unfilled');
@@ -60,7 +60,6 @@ beforeAll(async () => {
   // one wall second is at speed 60 (a CLI close failed PAPER_SLIPPAGE_EXCEEDED at 28% of its
   // reference). These tests are about manual actions, not fills: a sell takes any price (10000 bps),
   // and a manual buy carries no reference price, so every intent here fills.
-  const slippage = 10_000;
   sim = await startSimulator({ seed: 21, speed: 60 });
   writeFileSync(
     join(dir, 'hands.yaml'),
@@ -75,7 +74,7 @@ strategies:
   - use: ${join(process.cwd(), 'test/e2e/fixtures/idle-strategy.ts')}
 risk: { maxTradeSol: "0.5" }
 paper: { latency: 1s }
-execution: { slippageBps: ${slippage} }
+execution: { slippageBps: 10000 }
 telemetry: { logLevel: silent }
 `,
   );

@@ -100,9 +100,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const startAt = Math.max(recordedStart, Number.isFinite(from) ? from : recordedStart);
   // A run with a drain ends where its drain ended (what was still in flight then expired), else at its end line.
   // It ends at that line, not at its millisecond: what was recorded after it in the same millisecond reached a stopped engine.
-  let endIndex = lines.findLastIndex((l) => l.kind === 'drained');
-  if (endIndex < 0) endIndex = lines.findLastIndex((l) => l.kind === 'end');
-  const endLine = endIndex < 0 ? undefined : lines[endIndex];
+  const endLine = lines.findLast((l) => l.kind === 'drained') ?? lines.findLast((l) => l.kind === 'end');
   const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
   const endAt = Math.min(to, endLine?.t ?? lastT);
   /** Set at the recording's stop mark: from there every new intent is refused as the run refused it. */
