@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment, type LoadedDeployment } from '../../src/config/index.js';
 import { resolveRecordingFiles, readRecording } from '../../src/research/replay/recording-reader.js';
-import { runBacktest } from '../../src/research/backtest/run-backtest.js';
+import { runBacktest, type BacktestResult } from '../../src/research/backtest/run-backtest.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cp-drain-end-'));
@@ -34,22 +34,17 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let n = 0;
-const backtestOf = async (lines: readonly string[]): Promise<string> => {
+const backtestOf = async (lines: readonly string[]): Promise<BacktestResult> => {
   const dir = join(root, `v${n++}`);
   mkdirSync(dir);
   writeFileSync(join(dir, 'session.0000.jsonl'), lines.join('\n') + '\n');
-  return (await runBacktest({ loaded, recording: readRecording(dir) })).decisionLog;
+  return runBacktest({ loaded, recording: readRecording(dir) });
 };
 const tOf = (line: string): number => (JSON.parse(line) as { t: number }).t;
 
 describe('the end of a drained run in a backtest', () => {
   it('ends at the drained line: lines written after it in the same millisecond reach no strategy', async () => {
-    const base = await backtestOf(text);
-    const firstExit = base
-      .split('\n')
-      .filter((l) => l.length > 0)
-      .map((l) => JSON.parse(l) as { kind: string; at: number; reason?: string })
-      .find((e) => e.kind === 'intent' && /^take profit|^stop loss|^trailing stop/.test(e.reason ?? ''));
+    const firstExit = (await backtestOf(text)).decisions.find((e) => e.kind === 'intent' && /^take profit|^stop loss|^trailing stop/.test(e.reason));
     expect(firstExit).toBeDefined();
     const at = firstExit!.at;
     // An exit rule decides on a price: one of the lines of that millisecond.
@@ -61,12 +56,12 @@ describe('the end of a drained run in a backtest', () => {
     const drained = `{"k":"drained","t":${at}}`;
 
     // Drained after that millisecond's lines: the strategy sees them, and its intent is refused as a stopped run refuses.
-    const seen = await backtestOf([...text.slice(0, first), stop, ...text.slice(first, last + 1), drained, ...text.slice(last + 1)]);
+    const { decisionLog: seen } = await backtestOf([...text.slice(0, first), stop, ...text.slice(first, last + 1), drained, ...text.slice(last + 1)]);
     expect(seen).toMatch(new RegExp(`"kind":"denied","at":${at},.*"code":"ENGINE_STOPPED"`));
 
     // Drained before them: they were written after the engine stopped, and the backtest is the one of the recording cut at the mark.
-    const after = await backtestOf([...text.slice(0, first), stop, drained, ...text.slice(first)]);
-    const cut = await backtestOf([...text.slice(0, first), stop, drained]);
+    const after = (await backtestOf([...text.slice(0, first), stop, drained, ...text.slice(first)])).decisionLog;
+    const cut = (await backtestOf([...text.slice(0, first), stop, drained])).decisionLog;
     expect(after).toBe(cut);
     expect(after).not.toContain('ENGINE_STOPPED');
   }, 120_000);
