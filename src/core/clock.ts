@@ -24,29 +24,33 @@ export interface Clock {
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Calls `fn` once after `delayMs` of wall time, for any delay: longer than `MAX_TIMER_MS` it chains
- * timers against a wall-clock deadline. A negative or NaN delay means 0; `Infinity` never fires.
- * Returns the cancel function.
+ * Calls `fn` once after `delayMs` of wall time, for any delay, and never before `Date.now()` has
+ * moved `delayMs` past the call. Node's own timer may fire up to a millisecond early by `Date.now()`
+ * (it counts on libuv's monotonic clock, whose millisecond boundaries are not the wall clock's), and
+ * a delay longer than `MAX_TIMER_MS` fires after 1 ms; so this re-arms against a wall-clock deadline
+ * until it is reached. A negative or NaN delay means 0; `Infinity` never fires. Returns the cancel
+ * function.
  */
 export function longTimeout(fn: () => void, delayMs: number): () => void {
   const delay = delayMs > 0 ? delayMs : 0;
   if (delay === Infinity) return () => undefined;
-  let timer: NodeJS.Timeout | undefined;
-  if (delay <= MAX_TIMER_MS) {
-    timer = setTimeout(fn, delay);
-    return () => clearTimeout(timer);
-  }
   const deadline = Date.now() + delay;
-  const arm = (): void => {
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      timer = undefined;
-      fn();
-      return;
-    }
-    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (wait: number): void => {
+    timer = setTimeout(
+      () => {
+        const left = deadline - Date.now();
+        if (left > 0) {
+          arm(left);
+          return;
+        }
+        timer = undefined;
+        fn();
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
   };
-  arm();
+  arm(delay);
   return () => clearTimeout(timer);
 }
 

@@ -117,3 +117,27 @@ describe('the cases of issue 11 on the wall clock', () => {
     expect(stopped).toBe(true);
   });
 });
+
+describe('wall-clock timers never fire early by the wall clock', () => {
+  // Node's setTimeout counts on libuv's monotonic clock and fires up to 1 ms early by Date.now() in
+  // a few percent of timers (a time stop of 3000 ms was placed 2999 ms after its fill). Two thousand
+  // timers make a plain setTimeout fail this with near certainty.
+  it('calls every timer when now() has moved at least its delay past the call', async () => {
+    const clock = systemClock();
+    const early: string[] = [];
+    await Promise.all(
+      Array.from({ length: 2_000 }, (_, i) => {
+        const delay = 1 + (i % 40);
+        const armedAt = clock.now();
+        return new Promise<void>((resolve) =>
+          clock.setTimeout(() => {
+            const waited = clock.now() - armedAt;
+            if (waited < delay) early.push(`${delay} ms timer fired after ${waited} ms`);
+            resolve();
+          }, delay),
+        );
+      }),
+    );
+    expect(early).toEqual([]);
+  });
+});
