@@ -95,7 +95,8 @@ describe('backtest parity with manual actions', () => {
     const ids: (string | undefined)[] = [];
     const ran = await paperRun(
       'enter-close',
-      (y) => y,
+      // the close must fill, whatever the token did in its 250 ms of paper latency (parity holds either way)
+      (y) => y.concat('execution: { slippageBps: 10000 }\n'),
       async (h, entries) => {
         // A token one strategy bought: the operator forces the other one into it, then closes that position.
         const { mint, other } = await otherStrategyOnFirstBuy(h, entries);
