@@ -5,15 +5,15 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
-import { backfillRoom } from './backfill.js';
-import { createConnection, type ConnectionState } from './connection.js';
-import { exceedsDepth, mayExceedDepth } from './frame-limits.js';
-import type { Handler } from './delivery.js';
+import { backfillRoom } from './backfill/backfill.js';
+import { createConnection, type ConnectionState } from './connection/connection.js';
+import { exceedsDepth, mayExceedDepth } from './connection/frame-limits.js';
+import type { Handler } from './delivery/subscriber.js';
 import type { DatastreamEvent } from './events.js';
 import { resolveOptions, type DatastreamClientOptions } from './options.js';
-import { createRoomRouter, type RoomEntry } from './room-router.js';
-import type { Room } from './rooms.js';
-import type { FamilyName } from './room-family.js';
+import { createRoomRouter, type RoomEntry } from './delivery/room-router.js';
+import type { Room } from './rooms/rooms.js';
+import type { FamilyName } from './rooms/room-family.js';
 import { createStats, type DatastreamStats } from './stats.js';
 import type { DatastreamMessage, StreamGap } from './stream-message.js';
 
