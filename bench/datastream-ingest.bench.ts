@@ -22,8 +22,8 @@ import WebSocket from 'ws';
 import { z } from 'zod';
 import { Datastream } from '@solana-tracker/data-api';
 import { createDatastreamClient } from '../src/client/datastream/index.js';
-import { checkLiquidityEvent } from '../src/client/datastream/guards.js';
-import { FrameDecoder } from '../src/client/datastream/frame-decoder.js';
+import { checkLiquidityEvent } from '../src/client/datastream/rooms/guards.js';
+import { FrameDecoder } from '../src/client/datastream/connection/frame-decoder.js';
 import { opsPerSecond, type Bench, type BenchRow } from './harness.js';
 import { RING, type FrameTemplates } from './ingest-server.js';
 

@@ -40,7 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { z } from 'zod';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
-import { parseRoomMessage } from '../src/client/datastream/room-registry.js';
+import { parseRoomMessage } from '../src/client/datastream/rooms/room-registry.js';
 import { seededRandom, systemClock, type UnixMs, lamports } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { ExecutionSink, Executor } from '../src/engine/execution-port.js';

@@ -5,7 +5,7 @@
  * may be cut into. A peer that breaks one is refused with a coded error (REST) or a close code
  * (Datastream); memory stays bounded whatever it sends.
  */
-export { exceedsDepth, mayExceedDepth } from './datastream/frame-limits.js';
+export { exceedsDepth, mayExceedDepth } from './datastream/connection/frame-limits.js';
 
 export const WIRE_LIMITS = Object.freeze({
   /** Deepest nesting of objects and arrays in a Datastream frame or a REST body (the value itself is level 1). */

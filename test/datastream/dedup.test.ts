@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createDedupWindow, MAX_INTERNED } from '../../src/client/datastream/dedup-window.js';
-import { rowFingerprints } from '../../src/client/datastream/event-key.js';
-import { fingerprintOf, parseRows, resolveRoom } from '../../src/client/datastream/room-registry.js';
+import { createDedupWindow, MAX_INTERNED } from '../../src/client/datastream/dedup/dedup-window.js';
+import { rowFingerprints } from '../../src/client/datastream/dedup/event-key.js';
+import { fingerprintOf, parseRows, resolveRoom } from '../../src/client/datastream/rooms/room-registry.js';
 import { liquidityEvent } from './helpers/events.js';
 
 const fp = (kind: 'liquidity' | 'swap', rows: unknown[]): string[] => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSubscriber, type DeliveryHooks } from '../../src/client/datastream/delivery.js';
+import { createSubscriber, type DeliveryHooks } from '../../src/client/datastream/delivery/subscriber.js';
 
 function hooks(): DeliveryHooks & { errors: unknown[]; overflows: number[]; dropped: number; coalesced: number } {
   const h = {

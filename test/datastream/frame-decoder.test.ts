@@ -1,12 +1,12 @@
 /**
- * FrameDecoder (src/client/datastream/frame-decoder.ts) on its own: server frames encoded here
+ * FrameDecoder (src/client/datastream/connection/frame-decoder.ts) on its own: server frames encoded here
  * (unmasked, as a server sends them), cut into arbitrary chunks, decode to the same messages, pings
  * and close; every frame a server may not send is refused with the close code and `ws` error code
  * the RFC and `ws` use, and nothing is delivered after a refusal.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FrameDecoder, FrameError, isValidCloseCode, type FrameSink } from '../../src/client/datastream/frame-decoder.js';
+import { FrameDecoder, FrameError, isValidCloseCode, type FrameSink } from '../../src/client/datastream/connection/frame-decoder.js';
 import { fuzzParams } from '../helpers/fuzz.js';
 import { bytes, closeBody, frame } from './helpers/ws-frames.js';
 

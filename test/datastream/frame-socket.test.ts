@@ -1,5 +1,5 @@
 /**
- * openFrameSocket (src/client/datastream/frame-socket.ts) on real sockets (127.0.0.1): against a
+ * openFrameSocket (src/client/datastream/connection/frame-socket.ts) on real sockets (127.0.0.1): against a
  * `ws` WebSocketServer (which checks the client's masking and closing handshake), and against a raw
  * `node:net` server that completes the handshake itself and then writes crafted bytes. Every wait is
  * on an event (a client handler, a server event), never a fixed sleep.
@@ -12,8 +12,8 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { FrameError } from '../../src/client/datastream/frame-decoder.js';
-import { openFrameSocket, type FrameSocket, type FrameSocketEvents } from '../../src/client/datastream/frame-socket.js';
+import { FrameError } from '../../src/client/datastream/connection/frame-decoder.js';
+import { openFrameSocket, type FrameSocket, type FrameSocketEvents } from '../../src/client/datastream/connection/frame-socket.js';
 import { bytes, closeBody, frame } from './helpers/ws-frames.js';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';

@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatastreamClient, type DatastreamClient, type DatastreamStats } from '../../src/client/datastream/index.js';
-import { exceedsDepth } from '../../src/client/datastream/frame-limits.js';
+import { exceedsDepth } from '../../src/client/datastream/connection/frame-limits.js';
 import { seededRandom } from '../../src/core/index.js';
 import { FUZZ_TIMEOUT_MS, fuzzParams } from '../helpers/fuzz.js';
 import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';

@@ -14,12 +14,12 @@ import {
   type DatastreamMessage,
   type SafetyRole,
 } from '../../src/client/datastream/index.js';
-import { createDedupWindow } from '../../src/client/datastream/dedup-window.js';
-import { exceedsDepth, mayExceedDepth } from '../../src/client/datastream/frame-limits.js';
-import { fingerprintRows, rowFingerprints } from '../../src/client/datastream/event-key.js';
-import { fpCheck, fpHi, fpInt, fpKey, fpLo, fpStart } from '../../src/client/datastream/fingerprint.js';
-import { createRoomRouter, type RoomRouter } from '../../src/client/datastream/room-router.js';
-import { parseRows, resolveRoom } from '../../src/client/datastream/room-registry.js';
+import { createDedupWindow } from '../../src/client/datastream/dedup/dedup-window.js';
+import { exceedsDepth, mayExceedDepth } from '../../src/client/datastream/connection/frame-limits.js';
+import { fingerprintRows, rowFingerprints } from '../../src/client/datastream/dedup/event-key.js';
+import { fpCheck, fpHi, fpInt, fpKey, fpLo, fpStart } from '../../src/client/datastream/dedup/fingerprint.js';
+import { createRoomRouter, type RoomRouter } from '../../src/client/datastream/delivery/room-router.js';
+import { parseRows, resolveRoom } from '../../src/client/datastream/rooms/room-registry.js';
 import { createStats } from '../../src/client/datastream/stats.js';
 import { liquidityEvent } from './helpers/events.js';
 import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';

@@ -3,7 +3,7 @@
  * hub's counters and the client's state, frames and rooms).
  */
 import { describe, expect, it } from 'vitest';
-import type { ConnectionState } from '../../src/client/datastream/connection.js';
+import type { ConnectionState } from '../../src/client/datastream/connection/connection.js';
 import type { EmbeddedSim } from '../../src/runtime/embedded-sim.js';
 import type { OwnedConnection } from '../../src/runtime/run-common.js';
 import { embeddedIdle } from '../../src/runtime/run-endpoint.js';

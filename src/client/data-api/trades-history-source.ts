@@ -2,7 +2,7 @@
  * Trades and liquidity history in the shape the Datastream client's REST backfill reads
  * (`fetchHistoryPage(query, signal)`), built on `getTradesPage`.
  */
-import type { BackfillSource, HistoryPage, HistoryQuery } from '../datastream/backfill-source.js';
+import type { BackfillSource, HistoryPage, HistoryQuery } from '../datastream/backfill/backfill-source.js';
 import type { TradesApi } from './trades.js';
 
 /** The query and page of the Datastream client's backfill port, which this source implements. */

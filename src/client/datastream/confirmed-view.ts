@@ -6,14 +6,14 @@
  * reported. Backfilled events are already confirmed and pass straight through.
  */
 import { ChainpilotError, describeError, type Clock, type TimerHandle, type UnixMs } from '../../core/index.js';
-import type { BackfillSource } from './backfill-source.js';
+import type { BackfillSource } from './backfill/backfill-source.js';
 import type { DatastreamClient } from './datastream-client.js';
-import type { Handler } from './delivery.js';
-import { rowFingerprints } from './event-key.js';
-import type { LiquidityEvent } from './payloads.js';
-import { roomSpec, type BackfillScope } from './room-spec.js';
-import { resolveRoom } from './room-registry.js';
-import type { Room } from './rooms.js';
+import type { Handler } from './delivery/subscriber.js';
+import { rowFingerprints } from './dedup/event-key.js';
+import type { LiquidityEvent } from './rooms/payloads.js';
+import { roomSpec, type BackfillScope } from './rooms/room-spec.js';
+import { resolveRoom } from './rooms/room-registry.js';
+import type { Room } from './rooms/rooms.js';
 import type { DatastreamMessage } from './stream-message.js';
 
 export interface ConfirmedViewOptions {

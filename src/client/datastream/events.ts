@@ -1,7 +1,7 @@
 /** Typed events the Datastream client reports besides room messages. None of them is a crash. */
 import type { ChainpilotError, UnixMs } from '../../core/index.js';
 import type { StreamGap } from './stream-message.js';
-import type { DownReason } from './connection.js';
+import type { DownReason } from './connection/connection.js';
 
 export type DatastreamEvent =
   | { readonly kind: 'connected'; readonly at: UnixMs; readonly rooms: number }

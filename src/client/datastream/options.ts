@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ChainpilotError, systemClock, seededRandom, type Clock, type Random, type UnixMs } from '../../core/index.js';
-import type { BackfillSource } from './backfill-source.js';
+import type { BackfillSource } from './backfill/backfill-source.js';
 import { WIRE_LIMITS } from '../wire-limits.js';
 
 /** Numeric and policy knobs (all optional; defaults in `DATASTREAM_DEFAULTS`). */

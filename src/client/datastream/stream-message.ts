@@ -4,7 +4,7 @@
  * this type, so the engine maps typed payloads and never looks at wire data.
  */
 import type { UnixMs } from '../../core/index.js';
-import type { FamilyName, FamilyPayloads } from './room-family.js';
+import type { FamilyName, FamilyPayloads } from './rooms/room-family.js';
 
 interface MessageBase {
   readonly room: string;

@@ -6,26 +6,25 @@
  */
 import type { Dispatcher } from 'undici';
 import {
-  backoffWithJitter,
   ChainpilotError,
   createRedactor,
   redactUrl,
   seededRandom,
   systemClock,
   type Clock,
-  type ErrorCode,
   type Logger,
   type Random,
   type Redactor,
-  type RetryClass,
 } from '../../core/index.js';
-import { clockSleep, longTimeout } from '../../core/clock.js';
-import { classifyStatus } from './http-status.js';
-import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
-import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
-import { parseRetryAfterMs } from './retry-after.js';
-import { exceedsDepth, mayExceedDepth, WIRE_LIMITS } from '../wire-limits.js';
+import { longTimeout } from '../../core/clock.js';
+import type { ErrorBodyReader } from './error-body.js';
+import { createHttpFailures, type Attempt } from './http-failure.js';
 import { observeSafely, outcomeOf, type HttpTelemetry } from './http-telemetry.js';
+import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
+import { createRequestBuilder } from './request-builder.js';
+import { parseResponse, readCapped, type BodyRules } from './response-body.js';
+import { resolveRetryPolicy, withRetries } from './retry-policy.js';
+import { WIRE_LIMITS } from '../wire-limits.js';
 
 /** How a client authenticates: a header (`x-api-key`) or a query parameter (`api_key`). */
 export type HttpAuth =
@@ -135,69 +134,31 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
-interface Attempt {
-  readonly error: ChainpilotError;
-  /** Server-requested wait, when it sent Retry-After. */
-  readonly retryAfterMs?: number;
-  /** True when a read may be retried after this failure. */
-  readonly retriable: boolean;
-}
-
 /** Creates an HTTP client for one base URL. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const base = parseBase(options.baseUrl, options.service);
+  const service = options.service;
+  const base = parseBase(options.baseUrl, service);
   const redactor = options.redactor ?? createRedactor();
   if (options.auth) redactor.add(options.auth.value);
   const clock = options.clock ?? systemClock();
-  const random = options.random ?? seededRandom(`http:${options.service}`);
+  const random = options.random ?? seededRandom(`http:${service}`);
   const ownPools = options.pools === undefined;
   const pools = options.pools ?? createPoolRegistry();
-  const timeoutMs = positive(options.timeoutMs ?? 10_000, 'timeoutMs', options.service);
-  const retry = {
-    maxAttempts: Math.max(1, Math.floor(options.retry?.maxAttempts ?? 4)),
-    baseDelayMs: options.retry?.baseDelayMs ?? 250,
-    maxDelayMs: options.retry?.maxDelayMs ?? 5_000,
-    maxElapsedMs: options.retry?.maxElapsedMs ?? 30_000,
-    maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
+  const timeoutMs = positive(options.timeoutMs ?? 10_000, 'timeoutMs', service);
+  const policy = resolveRetryPolicy(options.retry);
+  const rules: BodyRules = {
+    maxResponseBytes: positive(options.maxResponseBytes ?? WIRE_LIMITS.maxResponseBytes, 'maxResponseBytes', service),
+    maxJsonDepth: positive(options.maxJsonDepth ?? WIRE_LIMITS.maxJsonDepth, 'maxJsonDepth', service),
+    parseJson: options.parseJson ?? ((t: string): unknown => JSON.parse(t) as unknown),
+    errorBody: options.errorBody,
+    clock,
   };
-  const maxResponseBytes = positive(options.maxResponseBytes ?? WIRE_LIMITS.maxResponseBytes, 'maxResponseBytes', options.service);
-  const maxJsonDepth = positive(options.maxJsonDepth ?? WIRE_LIMITS.maxJsonDepth, 'maxJsonDepth', options.service);
-  const parseJson = options.parseJson ?? ((t: string): unknown => JSON.parse(t) as unknown);
-  const service = options.service;
+  const build = createRequestBuilder({ prefix: base.prefix, auth: options.auth, headers: options.headers });
+  const failures = createHttpFailures(service, redactor);
 
-  const buildPath = (req: HttpRequest): string => {
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(req.query ?? {})) {
-      if (v === undefined || v === null) continue;
-      params.append(k, Array.isArray(v) ? v.join(',') : String(v));
-    }
-    if (options.auth?.kind === 'query') params.append(options.auth.name, options.auth.value);
-    const qs = params.toString();
-    return (base.prefix + req.path || '/') + (qs ? `?${qs}` : '');
-  };
-
-  const fail = (
-    code: ErrorCode,
-    message: string,
-    retryClass: RetryClass,
-    req: HttpRequest,
-    extra: Record<string, string | number | undefined> = {},
-  ): ChainpilotError => {
-    const context: Record<string, string | number> = { service, endpoint: `${req.method} ${redactor.redact(req.path)}` };
-    for (const [k, v] of Object.entries(extra)) if (v !== undefined) context[k] = typeof v === 'string' ? redactor.redact(v) : v;
-    return new ChainpilotError(code, redactor.redact(`${service} ${req.method} ${req.path}: ${message}`), { retry: retryClass, context });
-  };
-
-  /** A write aborted after it may have left the process has an unknown outcome. */
-  const aborted = (req: HttpRequest, maybeSent: boolean): ChainpilotError =>
-    new ChainpilotError('CORE_ABORTED', redactor.redact(`${service} ${req.method} ${req.path} was aborted by the caller`), {
-      retry: maybeSent && req.kind === 'write' ? 'unknown_outcome' : 'not_retryable',
-      context: { service, endpoint: redactor.redact(`${req.method} ${req.path}`) },
-    });
-
+  /** One attempt within its timeout and the caller's signal: the parsed 2xx body, or how it failed. */
   const attemptOnce = async (req: HttpRequest): Promise<HttpResponse | Attempt> => {
-    const isWrite = req.kind === 'write';
-    if (req.signal?.aborted) throw aborted(req, false);
+    if (req.signal?.aborted) throw failures.aborted(req, false);
     const controller = new AbortController();
     let timedOut = false;
     const limitMs = req.timeoutMs ?? timeoutMs;
@@ -208,146 +169,34 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const onAbort = (): void => controller.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-      if (options.auth?.kind === 'header') headers[options.auth.name] = options.auth.value;
-      let body: string | undefined;
-      if (req.bodyText !== undefined) body = req.bodyText;
-      else if (req.body !== undefined) body = JSON.stringify(req.body);
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      const { headers, body } = build.content(req);
       let res: Dispatcher.ResponseData;
       let text: string | undefined;
       try {
         res = await pools.get(base.origin).request({
           method: req.method,
-          path: buildPath(req),
+          path: build.path(req),
           headers,
           ...(body !== undefined ? { body } : {}),
           signal: controller.signal,
         });
-        text = await readCapped(res, maxResponseBytes);
+        text = await readCapped(res, rules.maxResponseBytes);
       } catch (e) {
-        if (req.signal?.aborted) throw aborted(req, true);
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the timeout callback sets timedOut during the await
-        if (timedOut) {
-          return {
-            error: fail(
-              'HTTP_TIMEOUT',
-              `no complete response within ${limitMs} ms; raise timeoutMs or retry later`,
-              isWrite ? 'unknown_outcome' : 'retryable',
-              req,
-              { timeoutMs: limitMs },
-            ),
-            retriable: !isWrite,
-          };
-        }
-        const cause = errorCodeOf(e);
-        return {
-          error: fail('HTTP_NETWORK', `connection failed (${cause}); check the base URL and network`, isWrite ? 'unknown_outcome' : 'retryable', req, {
-            cause,
-          }),
-          retriable: !isWrite,
-        };
+        if (req.signal?.aborted) throw failures.aborted(req, true);
+        return failures.transport(req, timedOut, limitMs, e);
       }
-      const status = res.statusCode;
-      if (text === undefined) {
-        return {
-          error: fail(
-            'HTTP_INVALID_BODY',
-            `HTTP ${status} body exceeds maxResponseBytes (${maxResponseBytes}); narrow the query or raise the limit`,
-            isWrite ? 'unknown_outcome' : 'not_retryable',
-            req,
-            { status, maxResponseBytes },
-          ),
-          retriable: false,
-        };
-      }
-      const parsed = tryParse(text, parseJson);
-      const tooDeep = parsed.ok && mayExceedDepth(text, maxJsonDepth) && exceedsDepth(parsed.value, maxJsonDepth);
-      if (status >= 200 && status < 300) {
-        // A write that was accepted (2xx) but answered with garbage may still have taken effect.
-        const badBody: RetryClass = isWrite ? 'unknown_outcome' : 'not_retryable';
-        if (text.trim() === '') {
-          return { error: fail('HTTP_INVALID_BODY', `HTTP ${status} with an empty body where JSON was expected`, badBody, req, { status }), retriable: false };
-        }
-        if (!parsed.ok) {
-          const contentType = headerOf(res.headers['content-type']) ?? 'unknown';
-          return {
-            error: fail(
-              'HTTP_INVALID_BODY',
-              `HTTP ${status} body is not JSON (content-type ${contentType}, starts with ${JSON.stringify(text.slice(0, 24))})`,
-              badBody,
-              req,
-              { status, contentType },
-            ),
-            retriable: false,
-          };
-        }
-        if (tooDeep) {
-          return {
-            error: fail(
-              'HTTP_BODY_TOO_DEEP',
-              `HTTP ${status} body nests objects or arrays deeper than maxJsonDepth (${maxJsonDepth}); refused before anything reads it`,
-              badBody,
-              req,
-              { status, maxJsonDepth },
-            ),
-            retriable: false,
-          };
-        }
-        return { status, body: parsed.value };
-      }
-      // an error body too deep to trust is read as no body
-      const info: ErrorBodyInfo = (parsed.ok && !tooDeep ? options.errorBody?.(parsed.value) : undefined) ?? {};
-      const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], clock.now());
-      return statusError(status, info, retryAfterMs, req, isWrite);
+      return parseResponse(res, text, req, rules, failures);
     } finally {
       cancelTimer();
       req.signal?.removeEventListener('abort', onAbort);
     }
   };
 
-  const statusError = (status: number, info: ErrorBodyInfo, retryAfterMs: number | undefined, req: HttpRequest, isWrite: boolean): Attempt => {
-    const said = info.apiMessage !== undefined || info.apiCode !== undefined ? ` (${[info.apiCode, info.apiMessage].filter(Boolean).join(': ')})` : '';
-    const c = classifyStatus(status, isWrite);
-    const extra = { status, apiCode: info.apiCode, apiMessage: info.apiMessage, bodyCode: info.bodyCode, retryAfterMs };
-    return {
-      error: fail(c.code, `HTTP ${status}${said}; ${c.advice}`, c.retry, req, extra),
-      retriable: c.retriable,
-      ...(retryAfterMs !== undefined && c.retriable ? { retryAfterMs } : {}),
-    };
-  };
-
-  const telemetry = options.telemetry;
-  const onRetry = telemetry?.retry?.bind(telemetry);
-  const onRequest = telemetry?.request?.bind(telemetry);
-
-  const request = async (req: HttpRequest): Promise<HttpResponse> => {
-    const started = clock.now();
-    for (let attempt = 0; ; attempt++) {
-      const outcome = await attemptOnce(req);
-      if (!('error' in outcome)) return outcome;
-      const { error } = outcome;
-      const attempts = attempt + 1;
-      const withAttempts = (): ChainpilotError =>
-        new ChainpilotError(error.code, error.message, { retry: error.retry, context: { ...error.context, attempts } });
-      if (!outcome.retriable || attempts >= retry.maxAttempts) throw withAttempts();
-      if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > retry.maxRetryAfterMs) throw withAttempts();
-      const jitter = backoffWithJitter(attempt, retry.baseDelayMs, retry.maxDelayMs, () => random.next());
-      const waitMs = Math.max(jitter, outcome.retryAfterMs ?? 0);
-      if (clock.now() + waitMs - started > retry.maxElapsedMs) throw withAttempts();
-      if (onRetry) {
-        const status = error.context['status'];
-        observeSafely(() => onRetry(service, typeof status === 'number' ? status : undefined));
-      }
-      options.logger?.debug(
-        { service, endpoint: error.context['endpoint'], code: error.code, attempt: attempts, waitMs },
-        redactor.redact(`retrying ${service} read after ${error.code}`),
-      );
-      await clockSleep(clock, waitMs, req.signal);
-    }
-  };
+  const request = withRetries(attemptOnce, policy, { service, clock, random, redactor, logger: options.logger, telemetry: options.telemetry });
 
   /** `request`, timed for the observer (only when it has a `request` method). */
+  const telemetry = options.telemetry;
+  const onRequest = telemetry?.request?.bind(telemetry);
   const observed = onRequest
     ? async (req: HttpRequest): Promise<HttpResponse> => {
         const t0 = performance.now();
@@ -372,33 +221,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (ownPools) await pools.close();
     },
   };
-}
-
-/** Reads the body as UTF-8, or returns undefined (and drops the socket) past `maxBytes`. */
-async function readCapped(res: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
-  const drop = (): undefined => {
-    // Destroying an undici body emits an abort error; nobody else listens, so swallow it here.
-    res.body.on('error', () => undefined);
-    res.body.destroy();
-    return undefined;
-  };
-  const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    drop();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of res.body) {
-    const buf = chunk as Buffer;
-    total += buf.length;
-    if (total > maxBytes) {
-      drop();
-      return;
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 function parseBase(baseUrl: string, service: string): { origin: string; prefix: string } {
@@ -428,27 +250,4 @@ function positive(value: number, field: string, service: string): number {
     });
   }
   return value;
-}
-
-function tryParse(text: string, parse: (t: string) => unknown): { ok: true; value: unknown } | { ok: false } {
-  if (text.trim() === '') return { ok: false };
-  try {
-    return { ok: true, value: parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function headerOf(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function errorCodeOf(e: unknown): string {
-  if (typeof e === 'object' && e !== null) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const name = (e as { name?: unknown }).name;
-    if (typeof name === 'string') return name;
-  }
-  return 'unknown';
 }

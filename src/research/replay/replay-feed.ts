@@ -5,7 +5,7 @@
  * moment is dropped as the client drops it. The engine cannot tell the two feeds apart.
  */
 import type { UnixMs } from '../../core/index.js';
-import { createRoomRouter, type RoomRouter } from '../../client/datastream/room-router.js';
+import { createRoomRouter, type RoomRouter } from '../../client/datastream/delivery/room-router.js';
 import { createStats, type StatsBook } from '../../client/datastream/stats.js';
 import type { StreamFeed, StreamGap, StreamMessage } from '../../engine/feed-port.js';
 import type { RecordLine } from './recording-format.js';

@@ -3,7 +3,7 @@
  * room strings. Each builder returns a branded `Room<T>` whose payload type is `T`; the plain
  * string form stays accepted everywhere.
  */
-import { ChainpilotError } from '../../core/index.js';
+import { ChainpilotError } from '../../../core/index.js';
 import type { FamilyName, FamilyPayloads } from './room-family.js';
 
 declare const roomPayload: unique symbol;

@@ -6,15 +6,15 @@
  * (src/engine/normalise.ts) without looking at wire data again. Adding a room family = one entry
  * here (and its mapping, which the compiler asks for) and its tests.
  */
-import type { UnixMs } from '../../core/index.js';
-import { fpCheck, fpKey, fpResume, fpStart, fpState, fpStr } from './fingerprint.js';
+import type { UnixMs } from '../../../core/index.js';
+import { fpCheck, fpKey, fpResume, fpStart, fpState, fpStr } from '../dedup/fingerprint.js';
 import { dcaFamily, pnlFamily, pnlSummaryFamily, unknownFamily } from './families/account-families.js';
 import { aggregatedPriceFamily, cryptoFamily, predictionFamily, priceFamily, statsFamily } from './families/market-families.js';
 import { safetyFamily } from './families/safety-family.js';
 import { curveFamily, graduatedFamily, graduatingFamily, launchFamily } from './families/token-families.js';
 import { liquidityFamily, transactionFamily } from './families/trade-families.js';
 import type { BackfillScope, FamilyItems, FamilyName, FamilyPayloads, RoomFamily, RoomName } from './room-family.js';
-import type { DatastreamMessage } from './stream-message.js';
+import type { DatastreamMessage } from '../stream-message.js';
 
 /** Every family, in lookup order (the first whose pattern matches wins; `unknown` is last). */
 export const ROOM_FAMILIES: readonly RoomFamily[] = [

@@ -1,5 +1,5 @@
 /** Token lifecycle rooms: `latest`, `graduating`, `graduated` and `{market}:curve:{pct}`. */
-import { fpAnchor, fpLocal } from '../fingerprint.js';
+import { fpAnchor, fpLocal } from '../../dedup/fingerprint.js';
 import { isNum, isObj, isStr, optNum, optNumOrNull, optStr, optStrOrNull, type Obj } from '../guards.js';
 import type { TokenGraduated, TokenGraduating, TokenLaunch } from '../payloads.js';
 import { roomFamily, type RoomName } from '../room-family.js';

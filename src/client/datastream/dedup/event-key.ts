@@ -7,7 +7,7 @@
  * two keys.
  */
 import { fpHi, fpInt, fpLo, fpStart } from './fingerprint.js';
-import { fingerprintInto, type ResolvedRoom } from './room-registry.js';
+import { fingerprintInto, type ResolvedRoom } from '../rooms/room-registry.js';
 
 /** Fingerprints of a batch of rows: `keys[i]` (53-bit) and `checks[i]` (11-bit). */
 export interface Fingerprints {

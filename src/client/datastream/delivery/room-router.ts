@@ -4,14 +4,14 @@
  * and REST backfill pages both enter through `route`, so they share one dedup window: an event is
  * delivered once per subscriber whichever way it came.
  */
-import type { UnixMs } from '../../core/index.js';
-import { createDedupWindow, type DedupWindow } from './dedup-window.js';
-import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './delivery.js';
-import { fingerprintRows } from './event-key.js';
-import { fpHi, fpLo } from './fingerprint.js';
-import { fingerprintInto, parseRows, resolveRoom, type ResolvedRoom } from './room-registry.js';
-import type { RoomStats, StatsBook } from './stats.js';
-import type { DatastreamMessage } from './stream-message.js';
+import type { UnixMs } from '../../../core/index.js';
+import { createDedupWindow, type DedupWindow } from '../dedup/dedup-window.js';
+import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './subscriber.js';
+import { fingerprintRows } from '../dedup/event-key.js';
+import { fpHi, fpLo } from '../dedup/fingerprint.js';
+import { fingerprintInto, parseRows, resolveRoom, type ResolvedRoom } from '../rooms/room-registry.js';
+import type { RoomStats, StatsBook } from '../stats.js';
+import type { DatastreamMessage } from '../stream-message.js';
 
 export interface RoomEntry {
   readonly resolved: ResolvedRoom;

@@ -6,7 +6,7 @@
  * sockets are ignored by generation. `close()` is final.
  */
 import { openFrameSocket, type FrameSocket } from './frame-socket.js';
-import { backoffWithJitter, ChainpilotError, type Clock, type Random, type TimerHandle, type UnixMs } from '../../core/index.js';
+import { backoffWithJitter, ChainpilotError, type Clock, type Random, type TimerHandle, type UnixMs } from '../../../core/index.js';
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'backoff' | 'stopped' | 'closed';
 

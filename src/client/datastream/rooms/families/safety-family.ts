@@ -3,7 +3,7 @@
  * Each room's figure is its own role's field: a message on `insider:{t}` that also carries
  * `totalSniperPercentage` is read for `totalInsiderPercentage` only.
  */
-import { fpAnchor, fpInt } from '../fingerprint.js';
+import { fpAnchor, fpInt } from '../../dedup/fingerprint.js';
 import { isNum, isObj, optNumOrNull, optStr, type Obj } from '../guards.js';
 import type { SafetyPayload, SafetyRole } from '../payloads.js';
 import { roomFamily } from '../room-family.js';

@@ -1,5 +1,5 @@
 /** Row rooms: `liquidity:*` (events of the spec's shape) and `transaction:*` (swaps). */
-import { fpAnchor, fpInt, fpLocal, fpNum, fpStr } from '../fingerprint.js';
+import { fpAnchor, fpInt, fpLocal, fpNum, fpStr } from '../../dedup/fingerprint.js';
 import { checkLiquidityEvent, isObj, isStr, optNum, optStr, type Obj } from '../guards.js';
 import { QUOTE_MINTS, type LiquidityEvent, type SwapEvent, type SwapSide } from '../payloads.js';
 import { roomFamily, type BackfillScope, type RoomName } from '../room-family.js';

@@ -5,9 +5,9 @@
  * window as the live stream, marked `origin: 'backfill'`. Failures retry with backoff on the
  * injected clock, then are reported; a backfill never throws into the client.
  */
-import { backoffWithJitter, ChainpilotError, describeError, type Clock, type Random, type UnixMs } from '../../core/index.js';
+import { backoffWithJitter, ChainpilotError, describeError, type Clock, type Random, type UnixMs } from '../../../core/index.js';
 import type { BackfillSource, HistoryQuery } from './backfill-source.js';
-import type { RoomEntry } from './room-router.js';
+import type { RoomEntry } from '../delivery/room-router.js';
 
 export interface BackfillOptions {
   readonly source: BackfillSource;

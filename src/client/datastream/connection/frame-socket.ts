@@ -12,7 +12,7 @@ import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { ChainpilotError } from '../../core/index.js';
+import { ChainpilotError } from '../../../core/index.js';
 import { FrameDecoder, FrameError, type FrameSink } from './frame-decoder.js';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';

@@ -9,7 +9,7 @@
  * copied once. Everything a server may not send is refused with the close code the RFC asks for.
  */
 
-import { WIRE_LIMITS } from '../wire-limits.js';
+import { WIRE_LIMITS } from '../../wire-limits.js';
 
 /** Close codes the decoder fails with (RFC 6455 section 7.4.1). */
 export const PROTOCOL_ERROR = 1002;

@@ -1,5 +1,5 @@
 /** Wallet PnL and DCA rooms (open objects: the spec shows few of their fields). */
-import { fpAnchor, fpInt, fpLocal, fpStr } from '../fingerprint.js';
+import { fpAnchor, fpInt, fpLocal, fpStr } from '../../dedup/fingerprint.js';
 import { isObj, optNum, optStr } from '../guards.js';
 import { roomFamily } from '../room-family.js';
 
