@@ -127,7 +127,7 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   const queues = new Map<string, () => Promise<QueueExecutionStats>>();
   let reading: Promise<Map<string, QueueExecutionStats>> | undefined;
   // The read of the current scrape. This family is registered before the other queue series, so a
-  // render (all families at once, or one per turn: daemon-metrics.ts) starts the read here and the
+  // render (all families at once, or one per turn: metrics/sliced-render.ts) starts the read here and the
   // others use it.
   let latest: Promise<Map<string, QueueExecutionStats>> | undefined;
   const statsFailures = new Counter({
