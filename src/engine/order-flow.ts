@@ -6,20 +6,15 @@
  * - the intents in flight (intents-in-flight.ts), with running totals that count against the limits.
  * This file wires them and is the engine's one handle on them.
  */
-import type { Clock, Lamports, Logger, Random } from '../core/index.js';
-import type { DecisionSink } from './decision-log.js';
-import type { EngineStats } from './engine-stats.js';
-import type { ExecutionReport, Executor, Fill, OrderIntent } from './execution-port.js';
-import type { ExitManager, ExitOrder } from './exit-manager.js';
+import type { ExecutionReport } from './execution-port.js';
+import type { ExitOrder } from './exit-manager.js';
 import { createIntentsInFlight } from './intents-in-flight.js';
-import type { MarketView } from './market-view.js';
 import { createOrderAdmission, type Admission, type PlaceRequest } from './order-admission.js';
-import { createOrderPlacement } from './order-placement.js';
-import { createOrderReports } from './order-reports.js';
-import type { Portfolio, Position } from './portfolio.js';
+import { createOrderPlacement, type OrderPlacementDeps } from './order-placement.js';
+import { createOrderReports, type OrderReportsDeps } from './order-reports.js';
 import { createRepeatLimiter } from './repeat-limiter.js';
 import type { RiskGate } from './risk-gate.js';
-import type { IntentFailed, OrderResult, PendingIntent } from './strategy-api.js';
+import type { OrderResult, PendingIntent } from './strategy-api.js';
 
 export type { Admission, PlaceRequest } from './order-admission.js';
 
@@ -39,28 +34,12 @@ export interface OrderFlow {
   close(): void;
 }
 
-export interface OrderFlowDeps {
-  readonly clock: Clock;
-  readonly random: Random;
-  /** Prefix of intent ids (the engine's `intentIdPrefix`). */
-  readonly idPrefix: string;
-  readonly executor: Executor;
+/** What the order flow needs: each field is documented where it is used (placement, reporting); the rest is admission's. */
+export interface OrderFlowDeps
+  extends
+    Omit<OrderPlacementDeps, 'inFlight' | 'admission' | 'onReport'>,
+    Pick<OrderReportsDeps, 'exits' | 'onPositionOpened' | 'onPositionClosed' | 'onFill' | 'onIntentFailed'> {
   readonly gate: RiskGate;
-  readonly market: MarketView;
-  readonly portfolio: Portfolio;
-  readonly exits: ExitManager;
-  readonly stats: EngineStats;
-  readonly log: Logger;
-  readonly decisions: DecisionSink;
-  readonly execution: { readonly slippageBps: number; readonly priorityFeeLamports: Lamports; readonly defaultDecimals: number };
-  readonly onIntent: ((intent: OrderIntent) => void) | undefined;
-  readonly onPositionOpened: (p: Position) => void;
-  readonly onPositionClosed: (p: Position) => void;
-  readonly onFill: (strategyId: string, fill: Fill) => void;
-  /** An intent was rejected, failed or expired. */
-  readonly onIntentFailed: (strategyId: string, event: IntentFailed) => void;
-  /** A buy was placed on a token without an observed price: watch its price room until `release` is called. */
-  readonly watchPriceFor: (strategyId: string, mint: string) => () => void;
   /** The runtime's say before the risk gate (paused entries, a halted deployment); undefined admits. */
   readonly admission: Admission | undefined;
   /** Signatures of fills restored into the portfolio at start (a report of one of them is not applied again). */
