@@ -1,10 +1,11 @@
 /**
- * The event engine: stream frames become domain events, dispatched in a defined order:
- *   1. market view and portfolio marks are updated;
- *   2. exit rules of open positions on that token run (stop loss, take profit, ...);
- *   3. strategies that own the room get their callback, in deployment order.
- * Each callback is isolated: an exception is counted and reported with strategy and event, and
- * the strategy is halted when it fails too often. Orders go through the risk gate to the executor.
+ * The event engine: builds one run's parts on its clock and ports (market view, portfolio, risk
+ * day and gate, exit manager, order flow, strategy runners, room owners) and wires them. Stream
+ * frames become domain events dispatched in a defined order (engine-dispatch.ts): market view and
+ * marks, then exit rules of open positions on that token, then the strategies that own the room, in
+ * deployment order. Each callback is isolated: an exception is counted and reported with strategy
+ * and event, and the strategy is halted when it fails too often. Orders go through the risk gate to
+ * the executor (order-flow.ts).
  */
 import { lamports, silentLogger, type Clock, type Lamports, type Logger, type Random, type UnixMs } from '../core/index.js';
 import { createDataLookup, type DataLookupOptions, type DataPort } from './data-lookup.js';
@@ -14,19 +15,20 @@ import type { Executor, Fill, OrderIntent } from './execution-port.js';
 import type { StreamFeed, StreamMessage } from './feed-port.js';
 import { createExitManager, type ExitLevels } from './exit-manager.js';
 import { createMarketView, type MarketView } from './market-view.js';
-import { createNormaliser } from './normalise.js';
 import { createManualActions, type ManualAction, type ManualMeta } from './manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
 import { createPortfolio, type Portfolio } from './portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
 import { createRoomOwners } from './room-owners.js';
 import { createRiskDay, type RiskStateStore } from './risk-day.js';
-import { positionRooms } from './position-rooms.js';
+import { createPositionRoomKeeper } from './position-rooms.js';
 import { fetchSolPrices } from './restore-prices.js';
 import type { StrategyInstance } from './strategy-instance.js';
 import type { OrderResult } from './strategy-api.js';
 import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
 import { createEngineStats, type EngineStats } from './engine-stats.js';
+import { createDispatcher } from './engine-dispatch.js';
+import { createStrategyHalts } from './strategy-halts.js';
 
 export interface ExecutionDefaults {
   readonly slippageBps: number;
@@ -136,15 +138,12 @@ export interface Engine {
   onStrategyHalted(listener: (strategyId: string, message: string) => void): () => void;
 }
 
-const isEventList = (e: DomainEvent | readonly DomainEvent[]): e is readonly DomainEvent[] => Array.isArray(e);
-
 export const DEFAULT_ERROR_POLICY: ErrorPolicy = { maxErrors: 10, windowMs: 60_000 };
 
 /** Builds an engine; nothing happens until `start()`. */
 export function createEngine(options: EngineOptions): Engine {
   const { clock, feed, executor } = options;
   const log = options.log ?? silentLogger();
-  const normaliser = createNormaliser();
   // A token we hold, or have an intent in flight on, keeps its observation: exits and paper fills price from it.
   const market = createMarketView({
     ...(options.marketRetentionMs !== undefined ? { retentionMs: options.marketRetentionMs } : {}),
@@ -167,26 +166,14 @@ export function createEngine(options: EngineOptions): Engine {
   const gate = createRiskGate(options.risk, riskDay);
   const stats = createEngineStats(clock, portfolio);
   const order = options.strategies.map((s) => s.id);
-  const rooms = createRoomOwners(feed, order, (msg) => engine.ingest(msg));
+  const rooms = createRoomOwners(feed, order, (msg) => dispatcher.ingest(msg));
   const rulesById = new Map(options.strategies.map((s) => [s.id, s.exits]));
+  const positionRooms = createPositionRoomKeeper(rooms, options.positionPriceRoom ?? 'price:token', (id) => rulesById.get(id));
   const data = createDataLookup(options.data, clock, options.dataLookup);
-  const priceRoom = options.positionPriceRoom ?? 'price:token';
   const runners = new Map<string, StrategyRunner>();
-  const haltedBy = new Map<string, string>();
-  const haltListeners = new Set<(strategyId: string, message: string) => void>();
-  const onHalted = (strategyId: string, message: string): void => {
-    haltedBy.set(strategyId, message);
-    for (const l of haltListeners) {
-      try {
-        l(strategyId, message);
-      } catch (e) {
-        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'a strategy-halt listener threw');
-      }
-    }
-  };
+  const halts = createStrategyHalts(log);
   let unsubGap: (() => void) | undefined;
   let running = false;
-  let current: DomainEvent | undefined;
 
   const exits = createExitManager(
     clock,
@@ -212,25 +199,14 @@ export function createEngine(options: EngineOptions): Engine {
     onIntent: options.onIntent,
     admission: options.admission,
     restoredSignatures: (options.restoredFills ?? []).flatMap((r) => (r.fill.signature === undefined ? [] : [r.fill.signature])),
-    onPositionOpened: (p) => {
-      for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
-    },
+    onPositionOpened: (p) => positionRooms.opened(p),
     onPositionClosed: (p) => {
-      for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.release(p.strategyId, r);
+      positionRooms.closed(p);
       runners.get(p.strategyId)?.positionClosed(p.mint);
     },
     onFill: (strategyId, fill) => runners.get(strategyId)?.call('onFill', fill),
     onIntentFailed: (strategyId, event) => runners.get(strategyId)?.call('onIntentFailed', event),
-    watchPriceFor: (strategyId, mint) => {
-      const room = `${priceRoom}:${mint}`;
-      rooms.acquire(strategyId, room);
-      let done = false;
-      return () => {
-        if (done) return;
-        done = true;
-        rooms.release(strategyId, room);
-      };
-    },
+    watchPriceFor: (strategyId, mint) => positionRooms.watchPrice(strategyId, mint),
   });
   const manual = createManualActions({
     clock,
@@ -255,39 +231,12 @@ export function createEngine(options: EngineOptions): Engine {
         stats,
         orders,
         errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
-        onHalted,
+        onHalted: (strategyId, message) => halts.halted(strategyId, message),
       }),
     );
   }
 
-  const dispatch = (ev: DomainEvent, owners: readonly string[]): void => {
-    const outer = current;
-    current = ev;
-    try {
-      route(ev, owners);
-    } finally {
-      current = outer;
-    }
-  };
-
-  const route = (ev: DomainEvent, owners: readonly string[]): void => {
-    stats.eventSeen();
-    market.observe(ev);
-    if (ev.type === 'price') {
-      portfolio.mark(ev.mint, ev);
-      const held = portfolio.openOn(ev.mint);
-      if (held.length > 0) {
-        for (const o of exits.onPrice(held, ev.price)) orders.placeExit(o);
-        stats.markEquity();
-      }
-    } else if (ev.type === 'graduated') {
-      portfolio.relocate(ev.mint, ev.market, ev.poolId);
-    } else if (ev.type === 'safety') {
-      const held = portfolio.openOn(ev.mint);
-      if (held.length > 0) for (const o of exits.onSafety(held, ev.signal, ev.current)) orders.placeExit(o);
-    }
-    for (const id of owners) runners.get(id)?.event(ev);
-  };
+  const dispatcher = createDispatcher({ clock, log, market, portfolio, exits, orders, stats, rooms, runners });
 
   const engine: Engine = {
     portfolio,
@@ -295,14 +244,11 @@ export function createEngine(options: EngineOptions): Engine {
     risk: gate,
     stats,
     rooms: () => rooms.rooms(),
-    dispatching: () => current,
+    dispatching: dispatcher.current,
     manual: (a, meta) => manual(a, meta),
     exitLevels: (key) => exits.levels(key),
-    haltedStrategies: () => [...haltedBy].map(([strategyId, message]) => ({ strategyId, message })),
-    onStrategyHalted(listener) {
-      haltListeners.add(listener);
-      return () => void haltListeners.delete(listener);
-    },
+    haltedStrategies: () => halts.list(),
+    onStrategyHalted: (listener) => halts.listen(listener),
     kill(reason, o) {
       riskDay.kill(reason, o);
       log.warn({ reason }, 'kill switch on: new buys are denied');
@@ -316,20 +262,7 @@ export function createEngine(options: EngineOptions): Engine {
           : 'kill switch cleared in the store, but the deployment file still sets it',
       );
     },
-    ingest(msg) {
-      stats.frameSeen();
-      let events: DomainEvent | readonly DomainEvent[];
-      try {
-        events = normaliser.events(msg);
-      } catch (e) {
-        stats.badFrame(msg.room, e);
-        log.warn({ room: msg.room, err: e instanceof Error ? e.message : String(e) }, 'bad frame skipped');
-        return;
-      }
-      const owners = rooms.owners(msg.room);
-      if (isEventList(events)) for (const ev of events) dispatch(ev, owners);
-      else dispatch(events, owners);
-    },
+    ingest: dispatcher.ingest,
     async start() {
       if (running) return;
       await executor.start((r) => orders.onReport(r));
@@ -340,7 +273,7 @@ export function createEngine(options: EngineOptions): Engine {
         restored.length > 0 && options.data ? await fetchSolPrices(options.data, [...new Set(restored.map((p) => p.mint))], log) : new Map<string, string>();
       for (const [mint, price] of prices) portfolio.mark(mint, price);
       for (const p of restored) {
-        for (const r of positionRooms(priceRoom, rulesById.get(p.strategyId), p.mint)) rooms.acquire(p.strategyId, r);
+        positionRooms.opened(p);
         exits.positionChanged(p);
       }
       for (const [mint, price] of prices) for (const o of exits.onPrice(portfolio.openOn(mint), price)) orders.placeExit(o);
@@ -348,25 +281,7 @@ export function createEngine(options: EngineOptions): Engine {
       running = true;
       stats.started();
       for (const r of runners.values()) r.start();
-      unsubGap = feed.onGap((gap) => {
-        const ev: DomainEvent = {
-          type: 'gap',
-          room: '',
-          receivedAt: clock.now(),
-          origin: 'live',
-          startedAt: gap.startedAt,
-          endedAt: gap.endedAt,
-          rooms: gap.rooms,
-        };
-        stats.eventSeen();
-        const outer = current;
-        current = ev;
-        try {
-          for (const r of runners.values()) r.event(ev);
-        } finally {
-          current = outer;
-        }
-      });
+      unsubGap = feed.onGap(dispatcher.gap);
     },
     async stop(signal) {
       if (!running) return;

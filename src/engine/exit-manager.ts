@@ -2,11 +2,11 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
-import { plainDecimalParts, plainText, pow10, quotientString } from '../core/exact-ratio.js';
 import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
 import type { SafetySignalKind } from './events.js';
 import type { ExitRules } from './exit-rules.js';
 import { priceOf, type Position } from './portfolio.js';
+import { comparePrice, HighMark, keptLevel, multipleLevel, priceLevel, stopLevel, type PriceLevel } from './price-levels.js';
 
 export interface ExitOrder {
   readonly strategyId: string;
@@ -16,80 +16,6 @@ export interface ExitOrder {
   /** Take-profit level index, or -1 for a full exit. */
   readonly level: number;
 }
-
-/** An exact price level and its nearest double (the double decides when a price is clearly away from it). */
-export interface PriceLevel {
-  readonly exact: Decimal;
-  readonly approx: number;
-}
-
-/** The level of an exact price. */
-export const priceLevel = (exact: Decimal): PriceLevel => ({ exact, approx: exact.toNumber() });
-
-/**
- * Sign of `price` − `at`, exact. `price` is the double nearest the tick's exact price (the wire
- * number it was written from) and `at.approx` the double nearest the level; rounding to nearest is
- * monotonic, so when the two doubles differ their order is the exact one. Only equal doubles need
- * the exact decimals: bignumber.js parses the price only for a tick that close to a level.
- */
-export function comparePrice(price: number, exactPrice: () => Decimal, at: PriceLevel): number {
-  if (price !== at.approx && price === price) return price > at.approx ? 1 : -1; // NaN: the exact path refuses it
-  // both sides are finite decimals (decimal() refuses anything else), so never null
-  return exactPrice().comparedTo(at.exact) ?? 0;
-}
-
-/**
- * The highest price since entry as a level, from the tick that set it: its double is the tick's
- * wire number and its exact value is parsed from the tick's price string only when something
- * needs it (a rising price sets a new high on many ticks and is compared with none of them).
- */
-class HighMark implements PriceLevel {
-  #exact: Decimal | undefined;
-  constructor(
-    readonly approx: number,
-    readonly text: string,
-  ) {}
-
-  get exact(): Decimal {
-    return (this.#exact ??= decimal(this.text, 'price'));
-  }
-}
-
-/** Decimal places of bignumber.js's quotients (decimal.ts's `Decimal`): a level with no more is exact either way. */
-const QUOTIENT_PLACES = 40;
-
-/**
- * `price × (10000 − bps) / 10000` from a plain decimal text, as bignumber.js's `times().div()` gives
- * it (exact, then rounded half to even at 40 places), in bigints; its double is `Number` of its text
- * (correctly rounded, as `toNumber()`), and bignumber.js parses it only when something reads
- * `exact`. Undefined for a text that is not a plain decimal or `bps` outside 0..10000.
- */
-function keptOfText(text: string, bps: number): PriceLevel | undefined {
-  const parts = bps >= 0 && bps <= 10_000 ? plainDecimalParts(text) : undefined;
-  if (parts === undefined) return undefined;
-  const num = parts.digits * BigInt(10_000 - bps);
-  const t = parts.scale + 4 <= QUOTIENT_PLACES ? plainText(num, parts.scale + 4) : quotientString(num, pow10(parts.scale + 4), 0);
-  return new HighMark(Number(t), t);
-}
-
-/** The stop-loss level `entry × (10000 − bps) / 10000` (`text` is the entry's plain text): in bigints, else by bignumber.js. */
-export const stopLevel = (entry: Decimal, text: string, bps: number): PriceLevel => keptOfText(text, bps) ?? priceLevel(entry.times(10_000 - bps).div(10_000));
-
-/** `entry × multiple` (exact, as bignumber.js's `times`): in bigints when both are plain decimal texts, else by bignumber.js. */
-export function multipleLevel(entry: Decimal, text: string, multiple: string): PriceLevel {
-  const a = plainDecimalParts(text);
-  const m = a === undefined ? undefined : plainDecimalParts(multiple);
-  if (a === undefined || m === undefined) return priceLevel(entry.times(multiple));
-  const t = plainText(a.digits * m.digits, a.scale + m.scale);
-  return new HighMark(Number(t), t);
-}
-
-/** The level of a tick's exact price text (plain decimal); its Decimal is parsed when read. */
-export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text), text);
-
-/** The trailing level `high × (10000 − bps) / 10000`: in bigints when the high is a tick's text, else by bignumber.js. */
-export const keptLevel = (high: PriceLevel, bps: number): PriceLevel =>
-  (high instanceof HighMark ? keptOfText(high.text, bps) : undefined) ?? priceLevel(high.exact.times(10_000 - bps).div(10_000));
 
 interface ExitState {
   readonly strategyId: string;
@@ -152,6 +78,39 @@ const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules
   dev_holding: 'maxDevHoldingPct',
 };
 
+/** The average entry price of a position (SOL per whole token). */
+const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
+
+/** A new entry price and the levels measured from it. */
+function setEntry(st: ExitState, entry: Decimal, rules: ExitRules | undefined): void {
+  st.entry = entry;
+  // entry.toFixed() is the text priceOf wrote (a Decimal writes back the plain decimal it parsed)
+  const text = entry.toFixed();
+  st.stopAt = rules?.stopLossBps === undefined ? undefined : stopLevel(entry, text, rules.stopLossBps);
+  st.takeAt = (rules?.takeProfit ?? []).map((l) => multipleLevel(entry, text, l.multiple));
+}
+
+/** A new high since entry; the trailing level is worked out again when next compared with. */
+function setHigh(st: ExitState, high: PriceLevel): void {
+  st.highest = high;
+  st.trailAt = null;
+}
+
+/** The trailing stop's level below the high (undefined: rule off). */
+function trailOf(st: ExitState, rules: ExitRules): PriceLevel | undefined {
+  if (st.trailAt === null) {
+    st.trailAt = rules.trailingStopBps === undefined ? undefined : keptLevel(st.highest, rules.trailingStopBps);
+  }
+  return st.trailAt;
+}
+
+/** A full exit of the position, unless one is already in flight. */
+function full(p: Position, reason: string, st: ExitState): ExitOrder[] {
+  if (st.exiting) return [];
+  st.exiting = true;
+  return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
+}
+
 /**
  * `rulesFor(strategyId)` gives each strategy's rules; `onTimeStop(order)` is called by the clock
  * when a time stop is due.
@@ -161,31 +120,6 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
   // After stop(), fills can still arrive while the executor drains in-flight intents: they update
   // the portfolio but must not arm exit rules (a time-stop timer would outlive the engine).
   let stopped = false;
-  const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
-  const setEntry = (st: ExitState, entry: Decimal, rules: ExitRules | undefined): void => {
-    st.entry = entry;
-    // entry.toFixed() is the text priceOf wrote (a Decimal writes back the plain decimal it parsed)
-    const text = entry.toFixed();
-    st.stopAt = rules?.stopLossBps === undefined ? undefined : stopLevel(entry, text, rules.stopLossBps);
-    st.takeAt = (rules?.takeProfit ?? []).map((l) => multipleLevel(entry, text, l.multiple));
-  };
-  const setHigh = (st: ExitState, high: PriceLevel): void => {
-    st.highest = high;
-    st.trailAt = null;
-  };
-  const trailOf = (st: ExitState, rules: ExitRules): PriceLevel | undefined => {
-    if (st.trailAt === null) {
-      st.trailAt = rules.trailingStopBps === undefined ? undefined : keptLevel(st.highest, rules.trailingStopBps);
-    }
-    return st.trailAt;
-  };
-
-  const full = (p: Position, reason: string, st: ExitState): ExitOrder[] => {
-    if (st.exiting) return [];
-    st.exiting = true;
-    return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
-  };
-
   /** The reason of a time-stop sell (the decision log's and the report's `time stop` rule read it). */
   const timeStopReason = (strategyId: string): string => `time stop after ${rulesFor(strategyId)?.timeStopMs ?? 0} ms`;
   const timeStopOrder = (st: ExitState): ExitOrder => ({

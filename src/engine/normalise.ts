@@ -41,107 +41,161 @@ export interface Normaliser {
   solUsd(): number;
 }
 
+/** The mapper of every room family. */
+type MapperTable = { readonly [F in FamilyName]: Mapper<F> };
+
+/**
+ * The families whose events depend on the message alone: every family but the two price families,
+ * which read (and learn) the normaliser's SOL/USD rate.
+ */
+const STATELESS: Omit<MapperTable, 'price' | 'aggregated-price'> = {
+  launch: ({ room, receivedAt, origin, data: d }) => {
+    const pool = d.pools?.[0];
+    return {
+      room,
+      receivedAt,
+      origin,
+      type: 'launch',
+      mint: d.token.mint,
+      symbol: d.token.symbol ?? '',
+      name: d.token.name ?? '',
+      decimals: d.token.decimals,
+      market: pool?.market,
+      poolId: pool?.poolId,
+      riskScore: d.riskScore,
+    };
+  },
+  graduating: ({ room, receivedAt, origin, data: d }, parts) => ({
+    room,
+    receivedAt,
+    origin,
+    type: 'graduating',
+    mint: d.token.mint,
+    market: parts[1] ?? d.pools?.[0]?.market,
+    curvePercent: d.curvePercentage,
+  }),
+  graduated: ({ room, receivedAt, origin, data: d }) => {
+    const pool = d.pools?.[0];
+    return {
+      room,
+      receivedAt,
+      origin,
+      type: 'graduated',
+      mint: d.token.mint,
+      market: pool?.market,
+      poolId: pool?.poolId,
+      graduationTx: d.graduationTx ?? undefined,
+      graduationTime: (d.graduationTime ?? undefined) as UnixMs | undefined,
+    };
+  },
+  curve: ({ room, receivedAt, origin, data: d }, parts) => ({
+    room,
+    receivedAt,
+    origin,
+    type: 'curve',
+    mint: d.token?.mint ?? d.mint ?? '',
+    market: parts[0] ?? '',
+    percent: Number(parts[2]),
+  }),
+  liquidity: (msg, parts) => {
+    const { room, receivedAt, origin } = msg;
+    const roomMint = parts[1] !== 'pool' && parts[1] !== 'wallet' ? parts[1] : undefined;
+    return msg.data.map((e) => {
+      const tokens: LiquidityTokenAmount[] = e.tokens.map((t) => ({ mint: t.address, amountRaw: BigInt(t.amountRaw), decimals: t.decimals }));
+      return {
+        room,
+        receivedAt,
+        origin,
+        type: 'liquidity' as const,
+        mint: roomMint ?? tokens[0]?.mint ?? '',
+        kind: e.type === 'add_liquidity' ? ('add' as const) : ('remove' as const),
+        pool: e.pool,
+        wallet: e.wallet,
+        tx: e.tx,
+        slot: e.slot,
+        tokens,
+        provisional: msg.commitment === 'processed',
+        at: e.time as UnixMs,
+      };
+    });
+  },
+  transaction: ({ room, receivedAt, origin, data }) =>
+    data.map((t) => ({
+      room,
+      receivedAt,
+      origin,
+      type: 'trade' as const,
+      mint: t.mint,
+      side: t.side,
+      wallet: t.wallet,
+      tx: t.tx,
+      amount: t.amount === undefined ? undefined : decimal(t.amount, 'amount').toFixed(),
+      priceUsd: t.priceUsd,
+      volumeUsd: t.volumeUsd,
+      at: (t.time ?? receivedAt) as UnixMs,
+    })),
+  safety: ({ room, receivedAt, origin, data: s }, parts) => ({
+    room,
+    receivedAt,
+    origin,
+    type: 'safety',
+    mint: parts[1] ?? '',
+    signal: s.role,
+    current: s.figure,
+    previous: s.previousFigure,
+  }),
+  stats: ({ room, receivedAt, origin, data }, parts) => ({
+    room,
+    receivedAt,
+    origin,
+    type: parts[0] === 'volume' ? 'volume' : 'stats',
+    scope: parts[1] === 'pool' ? 'pool' : 'token',
+    id: parts[2] ?? '',
+    values: numericFields(data),
+  }),
+  pnl: ({ room, receivedAt, origin, data: d }, parts) => {
+    const third = parts[2];
+    const kind = third === 'summary' ? 'summary' : (d.type ?? 'update');
+    return [{ room, receivedAt, origin, type: 'walletPnl', wallet: parts[1] ?? '', mint: third && third !== 'summary' ? third : undefined, kind, data: d }];
+  },
+  dca: ({ room, receivedAt, origin, data: d }, parts) => {
+    const flow = parts[3] === 'buyers' || parts[3] === 'sellers' ? parts[3] : undefined;
+    const order = d.order;
+    return {
+      room,
+      receivedAt,
+      origin,
+      type: 'dca',
+      eventName: d.eventName,
+      mint: flow ? parts[2] : undefined,
+      flow,
+      inputMint: str(order ? order['inputMint'] : d['inputMint']),
+      outputMint: str(order ? order['outputMint'] : d['outputMint']),
+      data: d,
+    };
+  },
+  prediction: ({ room, receivedAt, origin, data: d }, parts) => ({
+    room,
+    receivedAt,
+    origin,
+    type: 'prediction',
+    exchange: parts[2] ?? '',
+    tokenId: parts[3] ?? '',
+    price: d.price,
+  }),
+  crypto: ({ room, receivedAt, origin, data: d }, parts) => ({ room, receivedAt, origin, type: 'crypto', asset: parts[2] ?? '', price: d.price }),
+  unknown: ({ room }) => {
+    throw bad(room, 'no domain event for this room (unknown room family)');
+  },
+};
+
 export function createNormaliser(): Normaliser {
   let solUsd = 0;
   /** Room name split on `:` (without `:enriched`), per room: every message of a room needs it. Bounded. */
   const roomParts = new Map<string, readonly string[]>();
 
-  const mappers: { readonly [F in FamilyName]: Mapper<F> } = {
-    launch: ({ room, receivedAt, origin, data: d }) => {
-      const pool = d.pools?.[0];
-      return {
-        room,
-        receivedAt,
-        origin,
-        type: 'launch',
-        mint: d.token.mint,
-        symbol: d.token.symbol ?? '',
-        name: d.token.name ?? '',
-        decimals: d.token.decimals,
-        market: pool?.market,
-        poolId: pool?.poolId,
-        riskScore: d.riskScore,
-      };
-    },
-    graduating: ({ room, receivedAt, origin, data: d }, parts) => ({
-      room,
-      receivedAt,
-      origin,
-      type: 'graduating',
-      mint: d.token.mint,
-      market: parts[1] ?? d.pools?.[0]?.market,
-      curvePercent: d.curvePercentage,
-    }),
-    graduated: ({ room, receivedAt, origin, data: d }) => {
-      const pool = d.pools?.[0];
-      return {
-        room,
-        receivedAt,
-        origin,
-        type: 'graduated',
-        mint: d.token.mint,
-        market: pool?.market,
-        poolId: pool?.poolId,
-        graduationTx: d.graduationTx ?? undefined,
-        graduationTime: (d.graduationTime ?? undefined) as UnixMs | undefined,
-      };
-    },
-    curve: ({ room, receivedAt, origin, data: d }, parts) => ({
-      room,
-      receivedAt,
-      origin,
-      type: 'curve',
-      mint: d.token?.mint ?? d.mint ?? '',
-      market: parts[0] ?? '',
-      percent: Number(parts[2]),
-    }),
-    liquidity: (msg, parts) => {
-      const { room, receivedAt, origin } = msg;
-      const roomMint = parts[1] !== 'pool' && parts[1] !== 'wallet' ? parts[1] : undefined;
-      return msg.data.map((e) => {
-        const tokens: LiquidityTokenAmount[] = e.tokens.map((t) => ({ mint: t.address, amountRaw: BigInt(t.amountRaw), decimals: t.decimals }));
-        return {
-          room,
-          receivedAt,
-          origin,
-          type: 'liquidity' as const,
-          mint: roomMint ?? tokens[0]?.mint ?? '',
-          kind: e.type === 'add_liquidity' ? ('add' as const) : ('remove' as const),
-          pool: e.pool,
-          wallet: e.wallet,
-          tx: e.tx,
-          slot: e.slot,
-          tokens,
-          provisional: msg.commitment === 'processed',
-          at: e.time as UnixMs,
-        };
-      });
-    },
-    transaction: ({ room, receivedAt, origin, data }) =>
-      data.map((t) => ({
-        room,
-        receivedAt,
-        origin,
-        type: 'trade' as const,
-        mint: t.mint,
-        side: t.side,
-        wallet: t.wallet,
-        tx: t.tx,
-        amount: t.amount === undefined ? undefined : decimal(t.amount, 'amount').toFixed(),
-        priceUsd: t.priceUsd,
-        volumeUsd: t.volumeUsd,
-        at: (t.time ?? receivedAt) as UnixMs,
-      })),
-    safety: ({ room, receivedAt, origin, data: s }, parts) => ({
-      room,
-      receivedAt,
-      origin,
-      type: 'safety',
-      mint: parts[1] ?? '',
-      signal: s.role,
-      current: s.figure,
-      previous: s.previousFigure,
-    }),
+  const mappers: MapperTable = {
+    ...STATELESS,
     price: ({ room, receivedAt, origin, data: d }, parts) => {
       const inSol = d.price_quote ?? d.priceSol;
       if (inSol !== undefined) solUsd = d.price / inSol;
@@ -183,49 +237,6 @@ export function createNormaliser(): Normaliser {
         undefined,
         d.timestamp as UnixMs,
       );
-    },
-    stats: ({ room, receivedAt, origin, data }, parts) => ({
-      room,
-      receivedAt,
-      origin,
-      type: parts[0] === 'volume' ? 'volume' : 'stats',
-      scope: parts[1] === 'pool' ? 'pool' : 'token',
-      id: parts[2] ?? '',
-      values: numericFields(data),
-    }),
-    pnl: ({ room, receivedAt, origin, data: d }, parts) => {
-      const third = parts[2];
-      const kind = third === 'summary' ? 'summary' : (d.type ?? 'update');
-      return [{ room, receivedAt, origin, type: 'walletPnl', wallet: parts[1] ?? '', mint: third && third !== 'summary' ? third : undefined, kind, data: d }];
-    },
-    dca: ({ room, receivedAt, origin, data: d }, parts) => {
-      const flow = parts[3] === 'buyers' || parts[3] === 'sellers' ? parts[3] : undefined;
-      const order = d.order;
-      return {
-        room,
-        receivedAt,
-        origin,
-        type: 'dca',
-        eventName: d.eventName,
-        mint: flow ? parts[2] : undefined,
-        flow,
-        inputMint: str(order ? order['inputMint'] : d['inputMint']),
-        outputMint: str(order ? order['outputMint'] : d['outputMint']),
-        data: d,
-      };
-    },
-    prediction: ({ room, receivedAt, origin, data: d }, parts) => ({
-      room,
-      receivedAt,
-      origin,
-      type: 'prediction',
-      exchange: parts[2] ?? '',
-      tokenId: parts[3] ?? '',
-      price: d.price,
-    }),
-    crypto: ({ room, receivedAt, origin, data: d }, parts) => ({ room, receivedAt, origin, type: 'crypto', asset: parts[2] ?? '', price: d.price }),
-    unknown: ({ room }) => {
-      throw bad(room, 'no domain event for this room (unknown room family)');
     },
   };
 

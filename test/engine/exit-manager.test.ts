@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, type Decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
-import { comparePrice, createExitManager, keptLevel, multipleLevel, priceLevel, stopLevel, tickLevel, type ExitOrder } from '../../src/engine/exit-manager.js';
+import { createExitManager, type ExitOrder } from '../../src/engine/exit-manager.js';
+import { comparePrice, keptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/price-levels.js';
 import { exactString } from '../../src/engine/price-tick.js';
 import { priceOf, type Position } from '../../src/engine/portfolio.js';
 
