@@ -3,7 +3,7 @@ import { getBase58Decoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { fromRaw } from '../../src/core/index.js';
 import { keyBytes, keyText } from '../../src/client/key-text.js';
-import { decimalText } from '../../src/sim/ledger/ledger-state.js';
+import { decimalText } from '../../src/sim/ledger/ledger-accounts.js';
 import { parseTx, rememberOwnSignature, verifySignatures } from '../../src/sim/ledger/parsed-tx.js';
 
 const base58 = getBase58Decoder();

@@ -47,6 +47,9 @@ export type TxRecord =
       readonly writableAccounts: readonly string[];
     };
 
+/** A transaction (or airdrop) that landed. */
+export type LandedRecord = Extract<TxRecord, { readonly state: 'landed' }>;
+
 export type ConfirmationStatus = 'processed' | 'confirmed' | 'finalized';
 
 const RANK: Record<ConfirmationStatus, number> = { processed: 0, confirmed: 1, finalized: 2 };

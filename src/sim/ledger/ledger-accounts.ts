@@ -21,7 +21,7 @@ export interface Snapshot {
   readonly tokens: TokenBalanceJson[];
 }
 
-export interface LedgerState {
+export interface LedgerAccounts {
   getAccount(address: string): LedgerAccount | undefined;
   setLamports(address: string, lamports: bigint): void;
   ensureMint(mint: string, decimals: number): PublicKey;
@@ -55,7 +55,7 @@ export function decimalText(raw: bigint, decimals: number): string {
 }
 
 /** Wraps `svm`; `slot()` stamps writes; `keyRandom` derives the mint and pool authorities. */
-export function createLedgerState(svm: NativeSvm, slot: () => number, keyRandom: Random, log?: Logger): LedgerState {
+export function createLedgerAccounts(svm: NativeSvm, slot: () => number, keyRandom: Random, log?: Logger): LedgerAccounts {
   const mintAuthority = Keypair.fromSeed(keyRandom.bytes(32));
   const pools = new Map<string, PoolAccounts>();
   const mintDecimals = new Map<string, number>();
