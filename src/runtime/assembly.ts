@@ -15,7 +15,7 @@ import type { StreamFeed } from '../engine/feed-port.js';
 import type { DeploymentDeps, DeploymentMode, FeedConnection, ShutdownIntentReport } from './deployment-handle.js';
 import type { TrackedExecutor } from './intent-tracker.js';
 import type { LiveConfirmation } from './live-rails.js';
-import type { LiveRunView } from './live-deployment.js';
+import type { LiveRunView } from './live-run-view.js';
 import type { DeploymentTelemetry } from './deployment-telemetry.js';
 import type { ControlMark } from '../engine/control-mark.js';
 

@@ -23,7 +23,8 @@ import type {
 import { deploymentStateMachine, LIVE_STATES, runningState } from './deployment-states.js';
 import { createFeedWatch, seenFeed, type FeedWatch } from './feed-watch.js';
 import { createIntentTracker } from './intent-tracker.js';
-import { assembleLive, type LiveEndState } from './live-deployment.js';
+import { assembleLive } from './live-deployment.js';
+import type { LiveEndState } from './live-run-view.js';
 import { assemblePaper } from './paper-deployment.js';
 import { STOPPING_DENIAL } from './stopping-denial.js';
 import type { AdmissionRefusal, ControlMark } from '../engine/control-mark.js';

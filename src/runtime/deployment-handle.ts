@@ -7,8 +7,7 @@
  * This file is the shared contract between the runtime, daemon, backtest, dashboard and scale-out
  * work. Change it only by adding optional members.
  */
-import type { RunRecording } from './recording-port.js';
-import type { DatastreamClient } from '../client/datastream/index.js';
+import type { RecordTap, RunRecording } from './recording-port.js';
 import type { Clock, Lifecycle, Logger, UnixMs } from '../core/index.js';
 import type { LoadedDeployment } from '../config/index.js';
 import type { DataPort } from '../engine/data-lookup.js';
@@ -228,13 +227,6 @@ export interface FeedConnection {
   readonly recordTap?: RecordTap;
 }
 
-/** What a holder of a shared connection records from: each frame's raw text as received, and the client's events. */
-export interface RecordTap {
-  /** Calls `handler` with every frame the connection receives (every holder's rooms); returns the removal. */
-  onRawFrame(handler: (text: string, receivedAt: UnixMs) => void): () => void;
-  onEvent: DatastreamClient['onEvent'];
-}
-
 /** What the runtime watches on a feed: the Datastream client's events and counters. */
 export interface FeedWatchSource {
   onEvent(handler: (event: { readonly kind: string } & Readonly<Record<string, unknown>>) => void): () => void;
@@ -277,4 +269,4 @@ export interface DeploymentDeps {
 /** The factory every composition root provides (src/runtime/create-deployment.ts). */
 export type CreateDeployment = (loaded: LoadedDeployment, deps?: DeploymentDeps) => DeploymentHandle;
 
-export type { DecisionEntry, ManualAction, ManualMeta, OrderResult };
+export type { DecisionEntry, ManualAction, ManualMeta, OrderResult, RecordTap };

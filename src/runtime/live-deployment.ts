@@ -13,9 +13,9 @@
  * reads the run clock (the simulator's under the embedded simulator).
  */
 import { randomBytes } from 'node:crypto';
-import { createRpcClient, createSwapClient, type RpcClient } from '../client/index.js';
+import { createRpcClient, createSwapClient } from '../client/index.js';
 import { ChainpilotError, describeError, lamportsToSol, seededRandom } from '../core/index.js';
-import type { Engine, RestoredFailedFee, RestoredFill } from '../engine/engine.js';
+import type { RestoredFailedFee, RestoredFill } from '../engine/engine.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../engine/execution-port.js';
 import type { IntentJournal } from '../executors/journal/journal.js';
 import { createLiveExecutor } from '../executors/live/live-executor.js';
@@ -32,24 +32,9 @@ import { readWalletHoldings, walletSigner } from './live-wallet.js';
 import { embeddedIdle, openEndpoint } from './run-endpoint.js';
 import { resolveStrategies } from './resolve-strategies.js';
 import { timedJournal } from './timed-journal.js';
+import type { LiveEndState } from './live-run-view.js';
 
-/** What `inspect` sees of a finished live run. */
-export interface LiveRunView {
-  readonly wallet: string;
-  readonly engine: Engine;
-  readonly journal: IntentJournal;
-  readonly rpc: RpcClient;
-}
-
-/** The wallet and journal at the end of a live run (read after the drain). */
-export interface LiveEndState {
-  readonly wallet: string;
-  /** Intents still unresolved in the journal at exit (the next start reconciles them). */
-  readonly unresolvedIntents: number;
-  /** Wallet SOL on chain at exit, and the portfolio's cash: equal unless something was left unresolved. */
-  readonly walletLamports: bigint;
-  readonly cashLamports: bigint;
-}
+export type { LiveEndState, LiveRunView } from './live-run-view.js';
 
 /** Builds the live assembly; `end` receives the wallet and journal state after the drain. */
 export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) => void): Promise<Assembly> {

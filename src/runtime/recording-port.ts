@@ -11,9 +11,15 @@ import type { DataPort } from '../engine/data-lookup.js';
 import type { ManualDecision } from '../engine/decision-log.js';
 import type { StreamFeed } from '../engine/feed-port.js';
 import type { DatastreamClient } from '../client/datastream/index.js';
-import type { RecordTap } from './deployment-handle.js';
 
 export type { AdmissionRefusal, ControlMark } from '../engine/control-mark.js';
+
+/** What a holder of a shared connection records from: each frame's raw text as received, and the client's events. */
+export interface RecordTap {
+  /** Calls `handler` with every frame the connection receives (every holder's rooms); returns the removal. */
+  onRawFrame(handler: (text: string, receivedAt: UnixMs) => void): () => void;
+  onEvent: DatastreamClient['onEvent'];
+}
 
 export interface RunRecorderContext {
   readonly clock: Clock;

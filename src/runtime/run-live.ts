@@ -7,11 +7,11 @@ import { lamportsToSol } from '../core/index.js';
 import type { RunSummary } from '../engine/engine-stats.js';
 import type { LedgerServicesOptions } from '../sim/ledger/index.js';
 import type { ShutdownReport } from './deployment-handle.js';
-import type { LiveRunView } from './live-deployment.js';
+import type { LiveRunView } from './live-run-view.js';
 import type { LiveConfirmation } from './live-rails.js';
 import { runShell, type ShellOptions } from './run-shell.js';
 
-export type { LiveRunView } from './live-deployment.js';
+export type { LiveRunView } from './live-run-view.js';
 
 export interface RunLiveOptions extends ShellOptions, LiveConfirmation {
   /** Overrides `endpoints.simulator.speed` (simulator endpoints only). */
