@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRep
 import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { describeError, isChainpilotError, type Clock, type Logger } from '../../core/index.js';
-import type { DecisionEntry, ManualAction, ManualMeta } from '../../runtime/deployment-handle.js';
+import type { DecisionEntry, ManualAction, ManualMeta } from '../../runtime/handle/deployment-handle.js';
 import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
 import * as s from '../api-schemas.js';
 import { createSummaryCache, detailView, intentView } from '../api-views.js';

@@ -17,7 +17,7 @@
  */
 import { BoundedMap } from '../../core/bounded-map.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
-import type { DeploymentEvent } from '../../runtime/deployment-handle.js';
+import type { DeploymentEvent } from '../../runtime/handle/deployment-handle.js';
 import type { MetricsExtension, SlotState, SlotView } from '../service-port.js';
 
 const SLOT_STATES: readonly SlotState[] = [

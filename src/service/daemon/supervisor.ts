@@ -24,7 +24,14 @@ import {
 } from '../../core/index.js';
 import { effectiveConfigYaml, type LoadedDeployment } from '../../config/index.js';
 import type { SlotState, SlotView } from '../service-port.js';
-import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState, ShutdownReport } from '../../runtime/deployment-handle.js';
+import type {
+  DeploymentDeps,
+  DeploymentEvent,
+  DeploymentHandle,
+  DeploymentMode,
+  DeploymentState,
+  ShutdownReport,
+} from '../../runtime/handle/deployment-handle.js';
 
 /** Builds a handle; the runtime's `createDeployment`, or a fake in tests. */
 export type DeploymentFactory = (loaded: LoadedDeployment, deps: DeploymentDeps) => DeploymentHandle;
