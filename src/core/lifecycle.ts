@@ -64,9 +64,10 @@ export interface LifecycleParts<Report> {
   readonly name: string;
   /**
    * Brings the part up (absent: the part is built running, see `running`). `signal` aborts when a
-   * stop comes during the start (its reason is CORE_PART_STOPPED): the start gives up at once. The
-   * halt runs while a start that ignores it may still be pending, so whatever such a start opens
-   * later must close at once.
+   * stop comes during the start (its reason is CORE_PART_STOPPED): the start gives up at once and
+   * rejects with `signal.reason` (any other rejection is a failed start). The halt runs while a
+   * start that ignores it may still be pending, so whatever such a start opens later must close at
+   * once.
    */
   readonly start?: (signal: AbortSignal) => Promise<void>;
   /** What the start is doing now (`reconciling the journal`), named when a stop abandons it. */
@@ -90,7 +91,7 @@ export interface LifecycleParts<Report> {
 }
 
 /** Default time a halt may run past the stop's deadline before the stop returns without it. */
-export const HALT_GRACE_MS = 5_000;
+export const HALT_GRACE_MS = 10_000;
 
 export interface LifecycleOptions {
   /** The clock the stop's deadline is timed on (the run's one clock). */
@@ -200,8 +201,8 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
   const haltClock = options.haltClock ?? options.clock;
   let state: LifecycleState = options.running ? 'running' : 'created';
   let starting: Promise<void> | undefined = options.running ? Promise.resolve() : undefined;
-  /** How the part's own start settled (`undefined` while it runs). */
-  let startOutcome: Promise<'ok' | 'failed'> | undefined;
+  /** How the part's own start settled. */
+  let startOutcome: Promise<{ readonly failed: false } | { readonly failed: true; readonly error: unknown }> | undefined;
   let giveUpStart: ((reason: unknown) => void) | undefined;
   const startAbort = new AbortController();
   let stopping: Promise<Report> | undefined;
@@ -256,11 +257,17 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
         context: { part: name, state },
       }),
     );
-    const outcome = await Promise.race([startOutcome, deadline.passed.then(() => 'pending' as const)]);
+    const settled = startOutcome ?? Promise.resolve({ failed: false } as const);
+    const outcome = await Promise.race([settled, deadline.passed.then(() => 'pending' as const)]);
     if (outcome === 'pending') {
       giveUp(`${what}: still pending at the stop's deadline of ${ms ?? 0} ms`);
       giveUpStart?.(startAbort.signal.reason);
-    } else if (outcome === 'failed') giveUp(`${what}: aborted by the stop`);
+    } else if (outcome.failed && outcome.error === startAbort.signal.reason) giveUp(`${what}: aborted by the stop`);
+    else if (outcome.failed) {
+      // it failed on its own (a part that ends itself when its start fails): a failed start
+      endReason ??= `start failed: ${describeError(outcome.error)}`;
+      state = 'failed';
+    }
   };
 
   const drainWithin = async (deadline: Deadline, ms: number | undefined): Promise<void> => {
@@ -306,8 +313,8 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
     state = 'starting';
     const run = (parts.start ?? (() => Promise.resolve()))(startAbort.signal);
     startOutcome = run.then(
-      () => 'ok' as const,
-      () => 'failed' as const,
+      () => ({ failed: false }) as const,
+      (error: unknown) => ({ failed: true, error }) as const,
     );
     const settled = run.then(
       () => {

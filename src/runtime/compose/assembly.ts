@@ -1,7 +1,8 @@
 /**
  * What a mode's composition root hands the deployment handle: the engine and its tracked executor
- * on the run's clock and feed connection, plus what to close. Built inside `start()`; the handle
- * owns the lifecycle (state, feed policy, fatal halts, drain, report), the assembly owns the parts.
+ * on the run's clock and feed connection, plus what to close. Built inside `start()` (the handle's
+ * run-assembly.ts gives the context); the handle owns the lifecycle (state, feed policy, fatal
+ * halts, drain, report), the assembly owns the parts.
  */
 import type { Clock, Logger, Redactor } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
@@ -58,6 +59,11 @@ export interface RuntimeDeps extends DeploymentDeps {
   readonly datastream?: { readonly livenessTimeoutMs?: number; readonly backoffBaseMs?: number; readonly backoffCapMs?: number };
   /** Where the deployment's own clients, journal and queue report (daemon: /metrics); absent: nothing is measured. */
   readonly telemetry?: DeploymentTelemetry;
+  /**
+   * How long the handle's halt may run past the stop's deadline, in ms of wall time, before the
+   * stop returns without it (default `HANDLE_HALT_GRACE_MS`, handle/run-loop.ts).
+   */
+  readonly haltGraceMs?: number;
 }
 
 /** What the handle gives an assembly. */
@@ -87,6 +93,13 @@ export interface AssemblyContext {
   readonly watchFeed: (feed: StreamFeed) => StreamFeed;
   /** Wraps the mode's executor so the handle sees intents in flight and guards report sinks. */
   readonly track: (inner: Executor, clock: Clock) => TrackedExecutor;
+  /** Aborts when the handle is stopped during its start: the assembly gives up (what it owns is closed). */
+  readonly signal: AbortSignal;
+  /**
+   * Names what the start does next (`reconciling the journal`), said in the stop's report when a
+   * stop abandons the start; throws the stop's reason when the start was aborted.
+   */
+  readonly step: (what: string) => void;
 }
 
 /** What start-up tells the shell (start line). */

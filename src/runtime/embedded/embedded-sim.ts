@@ -4,7 +4,17 @@
  * Datastream client and REST ports of the run connected to it.
  */
 import { randomBytes } from 'node:crypto';
-import { createLifecycle, lifecycleMembers, manualClock, type Lifecycle, type Logger, type ManualClock, type Redactor, type UnixMs } from '../../core/index.js';
+import {
+  createLifecycle,
+  lifecycleMembers,
+  manualClock,
+  systemClock,
+  type Lifecycle,
+  type Logger,
+  type ManualClock,
+  type Redactor,
+  type UnixMs,
+} from '../../core/index.js';
 import type { SimServiceFactory } from '../../sim/market-port.js';
 import { startSimulator, type RunningSimulator } from '../../sim/start-simulator.js';
 import { createLockstepDriver, type LockstepDriver } from './lockstep-driver.js';
@@ -60,7 +70,8 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
       report: () => undefined,
       notReady: () => sim.health().reasons,
     },
-    { log: o.log, clock, defaultDrainMs: 0, running: true },
+    // the halt's grace on wall time: the run clock stands still once the driver stopped
+    { log: o.log, clock, defaultDrainMs: 0, running: true, haltClock: systemClock() },
   );
   return {
     ...lifecycleMembers(life),

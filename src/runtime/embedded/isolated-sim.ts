@@ -21,6 +21,7 @@ import {
   describeError,
   lifecycleMembers,
   manualClock,
+  systemClock,
   type Lifecycle,
   type Logger,
   type ManualClock,
@@ -266,7 +267,8 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
       report: () => undefined,
       notReady: () => (worker === undefined ? [`the simulator worker is restarting (${restarts} restarts)`] : []),
     },
-    { log: o.log, clock, defaultDrainMs: 0, running: true },
+    // the halt's grace on wall time: the run clock stands still once the driver stopped
+    { log: o.log, clock, defaultDrainMs: 0, running: true, haltClock: systemClock() },
   );
   return {
     ...lifecycleMembers(life),

@@ -22,8 +22,9 @@ import type { OrderResult } from '../../engine/strategy-api.js';
 export type DeploymentMode = 'paper' | 'live' | 'backtest';
 
 /**
- * Lifecycle of a handle.
- * - `created` → `starting` → `running` → `stopping` → `stopped`.
+ * Lifecycle of a handle (core/lifecycle.ts, with the deployment's sub-state of a started handle).
+ * - `created` → `starting` → `running` → `stopping` → `stopped`; a stop during the start goes
+ *   `starting` → `stopping` (the start is aborted).
  * - `paused`: entries are paused (operator, or the feed policy); exits keep working.
  * - `halted`: a fatal error (journal corruption, impossible transition, oversold position) or the
  *   daily-loss limit stopped new intents; the cause is in `health().cause`.
@@ -118,6 +119,8 @@ export interface DeploymentHealth {
   readonly at: UnixMs;
   /** Strategies halted by the error policy (the deployment runs degraded); absent when none. */
   readonly strategiesHalted?: readonly string[];
+  /** What the stop gave up on at its deadline (`start: ...`, `halt: ...`), as in the report; absent when nothing. */
+  readonly abandoned?: readonly string[];
 }
 
 export interface DeploymentStats {
@@ -151,6 +154,12 @@ export interface ShutdownReport {
   readonly summary: RunSummary;
   /** Set when the deployment ended on a fatal error: the CLI exits non-zero. */
   readonly fatal: { readonly code: string; readonly message: string } | undefined;
+  /**
+   * What the stop gave up on at its deadline, one line each: `start: <step>: ...` (a stop during the
+   * start: `reconciling the journal (1 unresolved intent): aborted by the stop`), `halt: ...` (the
+   * parts still closing past the deadline and its grace). Absent when the stop abandoned nothing.
+   */
+  readonly abandoned?: readonly string[];
 }
 
 /** What a handle tells its holders. Listeners run synchronously and must not throw (a throw is logged and counted). */
@@ -187,7 +196,9 @@ export interface DeploymentHandle extends Lifecycle<ShutdownReport, DeploymentHe
   /**
    * Stops new intents, drains in-flight intents until each lands, fails or passes its expiry or
    * `drainMs` (default `shutdown.drain` of the deployment) passes, stops the engine, closes what the
-   * handle owns (not shared deps), and returns the per-intent report. Idempotent.
+   * handle owns (not shared deps), and returns the per-intent report. Idempotent. A stop during the
+   * start aborts it; the stop returns by `drainMs` plus the halt's grace whatever the parts do, its
+   * report saying what was abandoned.
    */
   stop(options?: { readonly drainMs?: number }): Promise<ShutdownReport>;
   health(): DeploymentHealth;
@@ -266,7 +277,7 @@ export interface DeploymentDeps {
   readonly recording?: RunRecording;
 }
 
-/** The factory every composition root provides (src/runtime/create-deployment.ts). */
+/** The factory every composition root provides (src/runtime/handle/create-deployment.ts). */
 export type CreateDeployment = (loaded: LoadedDeployment, deps?: DeploymentDeps) => DeploymentHandle;
 
 export type { DecisionEntry, ManualAction, ManualMeta, OrderResult, RecordTap };

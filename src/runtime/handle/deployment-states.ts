@@ -1,11 +1,10 @@
 /**
- * The deployment handle's lifecycle as one explicit state machine: the states a handle can be in
- * and the only transitions between them, in one table. `createDeployment` moves through it with
- * `machine.to(next)`; a transition the table does not allow is a bug and throws
- * RUNTIME_INVARIANT_BROKEN (test/runtime/deployment-states.test.ts checks every pair).
- *
- * `running`, `paused`, `killed` and `halted` are the states of a started handle; which of them
- * holds is derived from the conditions in force (see {@link runningState}), never stored apart.
+ * The states a deployment handle announces and the only transitions between them, in one table.
+ * Start and stop are the one lifecycle's (core/lifecycle.ts, driven by run-loop.ts); `running`,
+ * `paused`, `killed` and `halted` are the sub-states of a started handle, derived from the
+ * conditions in force (see {@link runningState} and run-conditions.ts), never stored apart. Every
+ * announcement moves along the table (`machine.to(next)`); a transition it does not allow is a bug
+ * and throws RUNTIME_INVARIANT_BROKEN (test/runtime/deployment-states.test.ts checks every pair).
  */
 import { ChainpilotError } from '../../core/index.js';
 import type { DeploymentState } from './deployment-handle.js';
@@ -13,7 +12,8 @@ import type { DeploymentState } from './deployment-handle.js';
 /** Every state and where it may go next. `stopped` and `failed` are final. */
 export const DEPLOYMENT_TRANSITIONS: Readonly<Record<DeploymentState, readonly DeploymentState[]>> = {
   created: ['starting', 'stopped'],
-  starting: ['running', 'failed'],
+  // `stopping` from `starting`: a stop during the start aborts it (core/lifecycle.ts).
+  starting: ['running', 'stopping', 'failed'],
   // `failed` from a started state: start() threw after the engine started (the driver's `go`).
   running: ['paused', 'killed', 'halted', 'stopping', 'failed'],
   paused: ['running', 'killed', 'halted', 'stopping', 'failed'],

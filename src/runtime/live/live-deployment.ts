@@ -42,10 +42,12 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const network = checkLiveDeployment(d, c.deps.confirmation ?? {});
   const warnings = liveCapWarnings(d);
   for (const w of warnings) c.log.warn({ warning: w }, 'live caps');
+  c.step('loading the strategies');
   const strategies = await resolveStrategies(c.loaded);
   const signer = walletSigner(d);
   const fund = d.live.simulatorFundLamports;
   const services = [ledgerServices({ ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) })];
+  c.step('opening the endpoint');
   const { clock, connection, owned, sim } = await openEndpoint(c, services);
 
   const remote = d.endpoints.remote;
@@ -67,7 +69,8 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   c.own(() => rpc.close());
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
   if (sim && owned) sim.drive(embeddedIdle(sim, owned));
-  await checkLiveNetwork(rpc, network, undefined, { clock, random: () => random.fork('network').next() });
+  c.step(`checking the network (${network})`);
+  await checkLiveNetwork(rpc, network, c.signal, { clock, random: () => random.fork('network').next() });
   const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock, ...observe });
   c.own(() => swap.close());
 
@@ -83,6 +86,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   // The embedded simulator starts a new chain each run: its rehearsal gets a fresh journal of its own
   // (an earlier rehearsal's journal, of a chain that no longer exists, is set aside and named).
   const freshChain = sim ? `simulator-${randomBytes(6).toString('hex')}` : undefined;
+  c.step('opening the store');
   const store = openDeploymentStore({
     path: resolveStorePath(c.loaded),
     deployment: d.name,
@@ -111,6 +115,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     c.own(() => queued.executor.close());
     if (telemetry) c.own(telemetry.queue(() => queued.stats()));
     journal = queued.executor.journal;
+    c.step('catching up with the queue');
     const caught = await queued.catchUp();
     reconciled.push(...caught.reports);
     restored = { fills: caught.restoredFills, failedFees: [] };
@@ -132,7 +137,16 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       },
     });
     let engineSink: ExecutionSink | undefined;
-    await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
+    const open = (await journal.unresolved()).length;
+    c.step(`reconciling the journal (${open} unresolved intent${open === 1 ? '' : 's'})`);
+    // a stop during reconciliation stops the executor at once: what is unresolved stays in the journal
+    const abandon = (): void => void executor.stop(AbortSignal.abort(c.signal.reason)).catch(() => undefined);
+    c.signal.addEventListener('abort', abandon, { once: true });
+    try {
+      await executor.start((r) => (engineSink ? engineSink(r) : void reconciled.push(r)));
+    } finally {
+      c.signal.removeEventListener('abort', abandon);
+    }
     inner = c.deps.executor ?? {
       start: (sink) => {
         engineSink = sink;
@@ -151,6 +165,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     );
   }
   if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
+  c.step('reading the wallet balance');
   const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
   const tracker = c.track(inner, clock);
   const restoredFills = restored.fills;

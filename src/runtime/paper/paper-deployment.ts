@@ -35,8 +35,11 @@ export function paperStorePath(c: Pick<AssemblyContext, 'loaded' | 'deps'>): str
 /** Builds the paper assembly; see the module comment. */
 export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
   const d = c.deployment;
+  c.step('loading the strategies');
   const strategies = await resolveStrategies(c.loaded);
+  c.step('opening the endpoint');
   const { clock, connection, owned, sim, market: marketId } = await openEndpoint(c);
+  c.step('opening the store');
   const storePath = paperStorePath(c);
   const store =
     storePath === undefined
