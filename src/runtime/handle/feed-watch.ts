@@ -8,6 +8,7 @@
 import { createLifecycle, type Clock, type Lifecycle, type LifecycleHealth, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
 import type { StreamFeed, StreamMessage } from '../../engine/feed-port.js';
 import type { FeedHealth, FeedWatchSource } from './deployment-handle.js';
+import { applyFeedEvent, initialFeedState } from './feed-events.js';
 
 /**
  * `feed` with `seen` told of every delivered message. One wrapper per handler, whatever the room:
@@ -77,39 +78,16 @@ export interface FeedWatchOptions {
 
 /** Frames-per-second window, in samples of the check interval. */
 const RATE_SAMPLES = 5;
-const MAX_FAMILIES = 64;
-const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-
-/** `price:token:<mint>` → `price:token`; `latest` stays `latest`. */
-export function roomFamily(room: string): string {
-  return (
-    room
-      .split(':')
-      .filter((s) => !BASE58.test(s))
-      .join(':') || room
-  );
-}
 
 /** Starts watching `source` (absent: a replay feed, whose health is what the engine sees). */
 export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
   const { clock, source, log } = o;
-  const counters: Record<string, number> = { stopped: 0, disconnected: 0, stale: 0, overflow: 0, backfillFailed: 0, rejected: 0, handlerErrors: 0 };
-  const rejectedByFamily = new Map<string, { count: number; sample: string }>();
+  /** What the client's events said of the feed (feed-events.ts). */
+  const f = initialFeedState(source);
+  const { counters } = f;
   const loggedOnce = new Set<string>();
-  let state: FeedHealth['state'] =
-    !source || source.state === 'open' ? 'open' : source.state === 'stopped' ? 'stopped' : source.state === 'backoff' ? 'reconnecting' : 'connecting';
-  let connected = state === 'open';
-  let lastFrameAt: UnixMs | undefined;
   let lastStatsFrames = 0;
   let messages = 0;
-  let gaps = 0;
-  let reconnects = 0;
-  let dropped = 0;
-  let backfillFailures = 0;
-  let stoppedCause: string | undefined;
-  /** Transient problems (overflow, backfill failure) hold the loss until this run-clock time. */
-  let transientUntil = -Infinity;
-  let transientCause: string | undefined;
   let stale = false;
   const samples: { at: number; frames: number }[] = [];
   let timer: TimerHandle | undefined;
@@ -133,76 +111,15 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     if (first || kind !== 'rejected') o.onChange(feedHealth(), first ? { kind, message } : undefined);
   };
 
-  const onEvent = (e: { readonly kind: string } & Readonly<Record<string, unknown>>): void => {
-    const at = clock.now();
-    switch (e.kind) {
-      case 'connected':
-        if (state !== 'connecting') reconnects++;
-        state = 'open';
-        connected = true;
-        lastFrameAt = at;
-        loggedOnce.delete('disconnected');
-        o.onChange(feedHealth(), undefined);
-        return;
-      case 'disconnected':
-        state = 'reconnecting';
-        connected = false;
-        problem('disconnected', 'disconnected', `disconnected (${String(e['reason'])}); reconnecting`, { reason: e['reason'] });
-        return;
-      case 'stopped': {
-        state = 'stopped';
-        connected = false;
-        const err = e['error'] as { code?: string; message?: string } | undefined;
-        stoppedCause = `${err?.code ?? 'STREAM_STOPPED'}: ${err?.message ?? 'the Datastream client stopped'}`;
-        problem('stopped', 'stopped', `stopped for good: ${stoppedCause}`);
-        return;
-      }
-      case 'closed':
-        state = 'closed';
-        connected = false;
-        return;
-      case 'gap':
-        gaps++;
-        return;
-      case 'overflow':
-        dropped = Math.max(dropped, Number(e['droppedTotal'] ?? 0));
-        transientUntil = at + o.staleAfterMs;
-        transientCause = `delivery queue of ${String(e['room'])} overflowed (${String(e['droppedTotal'])} dropped)`;
-        problem('overflow', `overflow:${roomFamily(String(e['room']))}`, transientCause, { room: e['room'] });
-        return;
-      case 'backfill-failed': {
-        backfillFailures++;
-        const err = e['error'] as { code?: string; message?: string } | undefined;
-        transientUntil = at + o.staleAfterMs;
-        transientCause = `backfill of ${String(e['room'])} failed (${err?.code ?? 'error'}: ${err?.message ?? ''}); events of the gap may be missing`;
-        problem('backfillFailed', `backfill:${roomFamily(String(e['room']))}`, transientCause, { room: e['room'] });
-        return;
-      }
-      case 'invalid-payload':
-      case 'malformed': {
-        const family = e.kind === 'malformed' ? '(malformed)' : roomFamily(String(e['room']));
-        const n = e.kind === 'invalid-payload' ? Number(e['rejected'] ?? 1) : 1;
-        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the client's reason is a string; String() guards a foreign value
-        const reason = String(e['reason'] ?? '');
-        const entry = rejectedByFamily.get(family);
-        if (entry) entry.count += n;
-        else if (rejectedByFamily.size < MAX_FAMILIES) rejectedByFamily.set(family, { count: n, sample: reason.slice(0, 200) });
-        counters['rejected'] = (counters['rejected'] ?? 0) + n - 1;
-        problem(
-          'rejected',
-          `rejected:${family}`,
-          `rejected ${e.kind === 'malformed' ? 'a malformed frame' : `a payload in ${family}`}: ${reason.slice(0, 200)}`,
-          { family },
-        );
-        return;
-      }
-      case 'handler-error':
-        counters['handlerErrors'] = (counters['handlerErrors'] ?? 0) + 1;
-        return;
-      default:
-    }
-  };
-  const unsubscribe = source?.onEvent(onEvent);
+  const unsubscribe = source?.onEvent((e) =>
+    applyFeedEvent(f, e, {
+      at: clock.now(),
+      staleAfterMs: o.staleAfterMs,
+      problem,
+      changed: () => o.onChange(feedHealth(), undefined),
+      forget: (key) => void loggedOnce.delete(key),
+    }),
+  );
 
   const check = (): void => {
     timer = undefined;
@@ -211,18 +128,18 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     const frames = totalFrames();
     if (frames > lastStatsFrames) {
       lastStatsFrames = frames;
-      lastFrameAt = lastFrameAt === undefined || lastFrameAt < now ? now : lastFrameAt;
+      f.lastFrameAt = f.lastFrameAt === undefined || f.lastFrameAt < now ? now : f.lastFrameAt;
     }
     samples.push({ at: now, frames });
     if (samples.length > RATE_SAMPLES + 1) samples.shift();
-    const age = lastFrameAt === undefined ? Infinity : now - lastFrameAt;
+    const age = f.lastFrameAt === undefined ? Infinity : now - f.lastFrameAt;
     const wasStale = stale;
     // A replay (no watch source) is never stale: its quiet stretches are the recording's.
-    stale = source !== undefined && state === 'open' && age > o.staleAfterMs && !(o.caughtUp?.() ?? false) && lastFrameAt !== undefined;
-    if (stale && !wasStale) problem('stale', `stale:${lastFrameAt!}`, `stale: no frame for ${age} ms (feed.staleAfter ${o.staleAfterMs} ms)`);
+    stale = source !== undefined && f.state === 'open' && age > o.staleAfterMs && !(o.caughtUp?.() ?? false) && f.lastFrameAt !== undefined;
+    if (stale && !wasStale) problem('stale', `stale:${f.lastFrameAt!}`, `stale: no frame for ${age} ms (feed.staleAfter ${o.staleAfterMs} ms)`);
     if (!stale && wasStale) o.onChange(feedHealth(), undefined);
-    if (transientCause !== undefined && now >= transientUntil) {
-      transientCause = undefined;
+    if (f.transientCause !== undefined && now >= f.transientUntil) {
+      f.transientCause = undefined;
       o.onChange(feedHealth(), undefined);
     }
     timer = clock.setTimeout(check, checkMs);
@@ -230,11 +147,11 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
   timer = clock.setTimeout(check, checkMs);
 
   const loss = (): FeedLoss | undefined => {
-    if (state === 'stopped') return { code: 'RUNTIME_FEED_LOST', message: `the feed stopped: ${stoppedCause ?? 'unknown cause'}` };
-    if (state === 'reconnecting') return { code: 'RUNTIME_FEED_LOST', message: 'the feed is disconnected; reconnecting' };
-    if (state === 'closed') return { code: 'RUNTIME_FEED_LOST', message: 'the feed was closed' };
+    if (f.state === 'stopped') return { code: 'RUNTIME_FEED_LOST', message: `the feed stopped: ${f.stoppedCause ?? 'unknown cause'}` };
+    if (f.state === 'reconnecting') return { code: 'RUNTIME_FEED_LOST', message: 'the feed is disconnected; reconnecting' };
+    if (f.state === 'closed') return { code: 'RUNTIME_FEED_LOST', message: 'the feed was closed' };
     if (stale) return { code: 'RUNTIME_FEED_LOST', message: `the feed is stale: no frame for more than ${o.staleAfterMs} ms` };
-    if (transientCause !== undefined) return { code: 'RUNTIME_FEED_LOST', message: transientCause };
+    if (f.transientCause !== undefined) return { code: 'RUNTIME_FEED_LOST', message: f.transientCause };
     return undefined;
   };
   const feedHealth = (): FeedHealth => {
@@ -243,19 +160,19 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     const span = first && last ? last.at - first.at : 0;
     const s = source?.stats?.();
     const rejectedFamilies: Record<string, { count: number; sample: string }> = {};
-    for (const [k, v] of rejectedByFamily) rejectedFamilies[k] = { ...v };
+    for (const [k, v] of f.rejectedByFamily) rejectedFamilies[k] = { ...v };
     return {
-      state: stale ? 'stale' : state,
-      connected,
-      lastFrameAt,
+      state: stale ? 'stale' : f.state,
+      connected: f.connected,
+      lastFrameAt: f.lastFrameAt,
       framesPerSec: first && last && span > 0 ? ((last.frames - first.frames) * 1000) / span : 0,
       frames: totalFrames(),
-      gaps: s ? Math.max(gaps, s.gaps) : gaps,
-      reconnects: s ? Math.max(reconnects, s.reconnects) : reconnects,
+      gaps: s ? Math.max(f.gaps, s.gaps) : f.gaps,
+      reconnects: s ? Math.max(f.reconnects, s.reconnects) : f.reconnects,
       rejected: s ? Math.max(counters['rejected'] ?? 0, s.parseFailures + s.invalidPayloads) : (counters['rejected'] ?? 0),
       rejectedByFamily: rejectedFamilies,
-      dropped: s ? Math.max(dropped, s.dropped) : dropped,
-      backfillFailures: s ? Math.max(backfillFailures, s.backfillFailures) : backfillFailures,
+      dropped: s ? Math.max(f.dropped, s.dropped) : f.dropped,
+      backfillFailures: s ? Math.max(f.backfillFailures, s.backfillFailures) : f.backfillFailures,
     };
   };
   const life = createLifecycle(
@@ -285,7 +202,7 @@ export function createFeedWatch(o: FeedWatchOptions): FeedWatch {
     loss,
     messageSeen(at) {
       messages++;
-      if (lastFrameAt === undefined || at > lastFrameAt) lastFrameAt = at;
+      if (f.lastFrameAt === undefined || at > f.lastFrameAt) f.lastFrameAt = at;
       if (stale) {
         stale = false;
         o.onChange(feedHealth(), undefined);
