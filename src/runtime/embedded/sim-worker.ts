@@ -29,7 +29,7 @@ export type SimWorkerRequest = { readonly type: 'advance'; readonly to: number }
 
 const port = parentPort;
 if (!port) {
-  throw new ChainpilotError('SIM_WORKER_FAILED', 'sim-worker.ts runs only as a worker thread (src/runtime/isolated-sim.ts starts it)', {
+  throw new ChainpilotError('SIM_WORKER_FAILED', 'sim-worker.ts runs only as a worker thread (src/runtime/embedded/isolated-sim.ts starts it)', {
     retry: 'not_retryable',
   });
 }
