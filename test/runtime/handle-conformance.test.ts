@@ -17,14 +17,14 @@ import { loadDeployment } from '../../src/config/index.js';
 import { base58Text } from '../../src/core/base58.js';
 import { manualClock, type Bps, type Lamports, type UnixMs } from '../../src/core/index.js';
 import type { Executor, OrderIntent } from '../../src/engine/execution-port.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
+import { createDeployment, type RuntimeDeps, type RuntimeHandle } from '../../src/runtime/handle/create-deployment.js';
 import type { DeploymentHealth, FeedConnection, ShutdownReport } from '../../src/runtime/handle/deployment-handle.js';
 import { openDeploymentStore } from '../../src/runtime/store/deployment-store.js';
 import { defaultSimServices } from '../../src/runtime/shell/sim-runtime.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
 import { liveSimOnRemote } from '../e2e/support/live-sim-remote.js';
 import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
-import { startStallProxy } from '../helpers/stall-proxy.js';
+import { startStallProxy, type StallProxy } from '../helpers/stall-proxy.js';
 import { paperSimYaml, tempDir, until } from './helpers.js';
 
 const START_AT = Date.UTC(2026, 10, 2, 12);
@@ -56,27 +56,26 @@ function stuckConnection(): FeedConnection & { free(): void } {
   };
 }
 
+/** A handle on the shipped paper-sim deployment, in a temp dir its cleanup removes. */
+function paperHandle(deps: RuntimeDeps): { part: RuntimeHandle; remove: () => void } {
+  const tmp = tempDir('cp-handle-conf-');
+  return { part: createDeployment(loadDeployment(tmp.write('paper.yaml', paperSimYaml())), { mode: 'paper', seed: 3, ...deps }), remove: () => tmp.remove() };
+}
+
 describe('the deployment handle (paper, embedded simulator)', () => {
   lifecycleConformance<ShutdownReport, DeploymentHealth>({
     make: () => {
-      const tmp = tempDir('cp-handle-conf-');
-      const part = createDeployment(loadDeployment(tmp.write('paper.yaml', paperSimYaml())), { mode: 'paper', speed: 'max', seed: 3 });
-      return Promise.resolve({ part, cleanup: () => tmp.remove() });
+      const { part, remove } = paperHandle({ speed: 'max' });
+      return Promise.resolve({ part, cleanup: remove });
     },
     startOnce: 'RUNTIME_HANDLE_STATE',
     slowStart: {
       drainMs: 2_000,
       what: 'a start whose executor never answers',
       make: () => {
-        const tmp = tempDir('cp-handle-conf-');
         const clock = manualClock(START_AT);
         const executor = neverStartingExecutor();
-        const part = createDeployment(loadDeployment(tmp.write('paper.yaml', paperSimYaml())), {
-          mode: 'paper',
-          seed: 3,
-          simulatorClock: clock,
-          executor,
-        });
+        const { part, remove } = paperHandle({ simulatorClock: clock, executor });
         return Promise.resolve({
           part,
           inStart: () => executor.asked,
@@ -85,23 +84,16 @@ describe('the deployment handle (paper, embedded simulator)', () => {
             expect(r.abandoned).toEqual([expect.stringMatching(/^start: starting the engine/)]);
             expect(r.intents).toEqual([]);
           },
-          cleanup: () => tmp.remove(),
+          cleanup: remove,
         });
       },
     },
     hungHalt: {
       drainMs: 1_000,
       make: () => {
-        const tmp = tempDir('cp-handle-conf-');
         const clock = manualClock(START_AT);
         const connection = stuckConnection();
-        const part = createDeployment(loadDeployment(tmp.write('paper.yaml', paperSimYaml())), {
-          mode: 'paper',
-          seed: 3,
-          clock,
-          connection,
-          haltGraceMs: 100,
-        });
+        const { part, remove } = paperHandle({ clock, connection, haltGraceMs: 100 });
         return Promise.resolve({
           part,
           running: () => until(() => part.health().state === 'running', 'the handle running'),
@@ -113,7 +105,7 @@ describe('the deployment handle (paper, embedded simulator)', () => {
           abandonedIn: (r) => expect(r.abandoned).toEqual([expect.stringMatching(/^halt: /)]),
           cleanup: () => {
             connection.free();
-            tmp.remove();
+            remove();
           },
         });
       },
@@ -159,54 +151,60 @@ async function journalSignedIntent(store: string, wallet: string, at: UnixMs): P
   }
 }
 
+/**
+ * config/live-sim.yaml on a simulator with its ledger, on one manual clock, its wallet funded; `rpcVia`
+ * puts something between the deployment and the simulator's RPC. `cleanup` stops the simulator and removes the dir.
+ */
+async function liveOnSimulator(o: { rpcVia?: (rpc: URL) => Promise<string>; journal?: (store: string, wallet: string) => Promise<void> } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-handle-live-'));
+  const walletPath = join(dir, 'wallet.json');
+  const wallet = writeNewKeypairFile(walletPath);
+  const clock = manualClock(START_AT);
+  const sim = await startSimulator({ seed: 5, clock, apiKey: KEY, services: defaultSimServices([{ address: wallet, lamports: 10_000_000_000n }]) });
+  const store = join(dir, 'journal.sqlite');
+  await o.journal?.(store, wallet);
+  const rpc = o.rpcVia ? await o.rpcVia(new URL(sim.urls['rpc'] ?? '')) : sim.urls['rpc'];
+  const file = join(dir, 'live.yaml');
+  writeFileSync(file, liveSimOnRemote({ ...sim.urls, ...(rpc !== undefined ? { rpc } : {}) }, walletPath, store));
+  const part = createDeployment(loadDeployment(file, { env: { K: KEY } }), { mode: 'live', confirmation: { live: true }, clock, seed: 5 });
+  const cleanup = async (): Promise<void> => {
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { part, clock, cleanup };
+}
+
 describe('the deployment handle (live, reconciling on the simulator ledger)', () => {
   lifecycleConformance<ShutdownReport, DeploymentHealth>({
     make: async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'cp-handle-live-'));
-      const walletPath = join(dir, 'wallet.json');
-      const wallet = writeNewKeypairFile(walletPath);
-      const clock = manualClock(START_AT);
-      const sim = await startSimulator({ seed: 5, clock, apiKey: KEY, services: defaultSimServices([{ address: wallet, lamports: 10_000_000_000n }]) });
-      const file = join(dir, 'live.yaml');
-      writeFileSync(file, liveSimOnRemote(sim.urls, walletPath, join(dir, 'journal.sqlite')));
-      const part = createDeployment(loadDeployment(file, { env: { K: KEY } }), { mode: 'live', confirmation: { live: true }, clock, seed: 5 });
-      return {
-        part,
-        cleanup: async () => {
-          await sim.stop();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
+      const { part, cleanup } = await liveOnSimulator();
+      return { part, cleanup };
     },
     startOnce: 'RUNTIME_HANDLE_STATE',
     slowStart: {
       drainMs: 5_000,
       what: 'a live reconciliation whose chain reads stall',
       make: async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'cp-handle-live-'));
-        const walletPath = join(dir, 'wallet.json');
-        const wallet = writeNewKeypairFile(walletPath);
-        const clock = manualClock(START_AT);
-        const sim = await startSimulator({ seed: 5, clock, apiKey: KEY, services: defaultSimServices([{ address: wallet, lamports: 10_000_000_000n }]) });
-        // the RPC behind a proxy that swallows every answer on the connection that sends the intent's transaction
-        const rpc = new URL(sim.urls['rpc'] ?? '');
-        const proxy = await startStallProxy(Number(rpc.port));
-        proxy.arm('sendTransaction');
-        const store = join(dir, 'journal.sqlite');
-        await journalSignedIntent(store, wallet, START_AT as UnixMs);
-        const file = join(dir, 'live.yaml');
-        writeFileSync(file, liveSimOnRemote({ ...sim.urls, rpc: `http://127.0.0.1:${proxy.port}${rpc.pathname}` }, walletPath, store));
-        const part = createDeployment(loadDeployment(file, { env: { K: KEY } }), { mode: 'live', confirmation: { live: true }, clock, seed: 5 });
+        let proxy: StallProxy | undefined;
+        const { part, clock, cleanup } = await liveOnSimulator({
+          journal: (store, wallet) => journalSignedIntent(store, wallet, START_AT as UnixMs),
+          // the RPC behind a proxy that swallows every answer on the connection that sends the intent's transaction
+          rpcVia: async (rpc) => {
+            proxy = await startStallProxy(Number(rpc.port));
+            proxy.arm('sendTransaction');
+            return `http://127.0.0.1:${proxy.port}${rpc.pathname}`;
+          },
+        });
+        const stalled = proxy!;
         return {
           part,
-          inStart: () => until(() => proxy.stalled(), "reconciliation's send of the intent's transaction"),
+          inStart: () => until(() => stalled.stalled(), "reconciliation's send of the intent's transaction"),
           pastDeadline: (ms) => clock.advance(ms),
           abandonedIn: (r) => expect(r.abandoned).toEqual([expect.stringMatching(/^start: reconciling the journal \(1 unresolved intent\)/)]),
           cleanup: async () => {
-            proxy.release();
-            await proxy.close();
-            await sim.stop();
-            rmSync(dir, { recursive: true, force: true });
+            stalled.release();
+            await stalled.close();
+            await cleanup();
           },
         };
       },
