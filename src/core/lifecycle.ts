@@ -7,7 +7,9 @@
  * The stop's deadline bounds the stop whatever the part does (docs/runtime.md, "Stopping"):
  * - a stop during the start aborts the start's signal at once and waits for the start at most
  *   until the deadline; a start still pending then is abandoned (the part halts all the same);
- * - the drain runs until the deadline, then its signal aborts and the part halts;
+ * - the drain runs until the deadline, then its signal aborts and the part halts (a part built and
+ *   never started drains too: a recorder writes what it was handed; a part whose start the stop
+ *   aborted does not);
  * - the halt runs for what is left of the deadline plus a grace (`haltGraceMs`, default
  *   {@link HALT_GRACE_MS}, on `haltClock`); a halt still running then is abandoned.
  * What a stop gave up on is listed in `health().abandoned` and handed to the part's `report`.
@@ -297,9 +299,11 @@ export function createLifecycle<Report>(parts: LifecycleParts<Report>, options: 
         await haltWithin(deadline);
         return conclude();
       }
-      const ran = state === 'running';
+      // a part that runs, or was built and never started (its work in hand is drained all the same);
+      // not one whose start the stop aborted or abandoned
+      const drains = state === 'running' || state === 'created';
       state = 'stopping';
-      if (ran) await drainWithin(deadline, ms);
+      if (drains) await drainWithin(deadline, ms);
       deadline.abort();
       await haltWithin(deadline);
       state = 'stopped';

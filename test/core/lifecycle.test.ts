@@ -216,4 +216,30 @@ describe('createLifecycle', () => {
     await expect(failing.done()).rejects.toThrow('close failed');
     expect(failing.state).toBe('failed');
   });
+
+  it('a part built and never started drains its work in hand on stop; one whose start the stop aborted does not drain', async () => {
+    const order: string[] = [];
+    const parts = (start?: (signal: AbortSignal) => Promise<void>) =>
+      createLifecycle(
+        {
+          name: 'part',
+          ...(start ? { start } : {}),
+          drain: () => {
+            order.push('drain');
+            return Promise.resolve();
+          },
+          halt: () => {
+            order.push('halt');
+            return Promise.resolve();
+          },
+          report: () => [...order],
+        },
+        { log: silentLogger(), clock: manualClock(0), defaultDrainMs: 1_000 },
+      );
+    expect(await parts().stop()).toEqual(['drain', 'halt']);
+    order.length = 0;
+    const aborted = parts((signal) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))));
+    void aborted.start().catch(() => undefined);
+    expect(await aborted.stop()).toEqual(['halt']);
+  });
 });
