@@ -26,7 +26,7 @@ import { runRecording } from '../src/research/record/run-recorder.js';
 import { calibrate, modelBlockYaml, secondStage } from '../src/research/calibrate/calibrate.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
-import { runLive } from '../src/runtime/run-live.js';
+import { runLive } from '../src/runtime/shell/run-live.js';
 import type { Bench, BenchRow } from './harness.js';
 
 const SEEDS = Number(process.env['LIVE_DRIFT_SEEDS'] ?? 3);

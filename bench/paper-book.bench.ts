@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { bps, lamports, rawAmount, type UnixMs } from '../src/core/index.js';
 import type { Fill, OrderIntent } from '../src/engine/execution-port.js';
 import { encodeFill, encodeIntent } from '../src/executors/journal/codec.js';
-import { openDeploymentStore } from '../src/runtime/deployment-store.js';
-import { MAX_BATCH, paperCashAfter } from '../src/runtime/paper-book.js';
+import { openDeploymentStore } from '../src/runtime/store/deployment-store.js';
+import { MAX_BATCH, paperCashAfter } from '../src/runtime/store/paper-book.js';
 import { opsPerSecond, type Bench } from './harness.js';
 
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';

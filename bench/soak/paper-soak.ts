@@ -7,9 +7,9 @@ import { createDatastreamClient } from '../../src/client/datastream/index.js';
 import { createRedactor, seededRandom } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
-import { createDeploymentEngine } from '../../src/runtime/deployment-engine.js';
-import { createRestPorts } from '../../src/runtime/rest-ports.js';
-import { resolveStrategies } from '../../src/runtime/resolve-strategies.js';
+import { createDeploymentEngine } from '../../src/runtime/compose/deployment-engine.js';
+import { createRestPorts } from '../../src/runtime/compose/rest-ports.js';
+import { resolveStrategies } from '../../src/runtime/compose/resolve-strategies.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
 import { printSample } from './soak-sample.js';
 

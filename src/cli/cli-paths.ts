@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ChainpilotError } from '../core/errors.js';
-import { ensureDir } from '../runtime/ensure-dir.js';
+import { ensureDir } from '../runtime/store/ensure-dir.js';
 
 /** The error of an unusable path: `option PATH cannot be used: why`. */
 export function badPath(option: string, path: string, why: string): ChainpilotError {

@@ -43,3 +43,16 @@ export function cappedBackoff(attempt: number, baseMs: number, capMs: number): n
 export function backoffWithJitter(attempt: number, baseMs: number, capMs: number, random: () => number): number {
   return Math.floor(random() * cappedBackoff(attempt, baseMs, capMs));
 }
+
+/**
+ * Settles as `work` does, or rejects with `signal`'s reason once it aborts, whichever is first: a
+ * step of a start that a stop aborts stops being waited for (the work itself goes on, abandoned).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -189,7 +189,8 @@ export const ERROR_CODES = {
   // --- issue 24 (three houses): add this issue's codes here only ---
   RUNTIME_TELEGRAM_FAILED:
     'the Telegram control could not start its long polling (a wrong telegram.botToken, no route to the Bot API at telegram.baseUrl); the daemon runs on without it: fix the setting and restart the daemon',
-  CORE_PART_STOPPED: 'a long-running part was asked to start after it was stopped (or failed to start); a stopped part does not start again: build a new one',
+  CORE_PART_STOPPED:
+    'a long-running part was asked to start after it was stopped (or failed to start); a stopped part does not start again: build a new one. Also the reason a stop gives the start it aborts (a stop during the start)',
   CORE_DRAIN_DEADLINE:
     "a long-running part's drain passed the deadline of its stop (`drainMs`); the part was stopped at once and work still in hand was dropped (its report says what)",
   JOURNAL_SCHEMA_NEWER:

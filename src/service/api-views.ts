@@ -1,7 +1,7 @@
 /** Plain JSON views of slots and handles for the control API (bigints as decimal strings). */
 import type { z } from 'zod';
 import { amountInOf } from '../engine/execution-port.js';
-import type { DeploymentHandle, FeedHealth, PendingIntentView } from '../runtime/deployment-handle.js';
+import type { DeploymentHandle, FeedHealth, PendingIntentView } from '../runtime/handle/deployment-handle.js';
 import type { deploymentDetailBody, deploymentSummaryBody, feedHealthBody, intentBody } from './api-schemas.js';
 import type { SlotView } from './service-port.js';
 

@@ -4,7 +4,7 @@
  * manual actions on positions and intents. Each answers a value: done (with the state or the
  * intent) or refused with a status and a coded reason; nothing here throws for a refusal.
  */
-import type { ManualAction, ManualMeta } from '../runtime/deployment-handle.js';
+import type { ManualAction, ManualMeta } from '../runtime/handle/deployment-handle.js';
 import type { SlotView } from './service-port.js';
 
 export type SwitchVerb = 'pause' | 'resume' | 'kill' | 'unkill';

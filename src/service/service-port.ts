@@ -5,7 +5,7 @@
  */
 import type { Registry } from 'prom-client';
 import type { UnixMs } from '../core/index.js';
-import type { DecisionEntry, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState } from '../runtime/deployment-handle.js';
+import type { DecisionEntry, DeploymentEvent, DeploymentHandle, DeploymentMode, DeploymentState } from '../runtime/handle/deployment-handle.js';
 import type { EventLog } from './event-log.js';
 
 /** `degraded`: the handle halted (fatal error, daily halt) or a strategy halted; it is not restarted. */

@@ -46,7 +46,7 @@ describe('the chainpilot command', () => {
     // config/limits.ts is a plain table (no zod): the option parsers name their allowed ranges from it.
     expect(
       files.filter(
-        (f) => /^src\/(runtime\/(?!funding)|sim|engine|executors|config\/(?!limits\.ts$)|client|strategies)/.test(f) || f.endsWith('wallet-file.ts'),
+        (f) => /^src\/(runtime\/(?!shell\/funding)|sim|engine|executors|config\/(?!limits\.ts$)|client|strategies)/.test(f) || f.endsWith('wallet-file.ts'),
       ),
     ).toEqual([]);
     expect(packages.filter((p) => !p.startsWith('node:')).sort()).toEqual(['commander']);
@@ -54,13 +54,15 @@ describe('the chainpilot command', () => {
 
   it('validates a deployment without loading the runtime, the simulator, the executors or a Solana SDK', async () => {
     // What `chainpilot validate` imports when it runs (src/cli/commands/validate.ts).
-    const graphs = await Promise.all(['src/runtime/validate-deployment.ts', 'src/runtime/process-exit-guard.ts'].map((e) => staticGraph(e)));
+    const graphs = await Promise.all(['src/runtime/shell/validate-deployment.ts', 'src/runtime/shell/process-exit-guard.ts'].map((e) => staticGraph(e)));
     const files = graphs.flatMap((g) => g.files);
     const packages = graphs.flatMap((g) => g.packages);
-    expect(files).toContain('src/runtime/resolve-strategies.ts');
-    expect(files.filter((f) => /^src\/(sim|executors|client|runtime\/(create-deployment|run-shell|paper-deployment|live-deployment|daemon))/.test(f))).toEqual(
-      [],
-    );
+    expect(files).toContain('src/runtime/compose/resolve-strategies.ts');
+    expect(
+      files.filter((f) =>
+        /^src\/(sim|executors|client|runtime\/(handle\/create-deployment|shell\/run-shell|paper\/paper-deployment|live\/live-deployment|daemon))/.test(f),
+      ),
+    ).toEqual([]);
     expect(packages.filter((p) => /^(@solana|better-sqlite3|litesvm|ws|undici|fastify|bullmq|ioredis)/.test(p))).toEqual([]);
   });
 

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ChainpilotError } from '../../src/core/errors.js';
 import { ERROR_CODES } from '../../src/core/error-codes.js';
 import { errorHint, formatCliError } from '../../src/cli/print-error.js';
-import { parseFunding } from '../../src/runtime/funding.js';
-import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
+import { parseFunding } from '../../src/runtime/shell/funding.js';
+import { validateDeploymentFile } from '../../src/runtime/shell/validate-deployment.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-cli-errors-'));
 const deployment = (name: string, strategies: string): string => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDeployment } from '../../src/config/index.js';
-import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
+import { validateDeploymentFile } from '../../src/runtime/shell/validate-deployment.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
 

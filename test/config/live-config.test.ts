@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
-import { liveExecutorSettings } from '../../src/runtime/live-executor-settings.js';
-import { checkLiveDeployment, liveCapWarnings, missingLimits } from '../../src/runtime/live-rails.js';
+import { liveExecutorSettings } from '../../src/runtime/live/live-executor-settings.js';
+import { checkLiveDeployment, liveCapWarnings, missingLimits } from '../../src/runtime/live/live-rails.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentJsonSchema, effectiveConfigYaml, loadDeployment, parseDeployment } from '../../src/config/index.js';
-import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
+import { validateDeploymentFile } from '../../src/runtime/shell/validate-deployment.js';
 import { modelBlockYaml, type CalibrationFit } from '../../src/research/calibrate/calibrate.js';
 
 const base = `version: 1

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseDeployment } from '../../src/config/index.js';
 import { isChainpilotError } from '../../src/core/index.js';
-import { resolveStrategies } from '../../src/runtime/resolve-strategies.js';
+import { resolveStrategies } from '../../src/runtime/compose/resolve-strategies.js';
 import { FUZZ_TIMEOUT_MS, fuzzParams } from '../helpers/fuzz.js';
 
 const FILE = 'fuzz.yaml';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { effectiveConfigYaml, parseDeployment } from '../../src/config/index.js';
 import { DEFAULT_WALLET_CONCURRENCY } from '../../src/executors/queue/queue-names.js';
-import { startWorkers } from '../../src/runtime/run-worker.js';
+import { startWorkers } from '../../src/runtime/queue/run-worker.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
 

@@ -18,16 +18,29 @@ import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
 import { createRpcClient, createSwapClient } from '../../src/client/index.js';
 import { notifySchema, type NotifyConfig } from '../../src/config/index.js';
-import { createRedactor, manualClock, silentLogger, systemClock, type Bps, type Lamports, type UnixMs } from '../../src/core/index.js';
+import {
+  createLifecycle,
+  createRedactor,
+  HALT_GRACE_MS,
+  lifecycleMembers,
+  manualClock,
+  silentLogger,
+  systemClock,
+  type Bps,
+  type Lamports,
+  type LifecycleEnd,
+  type LifecycleHealth,
+  type UnixMs,
+} from '../../src/core/index.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
 import { encodeIntent } from '../../src/executors/journal/codec.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';
 import { startWalletWorker } from '../../src/executors/queue/wallet-worker.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { createRecorder, recordingPrefix } from '../../src/research/record/recorder.js';
-import { startEmbeddedSim } from '../../src/runtime/embedded-sim.js';
-import { createFeedWatch } from '../../src/runtime/feed-watch.js';
-import { startIsolatedSim } from '../../src/runtime/isolated-sim.js';
+import { startEmbeddedSim } from '../../src/runtime/embedded/embedded-sim.js';
+import { createFeedWatch } from '../../src/runtime/handle/feed-watch.js';
+import { startIsolatedSim } from '../../src/runtime/embedded/isolated-sim.js';
 import { createSharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import type { Draft } from '../../src/service/notify/messages.js';
@@ -70,6 +83,69 @@ async function until(what: string, ok: () => boolean, timeoutMs = 10_000): Promi
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * A part on createLifecycle whose start and halt are the test's own (never settling when asked):
+ * the rules themselves, on a manual clock. The real parts below inherit them.
+ */
+function referencePart(o: { readonly startNever?: boolean; readonly haltNever?: boolean } = {}) {
+  const clock = manualClock(0);
+  let entered!: () => void;
+  const inStart = new Promise<void>((r) => (entered = r));
+  const life = createLifecycle(
+    {
+      name: 'reference part',
+      start: () => {
+        entered();
+        // a start that never settles, and ignores its signal: the worst a part can do
+        return o.startNever ? new Promise<void>(() => undefined) : Promise.resolve();
+      },
+      startStep: () => 'waiting on a peer that never answers',
+      halt: () => (o.haltNever ? new Promise<void>(() => undefined) : Promise.resolve()),
+      // the old lifecycle called report() without what was abandoned
+      report: (end?: LifecycleEnd) => ({ abandoned: end?.abandoned ?? [] }),
+    },
+    { clock, log, defaultDrainMs: 1_000 },
+  );
+  return { part: lifecycleMembers(life), clock, inStart: () => inStart };
+}
+
+for (const drainMs of [0, 1_000]) {
+  describe(`a part whose start or halt never settles (createLifecycle on a manual clock, drainMs ${drainMs})`, () => {
+    lifecycleConformance<{ abandoned: readonly string[] }, LifecycleHealth>({
+      make: () => Promise.resolve({ part: referencePart().part }),
+      slowStart: {
+        drainMs,
+        make: () => {
+          const p = referencePart({ startNever: true });
+          return Promise.resolve({
+            part: p.part,
+            inStart: p.inStart,
+            pastDeadline: (ms) => p.clock.advance(ms),
+            abandonedIn: (r) =>
+              expect(r.abandoned).toEqual([`start: waiting on a peer that never answers: still pending at the stop's deadline of ${drainMs} ms`]),
+          });
+        },
+      },
+      hungHalt: {
+        drainMs,
+        make: () => {
+          const p = referencePart({ haltNever: true });
+          return Promise.resolve({
+            part: p.part,
+            pastDeadline: async (ms) => {
+              p.clock.advance(ms);
+              // the grace's timer is set in the promise jobs that follow the deadline: let them run
+              await new Promise((r) => setImmediate(r));
+              p.clock.advance(HALT_GRACE_MS);
+            },
+            abandonedIn: (r) => expect(r.abandoned).toEqual([`halt: still running ${HALT_GRACE_MS} ms past the stop's deadline; the stop returned without it`]),
+          });
+        },
+      },
+    });
+  });
 }
 
 describe('the simulator (startSimulator)', () => {

@@ -145,4 +145,101 @@ describe('createLifecycle', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 40, part: 'part', msg: 'part: its drain failed; it halts now' });
     expect(lines[0]).toContain('queue store gone');
   });
+
+  it('a stop during a start aborts the start with CORE_PART_STOPPED; a start that gives up is reported aborted and the part halts', async () => {
+    const clock = manualClock(0);
+    let reason: unknown;
+    const order: string[] = [];
+    const life = createLifecycle(
+      {
+        name: 'part',
+        start: (signal) =>
+          new Promise<void>((_, reject) =>
+            signal.addEventListener(
+              'abort',
+              () => {
+                reason = signal.reason;
+                reject(signal.reason as Error);
+              },
+              { once: true },
+            ),
+          ),
+        startStep: () => 'reconciling',
+        drain: () => {
+          order.push('drain');
+          return Promise.resolve();
+        },
+        halt: () => {
+          order.push('halt');
+          return Promise.resolve();
+        },
+        report: (end) => end.abandoned,
+      },
+      { log: silentLogger(), clock, defaultDrainMs: 1_000 },
+    );
+    const starting = life.start();
+    const report = await life.stop();
+    expect(reason).toMatchObject({ code: 'CORE_PART_STOPPED' });
+    await expect(starting).rejects.toMatchObject({ code: 'CORE_PART_STOPPED' });
+    expect(report).toEqual(['start: reconciling: aborted by the stop']);
+    // the part never ran: nothing to drain
+    expect(order).toEqual(['halt']);
+    expect(life.health()).toMatchObject({ state: 'stopped', abandoned: report });
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a halt that rejects fails the stop and done, within its deadline; one past its grace is left behind and logged when it fails', async () => {
+    const lines: string[] = [];
+    const log = createLogger({ redactor: createRedactor(), destination: { write: (l: string) => void lines.push(l) } });
+    const clock = manualClock(0);
+    let failLate!: (e: Error) => void;
+    const late = createLifecycle(
+      { name: 'late', halt: () => new Promise<void>((_, reject) => (failLate = reject)), report: (end) => end.abandoned },
+      { log, clock, running: true, haltGraceMs: 100 },
+    );
+    const stopping = late.stop({ drainMs: 0 });
+    await new Promise((r) => setImmediate(r));
+    clock.advance(100);
+    expect(await stopping).toEqual(["halt: still running 100 ms past the stop's deadline; the stop returned without it"]);
+    failLate(new Error('socket gone'));
+    await new Promise((r) => setImmediate(r));
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+      "late: the stop abandoned halt: still running 100 ms past the stop's deadline; the stop returned without it",
+      'late: its abandoned halt failed',
+    ]);
+
+    const failing = createLifecycle(
+      { name: 'failing', halt: () => Promise.reject(new Error('close failed')), report: () => 'never' },
+      { log: silentLogger(), clock: manualClock(0), running: true },
+    );
+    await expect(failing.stop()).rejects.toThrow('close failed');
+    await expect(failing.done()).rejects.toThrow('close failed');
+    expect(failing.state).toBe('failed');
+  });
+
+  it('a part built and never started drains its work in hand on stop; one whose start the stop aborted does not drain', async () => {
+    const order: string[] = [];
+    const parts = (start?: (signal: AbortSignal) => Promise<void>) =>
+      createLifecycle(
+        {
+          name: 'part',
+          ...(start ? { start } : {}),
+          drain: () => {
+            order.push('drain');
+            return Promise.resolve();
+          },
+          halt: () => {
+            order.push('halt');
+            return Promise.resolve();
+          },
+          report: () => [...order],
+        },
+        { log: silentLogger(), clock: manualClock(0), defaultDrainMs: 1_000 },
+      );
+    expect(await parts().stop()).toEqual(['drain', 'halt']);
+    order.length = 0;
+    const aborted = parts((signal) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))));
+    void aborted.start().catch(() => undefined);
+    expect(await aborted.stop()).toEqual(['halt']);
+  });
 });

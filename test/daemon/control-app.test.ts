@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
-import type { DecisionEntry } from '../../src/runtime/deployment-handle.js';
+import type { DecisionEntry } from '../../src/runtime/handle/deployment-handle.js';
 import * as schemas from '../../src/service/api-schemas.js';
 import { bearerMatches, buildControlApp } from '../../src/service/daemon/control-app.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';

@@ -5,8 +5,8 @@
 import BigNumber from 'bignumber.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
-import type { DeploymentHandle } from '../../src/runtime/deployment-handle.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
+import type { DeploymentHandle } from '../../src/runtime/handle/deployment-handle.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { deploymentDetailBody } from '../../src/service/api-schemas.js';
 import { detailView } from '../../src/service/api-views.js';
 import { paperSimYaml, tempDir, until, type TempDir } from '../runtime/helpers.js';

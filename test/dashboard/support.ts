@@ -1,7 +1,7 @@
 /** A control app with the dashboard routes on real sockets, over real event logs and no deployments. */
 import type { FastifyInstance } from 'fastify';
 import { silentLogger, systemClock } from '../../src/core/index.js';
-import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/deployment-handle.js';
+import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/handle/deployment-handle.js';
 import { buildControlApp } from '../../src/service/daemon/control-app.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { createEventLog, type EventLog } from '../../src/service/event-log.js';

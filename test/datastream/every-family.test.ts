@@ -12,7 +12,7 @@ import type { DomainEvent } from '../../src/engine/events.js';
 import { defineStrategy } from '../../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
-import { formatRejects } from '../../src/runtime/status-panel.js';
+import { formatRejects } from '../../src/runtime/shell/status-panel.js';
 import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';
 
 const KEY = 'family-key-7d1e';

@@ -17,7 +17,7 @@ import type { Command } from 'commander';
 import { parse, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
-import { validateDeploymentFile } from '../../src/runtime/validate-deployment.js';
+import { validateDeploymentFile } from '../../src/runtime/shell/validate-deployment.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [

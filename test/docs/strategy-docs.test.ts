@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
 import { END, readEventDocs, renderEventFields, START } from './event-fields.js';
 
 const GUIDE = readFileSync(new URL('../../docs/strategies.md', import.meta.url), 'utf8');

@@ -17,7 +17,7 @@ import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
 import { readRecording, type Recording } from '../../src/research/replay/recording-reader.js';
-import { createDeployment, type RuntimeHandle } from '../../src/runtime/create-deployment.js';
+import { createDeployment, type RuntimeHandle } from '../../src/runtime/handle/create-deployment.js';
 import { until } from '../runtime/helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cp-manual-parity-'));

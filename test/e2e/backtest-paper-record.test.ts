@@ -16,7 +16,7 @@ import { silentLogger } from '../../src/core/index.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
 import { rebuildReportHtml } from '../../src/research/backtest/rebuild-report.js';
 import { resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-paper-rec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -14,8 +14,8 @@ import { loadDeployment } from '../../src/config/index.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
-import type { ShutdownReport } from '../../src/runtime/deployment-handle.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
+import type { ShutdownReport } from '../../src/runtime/handle/deployment-handle.js';
 import { until } from '../runtime/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-stop-parity-'));

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, silentLogger } from '../../src/core/index.js';
 import { resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';

@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { PublicKey } from '@solana/web3.js';
-import type { LiveRunView } from '../../src/runtime/run-live.js';
+import type { LiveRunView } from '../../src/runtime/shell/run-live.js';
 
 export interface Row {
   id: string;

@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { createRpcClient } from '../../src/client/index.js';
 import { seededRandom } from '../../src/core/index.js';
-import { defaultSimServices } from '../../src/runtime/sim-runtime.js';
+import { defaultSimServices } from '../../src/runtime/shell/sim-runtime.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { liveSimOnRemote } from './support/live-sim-remote.js';
 

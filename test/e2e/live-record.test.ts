@@ -16,7 +16,7 @@ import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../../src/core/index.js';
 import { resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
-import { runLive } from '../../src/runtime/run-live.js';
+import { runLive } from '../../src/runtime/shell/run-live.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-live-rec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

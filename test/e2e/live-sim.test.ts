@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { getBase58Decoder } from '@solana/kit';
 import { silentLogger } from '../../src/core/index.js';
-import { runLive } from '../../src/runtime/run-live.js';
+import { runLive } from '../../src/runtime/shell/run-live.js';
 import { readChain, type ChainCheck } from './live-chain.js';
 
 let dir: string | undefined;

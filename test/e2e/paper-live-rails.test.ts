@@ -16,8 +16,8 @@ import { loadDeployment } from '../../src/config/index.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { calibrate } from '../../src/research/calibrate/calibrate.js';
-import { runLive } from '../../src/runtime/run-live.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
+import { runLive } from '../../src/runtime/shell/run-live.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-rails-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,8 +7,8 @@ import { decimal, manualClock, seededRandom } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/decision-log.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
-import { createPaperSession } from '../../src/runtime/paper-session.js';
-import { resolveStrategies } from '../../src/runtime/resolve-strategies.js';
+import { createPaperSession } from '../../src/runtime/paper/paper-session.js';
+import { resolveStrategies } from '../../src/runtime/compose/resolve-strategies.js';
 import { fakeFeed } from '../engine/fake-feed.js';
 import { scriptedMarket } from './scripted-market.js';
 

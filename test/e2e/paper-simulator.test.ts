@@ -11,8 +11,8 @@ import { decimal, manualClock, seededRandom, type UnixMs } from '../../src/core/
 import { loadDeployment } from '../../src/config/index.js';
 import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/decision-log.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
-import { createPaperSession } from '../../src/runtime/paper-session.js';
-import { resolveStrategies } from '../../src/runtime/resolve-strategies.js';
+import { createPaperSession } from '../../src/runtime/paper/paper-session.js';
+import { resolveStrategies } from '../../src/runtime/compose/resolve-strategies.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
 
 const HOUR = 3_600_000;

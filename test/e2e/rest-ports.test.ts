@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, isChainpilotError, manualClock } from '../../src/core/index.js';
-import { createRestPorts, type RestPorts } from '../../src/runtime/rest-ports.js';
+import { createRestPorts, type RestPorts } from '../../src/runtime/compose/rest-ports.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 
 const KEY = 'rest-ports-key-5512';

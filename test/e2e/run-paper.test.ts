@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
 
 describe('runPaper', () => {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../../src/core/index.js';
-import { runLive } from '../../src/runtime/run-live.js';
-import { defaultSimServices } from '../../src/runtime/sim-runtime.js';
+import { runLive } from '../../src/runtime/shell/run-live.js';
+import { defaultSimServices } from '../../src/runtime/shell/sim-runtime.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { liveSimOnRemote } from './support/live-sim-remote.js';
 

@@ -3,12 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { ChainpilotError, isChainpilotError, manualClock, silentLogger, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
 import type { ExecutionReport, ExecutionSink, Executor } from '../../src/engine/execution-port.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
-import { createIntentTracker } from '../../src/runtime/intent-tracker.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
-import { guardProcessExit } from '../../src/runtime/run-shell.js';
+import { createIntentTracker } from '../../src/runtime/handle/intent-tracker.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
+import { guardProcessExit } from '../../src/runtime/shell/run-shell.js';
 import { fakeHandle, type FakeHandle } from '../daemon/fake-handle.js';
 import { paperSimYaml, tempDir, until, type TempDir } from '../runtime/helpers.js';
 

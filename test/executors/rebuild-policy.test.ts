@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { toRaw } from '../../src/core/decimal.js';
 import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
 import { createPriorityFeeSource, percentileOf } from '../../src/executors/live/priority-fee.js';
-import { liveExecutorSettings } from '../../src/runtime/live-executor-settings.js';
+import { liveExecutorSettings } from '../../src/runtime/live/live-executor-settings.js';
 import { createHarness, startHarness, type Harness } from './support/harness.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\nlive:\n  maxTradeSpendSol: 1\n  maxDaySpendSol: 2\n';

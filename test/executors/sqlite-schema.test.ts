@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
 import { migrateSchema, SCHEMA_FILE_VERSION } from '../../src/executors/journal/sqlite-schema.js';
-import { openDeploymentStore } from '../../src/runtime/deployment-store.js';
+import { openDeploymentStore } from '../../src/runtime/store/deployment-store.js';
 import { tempDir, type TempDir } from '../runtime/helpers.js';
 
 const FIXTURES = new URL('../fixtures/sqlite-v0/', import.meta.url).pathname;

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { notifySchema, type NotifyConfig } from '../../src/config/index.js';
 import { createRedactor, silentLogger, unixMs } from '../../src/core/index.js';
-import type { DecisionEntry, DeploymentEvent, FeedHealth } from '../../src/runtime/deployment-handle.js';
+import type { DecisionEntry, DeploymentEvent, FeedHealth } from '../../src/runtime/handle/deployment-handle.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import type { Supervisor } from '../../src/service/daemon/supervisor.js';
 import { signBody, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook, WEBHOOK_TOLERANCE_MS } from '../../src/service/notify/channels.js';

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createRedactor, manualClock, silentLogger } from '../../src/core/index.js';
 import { parseDeployment } from '../../src/config/index.js';
-import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/deployment-handle.js';
+import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/handle/deployment-handle.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createTelegramControl, type TelegramControl } from '../../src/service/notify/telegram-control.js';

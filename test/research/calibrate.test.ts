@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
 import { calibrate, fitExtraSlippageBps, modelBlockYaml, secondStage, wilson } from '../../src/research/calibrate/calibrate.js';
-import { paperExecutorSettings } from '../../src/runtime/paper-executor-settings.js';
+import { paperExecutorSettings } from '../../src/runtime/paper/paper-executor-settings.js';
 import { loadDeployment } from '../../src/config/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-calibrate-'));

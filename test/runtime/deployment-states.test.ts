@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
-import type { DeploymentState } from '../../src/runtime/deployment-handle.js';
-import { canTransition, DEPLOYMENT_TRANSITIONS, deploymentStateMachine, LIVE_STATES, runningState } from '../../src/runtime/deployment-states.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
+import type { DeploymentState } from '../../src/runtime/handle/deployment-handle.js';
+import { canTransition, DEPLOYMENT_TRANSITIONS, deploymentStateMachine, LIVE_STATES, runningState } from '../../src/runtime/handle/deployment-states.js';
 import { paperSimYaml, tempDir, type TempDir } from './helpers.js';
 
 const STATES = Object.keys(DEPLOYMENT_TRANSITIONS) as DeploymentState[];

@@ -15,8 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { PAPER_STORE_CACHE_KIB } from '../../src/executors/journal/sqlite-settings.js';
-import { openDeploymentStore, resolveStorePath, type DeploymentStore } from '../../src/runtime/deployment-store.js';
-import { acquireStoreLock } from '../../src/runtime/store-lock.js';
+import { openDeploymentStore, resolveStorePath, type DeploymentStore } from '../../src/runtime/store/deployment-store.js';
+import { acquireStoreLock } from '../../src/runtime/store/store-lock.js';
 
 const WALLET_A = 'WalletA111111111111111111111111111111111111';
 const WALLET_B = 'WalletB111111111111111111111111111111111111';

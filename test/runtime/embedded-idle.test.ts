@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ConnectionState } from '../../src/client/datastream/connection/connection.js';
-import type { EmbeddedSim } from '../../src/runtime/embedded-sim.js';
-import type { OwnedConnection } from '../../src/runtime/run-common.js';
-import { embeddedIdle } from '../../src/runtime/run-endpoint.js';
+import type { EmbeddedSim } from '../../src/runtime/embedded/embedded-sim.js';
+import type { OwnedConnection } from '../../src/runtime/compose/run-common.js';
+import { embeddedIdle } from '../../src/runtime/compose/run-endpoint.js';
 
 function world() {
   const hub = { framesSent: 0, rooms: 0, refusedRooms: 0 };

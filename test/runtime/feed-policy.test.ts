@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
 import { manualClock } from '../../src/core/index.js';
 import type { StreamMessage } from '../../src/engine/feed-port.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
-import type { DeploymentEvent, FeedConnection, FeedWatchStats } from '../../src/runtime/deployment-handle.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
+import type { DeploymentEvent, FeedConnection, FeedWatchStats } from '../../src/runtime/handle/deployment-handle.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { captureLog, tempDir, until, type TempDir } from './helpers.js';
 

@@ -10,10 +10,10 @@ import { loadDeployment } from '../../src/config/index.js';
 import { ChainpilotError, silentLogger } from '../../src/core/index.js';
 import type { ExecutionSink, Executor } from '../../src/engine/execution-port.js';
 import { memoryDecisionLog } from '../../src/engine/decision-log.js';
-import { createDeployment } from '../../src/runtime/create-deployment.js';
-import { runPaper } from '../../src/runtime/run-paper.js';
-import { runShell } from '../../src/runtime/run-shell.js';
-import { createRedraw, createStatusPanel } from '../../src/runtime/status-panel.js';
+import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
+import { runPaper } from '../../src/runtime/shell/run-paper.js';
+import { runShell } from '../../src/runtime/shell/run-shell.js';
+import { createRedraw, createStatusPanel } from '../../src/runtime/shell/status-panel.js';
 import { paperSimYaml, tempDir, until, type TempDir } from './helpers.js';
 
 let tmp: TempDir | undefined;

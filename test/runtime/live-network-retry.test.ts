@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRpcClient } from '../../src/client/rpc/index.js';
 import { isChainpilotError, seededRandom } from '../../src/core/index.js';
-import { checkLiveNetwork, GENESIS_HASHES } from '../../src/runtime/live-network.js';
+import { checkLiveNetwork, GENESIS_HASHES } from '../../src/runtime/live/live-network.js';
 import { jumpClock, sendJson } from '../client/helpers/test-server.js';
 import { startRpcServer, type RpcServer } from '../client/helpers/rpc-server.js';
 import { fuzzParams } from '../helpers/fuzz.js';

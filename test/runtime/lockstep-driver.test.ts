@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { manualClock, type UnixMs } from '../../src/core/index.js';
-import { createLockstepDriver } from '../../src/runtime/lockstep-driver.js';
+import { createLockstepDriver } from '../../src/runtime/embedded/lockstep-driver.js';
 
 /** Runs the driver at max speed over two steps (1 s each) and reports what fired, and when. */
 async function twoSteps(sliceMs: number | undefined) {

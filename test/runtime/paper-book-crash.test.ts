@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { bps, lamports, type ChainpilotError, type UnixMs } from '../../src/core/index.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
-import { openDeploymentStore } from '../../src/runtime/deployment-store.js';
+import { openDeploymentStore } from '../../src/runtime/store/deployment-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-book-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

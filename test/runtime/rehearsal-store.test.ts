@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError, lamports, type UnixMs } from '../../src/core/index.js';
 import type { OrderIntent } from '../../src/engine/execution-port.js';
-import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/deployment-store.js';
+import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/store/deployment-store.js';
 
 const WALLET = 'WalletA111111111111111111111111111111111111';
 let dir = '';

@@ -24,8 +24,8 @@ import type { LiveRpcPort, SwapBuilderPort } from '../../src/executors/live/port
 import { createLiveExecutor } from '../../src/executors/live/live-executor.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
-import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/deployment-store.js';
-import { createRestPorts, type RestPorts } from '../../src/runtime/rest-ports.js';
+import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/store/deployment-store.js';
+import { createRestPorts, type RestPorts } from '../../src/runtime/compose/rest-ports.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { fakeFeed } from '../engine/fake-feed.js';
 

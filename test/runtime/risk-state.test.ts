@@ -17,7 +17,7 @@ import { createRiskDay, dayBoundaryOffsetMs, dayStartOf, memoryRiskStateStore } 
 import { defineStrategy } from '../../src/engine/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
-import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/deployment-store.js';
+import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/store/deployment-store.js';
 import { fakeFeed } from '../engine/fake-feed.js';
 
 const SOL = 1_000_000_000n;

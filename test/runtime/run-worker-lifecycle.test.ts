@@ -14,7 +14,7 @@ import { Keypair } from '@solana/web3.js';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
 import { silentLogger } from '../../src/core/index.js';
-import { startWorkers } from '../../src/runtime/run-worker.js';
+import { startWorkers } from '../../src/runtime/queue/run-worker.js';
 import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 import { REDIS_URL, useRedis } from '../helpers/redis.js';
 

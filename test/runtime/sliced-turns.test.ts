@@ -5,7 +5,7 @@
  * queued, so what a book queues meanwhile is written with it.
  */
 import { expect, it } from 'vitest';
-import { createSlicedTurns } from '../../src/runtime/sliced-turns.js';
+import { createSlicedTurns } from '../../src/runtime/store/sliced-turns.js';
 
 /** A queue on a hand-moved clock whose turns the test runs one at a time. */
 function harness(sliceMs: number, delayMs?: number) {

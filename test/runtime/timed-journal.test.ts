@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
-import { timedJournal } from '../../src/runtime/timed-journal.js';
+import { timedJournal } from '../../src/runtime/live/timed-journal.js';
 import { intent } from '../executors/journal-conformance.js';
 
 let dir = '';

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
-import { liveExecutorSettings } from '../../src/runtime/live-executor-settings.js';
-import { workerSettings } from '../../src/runtime/run-worker.js';
+import { liveExecutorSettings } from '../../src/runtime/live/live-executor-settings.js';
+import { workerSettings } from '../../src/runtime/queue/run-worker.js';
 import { tempDir, type TempDir } from './helpers.js';
 
 let tmp: TempDir | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSimulator } from '../../src/runtime/sim-runtime.js';
+import { runSimulator } from '../../src/runtime/shell/sim-runtime.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { waitFor } from './sim-helpers.js';
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { ledgerServices, WRAPPED_SOL_MINT, type Ledger } from '../../src/sim/ledger/index.js';
-import { parseFunding } from '../../src/runtime/sim-runtime.js';
+import { parseFunding } from '../../src/runtime/shell/sim-runtime.js';
 
 const KEY = 'sim-with-ledger-key';
 

@@ -13,7 +13,7 @@ export function registerPaper(program: Command): void {
     .option('--speed <n>', 'simulator speed: multiple of real time, or max', speed)
     .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
     .action(async (file: string, opts: { duration?: number; speed?: number | 'max'; seed?: number }) => {
-      const [{ runPaper }, { runRecording }] = await Promise.all([import('../../runtime/run-paper.js'), import('../../research/record/run-recorder.js')]);
+      const [{ runPaper }, { runRecording }] = await Promise.all([import('../../runtime/shell/run-paper.js'), import('../../research/record/run-recorder.js')]);
       const r = await runPaper({
         file,
         recording: runRecording,

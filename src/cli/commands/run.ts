@@ -27,7 +27,7 @@ export function registerRunCommand(program: Command): void {
     .option('--speed <n>', 'simulator speed: multiple of real time, or max (simulator endpoints only)', speed)
     .option('--seed <n>', 'seed of the simulator and of intent ids', seed)
     .action(async (file: string, o: RunOpts) => {
-      const [{ runLive }, { runRecording }] = await Promise.all([import('../../runtime/run-live.js'), import('../../research/record/run-recorder.js')]);
+      const [{ runLive }, { runRecording }] = await Promise.all([import('../../runtime/shell/run-live.js'), import('../../research/record/run-recorder.js')]);
       const r = await runLive({
         file,
         recording: runRecording,

@@ -1,7 +1,7 @@
 /** `chainpilot sim`: runs the embedded market simulator until Ctrl-C. */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { parseFunding } from '../../runtime/funding.js';
+import { parseFunding } from '../../runtime/shell/funding.js';
 import { isChainpilotError } from '../../core/errors.js';
 import { portOption, simSeedOption, speedOption } from '../options.js';
 
@@ -50,7 +50,7 @@ export function registerSimCommand(program: Command): void {
         fund: { address: string; lamports: bigint }[];
         ledger: boolean;
       }) => {
-        const { runSimulator } = await import('../../runtime/sim-runtime.js');
+        const { runSimulator } = await import('../../runtime/shell/sim-runtime.js');
         const ac = new AbortController();
         const stop = (): void => ac.abort();
         process.once('SIGINT', stop);

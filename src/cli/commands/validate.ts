@@ -9,8 +9,8 @@ export function registerValidate(program: Command): void {
     .argument('<file>', 'deployment YAML file')
     .action(async (file: string) => {
       const [{ validateDeploymentFile }, { guardProcessExit }] = await Promise.all([
-        import('../../runtime/validate-deployment.js'),
-        import('../../runtime/process-exit-guard.js'),
+        import('../../runtime/shell/validate-deployment.js'),
+        import('../../runtime/shell/process-exit-guard.js'),
       ]);
       // Strategy modules are imported to check their parameters: they may not end the process.
       const restore = guardProcessExit();

@@ -76,7 +76,7 @@ export function registerWorkerCommand(program: Command): void {
     .action(async (files: string[], o: WorkerOpts) => {
       if (!o.sweeps && files.length === 0) cmd.error('error: give deployment files (to execute queued intents), or --sweeps (to run sweep cells)');
       if (!o.sweeps) {
-        const { runWorkers } = await import('../../runtime/run-worker.js');
+        const { runWorkers } = await import('../../runtime/queue/run-worker.js');
         await runWorkers({ redisUrl: o.redis, files, drainMs: o.drainMs });
         return;
       }
@@ -86,7 +86,7 @@ export function registerWorkerCommand(program: Command): void {
         process.once('SIGTERM', () => resolve());
       });
       if (files.length > 0) {
-        const { runWorkers } = await import('../../runtime/run-worker.js');
+        const { runWorkers } = await import('../../runtime/queue/run-worker.js');
         await runWorkers({ redisUrl: o.redis, files, drainMs: o.drainMs });
       } else await stopped;
       await stopSweeps();

@@ -16,9 +16,9 @@ import type { StrategyInstance } from '../../engine/strategy-instance.js';
 import type { Recording } from '../replay/recording-reader.js';
 import { createReplayData, type DataMissFallback } from '../replay/replay-data.js';
 import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../replay/replay-feed.js';
-import { createPaperSession } from '../../runtime/paper-session.js';
-import { resolveStrategies } from '../../runtime/resolve-strategies.js';
-import { STOPPING_DENIAL } from '../../runtime/stopping-denial.js';
+import { createPaperSession } from '../../runtime/paper/paper-session.js';
+import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
+import { STOPPING_DENIAL } from '../../runtime/handle/stopping-denial.js';
 import type { AdmissionRefusal } from '../../engine/control-mark.js';
 import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
 

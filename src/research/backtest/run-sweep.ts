@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ChainpilotError, decimal } from '../../core/index.js';
 import { loadDeployment } from '../../config/index.js';
-import { resolveStrategies } from '../../runtime/resolve-strategies.js';
+import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutput } from '../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
 import { DEFAULT_BUDGET, runSearch, searchFolds, startingCells, type SearchMethod } from './search-methods.js';

@@ -7,7 +7,7 @@
 import { ChainpilotError } from '../../core/index.js';
 import { loadDeployment } from '../../config/index.js';
 import { spaceValues, type ParamSpace } from '../../engine/param-space.js';
-import { resolveStrategies } from '../../runtime/resolve-strategies.js';
+import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import type { SweepAxis } from './sweep-grid.js';
 
 /** The axes of the spaces `file`'s enabled strategies declare, in strategy then declaration order. */

@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { seededRandom, systemClock, type Clock } from '../../core/index.js';
 import { startSimulator, type RunningSimulator } from '../../sim/start-simulator.js';
-import { createPaperSession, type PaperSession } from '../../runtime/paper-session.js';
-import { resolveStrategies } from '../../runtime/resolve-strategies.js';
-import { connectFeed, openRun, waitForStop, type RunBaseOptions } from '../../runtime/run-common.js';
+import { createPaperSession, type PaperSession } from '../../runtime/paper/paper-session.js';
+import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
+import { connectFeed, openRun, waitForStop, type RunBaseOptions } from '../../runtime/compose/run-common.js';
 import { createRecorder, endpointNames } from './recorder.js';
 
 export interface RecordLiveOptions extends RunBaseOptions {

@@ -13,10 +13,10 @@ import type { LoadedDeployment } from '../../config/index.js';
 import type { DecisionSink } from '../../engine/decision-log.js';
 import type { RunSummary } from '../../engine/engine-stats.js';
 import { startSimulator } from '../../sim/start-simulator.js';
-import { createPaperSession } from '../../runtime/paper-session.js';
-import { createRestPorts } from '../../runtime/rest-ports.js';
-import { resolveStrategies } from '../../runtime/resolve-strategies.js';
-import { EMBEDDED_LIVENESS_MS } from '../../runtime/run-endpoint.js';
+import { createPaperSession } from '../../runtime/paper/paper-session.js';
+import { createRestPorts } from '../../runtime/compose/rest-ports.js';
+import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
+import { EMBEDDED_LIVENESS_MS } from '../../runtime/compose/run-endpoint.js';
 import { createRecorder } from './recorder.js';
 
 /** 2026-01-01T00:00:00Z: the default start of simulator recordings (a fixed time keeps them reproducible). */

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatastreamClient } from '../../client/datastream/index.js';
 import { createLifecycle, lifecycleMembers, systemClock, type Clock, type Lifecycle, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
-import type { RecordingReport } from '../../runtime/recording-port.js';
+import type { RecordingReport } from '../../runtime/compose/recording-port.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { ManualDecision } from '../../engine/decision-log.js';
 import type { ControlMark } from '../../engine/control-mark.js';

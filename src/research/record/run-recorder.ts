@@ -6,8 +6,8 @@
 import type { Deployment } from '../../config/index.js';
 import type { DataPort } from '../../engine/data-lookup.js';
 import type { StreamFeed } from '../../engine/feed-port.js';
-import type { RecordTap } from '../../runtime/deployment-handle.js';
-import type { RecordingReport, RunRecorderContext, RunRecording, RunTap } from '../../runtime/recording-port.js';
+import type { RecordTap } from '../../runtime/handle/deployment-handle.js';
+import type { RecordingReport, RunRecorderContext, RunRecording, RunTap } from '../../runtime/compose/recording-port.js';
 import type { StopOptions } from '../../core/index.js';
 import { frameRoom } from './frame-room.js';
 import { createRecorder, endpointNames, type Recorder } from './recorder.js';

@@ -14,7 +14,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { describeError, isChainpilotError, type Clock, type Logger } from '../../core/index.js';
-import type { DecisionEntry } from '../../runtime/deployment-handle.js';
+import type { DecisionEntry } from '../../runtime/handle/deployment-handle.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import type { EventLog } from '../event-log.js';
 import { registerOpenApi } from './openapi.js';

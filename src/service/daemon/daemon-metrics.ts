@@ -19,7 +19,7 @@
  * change happened after it began (metrics/scrape-cache.ts).
  */
 import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
-import type { DeploymentEvent } from '../../runtime/deployment-handle.js';
+import type { DeploymentEvent } from '../../runtime/handle/deployment-handle.js';
 import type { MetricsExtension, SlotView } from '../service-port.js';
 import { decisionMetrics } from './metrics/decision-metrics.js';
 import { executionMetrics } from './metrics/execution-metrics.js';

@@ -7,7 +7,7 @@
  */
 import { Gauge } from 'prom-client';
 import { ChainpilotError, type Clock, type TimerHandle } from '../../core/index.js';
-import { DEFAULT_SIM_HEAP_MB } from '../../runtime/isolated-sim.js';
+import { DEFAULT_SIM_HEAP_MB } from '../../runtime/embedded/isolated-sim.js';
 import type { MetricsExtension } from '../service-port.js';
 import { endpointKey } from './shared-endpoints.js';
 import type { DeploymentSpec } from './supervisor.js';

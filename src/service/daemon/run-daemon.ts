@@ -18,8 +18,8 @@ import {
   type Lifecycle,
   type Logger,
 } from '../../core/index.js';
-import type { RuntimeDeps } from '../../runtime/assembly.js';
-import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
+import type { RuntimeDeps } from '../../runtime/compose/assembly.js';
+import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/handle/deployment-handle.js';
 import { resolveDaemonToken, type ResolvedToken } from './api-token.js';
 import { buildControlApp } from './control-app.js';
 import type { DaemonView, MetricsExtension } from '../service-port.js';
@@ -27,7 +27,7 @@ import { createDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
 import { assertFits, createMemoryWatch, estimateMemory, type EstimateOptions, type MemoryReader, type MemoryReading } from './memory-budget.js';
 import { createEventLog, type LoggedEntry } from '../event-log.js';
-import { BOOK_WRITE_DELAY_MS, BOOK_WRITE_SLICE_MS, createSlicedTurns } from '../../runtime/sliced-turns.js';
+import { BOOK_WRITE_DELAY_MS, BOOK_WRITE_SLICE_MS, createSlicedTurns } from '../../runtime/store/sliced-turns.js';
 import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8790';

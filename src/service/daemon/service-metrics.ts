@@ -12,7 +12,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { HttpTelemetry } from '../../client/http/index.js';
 import type { QueueExecutionStats } from '../../executors/queue/queue-executor.js';
-import type { DeploymentTelemetry } from '../../runtime/deployment-telemetry.js';
+import type { DeploymentTelemetry } from '../../runtime/compose/deployment-telemetry.js';
 import type { MetricsExtension } from '../service-port.js';
 
 const APIS: ReadonlySet<string> = new Set(['data-api', 'prediction', 'swap', 'rpc']);

@@ -25,11 +25,11 @@ import {
   type UnixMs,
 } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
-import type { RuntimeDeps } from '../../runtime/assembly.js';
-import type { FeedConnection } from '../../runtime/deployment-handle.js';
-import { isolatedIdle, startIsolatedSim, type IsolatedSim } from '../../runtime/isolated-sim.js';
-import { EMBEDDED_LIVENESS_MS, remoteMarket, simulatorMarket } from '../../runtime/run-endpoint.js';
-import { connectFeed, type OwnedConnection } from '../../runtime/run-common.js';
+import type { RuntimeDeps } from '../../runtime/compose/assembly.js';
+import type { FeedConnection } from '../../runtime/handle/deployment-handle.js';
+import { isolatedIdle, startIsolatedSim, type IsolatedSim } from '../../runtime/embedded/isolated-sim.js';
+import { EMBEDDED_LIVENESS_MS, remoteMarket, simulatorMarket } from '../../runtime/compose/run-endpoint.js';
+import { connectFeed, type OwnedConnection } from '../../runtime/compose/run-common.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import type { DepsProvider } from './supervisor.js';
 

@@ -5,7 +5,7 @@
  * by mint or deployment: a hundred deployments on one feed add nothing here.
  */
 import { Counter, Gauge } from 'prom-client';
-import type { IsolatedSim } from '../../runtime/isolated-sim.js';
+import type { IsolatedSim } from '../../runtime/embedded/isolated-sim.js';
 import type { MetricsExtension } from '../service-port.js';
 
 /** The simulators to measure at each scrape, by endpoint key (`sim:<seed>:<speed>`). */

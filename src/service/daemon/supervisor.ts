@@ -16,7 +16,7 @@
 import { createLifecycle, lifecycleMembers, type Clock, type Lifecycle, type Logger } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { SlotView } from '../service-port.js';
-import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, ShutdownReport } from '../../runtime/deployment-handle.js';
+import type { DeploymentDeps, DeploymentEvent, DeploymentHandle, ShutdownReport } from '../../runtime/handle/deployment-handle.js';
 import { planReload } from './supervisor/reload-plan.js';
 import { restartIsSafe } from './supervisor/restart-policy.js';
 import { newSlot, slotView, type Slot } from './supervisor/slot.js';

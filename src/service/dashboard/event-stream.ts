@@ -10,7 +10,7 @@
  * tables from it rather than showing a gap or duplicates.
  */
 import type { ServerResponse } from 'node:http';
-import type { DecisionEntry, DeploymentEvent } from '../../runtime/deployment-handle.js';
+import type { DecisionEntry, DeploymentEvent } from '../../runtime/handle/deployment-handle.js';
 import { detailView } from '../api-views.js';
 import type { EventLog, LoggedEntry } from '../event-log.js';
 import type { SlotView } from '../service-port.js';

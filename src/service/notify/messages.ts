@@ -4,7 +4,7 @@
  * webhook's idempotency key) and a message with the short mint, SOL amounts and PnL. Built only
  * from fields of events; every text also passes through the redactor.
  */
-import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/deployment-handle.js';
+import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/handle/deployment-handle.js';
 
 export type NotifyEventKind = 'fills' | 'intentFailures' | 'dailyLossHalt' | 'killSwitch' | 'feed' | 'fatal' | 'shutdown' | 'dailySummary' | 'memory';
 

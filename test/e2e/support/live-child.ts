@@ -3,7 +3,7 @@
  * `--live` semantics, for $DURATION_MS when set (else until killed). Bundled once per test file
  * so each restart is a plain `node` start.
  */
-import { runLive } from '../../../src/runtime/run-live.js';
+import { runLive } from '../../../src/runtime/shell/run-live.js';
 
 async function main(): Promise<void> {
   const file = process.env['FILE'];

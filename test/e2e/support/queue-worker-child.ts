@@ -6,7 +6,7 @@
  */
 import { createLogger } from '../../../src/core/logger.js';
 import { createRedactor } from '../../../src/core/redact.js';
-import { startWorkers } from '../../../src/runtime/run-worker.js';
+import { startWorkers } from '../../../src/runtime/queue/run-worker.js';
 
 async function main(): Promise<void> {
   const env = (k: string): string => {

@@ -9,9 +9,9 @@
  */
 import { bps, lamports, rawAmount, type UnixMs } from '../../../src/core/index.js';
 import type { OrderIntent } from '../../../src/engine/execution-port.js';
-import { openDeploymentStore } from '../../../src/runtime/deployment-store.js';
-import type { PaperBook } from '../../../src/runtime/paper-book.js';
-import { createSlicedTurns } from '../../../src/runtime/sliced-turns.js';
+import { openDeploymentStore } from '../../../src/runtime/store/deployment-store.js';
+import type { PaperBook } from '../../../src/runtime/store/paper-book.js';
+import { createSlicedTurns } from '../../../src/runtime/store/sliced-turns.js';
 
 const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const path = process.argv[2] ?? '';

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Logger } from '../../../core/index.js';
-import type { ManualAction, ManualMeta } from '../../../runtime/deployment-handle.js';
+import type { ManualAction, ManualMeta } from '../../../runtime/handle/deployment-handle.js';
 import * as s from '../../api-schemas.js';
 import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../../operator-actions.js';
 import { answer, nameParams, refused } from '../openapi.js';

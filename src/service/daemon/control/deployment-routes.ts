@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import type { DecisionEntry } from '../../../runtime/deployment-handle.js';
+import type { DecisionEntry } from '../../../runtime/handle/deployment-handle.js';
 import * as s from '../../api-schemas.js';
 import { createSummaryCache, detailView, intentView } from '../../api-views.js';
 import type { EventLog, LoggedEntry } from '../../event-log.js';

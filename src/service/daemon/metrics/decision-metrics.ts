@@ -4,7 +4,7 @@
  */
 import { Counter, Histogram } from 'prom-client';
 import { BoundedMap } from '../../../core/bounded-map.js';
-import type { DeploymentEvent } from '../../../runtime/deployment-handle.js';
+import type { DeploymentEvent } from '../../../runtime/handle/deployment-handle.js';
 import type { MetricsExtension } from '../../service-port.js';
 
 export interface DecisionMetrics {

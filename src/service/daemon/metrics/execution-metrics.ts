@@ -2,7 +2,7 @@
  * Execution's family: what reconciliation of the intents in flight reports, read from the
  * handles' stats at scrape time (absent for a deployment whose handle has no reconciliation yet).
  */
-import type { DeploymentStats } from '../../../runtime/deployment-handle.js';
+import type { DeploymentStats } from '../../../runtime/handle/deployment-handle.js';
 import type { MetricsExtension } from '../../service-port.js';
 import { perDeployment, type RunningDeployments } from './handle-snapshots.js';
 

@@ -3,7 +3,7 @@
  * read from the handles' health at scrape time.
  */
 import { Counter } from 'prom-client';
-import type { FeedHealth } from '../../../runtime/deployment-handle.js';
+import type { FeedHealth } from '../../../runtime/handle/deployment-handle.js';
 import type { MetricsExtension } from '../../service-port.js';
 import { perDeployment, type RunningDeployments } from './handle-snapshots.js';
 

@@ -5,7 +5,7 @@
  * the event-loop turn that took them; a render (which spans many turns) holds them until it ends.
  */
 import { Counter, Gauge } from 'prom-client';
-import type { DeploymentHandle } from '../../../runtime/deployment-handle.js';
+import type { DeploymentHandle } from '../../../runtime/handle/deployment-handle.js';
 import type { SlotView } from '../../service-port.js';
 
 /** What a family may read of a running deployment's handle. */

@@ -5,7 +5,7 @@
  * longer than the cap starts the count again.
  */
 import { cappedBackoff } from '../../../core/index.js';
-import type { DeploymentMode } from '../../../runtime/deployment-handle.js';
+import type { DeploymentMode } from '../../../runtime/handle/deployment-handle.js';
 
 export interface Backoff {
   readonly initialMs: number;

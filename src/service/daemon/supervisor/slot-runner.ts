@@ -5,7 +5,7 @@
  * change of a slot's state is reported through `onSlot`.
  */
 import { describeError, type UnixMs } from '../../../core/index.js';
-import type { DeploymentHandle, DeploymentState, ShutdownReport } from '../../../runtime/deployment-handle.js';
+import type { DeploymentHandle, DeploymentState, ShutdownReport } from '../../../runtime/handle/deployment-handle.js';
 import type { SlotState } from '../../service-port.js';
 import type { SupervisorOptions } from '../supervisor.js';
 import { heldDeps } from './held-deps.js';

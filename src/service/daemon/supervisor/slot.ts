@@ -4,7 +4,7 @@
  */
 import { createRedactor, describeError, isChainpilotError, type TimerHandle, type UnixMs } from '../../../core/index.js';
 import { effectiveConfigYaml, type LoadedDeployment } from '../../../config/index.js';
-import type { DeploymentHandle, DeploymentMode } from '../../../runtime/deployment-handle.js';
+import type { DeploymentHandle, DeploymentMode } from '../../../runtime/handle/deployment-handle.js';
 import type { SlotState, SlotView } from '../../service-port.js';
 
 export type Cause = { readonly code: string; readonly message: string };
