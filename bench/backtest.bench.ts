@@ -26,7 +26,7 @@ import { createRedactor, manualClock, silentLogger, type UnixMs } from '../src/c
 import { createRecorder } from '../src/research/record/recorder.js';
 import { loadDeployment } from '../src/config/index.js';
 import { defineStrategy, z } from '../src/strategies/api.js';
-import { instantiateStrategy } from '../src/engine/strategy-instance.js';
+import { instantiateStrategy } from '../src/engine/strategy/strategy-instance.js';
 import { readRecordingPrepared } from '../src/research/replay/prepared-cache.js';
 import { recordedRoomsOf } from '../src/research/replay/replay-feed.js';
 import { readRecording, resolveRecordingFiles, type Recording } from '../src/research/replay/recording-reader.js';

@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs, lamports } from '../src/core/index.js';
 import { parseRoomMessage } from '../src/client/datastream/index.js';
 import { createEngine } from '../src/engine/engine.js';
-import { amountInOf, type ExecutionSink, type Executor, type OrderIntent } from '../src/engine/execution-port.js';
-import type { StreamFeed, StreamMessage } from '../src/engine/feed-port.js';
-import { defineStrategy } from '../src/engine/strategy-api.js';
-import { instantiateStrategy } from '../src/engine/strategy-instance.js';
+import { amountInOf, type ExecutionSink, type Executor, type OrderIntent } from '../src/engine/orders/execution-port.js';
+import type { StreamFeed, StreamMessage } from '../src/engine/events/feed-port.js';
+import { defineStrategy } from '../src/engine/strategy/strategy-api.js';
+import { instantiateStrategy } from '../src/engine/strategy/strategy-instance.js';
 import { opsPerSecond, percentile, type Bench } from './harness.js';
 
 const SOL = 1_000_000_000n;

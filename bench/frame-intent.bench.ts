@@ -19,9 +19,9 @@ import { z } from 'zod';
 import { createDatastreamClient } from '../src/client/datastream/index.js';
 import { seededRandom, systemClock, lamports } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
-import type { ExecutionSink, Executor } from '../src/engine/execution-port.js';
-import { defineStrategy } from '../src/engine/strategy-api.js';
-import { instantiateStrategy } from '../src/engine/strategy-instance.js';
+import type { ExecutionSink, Executor } from '../src/engine/orders/execution-port.js';
+import { defineStrategy } from '../src/engine/strategy/strategy-api.js';
+import { instantiateStrategy } from '../src/engine/strategy/strategy-instance.js';
 import { loadNote, median, percentile, type Bench } from './harness.js';
 
 const SOL = 1_000_000_000n;

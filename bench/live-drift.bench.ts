@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { getBase58Decoder } from '@solana/kit';
 import { writeNewKeypairFile } from '../src/cli/commands/wallet-file.js';
 import { silentLogger } from '../src/core/index.js';
-import type { DecisionEntry } from '../src/engine/decision-log.js';
+import type { DecisionEntry } from '../src/engine/logs/decision-log.js';
 import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
 import { runRecording } from '../src/research/record/run-recorder.js';
 import { calibrate, modelBlockYaml, secondStage } from '../src/research/calibrate/calibrate.js';

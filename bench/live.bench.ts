@@ -18,7 +18,7 @@ import { fakeMarket } from '../test/sim-ledger/fake-market.js';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import type { LiveRpcPort, SwapBuilderPort } from '../src/executors/live/ports.js';
 import type { Bps, Lamports, RawAmount, UnixMs } from '../src/core/units.js';
-import type { ExecutionReport, OrderIntent } from '../src/engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../src/engine/orders/execution-port.js';
 import { openSqliteJournal } from '../src/executors/journal/sqlite-journal.js';
 import type { JournalSynchronous } from '../src/executors/journal/sqlite-durability.js';
 import { createLiveExecutor } from '../src/executors/live/live-executor.js';

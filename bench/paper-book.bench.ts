@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bps, lamports, rawAmount, type UnixMs } from '../src/core/index.js';
-import type { Fill, OrderIntent } from '../src/engine/execution-port.js';
+import type { Fill, OrderIntent } from '../src/engine/orders/execution-port.js';
 import { encodeFill, encodeIntent } from '../src/executors/journal/codec.js';
 import { openDeploymentStore } from '../src/runtime/store/deployment-store.js';
 import { MAX_BATCH, paperCashAfter } from '../src/runtime/store/paper-book.js';

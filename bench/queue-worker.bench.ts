@@ -19,7 +19,7 @@ import { Keypair } from '@solana/web3.js';
 import { base58Text } from '../src/core/base58.js';
 import { systemClock } from '../src/core/clock.js';
 import type { Bps, Lamports, UnixMs } from '../src/core/units.js';
-import type { ExecutionReport, OrderIntent } from '../src/engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../src/engine/orders/execution-port.js';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import { openSqliteJournal } from '../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor } from '../src/executors/live/live-executor.js';

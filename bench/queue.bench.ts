@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { systemClock } from '../src/core/clock.js';
 import { silentLogger } from '../src/core/logger.js';
 import type { Bps, Lamports, UnixMs } from '../src/core/units.js';
-import type { ExecutionReport, OrderIntent } from '../src/engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../src/engine/orders/execution-port.js';
 import { openSqliteJournal } from '../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor } from '../src/executors/live/live-executor.js';
 import { createQueueExecutor, type QueueExecutor } from '../src/executors/queue/queue-executor.js';

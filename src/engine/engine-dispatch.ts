@@ -8,16 +8,16 @@
  * placed meanwhile can be traced to it. Nothing here allocates per event beyond the events themselves.
  */
 import type { Clock, Logger } from '../core/index.js';
-import type { EngineStats } from './engine-stats.js';
-import type { DomainEvent } from './events.js';
-import type { ExitManager } from './exit-manager.js';
-import type { StreamGap, StreamMessage } from './feed-port.js';
-import type { MutableMarketView } from './market-view.js';
-import { createNormaliser } from './normalise.js';
-import type { OrderFlow } from './order-flow.js';
-import type { Portfolio } from './portfolio.js';
+import type { EngineStats } from './logs/engine-stats.js';
+import type { DomainEvent } from './events/events.js';
+import type { ExitManager } from './exits/exit-manager.js';
+import type { StreamGap, StreamMessage } from './events/feed-port.js';
+import type { MutableMarketView } from './market/market-view.js';
+import { createNormaliser } from './events/normalise.js';
+import type { OrderFlow } from './orders/order-flow.js';
+import type { Portfolio } from './market/portfolio.js';
 import type { RoomOwners } from './room-owners.js';
-import type { StrategyRunner } from './strategy-runner.js';
+import type { StrategyRunner } from './strategy/strategy-runner.js';
 
 export interface Dispatcher {
   /**

@@ -8,27 +8,27 @@
  * the executor (order-flow.ts).
  */
 import { lamports, silentLogger, type Clock, type Lamports, type Logger, type Random, type UnixMs } from '../core/index.js';
-import { createDataLookup, type DataLookupOptions, type DataPort } from './data-lookup.js';
-import type { DecisionSink } from './decision-log.js';
-import type { DomainEvent } from './events.js';
-import type { Executor, Fill, OrderIntent } from './execution-port.js';
-import type { StreamFeed, StreamMessage } from './feed-port.js';
-import { createExitManager, type ExitLevels } from './exit-manager.js';
-import { createMarketView, type MarketView } from './market-view.js';
-import { createManualActions, type ManualAction, type ManualMeta } from './manual-actions.js';
-import { createOrderFlow, type Admission, type OrderFlow } from './order-flow.js';
-import { createPortfolio, type Portfolio } from './portfolio.js';
-import { createRiskGate, type RiskGate, type RiskLimits } from './risk-gate.js';
+import { createDataLookup, type DataLookupOptions, type DataPort } from './strategy/data-lookup.js';
+import type { DecisionSink } from './logs/decision-log.js';
+import type { DomainEvent } from './events/events.js';
+import type { Executor, Fill, OrderIntent } from './orders/execution-port.js';
+import type { StreamFeed, StreamMessage } from './events/feed-port.js';
+import { createExitManager, type ExitLevels } from './exits/exit-manager.js';
+import { createMarketView, type MarketView } from './market/market-view.js';
+import { createManualActions, type ManualAction, type ManualMeta } from './orders/manual-actions.js';
+import { createOrderFlow, type Admission, type OrderFlow } from './orders/order-flow.js';
+import { createPortfolio, type Portfolio } from './market/portfolio.js';
+import { createRiskGate, type RiskGate, type RiskLimits } from './orders/risk-gate.js';
 import { createRoomOwners } from './room-owners.js';
-import { createRiskDay, type RiskStateStore } from './risk-day.js';
+import { createRiskDay, type RiskStateStore } from './orders/risk-day.js';
 import { createPositionRoomKeeper } from './position-rooms.js';
-import { fetchSolPrices } from './restore-prices.js';
-import type { StrategyInstance } from './strategy-instance.js';
-import type { OrderResult } from './strategy-api.js';
-import { createStrategyRunner, type StrategyRunner } from './strategy-runner.js';
-import { createEngineStats, type EngineStats } from './engine-stats.js';
+import { fetchSolPrices } from './market/restore-prices.js';
+import type { StrategyInstance } from './strategy/strategy-instance.js';
+import type { OrderResult } from './strategy/strategy-api.js';
+import { createStrategyRunner, type StrategyRunner } from './strategy/strategy-runner.js';
+import { createEngineStats, type EngineStats } from './logs/engine-stats.js';
 import { createDispatcher } from './engine-dispatch.js';
-import { createStrategyHalts } from './strategy-halts.js';
+import { createStrategyHalts } from './strategy/strategy-halts.js';
 
 export interface ExecutionDefaults {
   readonly slippageBps: number;

@@ -3,7 +3,7 @@
  * strategy with `exitOnSafety` rules, the safety rooms of the signals it watches. Fresh and
  * restored positions join the same rooms, so a restart arms every exit again.
  */
-import type { ExitRules } from './exit-rules.js';
+import type { ExitRules } from './exits/exit-rules.js';
 import type { RoomOwners } from './room-owners.js';
 
 const SAFETY_ROOMS: ReadonlyArray<readonly [keyof NonNullable<ExitRules['exitOnSafety']>, string]> = [

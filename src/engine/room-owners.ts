@@ -3,7 +3,7 @@
  * the last owner releases it. Owners are strategy ids; a strategy may hold a room for several
  * reasons (declared, watched, open position), each counted.
  */
-import type { StreamFeed, StreamMessage } from './feed-port.js';
+import type { StreamFeed, StreamMessage } from './events/feed-port.js';
 
 export interface RoomOwners {
   acquire(strategyId: string, room: string): void;

@@ -19,7 +19,7 @@
 import BigNumber from 'bignumber.js';
 import type { ErrorCode } from '../core/error-codes.js';
 import { addLamports, lamports, type Lamports, type UnixMs } from '../core/units.js';
-import type { OrderIntent } from '../engine/execution-port.js';
+import type { OrderIntent } from '../engine/orders/execution-port.js';
 
 /** Base fee per signature (lamports), part of every intent's spend. */
 export const ADMISSION_LAMPORTS_PER_SIGNATURE = 5_000n;

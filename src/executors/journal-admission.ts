@@ -6,7 +6,7 @@
  */
 import { describeError } from '../core/errors.js';
 import type { UnixMs } from '../core/units.js';
-import type { OrderIntent } from '../engine/execution-port.js';
+import type { OrderIntent } from '../engine/orders/execution-port.js';
 import { admitIntent, dayCapDenial, utcDay, type AdmissionDenial, type AdmissionLimits } from './admission.js';
 import type { IntentJournal, IntentRecord } from './journal/journal.js';
 

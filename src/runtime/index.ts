@@ -5,7 +5,7 @@
  */
 export { loadDeployment, parseDeployment, deploymentJsonSchema, type Deployment } from '../config/index.js';
 export { createEngine, type Engine, type EngineOptions } from '../engine/engine.js';
-export { instantiateStrategy, type StrategyInstance } from '../engine/strategy-instance.js';
+export { instantiateStrategy, type StrategyInstance } from '../engine/strategy/strategy-instance.js';
 export { createPaperExecutor, type PaperExecutor, type PaperExecutorOptions } from '../executors/paper/paper-executor.js';
 export { createLiveExecutor, type LiveExecutor, type LiveExecutorOptions } from '../executors/live/live-executor.js';
 export type { LiveSettings, LiveSettingsInput } from '../executors/live/live-settings.js';

@@ -1,6 +1,6 @@
 /** Plain JSON views of slots and handles for the control API (bigints as decimal strings). */
 import type { z } from 'zod';
-import { amountInOf } from '../engine/execution-port.js';
+import { amountInOf } from '../engine/orders/execution-port.js';
 import type { DeploymentHandle, FeedHealth, PendingIntentView } from '../runtime/handle/deployment-handle.js';
 import type { deploymentDetailBody, deploymentSummaryBody, feedHealthBody, intentBody } from './api-schemas.js';
 import type { SlotView } from './service-port.js';

@@ -2,7 +2,7 @@
  * The strategy API, the only import a strategy needs: `defineStrategy`, the context and event
  * types, zod for parameter schemas, and `solParam` for exact SOL amounts.
  */
-export { defineStrategy } from '../engine/strategy-api.js';
+export { defineStrategy } from '../engine/strategy/strategy-api.js';
 export type {
   BuyOrder,
   IntentFailed,
@@ -15,17 +15,17 @@ export type {
   StrategyLog,
   TimerFired,
   WatchOptions,
-} from '../engine/strategy-api.js';
-export type * from '../engine/events.js';
-export type { ExitRules, TakeProfitLevel } from '../engine/exit-rules.js';
-export type { Fill } from '../engine/execution-port.js';
-export type { MarketObservation } from '../engine/market-view.js';
-export type { Position } from '../engine/portfolio.js';
+} from '../engine/strategy/strategy-api.js';
+export type * from '../engine/events/events.js';
+export type { ExitRules, TakeProfitLevel } from '../engine/exits/exit-rules.js';
+export type { Fill } from '../engine/orders/execution-port.js';
+export type { MarketObservation } from '../engine/market/market-view.js';
+export type { Position } from '../engine/market/portfolio.js';
 /** The amount brands of fills, positions and `solParam` values (bigints underneath). */
 export type { Lamports, RawAmount } from '../core/units.js';
 export { z } from 'zod';
 /** Search spaces of parameters (`space:` in `defineStrategy`) and what a sweep objective sees. */
-export { choice, range } from '../engine/param-space.js';
-export type { ParamSpace, ParamValue, WindowMetrics } from '../engine/param-space.js';
+export { choice, range } from '../engine/strategy/param-space.js';
+export type { ParamSpace, ParamValue, WindowMetrics } from '../engine/strategy/param-space.js';
 /** Exact SOL parameters: `buySol: solParam.prefault('0.05')` gives `Lamports` (a bigint). */
 export { solParam } from './sol.js';

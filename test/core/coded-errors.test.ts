@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Keypair, MessageV0, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/random.js';
-import { createPortfolio } from '../../src/engine/portfolio.js';
+import { createPortfolio } from '../../src/engine/market/portfolio.js';
 import { createPoolRegistry } from '../../src/client/http/pool-registry.js';
 import { MAX_BODY_BYTES, readBody } from '../../src/sim/rpc/http-util.js';
 import { parseTx } from '../../src/sim/ledger/parsed-tx.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal, decimal } from '../../src/core/decimal.js';
 import { compareScaled, plainDecimalParts, quotientFloor, quotientString } from '../../src/core/exact-ratio.js';
-import { exactString } from '../../src/engine/price-tick.js';
+import { exactString } from '../../src/engine/events/price-tick.js';
 
 const amount = fc.bigInt({ min: 0n, max: 2n ** 70n });
 const positive = fc.bigInt({ min: 1n, max: 2n ** 70n });

@@ -32,7 +32,7 @@ import {
   type LifecycleHealth,
   type UnixMs,
 } from '../../src/core/index.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { encodeIntent } from '../../src/executors/journal/codec.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';
 import { startWalletWorker } from '../../src/executors/queue/wallet-worker.js';

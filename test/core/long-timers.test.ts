@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { longTimeout, MAX_TIMER_MS, systemClock } from '../../src/core/clock.js';
 import { sleep } from '../../src/core/abort.js';
 import { lamports, rawAmount } from '../../src/core/units.js';
-import { createExitManager } from '../../src/engine/exit-manager.js';
+import { createExitManager } from '../../src/engine/exits/exit-manager.js';
 import { waitForStop } from '../../src/runtime/compose/run-common.js';
 
 const DAY_MS = 86_400_000;

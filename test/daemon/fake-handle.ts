@@ -6,7 +6,7 @@
 import type { UnixMs } from '../../src/core/index.js';
 import type { LoadedDeployment } from '../../src/config/index.js';
 import type { DeploymentEvent, DeploymentHandle, DeploymentState, FeedHealth, ShutdownReport } from '../../src/runtime/handle/deployment-handle.js';
-import type { RunSummary } from '../../src/engine/engine-stats.js';
+import type { RunSummary } from '../../src/engine/logs/engine-stats.js';
 
 export interface FakeHandle extends DeploymentHandle {
   emit(ev: DeploymentEvent): void;

@@ -10,7 +10,7 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { silentLogger, systemClock, type Bps, type Lamports, type UnixMs } from '../../src/core/index.js';
-import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { openRedisJournal } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor } from '../../src/executors/queue/queue-executor.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';

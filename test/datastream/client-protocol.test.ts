@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';
-import type { StreamFeed } from '../../src/engine/feed-port.js';
+import type { StreamFeed } from '../../src/engine/events/feed-port.js';
 import {
   createDatastreamClient,
   rooms,

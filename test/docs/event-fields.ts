@@ -1,5 +1,5 @@
 /**
- * Reads the event interfaces of src/engine/events.ts with the TypeScript compiler and renders the
+ * Reads the event interfaces of src/engine/events/events.ts with the TypeScript compiler and renders the
  * "Event fields" section of docs/strategies.md from their TSDoc: one table per event, one row per
  * field with its type and its description (empty when the field has no TSDoc).
  */
@@ -18,7 +18,7 @@ export interface EventDoc {
   readonly fields: readonly EventField[];
 }
 
-const FILE = new URL('../../src/engine/events.ts', import.meta.url);
+const FILE = new URL('../../src/engine/events/events.ts', import.meta.url);
 
 function docOf(node: ts.Node, sf: ts.SourceFile): string {
   const ranges = ts.getLeadingCommentRanges(sf.text, node.getFullStart()) ?? [];
@@ -58,5 +58,5 @@ export function renderEventFields(events: readonly EventDoc[]): string {
   return parts.join('\n\n');
 }
 
-export const START = '<!-- event-fields:start: generated from the TSDoc of src/engine/events.ts; test/docs/strategy-docs.test.ts checks it -->';
+export const START = '<!-- event-fields:start: generated from the TSDoc of src/engine/events/events.ts; test/docs/strategy-docs.test.ts checks it -->';
 export const END = '<!-- event-fields:end -->';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDeployment, type LoadedDeployment } from '../../src/config/index.js';
-import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/decision-log.js';
+import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/logs/decision-log.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment, parseDeployment } from '../../src/config/index.js';
-import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { memoryDecisionLog } from '../../src/engine/logs/decision-log.js';
 import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';

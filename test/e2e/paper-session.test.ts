@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { decimal, manualClock, seededRandom } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
-import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/decision-log.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/logs/decision-log.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { createPaperSession } from '../../src/runtime/paper/paper-session.js';
 import { resolveStrategies } from '../../src/runtime/compose/resolve-strategies.js';
 import { fakeFeed } from '../engine/fake-feed.js';

@@ -20,7 +20,7 @@ import { workerDeploymentYaml } from './support/worker-deployment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport } from '../../src/engine/execution-port.js';
+import type { ExecutionReport } from '../../src/engine/orders/execution-port.js';
 import { openRedisJournal, redisJournalKeys } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor } from '../../src/executors/queue/queue-executor.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';

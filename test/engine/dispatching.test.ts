@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs, lamports } from '../../src/core/index.js';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
-import type { DomainEvent } from '../../src/engine/events.js';
-import type { ExecutionSink, Executor, OrderIntent } from '../../src/engine/execution-port.js';
-import { defineStrategy } from '../../src/engine/strategy-api.js';
-import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
+import type { DomainEvent } from '../../src/engine/events/events.js';
+import type { ExecutionSink, Executor, OrderIntent } from '../../src/engine/orders/execution-port.js';
+import { defineStrategy } from '../../src/engine/strategy/strategy-api.js';
+import { instantiateStrategy } from '../../src/engine/strategy/strategy-instance.js';
 import { fakeFeed } from './fake-feed.js';
 import { priceFrame, wire } from './wire.js';
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, type Decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
-import { createExitManager, type ExitOrder } from '../../src/engine/exit-manager.js';
-import { comparePrice, keptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/price-levels.js';
-import { exactString } from '../../src/engine/price-tick.js';
-import { priceOf, type Position } from '../../src/engine/portfolio.js';
+import { createExitManager, type ExitOrder } from '../../src/engine/exits/exit-manager.js';
+import { comparePrice, keptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/exits/price-levels.js';
+import { exactString } from '../../src/engine/events/price-tick.js';
+import { priceOf, type Position } from '../../src/engine/market/portfolio.js';
 
 const position = (tokenRaw: bigint, openedAt: number): Position => ({
   key: 's1:mintA',

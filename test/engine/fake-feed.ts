@@ -1,5 +1,5 @@
 /** A hand-written StreamFeed that tests push frames into. */
-import type { StreamFeed, StreamGap, StreamMessage } from '../../src/engine/feed-port.js';
+import type { StreamFeed, StreamGap, StreamMessage } from '../../src/engine/events/feed-port.js';
 import type { Clock, UnixMs } from '../../src/core/index.js';
 import { parseRoomMessage } from '../../src/client/datastream/index.js';
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bps, lamports, rawAmount, unixMs, type Lamports, type RawAmount } from '../../src/core/index.js';
-import { amountInOf, type BuyIntent, type OrderIntent, type SellIntent } from '../../src/engine/execution-port.js';
-import type { RiskLimits } from '../../src/engine/risk-gate.js';
+import { amountInOf, type BuyIntent, type OrderIntent, type SellIntent } from '../../src/engine/orders/execution-port.js';
+import type { RiskLimits } from '../../src/engine/orders/risk-gate.js';
 
 const common = {
   id: 'int_1',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { UnixMs } from '../../src/core/units.js';
-import type { DomainEvent } from '../../src/engine/events.js';
-import { createMarketView } from '../../src/engine/market-view.js';
-import { PriceTickEvent } from '../../src/engine/price-tick.js';
+import type { DomainEvent } from '../../src/engine/events/events.js';
+import { createMarketView } from '../../src/engine/market/market-view.js';
+import { PriceTickEvent } from '../../src/engine/events/price-tick.js';
 
 const at = 1_700_000_000_000 as UnixMs;
 const base = { room: 'price:token:M', receivedAt: at, origin: 'live' as const };

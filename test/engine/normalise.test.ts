@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRoomMessage } from '../../src/client/datastream/index.js';
 import { decimal, type UnixMs } from '../../src/core/index.js';
-import { createNormaliser, exactString } from '../../src/engine/normalise.js';
+import { createNormaliser, exactString } from '../../src/engine/events/normalise.js';
 import { wire } from './wire.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';

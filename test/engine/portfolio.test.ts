@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, Decimal, lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
-import { exactString } from '../../src/engine/price-tick.js';
-import type { Fill } from '../../src/engine/execution-port.js';
-import { createPortfolio, MAX_CLOSED_POSITIONS, MAX_VENUES, priceOf, valueLamports } from '../../src/engine/portfolio.js';
+import { exactString } from '../../src/engine/events/price-tick.js';
+import type { Fill } from '../../src/engine/orders/execution-port.js';
+import { createPortfolio, MAX_CLOSED_POSITIONS, MAX_VENUES, priceOf, valueLamports } from '../../src/engine/market/portfolio.js';
 
 const fill = (side: 'buy' | 'sell', mint: string, sol: bigint, tokens: bigint, fee: bigint, at = 0): Fill => ({
   intentId: `i${at}`,

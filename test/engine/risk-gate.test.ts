@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
-import { createMarketView } from '../../src/engine/market-view.js';
-import { createPortfolio, priceOf } from '../../src/engine/portfolio.js';
-import { createRiskGate, type RiskLimits, type RiskRequest, type RiskState } from '../../src/engine/risk-gate.js';
+import { createMarketView } from '../../src/engine/market/market-view.js';
+import { createPortfolio, priceOf } from '../../src/engine/market/portfolio.js';
+import { createRiskGate, type RiskLimits, type RiskRequest, type RiskState } from '../../src/engine/orders/risk-gate.js';
 
 const SOL = 1_000_000_000n;
 

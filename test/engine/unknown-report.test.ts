@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { lamports, manualClock, seededRandom, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
 import { createEngine } from '../../src/engine/engine.js';
-import type { ExecutionSink, Executor, Fill } from '../../src/engine/execution-port.js';
-import { defineStrategy } from '../../src/engine/strategy-api.js';
-import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
+import type { ExecutionSink, Executor, Fill } from '../../src/engine/orders/execution-port.js';
+import { defineStrategy } from '../../src/engine/strategy/strategy-api.js';
+import { instantiateStrategy } from '../../src/engine/strategy/strategy-instance.js';
 import { fakeFeed } from './fake-feed.js';
 
 const idle = defineStrategy({ id: 'idle', params: z.strictObject({}), rooms: () => [] });

@@ -1,7 +1,7 @@
 /** Builds engine stream messages from wire payloads through the client's room registry (as a feed or a replay does). */
 import { parseRoomMessage } from '../../src/client/datastream/index.js';
 import type { UnixMs } from '../../src/core/index.js';
-import type { StreamMessage } from '../../src/engine/feed-port.js';
+import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 
 /** The typed message of `data` on `room`; throws with the guard's reason when the payload is rejected. */
 export function wire(room: string, data: unknown, receivedAt: number = 0, origin: 'live' | 'backfill' = 'live'): StreamMessage {

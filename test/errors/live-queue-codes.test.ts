@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRpcClient } from '../../src/client/index.js';
 import { isChainpilotError, manualClock, silentLogger, systemClock, type Bps, type Lamports, type UnixMs } from '../../src/core/index.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { READ_ATTEMPTS, readUntilKnown } from '../../src/executors/live/drive-intent.js';
 import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
 import { createQueueExecutor } from '../../src/executors/queue/queue-executor.js';

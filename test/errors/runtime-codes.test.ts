@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { ChainpilotError, isChainpilotError, manualClock, silentLogger, type Lamports, type RawAmount, type UnixMs } from '../../src/core/index.js';
-import type { ExecutionReport, ExecutionSink, Executor } from '../../src/engine/execution-port.js';
+import type { ExecutionReport, ExecutionSink, Executor } from '../../src/engine/orders/execution-port.js';
 import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';

@@ -11,7 +11,7 @@ import BaseBigNumber from 'bignumber.js';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { PublicKey } from '@solana/web3.js';
 import fc from 'fast-check';
 import { base58Text } from '../../src/core/base58.js';

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/core/clock.js';
 import type { UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport } from '../../src/engine/execution-port.js';
+import type { ExecutionReport } from '../../src/engine/orders/execution-port.js';
 import { redisJournalKeys } from '../../src/executors/journal/redis-journal.js';
 import { engineHoldKey } from '../../src/executors/queue/engine-lease.js';
 import { createQueueExecutor, type QueueExecutor } from '../../src/executors/queue/queue-executor.js';

@@ -11,7 +11,7 @@ import { LAMPORTS_PER_SOL, type Keypair } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport } from '../../src/engine/execution-port.js';
+import type { ExecutionReport } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';

@@ -3,7 +3,7 @@ import { Keypair, TransactionInstruction, TransactionMessage, VersionedTransacti
 import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { BASE_ALLOWED_PROGRAMS, inspectSwap } from '../../src/executors/live/inspect.js';
 import type { LiveRpcPort, RpcAccount } from '../../src/executors/live/ports.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent, storedIntent } from '../../src/executors/journal/codec.js';
 

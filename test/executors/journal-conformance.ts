@@ -6,7 +6,7 @@
 import { lamports } from '../../src/core/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, RawAmount, UnixMs } from '../../src/core/units.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 

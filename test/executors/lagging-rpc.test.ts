@@ -12,7 +12,7 @@ import { LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRpcClient, createSwapClient } from '../../src/client/index.js';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport } from '../../src/engine/execution-port.js';
+import type { ExecutionReport } from '../../src/engine/orders/execution-port.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
 import { MAX_STALE_ANSWERS } from '../../src/executors/live/confirm-attempt.js';
 import { createLiveExecutor } from '../../src/executors/live/live-executor.js';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Fill } from '../../src/engine/execution-port.js';
+import type { Fill } from '../../src/engine/orders/execution-port.js';
 import { createHarness, reportTypes, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;

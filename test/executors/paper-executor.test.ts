@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bps, Decimal, decimal, lamports, manualClock, type UnixMs } from '../../src/core/index.js';
-import { exactString } from '../../src/engine/price-tick.js';
-import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
-import { createMarketView } from '../../src/engine/market-view.js';
+import { exactString } from '../../src/engine/events/price-tick.js';
+import type { ExecutionReport, OrderIntent } from '../../src/engine/orders/execution-port.js';
+import { createMarketView } from '../../src/engine/market/market-view.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import { DEFAULT_FILL_MODEL, modelFill } from '../../src/executors/paper/fill-model.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bps, lamports, manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
-import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/execution-port.js';
-import { createMarketView } from '../../src/engine/market-view.js';
+import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/orders/execution-port.js';
+import { createMarketView } from '../../src/engine/market/market-view.js';
 import { DEFAULT_FILL_MODEL } from '../../src/executors/paper/fill-model.js';
 import { createPaperExecutor, type PaperModel } from '../../src/executors/paper/paper-executor.js';
 import { orderIntent } from '../helpers/intents.js';

@@ -10,7 +10,7 @@ import { createRpcClient, createSwapClient } from '../../src/client/index.js';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport, OrderIntent } from '../../src/engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { openRedisJournal, redisJournalKeys } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor, type QueueExecutor } from '../../src/executors/queue/queue-executor.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';

@@ -10,7 +10,7 @@ import { LAMPORTS_PER_SOL, PublicKey, type Keypair } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/execution-port.js';
+import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';

@@ -5,7 +5,7 @@
  * executors must refuse (zero, negative).
  */
 import type { Lamports, RawAmount } from '../../src/core/units.js';
-import type { BuyIntent, OrderIntent } from '../../src/engine/execution-port.js';
+import type { BuyIntent, OrderIntent } from '../../src/engine/orders/execution-port.js';
 
 export type IntentDraft = Omit<BuyIntent, 'side' | 'spendLamports'> & {
   readonly side: 'buy' | 'sell';

@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedactor, manualClock, silentLogger, type UnixMs } from '../../src/core/index.js';
 import type { DatastreamEvent } from '../../src/client/datastream/index.js';
-import { manualActionOf, manualDecision, type ManualAction } from '../../src/engine/manual-actions.js';
+import { manualActionOf, manualDecision, type ManualAction } from '../../src/engine/orders/manual-actions.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { createRecorder, endpointNames } from '../../src/research/record/recorder.js';
 

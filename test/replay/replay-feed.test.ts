@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { UnixMs } from '../../src/core/index.js';
-import type { StreamMessage } from '../../src/engine/feed-port.js';
+import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import type { RecordLine } from '../../src/research/replay/recording-format.js';
 import { createReplayFeed, REPLAY_DEDUP_CAPACITY, replayDedupCapacity } from '../../src/research/replay/replay-feed.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DecisionEntry } from '../../src/engine/decision-log.js';
+import type { DecisionEntry } from '../../src/engine/logs/decision-log.js';
 import { computeReport, type ReportInput } from '../../src/research/report/compute-report.js';
 import { createDrawdownTracker } from '../../src/research/report/drawdown.js';
 import type { ReportRun } from '../../src/research/report/report-types.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decimal, seededRandom } from '../../src/core/index.js';
-import type { DecisionEntry } from '../../src/engine/decision-log.js';
+import type { DecisionEntry } from '../../src/engine/logs/decision-log.js';
 import { computeReport } from '../../src/research/report/compute-report.js';
 import { renderReportHtml } from '../../src/research/report/render-html.js';
 

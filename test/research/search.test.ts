@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { choice, range, spaceValues, type WindowMetrics } from '../../src/engine/param-space.js';
+import { choice, range, spaceValues, type WindowMetrics } from '../../src/engine/strategy/param-space.js';
 import { startingCells } from '../../src/research/backtest/search-methods.js';
 import { declaredAxes } from '../../src/research/backtest/search-space.js';
 import { cellAt, gridCells, parseSetOption } from '../../src/research/backtest/sweep-grid.js';

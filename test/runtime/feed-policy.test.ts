@@ -7,7 +7,7 @@ import { wire } from '../engine/wire.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
 import { manualClock } from '../../src/core/index.js';
-import type { StreamMessage } from '../../src/engine/feed-port.js';
+import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import type { DeploymentEvent, FeedConnection, FeedWatchStats } from '../../src/runtime/handle/deployment-handle.js';
 import { runPaper } from '../../src/runtime/shell/run-paper.js';

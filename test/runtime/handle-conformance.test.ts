@@ -16,7 +16,7 @@ import { writeNewKeypairFile } from '../../src/cli/commands/wallet-file.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { base58Text } from '../../src/core/base58.js';
 import { manualClock, type Bps, type Lamports, type UnixMs } from '../../src/core/index.js';
-import type { Executor, OrderIntent } from '../../src/engine/execution-port.js';
+import type { Executor, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { createDeployment, type RuntimeDeps, type RuntimeHandle } from '../../src/runtime/handle/create-deployment.js';
 import type { DeploymentHealth, FeedConnection, ShutdownReport } from '../../src/runtime/handle/deployment-handle.js';
 import { openDeploymentStore } from '../../src/runtime/store/deployment-store.js';

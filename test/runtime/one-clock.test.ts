@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
 import type { UnixMs } from '../../src/core/index.js';
-import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import { memoryDecisionLog } from '../../src/engine/logs/decision-log.js';
 import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { tempDir, paperSimYaml, until, type TempDir } from './helpers.js';
 

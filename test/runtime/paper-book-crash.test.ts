@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { bps, lamports, type ChainpilotError, type UnixMs } from '../../src/core/index.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { openDeploymentStore } from '../../src/runtime/store/deployment-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-book-crash-'));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError, lamports, type UnixMs } from '../../src/core/index.js';
-import type { OrderIntent } from '../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { openDeploymentStore, type DeploymentStore } from '../../src/runtime/store/deployment-store.js';
 
 const WALLET = 'WalletA111111111111111111111111111111111111';

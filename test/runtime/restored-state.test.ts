@@ -5,7 +5,7 @@
  * intent id the journal already holds is reported with a coded error, never left pending.
  */
 import { priceFrame as priceData, wire } from '../engine/wire.js';
-import type { StreamMessage } from '../../src/engine/feed-port.js';
+import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,13 +13,13 @@ import { Keypair } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { bps, createRedactor, lamports, manualClock, newId, rawAmount, seededRandom, type UnixMs } from '../../src/core/index.js';
-import type { DecisionEntry } from '../../src/engine/decision-log.js';
+import type { DecisionEntry } from '../../src/engine/logs/decision-log.js';
 import { createEngine } from '../../src/engine/engine.js';
-import { amountInOf, type Fill, type OrderIntent } from '../../src/engine/execution-port.js';
-import type { MarketView } from '../../src/engine/market-view.js';
-import { priceOf } from '../../src/engine/portfolio.js';
-import { defineStrategy } from '../../src/engine/strategy-api.js';
-import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
+import { amountInOf, type Fill, type OrderIntent } from '../../src/engine/orders/execution-port.js';
+import type { MarketView } from '../../src/engine/market/market-view.js';
+import { priceOf } from '../../src/engine/market/portfolio.js';
+import { defineStrategy } from '../../src/engine/strategy/strategy-api.js';
+import { instantiateStrategy } from '../../src/engine/strategy/strategy-instance.js';
 import type { LiveRpcPort, SwapBuilderPort } from '../../src/executors/live/ports.js';
 import { createLiveExecutor } from '../../src/executors/live/live-executor.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';

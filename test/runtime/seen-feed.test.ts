@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../../src/core/index.js';
 import { createDatastreamClient, type DatastreamClient } from '../../src/client/datastream/index.js';
-import type { StreamMessage } from '../../src/engine/feed-port.js';
+import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import { seenFeed } from '../../src/runtime/handle/feed-watch.js';
 import { liquidityEvent } from '../datastream/helpers/events.js';
 import { startStreamServer, waitFor, type StreamServer } from '../datastream/helpers/stream-server.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock, seededRandom, type ManualClock, lamports } from '../../src/core/index.js';
-import type { ExecutionSink, Executor } from '../../src/engine/execution-port.js';
-import { memoryDecisionLog } from '../../src/engine/decision-log.js';
+import type { ExecutionSink, Executor } from '../../src/engine/orders/execution-port.js';
+import { memoryDecisionLog } from '../../src/engine/logs/decision-log.js';
 import { createEngine } from '../../src/engine/engine.js';
-import type { MarketView } from '../../src/engine/market-view.js';
-import { instantiateStrategy } from '../../src/engine/strategy-instance.js';
+import type { MarketView } from '../../src/engine/market/market-view.js';
+import { instantiateStrategy } from '../../src/engine/strategy/strategy-instance.js';
 import { createPaperExecutor } from '../../src/executors/paper/paper-executor.js';
 import { BUILTIN_STRATEGIES } from '../../src/strategies/builtin.js';
 import { fakeFeed } from '../engine/fake-feed.js';

@@ -14,7 +14,7 @@ async function inputsOf(entry: string): Promise<string[]> {
 describe('the strategy API entry (chainpilot/strategy)', () => {
   it('loads no native addon, no Solana SDK and nothing of the simulator, executors, config, runtime or client', async () => {
     const inputs = await inputsOf('src/strategies/api.ts');
-    expect(inputs).toContain('src/engine/strategy-api.ts');
+    expect(inputs).toContain('src/engine/strategy/strategy-api.ts');
     expect(
       inputs.filter((f) => /node_modules\/(@solana|litesvm|better-sqlite3|bigint-buffer|bullmq|ioredis|ws|undici|pino)\//.test(f) || f.endsWith('.node')),
     ).toEqual([]);

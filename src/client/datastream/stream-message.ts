@@ -1,6 +1,6 @@
 /**
  * Messages the Datastream client delivers: the room, its family, and the payload parsed once by
- * the family's guard (room-registry.ts). The engine's `StreamMessage` (src/engine/feed-port.ts) is
+ * the family's guard (room-registry.ts). The engine's `StreamMessage` (src/engine/events/feed-port.ts) is
  * this type, so the engine maps typed payloads and never looks at wire data.
  */
 import type { UnixMs } from '../../core/index.js';

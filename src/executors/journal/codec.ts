@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports, rawAmount, type Bps, type UnixMs } from '../../core/units.js';
-import { amountInOf, type Fill, type OrderIntent } from '../../engine/execution-port.js';
+import { amountInOf, type Fill, type OrderIntent } from '../../engine/orders/execution-port.js';
 
 const bigintString = z
   .string()

@@ -3,7 +3,7 @@
  * Every state change is one atomic write. The SQLite journal is the embedded default; a Redis
  * journal (scale-out) implements the same interface.
  */
-import type { Fill, OrderIntent } from '../../engine/execution-port.js';
+import type { Fill, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { Lamports } from '../../core/index.js';
 
 /**

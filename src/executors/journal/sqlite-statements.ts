@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { BoundedMap } from '../../core/bounded-map.js';
 import { lamports } from '../../core/units.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { decodeFill, decodeIntent } from './codec.js';
 import type { AttemptRecord, IntentRecord, IntentState } from './journal.js';
 import type { SchemaPart } from './sqlite-schema.js';

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { encodeFill, encodeIntent, storedIntent } from './codec.js';
 import { canTransition, type CreateResult, type IntentState, type NewAttempt, type Resolution } from './journal.js';
 import type { AttemptRow, IntentRow, JournalRows, JournalStatements } from './sqlite-statements.js';

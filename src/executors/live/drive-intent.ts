@@ -9,7 +9,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { cappedBackoff, throwIfAborted } from '../../core/abort.js';
 import { lamports, type UnixMs } from '../../core/units.js';
-import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { clockSleep } from '../../core/clock.js';

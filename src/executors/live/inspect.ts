@@ -23,7 +23,7 @@ import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } 
 import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import { BoundedMap, ChainpilotError } from '../../core/index.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
 import { WSOL_MINT } from './ports.js';

@@ -13,7 +13,7 @@
 import { ComputeBudgetProgram, SystemProgram } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
-import { amountInOf, type BuyIntent, type SellIntent } from '../../engine/execution-port.js';
+import { amountInOf, type BuyIntent, type SellIntent } from '../../engine/orders/execution-port.js';
 import type { SwapAccounts } from './swap-accounts.js';
 
 export const SYSTEM_PROGRAM = SystemProgram.programId.toBase58();

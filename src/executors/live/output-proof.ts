@@ -15,7 +15,7 @@
  * that arrives through a venue program's CPI (any `allowedPrograms` entry) cannot be read here and
  * proves nothing, so static mode refuses such swaps (simulate mode measures them).
  */
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { instructionName, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
 import { associatedAddress } from './swap-accounts.js';
 

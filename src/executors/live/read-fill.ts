@@ -4,7 +4,7 @@
  */
 import { decimal } from '../../core/decimal.js';
 import { lamports, rawAmount, type UnixMs } from '../../core/units.js';
-import type { Fill, OrderIntent } from '../../engine/execution-port.js';
+import type { Fill, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { TokenBalance, TransactionMeta } from './ports.js';
 
 /**

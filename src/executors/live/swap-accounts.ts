@@ -9,7 +9,7 @@
 import { BoundedMap } from '../../core/bounded-map.js';
 import { PublicKey } from '@solana/web3.js';
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { WSOL_MINT } from './ports.js';
 
 export interface SwapAccounts {

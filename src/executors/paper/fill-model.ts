@@ -8,9 +8,9 @@
  * the fee and impact alone are beyond it (live refuses such a quote before signing).
  */
 import { addLamports, Decimal, decimal, lamports, rawAmount, ZERO_LAMPORTS, type Lamports, type RawAmount } from '../../core/index.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
-import type { MarketObservation } from '../../engine/market-view.js';
-import { priceOf } from '../../engine/portfolio.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
+import type { MarketObservation } from '../../engine/market/market-view.js';
+import { priceOf } from '../../engine/market/portfolio.js';
 import { compareScaled, plainDecimalParts, pow10, quotientFloor } from '../../core/exact-ratio.js';
 
 export interface FillModelOptions {

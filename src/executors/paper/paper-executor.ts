@@ -3,10 +3,10 @@
  * clock, through the fill model. No wall clock and no randomness, so it serves backtests too.
  */
 import { ChainpilotError, lamports, rawAmount, type Clock, type Lamports, type Random, type TimerHandle } from '../../core/index.js';
-import type { MarketObservation } from '../../engine/market-view.js';
-import { priceOf } from '../../engine/portfolio.js';
-import type { ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
-import type { MarketView } from '../../engine/market-view.js';
+import type { MarketObservation } from '../../engine/market/market-view.js';
+import { priceOf } from '../../engine/market/portfolio.js';
+import type { ExecutionSink, Executor, OrderIntent } from '../../engine/orders/execution-port.js';
+import type { MarketView } from '../../engine/market/market-view.js';
 import type { AdmissionLimits } from '../admission.js';
 import { DEFAULT_FILL_MODEL, modelFill, type FillModelOptions, type Reserves } from './fill-model.js';
 import { createPaperRails } from './paper-rails.js';

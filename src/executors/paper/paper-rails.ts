@@ -7,7 +7,7 @@
  * reason word for word.
  */
 import type { UnixMs } from '../../core/index.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { admitIntent, dayCapDenial, type AdmissionDenial, type AdmissionLimits } from '../admission.js';
 
 export interface PaperRails {

@@ -8,7 +8,7 @@
 import type { Queue } from 'bullmq';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { encodeIntent } from '../journal/codec.js';
 import type { IntentJobData } from './queue-names.js';
 

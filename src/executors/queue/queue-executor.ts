@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { ChainpilotError, describeError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/execution-port.js';
+import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/orders/execution-port.js';
 import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import { checkRedisDurability, openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
 import { holdWalletForEngine, type EngineHold } from './engine-lease.js';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports, type UnixMs } from '../../core/units.js';
-import type { ExecutionReport } from '../../engine/execution-port.js';
+import type { ExecutionReport } from '../../engine/orders/execution-port.js';
 import { decodeFill, encodeFill } from '../journal/codec.js';
 
 const reportSchema = z.discriminatedUnion('type', [

@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import { describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { ExecutionReport } from '../../engine/execution-port.js';
+import type { ExecutionReport } from '../../engine/orders/execution-port.js';
 import { decodeReport } from './report-codec.js';
 
 /** Report keys remembered for dedup. */

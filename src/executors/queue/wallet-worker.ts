@@ -27,7 +27,7 @@ import { ChainpilotError, describeError, isChainpilotError } from '../../core/er
 import type { Clock } from '../../core/clock.js';
 import { createLifecycle, lifecycleMembers, type Lifecycle } from '../../core/lifecycle.js';
 import type { Logger } from '../../core/logger.js';
-import type { ExecutionReport, OrderIntent } from '../../engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../../engine/orders/execution-port.js';
 import { decodeIntent } from '../journal/codec.js';
 import type { IntentJournal } from '../journal/journal.js';
 import { openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';

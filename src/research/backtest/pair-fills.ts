@@ -11,7 +11,7 @@
  * before any id was drawn (a `denied` line) pairs by decision only.
  */
 import { Decimal } from '../../core/index.js';
-import type { DecisionEntry } from '../../engine/decision-log.js';
+import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 import type { DriftStats, DriftSummary, FillPair, LiveVsBacktest, PairSide } from '../report/live-drift-types.js';
 
 export type { DriftStats, DriftSummary, FillPair, LiveVsBacktest, PairOutcome, PairSide } from '../report/live-drift-types.js';

@@ -9,17 +9,17 @@
 import { performance } from 'node:perf_hooks';
 import { manualClock, seededRandom, silentLogger, type Logger, type UnixMs } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
-import { formatDecision, type DecisionEntry } from '../../engine/decision-log.js';
-import type { RunSummary } from '../../engine/engine-stats.js';
-import { manualActionOf } from '../../engine/manual-actions.js';
-import type { StrategyInstance } from '../../engine/strategy-instance.js';
+import { formatDecision, type DecisionEntry } from '../../engine/logs/decision-log.js';
+import type { RunSummary } from '../../engine/logs/engine-stats.js';
+import { manualActionOf } from '../../engine/orders/manual-actions.js';
+import type { StrategyInstance } from '../../engine/strategy/strategy-instance.js';
 import type { Recording } from '../replay/recording-reader.js';
 import { createReplayData, type DataMissFallback } from '../replay/replay-data.js';
 import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../replay/replay-feed.js';
 import { createPaperSession } from '../../runtime/paper/paper-session.js';
 import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import { STOPPING_DENIAL } from '../../runtime/handle/stopping-denial.js';
-import type { AdmissionRefusal } from '../../engine/control-mark.js';
+import type { AdmissionRefusal } from '../../engine/logs/control-mark.js';
 import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
 
 export interface BacktestProgress {

@@ -6,7 +6,7 @@
  */
 import { ChainpilotError } from '../../core/index.js';
 import { loadDeployment } from '../../config/index.js';
-import { spaceValues, type ParamSpace } from '../../engine/param-space.js';
+import { spaceValues, type ParamSpace } from '../../engine/strategy/param-space.js';
 import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import type { SweepAxis } from './sweep-grid.js';
 

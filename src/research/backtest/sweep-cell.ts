@@ -4,7 +4,7 @@
  * `chainpilot worker --sweeps` processes, and by the in-process path; the result depends only on the
  * task and the recording.
  */
-import type { WindowMetrics } from '../../engine/param-space.js';
+import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
 import { hourlySharpe } from '../report/short-run-metrics.js';

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ChainpilotError } from '../../core/index.js';
-import type { WindowMetrics } from '../../engine/param-space.js';
+import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 
 export type ObjectiveFn = (m: WindowMetrics) => number | null;
 

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ChainpilotError } from '../../core/index.js';
-import { range, spaceValues } from '../../engine/param-space.js';
+import { range, spaceValues } from '../../engine/strategy/param-space.js';
 import { SEARCH_METHODS, type SearchMethod } from './search-methods.js';
 import type { SweepAxis } from './sweep-grid.js';
 import type { WalkForwardMode } from './walk-forward.js';

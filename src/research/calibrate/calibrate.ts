@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/index.js';
-import type { DecisionEntry } from '../../engine/decision-log.js';
+import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 
 /** One intent live sent on its way (past the rails). */
 export interface LiveOutcome {

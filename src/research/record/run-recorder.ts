@@ -4,8 +4,8 @@
  * and the daemon hand `runRecording` to the runtime through its port (runtime/recording-port.ts).
  */
 import type { Deployment } from '../../config/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
-import type { StreamFeed } from '../../engine/feed-port.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
+import type { StreamFeed } from '../../engine/events/feed-port.js';
 import type { RecordTap } from '../../runtime/handle/deployment-handle.js';
 import type { RecordingReport, RunRecorderContext, RunRecording, RunTap } from '../../runtime/compose/recording-port.js';
 import type { StopOptions } from '../../core/index.js';

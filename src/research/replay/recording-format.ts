@@ -29,8 +29,8 @@
  * one character.
  */
 import { ChainpilotError } from '../../core/index.js';
-import type { ManualDecision } from '../../engine/decision-log.js';
-import type { AdmissionRefusal, ControlMark } from '../../engine/control-mark.js';
+import type { ManualDecision } from '../../engine/logs/decision-log.js';
+import type { AdmissionRefusal, ControlMark } from '../../engine/logs/control-mark.js';
 
 export const RECORDING_FORMAT = 1;
 

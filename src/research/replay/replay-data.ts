@@ -7,7 +7,7 @@
  * (BACKTEST_DATA_MISS).
  */
 import { ChainpilotError, type Clock } from '../../core/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
 import { dataKey, type RecordLine } from './recording-format.js';
 
 type DataLine = Extract<RecordLine, { kind: 'data' }>;

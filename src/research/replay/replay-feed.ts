@@ -7,7 +7,7 @@
 import type { UnixMs } from '../../core/index.js';
 import { createRoomRouter, type RoomRouter } from '../../client/datastream/delivery/room-router.js';
 import { createStats, type StatsBook } from '../../client/datastream/stats.js';
-import type { StreamFeed, StreamGap, StreamMessage } from '../../engine/feed-port.js';
+import type { StreamFeed, StreamGap, StreamMessage } from '../../engine/events/feed-port.js';
 import type { RecordLine } from './recording-format.js';
 
 export interface ReplayFeedStats {

@@ -4,7 +4,7 @@
  * added up in trade-tally.ts, the equity in equity-stats.ts, the tables in report-breakdowns.ts;
  * this file values the trades and assembles the metrics.
  */
-import type { DecisionEntry } from '../../engine/decision-log.js';
+import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 import type { DrawdownResult } from './drawdown.js';
 import { equityStats, exposedMs, type EquityStats } from './equity-stats.js';
 import { reportBreakdowns, topTradedMints } from './report-breakdowns.js';

@@ -2,10 +2,10 @@
  * Sweep outputs: the JSON shape, a CSV with one row per cell and window, and a self-contained HTML
  * page with the ranked table and, for two parameters, a heatmap of the ranking metric.
  */
-import type { WindowMetrics } from '../../engine/param-space.js';
+import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 import { sweepSilentRoomsHtml, type SilentRooms } from './silent-rooms.js';
 
-/** One window of one cell: what the objective sees (engine/param-space.ts) and the backtest's fingerprint. */
+/** One window of one cell: what the objective sees (engine/strategy/param-space.ts) and the backtest's fingerprint. */
 export interface SweepCellMetrics extends WindowMetrics {
   readonly fingerprint: string;
 }

@@ -5,7 +5,7 @@
  * reference price, and the counts of intents, fills and denials. Money stays bigint lamports.
  */
 import { Decimal, decimal } from '../../core/index.js';
-import type { DecisionEntry } from '../../engine/decision-log.js';
+import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 
 /** One trade as the log built it (lamports). */
 export interface TradeAcc {

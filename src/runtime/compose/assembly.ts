@@ -7,18 +7,18 @@
 import type { Clock, Logger, Redactor } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
 import type { Engine } from '../../engine/engine.js';
-import type { Admission } from '../../engine/order-flow.js';
+import type { Admission } from '../../engine/orders/order-flow.js';
 import type { LedgerServicesOptions } from '../../sim/ledger/index.js';
 import type { ChainpilotError, ManualClock, UnixMs } from '../../core/index.js';
-import type { DecisionSink, ManualDecision } from '../../engine/decision-log.js';
-import type { Executor } from '../../engine/execution-port.js';
-import type { StreamFeed } from '../../engine/feed-port.js';
+import type { DecisionSink, ManualDecision } from '../../engine/logs/decision-log.js';
+import type { Executor } from '../../engine/orders/execution-port.js';
+import type { StreamFeed } from '../../engine/events/feed-port.js';
 import type { DeploymentDeps, DeploymentMode, FeedConnection, ShutdownIntentReport } from '../handle/deployment-handle.js';
 import type { TrackedExecutor } from '../handle/intent-tracker.js';
 import type { LiveConfirmation } from '../live/live-rails.js';
 import type { LiveRunView } from '../live/live-run-view.js';
 import type { DeploymentTelemetry } from './deployment-telemetry.js';
-import type { ControlMark } from '../../engine/control-mark.js';
+import type { ControlMark } from '../../engine/logs/control-mark.js';
 
 /** Dependencies of the runtime's composition roots: the contract's, plus what only the CLI and tests pass. */
 export interface RuntimeDeps extends DeploymentDeps {

@@ -8,15 +8,15 @@ import { ensureDir } from '../store/ensure-dir.js';
 import { dirname } from 'node:path';
 import { ChainpilotError, lamports, silentLogger, type Clock, type Logger, type Random } from '../../core/index.js';
 import type { Deployment } from '../../config/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
-import { formatDecision, type DecisionEntry, type DecisionSink } from '../../engine/decision-log.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
+import { formatDecision, type DecisionEntry, type DecisionSink } from '../../engine/logs/decision-log.js';
 import { createEngine, type Engine } from '../../engine/engine.js';
-import type { Executor, OrderIntent } from '../../engine/execution-port.js';
-import type { StreamFeed } from '../../engine/feed-port.js';
-import type { StrategyInstance } from '../../engine/strategy-instance.js';
+import type { Executor, OrderIntent } from '../../engine/orders/execution-port.js';
+import type { StreamFeed } from '../../engine/events/feed-port.js';
+import type { StrategyInstance } from '../../engine/strategy/strategy-instance.js';
 import type { RestoredFailedFee, RestoredFill } from '../../engine/engine.js';
-import type { Admission } from '../../engine/order-flow.js';
-import { dayBoundaryOffsetMs, type RiskStateStore } from '../../engine/risk-day.js';
+import type { Admission } from '../../engine/orders/order-flow.js';
+import { dayBoundaryOffsetMs, type RiskStateStore } from '../../engine/orders/risk-day.js';
 
 export interface DeploymentEngineOptions {
   readonly deployment: Deployment;

@@ -5,14 +5,14 @@
  * never imports research.
  */
 import type { Clock, Lifecycle, Logger, Redactor, StopOptions, UnixMs } from '../../core/index.js';
-import type { ControlMark } from '../../engine/control-mark.js';
+import type { ControlMark } from '../../engine/logs/control-mark.js';
 import type { Deployment } from '../../config/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
-import type { ManualDecision } from '../../engine/decision-log.js';
-import type { StreamFeed } from '../../engine/feed-port.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
+import type { ManualDecision } from '../../engine/logs/decision-log.js';
+import type { StreamFeed } from '../../engine/events/feed-port.js';
 import type { DatastreamClient } from '../../client/datastream/index.js';
 
-export type { AdmissionRefusal, ControlMark } from '../../engine/control-mark.js';
+export type { AdmissionRefusal, ControlMark } from '../../engine/logs/control-mark.js';
 
 /** What a holder of a shared connection records from: each frame's raw text as received, and the client's events. */
 export interface RecordTap {

@@ -7,9 +7,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ChainpilotError, isChainpilotError, type ErrorCode } from '../../core/index.js';
 import { describeIssue, type LoadedDeployment, type StrategyConfig } from '../../config/index.js';
-import type { ExitRules } from '../../engine/exit-rules.js';
-import type { StrategyDefinition } from '../../engine/strategy-api.js';
-import { instantiateStrategy, type StrategyInstance } from '../../engine/strategy-instance.js';
+import type { ExitRules } from '../../engine/exits/exit-rules.js';
+import type { StrategyDefinition } from '../../engine/strategy/strategy-api.js';
+import { instantiateStrategy, type StrategyInstance } from '../../engine/strategy/strategy-instance.js';
 import { BUILTIN_STRATEGIES } from '../../strategies/builtin.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- definitions of any parameter type

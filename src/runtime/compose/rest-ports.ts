@@ -8,7 +8,7 @@ import { createHttpClient, createPoolRegistry, readDataApiError, type HttpTeleme
 import { createDataApiClient } from '../../client/data-api/data-api-client.js';
 import { createTradesHistorySource } from '../../client/data-api/trades-history-source.js';
 import type { BackfillSource } from '../../client/datastream/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
 
 export interface RestPorts {
   /** Read-only GETs for `ctx.data` (never a write: strategies cannot trade through it). */

@@ -9,8 +9,8 @@
  */
 import { ChainpilotError, createRedactor, silentLogger, type Clock, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
-import type { ControlMark } from '../../engine/control-mark.js';
-import type { ManualDecision } from '../../engine/decision-log.js';
+import type { ControlMark } from '../../engine/logs/control-mark.js';
+import type { ManualDecision } from '../../engine/logs/decision-log.js';
 import type { Engine } from '../../engine/engine.js';
 import type { RuntimeDeps, StartInfo } from '../compose/assembly.js';
 import type { LiveEndState } from '../live/live-run-view.js';

@@ -10,13 +10,13 @@
 import type { RecordTap, RunRecording } from '../compose/recording-port.js';
 import type { Clock, Lifecycle, Logger, UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
-import type { DecisionEntry, DecisionSink } from '../../engine/decision-log.js';
-import type { RunSummary } from '../../engine/engine-stats.js';
-import type { Executor, Fill, OrderIntent } from '../../engine/execution-port.js';
-import type { StreamFeed } from '../../engine/feed-port.js';
-import type { ManualAction, ManualMeta } from '../../engine/manual-actions.js';
-import type { OrderResult } from '../../engine/strategy-api.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
+import type { DecisionEntry, DecisionSink } from '../../engine/logs/decision-log.js';
+import type { RunSummary } from '../../engine/logs/engine-stats.js';
+import type { Executor, Fill, OrderIntent } from '../../engine/orders/execution-port.js';
+import type { StreamFeed } from '../../engine/events/feed-port.js';
+import type { ManualAction, ManualMeta } from '../../engine/orders/manual-actions.js';
+import type { OrderResult } from '../../engine/strategy/strategy-api.js';
 
 /** How the deployment executes (design.md §2): only the composition root knows. */
 export type DeploymentMode = 'paper' | 'live' | 'backtest';

@@ -6,7 +6,7 @@
  * deployment's `feed.onLoss` policy, applied by the handle.
  */
 import { createLifecycle, type Clock, type Lifecycle, type LifecycleHealth, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
-import type { StreamFeed, StreamMessage } from '../../engine/feed-port.js';
+import type { StreamFeed, StreamMessage } from '../../engine/events/feed-port.js';
 import type { FeedHealth, FeedWatchSource } from './deployment-handle.js';
 import { applyFeedEvent, initialFeedState } from './feed-events.js';
 

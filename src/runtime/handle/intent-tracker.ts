@@ -6,7 +6,7 @@
  * an exception in an executor's loop or a clock timer.
  */
 import { ChainpilotError, describeError, isChainpilotError, type Clock, type Logger, type UnixMs } from '../../core/index.js';
-import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/execution-port.js';
+import type { ExecutionReport, ExecutionSink, Executor, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { PendingIntentView, ShutdownIntentReport } from './deployment-handle.js';
 
 /** Error codes that mean an invariant broke: the deployment halts (runtime issue item 6). */

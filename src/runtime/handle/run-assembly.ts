@@ -6,8 +6,8 @@
  */
 import { describeError, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
-import type { ControlMark } from '../../engine/control-mark.js';
-import type { DecisionEntry, ManualDecision } from '../../engine/decision-log.js';
+import type { ControlMark } from '../../engine/logs/control-mark.js';
+import type { DecisionEntry, ManualDecision } from '../../engine/logs/decision-log.js';
 import type { Assembly, AssemblyContext, RuntimeDeps } from '../compose/assembly.js';
 import { assembleLive } from '../live/live-deployment.js';
 import type { LiveEndState } from '../live/live-run-view.js';

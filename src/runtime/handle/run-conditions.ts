@@ -7,7 +7,7 @@
  */
 import type { ChainpilotError, ErrorCode, Logger, UnixMs } from '../../core/index.js';
 import type { Deployment } from '../../config/index.js';
-import type { AdmissionRefusal, ControlMark } from '../../engine/control-mark.js';
+import type { AdmissionRefusal, ControlMark } from '../../engine/logs/control-mark.js';
 import type { DeploymentState } from './deployment-handle.js';
 import { deploymentStateMachine, LIVE_STATES, runningState } from './deployment-states.js';
 import type { FeedLoss } from './feed-watch.js';

@@ -20,7 +20,7 @@ import {
   type UnixMs,
 } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
-import type { RunSummary } from '../../engine/engine-stats.js';
+import type { RunSummary } from '../../engine/logs/engine-stats.js';
 import type { Assembly } from '../compose/assembly.js';
 import type { LiveEndState } from '../live/live-run-view.js';
 import type { DeploymentMode, ShutdownIntentReport, ShutdownReport } from './deployment-handle.js';

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { createRpcClient, createSwapClient } from '../../client/index.js';
 import { ChainpilotError, describeError, lamportsToSol, seededRandom } from '../../core/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../../engine/engine.js';
-import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/execution-port.js';
+import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/orders/execution-port.js';
 import type { IntentJournal } from '../../executors/journal/journal.js';
 import { createLiveExecutor } from '../../executors/live/live-executor.js';
 import { ledgerServices } from '../../sim/ledger/index.js';

@@ -5,13 +5,13 @@
  */
 import type { Clock, Logger, Random } from '../../core/index.js';
 import type { Deployment } from '../../config/index.js';
-import type { DataPort } from '../../engine/data-lookup.js';
-import type { DecisionSink } from '../../engine/decision-log.js';
+import type { DataPort } from '../../engine/strategy/data-lookup.js';
+import type { DecisionSink } from '../../engine/logs/decision-log.js';
 import type { Engine } from '../../engine/engine.js';
-import type { StreamFeed } from '../../engine/feed-port.js';
-import type { OrderIntent } from '../../engine/execution-port.js';
-import type { Admission } from '../../engine/order-flow.js';
-import type { StrategyInstance } from '../../engine/strategy-instance.js';
+import type { StreamFeed } from '../../engine/events/feed-port.js';
+import type { OrderIntent } from '../../engine/orders/execution-port.js';
+import type { Admission } from '../../engine/orders/order-flow.js';
+import type { StrategyInstance } from '../../engine/strategy/strategy-instance.js';
 import { paperExecutorSettings } from './paper-executor-settings.js';
 import { createPaperExecutor, type PaperExecutor } from '../../executors/paper/paper-executor.js';
 import { createDeploymentEngine } from '../compose/deployment-engine.js';

@@ -7,7 +7,7 @@
 import type { Clock, Logger } from '../../core/index.js';
 import type { Deployment } from '../../config/index.js';
 import type { RestoredFill } from '../../engine/engine.js';
-import type { ExecutionReport } from '../../engine/execution-port.js';
+import type { ExecutionReport } from '../../engine/orders/execution-port.js';
 import { createQueueExecutor, type QueueExecutionStats, type QueueExecutor } from '../../executors/queue/queue-executor.js';
 import { walletSigner } from '../live/live-wallet.js';
 

@@ -4,7 +4,7 @@
  * status panel, signals, drain with a per-intent report, summary, wallet line and exit status.
  */
 import { lamportsToSol } from '../../core/index.js';
-import type { RunSummary } from '../../engine/engine-stats.js';
+import type { RunSummary } from '../../engine/logs/engine-stats.js';
 import type { LedgerServicesOptions } from '../../sim/ledger/index.js';
 import type { ShutdownReport } from '../handle/deployment-handle.js';
 import type { LiveRunView } from '../live/live-run-view.js';

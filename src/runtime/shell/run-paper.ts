@@ -4,7 +4,7 @@
  * remote endpoints it trades on the real service's live feed. A thin shell (run-shell.ts): status
  * panel, signals, drain, summary and exit status.
  */
-import type { RunSummary } from '../../engine/engine-stats.js';
+import type { RunSummary } from '../../engine/logs/engine-stats.js';
 import type { ShutdownReport } from '../handle/deployment-handle.js';
 import { runShell, type ShellOptions } from './run-shell.js';
 

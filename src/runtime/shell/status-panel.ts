@@ -4,8 +4,8 @@
  * age, rejected frames, denials); without a TTY one compact line per interval. And the end-of-run
  * summary and shutdown report.
  */
-import type { RunSummary } from '../../engine/engine-stats.js';
-import { formatSol } from '../../engine/portfolio.js';
+import type { RunSummary } from '../../engine/logs/engine-stats.js';
+import { formatSol } from '../../engine/market/portfolio.js';
 import type { FamilyRejects } from '../../client/datastream/index.js';
 import type { DeploymentHandle, ShutdownReport } from '../handle/deployment-handle.js';
 

@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { ChainpilotError, lamports, type UnixMs } from '../../core/index.js';
 import type { LoadedDeployment } from '../../config/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../../engine/engine.js';
-import type { PersistedRiskState, RiskStateStore } from '../../engine/risk-day.js';
+import type { PersistedRiskState, RiskStateStore } from '../../engine/orders/risk-day.js';
 import { decodeIntent } from '../../executors/journal/codec.js';
 import type { IntentJournal } from '../../executors/journal/journal.js';
 import { openSqliteJournal, type SqliteIntentJournal } from '../../executors/journal/sqlite-journal.js';

@@ -19,8 +19,8 @@
 import type Database from 'better-sqlite3';
 import { ChainpilotError, describeError, isChainpilotError, lamports, type UnixMs } from '../../core/index.js';
 import type { RestoredFailedFee, RestoredFill } from '../../engine/engine.js';
-import type { ExecutionReport, Executor, OrderIntent } from '../../engine/execution-port.js';
-import { createPortfolio } from '../../engine/portfolio.js';
+import type { ExecutionReport, Executor, OrderIntent } from '../../engine/orders/execution-port.js';
+import { createPortfolio } from '../../engine/market/portfolio.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from '../../executors/journal/codec.js';
 import { migrateSchema, type SchemaPart } from '../../executors/journal/sqlite-schema.js';
 import { spendOf, utcDay, type AdmissionCode } from '../../executors/admission.js';

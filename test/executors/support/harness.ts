@@ -6,7 +6,7 @@ import { Keypair, type PublicKey } from '@solana/web3.js';
 import { manualClock, type ManualClock } from '../../../src/core/clock.js';
 import type { Logger } from '../../../src/core/logger.js';
 import type { Bps, Lamports, UnixMs } from '../../../src/core/units.js';
-import type { ExecutionReport, OrderIntent } from '../../../src/engine/execution-port.js';
+import type { ExecutionReport, OrderIntent } from '../../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../../helpers/intents.js';
 import type { IntentJournal } from '../../../src/executors/journal/journal.js';
 import { openSqliteJournal } from '../../../src/executors/journal/sqlite-journal.js';

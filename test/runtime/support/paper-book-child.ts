@@ -8,7 +8,7 @@
  * and a turn is printed once every book's batch of it is written.
  */
 import { bps, lamports, rawAmount, type UnixMs } from '../../../src/core/index.js';
-import type { OrderIntent } from '../../../src/engine/execution-port.js';
+import type { OrderIntent } from '../../../src/engine/orders/execution-port.js';
 import { openDeploymentStore } from '../../../src/runtime/store/deployment-store.js';
 import type { PaperBook } from '../../../src/runtime/store/paper-book.js';
 import { createSlicedTurns } from '../../../src/runtime/store/sliced-turns.js';

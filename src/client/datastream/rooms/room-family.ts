@@ -1,7 +1,7 @@
 /**
  * The shape of one room family in the registry (room-registry.ts): its name pattern, the guard that
  * parses a wire payload once into a typed value, its delivery, its dedup identity and its backfill
- * rule. The engine's mapping of each family to domain events lives in src/engine/normalise.ts, in
+ * rule. The engine's mapping of each family to domain events lives in src/engine/events/normalise.ts, in
  * a table typed by `FamilyName`, so a family added here without a mapping does not compile.
  */
 import type {

@@ -3,7 +3,7 @@
  * family once, when it is first subscribed; every frame of that room is then parsed once by the
  * family's guard into a typed value, deduplicated by the family's identity fields, and delivered
  * as the family says (queued or coalesced). The engine maps the typed payloads to domain events
- * (src/engine/normalise.ts) without looking at wire data again. Adding a room family = one entry
+ * (src/engine/events/normalise.ts) without looking at wire data again. Adding a room family = one entry
  * here (and its mapping, which the compiler asks for) and its tests.
  */
 import type { UnixMs } from '../../../core/index.js';

@@ -3,7 +3,7 @@
  * of a halt (the runtime shows the deployment as degraded). A listener that throws is logged and
  * the others still hear of it.
  */
-import type { Logger } from '../core/index.js';
+import type { Logger } from '../../core/index.js';
 
 export interface StrategyHalts {
   /** The error policy halted `strategyId`: remembered, then every listener is told. */

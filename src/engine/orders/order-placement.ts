@@ -4,16 +4,16 @@
  * held in flight, written to the decision log, then submitted. A submit that fails definitively comes
  * back as a `rejected` report; one whose outcome is unknown stays in flight until a report settles it.
  */
-import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type Lamports, type Logger, type Random } from '../core/index.js';
-import type { DecisionSink } from './decision-log.js';
-import type { EngineStats } from './engine-stats.js';
+import { bps, describeError, isChainpilotError, lamports, newId, type Clock, type Lamports, type Logger, type Random } from '../../core/index.js';
+import type { DecisionSink } from '../logs/decision-log.js';
+import type { EngineStats } from '../logs/engine-stats.js';
 import type { ExecutionReport, Executor, OrderIntent } from './execution-port.js';
-import type { ExitOrder } from './exit-manager.js';
+import type { ExitOrder } from '../exits/exit-manager.js';
 import type { InFlightOrder, IntentsInFlight } from './intents-in-flight.js';
-import type { MarketView } from './market-view.js';
+import type { MarketView } from '../market/market-view.js';
 import { amountText, type OrderAdmission, type PlaceRequest } from './order-admission.js';
-import type { Portfolio } from './portfolio.js';
-import type { OrderResult } from './strategy-api.js';
+import type { Portfolio } from '../market/portfolio.js';
+import type { OrderResult } from '../strategy/strategy-api.js';
 
 export interface OrderPlacement {
   /** Admits `req` and, when allowed, submits its intent; `exit` is the exit rule's order it carries out. */

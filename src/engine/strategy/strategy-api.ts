@@ -4,8 +4,8 @@
  * the context, which the engine builds on the injected clock and ports.
  */
 import type { z } from 'zod';
-import type { Lamports, RawAmount, UnixMs } from '../core/index.js';
-import type { Fill } from './execution-port.js';
+import type { Lamports, RawAmount, UnixMs } from '../../core/index.js';
+import type { Fill } from '../orders/execution-port.js';
 import type {
   CryptoTick,
   CurveMilestone,
@@ -21,11 +21,11 @@ import type {
   TokenGraduating,
   TokenLaunched,
   WalletPnlUpdated,
-} from './events.js';
-import type { ExitRules } from './exit-rules.js';
-import type { MarketObservation } from './market-view.js';
+} from '../events/events.js';
+import type { ExitRules } from '../exits/exit-rules.js';
+import type { MarketObservation } from '../market/market-view.js';
 import type { ParamSpace } from './param-space.js';
-import type { Position } from './portfolio.js';
+import type { Position } from '../market/portfolio.js';
 
 /** Result of `ctx.buy` / `ctx.sell`: the intent id, or the denial as a value. */
 export type OrderResult = { readonly ok: true; readonly intentId: string } | { readonly ok: false; readonly code: string; readonly reason: string };

@@ -6,7 +6,7 @@
  * touched: only the log is summarised. Memory is bounded: at most `maxKinds` kinds are tracked (the
  * oldest is forgotten first, so at worst a forgotten kind logs once more).
  */
-import type { Clock } from '../core/index.js';
+import type { Clock } from '../../core/index.js';
 
 export interface RepeatLimiter {
   /**

@@ -4,7 +4,7 @@
  * random or successive halving) when no `--set` is given. Imports nothing, so the strategy API stays
  * light.
  */
-import { ChainpilotError } from '../core/errors.js';
+import { ChainpilotError } from '../../core/errors.js';
 
 const invalid = (message: string): ChainpilotError => new ChainpilotError('CORE_INVALID_ARGUMENT', message, { retry: 'not_retryable' });
 

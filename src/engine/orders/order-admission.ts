@@ -5,15 +5,15 @@
  * market view, intents in flight, the last buy time of each token). A denial is a value, written to
  * the decision log, counted and logged (repeats summarised).
  */
-import { isLamports, isRawAmount, type Clock, type ErrorCode, type Logger, type UnixMs } from '../core/index.js';
-import type { DecisionSink } from './decision-log.js';
-import type { EngineStats } from './engine-stats.js';
+import { isLamports, isRawAmount, type Clock, type ErrorCode, type Logger, type UnixMs } from '../../core/index.js';
+import type { DecisionSink } from '../logs/decision-log.js';
+import type { EngineStats } from '../logs/engine-stats.js';
 import type { IntentsInFlight } from './intents-in-flight.js';
-import type { MarketView } from './market-view.js';
-import type { Portfolio } from './portfolio.js';
-import type { RepeatLimiter } from './repeat-limiter.js';
+import type { MarketView } from '../market/market-view.js';
+import type { Portfolio } from '../market/portfolio.js';
+import type { RepeatLimiter } from '../logs/repeat-limiter.js';
 import type { RiskGate, RiskRequest, RiskState } from './risk-gate.js';
-import type { OrderResult } from './strategy-api.js';
+import type { OrderResult } from '../strategy/strategy-api.js';
 
 interface PlaceCommon {
   readonly strategyId: string;

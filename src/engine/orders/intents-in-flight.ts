@@ -5,10 +5,10 @@
  * removes, admission and the risk gate read; every total is exact on each add and remove, so the
  * gate's reads are O(1).
  */
-import { addLamports, addRaw, subLamports, subRaw, ZERO_LAMPORTS, ZERO_RAW, type Lamports, type RawAmount } from '../core/index.js';
+import { addLamports, addRaw, subLamports, subRaw, ZERO_LAMPORTS, ZERO_RAW, type Lamports, type RawAmount } from '../../core/index.js';
 import { amountInOf, type OrderIntent } from './execution-port.js';
-import type { ExitOrder } from './exit-manager.js';
-import type { PendingIntent } from './strategy-api.js';
+import type { ExitOrder } from '../exits/exit-manager.js';
+import type { PendingIntent } from '../strategy/strategy-api.js';
 
 /** An intent in flight and what its resolution must settle. */
 export interface InFlightOrder {

@@ -2,7 +2,7 @@
  * A change of what a run admits, as its recording keeps it (the recording port, research's
  * recorder and the backtest all speak it; the engine owns it like the decision log's lines).
  */
-import type { ErrorCode } from '../core/index.js';
+import type { ErrorCode } from '../../core/index.js';
 
 /** What a run refuses a side of new intents with (the code and reason its admission gives). */
 export interface AdmissionRefusal {

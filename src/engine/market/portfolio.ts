@@ -21,9 +21,9 @@ import {
   type Lamports,
   type RawAmount,
   type UnixMs,
-} from '../core/index.js';
-import { plainDecimalParts, pow10, quotientString } from '../core/exact-ratio.js';
-import type { Fill } from './execution-port.js';
+} from '../../core/index.js';
+import { plainDecimalParts, pow10, quotientString } from '../../core/exact-ratio.js';
+import type { Fill } from '../orders/execution-port.js';
 
 /** One strategy's holding of one token. */
 export interface Position {

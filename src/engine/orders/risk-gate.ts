@@ -2,9 +2,9 @@
  * The risk gate: every intent passes here before an executor sees it. It answers with a value,
  * never an exception: allowed, or denied with a stable reason code and its context.
  */
-import type { ErrorCode, Lamports, RawAmount, UnixMs } from '../core/index.js';
-import type { MarketView } from './market-view.js';
-import type { PortfolioTotals, Position } from './portfolio.js';
+import type { ErrorCode, Lamports, RawAmount, UnixMs } from '../../core/index.js';
+import type { MarketView } from '../market/market-view.js';
+import type { PortfolioTotals, Position } from '../market/portfolio.js';
 import { createRiskDay, type RiskDay } from './risk-day.js';
 
 /** Limits and filters. Every optional limit is off when undefined. */

@@ -2,13 +2,13 @@
  * Runs one strategy: builds its context, routes events to its handlers, isolates its errors
  * (sync throws and async rejections) and halts it by policy. Timers run on the engine clock.
  */
-import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../core/index.js';
-import type { EngineStats } from './engine-stats.js';
-import type { DomainEvent } from './events.js';
-import type { MarketView } from './market-view.js';
-import type { OrderFlow } from './order-flow.js';
-import type { Portfolio } from './portfolio.js';
-import type { RoomOwners } from './room-owners.js';
+import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
+import type { EngineStats } from '../logs/engine-stats.js';
+import type { DomainEvent } from '../events/events.js';
+import type { MarketView } from '../market/market-view.js';
+import type { OrderFlow } from '../orders/order-flow.js';
+import type { Portfolio } from '../market/portfolio.js';
+import type { RoomOwners } from '../room-owners.js';
 import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
 import type { StrategyInstance } from './strategy-instance.js';
 

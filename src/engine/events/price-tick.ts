@@ -3,7 +3,7 @@
  * price string is written out only when something reads it.
  */
 import BigNumber from 'bignumber.js';
-import { decimal, type UnixMs } from '../core/index.js';
+import { decimal, type UnixMs } from '../../core/index.js';
 import type { PriceTick } from './events.js';
 
 /** `0.`, `0.0`, `0.00`, ...: the prefix of a number below 1e-6 written out (the smallest double is 5e-324). */

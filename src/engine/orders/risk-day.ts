@@ -6,7 +6,7 @@
  * kill switch (the SQLite deployment store implements it; paper runs without a store keep it in
  * memory).
  */
-import { silentLogger, type Clock, type Logger, type TimerHandle, type UnixMs } from '../core/index.js';
+import { silentLogger, type Clock, type Logger, type TimerHandle, type UnixMs } from '../../core/index.js';
 
 export const DAY_MS = 86_400_000;
 

@@ -5,12 +5,12 @@
  * order: a forced entry meets the admission check and the risk gate, and a denial is a value
  * (logged, counted, returned), never a throw.
  */
-import { isLamports, type Clock } from '../core/index.js';
-import type { DecisionSink, ManualDecision } from './decision-log.js';
+import { isLamports, type Clock } from '../../core/index.js';
+import type { DecisionSink, ManualDecision } from '../logs/decision-log.js';
 import type { Executor } from './execution-port.js';
 import type { OrderFlow } from './order-flow.js';
-import type { Portfolio } from './portfolio.js';
-import type { OrderResult } from './strategy-api.js';
+import type { Portfolio } from '../market/portfolio.js';
+import type { OrderResult } from '../strategy/strategy-api.js';
 
 export type ManualAction =
   | { readonly action: 'close'; readonly mint: string; readonly strategyId?: string | undefined; readonly fractionBps: number }

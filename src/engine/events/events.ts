@@ -2,7 +2,7 @@
  * Domain events: what the engine dispatches to strategies, normalised from Datastream frames.
  * Prices are exact decimal strings (SOL per whole token); amounts are bigint; time is Unix ms.
  */
-import type { UnixMs } from '../core/index.js';
+import type { UnixMs } from '../../core/index.js';
 
 /** Fields every event carries. */
 interface EventBase {

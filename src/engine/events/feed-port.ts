@@ -3,8 +3,8 @@
  * recording in a backtest. The Datastream client satisfies it structurally; the engine maps the
  * typed payloads into domain events (normalise.ts).
  */
-import type { UnixMs } from '../core/index.js';
-import type { DatastreamMessage } from '../client/datastream/index.js';
+import type { UnixMs } from '../../core/index.js';
+import type { DatastreamMessage } from '../../client/datastream/index.js';
 
 /**
  * One message of the feed: the room, its family and the payload parsed once by the family's guard

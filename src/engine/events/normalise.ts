@@ -5,8 +5,8 @@
  * re-validates wire data. A message that yields no event (an unknown room; a USD-only price before
  * any SOL/USD rate was seen) throws ENGINE_BAD_FRAME, which the engine counts and reports.
  */
-import { ChainpilotError, decimal, type UnixMs } from '../core/index.js';
-import type { FamilyName } from '../client/datastream/index.js';
+import { ChainpilotError, decimal, type UnixMs } from '../../core/index.js';
+import type { FamilyName } from '../../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
 import { PriceTickEvent } from './price-tick.js';

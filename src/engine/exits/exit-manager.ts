@@ -2,10 +2,10 @@
  * Per-position exit management: multi-level partial take profit, stop loss, trailing stop, time
  * stop and exit on a safety signal. It decides; the engine places the sells through the risk gate.
  */
-import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../core/index.js';
-import type { SafetySignalKind } from './events.js';
+import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, type UnixMs } from '../../core/index.js';
+import type { SafetySignalKind } from '../events/events.js';
 import type { ExitRules } from './exit-rules.js';
-import { priceOf, type Position } from './portfolio.js';
+import { priceOf, type Position } from '../market/portfolio.js';
 import { comparePrice, HighMark, keptLevel, multipleLevel, priceLevel, stopLevel, type PriceLevel } from './price-levels.js';
 
 export interface ExitOrder {

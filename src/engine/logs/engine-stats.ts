@@ -2,9 +2,9 @@
  * Counters and bounded recent lists for the status panel and the run summary: events, bad frames,
  * denials by code, fills, strategy errors, round trips, equity peak and maximum drawdown.
  */
-import { describeError, type Clock, type UnixMs } from '../core/index.js';
-import type { Fill } from './execution-port.js';
-import type { Portfolio, Position } from './portfolio.js';
+import { describeError, type Clock, type UnixMs } from '../../core/index.js';
+import type { Fill } from '../orders/execution-port.js';
+import type { Portfolio, Position } from '../market/portfolio.js';
 
 const RECENT = 20;
 /** Equity is sampled for the drawdown at most this often on price ticks (clock time). */

@@ -5,8 +5,8 @@
  * turned into SOL exactly and would fire take-profit or stop-loss exits on a wrong scale, so a token
  * without one stays unpriced until its first price frame (logged).
  */
-import { decimal, describeError, type Logger } from '../core/index.js';
-import type { DataPort } from './data-lookup.js';
+import { decimal, describeError, type Logger } from '../../core/index.js';
+import type { DataPort } from '../strategy/data-lookup.js';
 
 const BATCH = 100;
 

@@ -4,9 +4,9 @@
  * not observed for `retentionMs` on the run's clock is forgotten, and beyond `maxTokens` the least
  * recently updated ones go first. A token the engine holds (`isHeld`) is never forgotten.
  */
-import type { UnixMs } from '../core/index.js';
-import type { DomainEvent, SafetySignalKind } from './events.js';
-import { exactString, PriceTickEvent, solPerToken } from './price-tick.js';
+import type { UnixMs } from '../../core/index.js';
+import type { DomainEvent, SafetySignalKind } from '../events/events.js';
+import { exactString, PriceTickEvent, solPerToken } from '../events/price-tick.js';
 
 /** Default retention of an unobserved token: one hour of the run's clock. */
 export const DEFAULT_MARKET_RETENTION_MS = 3_600_000;

@@ -1,8 +1,8 @@
 /**
  * A strategy definition bound to validated parameters and exit rules: what the engine runs.
  */
-import { ChainpilotError } from '../core/index.js';
-import type { ExitRules } from './exit-rules.js';
+import { ChainpilotError } from '../../core/index.js';
+import type { ExitRules } from '../exits/exit-rules.js';
 import type { StrategyDefinition } from './strategy-api.js';
 
 export interface StrategyInstance {

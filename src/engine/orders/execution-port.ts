@@ -3,7 +3,7 @@
  * intents that passed the risk gate; outcomes come back as reports through one sink. Executors
  * implement this interface; the engine never imports an executor.
  */
-import type { Bps, Lamports, RawAmount, UnixMs } from '../core/index.js';
+import type { Bps, Lamports, RawAmount, UnixMs } from '../../core/index.js';
 
 export type IntentSide = 'buy' | 'sell';
 

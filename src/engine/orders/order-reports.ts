@@ -5,16 +5,16 @@
  * A report for an intent this engine does not hold is reconciled, never dropped: a fill is applied
  * once (by its signature) when the executor names its strategy.
  */
-import type { Logger, UnixMs } from '../core/index.js';
-import type { DecisionSink } from './decision-log.js';
-import type { EngineStats } from './engine-stats.js';
+import type { Logger, UnixMs } from '../../core/index.js';
+import type { DecisionSink } from '../logs/decision-log.js';
+import type { EngineStats } from '../logs/engine-stats.js';
 import type { ExecutionReport, Fill } from './execution-port.js';
-import type { ExitManager, ExitOrder } from './exit-manager.js';
+import type { ExitManager, ExitOrder } from '../exits/exit-manager.js';
 import { holdingKey, type IntentsInFlight } from './intents-in-flight.js';
 import type { OrderAdmission } from './order-admission.js';
-import type { Portfolio, Position } from './portfolio.js';
-import type { RepeatLimiter } from './repeat-limiter.js';
-import type { IntentFailed } from './strategy-api.js';
+import type { Portfolio, Position } from '../market/portfolio.js';
+import type { RepeatLimiter } from '../logs/repeat-limiter.js';
+import type { IntentFailed } from '../strategy/strategy-api.js';
 
 export interface OrderReportsDeps {
   readonly portfolio: Portfolio;

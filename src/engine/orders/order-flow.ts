@@ -7,14 +7,14 @@
  * This file wires them and is the engine's one handle on them.
  */
 import type { ExecutionReport } from './execution-port.js';
-import type { ExitOrder } from './exit-manager.js';
+import type { ExitOrder } from '../exits/exit-manager.js';
 import { createIntentsInFlight } from './intents-in-flight.js';
 import { createOrderAdmission, type Admission, type PlaceRequest } from './order-admission.js';
 import { createOrderPlacement, type OrderPlacementDeps } from './order-placement.js';
 import { createOrderReports, type OrderReportsDeps } from './order-reports.js';
-import { createRepeatLimiter } from './repeat-limiter.js';
+import { createRepeatLimiter } from '../logs/repeat-limiter.js';
 import type { RiskGate } from './risk-gate.js';
-import type { OrderResult, PendingIntent } from './strategy-api.js';
+import type { OrderResult, PendingIntent } from '../strategy/strategy-api.js';
 
 export type { Admission, PlaceRequest } from './order-admission.js';
 

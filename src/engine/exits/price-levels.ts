@@ -3,8 +3,8 @@
  * tick's price on the tick's double first: bignumber.js parses a price only when the doubles tie, and
  * a level derived from a plain decimal text is worked out in bigints, as bignumber.js would give it.
  */
-import { plainDecimalParts, plainText, pow10, quotientString } from '../core/exact-ratio.js';
-import { decimal, type Decimal } from '../core/index.js';
+import { plainDecimalParts, plainText, pow10, quotientString } from '../../core/exact-ratio.js';
+import { decimal, type Decimal } from '../../core/index.js';
 
 /** An exact price level and its nearest double (the double decides when a price is clearly away from it). */
 export interface PriceLevel {

@@ -3,7 +3,7 @@
  * de-duplication and a token-bucket rate limit. Over the limit a call fails fast with
  * ENGINE_DATA_RATE_LIMITED (retryable), so a strategy loop cannot flood the service.
  */
-import { BoundedMap, ChainpilotError, type Clock } from '../core/index.js';
+import { BoundedMap, ChainpilotError, type Clock } from '../../core/index.js';
 import type { StrategyData } from './strategy-api.js';
 
 /** The narrow port the runtime implements with the REST client. */
