@@ -13,6 +13,7 @@ import {
   lifecycleMembers,
   seededRandom,
   silentLogger,
+  systemClock,
   type Clock,
   type Lifecycle,
   type Logger,
@@ -164,7 +165,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   if (streamFaultsOn) faultTimer = clock.setTimeout(faultTick, 1000);
   driver.start();
   // nothing to drain: a stop closes at once
-  const life = createLifecycle({ name: 'simulator', halt: stopAll, report: () => undefined }, { log: log, clock, defaultDrainMs: 0, running: true });
+  const life = createLifecycle(
+    { name: 'simulator', halt: stopAll, report: () => undefined },
+    { log: log, clock, haltClock: systemClock(), defaultDrainMs: 0, running: true },
+  );
   return {
     urls: urls as RunningSimulator['urls'],
     apiKey,
