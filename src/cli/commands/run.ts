@@ -2,7 +2,7 @@
  * `chainpilot run FILE --live [--confirm NAME] [--duration 60s] [--speed N] [--seed N]`: runs a
  * deployment in live mode. Live trading needs an explicit confirmation: the `--live` flag, or
  * `mode: live` in the deployment plus `--confirm <deployment name>`. The rails are in
- * src/runtime/live-rails.ts; see docs/live.md.
+ * src/runtime/live/live-rails.ts; see docs/live.md.
  */
 import type { Command } from 'commander';
 import { durationOption as duration, seedOption as seed, speedOption as speed } from '../options.js';

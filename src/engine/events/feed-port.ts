@@ -8,7 +8,7 @@ import type { DatastreamMessage } from '../../client/datastream/index.js';
 
 /**
  * One message of the feed: the room, its family and the payload parsed once by the family's guard
- * in the client's room registry (src/client/datastream/room-registry.ts). Replays parse recorded
+ * in the client's room registry (src/client/datastream/rooms/room-registry.ts). Replays parse recorded
  * frames through the same registry (`parseRoomMessage`), so the engine never sees wire data.
  */
 export type StreamMessage = DatastreamMessage;

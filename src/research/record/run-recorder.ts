@@ -1,7 +1,7 @@
 /**
  * The `record:` option of a deployment in a paper, live or daemon run: one call creates the
  * recorder (or nothing when `record:` is absent) and the taps a composition root wires. The CLI
- * and the daemon hand `runRecording` to the runtime through its port (runtime/recording-port.ts).
+ * and the daemon hand `runRecording` to the runtime through its port (runtime/compose/recording-port.ts).
  */
 import type { Deployment } from '../../config/index.js';
 import type { DataPort } from '../../engine/strategy/data-lookup.js';

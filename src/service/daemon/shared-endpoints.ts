@@ -3,7 +3,7 @@
  * reference-counted across deployments by the client itself) and one REST pool per endpoint.
  * Paper deployments on the embedded simulator with the same seed and speed share one simulator,
  * moved in step with the shared client. That simulator runs in a worker thread with its own heap
- * limit (src/runtime/isolated-sim.ts): one that outgrows it is restarted on the same port, and only
+ * limit (src/runtime/embedded/isolated-sim.ts): one that outgrows it is restarted on the same port, and only
  * its deployments see a feed loss. A live deployment on simulator endpoints keeps its own
  * simulator (it needs its own ledger and funded wallet); live deployments on the remote service
  * share the remote connection like paper ones. A connection closes when its last holder releases it.

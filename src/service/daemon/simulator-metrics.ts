@@ -1,6 +1,6 @@
 /**
  * `/metrics` of the daemon's shared embedded simulators, each in its worker thread
- * (src/runtime/isolated-sim.ts): heap used and heap limit as the worker last reported them, and its
+ * (src/runtime/embedded/isolated-sim.ts): heap used and heap limit as the worker last reported them, and its
  * restarts. One series per simulator and name, labelled by `simulator` (`<seed>:<speed>`), never
  * by mint or deployment: a hundred deployments on one feed add nothing here.
  */
