@@ -3,7 +3,7 @@
  * again is idempotent. A submit waits a bounded time for Redis to store the job; when Redis does not
  * answer (or fails) the outcome is unknown: the intent stays in flight, the job is added again in
  * the background until Redis answers, and the worker's report settles the intent either way.
- * State: the count of submits whose outcome was unknown.
+ * State: none of its own (the engine counts unknown submits: `stats.submitsUnknown`).
  */
 import type { Queue } from 'bullmq';
 import { ChainpilotError, describeError } from '../../core/errors.js';
@@ -31,14 +31,11 @@ export interface IntentSubmitterOptions {
 export interface IntentSubmitter {
   /** Queues the intent; throws QUEUE_SUBMIT_UNKNOWN (retry `unknown_outcome`) when Redis did not confirm in time. */
   submit(intent: OrderIntent): Promise<void>;
-  /** Submits whose outcome was unknown so far. */
-  unknownSubmits(): number;
 }
 
 /** Creates the submitter for `o.queue`. */
 export function createIntentSubmitter(o: IntentSubmitterOptions): IntentSubmitter {
   const { queue, log } = o;
-  let unknown = 0;
 
   const addJob = (intent: OrderIntent): Promise<unknown> =>
     queue.add(
@@ -76,7 +73,6 @@ export function createIntentSubmitter(o: IntentSubmitterOptions): IntentSubmitte
   };
 
   return {
-    unknownSubmits: () => unknown,
     async submit(intent) {
       const added = addJob(intent);
       const timeoutMs = o.submitTimeoutMs ?? 10_000;
@@ -97,7 +93,6 @@ export function createIntentSubmitter(o: IntentSubmitterOptions): IntentSubmitte
       // Redis may have stored the job (its reply lost, or still on its way): the outcome is unknown.
       // The job id is the intent id, so adding it again is idempotent: keep adding in the background
       // until Redis answers; the worker's report settles the intent either way.
-      unknown++;
       const why = outcome === 'timeout' ? `no answer within ${timeoutMs} ms` : describeError(outcome.error);
       log.warn({ intentId: intent.id, why }, 'queueing the intent has an unknown outcome; adding it again until Redis answers');
       void settleUnknownSubmit(intent, added);
