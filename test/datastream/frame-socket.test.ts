@@ -193,6 +193,19 @@ describe('openFrameSocket against a ws WebSocketServer', () => {
     expect(got).toEqual(texts.map((text) => ({ text, binary: false })));
   });
 
+  it('frames sent in a batch (the socket corked) arrive intact and in order, and the socket writes again after it', async () => {
+    const { c, ws } = await pair();
+    const got: string[] = [];
+    ws.on('message', (d: Buffer) => got.push(d.toString()));
+    const texts = Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 'join', room: `room-${i}` }));
+    c.sock.batch(() => {
+      for (const t of texts) expect(c.sock.send(t)).toBe(true);
+    });
+    expect(c.sock.send('after')).toBe(true);
+    await expect.poll(() => got.length, { timeout: 5_000 }).toBe(texts.length + 1);
+    expect(got).toEqual([...texts, 'after']);
+  });
+
   it("a server ping gets a pong with the ping's payload", async () => {
     const { ws } = await pair();
     const pong = new Promise<Buffer>((resolve) => ws.once('pong', resolve));

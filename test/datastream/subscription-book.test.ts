@@ -18,11 +18,21 @@ function setup() {
     countCoalesced: () => undefined,
     invalid: () => undefined,
   });
-  const wire = { up: true, sent: [] as RoomFrame[] };
+  // `writes` is what reached the socket write by write: one entry per batch (the socket corked), or one per frame sent outside one.
+  const wire = { up: true, sent: [] as RoomFrame[], writes: [] as RoomFrame[][], open: undefined as RoomFrame[] | undefined };
   const book = createSubscriptionBook(router, {
     send(frame) {
-      if (wire.up) wire.sent.push(frame);
-      return wire.up;
+      if (!wire.up) return false;
+      wire.sent.push(frame);
+      if (wire.open) wire.open.push(frame);
+      else wire.writes.push([frame]);
+      return true;
+    },
+    batch(sends) {
+      wire.open = [];
+      sends();
+      if (wire.open.length > 0) wire.writes.push(wire.open);
+      wire.open = undefined;
     },
   });
   return { book, wire };
@@ -83,5 +93,25 @@ describe('subscription book', () => {
     expect(wire.sent).toEqual([]);
     expect(book.rooms()).toEqual([]);
     expect(() => book.subscribe(room, () => {})).toThrow(expect.objectContaining({ code: 'STREAM_CLOSED' }) as Error);
+  });
+
+  it("writes a turn's joins and leaves in one socket write, and a reconnect's joins in one more", async () => {
+    const { book, wire } = setup();
+    const leaving = book.subscribe(rooms.liquidity('MintGone'), () => {});
+    await afterTurn();
+    wire.writes.length = 0;
+    const many = Array.from({ length: 20 }, (_, i) => rooms.liquidity(`Mint${i}`));
+    for (const room of many) book.subscribe(room, () => {});
+    leaving();
+    const flicker = book.subscribe(rooms.liquidity('MintFlicker'), () => {});
+    flicker(); // joined and left in one turn: nothing to write
+    await afterTurn();
+    expect(wire.writes).toHaveLength(1);
+    expect(wire.writes[0]).toHaveLength(21);
+    expect(wire.writes[0]).toContainEqual({ type: 'leave', room: rooms.liquidity('MintGone') });
+    expect(wire.writes[0]!.some((f) => f.room === rooms.liquidity('MintFlicker'))).toBe(false);
+    book.joinAll();
+    expect(wire.writes).toHaveLength(2);
+    expect(wire.writes[1]).toHaveLength(20);
   });
 });

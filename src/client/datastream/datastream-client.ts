@@ -57,7 +57,11 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   const emit = events.emit;
   const router = createRoomRouter({ maxQueue: o.maxQueue, overflow: o.overflow, dedupCapacity: o.dedupCapacity }, book, reportingHooks(book, emit));
   // the connection is created last (its handlers use every part); the parts reach it through this
-  const server = { send: (frame: object): boolean => conn.send(frame), noteAuthError: (): void => conn.noteAuthError() };
+  const server = {
+    send: (frame: object): boolean => conn.send(frame),
+    batch: (sends: () => void): void => conn.batch(sends),
+    noteAuthError: (): void => conn.noteAuthError(),
+  };
   const dispatch = createFrameDispatch(o, { stats: book, router, server, emit });
   const intake = createFrameIntake({ sliceMs: o.sliceMs, handle: dispatch.handle, undecodable: dispatch.undecodable });
   const subscriptions = createSubscriptionBook(router, server);

@@ -58,6 +58,8 @@ export interface Connection {
   start(): void;
   /** Sends a JSON frame when open; false otherwise. */
   send(frame: object): boolean;
+  /** Runs `sends` so that the frames it sends leave in one socket write (a turn's room changes). */
+  batch(sends: () => void): void;
   /** Marks the current connection as refused by the server (an auth error frame); applied on close. */
   noteAuthError(): void;
   /** Forces the current socket closed and reconnects (as if it died). */
@@ -244,6 +246,10 @@ export function createConnection(o: ConnectionOptions, h: ConnectionHandlers): C
     send(frame) {
       if (state !== 'open' || !ws) return false;
       return ws.send(JSON.stringify(frame));
+    },
+    batch(sends) {
+      if (ws) ws.batch(sends);
+      else sends();
     },
     noteAuthError() {
       authHint = true;

@@ -37,6 +37,8 @@ export interface FrameSocket {
   readonly isOpen: boolean;
   /** Sends one text frame (masked, as a client must); false when not open. */
   send(text: string): boolean;
+  /** Runs `sends` with the socket corked: the frames it sends leave in one write when it returns. */
+  batch(sends: () => void): void;
   /** Starts the closing handshake (the TCP connection is dropped if the server does not answer). */
   close(code: number, reason: string): void;
   /** Drops the connection at once. */
@@ -252,6 +254,15 @@ export function openFrameSocket(url: string, o: FrameSocketOptions, handlers: Fr
       if (state !== 'open') return false;
       sendRaw(clientTextFrame(text));
       return true;
+    },
+    batch(sends) {
+      const corked = socket;
+      corked?.cork();
+      try {
+        sends();
+      } finally {
+        corked?.uncork();
+      }
     },
     close(code, reason) {
       if (state === 'closed' || state === 'closing') return;

@@ -11,7 +11,7 @@
  * reconnect (which joins every subscribed room) leaves nothing to repeat.
  *
  * Every room frame leaves through `write`, and a turn's changes through one `flush`: the seam where
- * a turn's joins and leaves become one corked socket write (design.md §9).
+ * a turn's joins and leaves become one corked socket write (`RoomWire.batch`, design.md §9).
  *
  * State: `touched` (rooms changed this turn), `joined` (rooms the current socket was told to join),
  * whether a flush is queued, and `closed`.
@@ -30,6 +30,8 @@ export interface RoomFrame {
 /** Where room frames go: the connection. `send` is false when no socket is open (the next open joins what is subscribed). */
 export interface RoomWire {
   send(frame: RoomFrame): boolean;
+  /** Runs `sends` so that the frames it sends leave in one socket write (the socket corked). */
+  batch(sends: () => void): void;
 }
 
 export interface SubscriptionBook {
@@ -61,11 +63,13 @@ export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' 
   /** This turn's room changes, each compared with what the socket was told. */
   const flush = (): void => {
     flushQueued = false;
-    for (const room of touched) {
-      const want = router.rooms.has(room);
-      if (closed || want === joined.has(room)) continue;
-      write(room, want);
-    }
+    wire.batch(() => {
+      for (const room of touched) {
+        const want = router.rooms.has(room);
+        if (closed || want === joined.has(room)) continue;
+        write(room, want);
+      }
+    });
     touched.clear();
   };
 
@@ -105,7 +109,9 @@ export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' 
     },
     joinAll() {
       joined.clear();
-      for (const room of router.rooms.keys()) write(room, true);
+      wire.batch(() => {
+        for (const room of router.rooms.keys()) write(room, true);
+      });
     },
     close() {
       closed = true;
