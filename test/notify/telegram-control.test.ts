@@ -11,7 +11,7 @@ import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/handle/de
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createTelegramControl, type TelegramControl } from '../../src/service/notify/telegram-control.js';
-import { fakeHandle, type FakeHandle } from '../daemon/fake-handle.js';
+import { fakeHandle, HELD_MINT, type FakeHandle } from '../daemon/fake-handle.js';
 import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 
 const BOT_TOKEN = '123456:fake-bot-token-abcdefghij';
@@ -148,8 +148,8 @@ describe('Telegram control', () => {
     expect(handles.get('alpha')!.calls).toContain('pause:maintenance (telegram:4242)');
     expect(await answerTo('/kill alpha rug-wave')).toBe('alpha: kill done; now killed');
     expect(handles.get('alpha')!.calls).toContain('kill:rug-wave (telegram:4242)');
-    expect(await answerTo('/forceexit alpha HELD 5000')).toBe('alpha: exit of HELD placed (int_fake_1)');
-    expect(handles.get('alpha')!.calls).toContain('manual:close:HELD:5000:telegram:4242');
+    expect(await answerTo(`/forceexit alpha ${HELD_MINT} 5000`)).toBe('alpha: exit of HeLd…1111 placed (int_fake_1)');
+    expect(handles.get('alpha')!.calls).toContain(`manual:close:${HELD_MINT}:5000:telegram:4242`);
     expect(await answerTo('/forceexit alpha OTHER')).toBe('ENGINE_MANUAL_REFUSED: no open position on OTHER');
     expect(await answerTo('/kill nope')).toMatch(/^no deployment named "nope"/);
     // A stranger's command: no answer, no action. The operator's next command proves it was read.
