@@ -6,7 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBodyBudget, createHttpClient, type HttpClient } from '../../src/client/http/index.js';
+import { createBodyBudget, createHttpClient, processBodyBudget, type HttpClient } from '../../src/client/http/index.js';
+import { WIRE_LIMITS } from '../../src/client/wire-limits.js';
 import { seededRandom, type ChainpilotError } from '../../src/core/index.js';
 import { caught } from './helpers/caught.js';
 import { jumpClock, startServer, type TestServer } from './helpers/test-server.js';
@@ -105,6 +106,26 @@ describe('the in-flight budget of response bodies', () => {
     expect(((await first) as { pad: string }).pad).toHaveLength(5 * MIB - 10);
     expect(budget.inUseBytes()).toBe(0);
     expect(((await http.json({ method: 'GET', path: '/second', kind: 'read' })) as { pad: string }).pad).toHaveLength(5 * MIB - 10);
+  }, 60_000);
+
+  it('is the process budget by default: every client leases from the one WIRE_LIMITS.maxInFlightResponseBytes budget', async () => {
+    const body = bodyOf(MIB);
+    let hold: ServerResponse | undefined;
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.write(body.slice(0, 10));
+      hold = res;
+    });
+    const shared = processBodyBudget();
+    expect(shared.limitBytes).toBe(WIRE_LIMITS.maxInFlightResponseBytes);
+    const before = shared.inUseBytes();
+    const http = createHttpClient({ baseUrl: server.url, service: 'rpc', retry: { maxAttempts: 1 } });
+    clients.push(http);
+    const pending = http.json({ method: 'GET', path: '/held', kind: 'read' });
+    await until('the body to be leased from the process budget', () => shared.inUseBytes() === before + Buffer.byteLength(body));
+    hold!.end(body.slice(10));
+    await pending;
+    expect(shared.inUseBytes()).toBe(before);
   }, 60_000);
 
   it('refuses a budget that is not a positive integer, naming the field', () => {
