@@ -16,4 +16,6 @@ export const WIRE_LIMITS = Object.freeze({
   maxMessageFragments: 1_024,
   /** Largest REST, JSON-RPC or swap response body, in bytes. */
   maxResponseBytes: 64 * 1024 * 1024,
+  /** Most bytes of REST, JSON-RPC and swap response bodies being read at once, all requests of the process together (two of the largest). */
+  maxInFlightResponseBytes: 128 * 1024 * 1024,
 });

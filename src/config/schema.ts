@@ -406,10 +406,19 @@ export const notifySchema = z.strictObject({
       retries: intIn('notify.telegram.retries').default(4),
       retryBase: durationIn('notify.telegram.retryBase').default(1_000),
       retryMax: durationIn('notify.telegram.retryMax').default(30_000),
-      /** Daemon-wide file only: answer commands (/status, /pause, /forceexit, ...) from `chatId` and `allowChatIds`. */
+      /**
+       * Daemon-wide file only: answer commands (/status, /pause, /forceexit, ...) by sender: from the
+       * users in `allowUserIds` (in a private chat with the bot, or in one of the chats `chatId` and
+       * `allowChatIds`), and in a private chat whose id is `chatId` or in `allowChatIds`. A group
+       * chat's id alone authorises no one in it.
+       */
       control: z.boolean().default(false),
       allowChatIds: z
         .array(z.string().regex(/^-?\d{1,16}$/, 'a Telegram chat id: digits, with a leading - for groups'))
+        .max(50)
+        .default([]),
+      allowUserIds: z
+        .array(z.string().regex(/^[1-9]\d{0,15}$/, 'a Telegram user id, as a string: positive digits ("123456789")'))
         .max(50)
         .default([]),
     })

@@ -248,6 +248,10 @@ export const ERROR_CODES = {
     "the daemon's RSS reached 90 % of its --memory-limit: /readyz answers 503 with this reason and the daemon notifies once; it clears below 80 %",
   RUNTIME_PAPER_BOOK_WRITE_FAILED:
     "a batch of paper book changes could not be written to the deployment's store (disk full, a damaged file); the deployment halts, and the book on disk keeps every earlier batch",
+
+  // --- issue 38 (the last holes): add this issue's codes here only ---
+  HTTP_BODY_BUDGET:
+    'a REST, JSON-RPC or swap response body was dropped because the bodies being read at once would pass the in-flight budget (128 MiB across the process); reads are retried with backoff, a write has an unknown outcome',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -17,9 +17,12 @@
  * output of at least 1, unless the limits require a reference price (LIVE_NO_REFERENCE_PRICE).
  */
 import BigNumber from 'bignumber.js';
+import { isAddressText } from '../core/address-text.js';
 import type { ErrorCode } from '../core/error-codes.js';
 import { addLamports, lamports, type Lamports, type UnixMs } from '../core/units.js';
 import type { OrderIntent } from '../engine/orders/execution-port.js';
+
+export { isAddressText };
 
 /** Base fee per signature (lamports), part of every intent's spend. */
 export const ADMISSION_LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -145,25 +148,6 @@ export function validateIntent(i: OrderIntent): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- the intent is checked at runtime: mint may not be a string
   if (!isAddressText(i.mint)) return `mint ${String(i.mint)} is not a base58 address`;
   return undefined;
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]+$/;
-
-/**
- * Whether `text` is base58 for exactly 32 bytes, as web3.js's `new PublicKey(text)` accepts it:
- * each leading `1` is a zero byte, the rest is the number's big-endian bytes. Written here so that
- * admitting an intent loads no Solana SDK (a backtest or a paper run would load web3.js for it alone).
- */
-export function isAddressText(text: unknown): boolean {
-  if (typeof text !== 'string' || text.length > 64 || !BASE58_TEXT.test(text)) return false;
-  let zeros = 0;
-  while (zeros < text.length && text.charCodeAt(zeros) === 0x31) zeros++;
-  let n = 0n;
-  for (let k = zeros; k < text.length; k++) n = n * 58n + BigInt(BASE58.indexOf(text[k]!));
-  let bytes = 0;
-  for (; n > 0n; n >>= 8n) bytes++;
-  return zeros + bytes === 32;
 }
 
 /** `units / scale` of a non-negative decimal string (`12`, `0.000031`, `3.1e-8`); undefined for anything else. */

@@ -6,6 +6,7 @@
  * decimal integer strings.
  */
 import { z } from 'zod';
+import { isAddressText } from '../core/address-text.js';
 
 const amount = z
   .string()
@@ -179,7 +180,13 @@ export const healthBody = z.object({ status: z.literal('ok'), uptimeSeconds: z.n
 
 const who = z.string().min(1).max(100).describe('who asks (journaled with the decision); default `api`');
 const why = z.string().max(500).describe('why (journaled with the decision)');
-const mint = z.string().min(1).max(64).describe('token mint');
+const notAnAddress = 'mint must be a token mint address: base58 text of 32 bytes (such as So11111111111111111111111111111111111111112)';
+/** A token mint: base58 of exactly 32 bytes (the pattern documents it; the refinement checks the byte count). */
+const mint = z
+  .string()
+  .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, { message: notAnAddress, abort: true })
+  .refine(isAddressText, { message: notAnAddress })
+  .describe('token mint address (base58, 32 bytes)');
 
 /** POST /api/deployments/{name}/positions/close: sell all (default) or a share of a position. */
 export const closeBody = z.strictObject({

@@ -12,7 +12,7 @@ import { bearerMatches, buildControlApp } from '../../src/service/daemon/control
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
-import { fakeHandle, type FakeHandle } from './fake-handle.js';
+import { fakeHandle, HELD_MINT, type FakeHandle } from './fake-handle.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -168,6 +168,35 @@ describe('daemon control API', () => {
     await app.inject({ method: 'POST', url: '/api/deployments/alpha/resume', headers: auth });
     expect(handles.get('alpha')!.calls).toEqual(['start', 'kill:operator: rug wave', 'unkill', 'pause:paused through the control API', 'resume']);
     expect(handles.get('beta')!.calls).toEqual(['start']);
+  });
+
+  it('refuses a mint that is not a 32-byte base58 address with 400 naming the field, before the deployment sees it (every route taking a mint)', async () => {
+    const { app, handles } = await setup();
+    close = () => app.close();
+    const bad = [
+      '../../../etc/passwd',
+      'So1111111111111111111111111111111111111111', // base58, 31 bytes
+      '0OIl1111111111111111111111111111111', // characters outside the alphabet
+      '1'.repeat(33), // 33 zero bytes
+    ];
+    for (const mint of bad) {
+      for (const [route, payload] of [
+        ['entries', { mint, spendLamports: '1000' }],
+        ['positions/close', { mint }],
+      ] as const) {
+        const r = await app.inject({ method: 'POST', url: `/api/deployments/alpha/${route}`, headers: auth, payload });
+        expect(r.statusCode, `${route} ${mint}`).toBe(400);
+        expect(schemas.errorBody.parse(r.json()).error).toMatchObject({
+          code: 'CLI_API_REFUSED',
+          message: expect.stringMatching(/^mint: mint must be a token mint address: base58 text of 32 bytes/),
+        });
+      }
+    }
+    expect(handles.get('alpha')!.calls).toEqual(['start']);
+    // a real address reaches the deployment (which answers from its own state)
+    const ok = await app.inject({ method: 'POST', url: '/api/deployments/alpha/positions/close', headers: auth, payload: { mint: HELD_MINT } });
+    expect(ok.statusCode).toBe(200);
+    expect(handles.get('alpha')!.calls).toEqual(['start', `manual:close:${HELD_MINT}:10000:api`]);
   });
 
   it('metrics parse as Prometheus text, follow the naming rules and move with events', async () => {

@@ -8,6 +8,9 @@ import type { LoadedDeployment } from '../../src/config/index.js';
 import type { DeploymentEvent, DeploymentHandle, DeploymentState, FeedHealth, ShutdownReport } from '../../src/runtime/handle/deployment-handle.js';
 import type { RunSummary } from '../../src/engine/logs/engine-stats.js';
 
+/** The one token a fake handle holds (a manual close of it is placed; anything else is refused). */
+export const HELD_MINT = 'HeLdMint11111111111111111111111111111111111';
+
 export interface FakeHandle extends DeploymentHandle {
   emit(ev: DeploymentEvent): void;
   setFeed(f: Partial<FeedHealth>): void;
@@ -152,7 +155,7 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
       h.calls.push(
         `manual:${action.action}:${action.action === 'cancel' ? action.intentId : action.mint}:${action.action === 'close' ? action.fractionBps : ''}:${meta.by}`,
       );
-      return action.action === 'close' && action.mint === 'HELD'
+      return action.action === 'close' && action.mint === HELD_MINT
         ? { ok: true, intentId: 'int_fake_1' }
         : { ok: false, code: 'ENGINE_MANUAL_REFUSED', reason: `no open position on ${action.action === 'cancel' ? '' : action.mint}` };
     },

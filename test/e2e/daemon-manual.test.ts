@@ -155,8 +155,16 @@ describe('manual actions on a running daemon', () => {
     const again = await api(`/api/deployments/hands/intents/${placed.intentId}/cancel`, {});
     expect(again.status).toBe(409);
     expect(schemas.errorBody.parse(again.body).error.code).toBe('ENGINE_MANUAL_REFUSED');
-    const none = await api('/api/deployments/hands/positions/close', { mint: 'NoSuchMint1111111111111111111111111' });
+    const none = await api('/api/deployments/hands/positions/close', { mint: 'So11111111111111111111111111111111111111112' });
     expect(schemas.errorBody.parse(none.body).error).toMatchObject({ code: 'ENGINE_MANUAL_REFUSED', message: expect.stringContaining('no open position') });
+    // a mint that is no address never reaches the deployment (it answered 200 with an intent id before issue 38)
+    const path = await api('/api/deployments/hands/entries', { mint: '../../../etc/passwd', spendLamports: '50000000', by: 'carol' });
+    expect(path.status).toBe(400);
+    expect(schemas.errorBody.parse(path.body).error).toMatchObject({
+      code: 'CLI_API_REFUSED',
+      message: expect.stringMatching(/^mint: mint must be a token mint address/),
+    });
+    expect((await decisions()).some((e) => JSON.stringify(e).includes('passwd'))).toBe(false);
   }, 60_000);
 
   it('does the same from the CLI: enter, close, and a refused cancel that prints the code and exits non-zero', async () => {

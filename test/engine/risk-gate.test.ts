@@ -17,6 +17,7 @@ function state(opts: { cash?: bigint; pendingBuy?: bigint; lastBuyAt?: number } 
     pendingBuyLamports: () => lamports(opts.pendingBuy ?? 0n),
     pendingSellRaw: () => rawAmount(0n),
     openingPositions: () => 0,
+    opening: () => false,
     lastBuyAt: () => opts.lastBuyAt as UnixMs | undefined,
   };
   const buyFill = (mint: string, sol: bigint, tokens = 1_000_000n) =>

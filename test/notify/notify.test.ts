@@ -352,4 +352,15 @@ describe('the daemon notification file', () => {
     writeFileSync(file, `notify:\n  telegram:\n    botToken: "${BOT_TOKEN}"\n    chatId: 1\n`);
     expect(() => loadNotifyFile(file, {})).toThrow(/notify\.telegram\.botToken: write \$\{ENV_NAME\}/);
   });
+
+  it('reads the Telegram control allow-list of users, and names the field of a bad user id', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-notify-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'notify.yaml');
+    const yaml = (users: string) => `notify:\n  telegram:\n    botToken: \${TG_TOKEN}\n    chatId: "-100123"\n    control: true\n    allowUserIds: ${users}\n`;
+    writeFileSync(file, yaml('["4242", "77"]'));
+    expect(loadNotifyFile(file, { TG_TOKEN: BOT_TOKEN }).config.telegram?.allowUserIds).toEqual(['4242', '77']);
+    writeFileSync(file, yaml('["-100123"]'));
+    expect(() => loadNotifyFile(file, { TG_TOKEN: BOT_TOKEN })).toThrow(/notify\.telegram\.allowUserIds\.0: a Telegram user id/);
+  });
 });

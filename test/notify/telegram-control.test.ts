@@ -11,12 +11,13 @@ import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/handle/de
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createTelegramControl, type TelegramControl } from '../../src/service/notify/telegram-control.js';
-import { fakeHandle, type FakeHandle } from '../daemon/fake-handle.js';
+import { fakeHandle, HELD_MINT, type FakeHandle } from '../daemon/fake-handle.js';
 import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 
 const BOT_TOKEN = '123456:fake-bot-token-abcdefghij';
 const OPERATOR = 4242;
 const STRANGER = 999;
+const OTHER_MINT = 'So11111111111111111111111111111111111111112';
 
 interface Sent {
   chat_id: number | string;
@@ -24,7 +25,16 @@ interface Sent {
 }
 
 /** The Bot API methods grammy's long polling uses: getMe, deleteWebhook, getUpdates, sendMessage. */
-async function fakeBotApi(): Promise<{ url: string; sent: Sent[]; say(chat: number, text: string): void; close(): Promise<void> }> {
+/** Who a fake message comes from: by default a private chat with the user whose id is the chat's. */
+interface From {
+  readonly chatType?: 'private' | 'group' | 'supergroup';
+  readonly user?: number;
+  readonly username?: string;
+  /** Sent on behalf of this chat (an anonymous group admin). */
+  readonly senderChat?: number;
+}
+
+async function fakeBotApi(): Promise<{ url: string; sent: Sent[]; say(chat: number, text: string, from?: From): void; close(): Promise<void> }> {
   const sent: Sent[] = [];
   const queue: unknown[] = [];
   let nextUpdate = 1;
@@ -62,15 +72,16 @@ async function fakeBotApi(): Promise<{ url: string; sent: Sent[]; say(chat: numb
   return {
     url: `http://127.0.0.1:${port}`,
     sent,
-    say(chat, text) {
+    say(chat, text, from = {}) {
       const command = text.split(' ')[0] ?? '';
       queue.push({
         update_id: nextUpdate++,
         message: {
           message_id: nextMessage++,
           date: 0,
-          chat: { id: chat, type: 'private' },
-          from: { id: chat, is_bot: false, first_name: 'op' },
+          chat: { id: chat, type: from.chatType ?? 'private' },
+          from: { id: from.user ?? chat, is_bot: false, first_name: 'op', ...(from.username ? { username: from.username } : {}) },
+          ...(from.senderChat !== undefined ? { sender_chat: { id: from.senderChat, type: 'supergroup', title: 'g' } } : {}),
           text,
           entities: [{ type: 'bot_command', offset: 0, length: command.length }],
         },
@@ -103,41 +114,49 @@ afterEach(async () => {
   api = undefined;
 });
 
+/** A supervisor with one fake deployment `alpha` and the Telegram control on a fake Bot API, started. */
+async function startControl(allow: { chats: string[]; users?: string[] }): Promise<{ handles: Map<string, FakeHandle> }> {
+  const clock = manualClock(1_700_000_000_000);
+  const handles = new Map<string, FakeHandle>();
+  const supervisor = createSupervisor({
+    clock,
+    log: silentLogger(),
+    deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
+    factory: (loaded) => {
+      const h = fakeHandle(loaded, { now: () => clock.now() });
+      handles.set(h.name, h);
+      return h;
+    },
+  });
+  await supervisor.apply([
+    { file: '/d/alpha.yaml', hash: 'h', loaded: parseDeployment('version: 1\nname: alpha\nstrategies:\n  - use: graduation-sniper\n', '/d/alpha.yaml') },
+  ]);
+  api = await fakeBotApi();
+  control = createTelegramControl({
+    botToken: BOT_TOKEN,
+    apiRoot: api.url,
+    allowChatIds: allow.chats,
+    allowUserIds: allow.users,
+    view: {
+      supervisor,
+      decisions: createEventLog<DecisionEntry>(10, () => undefined),
+      events: createEventLog<DeploymentEvent>(10, () => undefined),
+    },
+    log: silentLogger(),
+    redactor: createRedactor([BOT_TOKEN]),
+  });
+  await control.start();
+  return { handles };
+}
+
 describe('Telegram control', () => {
   it('answers the allow-listed chat, acts through the control code (pause, kill with a reason, forceexit journaled as telegram), and ignores any other chat', async () => {
-    const clock = manualClock(1_700_000_000_000);
-    const handles = new Map<string, FakeHandle>();
-    const supervisor = createSupervisor({
-      clock,
-      log: silentLogger(),
-      deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
-      factory: (loaded) => {
-        const h = fakeHandle(loaded, { now: () => clock.now() });
-        handles.set(h.name, h);
-        return h;
-      },
-    });
-    await supervisor.apply([
-      { file: '/d/alpha.yaml', hash: 'h', loaded: parseDeployment('version: 1\nname: alpha\nstrategies:\n  - use: graduation-sniper\n', '/d/alpha.yaml') },
-    ]);
-    api = await fakeBotApi();
-    control = createTelegramControl({
-      botToken: BOT_TOKEN,
-      apiRoot: api.url,
-      allowChatIds: [String(OPERATOR)],
-      view: {
-        supervisor,
-        decisions: createEventLog<DecisionEntry>(10, () => undefined),
-        events: createEventLog<DeploymentEvent>(10, () => undefined),
-      },
-      log: silentLogger(),
-      redactor: createRedactor([BOT_TOKEN]),
-    });
-    await control.start();
+    const { handles } = await startControl({ chats: [String(OPERATOR)] });
+    const [ctl, bot] = [control!, api!];
     const answerTo = async (text: string): Promise<string> => {
-      const before = api!.sent.length;
-      api!.say(OPERATOR, text);
-      return (await until(`an answer to ${text}`, () => api!.sent[before])).text;
+      const before = bot.sent.length;
+      bot.say(OPERATOR, text);
+      return (await until(`an answer to ${text}`, () => bot.sent[before])).text;
     };
     expect(await answerTo('/status')).toBe('alpha: running, equity 10 SOL, 0 open');
     expect(await answerTo('/balance')).toBe('alpha: equity 10 SOL\ntotal: 10 SOL');
@@ -145,21 +164,50 @@ describe('Telegram control', () => {
     expect(await answerTo('/positions')).toBe('no open positions');
     expect(await answerTo('/daily')).toMatch(/^alpha: summary for \d{4}-\d\d-\d\d: book equity 10 SOL/);
     expect(await answerTo('/pause alpha maintenance')).toBe('alpha: pause done; now running');
-    expect(handles.get('alpha')!.calls).toContain('pause:maintenance (telegram:4242)');
+    expect(handles.get('alpha')!.calls).toContain('pause:maintenance (telegram:user:4242)');
     expect(await answerTo('/kill alpha rug-wave')).toBe('alpha: kill done; now killed');
-    expect(handles.get('alpha')!.calls).toContain('kill:rug-wave (telegram:4242)');
-    expect(await answerTo('/forceexit alpha HELD 5000')).toBe('alpha: exit of HELD placed (int_fake_1)');
-    expect(handles.get('alpha')!.calls).toContain('manual:close:HELD:5000:telegram:4242');
-    expect(await answerTo('/forceexit alpha OTHER')).toBe('ENGINE_MANUAL_REFUSED: no open position on OTHER');
+    expect(handles.get('alpha')!.calls).toContain('kill:rug-wave (telegram:user:4242)');
+    expect(await answerTo(`/forceexit alpha ${HELD_MINT} 5000`)).toBe('alpha: exit of HeLd…1111 placed (int_fake_1)');
+    expect(handles.get('alpha')!.calls).toContain(`manual:close:${HELD_MINT}:5000:telegram:user:4242`);
+    expect(await answerTo(`/forceexit alpha ${OTHER_MINT}`)).toBe(`ENGINE_MANUAL_REFUSED: no open position on ${OTHER_MINT}`);
+    expect(await answerTo('/forceexit alpha ../../../etc/passwd')).toMatch(/^mint must be a token mint address: base58 text of 32 bytes/);
+    expect(handles.get('alpha')!.calls.filter((c) => c.includes('passwd'))).toEqual([]);
     expect(await answerTo('/kill nope')).toMatch(/^no deployment named "nope"/);
     // A stranger's command: no answer, no action. The operator's next command proves it was read.
     const calls = handles.get('alpha')!.calls.length;
-    const sent = api.sent.length;
-    api.say(STRANGER, '/resume alpha');
+    const sent = bot.sent.length;
+    bot.say(STRANGER, '/resume alpha');
     expect(await answerTo('/status')).toMatch(/^alpha: killed/);
-    expect(api.sent.slice(sent).every((m) => String(m.chat_id) === String(OPERATOR))).toBe(true);
+    expect(bot.sent.slice(sent).every((m) => String(m.chat_id) === String(OPERATOR))).toBe(true);
     expect(handles.get('alpha')!.calls.length).toBe(calls);
-    expect(control.stats().refusedChats).toBe(1);
+    expect(ctl.stats().refusedChats).toBe(1);
+  }, 30_000);
+
+  it('authorises by sender: in an allowed group only the allowed users command, and the journal names the user; a group id alone, an anonymous admin or an allowed user in another group command nothing', async () => {
+    const GROUP = -1001234567890;
+    const OTHER_GROUP = -1009999999999;
+    const { handles } = await startControl({ chats: [String(GROUP)], users: [String(OPERATOR)] });
+    const [ctl, bot] = [control!, api!];
+    const calls = () => handles.get('alpha')!.calls.filter((c) => c !== 'start');
+    const answered = async (chat: number, text: string, from: Parameters<typeof bot.say>[2]): Promise<string> => {
+      const before = bot.sent.length;
+      bot.say(chat, text, from);
+      return (await until(`an answer to ${text}`, () => bot.sent[before])).text;
+    };
+    // each refused command is followed by the operator's own in the same group: its answer proves the refused one was read
+    bot.say(GROUP, '/kill alpha from-a-member', { chatType: 'supergroup', user: STRANGER });
+    bot.say(GROUP, '/kill alpha anonymous', { chatType: 'supergroup', user: 1087968824, senderChat: GROUP });
+    bot.say(OTHER_GROUP, '/kill alpha elsewhere', { chatType: 'supergroup', user: OPERATOR });
+    bot.say(STRANGER, `/forceexit alpha ${HELD_MINT}`); // a private chat not on the list
+    expect(await answered(GROUP, `/forceexit alpha ${HELD_MINT} 2500`, { chatType: 'supergroup', user: OPERATOR, username: 'op_alice' })).toBe(
+      'alpha: exit of HeLd…1111 placed (int_fake_1)',
+    );
+    expect(calls()).toEqual([`manual:close:${HELD_MINT}:2500:telegram:user:${OPERATOR} (@op_alice) in chat ${GROUP}`]);
+    expect(ctl.stats().refusedChats).toBe(4);
+    expect(bot.sent.map((m) => String(m.chat_id))).toEqual([String(GROUP)]);
+    // the allowed user in a private chat with the bot commands too (the chat is the user)
+    expect(await answered(OPERATOR, '/pause alpha lunch', {})).toBe('alpha: pause done; now running');
+    expect(calls()).toContain(`pause:lunch (telegram:user:${OPERATOR})`);
   }, 30_000);
 });
 

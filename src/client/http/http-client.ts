@@ -22,7 +22,8 @@ import { createHttpFailures, type Attempt } from './http-failure.js';
 import { observeSafely, outcomeOf, type HttpTelemetry } from './http-telemetry.js';
 import { createPoolRegistry, type PoolRegistry } from './pool-registry.js';
 import { createRequestBuilder } from './request-builder.js';
-import { parseResponse, readCapped, type BodyRules } from './response-body.js';
+import { processBodyBudget, type BodyBudget } from './body-budget.js';
+import { parseResponse, readCapped, type BodyRead, type BodyRules } from './response-body.js';
 import { resolveRetryPolicy, withRetries } from './retry-policy.js';
 import { WIRE_LIMITS } from '../wire-limits.js';
 
@@ -72,6 +73,11 @@ export interface HttpClientOptions {
   /** A response body larger than this is refused (default `WIRE_LIMITS.maxResponseBytes`, 64 MiB): memory stays bounded. */
   readonly maxResponseBytes?: number;
   /**
+   * The budget of response bodies read at once, shared with other requests and clients (default the
+   * process's, `WIRE_LIMITS.maxInFlightResponseBytes`, 128 MiB): a body past it fails with HTTP_BODY_BUDGET.
+   */
+  readonly bodyBudget?: BodyBudget;
+  /**
    * A response body nested deeper than this (objects and arrays; the body itself is level 1) is
    * refused with HTTP_BODY_TOO_DEEP (default `WIRE_LIMITS.maxJsonDepth`, 64, the Datastream's limit too):
    * nothing after the client ever walks a value thousands of levels deep.
@@ -82,7 +88,10 @@ export interface HttpClientOptions {
 }
 
 /** The options every service client passes through to its HTTP client unchanged. */
-export type SharedHttpOptions = Pick<HttpClientOptions, 'timeoutMs' | 'retry' | 'clock' | 'random' | 'logger' | 'redactor' | 'pools' | 'telemetry'>;
+export type SharedHttpOptions = Pick<
+  HttpClientOptions,
+  'timeoutMs' | 'retry' | 'clock' | 'random' | 'logger' | 'redactor' | 'pools' | 'telemetry' | 'bodyBudget'
+>;
 
 /** Copies the shared options that are set (absent ones keep the HTTP client's defaults). */
 export function sharedHttpOptions(o: SharedHttpOptions): SharedHttpOptions {
@@ -95,6 +104,7 @@ export function sharedHttpOptions(o: SharedHttpOptions): SharedHttpOptions {
     ...(o.redactor ? { redactor: o.redactor } : {}),
     ...(o.pools ? { pools: o.pools } : {}),
     ...(o.telemetry ? { telemetry: o.telemetry } : {}),
+    ...(o.bodyBudget ? { bodyBudget: o.bodyBudget } : {}),
   };
 }
 
@@ -148,6 +158,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const policy = resolveRetryPolicy(options.retry);
   const rules: BodyRules = {
     maxResponseBytes: positive(options.maxResponseBytes ?? WIRE_LIMITS.maxResponseBytes, 'maxResponseBytes', service),
+    budget: options.bodyBudget ?? processBodyBudget(),
     maxJsonDepth: positive(options.maxJsonDepth ?? WIRE_LIMITS.maxJsonDepth, 'maxJsonDepth', service),
     parseJson: options.parseJson ?? ((t: string): unknown => JSON.parse(t) as unknown),
     errorBody: options.errorBody,
@@ -168,10 +179,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }, limitMs);
     const onAbort = (): void => controller.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
+    // held until the body is parsed (or dropped): the text and the parsed value are as large as the bytes
+    const lease = rules.budget.lease();
     try {
       const { headers, body } = build.content(req);
       let res: Dispatcher.ResponseData;
-      let text: string | undefined;
+      let read: BodyRead;
       try {
         res = await pools.get(base.origin).request({
           method: req.method,
@@ -180,13 +193,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ...(body !== undefined ? { body } : {}),
           signal: controller.signal,
         });
-        text = await readCapped(res, rules.maxResponseBytes);
+        read = await readCapped(res, rules.maxResponseBytes, lease);
       } catch (e) {
         if (req.signal?.aborted) throw failures.aborted(req, true);
         return failures.transport(req, timedOut, limitMs, e);
       }
-      return parseResponse(res, text, req, rules, failures);
+      return parseResponse(res, read, req, rules, failures);
     } finally {
+      lease.release();
       cancelTimer();
       req.signal?.removeEventListener('abort', onAbort);
     }

@@ -6,3 +6,4 @@ export * from './lossless-json.js';
 export type { CallOptions, Query, ApiContext } from './rest-context.js';
 export * from './http-status.js';
 export * from './http-telemetry.js';
+export * from './body-budget.js';

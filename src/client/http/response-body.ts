@@ -1,6 +1,6 @@
 /**
  * A response's body, bounded and parsed: read up to `maxResponseBytes` (larger ones are dropped
- * with the socket), parsed as JSON once, refused when nested deeper than `maxJsonDepth`, and
+ * with the socket) and within the shared in-flight budget (body-budget.ts), parsed as JSON once, refused when nested deeper than `maxJsonDepth`, and
  * turned into the parsed 2xx body or the failed attempt (with what the error body and Retry-After
  * said). A 2xx whose body cannot be used fails a write as an unknown outcome: it may have taken
  * effect.
@@ -9,6 +9,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Clock, RetryClass } from '../../core/index.js';
+import type { BodyBudget, BodyLease } from './body-budget.js';
 import { exceedsDepth, mayExceedDepth } from '../wire-limits.js';
 import type { ErrorBodyInfo, ErrorBodyReader } from './error-body.js';
 import type { HttpRequest, HttpResponse } from './http-client.js';
@@ -17,6 +18,8 @@ import { parseRetryAfterMs } from './retry-after.js';
 
 export interface BodyRules {
   readonly maxResponseBytes: number;
+  /** The bytes of bodies read at once, shared with other requests and clients. */
+  readonly budget: BodyBudget;
   readonly maxJsonDepth: number;
   readonly parseJson: (text: string) => unknown;
   readonly errorBody: ErrorBodyReader | undefined;
@@ -24,18 +27,27 @@ export interface BodyRules {
   readonly clock: Clock;
 }
 
-/** Reads the body as UTF-8, or returns undefined (and drops the socket) past `maxBytes`. */
-export async function readCapped(res: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
-  const drop = (): undefined => {
+/** A body read: its text, or why it was dropped (larger than `maxResponseBytes`, or past the in-flight budget). */
+export type BodyRead = { readonly text: string } | { readonly over: 'size' } | { readonly over: 'budget'; readonly readBytes: number };
+
+/**
+ * Reads the body as UTF-8 within `maxBytes` and `lease` (bytes leased as they arrive, a declared
+ * Content-Length up front); past either the socket is dropped. The caller releases the lease.
+ */
+export async function readCapped(res: Dispatcher.ResponseData, maxBytes: number, lease: BodyLease): Promise<BodyRead> {
+  const drop = (): void => {
     // Destroying an undici body emits an abort error; nobody else listens, so swallow it here.
     res.body.on('error', () => undefined);
     res.body.destroy();
-    return undefined;
   };
   const declared = Number(headerOf(res.headers['content-length']) ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     drop();
-    return;
+    return { over: 'size' };
+  }
+  if (Number.isFinite(declared) && declared > 0 && !lease.cover(declared)) {
+    drop();
+    return { over: 'budget', readBytes: 0 };
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -44,17 +56,21 @@ export async function readCapped(res: Dispatcher.ResponseData, maxBytes: number)
     total += buf.length;
     if (total > maxBytes) {
       drop();
-      return;
+      return { over: 'size' };
+    }
+    if (!lease.cover(total)) {
+      drop();
+      return { over: 'budget', readBytes: total - buf.length };
     }
     chunks.push(buf);
   }
-  return Buffer.concat(chunks, total).toString('utf8');
+  return { text: Buffer.concat(chunks, total).toString('utf8') };
 }
 
-/** The response of `req` with its body `text` (undefined: over `maxResponseBytes`): the parsed 2xx body, or the failed attempt. */
+/** The response of `req` with its body as read: the parsed 2xx body, or the failed attempt. */
 export function parseResponse(
   res: Dispatcher.ResponseData,
-  text: string | undefined,
+  read: BodyRead,
   req: HttpRequest,
   rules: BodyRules,
   failures: HttpFailures,
@@ -62,7 +78,20 @@ export function parseResponse(
   const { fail } = failures;
   const isWrite = req.kind === 'write';
   const status = res.statusCode;
-  if (text === undefined) {
+  if ('over' in read && read.over === 'budget') {
+    const { budget } = rules;
+    return {
+      error: fail(
+        'HTTP_BODY_BUDGET',
+        `HTTP ${status} body dropped after ${read.readBytes} bytes: response bodies being read at once would pass the in-flight budget of ${budget.limitBytes} bytes (${budget.inUseBytes()} held by other requests); fewer concurrent look-ups, narrower queries, or retry later`,
+        isWrite ? 'unknown_outcome' : 'retryable',
+        req,
+        { status, budgetBytes: budget.limitBytes, inUseBytes: budget.inUseBytes() },
+      ),
+      retriable: !isWrite,
+    };
+  }
+  if ('over' in read) {
     return {
       error: fail(
         'HTTP_INVALID_BODY',
@@ -74,6 +103,7 @@ export function parseResponse(
       retriable: false,
     };
   }
+  const { text } = read;
   const maxJsonDepth = rules.maxJsonDepth;
   const parsed = tryParse(text, rules.parseJson);
   const tooDeep = parsed.ok && mayExceedDepth(text, maxJsonDepth) && exceedsDepth(parsed.value, maxJsonDepth);

@@ -32,12 +32,21 @@ export interface IntentsInFlight {
   buyLamports(mint?: string): Lamports;
   /** Raw tokens of sells in flight for this strategy and token. */
   sellRaw(strategyId: string, mint: string): RawAmount;
-  /** Buys in flight that would open a new position (strategy and token pairs). */
-  openingPositions(): number;
+  /** Whether a buy in flight by `strategyId` of `mint` was placed while the strategy held none of it. */
+  opening(strategyId: string, mint: string): boolean;
+  /** The (strategy, token) pairs with a buy in flight placed while the strategy held none of the token. */
+  openingPairs(): IterableIterator<OpeningPair>;
   /** The id of an unresolved buy of `mint` by `strategyId`, if any. */
   buyOf(strategyId: string, mint: string): string | undefined;
   /** A strategy's intents in flight, optionally for one token. */
   of(strategyId: string, mint?: string): PendingIntent[];
+}
+
+/** A (strategy, token) pair with buys in flight that would open its position, and how many. */
+export interface OpeningPair {
+  readonly strategyId: string;
+  readonly mint: string;
+  readonly buys: number;
 }
 
 /** The key of a strategy's holding of a token (the portfolio's position key). */
@@ -53,7 +62,7 @@ export function createIntentsInFlight(): IntentsInFlight {
   let buyTotal = ZERO_LAMPORTS;
   const buyByMint = new Map<string, Lamports>();
   const sellByKey = new Map<string, RawAmount>();
-  const opening = new Map<string, number>();
+  const opening = new Map<string, OpeningPair>();
 
   const track = (o: InFlightOrder, adding: boolean): void => {
     const { intent } = o;
@@ -63,9 +72,9 @@ export function createIntentsInFlight(): IntentsInFlight {
       put(buyByMint, intent.mint, adding ? addLamports(inMint, intent.spendLamports) : subLamports(inMint, intent.spendLamports));
       if (o.opening) {
         const k = holdingKey(intent.strategyId, intent.mint);
-        const n = (opening.get(k) ?? 0) + (adding ? 1 : -1);
+        const n = (opening.get(k)?.buys ?? 0) + (adding ? 1 : -1);
         if (n === 0) opening.delete(k);
-        else opening.set(k, n);
+        else opening.set(k, { strategyId: intent.strategyId, mint: intent.mint, buys: n });
       }
     } else {
       const k = holdingKey(intent.strategyId, intent.mint);
@@ -87,7 +96,8 @@ export function createIntentsInFlight(): IntentsInFlight {
     size: () => byId.size,
     buyLamports: (mint) => (mint === undefined ? buyTotal : (buyByMint.get(mint) ?? ZERO_LAMPORTS)),
     sellRaw: (strategyId, mint) => sellByKey.get(holdingKey(strategyId, mint)) ?? ZERO_RAW,
-    openingPositions: () => opening.size,
+    opening: (strategyId, mint) => opening.has(holdingKey(strategyId, mint)),
+    openingPairs: () => opening.values(),
     buyOf(strategyId, mint) {
       if ((buyByMint.get(mint) ?? 0n) === 0n) return undefined;
       for (const o of byId.values()) if (o.intent.side === 'buy' && o.intent.strategyId === strategyId && o.intent.mint === mint) return o.intent.id;

@@ -111,7 +111,13 @@ export function createOrderAdmission(d: OrderAdmissionDeps): OrderAdmission {
     position: (s, m) => portfolio.position(s, m),
     pendingBuyLamports: (mint) => inFlight.buyLamports(mint),
     pendingSellRaw: (s, m) => inFlight.sellRaw(s, m),
-    openingPositions: () => inFlight.openingPositions(),
+    openingPositions: () => {
+      // a pair whose first buy already filled is an open position (counted in the totals), not an opening one
+      let n = 0;
+      for (const p of inFlight.openingPairs()) if ((portfolio.position(p.strategyId, p.mint)?.tokenRaw ?? 0n) === 0n) n++;
+      return n;
+    },
+    opening: (s, m) => inFlight.opening(s, m),
     lastBuyAt: (m) => lastBuy.get(m),
   };
 

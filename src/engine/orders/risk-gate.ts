@@ -62,8 +62,13 @@ export interface RiskState {
   pendingBuyLamports(mint?: string): Lamports;
   /** Raw tokens of sells in flight for this strategy and token. */
   pendingSellRaw(strategyId: string, mint: string): RawAmount;
-  /** Buys in flight that would open a new position. */
+  /**
+   * (strategy, token) pairs with a buy in flight that would open a position not open yet: with
+   * `totals().openPositions` it counts positions as the portfolio keys them, per (strategy, token).
+   */
   openingPositions(): number;
+  /** Whether this strategy has a buy of this token in flight that opens its position. */
+  opening(strategyId: string, mint: string): boolean;
   lastBuyAt(mint: string): UnixMs | undefined;
 }
 
@@ -157,8 +162,10 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
       if (spend > totals.cashLamports - s.pendingBuyLamports()) {
         return deny('RISK_INSUFFICIENT_CASH', `buy of ${spend} lamports exceeds free cash`, { cash: totals.cashLamports.toString() });
       }
+      // A position is the portfolio's (strategy, token) pair: another strategy's buy of the same token
+      // opens a position of its own, so only this strategy's holding or opening buy makes it not new.
       const holding = s.position(req.strategyId, mint);
-      const isNewPosition = (holding?.tokenRaw ?? 0n) === 0n && s.pendingBuyLamports(mint) === 0n;
+      const isNewPosition = (holding?.tokenRaw ?? 0n) === 0n && !s.opening(req.strategyId, mint);
       if (limits.maxOpenPositions !== undefined && isNewPosition) {
         const open = totals.openPositions + s.openingPositions();
         if (open >= limits.maxOpenPositions)

@@ -182,6 +182,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
         botToken: tg.botToken,
         apiRoot: tg.baseUrl,
         allowChatIds: [tg.chatId, ...tg.allowChatIds],
+        allowUserIds: tg.allowUserIds,
         view: daemon,
         log: log.child({ part: 'telegram' }),
         redactor,

@@ -1,9 +1,11 @@
 /**
  * Telegram as a control channel (grammy, long polling): `/status`, `/profit`, `/balance`,
- * `/positions`, `/forceexit`, `/pause`, `/resume`, `/kill`, `/unkill`, `/daily`. Only chats on the
- * allow-list are answered (others are counted and ignored, never told why); every action goes
- * through the same code as the control API (operator-actions.ts) and is journaled with
- * `by: telegram:<chat id>`. `apiRoot` points the bot at another Bot API server (a local fake in tests).
+ * `/positions`, `/forceexit`, `/pause`, `/resume`, `/kill`, `/unkill`, `/daily`. Commands are
+ * authorised by their sender ({@link authorised}): a user on the user allow-list, or a private chat
+ * on the chat allow-list (its id is its user's); a group's id alone authorises no member of it.
+ * Others are counted and ignored, never told why. Every action goes through the same code as the
+ * control API (operator-actions.ts) and is journaled with who sent it (`by: telegram:user:<id>`).
+ * `apiRoot` points the bot at another Bot API server (a local fake in tests).
  */
 import { Bot, type Context } from 'grammy';
 import {
@@ -16,6 +18,7 @@ import {
   type Logger,
   type Redactor,
 } from '../../core/index.js';
+import { isAddressText } from '../../core/address-text.js';
 import { manualOnDeployment, switchDeployment, type SwitchVerb } from '../operator-actions.js';
 import type { DaemonView, SlotView } from '../service-port.js';
 import { dailySummaryDraft, pnlText, shortMint, solText } from './messages.js';
@@ -24,8 +27,13 @@ export interface TelegramControlOptions {
   readonly botToken: string;
   /** Bot API root (default https://api.telegram.org). */
   readonly apiRoot?: string;
-  /** Chats allowed to command the daemon (ids as decimal strings). */
+  /**
+   * Chats on the allow-list (ids as decimal strings): a private one commands (its id is its user's);
+   * in a group one, only the users of `allowUserIds` do.
+   */
   readonly allowChatIds: readonly string[];
+  /** Users allowed to command the daemon (ids as decimal strings), in a private chat or an allowed chat. */
+  readonly allowUserIds?: readonly string[] | undefined;
   readonly view: DaemonView;
   readonly log: Logger;
   readonly redactor: Redactor;
@@ -46,12 +54,50 @@ export interface TelegramControl extends Lifecycle<TelegramControlStats> {
   stats(): TelegramControlStats;
 }
 
+/** The parts of an update that decide who sent it (grammy's context has them all). */
+export interface TelegramSender {
+  readonly chat?: { readonly id: number; readonly type: string } | undefined;
+  readonly from?: { readonly id: number; readonly is_bot?: boolean; readonly username?: string | undefined } | undefined;
+  /** Set when the message was sent on behalf of a chat (an anonymous group admin, a channel): no user is known. */
+  readonly senderChat?: { readonly id: number } | undefined;
+}
+
+/**
+ * Who may command: the sender, not the chat. A user on `users` in a private chat with the bot or
+ * in a chat on `chats`; a private chat on `chats` (its id is its user's, and only that user writes
+ * in it). A message sent on behalf of a chat (no user known) or by a bot never commands.
+ */
+export function authorised(m: TelegramSender, chats: ReadonlySet<string>, users: ReadonlySet<string>): boolean {
+  const { chat, from } = m;
+  if (chat === undefined || from === undefined || from.is_bot === true || m.senderChat !== undefined) return false;
+  const isPrivate = chat.type === 'private' && chat.id === from.id;
+  if (users.has(String(from.id))) return isPrivate || chats.has(String(chat.id));
+  return isPrivate && chats.has(String(chat.id));
+}
+
+/** Who a command came from, as the journal and the reasons keep it: the user id, its @username, and a group chat's id. */
+export function senderText(m: TelegramSender): string {
+  const name = m.from?.username;
+  const at = name !== undefined && /^\w{1,32}$/.test(name) ? ` (@${name})` : '';
+  const where = m.chat !== undefined && m.chat.type !== 'private' ? ` in chat ${m.chat.id}` : '';
+  return `telegram:user:${m.from?.id ?? 'unknown'}${at}${where}`;
+}
+
+const senderOf = (ctx: Context): TelegramSender => ({ chat: ctx.chat, from: ctx.from, senderChat: ctx.msg?.sender_chat });
+
 const HELP =
   'Commands: /status, /profit, /balance, /positions [name], /daily, /pause name [reason], /resume name, /kill name [reason], /unkill name, /forceexit name mint [bps]';
 
 export function createTelegramControl(o: TelegramControlOptions): TelegramControl {
   const bot = new Bot(o.botToken, { client: { apiRoot: (o.apiRoot ?? 'https://api.telegram.org').replace(/\/$/, '') } });
   const allowed = new Set(o.allowChatIds.map(String));
+  const users = new Set((o.allowUserIds ?? []).map(String));
+  const groups = [...allowed].filter((c) => c.startsWith('-'));
+  if (groups.length > 0 && users.size === 0)
+    o.log.warn(
+      { chats: groups },
+      'telegram control: group chats are on the allow-list but notify.telegram.allowUserIds is empty: nobody may command from them (list the users who may)',
+    );
   const counts = { commands: 0, refusedChats: 0, errors: 0 };
   const slots = (): SlotView[] => o.view.supervisor.list();
   const slotNamed = (name: string | undefined): SlotView | string => {
@@ -71,10 +117,12 @@ export function createTelegramControl(o: TelegramControlOptions): TelegramContro
   };
 
   bot.use(async (ctx, next) => {
-    const chat = ctx.chat?.id;
-    if (chat === undefined || !allowed.has(String(chat))) {
+    if (!authorised(senderOf(ctx), allowed, users)) {
       counts.refusedChats++;
-      o.log.warn({ chat }, 'telegram: a chat that is not on the allow-list sent a command; ignored');
+      o.log.warn(
+        { chat: ctx.chat?.id, chatType: ctx.chat?.type, user: ctx.from?.id },
+        'telegram: a command from a sender not on the allow-list (user, or private chat); ignored',
+      );
       return;
     }
     counts.commands++;
@@ -142,7 +190,7 @@ export function createTelegramControl(o: TelegramControlOptions): TelegramContro
     const [name, ...rest] = argsOf(ctx);
     const slot = slotNamed(name);
     if (typeof slot === 'string') return reply(ctx, slot);
-    const who = `telegram:${String(ctx.chat?.id)}`;
+    const who = senderText(senderOf(ctx));
     const r = await switchDeployment(slot, verb, rest.length ? `${rest.join(' ')} (${who})` : `${verb} from ${who}`);
     const after = slots().find((s) => s.name === slot.name);
     return reply(ctx, r.ok ? `${slot.name}: ${verb} done; now ${after?.state ?? slot.state}` : `${r.code}: ${r.message}`);
@@ -153,8 +201,9 @@ export function createTelegramControl(o: TelegramControlOptions): TelegramContro
     const slot = slotNamed(name);
     if (typeof slot === 'string') return reply(ctx, slot);
     if (!mint) return reply(ctx, 'usage: /forceexit name mint [bps]');
+    if (!isAddressText(mint)) return reply(ctx, 'mint must be a token mint address: base58 text of 32 bytes (as /positions prints it)');
     const fractionBps = bps === undefined ? 10_000 : Number(bps);
-    const r = manualOnDeployment(slot, { action: 'close', mint, fractionBps }, { by: `telegram:${String(ctx.chat.id)}`, why: 'forceexit from Telegram' });
+    const r = manualOnDeployment(slot, { action: 'close', mint, fractionBps }, { by: senderText(senderOf(ctx)), why: 'forceexit from Telegram' });
     return reply(ctx, r.ok ? `${slot.name}: exit of ${shortMint(mint)} placed (${r.value.intentId})` : `${r.code}: ${r.message}`);
   });
 
