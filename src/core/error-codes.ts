@@ -160,7 +160,8 @@ export const ERROR_CODES = {
   RUNTIME_DAEMON_LISTEN_FAILED: "the daemon's control server could not listen on its address (in use, or not allowed)",
   RUNTIME_DAEMON_BAD_CONFIG: 'the daemon configuration (--listen, server.listen, token) is invalid',
   CLI_API_UNREACHABLE: "the CLI could not reach the daemon's control API; check --url and that the daemon runs",
-  CLI_API_REFUSED: "the daemon's control API refused the request (wrong token, unknown deployment or bad request)",
+  CLI_API_REFUSED:
+    'the server at --url refused the request without a code this CLI knows (not a chainpilot daemon, or a newer one); the message has the HTTP status and its answer',
   // runtime: deployment handle (runtime issue)
   RUNTIME_ENTRIES_PAUSED: 'denial: new buys are paused (feed policy feed.onLoss: pause-entries, or an operator pause); exits and sells still run',
   RUNTIME_HALTED: 'denial: the deployment is halted after a fatal error or feed.onLoss: halt; no new intents until restart',
@@ -248,6 +249,15 @@ export const ERROR_CODES = {
     "the daemon's RSS reached 90 % of its --memory-limit: /readyz answers 503 with this reason and the daemon notifies once; it clears below 80 %",
   RUNTIME_PAPER_BOOK_WRITE_FAILED:
     "a batch of paper book changes could not be written to the deployment's store (disk full, a damaged file); the deployment halts, and the book on disk keeps every earlier batch",
+
+  // --- issue 42 (lean daemon, operator): add this issue's codes here only ---
+  RUNTIME_API_UNAUTHORIZED:
+    "the daemon's control API got no bearer token or a wrong one (401), or a dashboard stream or report link came without a fresh ticket; the CLI sends the variable named by --token-env (default CHAINPILOT_API_TOKEN), else <data-dir>/api-token",
+  RUNTIME_API_NOT_FOUND: "the daemon's control API has no such deployment or report (404); GET /api/deployments (chainpilot status) lists the deployments",
+  RUNTIME_API_BAD_REQUEST: "the daemon's control API refused a request that does not fit its schema (400); the message names the field",
+  RUNTIME_API_NOT_RUNNING:
+    'the deployment a control API action named is not running (starting, stopped, failed or restarting; 409); retry once chainpilot status shows it running',
+  RUNTIME_API_INTERNAL: "the daemon's control API failed with an uncoded error (500); the daemon's log has the cause",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -15,7 +15,7 @@ export type ActionOutcome<T> =
 const notRunning = (slot: SlotView, what: string): ActionOutcome<never> => ({
   ok: false,
   status: 409,
-  code: 'CLI_API_REFUSED',
+  code: 'RUNTIME_API_NOT_RUNNING',
   message: `deployment "${slot.name}" is ${slot.state}; it can be ${what} once it runs`,
 });
 

@@ -178,7 +178,7 @@ describe('manual actions on a running daemon', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(refused?.code).not.toBe(0);
-    expect(refused?.stderr).toMatch(/CLI_API_REFUSED: .*HTTP 409: intent int_nope is not waiting/);
+    expect(refused?.stderr).toMatch(/ENGINE_MANUAL_REFUSED: .*HTTP 409: intent int_nope is not waiting/);
     const manual = (await decisions()).filter((e) => e['kind'] === 'manual' && e['by'] === 'dave');
     expect(manual.map((e) => e['action'])).toEqual(['enter', 'close']);
   }, 120_000);
