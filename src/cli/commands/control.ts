@@ -141,8 +141,15 @@ export function registerControlCommands(program: Command): void {
       ...(o.reason ? { reason: o.reason } : {}),
       by: await whoOf(o),
     };
-    const r = (await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/entries`, body)) as { intentId: string };
+    const r = (await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/entries`, body)) as {
+      intentId: string;
+      waitsForPrice?: boolean;
+    };
     out(`${name}: buy of ${mint} placed as intent ${r.intentId}\n`);
+    if (r.waitsForPrice === true)
+      out(
+        `${name}: no price of ${mint} observed yet: joined its price room; the fill waits for the first price (paper: up to 10 s of run clock, then rejected with PAPER_NO_PRICE; chainpilot status or the dashboard shows the outcome)\n`,
+      );
   });
   manualOptions(
     program

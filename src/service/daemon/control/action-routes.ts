@@ -39,7 +39,7 @@ export function actionRoutes(o: ActionRoutesOptions): FastifyPluginAsync {
     if (!slot) return reply;
     const r = manualOnDeployment(slot, action, { by: b.by ?? 'api', why: b.reason ?? 'no reason given' } satisfies ManualMeta);
     if (!r.ok) return sendError(reply, r.status, r.code, r.message);
-    return { name: slot.name, action: action.action, intentId: r.value.intentId } satisfies z.infer<typeof s.manualResultBody>;
+    return { name: slot.name, action: action.action, ...r.value } satisfies z.infer<typeof s.manualResultBody>;
   };
   return async (plain) => {
     const api = plain.withTypeProvider<ZodTypeProvider>();
