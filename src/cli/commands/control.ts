@@ -87,8 +87,8 @@ export function registerControlCommands(program: Command): void {
     },
   );
   for (const [verb, help] of [
-    ['kill', 'kill switch on for a deployment: no new buys (persisted for live deployments)'],
-    ['unkill', 'kill switch off for a deployment'],
+    ['kill', "kill switch on for a deployment: no new buys; persisted in the deployment's store, paper and live alike (survives restarts)"],
+    ['unkill', 'kill switch off for a deployment (persisted in its store, paper and live alike)'],
     ['pause', 'pause entries of a deployment (exits keep working)'],
     ['resume', 'resume entries of a deployment'],
   ] as const) {

@@ -21,8 +21,8 @@ export interface ActionRoutesOptions {
 const switches: Record<SwitchVerb, string> = {
   pause: 'pause entries (exits keep working)',
   resume: 'resume entries',
-  kill: 'kill switch on: no new buys (persisted for live deployments)',
-  unkill: 'kill switch off (persisted for live deployments)',
+  kill: "kill switch on: no new buys (persisted in the deployment's store, paper and live alike)",
+  unkill: "kill switch off (persisted in the deployment's store, paper and live alike)",
 };
 
 const manualAnswers = {
