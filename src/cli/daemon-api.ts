@@ -1,9 +1,12 @@
 /**
  * A small client of the daemon's control API for the CLI (`chainpilot status`, `kill`, ...), so an
- * operator needs no curl. Errors are coded: CLI_API_UNREACHABLE (nothing answers at the URL) and
- * CLI_API_REFUSED (401, 404, 409, 400 with the daemon's own message).
+ * operator needs no curl. Errors are coded: CLI_API_UNREACHABLE (nothing answers at the URL), the
+ * daemon's own code when it refuses (RISK_TRADE_SIZE, ENGINE_MANUAL_REFUSED, RUNTIME_API_UNAUTHORIZED,
+ * ...), so that the printed hint fits the refusal, and CLI_API_REFUSED only for an answer without a
+ * code this CLI knows.
  */
 import { ChainpilotError } from '../core/index.js';
+import { ERROR_CODES, type ErrorCode } from '../core/error-codes.js';
 import { DEFAULT_TOKEN_ENV, readClientToken } from '../service/daemon/api-token.js';
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:8790';
@@ -20,6 +23,9 @@ export interface DaemonApi {
   get(path: string): Promise<unknown>;
   post(path: string, body?: unknown): Promise<unknown>;
 }
+
+/** Whether the daemon answered a code this CLI knows (so that the hint printed with it fits). */
+const isKnownCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
 
 export function daemonApi(o: DaemonApiOptions = {}): DaemonApi {
   const base = (o.url ?? DEFAULT_API_URL).replace(/\/+$/, '');
@@ -48,12 +54,13 @@ export function daemonApi(o: DaemonApiOptions = {}): DaemonApi {
       parsed = text;
     }
     if (!res.ok) {
-      const err = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+      const err = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+      const message = typeof err?.message === 'string' ? err.message : typeof parsed === 'string' && parsed !== '' ? parsed.slice(0, 500) : 'refused';
       const hint =
         res.status === 401
           ? `; set ${o.tokenEnv ?? DEFAULT_TOKEN_ENV} to the daemon's token (or run from the directory whose ${o.dataDir ?? DEFAULT_DATA_DIR}/api-token the daemon wrote)`
           : '';
-      throw new ChainpilotError('CLI_API_REFUSED', `${method} ${path}: HTTP ${res.status}: ${err?.message ?? 'refused'}${hint}`, {
+      throw new ChainpilotError(isKnownCode(err?.code) ? err.code : 'CLI_API_REFUSED', `${method} ${path}: HTTP ${res.status}: ${message}${hint}`, {
         retry: 'not_retryable',
         context: { status: res.status },
       });

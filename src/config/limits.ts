@@ -66,6 +66,7 @@ export const CONFIG_LIMITS = {
   'execution.queue.concurrency': { kind: 'integer', min: 1, max: 256 },
   'paper.startingBalanceSol': sol(),
   'paper.latency': { kind: 'duration', min: 0, max: MINUTE_MS },
+  'paper.manualHold': { kind: 'duration', min: 0, max: HOUR_MS },
   // below 0: a calibrated correction giving back cost the model charges beyond what live paid (see calibrate's second stage)
   'paper.extraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
   'paper.defaultPoolFeeBps': bps(),

@@ -266,6 +266,8 @@ const paper = z
   .strictObject({
     startingBalanceSol: solIn('paper.startingBalanceSol').prefault('10'),
     latency: durationIn('paper.latency').default(250),
+    /** An operator's intent (manual close, forced entry) waits this long before its latency, so that a cancel can catch it; 0: no hold. */
+    manualHold: durationIn('paper.manualHold').default(0),
     extraSlippageBps: intIn('paper.extraSlippageBps').default(50),
     defaultPoolFeeBps: intIn('paper.defaultPoolFeeBps').default(100),
     networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),

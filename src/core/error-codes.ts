@@ -160,7 +160,8 @@ export const ERROR_CODES = {
   RUNTIME_DAEMON_LISTEN_FAILED: "the daemon's control server could not listen on its address (in use, or not allowed)",
   RUNTIME_DAEMON_BAD_CONFIG: 'the daemon configuration (--listen, server.listen, token) is invalid',
   CLI_API_UNREACHABLE: "the CLI could not reach the daemon's control API; check --url and that the daemon runs",
-  CLI_API_REFUSED: "the daemon's control API refused the request (wrong token, unknown deployment or bad request)",
+  CLI_API_REFUSED:
+    'the server at --url refused the request without a code this CLI knows (not a chainpilot daemon, or a newer one); the message has the HTTP status and its answer',
   // runtime: deployment handle (runtime issue)
   RUNTIME_ENTRIES_PAUSED: 'denial: new buys are paused (feed policy feed.onLoss: pause-entries, or an operator pause); exits and sells still run',
   RUNTIME_HALTED: 'denial: the deployment is halted after a fatal error or feed.onLoss: halt; no new intents until restart',
@@ -252,6 +253,14 @@ export const ERROR_CODES = {
   // --- issue 38 (the last holes): add this issue's codes here only ---
   HTTP_BODY_BUDGET:
     'a REST, JSON-RPC or swap response body was dropped because the bodies being read at once would pass the in-flight budget (128 MiB across the process); reads are retried with backoff, a write has an unknown outcome',
+  // --- issue 42 (lean daemon, operator): add this issue's codes here only ---
+  RUNTIME_API_UNAUTHORIZED:
+    "the daemon's control API got no bearer token or a wrong one (401), or a dashboard stream or report link came without a fresh ticket; the CLI sends the variable named by --token-env (default CHAINPILOT_API_TOKEN), else <data-dir>/api-token",
+  RUNTIME_API_NOT_FOUND: "the daemon's control API has no such deployment or report (404); GET /api/deployments (chainpilot status) lists the deployments",
+  RUNTIME_API_BAD_REQUEST: "the daemon's control API refused a request that does not fit its schema (400); the message names the field",
+  RUNTIME_API_NOT_RUNNING:
+    'the deployment a control API action named is not running (starting, stopped, failed or restarting; 409); retry once chainpilot status shows it running',
+  RUNTIME_API_INTERNAL: "the daemon's control API failed with an uncoded error (500); the daemon's log has the cause",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -224,4 +224,10 @@ export const manualResultBody = z.object({
   name: z.string(),
   action: z.enum(['close', 'enter', 'cancel']),
   intentId: z.string().describe('the intent placed (close, enter) or cancelled (cancel)'),
+  waitsForPrice: z
+    .literal(true)
+    .optional()
+    .describe(
+      'enter only: the deployment had observed no price of the token; it joined its price room and the fill waits for the first price (paper: up to 10 s of run clock, then PAPER_NO_PRICE)',
+    ),
 });

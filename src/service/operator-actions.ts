@@ -15,7 +15,7 @@ export type ActionOutcome<T> =
 const notRunning = (slot: SlotView, what: string): ActionOutcome<never> => ({
   ok: false,
   status: 409,
-  code: 'CLI_API_REFUSED',
+  code: 'RUNTIME_API_NOT_RUNNING',
   message: `deployment "${slot.name}" is ${slot.state}; it can be ${what} once it runs`,
 });
 
@@ -34,10 +34,14 @@ export async function switchDeployment(slot: SlotView, verb: SwitchVerb, reason:
 }
 
 /** Closes a position, forces an entry or cancels an intent of `slot`, journaled with `meta`. */
-export function manualOnDeployment(slot: SlotView, action: ManualAction, meta: ManualMeta): ActionOutcome<{ readonly intentId: string }> {
+export function manualOnDeployment(
+  slot: SlotView,
+  action: ManualAction,
+  meta: ManualMeta,
+): ActionOutcome<{ readonly intentId: string; readonly waitsForPrice?: true }> {
   const h = slot.handle;
   if (!h?.manual) return notRunning(slot, 'acted on');
   const r = h.manual(action, meta);
-  if (r.ok) return { ok: true, value: { intentId: r.intentId } };
+  if (r.ok) return { ok: true, value: { intentId: r.intentId, ...('waitsForPrice' in r ? { waitsForPrice: r.waitsForPrice } : {}) } };
   return { ok: false, status: 409, code: r.code, message: r.reason };
 }

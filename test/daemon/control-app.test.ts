@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import type { FastifyPluginAsync } from 'fastify';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,12 +13,13 @@ import { bearerMatches, buildControlApp } from '../../src/service/daemon/control
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
+import { switchDeployment } from '../../src/service/operator-actions.js';
 import { fakeHandle, HELD_MINT, type FakeHandle } from './fake-handle.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-async function setup(daemonReasons?: () => readonly string[]) {
+async function setup(daemonReasons?: () => readonly string[], plugins?: readonly FastifyPluginAsync[]) {
   const clock = manualClock(1_700_000_000_000);
   const handles = new Map<string, FakeHandle>();
   const sup = createSupervisor({
@@ -52,6 +54,7 @@ async function setup(daemonReasons?: () => readonly string[]) {
     log: silentLogger(),
     reload: () => sup.apply(specs),
     ...(daemonReasons ? { daemonReasons } : {}),
+    ...(plugins ? { plugins } : {}),
   });
   return { app, handles, clock, sup };
 }
@@ -77,7 +80,7 @@ describe('daemon control API', () => {
     for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: TOKEN }]) {
       const r = await app.inject({ method: 'GET', url: '/api/deployments', headers });
       expect(r.statusCode).toBe(401);
-      expect(schemas.errorBody.parse(r.json()).error.code).toBe('CLI_API_REFUSED');
+      expect(schemas.errorBody.parse(r.json()).error.code).toBe('RUNTIME_API_UNAUTHORIZED');
       expect(r.body).not.toContain(TOKEN);
     }
     // The browser's icon request carries no data: no token needed, and no 401 in the console.
@@ -152,10 +155,12 @@ describe('daemon control API', () => {
     const fills = schemas.pageBody.parse((await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills', headers: auth })).json());
     expect(fills.entries).toHaveLength(1);
     expect((await app.inject({ method: 'GET', url: '/api/deployments/beta/fills', headers: auth })).json()).toMatchObject({ entries: [] });
-    expect((await app.inject({ method: 'GET', url: '/api/deployments/nope', headers: auth })).statusCode).toBe(404);
+    const nope = await app.inject({ method: 'GET', url: '/api/deployments/nope', headers: auth });
+    expect(nope.statusCode).toBe(404);
+    expect(schemas.errorBody.parse(nope.json()).error.code).toBe('RUNTIME_API_NOT_FOUND');
     const bad = await app.inject({ method: 'GET', url: '/api/deployments/alpha/fills?limit=0', headers: auth });
     expect(bad.statusCode).toBe(400);
-    expect(schemas.errorBody.parse(bad.json()).error).toMatchObject({ code: 'CLI_API_REFUSED', message: expect.stringMatching(/^limit: /) });
+    expect(schemas.errorBody.parse(bad.json()).error).toMatchObject({ code: 'RUNTIME_API_BAD_REQUEST', message: expect.stringMatching(/^limit: /) });
   });
 
   it('kill, unkill, pause and resume reach the handle', async () => {
@@ -260,5 +265,24 @@ describe('daemon control API', () => {
     const r = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: header } });
     expect(r.statusCode).toBe(200);
     expect(r.body).toContain('chainpilot_deployment_state');
+  });
+
+  it('answers with server codes of its own: an uncoded failure is RUNTIME_API_INTERNAL, an action on a deployment not running RUNTIME_API_NOT_RUNNING', async () => {
+    const boom: FastifyPluginAsync = async (app) => {
+      app.get('/api/boom', async () => {
+        throw new Error('secret detail');
+      });
+    };
+    const { app, sup } = await setup(undefined, [boom]);
+    close = () => app.close();
+    const r = await app.inject({ method: 'GET', url: '/api/boom', headers: auth });
+    expect(r.statusCode).toBe(500);
+    expect(schemas.errorBody.parse(r.json()).error).toEqual({ code: 'RUNTIME_API_INTERNAL', message: 'internal error; see the daemon log' });
+    const slot = sup.get('alpha')!;
+    expect(await switchDeployment({ ...slot, state: 'restarting', handle: undefined }, 'kill', 'x')).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'RUNTIME_API_NOT_RUNNING',
+    });
   });
 });

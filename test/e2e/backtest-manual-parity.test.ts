@@ -155,6 +155,44 @@ describe('backtest parity with manual actions', () => {
     expect(filled(bt.decisions, id)).toBe(false);
   }, 120_000);
 
+  it('replays the manual hold (paper.manualHold): a forced entry that fills only after its hold, and one cancelled seconds into it, the same in the backtest', async () => {
+    const ids: string[] = [];
+    let placedAt = 0;
+    const meta = { by: 'e2e operator', why: 'held entry' };
+    const ran = await paperRun(
+      'enter-hold',
+      // the held buys must fill whatever the token did in 20 s (parity holds either way)
+      (y) => y.replace('latency: 250ms', 'latency: 250ms\n  manualHold: 20s').concat('execution: { slippageBps: 10000 }\n'),
+      async (h, entries) => {
+        const { mint, other } = await otherStrategyOnFirstBuy(h, entries);
+        const first = h.manual!({ action: 'enter', mint, strategyId: other, spendLamports: 50_000_000n }, meta);
+        expect(first, JSON.stringify(first)).toMatchObject({ ok: true });
+        ids.push(first.ok ? first.intentId : '');
+        placedAt = h.clock()!.now();
+        await until(() => h.clock()!.now() >= placedAt + 5_000, 'five seconds of the hold', 30_000);
+        // still held: the strategy's 250 ms latency passed long ago
+        expect(entries.some((e) => (e.kind === 'fill' || e.kind === 'unfilled') && e.intentId === ids[0])).toBe(false);
+        // the other strategy's buy is still unresolved (ENGINE_BUY_IN_FLIGHT): the second goes to the one that bought first
+        const owner = other === 'curve-momentum' ? 'graduation-sniper' : 'curve-momentum';
+        const second = h.manual!({ action: 'enter', mint, strategyId: owner, spendLamports: 40_000_000n }, meta);
+        expect(second, JSON.stringify(second)).toMatchObject({ ok: true });
+        ids.push(second.ok ? second.intentId : '');
+        const secondAt = h.clock()!.now();
+        await until(() => h.clock()!.now() >= secondAt + 5_000, 'five seconds into the second hold', 30_000);
+        expect(h.manual!({ action: 'cancel', intentId: ids[1]! }, { by: 'e2e operator', why: 'changed my mind' })).toMatchObject({ ok: true });
+        await until(() => filled(entries, ids[0]), 'the first held entry to fill after its hold', 30_000);
+      },
+    );
+    const fill = JSON.parse(ran.paperLog.split('\n').find((l) => l.includes('"kind":"fill"') && l.includes(ids[0]!)) ?? '{}') as { at?: number };
+    expect(fill.at).toBeGreaterThanOrEqual(placedAt + 20_250);
+    expect(ran.paperLog).toMatch(new RegExp(`"kind":"unfilled","at":\\d+,"intentId":"${ids[1]!}".*"ENGINE_INTENT_CANCELLED"`));
+
+    const bt = await runBacktest({ loaded: ran.loaded, recording: ran.recording });
+    expect(bt.decisionLog).toBe(ran.paperLog);
+    expect(filled(bt.decisions, ids[0])).toBe(true);
+    expect(filled(bt.decisions, ids[1])).toBe(false);
+  }, 120_000);
+
   it('replays an operator pause and the kill switch: the backtest refuses the same buys with the same codes, and without the marks it would not', async () => {
     const deniedWith = (entries: readonly DecisionEntry[], code: string, after: number): boolean =>
       entries.some((e) => e.kind === 'denied' && e.side === 'buy' && e.code === code && e.at >= after);

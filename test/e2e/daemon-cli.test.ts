@@ -88,7 +88,7 @@ describe('chainpilot daemon (process)', () => {
       timeout: 60_000,
     }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in refused ? refused.code : 0).toBe(1);
-    expect('stderr' in refused ? refused.stderr : '').toContain('CLI_API_REFUSED');
+    expect('stderr' in refused ? refused.stderr : '').toMatch(/RUNTIME_API_UNAUTHORIZED: GET \/api\/deployments: HTTP 401: .*set CHAINPILOT_API_TOKEN/);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

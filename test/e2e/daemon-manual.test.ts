@@ -107,7 +107,9 @@ describe('manual actions on a running daemon', () => {
     expect(schemas.errorBody.parse(denied.body).error.code).toBe('RISK_TRADE_SIZE');
     const placed = await api('/api/deployments/hands/entries', { mint, spendLamports: '100000000', reason: 'conviction', by: 'alice' });
     expect(placed.status).toBe(200);
-    const { intentId } = schemas.manualResultBody.parse(placed.body);
+    const { intentId, waitsForPrice } = schemas.manualResultBody.parse(placed.body);
+    // The deployment watches no room of its own (idle strategy): the answer says the buy waits for a price.
+    expect(waitsForPrice).toBe(true);
     const opened = await explained(
       mint,
       waitFor('the forced buy to fill', async () => (await detail()).positions.find((p) => p.mint === mint), 60_000),
@@ -171,6 +173,7 @@ describe('manual actions on a running daemon', () => {
     const mint = await liveMint();
     const entered = await cli(['enter', 'hands', mint, '--sol', '0.1', '--reason', 'from the shell', '--by', 'dave']);
     expect(entered.stdout).toMatch(/^hands: buy of \S+ placed as intent \S+/);
+    expect(entered.stdout).toContain(`hands: no price of ${mint} observed yet: joined its price room; the fill waits for the first price`);
     await explained(
       mint,
       waitFor('the CLI buy to fill', async () => (await detail()).positions.find((p) => p.mint === mint), 60_000),
@@ -186,10 +189,25 @@ describe('manual actions on a running daemon', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(refused?.code).not.toBe(0);
-    expect(refused?.stderr).toMatch(/CLI_API_REFUSED: .*HTTP 409: intent int_nope is not waiting/);
+    expect(refused?.stderr).toMatch(/ENGINE_MANUAL_REFUSED: .*HTTP 409: intent int_nope is not waiting/);
     const manual = (await decisions()).filter((e) => e['kind'] === 'manual' && e['by'] === 'dave');
     expect(manual.map((e) => e['action'])).toEqual(['enter', 'close']);
   }, 120_000);
+
+  it('answers a forced buy of a token that has no price feed as waiting for a price, and reports PAPER_NO_PRICE when none comes', async () => {
+    const mint = 'NoPriceMint111111111111111111111111111111111';
+    const placed = await api('/api/deployments/hands/entries', { mint, spendLamports: '10000000', by: 'erin' });
+    expect(placed.status).toBe(200);
+    const { intentId, waitsForPrice } = schemas.manualResultBody.parse(placed.body);
+    expect(waitsForPrice).toBe(true);
+    // It waits in its price room (joined on placement) for 10 s of run clock, then is rejected with the code.
+    const ended = await waitFor(
+      'the unpriced buy to end',
+      async () => (await decisions()).find((e) => e['kind'] === 'unfilled' && e['intentId'] === intentId),
+      60_000,
+    );
+    expect(ended).toMatchObject({ outcome: 'rejected', code: 'PAPER_NO_PRICE', reason: expect.stringContaining('waited') as string });
+  }, 90_000);
 
   it('shows the effective configuration with every default applied and the API key redacted', async () => {
     const c = schemas.configBody.parse((await api('/api/deployments/hands/config')).body);

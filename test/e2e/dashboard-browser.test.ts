@@ -153,6 +153,8 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     expect(Date.now() - seen).toBeLessThan(5_000);
     const row = await page.textContent(`table.fills tr[data-key$=":${fill.seq}"]`);
     expect(row).toContain(String(fill.entry['strategyId']));
+    // a fill's time is the deployment's run clock (the simulator's, 120 × the wall here): the column says so
+    expect(await page.textContent('section.deployment[data-name="paper-a"] table.fills thead')).toContain('run time (UTC)');
     expect(await page.evaluate<number>("performance.getEntriesByType('navigation').length")).toBe(1);
   }, 120_000);
 
@@ -160,10 +162,14 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     // positions of strategies with exit rules get level lines; wait for one with a stop
     const stop = 'section.deployment .position-chart .levels .level[data-level="stop"]';
     await page.waitForSelector(stop, { timeout: 90_000 });
-    const chart = await page.evaluate<{ key: string; legend: string[]; canvases: number }>(
-      `(() => { const c = document.querySelector('${stop}').closest('.position-chart'); return { key: c.getAttribute('data-key'), legend: [...c.querySelectorAll('.levels .level')].map((l) => l.textContent.trim()), canvases: c.querySelectorAll('canvas').length }; })()`,
+    const chart = await page.evaluate<{ key: string; legend: string[]; canvases: number; width: number; height: number; label: string }>(
+      `(() => { const c = document.querySelector('${stop}').closest('.position-chart'); return { key: c.getAttribute('data-key'), legend: [...c.querySelectorAll('.levels .level')].map((l) => l.textContent.trim()), canvases: c.querySelectorAll('canvas').length, width: c.querySelector('.uplot').getBoundingClientRect().width, height: c.querySelector('canvas').getBoundingClientRect().height, label: c.querySelector('.label').textContent }; })()`,
     );
     expect(chart.canvases).toBeGreaterThan(0);
+    // room to read it (it was a 280 × 120 thumbnail), and the clock its x axis runs on
+    expect(chart.width).toBeGreaterThanOrEqual(360);
+    expect(chart.height).toBeGreaterThanOrEqual(150);
+    expect(chart.label).toContain('wall clock');
     // whichever strategy's position it is: take profits while pending, the stop, the trail once armed
     for (const l of chart.legend) expect(l).toMatch(/^(TP \d+ \d+\.\d\d×|stop \d\.\d\d×|trail \d\.\d\d×)$/);
     const stopLegend = chart.legend.find((l) => l.startsWith('stop '));

@@ -246,3 +246,40 @@ describe('paper executor', () => {
     await expect(ex.submit(intent({ id: 'int_3' }))).rejects.toMatchObject({ code: 'PAPER_STOPPED' });
   });
 });
+
+describe('paper executor: the manual hold (paper.manualHold)', () => {
+  it("holds an operator's intent for the hold before its latency, so that a cancel catches it; strategies' intents are not held", async () => {
+    const clock = manualClock(0);
+    const reports: ExecutionReport[] = [];
+    const ex = createPaperExecutor({ clock, market: observed(0.00003), latencyMs: 250, manualHoldMs: 30_000 });
+    await ex.start((r) => reports.push(r));
+    const kinds = (id: string) => reports.filter((r) => r.intentId === id).map((r) => r.type);
+    await ex.submit(intent({ id: 'int_strategy' }));
+    await ex.submit(intent({ id: 'int_manual' }));
+    ex.holdManual?.('int_manual');
+    await ex.submit(intent({ id: 'int_cancelled' }));
+    ex.holdManual?.('int_cancelled');
+    clock.advance(250);
+    expect(kinds('int_strategy')).toEqual(['accepted', 'filled']);
+    expect(kinds('int_manual')).toEqual(['accepted']);
+    clock.advance(20_000);
+    expect(ex.cancel?.('int_cancelled', 'operator')).toBe(true);
+    expect(reports.find((r) => r.intentId === 'int_cancelled' && r.type === 'rejected')).toMatchObject({ code: 'ENGINE_INTENT_CANCELLED' });
+    clock.advance(9_999);
+    expect(kinds('int_manual')).toEqual(['accepted']);
+    clock.advance(1);
+    expect(kinds('int_manual')).toEqual(['accepted', 'filled']);
+    expect(ex.inFlight()).toBe(0);
+  });
+
+  it('holds nothing by default', async () => {
+    const clock = manualClock(0);
+    const reports: ExecutionReport[] = [];
+    const ex = createPaperExecutor({ clock, market: observed(0.00003), latencyMs: 250 });
+    await ex.start((r) => reports.push(r));
+    await ex.submit(intent({ id: 'int_manual' }));
+    ex.holdManual?.('int_manual');
+    clock.advance(250);
+    expect(reports.map((r) => r.type)).toEqual(['accepted', 'filled']);
+  });
+});

@@ -87,8 +87,8 @@ export function registerControlCommands(program: Command): void {
     },
   );
   for (const [verb, help] of [
-    ['kill', 'kill switch on for a deployment: no new buys (persisted for live deployments)'],
-    ['unkill', 'kill switch off for a deployment'],
+    ['kill', "kill switch on for a deployment: no new buys; persisted in the deployment's store, paper and live alike (survives restarts)"],
+    ['unkill', 'kill switch off for a deployment (persisted in its store, paper and live alike)'],
     ['pause', 'pause entries of a deployment (exits keep working)'],
     ['resume', 'resume entries of a deployment'],
   ] as const) {
@@ -141,8 +141,15 @@ export function registerControlCommands(program: Command): void {
       ...(o.reason ? { reason: o.reason } : {}),
       by: await whoOf(o),
     };
-    const r = (await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/entries`, body)) as { intentId: string };
+    const r = (await (await daemonApi(apiOf(o))).post(`/api/deployments/${encodeURIComponent(name)}/entries`, body)) as {
+      intentId: string;
+      waitsForPrice?: boolean;
+    };
     out(`${name}: buy of ${mint} placed as intent ${r.intentId}\n`);
+    if (r.waitsForPrice === true)
+      out(
+        `${name}: no price of ${mint} observed yet: joined its price room; the fill waits for the first price (paper: up to 10 s of run clock, then rejected with PAPER_NO_PRICE; chainpilot status or the dashboard shows the outcome)\n`,
+      );
   });
   manualOptions(
     program

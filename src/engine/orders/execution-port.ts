@@ -127,4 +127,10 @@ export interface Executor {
    * resolved or already sent. Absent: the executor cannot cancel.
    */
   cancel?(intentId: string, reason: string): boolean;
+  /**
+   * An operator placed this intent (a manual close or forced entry, just submitted): an executor
+   * that holds such intents so that they can be cancelled (paper: `paper.manualHold`) starts the
+   * hold. Absent or without a hold: nothing changes.
+   */
+  holdManual?(intentId: string): void;
 }

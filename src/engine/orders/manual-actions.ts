@@ -67,6 +67,11 @@ export function createManualActions(d: ManualDeps): (a: ManualAction, meta: Manu
     if (candidates.length === 0) return refused(holding ? `no open position on ${mint}` : 'the deployment has no strategy');
     return refused(`several strategies ${holding ? 'hold' : 'run'} here (${candidates.join(', ')}): name one with strategyId`);
   };
+  /** A placed manual intent gets the executor's hold (paper.manualHold), so that an operator can still cancel it. */
+  const held = (r: OrderResult): OrderResult => {
+    if (r.ok) d.executor.holdManual?.(r.intentId);
+    return r;
+  };
   return (a, meta) => {
     d.decisions(manualDecision(a, meta, d.clock.now()));
     const why = `manual ${a.action} by ${meta.by}: ${meta.why}`;
@@ -81,9 +86,9 @@ export function createManualActions(d: ManualDeps): (a: ManualAction, meta: Manu
     if (a.action === 'close') {
       if (!Number.isInteger(a.fractionBps) || a.fractionBps < 1 || a.fractionBps > 10_000) return refused('fractionBps must be an integer from 1 to 10000');
       if (!d.portfolio.position(strategyId, a.mint)?.tokenRaw) return refused(`${strategyId} holds no ${a.mint}`);
-      return d.orders.sellFraction(strategyId, a.mint, a.fractionBps, why);
+      return held(d.orders.sellFraction(strategyId, a.mint, a.fractionBps, why));
     }
     if (!isLamports(a.spendLamports) || a.spendLamports <= 0n) return refused('spendLamports must be > 0');
-    return d.orders.place({ strategyId, side: 'buy', mint: a.mint, spendLamports: a.spendLamports, reason: why });
+    return held(d.orders.place({ strategyId, side: 'buy', mint: a.mint, spendLamports: a.spendLamports, reason: why }));
   };
 }

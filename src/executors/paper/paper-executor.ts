@@ -24,6 +24,12 @@ export interface PaperExecutorOptions {
    */
   readonly priceWaitMs?: number;
   /**
+   * How long an operator's intent (manual close or forced entry) waits before its latency runs, on
+   * the engine clock (`paper.manualHold`), so that a cancel from the CLI or the dashboard can catch
+   * it even when the simulator runs many times faster than the wall. Default 0: no hold.
+   */
+  readonly manualHoldMs?: number;
+  /**
    * The live executor's caps (the deployment's `live.maxTradeSpendSol` / `maxDaySpendSol`): intents
    * are admitted by the live admission module and refused with its code. Absent: no cap.
    */
@@ -75,6 +81,9 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   const random = options.random;
   if (m && !random) throw new ChainpilotError('PAPER_NOT_STARTED', 'paper executor: a calibrated model needs a seeded random', { retry: 'not_retryable' });
   const fates = new Map<string, Fate>();
+  const manualHoldMs = options.manualHoldMs ?? 0;
+  /** Intents in their latency, with what re-arming their fill for a manual hold needs (kept only with a hold). */
+  const waiting = new Map<string, { readonly intent: OrderIntent; readonly out: ExecutionSink; readonly submittedAt: number; readonly latencyMs: number }>();
   /** Reserves as our own fills left them, per mint, until the next observed tick. */
   const moved = new Map<string, { readonly tick: string; readonly reserves: Reserves }>();
   /** Tokens whose account the paper wallet has (created by an earlier buy): no rent again. */
@@ -82,6 +91,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
 
   const settle = (intent: OrderIntent, out: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
+    waiting.delete(intent.id);
     const at = clock.now();
     const fate = fates.get(intent.id) ?? 'fill';
     if (fate === 'simulation') {
@@ -184,13 +194,28 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         intent.id,
         clock.setTimeout(() => settle(intent, out, submittedAt), latencyMs),
       );
+      if (manualHoldMs > 0) waiting.set(intent.id, { intent, out, submittedAt, latencyMs });
       return Promise.resolve();
+    },
+    holdManual(intentId) {
+      const w = waiting.get(intentId);
+      const t = timers.get(intentId);
+      if (!w || t === undefined) return;
+      waiting.delete(intentId);
+      clock.clearTimeout(t);
+      // The hold comes first; the latency (and a wait for the first price) run after it.
+      const start = w.submittedAt + manualHoldMs;
+      timers.set(
+        intentId,
+        clock.setTimeout(() => settle(w.intent, w.out, start), Math.max(0, start + w.latencyMs - clock.now())),
+      );
     },
     cancel(intentId, reason) {
       const t = timers.get(intentId);
       if (t === undefined || !sink) return false;
       clock.clearTimeout(t);
       timers.delete(intentId);
+      waiting.delete(intentId);
       sink({ type: 'rejected', intentId, at: clock.now(), code: 'ENGINE_INTENT_CANCELLED', reason });
       return true;
     },
@@ -202,6 +227,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         sink?.({ type: 'expired', intentId: id, at: clock.now() });
       }
       timers.clear();
+      waiting.clear();
       fates.clear();
       return Promise.resolve();
     },

@@ -155,9 +155,14 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       const e = engine();
       if (!e || !LIVE_STATES.has(conditions.state))
         return { ok: false, code: 'RUNTIME_HANDLE_STATE', reason: `${d.name} is ${conditions.state}: manual actions need a running deployment` };
+      // Read before placing: the engine joins the price room of a buy it has no price for.
+      const unpriced = action.action === 'enter' && e.market.get(action.mint)?.price === undefined;
       const r = e.manual(action, meta);
-      log.warn({ action: action.action, by: meta.by, ok: r.ok, ...(r.ok ? { intentId: r.intentId } : { code: r.code }) }, 'manual action');
-      return r;
+      log.warn(
+        { action: action.action, by: meta.by, ok: r.ok, ...(r.ok ? { intentId: r.intentId, waitsForPrice: unpriced } : { code: r.code }) },
+        'manual action',
+      );
+      return r.ok && unpriced ? { ...r, waitsForPrice: true } : r;
     },
     startInfo: () => run.assembly()?.info,
     liveEnd: () => run.liveEnd(),

@@ -222,7 +222,7 @@ export interface DeploymentHandle extends Lifecycle<ShutdownReport, DeploymentHe
    * intent id) or denied/refused (with a code). Refused with RUNTIME_HANDLE_STATE before start or
    * after stop.
    */
-  manual?(action: ManualAction, meta: ManualMeta): OrderResult;
+  manual?(action: ManualAction, meta: ManualMeta): ManualOutcome;
 }
 
 /** The endpoint's clients, so that several deployments can share one connection (daemon). */
@@ -279,5 +279,12 @@ export interface DeploymentDeps {
 
 /** The factory every composition root provides (src/runtime/handle/create-deployment.ts). */
 export type CreateDeployment = (loaded: LoadedDeployment, deps?: DeploymentDeps) => DeploymentHandle;
+
+/**
+ * A manual action's outcome. A forced entry placed while the deployment had observed no price of
+ * its token says so (`waitsForPrice`): the engine joined the token's price room, and the fill waits
+ * for its first price (paper: up to 10 s of run clock, then rejected with PAPER_NO_PRICE).
+ */
+export type ManualOutcome = OrderResult | { readonly ok: true; readonly intentId: string; readonly waitsForPrice: true };
 
 export type { DecisionEntry, ManualAction, ManualMeta, OrderResult, RecordTap };

@@ -98,6 +98,7 @@ export function createIntentTracker(o: IntentTrackerOptions): TrackedExecutor {
   return {
     start: (sink) => inner.start(guard(sink)),
     ...(inner.cancel ? { cancel: (intentId: string, reason: string) => inner.cancel?.(intentId, reason) ?? false } : {}),
+    ...(inner.holdManual ? { holdManual: (intentId: string) => inner.holdManual?.(intentId) } : {}),
     async submit(intent) {
       const t: Tracked = { intent, state: 'PENDING', outcome: undefined, signature: undefined, at: o.clock.now() };
       inFlight.set(intent.id, t);

@@ -24,11 +24,15 @@ export function paperRails(d: Deployment): AdmissionLimits | undefined {
  * `seed` is the run's engine seed: the calibrated model draws latencies and failures from a
  * generator of its own derived from it, so a backtest with the same seed draws the same.
  */
-export function paperExecutorSettings(d: Deployment, seed: number): Pick<PaperExecutorOptions, 'latencyMs' | 'fillModel' | 'rails' | 'model' | 'random'> {
+export function paperExecutorSettings(
+  d: Deployment,
+  seed: number,
+): Pick<PaperExecutorOptions, 'latencyMs' | 'manualHoldMs' | 'fillModel' | 'rails' | 'model' | 'random'> {
   const rails = paperRails(d);
   const m = d.paper.model;
   return {
     latencyMs: d.paper.latency,
+    manualHoldMs: d.paper.manualHold,
     fillModel: {
       extraSlippageBps: m?.extraSlippageBps ?? d.paper.extraSlippageBps,
       defaultPoolFeeBps: d.paper.defaultPoolFeeBps,

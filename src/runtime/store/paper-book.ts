@@ -261,6 +261,7 @@ export function bookedExecutor(inner: Executor, book: PaperBook): Executor {
     stop: (signal) => inner.stop(signal),
     // A cancel's `rejected` report reaches the book through the sink above.
     ...(inner.cancel ? { cancel: (intentId: string, reason: string) => inner.cancel?.(intentId, reason) ?? false } : {}),
+    ...(inner.holdManual ? { holdManual: (intentId: string) => inner.holdManual?.(intentId) } : {}),
   };
 }
 

@@ -64,7 +64,7 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     // A route declares that it carries no data (or takes a ticket instead) with `config: { public: true }`.
     if (req.routeOptions.config.public === true) return;
     if (!bearerMatches(req.headers.authorization, o.token)) {
-      await sendError(reply, 401, 'CLI_API_REFUSED', 'missing or wrong bearer token: send Authorization: Bearer <CHAINPILOT_API_TOKEN>');
+      await sendError(reply, 401, 'RUNTIME_API_UNAUTHORIZED', 'missing or wrong bearer token: send Authorization: Bearer <CHAINPILOT_API_TOKEN>');
     }
   });
   app.setErrorHandler((e, _req, reply) => {
@@ -73,7 +73,7 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
       return sendError(
         reply,
         400,
-        'CLI_API_REFUSED',
+        'RUNTIME_API_BAD_REQUEST',
         e.validation.map((i) => `${i.instancePath.slice(1).replaceAll('/', '.') || where}: ${i.message ?? 'invalid'}`).join('; '),
       );
     }
@@ -82,7 +82,7 @@ export function buildControlApp(o: ControlAppOptions): FastifyInstance {
     void sendError(
       reply,
       status,
-      isChainpilotError(e) ? e.code : 'RUNTIME_DAEMON_BAD_CONFIG',
+      isChainpilotError(e) ? e.code : status >= 500 ? 'RUNTIME_API_INTERNAL' : 'RUNTIME_API_BAD_REQUEST',
       status >= 500 ? 'internal error; see the daemon log' : (e as Error).message,
     );
   });

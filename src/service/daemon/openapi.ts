@@ -46,8 +46,8 @@ export const answer = <T extends z.ZodType>(schema: T, description: string): T =
 
 /** The error answers of a route that needs the token and names a deployment. */
 export const refused = {
-  401: answer(s.errorBody, 'missing or wrong bearer token'),
-  404: answer(s.errorBody, 'no such deployment'),
+  401: answer(s.errorBody, 'missing or wrong bearer token (RUNTIME_API_UNAUTHORIZED)'),
+  404: answer(s.errorBody, 'no such deployment (RUNTIME_API_NOT_FOUND)'),
 } as const;
 
 /** A non-JSON answer (text, HTML, an event stream) in the form the document generator reads. */

@@ -49,12 +49,12 @@ export function reportRoutes(o: ReportRoutesOptions): FastifyPluginAsync {
     app.get('/api/reports/open', { config: { public: true }, schema: openSchema }, async (req, reply) => {
       const { path, ticket } = req.query;
       if (ticket === undefined || !o.tickets.take(ticket)) {
-        return reply
-          .code(401)
-          .send({ error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired ticket: POST /api/stream-ticket with the bearer token first' } });
+        return reply.code(401).send({
+          error: { code: 'RUNTIME_API_UNAUTHORIZED', message: 'missing, used or expired ticket: POST /api/stream-ticket with the bearer token first' },
+        });
       }
       const body = o.reportsDir && path !== undefined ? readReport(o.reportsDir, path) : undefined;
-      if (!body) return reply.code(404).send({ error: { code: 'CLI_API_REFUSED', message: 'no such report: GET /api/reports lists them' } });
+      if (!body) return reply.code(404).send({ error: { code: 'RUNTIME_API_NOT_FOUND', message: 'no such report: GET /api/reports lists them' } });
       return reply
         .header('content-type', 'text/html; charset=utf-8')
         .header('content-security-policy', 'sandbox allow-scripts')

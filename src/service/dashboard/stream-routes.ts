@@ -45,7 +45,7 @@ export function streamRoutes(o: StreamRoutesOptions): FastifyPluginAsync {
       const q = req.query;
       if (q.ticket === undefined || !o.tickets.take(q.ticket)) {
         return reply.code(401).send({
-          error: { code: 'CLI_API_REFUSED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' },
+          error: { code: 'RUNTIME_API_UNAUTHORIZED', message: 'missing, used or expired stream ticket: POST /api/stream-ticket with the bearer token first' },
         });
       }
       const header = req.headers['last-event-id'];

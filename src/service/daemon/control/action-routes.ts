@@ -21,8 +21,8 @@ export interface ActionRoutesOptions {
 const switches: Record<SwitchVerb, string> = {
   pause: 'pause entries (exits keep working)',
   resume: 'resume entries',
-  kill: 'kill switch on: no new buys (persisted for live deployments)',
-  unkill: 'kill switch off (persisted for live deployments)',
+  kill: "kill switch on: no new buys (persisted in the deployment's store, paper and live alike)",
+  unkill: "kill switch off (persisted in the deployment's store, paper and live alike)",
 };
 
 const manualAnswers = {
@@ -39,7 +39,7 @@ export function actionRoutes(o: ActionRoutesOptions): FastifyPluginAsync {
     if (!slot) return reply;
     const r = manualOnDeployment(slot, action, { by: b.by ?? 'api', why: b.reason ?? 'no reason given' } satisfies ManualMeta);
     if (!r.ok) return sendError(reply, r.status, r.code, r.message);
-    return { name: slot.name, action: action.action, intentId: r.value.intentId } satisfies z.infer<typeof s.manualResultBody>;
+    return { name: slot.name, action: action.action, ...r.value } satisfies z.infer<typeof s.manualResultBody>;
   };
   return async (plain) => {
     const api = plain.withTypeProvider<ZodTypeProvider>();

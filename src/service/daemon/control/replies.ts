@@ -19,7 +19,7 @@ export function slotOr404(slots: Pick<Slots, 'get'>): SlotOr404 {
   return (req, reply) => {
     const name = (req.params as { name?: string }).name ?? '';
     const slot = slots.get(name);
-    if (!slot) void sendError(reply, 404, 'CLI_API_REFUSED', `no deployment named "${name}"; GET /api/deployments lists them`);
+    if (!slot) void sendError(reply, 404, 'RUNTIME_API_NOT_FOUND', `no deployment named "${name}"; GET /api/deployments lists them`);
     return slot;
   };
 }

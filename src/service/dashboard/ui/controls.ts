@@ -93,8 +93,10 @@ async function manual(name: string, path: string, body: Record<string, unknown>,
       reason: `${verb} from the dashboard`,
     })) as {
       intentId: string;
+      waitsForPrice?: boolean;
     };
-    $('notice').textContent = `${name}: ${verb} placed (${r.intentId})`;
+    $('notice').textContent =
+      `${name}: ${verb} placed (${r.intentId})${r.waitsForPrice === true ? ': no price of the token yet, waiting for its first price' : ''}`;
   } catch (e) {
     $('notice').textContent = `${name}: ${verb} refused: ${(e as Error).message}`;
   }

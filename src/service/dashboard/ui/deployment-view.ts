@@ -7,7 +7,7 @@
 import { act, cancelButton, closeButton, forceEntry } from './controls.js';
 import { h, table } from './dom.js';
 import { drawEquityChart } from './equity-chart.js';
-import { ageMs, pnl, share, shortMint, sol, time } from './format.js';
+import { ageMs, pnl, RUN_TIME, share, shortMint, sol, time } from './format.js';
 import { decisionRows } from './history-tables.js';
 import { drawPositionCharts } from './position-charts.js';
 import { $, api } from './session.js';
@@ -52,7 +52,7 @@ export function drawDeployment(name: string, d: Detail): void {
   part('.pending').replaceChildren(
     table(
       'pending',
-      ['since', 'strategy', 'side', 'mint', 'amount in', 'journal state', ''],
+      [`since (${RUN_TIME})`, 'strategy', 'side', 'mint', 'amount in', 'journal state', ''],
       d.pending.map((p) => ({
         key: p.id,
         cells: [
@@ -68,11 +68,11 @@ export function drawDeployment(name: string, d: Detail): void {
       'No pending intents.',
     ),
   );
-  part('.fills').replaceChildren(table('fills', ['time', 'strategy', 'side', 'mint', 'SOL', 'tokens (raw)'], decisionRows(name, ['fill']), 'No fills yet.'));
+  part('.fills').replaceChildren(table('fills', [RUN_TIME, 'strategy', 'side', 'mint', 'SOL', 'tokens (raw)'], decisionRows(name, ['fill']), 'No fills yet.'));
   part('.decisions').replaceChildren(
     table(
       'decisions',
-      ['time', 'kind', 'strategy', 'side', 'mint', 'amount', 'code', 'reason'],
+      [RUN_TIME, 'kind', 'strategy', 'side', 'mint', 'amount', 'code', 'reason'],
       decisionRows(name, ['intent', 'denied', 'unfilled', 'manual']),
       'No decisions yet.',
     ),
@@ -112,9 +112,15 @@ function card(name: string): HTMLElement {
       h('input', { name: 'strategy', placeholder: 'strategy (if several)', size: '16' }),
       h('button', { type: 'submit' }, 'Force buy'),
     ),
-    h('div', { class: 'grid' }, h('div', { class: 'chart' }), h('div', { class: 'facts' })),
+    h(
+      'div',
+      { class: 'grid' },
+      h('div', { class: 'chart' }, h('div', { class: 'clock-note' }, 'equity (SOL) over run time (UTC)')),
+      h('div', { class: 'facts' }),
+    ),
     h('h3', {}, 'Open positions'),
     h('div', { class: 'positions' }),
+    h('p', { class: 'clock-note position-clock' }, 'Price charts: price ÷ entry over wall-clock time, while this page is open.'),
     h('div', { class: 'position-charts' }),
     h('h3', {}, 'Pending intents'),
     h('div', { class: 'pending' }),

@@ -27,6 +27,19 @@ export const solNumber = (lamports: string): number => Number(BigInt(lamports)) 
 
 export const time = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
+/**
+ * Column header of the times the deployment stamps (fills, decisions, pending intents): its run
+ * clock, the simulator's clock for a deployment on the embedded simulator, which runs `speed` times
+ * faster than the wall clock the position charts use.
+ */
+export const RUN_TIME = 'run time (UTC)';
+
+/** The size of one position chart in a host `hostWidth` px wide: two side by side when there is room, never the thumbnail it was. */
+export function positionChartSize(hostWidth: number): { readonly width: number; readonly height: number } {
+  const width = Math.max(360, Math.min(640, Math.floor((hostWidth > 0 ? hostWidth : 760) / 2) - 24));
+  return { width, height: 220 };
+}
+
 export const ageMs = (ms: number | null): string => (ms === null ? '—' : ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFixed(1)} s`);
 
 /** Share of a limit as `12%` (null limit: `no cap`). */

@@ -1,7 +1,7 @@
 /** The dashboard's per-position price charts (uPlot): price ÷ entry with the position's exit levels. */
 import uPlot from 'uplot';
 import { h } from './dom.js';
-import { shortMint } from './format.js';
+import { positionChartSize, shortMint } from './format.js';
 
 /** A position's exit levels as the API lists them (exact decimal prices, SOL per whole token). */
 export interface PositionExits {
@@ -81,7 +81,7 @@ export function drawPositionCharts(name: string, host: HTMLElement, positions: r
     const box = h(
       'div',
       { class: 'position-chart', 'data-key': key },
-      h('div', { class: 'label' }, `${shortMint(p.mint)} (${p.strategyId}): price ÷ entry`),
+      h('div', { class: 'label' }, `${shortMint(p.mint)} (${p.strategyId}): price ÷ entry, wall clock`),
       legend,
     );
     host.append(box);
@@ -89,8 +89,7 @@ export function drawPositionCharts(name: string, host: HTMLElement, positions: r
       sig,
       chart: new uPlot(
         {
-          width: 280,
-          height: 120,
+          ...positionChartSize(host.clientWidth),
           legend: { show: false },
           series: [
             {},
