@@ -192,7 +192,7 @@ describe('daemon control API', () => {
         const r = await app.inject({ method: 'POST', url: `/api/deployments/alpha/${route}`, headers: auth, payload });
         expect(r.statusCode, `${route} ${mint}`).toBe(400);
         expect(schemas.errorBody.parse(r.json()).error).toMatchObject({
-          code: 'CLI_API_REFUSED',
+          code: 'RUNTIME_API_BAD_REQUEST',
           message: expect.stringMatching(/^mint: mint must be a token mint address: base58 text of 32 bytes/),
         });
       }

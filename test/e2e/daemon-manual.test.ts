@@ -163,7 +163,7 @@ describe('manual actions on a running daemon', () => {
     const path = await api('/api/deployments/hands/entries', { mint: '../../../etc/passwd', spendLamports: '50000000', by: 'carol' });
     expect(path.status).toBe(400);
     expect(schemas.errorBody.parse(path.body).error).toMatchObject({
-      code: 'CLI_API_REFUSED',
+      code: 'RUNTIME_API_BAD_REQUEST',
       message: expect.stringMatching(/^mint: mint must be a token mint address/),
     });
     expect((await decisions()).some((e) => JSON.stringify(e).includes('passwd'))).toBe(false);
