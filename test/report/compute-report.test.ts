@@ -77,6 +77,26 @@ describe('computeReport arithmetic', () => {
     expect(r.metrics.ratioNote).toBeNull();
   });
 
+  it('counts no zero-length return when the run length is a multiple of the sample (the closing sample stands for its instant)', () => {
+    // A backtest samples at every multiple of --sample and once more at the end: a 4-day run at a
+    // 1-day sample has two samples at 4 d. The returns stay +10 %, −5 %, +10 %, −2 % (not a fifth 0 %).
+    const daily: [number, bigint][] = [
+      [0, 1_000_000n],
+      [DAY, 1_100_000n],
+      [2 * DAY, 1_045_000n],
+      [3 * DAY, 1_149_500n],
+      [4 * DAY, 1_126_510n],
+    ];
+    const same = computeReport(input({ equity: [...daily, [4 * DAY, 1_126_510n]] }));
+    expect(same.metrics.sharpe).toBeCloseTo(7.869735124112805, 9);
+    expect(same.metrics.sortino).toBeCloseTo(23.06007895431649, 9);
+    // The stop moved equity at the last instant (1 126 510 → 1 103 520): the closing value is the
+    // day's, so the returns are +10 %, −5 %, +10 %, −4 %: Sharpe 0.0325 … mean 0.0275 / sd 0.0727438 × √365.
+    const moved = computeReport(input({ equity: [...daily, [4 * DAY, 1_103_520n]] }));
+    expect(moved.metrics.sharpe).toBeCloseTo(6.268389316749121, 9);
+    expect(moved.metrics.sortino).toBeCloseTo(16.410325422970892, 9);
+  });
+
   it('measures drawdown at every observed point: the largest fall, its percent of the peak and the longest time under water', () => {
     const t = createDrawdownTracker(0, 100n);
     for (const [at, v] of [
