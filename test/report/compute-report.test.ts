@@ -147,6 +147,47 @@ describe('computeReport arithmetic', () => {
     expect(r.byStrategy).toEqual([expect.objectContaining({ strategyId: 's', pnlSol: '0.000013', failedFeesSol: '0.000007', feesSol: '0.000017' })]);
   });
 
+  it('groups byExitReason by the rule that closed the trade, not one key per price, and prints exit prices at 8 significant digits', () => {
+    const sellWhy = (id: string, at: number, mint: string, reason: string): DecisionEntry => ({
+      kind: 'intent',
+      at,
+      intentId: id,
+      strategyId: 's',
+      side: 'sell',
+      mint,
+      amountIn: '1',
+      referencePrice: null,
+      reason,
+    });
+    const entries = ['0.0000000312345678901234567890123456789012345', '0.0000000298765432109876543210987654321098765', '0.00000004'];
+    const decisions: DecisionEntry[] = entries.flatMap((entry, k) => {
+      const m = `M${k}`;
+      return [
+        intent(`b${k}`, 10 * k, 'buy', null, 's', m),
+        fill(`b${k}`, 10 * k + 1, 'buy', 1_000n, '1', 0n, 's', m),
+        sellWhy(`s${k}`, 10 * k + 2, m, `stop loss 1500 bps below entry ${entry}`),
+        fill(`s${k}`, 10 * k + 3, 'sell', 900n, '1', 0n, 's', m),
+      ];
+    });
+    decisions.push(
+      intent('b9', 50, 'buy', null, 's', 'T'),
+      fill('b9', 51, 'buy', 1_000n, '1', 0n, 's', 'T'),
+      sellWhy('s9', 52, 'T', 'take profit 2x (level 1)'),
+      fill('s9', 53, 'sell', 2_000n, '1', 0n, 's', 'T'),
+    );
+    const r = computeReport(input({ decisions, equity: [[0, 1_000_000n]] }));
+    expect(r.byExitReason).toEqual([
+      { reason: 'stop loss', trades: 3, pnlSol: '-0.0000003' },
+      { reason: 'take profit level 1', trades: 1, pnlSol: '0.000001' },
+    ]);
+    expect(r.trades.map((t) => t.exitReason)).toEqual([
+      'stop loss 1500 bps below entry 0.000000031234568',
+      'stop loss 1500 bps below entry 0.000000029876543',
+      'stop loss 1500 bps below entry 0.00000004',
+      'take profit 2x (level 1)',
+    ]);
+  });
+
   it('rounds profit factor and slippage half-even instead of truncating them', () => {
     const decisions: DecisionEntry[] = [
       // Trade 1 wins 200 lamports; trade 2 loses 300: profit factor 2/3 = 0.666667 (not 0.666666).
