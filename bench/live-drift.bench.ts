@@ -172,7 +172,7 @@ const bench: Bench = {
         name: 'calibration: extraSlippageBps (stage 2)',
         value: stage2.extraSlippageBps,
         unit: 'bps',
-        note: 'default 50 plus the median adverse drift of stage 1',
+        note: "default 50 plus the median of stage 1's adverse drift, one-sided slippage refusals ranked at its ends; at least -100 (the pool fee)",
       });
       const second = await backtestAll('2', modelBlockYaml(fit, stage2));
       for (const [stage, results] of [

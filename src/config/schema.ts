@@ -303,6 +303,21 @@ const paper = z
      */
     modelFile: z.string().min(1).optional(),
   })
+  .superRefine((p, ctx) => {
+    // A negative extra slippage gives back cost the model charged beyond what live paid; past the pool
+    // fee it would pay more than the pool itself (the fill model also caps it per fill at the pool's fee).
+    const floor = -p.defaultPoolFeeBps;
+    const check = (value: number | undefined, path: (string | number)[], name: string): void => {
+      if (value === undefined || value >= floor) return;
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `${value} would let a paper fill beat the pool: a negative ${name} gives back at most the pool fee paper charges (paper.defaultPoolFeeBps ${p.defaultPoolFeeBps}); use ${floor} or more`,
+      });
+    };
+    check(p.extraSlippageBps, ['extraSlippageBps'], 'paper.extraSlippageBps');
+    check(p.model?.extraSlippageBps, ['model', 'extraSlippageBps'], 'paper.model.extraSlippageBps');
+  })
   .transform((p) => renameKeys(p, SOL_KEY_NAMES.paper))
   .prefault({});
 

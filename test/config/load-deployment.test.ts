@@ -181,6 +181,22 @@ describe('deployment config', () => {
     }
   });
 
+  it('refuses a negative extraSlippageBps beyond the pool fee (paper would beat the pool), naming the key and the floor', () => {
+    const e = errorOf(() => parseDeployment(`${base}paper:\n  extraSlippageBps: -150\n`, 'd.yaml', { env: {} }));
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.message).toContain('d.yaml:6:3 paper.extraSlippageBps: -150 would let a paper fill beat the pool');
+    expect(e.message).toContain('use -100 or more');
+    const m = errorOf(() =>
+      parseDeployment(`${base}paper:\n  defaultPoolFeeBps: 25\n  model:\n    latencyMs: [400]\n    feeLamports: 5000\n    extraSlippageBps: -88\n`, 'd.yaml', {
+        env: {},
+      }),
+    );
+    expect(m.message).toContain('paper.model.extraSlippageBps: -88 would let a paper fill beat the pool');
+    expect(m.message).toContain('use -25 or more');
+    // Down to the pool fee is a valid correction.
+    expect(parseDeployment(`${base}paper:\n  extraSlippageBps: -100\n`, 'd.yaml', { env: {} }).deployment.paper.extraSlippageBps).toBe(-100);
+  });
+
   it('reports an unreadable file with its path', () => {
     expect(errorOf(() => loadDeployment('/nonexistent/d.yaml'))).toMatchObject({ code: 'CONFIG_UNREADABLE' });
   });

@@ -1,7 +1,8 @@
 /**
  * The HTML report in a real browser (Debian's chromium through playwright-core; nothing is
  * downloaded): it renders with no console error and no network request, its charts are drawn
- * (canvases with painted pixels), its trades table agrees with report.json, and a column sorts.
+ * (canvases with painted pixels), its trades table agrees with report.json, a column sorts, the page
+ * fits its width and the exits table is by rule.
  * Skipped with a reason when /usr/bin/chromium is absent, except under CI=true where it must run.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -77,6 +78,12 @@ describe.skipIf(!present && process.env['CI'] !== 'true')('HTML report in headle
       await page.click('#trades thead th:nth-child(9)');
       const desc = await page.$$eval('#trades tbody tr td:nth-child(9)', (tds) => tds.map((td) => Number(td.textContent)));
       expect(desc).toEqual([...asc].reverse());
+
+      // The page fits its width: wide tables wrap their text or scroll in their own box, never the page.
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      // Exits by rule, as report.json holds them (no key per price).
+      const exits = await page.$$eval('#by-exit tbody tr td:first-child', (tds) => tds.map((td) => td.textContent ?? ''));
+      expect(exits).toEqual(report.byExitReason.map((e) => e.reason));
 
       expect(problems).toEqual([]);
       expect(requests).toEqual([]);

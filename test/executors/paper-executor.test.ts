@@ -24,7 +24,7 @@ const intent = (o: Partial<IntentDraft> = {}): OrderIntent =>
     ...o,
   });
 
-function observed(price: number, reserves?: { sol: bigint; token: bigint }, at = 0) {
+function observed(price: number, reserves?: { sol: bigint; token: bigint }, at = 0, poolFeeBps = 100) {
   const view = createMarketView();
   view.observe({
     type: 'price',
@@ -40,7 +40,7 @@ function observed(price: number, reserves?: { sol: bigint; token: bigint }, at =
     liquidityUsd: undefined,
     solReserveLamports: reserves?.sol,
     tokenReserveRaw: reserves?.token,
-    poolFeeBps: reserves ? 100 : undefined,
+    poolFeeBps: reserves ? poolFeeBps : undefined,
     at: at as UnixMs,
   });
   return view;
@@ -163,6 +163,34 @@ describe('paper fill model', () => {
     });
     const sellAfterFee = (10_000_000_000n * 9_900n) / 10_000n;
     expect(sell).toMatchObject({ ok: true, solAmount: (((sol * sellAfterFee) / (token + sellAfterFee)) * 10_100n) / 10_000n });
+  });
+
+  it('never fills better than the pool price before fee and impact, whatever negative extraSlippageBps and pool fee', () => {
+    // A pool reporting a 25 bps fee and a correction of −500 bps: at most the 25 bps come back.
+    const sol = 30_000_000_000n;
+    const token = 1_000_000_000_000n;
+    const low = observed(0.00003, { sol, token }, 0, 25).get('M');
+    const buy = modelFill(intent({ spendLamports: 1_000_000n }), low, { ...DEFAULT_FILL_MODEL, extraSlippageBps: -500 });
+    const inAfterFee = (1_000_000n * 9_975n) / 10_000n;
+    expect(buy).toMatchObject({ ok: true, tokenAmount: (((token * inAfterFee) / (sol + inAfterFee)) * 10_025n) / 10_000n });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -5_000, max: 10_000 }),
+        fc.integer({ min: 0, max: 1_000 }),
+        fc.bigInt({ min: 1_000n, max: 50_000_000_000n }),
+        fc.boolean(),
+        (extra, fee, amount, isBuy) => {
+          const obs = observed(0.00003, { sol, token }, 0, fee).get('M');
+          const i = isBuy ? intent({ spendLamports: amount, referencePrice: undefined }) : intent({ side: 'sell', sellRaw: amount, referencePrice: undefined });
+          const r = modelFill(i, obs, { ...DEFAULT_FILL_MODEL, extraSlippageBps: extra });
+          if (!r.ok) return;
+          // Out / in at most the pool's spot rate: token / sol for a buy, sol / token for a sell.
+          if (isBuy) expect(r.tokenAmount * sol).toBeLessThanOrEqual(amount * token);
+          else expect(r.solAmount * token).toBeLessThanOrEqual(amount * sol);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('gives a sell the symmetric output in lamports', () => {

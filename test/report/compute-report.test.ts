@@ -77,6 +77,26 @@ describe('computeReport arithmetic', () => {
     expect(r.metrics.ratioNote).toBeNull();
   });
 
+  it('counts no zero-length return when the run length is a multiple of the sample (the closing sample stands for its instant)', () => {
+    // A backtest samples at every multiple of --sample and once more at the end: a 4-day run at a
+    // 1-day sample has two samples at 4 d. The returns stay +10 %, −5 %, +10 %, −2 % (not a fifth 0 %).
+    const daily: [number, bigint][] = [
+      [0, 1_000_000n],
+      [DAY, 1_100_000n],
+      [2 * DAY, 1_045_000n],
+      [3 * DAY, 1_149_500n],
+      [4 * DAY, 1_126_510n],
+    ];
+    const same = computeReport(input({ equity: [...daily, [4 * DAY, 1_126_510n]] }));
+    expect(same.metrics.sharpe).toBeCloseTo(7.869735124112805, 9);
+    expect(same.metrics.sortino).toBeCloseTo(23.06007895431649, 9);
+    // The stop moved equity at the last instant (1 126 510 → 1 103 520): the closing value is the
+    // day's, so the returns are +10 %, −5 %, +10 %, −4 %: Sharpe 0.0325 … mean 0.0275 / sd 0.0727438 × √365.
+    const moved = computeReport(input({ equity: [...daily, [4 * DAY, 1_103_520n]] }));
+    expect(moved.metrics.sharpe).toBeCloseTo(6.268389316749121, 9);
+    expect(moved.metrics.sortino).toBeCloseTo(16.410325422970892, 9);
+  });
+
   it('measures drawdown at every observed point: the largest fall, its percent of the peak and the longest time under water', () => {
     const t = createDrawdownTracker(0, 100n);
     for (const [at, v] of [
@@ -125,6 +145,47 @@ describe('computeReport arithmetic', () => {
     expect(r.metrics.failedFeesSol).toBe('0.000007');
     expect(r.metrics.netPnlSol).toBe('0.000013');
     expect(r.byStrategy).toEqual([expect.objectContaining({ strategyId: 's', pnlSol: '0.000013', failedFeesSol: '0.000007', feesSol: '0.000017' })]);
+  });
+
+  it('groups byExitReason by the rule that closed the trade, not one key per price, and prints exit prices at 8 significant digits', () => {
+    const sellWhy = (id: string, at: number, mint: string, reason: string): DecisionEntry => ({
+      kind: 'intent',
+      at,
+      intentId: id,
+      strategyId: 's',
+      side: 'sell',
+      mint,
+      amountIn: '1',
+      referencePrice: null,
+      reason,
+    });
+    const entries = ['0.0000000312345678901234567890123456789012345', '0.0000000298765432109876543210987654321098765', '0.00000004'];
+    const decisions: DecisionEntry[] = entries.flatMap((entry, k) => {
+      const m = `M${k}`;
+      return [
+        intent(`b${k}`, 10 * k, 'buy', null, 's', m),
+        fill(`b${k}`, 10 * k + 1, 'buy', 1_000n, '1', 0n, 's', m),
+        sellWhy(`s${k}`, 10 * k + 2, m, `stop loss 1500 bps below entry ${entry}`),
+        fill(`s${k}`, 10 * k + 3, 'sell', 900n, '1', 0n, 's', m),
+      ];
+    });
+    decisions.push(
+      intent('b9', 50, 'buy', null, 's', 'T'),
+      fill('b9', 51, 'buy', 1_000n, '1', 0n, 's', 'T'),
+      sellWhy('s9', 52, 'T', 'take profit 2x (level 1)'),
+      fill('s9', 53, 'sell', 2_000n, '1', 0n, 's', 'T'),
+    );
+    const r = computeReport(input({ decisions, equity: [[0, 1_000_000n]] }));
+    expect(r.byExitReason).toEqual([
+      { reason: 'stop loss', trades: 3, pnlSol: '-0.0000003' },
+      { reason: 'take profit level 1', trades: 1, pnlSol: '0.000001' },
+    ]);
+    expect(r.trades.map((t) => t.exitReason)).toEqual([
+      'stop loss 1500 bps below entry 0.000000031234568',
+      'stop loss 1500 bps below entry 0.000000029876543',
+      'stop loss 1500 bps below entry 0.00000004',
+      'take profit 2x (level 1)',
+    ]);
   });
 
   it('rounds profit factor and slippage half-even instead of truncating them', () => {

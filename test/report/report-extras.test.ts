@@ -100,6 +100,39 @@ describe('report breakdowns', () => {
     expect(x.byToken[8]).toMatchObject({ key: '14 other tokens', trades: 14, pnlSol: '0.63' }); // (−2 + … + 11) / 100
   });
 
+  it('keeps hourly returns unrounded: returns below 1e-6 % are not truncated to zero', () => {
+    // 1 000 SOL moving by a few lamports an hour: +4, −2, +6 lamports on 10^12 are 4e-10 %, −2e-10 %, 6e-10 %.
+    const E = 1_000_000_000_000n;
+    const equity: [number, bigint][] = [
+      [T0, E],
+      [T0 + H, E + 4n],
+      [T0 + 2 * H, E + 2n],
+      [T0 + 3 * H, E + 8n],
+    ];
+    const h = hourlyReturns(equity, T0, H);
+    expect(h.hours).toBe(3);
+    expect(h.meanPct! * 1e10).toBeCloseTo(2.666666666665333, 9);
+    expect(h.worstPct! * 1e10).toBeCloseTo(-1.999999999992, 9);
+    expect(h.bestPct! * 1e10).toBeCloseTo(5.999999999988, 9);
+    expect(h.positivePct).toBeCloseTo(66.667, 2);
+    // Per-sample returns 4e-12, −2e-12, 6e-12: mean 2.6667e-12 / sd 4.1633e-12, one sample an hour.
+    expect(h.hourlySharpe).toBeCloseTo(0.6405126152214571, 6);
+  });
+
+  it('counts no zero-length return in the hourly Sharpe when the run ends on a sample instant', () => {
+    // Samples every hour and once more at the end (3 h, a multiple of the sample): the returns are
+    // +1 %, −1 %, +2 % (Sharpe 0.01333 / 0.01528 × √1), as without the repeated closing sample.
+    const equity: [number, bigint][] = [
+      [T0, 100_000_000_000n],
+      [T0 + H, 101_000_000_000n],
+      [T0 + 2 * H, 99_990_000_000n],
+      [T0 + 3 * H, 101_989_800_000n],
+    ];
+    const once = hourlyReturns(equity, T0, H).hourlySharpe;
+    expect(once).toBeCloseTo(0.4364357804719848, 9);
+    expect(hourlyReturns([...equity, [T0 + 3 * H, 101_989_800_000n]], T0, H).hourlySharpe).toBeCloseTo(0.4364357804719848, 9);
+  });
+
   it('gives a per-hour distribution for a run shorter than a day', () => {
     // Equity +1 % in hour 1, −2 % in hour 2, +3 % in hour 3, sampled every 10 minutes.
     const marks = [100n, 101n, 98n, 101n].map((v) => v * 100_000_000n);

@@ -4,8 +4,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
 import { calibrate, fitExtraSlippageBps, modelBlockYaml, secondStage, wilson } from '../../src/research/calibrate/calibrate.js';
+import { pairFills } from '../../src/research/backtest/pair-fills.js';
 import { paperExecutorSettings } from '../../src/runtime/paper/paper-executor-settings.js';
 import { loadDeployment } from '../../src/config/index.js';
+import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
+import type { Lamports, RawAmount, UnixMs } from '../../src/core/index.js';
+import { intent as journalIntent } from '../executors/journal-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-calibrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -81,6 +85,47 @@ describe('chainpilot calibrate', () => {
     });
   });
 
+  it("counts a journal's DENIED rows (inspection refusals) as the decision log counts them, leaving the rails' denials out", async () => {
+    const path = join(dir, 'journal.sqlite');
+    const j = openSqliteJournal({ path });
+    const spend = { spendLamports: 100n, day: '2026-01-01' };
+    const create = (id: string) => j.create(journalIntent(id, { createdAt: 1_000 as UnixMs }), spend, 1_000);
+    try {
+      await create('int_A');
+      await j.markBuilt('int_A', 1_100);
+      await j.recordSigned('int_A', { signature: 'sig-A', txBase64: 'AAEC', blockhash: 'h', expiryBlockHeight: 150, slippageBps: 150 }, 1_200);
+      await j.markSent('int_A', 'sig-A', 1_300);
+      const fill = {
+        intentId: 'int_A',
+        side: 'buy' as const,
+        mint: 'm',
+        decimals: 6,
+        solAmount: 100n as Lamports,
+        tokenAmount: 10n as RawAmount,
+        feeLamports: 105_000n as Lamports,
+        price: '0.1',
+        filledAt: 1_400 as UnixMs,
+        signature: 'sig-A',
+      };
+      await j.resolve('int_A', { state: 'LANDED', signature: 'sig-A', fill }, 1_400);
+      // Inspection refused B at simulation and C on its output (slippage); the day's cap refused D (a rail).
+      for (const [id, code, reason] of [
+        ['int_B', 'LIVE_INSPECTION_SIMULATION', 'simulation returned error {"InstructionError":[2,"InvalidAccountData"]}'],
+        ['int_C', 'LIVE_INSPECTION_OUTPUT', 'the output would not reach the least accepted amount'],
+        ['int_D', 'LIVE_SPEND_CAP_DAY', 'over the day cap'],
+      ] as const) {
+        await create(id);
+        await j.deny(id, code, reason, 1_500);
+      }
+    } finally {
+      await j.close();
+    }
+    const f = calibrate([path]);
+    expect(f).toMatchObject({ intents: 3, fills: 1, latencyMs: [400], feeLamports: 105_000n });
+    expect(f.simulation).toMatchObject({ events: 1, trials: 3 });
+    expect(f.slippage).toMatchObject({ events: 1, trials: 3 });
+  });
+
   it('gives the 95 % Wilson interval of a rate (hand-computed: 1 of 5 is 3.62 % to 62.45 %)', () => {
     const w = wilson(1, 5);
     expect(w.low).toBeCloseTo(0.036224, 5);
@@ -111,14 +156,78 @@ describe('fitExtraSlippageBps', () => {
     ];
     // Adverse: 300, 500, 400, −100 → median (300 + 400) / 2 = 350; 50 + 350.
     expect(fitExtraSlippageBps(pairs, 50)).toBe(400);
-    // Live paid less than the model charged: a negative correction, bounded at −5,000.
-    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(-850);
-    expect(fitExtraSlippageBps([{ side: 'sell', priceDriftBps: 9_000 }], 50)).toBe(-5_000);
+    // Live paid less than the model charged: a negative correction, never below minus the pool fee
+    // paper charges (100 bps by default, 25 given): beyond it a paper fill would beat the pool.
+    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -120 }], 50)).toBe(-70);
+    expect(fitExtraSlippageBps([{ side: 'buy', priceDriftBps: -900 }], 50)).toBe(-100);
+    expect(fitExtraSlippageBps([{ side: 'sell', priceDriftBps: 9_000 }], 50, 25)).toBe(-25);
     expect(fitExtraSlippageBps([], 50)).toBeUndefined();
+  });
+
+  it('fits the median of the whole distribution: one-sided slippage refusals rank at its ends', () => {
+    const fills = [-80, -60, -40, -20, 0].map((d) => ({ side: 'buy' as const, priceDriftBps: d }));
+    // Fills only: median −40; 50 − 40 = 10.
+    expect(fitExtraSlippageBps(fills, 50)).toBe(10);
+    // Two intents live refused on slippage and the backtest filled rank above every fill: the
+    // median of 7 is the 4th, −20; 50 − 20 = 30. Dropping them (as before) under-charges paper.
+    const refused = { side: 'buy' as const, priceDriftBps: null, censored: 'adverse' as const };
+    expect(fitExtraSlippageBps([...fills, refused, refused], 50)).toBe(30);
+    // One the backtest refused and live filled ranks below: with one of each, the median is −40 again.
+    const paperRefused = { side: 'sell' as const, priceDriftBps: null, censored: 'favourable' as const };
+    expect(fitExtraSlippageBps([...fills, refused, paperRefused], 50)).toBe(10);
+    // Half refused: the middle two are the largest fill (0) and a refusal; the median is the finite one: 50 + 0.
+    expect(fitExtraSlippageBps([...fills, refused, refused, refused, refused, refused], 50)).toBe(50);
+    // Refusals alone measure nothing.
+    expect(fitExtraSlippageBps([refused], 50)).toBeUndefined();
   });
 });
 
 describe('secondStage (calibrate --against)', () => {
+  it('reads one-sided slippage refusals from the pairs backtest --verify-against writes (a 6001 simulation error included)', () => {
+    const d3 = mkdtempSync(join(tmpdir(), 'chainpilot-stage2-'));
+    try {
+      const bt = (id: string, at: number, price: string) => [
+        intent(id, at),
+        line({
+          kind: 'fill',
+          at: at + 400,
+          intentId: id,
+          strategyId: 's',
+          side: 'buy',
+          mint: 'M',
+          solAmount: price,
+          tokenAmount: '1000',
+          feeLamports: '0',
+          price: '1',
+        }),
+      ];
+      const liveLog = [
+        ...bt('int_1a2b3c4d_1', 0, '1010'), // 100 bps above the backtest's 1000
+        ...bt('int_1a2b3c4d_2', 10, '1000'), // 0
+        ...bt('int_1a2b3c4d_3', 20, '990'), // −100
+        intent('int_1a2b3c4d_4', 30),
+        line({
+          kind: 'unfilled',
+          at: 500,
+          intentId: 'int_1a2b3c4d_4',
+          strategyId: 's',
+          outcome: 'rejected',
+          code: 'LIVE_INSPECTION_SIMULATION',
+          reason: 'simulation returned error {"InstructionError":[4,{"Custom":6001}]}',
+          feeLamports: '0',
+        }),
+      ].join('\n');
+      const btLog = [...bt('int_1', 0, '1000'), ...bt('int_2', 10, '1000'), ...bt('int_3', 20, '1000'), ...bt('int_4', 30, '1000')].join('\n');
+      const lvb = pairFills(`${liveLog}\n`, `${btLog}\n`);
+      expect(lvb.pairs.find((x) => x.live?.intentId === 'int_1a2b3c4d_4')?.live).toMatchObject({ outcome: 'rejected', slippage: true });
+      writeFileSync(join(d3, 'r.json'), JSON.stringify({ liveVsBacktest: lvb }));
+      // Adverse: −100, 0, 100 and the refusal (+∞): median (0 + 100) / 2 = 50; fills only it would be 0.
+      expect(secondStage([join(d3, 'r.json')], 50)).toEqual({ extraSlippageBps: 100, usedBps: 50, pairs: 3, refusals: 1, reports: 1, floorBps: -100 });
+    } finally {
+      rmSync(d3, { recursive: true, force: true });
+    }
+  });
+
   it("fits extraSlippageBps from backtests' report.json pairs, writes it into the model block, and a deployment reading that block uses it", () => {
     const d2 = mkdtempSync(join(tmpdir(), 'chainpilot-stage2-'));
     try {
@@ -146,11 +255,13 @@ describe('secondStage (calibrate --against)', () => {
       );
       // Adverse: −150, −120, −90, −60 → median −105; 50 − 105 = −55 (rounded half away: −55).
       const s2 = secondStage([join(d2, 'a.json'), join(d2, 'b.json')], 50);
-      expect(s2).toEqual({ extraSlippageBps: -55, usedBps: 50, pairs: 4, reports: 2 });
+      expect(s2).toEqual({ extraSlippageBps: -55, usedBps: 50, pairs: 4, refusals: 0, reports: 2, floorBps: -100 });
       writeFileSync(join(d2, 'live.jsonl'), `${intent('int_A', 0)}\n${fill('int_A', 1_500, '110000')}\n`);
       const fit = calibrate([join(d2, 'live.jsonl')]);
       const block = modelBlockYaml(fit, s2);
-      expect(block).toContain('    extraSlippageBps: -55   # second stage: 50 plus the median adverse drift of 4 paired fills in 2 report(s)');
+      expect(block).toContain(
+        '    extraSlippageBps: -55   # second stage: 50 plus the median adverse drift of 4 paired fills and 0 one-sided slippage refusals in 2 report(s), at least -100 (the pool fee)',
+      );
       writeFileSync(join(d2, 'model.yaml'), block);
       writeFileSync(join(d2, 'd.yaml'), 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\npaper:\n  modelFile: model.yaml\n');
       const dep = loadDeployment(join(d2, 'd.yaml'), { env: {} }).deployment;

@@ -1,4 +1,4 @@
-/** `chainpilot calibrate JOURNAL_OR_DECISION_LOG... [--out FILE] [--against REPORT.json... [--used-extra-bps N]]`: fits `paper.model` from live runs. */
+/** `chainpilot calibrate JOURNAL_OR_DECISION_LOG... [--out FILE] [--against REPORT.json... [--used-extra-bps N] [--pool-fee-bps N]]`: fits `paper.model` from live runs. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { isChainpilotError } from '../../core/errors.js';
 
@@ -17,13 +17,22 @@ export function registerCalibrate(program: Command): void {
       if (!Number.isInteger(n) || n < -5_000 || n > 10_000) throw new InvalidArgumentError('an integer from -5000 to 10000 (bps)');
       return n;
     })
-    .action(async (files: string[], opts: { out?: string; against?: string[]; usedExtraBps?: number }) => {
+    .option(
+      '--pool-fee-bps <n>',
+      "the deployment's paper.defaultPoolFeeBps (default 100): the fitted extraSlippageBps stays at or above minus it, so paper never beats the pool",
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 10_000) throw new InvalidArgumentError('an integer from 0 to 10000 (bps)');
+        return n;
+      },
+    )
+    .action(async (files: string[], opts: { out?: string; against?: string[]; usedExtraBps?: number; poolFeeBps?: number }) => {
       const [{ calibrate, modelBlockYaml, secondStage }, { writeFileSync }] = await Promise.all([
         import('../../research/calibrate/calibrate.js'),
         import('node:fs'),
       ]);
       try {
-        const stage2 = opts.against ? secondStage(opts.against, opts.usedExtraBps ?? 50) : undefined;
+        const stage2 = opts.against ? secondStage(opts.against, opts.usedExtraBps ?? 50, opts.poolFeeBps) : undefined;
         const yaml = modelBlockYaml(calibrate(files), stage2);
         process.stdout.write(yaml);
         if (opts.out) {

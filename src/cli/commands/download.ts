@@ -8,7 +8,7 @@ import { ChainpilotError, isChainpilotError } from '../../core/errors.js';
 import { durationOption, seedOption } from '../options.js';
 import { timeOption } from './backtest.js';
 
-const LISTS = ['graduated', 'graduating', 'trending', 'latest'];
+const LISTS = ['graduated', 'graduating', 'trending', 'latest', 'window'];
 
 /** `--lists graduated,graduating`. */
 export function listsOption(v: string): string[] {
@@ -63,7 +63,11 @@ export function registerDownload(program: Command): void {
     .option('--duration <time>', 'window length with --sim (default 1h)', durationOption)
     .option('--start <time>', 'simulated start with --sim (default 2026-01-01T00:00:00Z)', timeOption)
     .option('--tokens <mints>', 'these tokens (comma-separated addresses)', tokensOption)
-    .option('--lists <names>', 'and the tokens of these discovery lists: graduated, graduating, trending, latest', listsOption)
+    .option(
+      '--lists <names>',
+      "and the tokens of these discovery lists: graduated, graduating, trending, latest, window (the window's graduations and launches)",
+      listsOption,
+    )
     .option('--max-tokens <n>', 'at most this many tokens', positiveInt, 100)
     .option('--rate <n>', 'at most this many requests per second (halved on every 429, down to an eighth)', positiveInt, 5)
     .option('--out <dir>', 'directory of the recording (and of a partial download to resume)', './recordings')
@@ -90,7 +94,7 @@ export function registerDownload(program: Command): void {
         requestsPerSec: opts.rate,
         redactor: createRedactor(),
         ...(opts.tokens ? { mints: opts.tokens } : {}),
-        ...(opts.lists ? { lists: opts.lists as ('graduated' | 'graduating' | 'trending' | 'latest')[] } : {}),
+        ...(opts.lists ? { lists: opts.lists as ('graduated' | 'graduating' | 'trending' | 'latest' | 'window')[] } : {}),
         onProgress: (p: { tokensDone: number; tokens: number; pages: number; requests: number; rateLimited: number }) =>
           progress.update(
             p.tokensDone,

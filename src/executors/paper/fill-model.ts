@@ -14,7 +14,10 @@ import { priceOf } from '../../engine/market/portfolio.js';
 import { compareScaled, plainDecimalParts, pow10, quotientFloor } from '../../core/exact-ratio.js';
 
 export interface FillModelOptions {
-  /** Adverse slippage applied on top of price impact (other traders, MEV), in bps. */
+  /**
+   * Adverse slippage applied on top of price impact (other traders, MEV), in bps. Below 0 (a
+   * calibrated correction) it gives back at most the fill's pool fee: never a fill better than the pool's price.
+   */
   readonly extraSlippageBps: number;
   /** Pool fee when the feed does not report one, in bps. */
   readonly defaultPoolFeeBps: number;
@@ -128,7 +131,11 @@ export function modelFill(
     };
   }
   const poolFee = BigInt(obs.poolFeeBps ?? opts.defaultPoolFeeBps);
-  const keep = 10_000n - BigInt(opts.extraSlippageBps);
+  // A negative extra slippage (a calibrated correction) gives back at most the pool fee charged on
+  // this fill: (1 + fee)(1 − fee) < 1, so a paper fill never beats the pool's own price before fee and
+  // impact, whatever fee the pool reports (docs/backtesting.md, "The paper fill model").
+  const extraBps = BigInt(opts.extraSlippageBps) < -poolFee ? -poolFee : BigInt(opts.extraSlippageBps);
+  const keep = 10_000n - extraBps;
   let solAmount: bigint;
   let tokenAmount: bigint;
   let reservesAfter: Reserves;

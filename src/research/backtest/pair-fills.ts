@@ -12,6 +12,7 @@
  */
 import { Decimal } from '../../core/index.js';
 import type { DecisionEntry } from '../../engine/logs/decision-log.js';
+import { isSlippageRefusal } from '../calibrate/slippage-refusal.js';
 import type { DriftStats, DriftSummary, FillPair, LiveVsBacktest, PairSide } from '../report/live-drift-types.js';
 
 export type { DriftStats, DriftSummary, FillPair, LiveVsBacktest, PairOutcome, PairSide } from '../report/live-drift-types.js';
@@ -104,6 +105,7 @@ function sideOf(d: Decided): PairSide {
       intentId: d.intentId,
       outcome: e.outcome,
       code: e.code,
+      ...(isSlippageRefusal(e.code, e.reason) ? { slippage: true as const } : {}),
       decidedAt: d.at,
       latencyMs: e.at - d.at,
       price: null,

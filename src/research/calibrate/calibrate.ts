@@ -3,7 +3,8 @@
  * live decision log (`.jsonl`, `telemetry.decisionLog` of `run --live`) or a live journal (SQLite:
  * `store.path`); from every intent that reached the chain it reads the decision-to-fill latency, the
  * fee and rent paid, and whether it was refused at simulation or failed on chain. Refusals of the
- * rails (spend caps) are not failures: paper applies the same rails itself.
+ * rails (spend caps) are not failures: paper applies the same rails itself. A journal and the
+ * decision log of one run give the same counts (a journal's DENIED rows are the log's refusals).
  *
  * The fit, with its uncertainty: the latencies themselves (at most {@link MAX_LATENCIES}, evenly
  * spaced quantiles when there are more) with their 10/50/90th percentiles; the median fee and rent;
@@ -13,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/index.js';
 import type { DecisionEntry } from '../../engine/logs/decision-log.js';
+import { isSlippageRefusal } from './slippage-refusal.js';
 
 /** One intent live sent on its way (past the rails). */
 export interface LiveOutcome {
@@ -52,15 +54,13 @@ export interface CalibrationFit {
 export const MAX_LATENCIES = 200;
 
 const SIMULATION_CODES = new Set(['LIVE_INSPECTION_SIMULATION', 'LIVE_INSPECTION_OUTFLOW']);
-/** The swap program's "slippage exceeded" error (the simulator's venue: 6001), in a simulation or on-chain error. */
-const SLIPPAGE_ERROR = /"Custom":6001\b/;
 const RAIL_CODES = new Set(['LIVE_SPEND_CAP_TRADE', 'LIVE_SPEND_CAP_DAY', 'LIVE_INVALID_INTENT', 'LIVE_NO_REFERENCE_PRICE', 'LIVE_INTENT_ID_REPEATED']);
 
 function classify(code: string | null | undefined, outcome: string, reason: string | null | undefined): LiveOutcome['outcome'] | undefined {
   if (code && RAIL_CODES.has(code)) return undefined;
   if (outcome === 'filled') return 'filled';
   // The output would not reach the intent's least accepted amount: paper's slippage check decides these from prices.
-  if (code === 'LIVE_INSPECTION_OUTPUT' || (reason && SLIPPAGE_ERROR.test(reason))) return 'slippage';
+  if (isSlippageRefusal(code, reason)) return 'slippage';
   if (code && SIMULATION_CODES.has(code)) return 'simulation';
   if (code === 'LIVE_FAILED_ON_CHAIN' || outcome === 'failed') return 'on-chain';
   return 'other';
@@ -106,7 +106,6 @@ export function outcomesOfJournal(path: string): LiveOutcome[] {
     const rows = db.prepare<[], JournalRow>('SELECT intent_json, state, code, reason, fill_json, fee_lamports FROM intents WHERE done = 1').all();
     const out: LiveOutcome[] = [];
     for (const r of rows) {
-      if (r.state === 'DENIED' || r.state === 'EXPIRED') continue;
       const createdAt = (JSON.parse(r.intent_json) as { createdAt?: number }).createdAt;
       if (r.state === 'LANDED' && r.fill_json !== null) {
         const f = JSON.parse(r.fill_json) as { filledAt: number; feeLamports: string; rentLamports?: string };
@@ -118,7 +117,9 @@ export function outcomesOfJournal(path: string): LiveOutcome[] {
         });
         continue;
       }
-      const kind = classify(r.code, r.state === 'FAILED_ON_CHAIN' ? 'failed' : 'rejected', r.reason);
+      // DENIED is how inspection refusals (simulation, output, outflow) are journaled, as the decision
+      // log's `rejected`; the rails' denials drop out in classify, as they do from a decision log.
+      const kind = classify(r.code, r.state === 'FAILED_ON_CHAIN' ? 'failed' : r.state === 'EXPIRED' ? 'expired' : 'rejected', r.reason);
       if (kind) out.push({ outcome: kind, latencyMs: undefined, feeLamports: BigInt(r.fee_lamports ?? '0'), rentLamports: 0n });
     }
     return out;
@@ -208,18 +209,58 @@ const rateLine = (name: string, r: RateFit, of: string): string =>
 export interface SecondStage {
   readonly extraSlippageBps: number;
   readonly usedBps: number;
+  /** Fills both sides made, each with its price drift. */
   readonly pairs: number;
+  /** Intents one side filled and the other refused on slippage: drift beyond the slippage, ranked, not measured. */
+  readonly refusals: number;
   readonly reports: number;
+  /** The floor applied: minus the pool fee paper charges (`paper.defaultPoolFeeBps`). */
+  readonly floorBps: number;
+}
+
+/** One observation of the second stage: a paired fill's drift, or a refusal on slippage on one side only. */
+export interface DriftObservation {
+  readonly side: 'buy' | 'sell';
+  readonly priceDriftBps: number | null;
+  /**
+   * `adverse`: live refused on slippage what the backtest filled (live would have paid more than the
+   * slippage allows); `favourable`: the backtest refused on slippage what live filled.
+   */
+  readonly censored?: 'adverse' | 'favourable';
+}
+
+interface PairSideJson {
+  readonly outcome?: unknown;
+  readonly code?: unknown;
+  readonly slippage?: unknown;
+}
+
+const slippageRefused = (s: PairSideJson | null | undefined): boolean =>
+  !!s && s.outcome !== 'filled' && (s.slippage === true || isSlippageRefusal(typeof s.code === 'string' ? s.code : null, null));
+
+/** The observations of one report's pairs: paired fills with a drift, and one-sided slippage refusals. */
+function observationsOf(
+  pairs: readonly { side?: unknown; priceDriftBps?: unknown; live?: PairSideJson | null; backtest?: PairSideJson | null }[],
+): DriftObservation[] {
+  const out: DriftObservation[] = [];
+  for (const x of pairs) {
+    if (x.side !== 'buy' && x.side !== 'sell') continue;
+    if (typeof x.priceDriftBps === 'number') out.push({ side: x.side, priceDriftBps: x.priceDriftBps });
+    else if (x.backtest?.outcome === 'filled' && slippageRefused(x.live)) out.push({ side: x.side, priceDriftBps: null, censored: 'adverse' });
+    else if (x.live?.outcome === 'filled' && slippageRefused(x.backtest)) out.push({ side: x.side, priceDriftBps: null, censored: 'favourable' });
+  }
+  return out;
 }
 
 /**
  * The second stage of a calibration: from the `liveVsBacktest` pairs of backtests' `report.json`
  * files (each a backtest of a live run's recording, verified against that run with
  * `--verify-against`), the `extraSlippageBps` that gives back (or adds) the cost live paid beyond the
- * model: `usedBps` (what those backtests used) plus the median adverse drift ({@link fitExtraSlippageBps}).
+ * model: `usedBps` (what those backtests used) plus the median of the whole adverse-drift
+ * distribution, slippage refusals included ({@link fitExtraSlippageBps}), never below minus the pool fee.
  */
-export function secondStage(reportPaths: readonly string[], usedBps: number): SecondStage {
-  const pairs: { side: 'buy' | 'sell'; priceDriftBps: number | null }[] = [];
+export function secondStage(reportPaths: readonly string[], usedBps: number, poolFeeBps = DEFAULT_POOL_FEE_BPS): SecondStage {
+  const observations: DriftObservation[] = [];
   for (const p of reportPaths) {
     let report: unknown;
     try {
@@ -239,17 +280,16 @@ export function secondStage(reportPaths: readonly string[], usedBps: number): Se
         { retry: 'not_retryable' },
       );
     }
-    for (const x of lvb.pairs as { side?: unknown; priceDriftBps?: unknown }[]) {
-      if ((x.side === 'buy' || x.side === 'sell') && typeof x.priceDriftBps === 'number') pairs.push({ side: x.side, priceDriftBps: x.priceDriftBps });
-    }
+    observations.push(...observationsOf(lvb.pairs as Parameters<typeof observationsOf>[0]));
   }
-  const extra = fitExtraSlippageBps(pairs, usedBps);
+  const extra = fitExtraSlippageBps(observations, usedBps, poolFeeBps);
   if (extra === undefined) {
     throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', `calibrate --against: no paired fill with a price drift in ${reportPaths.join(', ')}; nothing to fit`, {
       retry: 'not_retryable',
     });
   }
-  return { extraSlippageBps: extra, usedBps, pairs: pairs.length, reports: reportPaths.length };
+  const refusals = observations.filter((o) => o.censored !== undefined).length;
+  return { extraSlippageBps: extra, usedBps, pairs: observations.length - refusals, refusals, reports: reportPaths.length, floorBps: -poolFeeBps };
 }
 
 /** The `paper.model` block, as YAML with the fit's uncertainty in comments (paste it under the deployment's `paper:`). */
@@ -270,28 +310,43 @@ export function modelBlockYaml(f: CalibrationFit, stage2?: SecondStage): string 
     `    # not drawn: ${f.slippage.events} of ${f.slippage.trials} intents (${pct(f.slippage.rate)}) failed on slippage; the fill model decides those from prices`,
     ...(stage2
       ? [
-          `    extraSlippageBps: ${stage2.extraSlippageBps}   # second stage: ${stage2.usedBps} plus the median adverse drift of ${stage2.pairs} paired fills in ${stage2.reports} report(s)`,
+          `    extraSlippageBps: ${stage2.extraSlippageBps}   # second stage: ${stage2.usedBps} plus the median adverse drift of ${stage2.pairs} paired fills and ${stage2.refusals} one-sided slippage refusals in ${stage2.reports} report(s), at least ${stage2.floorBps} (the pool fee)`,
         ]
       : []),
     '',
   ].join('\n');
 }
 
+/** `paper.defaultPoolFeeBps`'s default: the pool fee paper charges when the feed sends none. */
+export const DEFAULT_POOL_FEE_BPS = 100;
+
 /**
- * The adverse slippage live pays beyond the model (second stage of a calibration): from the pairs
- * of a backtest verified against live, the median adverse drift of paired fills (a buy's drift as
- * is, a sell's negated), added to the `extraSlippageBps` that backtest used, within −5,000 and 10,000.
- * Negative when the model charges more than live paid: paper knows neither a pool's fee (the feed
- * does not send it: `defaultPoolFeeBps` applies) nor a bonding curve's virtual reserves (its depth
- * is estimated from the liquidity, twice the real SOL reserve), so it overstates fee and impact.
+ * The adverse slippage live pays beyond the model (second stage of a calibration): `usedBps` (the
+ * `extraSlippageBps` the backtests used) plus the median of the whole adverse-drift distribution
+ * (a buy's drift as is, a sell's negated), within −`poolFeeBps` and 10,000.
+ *
+ * The whole distribution includes the refusals on slippage of one side only: live refusing what
+ * the backtest filled drifted beyond the intent's slippage, more adverse than any measured fill, so
+ * it ranks at the top (+∞); the backtest refusing what live filled ranks at the bottom (−∞). Their
+ * size is censored at the slippage, so a mean cannot use them; the median of the ranks can, and one
+ * extreme fill moves it by one rank only. Undefined without a measured drift.
+ *
+ * Negative when the model charges more than live paid (paper knows neither a pool's fee, the feed
+ * does not send it, nor a bonding curve's virtual reserves), but never below minus the pool fee paper
+ * charges: beyond it a paper fill would beat the pool's own price.
  */
-export function fitExtraSlippageBps(
-  pairs: readonly { readonly side: 'buy' | 'sell'; readonly priceDriftBps: number | null }[],
-  usedBps: number,
-): number | undefined {
-  const adverse = pairs.flatMap((p) => (p.priceDriftBps === null ? [] : [p.side === 'buy' ? p.priceDriftBps : -p.priceDriftBps])).sort((a, b) => a - b);
-  if (adverse.length === 0) return undefined;
+export function fitExtraSlippageBps(observations: readonly DriftObservation[], usedBps: number, poolFeeBps = DEFAULT_POOL_FEE_BPS): number | undefined {
+  const adverse: number[] = [];
+  for (const o of observations) {
+    if (o.censored !== undefined) adverse.push(o.censored === 'adverse' ? Infinity : -Infinity);
+    else if (o.priceDriftBps !== null) adverse.push(o.side === 'buy' ? o.priceDriftBps : -o.priceDriftBps);
+  }
+  if (!adverse.some(Number.isFinite)) return undefined;
+  adverse.sort((a, b) => a - b);
   const m = adverse.length >> 1;
-  const median = adverse.length % 2 ? adverse[m]! : (adverse[m - 1]! + adverse[m]!) / 2;
-  return Math.min(10_000, Math.max(-5_000, Math.round(usedBps + median)));
+  // An even count's median is the mean of the middle two, or the finite one when the other is a refusal.
+  const lo = adverse[m - 1]!;
+  const hi = adverse[m]!;
+  const median = adverse.length % 2 ? hi : Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : Number.isFinite(lo) ? lo : hi;
+  return Math.min(10_000, Math.max(-poolFeeBps, Math.round(usedBps + median)));
 }

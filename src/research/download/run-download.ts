@@ -155,7 +155,7 @@ export async function runDownload(o: DownloadOptions): Promise<DownloadResult> {
   });
   try {
     const { state, resumed } = await openDownloadState(o.outDir, optionsKey(o), () =>
-      selectTokens(api, pacer, { mints: o.mints ?? [], lists: o.lists ?? [], maxTokens: o.maxTokens ?? 100 }),
+      selectTokens(api, pacer, { mints: o.mints ?? [], lists: o.lists ?? [], maxTokens: o.maxTokens ?? 100, fromMs: o.fromMs, toMs: o.toMs }),
     );
     const tokens = state.data().tokens;
     let pages = 0;

@@ -7,16 +7,23 @@
  * addresses are kept.
  */
 import type { DataApiClient } from '../../client/data-api/index.js';
+import type { UnixMs } from '../../core/index.js';
 import type { RequestPacer } from './request-pacer.js';
 
-export const DISCOVERY_LISTS = ['graduated', 'graduating', 'trending', 'latest'] as const;
+export const DISCOVERY_LISTS = ['graduated', 'graduating', 'trending', 'latest', 'window'] as const;
 export type DiscoveryList = (typeof DISCOVERY_LISTS)[number];
 
 export interface Selection {
   readonly mints: readonly string[];
   readonly lists: readonly DiscoveryList[];
   readonly maxTokens: number;
+  /** The window (run-clock ms, inclusive): what the `window` list selects by. */
+  readonly fromMs: number;
+  readonly toMs: number;
 }
+
+/** Launches the `window` list reads (the search's largest page). */
+const WINDOW_LAUNCHES = 500;
 
 /** Mints of a list answer: an array (or `{data: [...]}`) of `{token: {mint}}` or `{mint}`. */
 function mintsOf(answer: unknown): string[] {
@@ -62,6 +69,20 @@ export async function selectTokens(api: DataApiClient, pacer: RequestPacer, s: S
       case 'latest':
         add(mintsOf(await pacer.run('the latest tokens', () => api.getLatestTokens())));
         break;
+      case 'window': {
+        const from = s.fromMs as UnixMs;
+        const to = s.toMs as UnixMs;
+        const graduated = await pacer.run('the tokens graduated in the window', () =>
+          api.search({ status: 'graduated', minGraduatedAt: from, maxGraduatedAt: to, sortBy: 'graduatedAt', sortOrder: 'asc', limit: WINDOW_LAUNCHES }),
+        );
+        add(mintsOf(graduated.data));
+        const launched = await pacer.run("the tokens launched by the window's end", () =>
+          api.search({ sortBy: 'createdAt', sortOrder: 'desc', limit: WINDOW_LAUNCHES }),
+        );
+        // launched after the window: nothing of theirs is in it
+        add(mintsOf(launched.data.filter((r) => typeof r['createdAt'] !== 'number' || r['createdAt'] <= s.toMs)));
+        break;
+      }
     }
   }
   return [...out];

@@ -10,7 +10,7 @@ import { equityStats, exposedMs, type EquityStats } from './equity-stats.js';
 import { reportBreakdowns, topTradedMints } from './report-breakdowns.js';
 import { computeReportExtras } from './report-extras.js';
 import { REPORT_FORMAT, type BacktestReport, type ReportMetrics, type ReportRun, type ReportTrade } from './report-types.js';
-import { ratioHalfEven as ratio, signedSol as sol } from './round.js';
+import { ratioHalfEven as ratio, readablePrices, signedSol as sol } from './round.js';
 import { tallyDecisions, type DecisionTally, type TradeAcc } from './trade-tally.js';
 
 export interface OpenPositionMark {
@@ -63,7 +63,7 @@ export function computeReport(i: ReportInput): BacktestReport {
       feesSol: sol(t.fees),
       pnlSol: sol(pnl),
       returnPct: ratio(pnl * 100n, t.buy),
-      exitReason: t.closedAt === null ? '(open at end)' : t.exitReason,
+      exitReason: t.closedAt === null ? '(open at end)' : readablePrices(t.exitReason),
       status: t.closedAt === null ? 'open' : 'closed',
     };
   });

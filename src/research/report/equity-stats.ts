@@ -6,6 +6,7 @@
  */
 import { createDrawdownTracker, type DrawdownResult } from './drawdown.js';
 import { ratioHalfEven } from './round.js';
+import { regularReturns } from './short-run-metrics.js';
 
 const DAY_MS = 86_400_000;
 const YEAR_MS = 365 * DAY_MS;
@@ -50,16 +51,11 @@ export function equityStats(i: EquityInput): EquityStats {
   return { rows, endingLamports: eq[eq.length - 1]?.[1] ?? i.startingLamports, drawdown, ...ratios(i) };
 }
 
-/** Sharpe and Sortino of the returns between regular samples, annualised; n/a below the minimum span. */
+/** Sharpe and Sortino of the returns between regular samples (one per instant), annualised; n/a below the minimum span. */
 function ratios(i: EquityInput): Pick<EquityStats, 'sharpe' | 'sortino' | 'ratioNote'> {
   const span = i.endedAt - i.startedAt;
   const minSpan = i.minRatioSpanMs ?? 7 * DAY_MS;
-  const regular = i.equity.filter(([at]) => (at - i.startedAt) % i.sampleMs === 0);
-  const rets: number[] = [];
-  for (let k = 1; k < regular.length; k++) {
-    const prev = regular[k - 1]![1];
-    if (prev > 0n) rets.push(Number(regular[k]![1] - prev) / Number(prev));
-  }
+  const rets = regularReturns(i.equity, i.startedAt, i.sampleMs);
   if (span < minSpan) {
     const note = `n/a: the run spans ${(span / DAY_MS).toFixed(2)} days, below the ${(minSpan / DAY_MS).toFixed(0)}-day minimum for annualised ratios`;
     return { sharpe: null, sortino: null, ratioNote: note };

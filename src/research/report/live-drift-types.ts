@@ -8,6 +8,8 @@ export interface PairSide {
   readonly outcome: PairOutcome;
   /** The refusal's code (null for a fill or an intent still unresolved at the end). */
   readonly code: string | null;
+  /** Present (true) when the refusal or failure was the price moving past the slippage (`calibrate --against` ranks these). */
+  readonly slippage?: true;
   readonly decidedAt: number;
   /** Decision to fill (or to the refusal / failure / expiry); null when unresolved or denied. */
   readonly latencyMs: number | null;

@@ -31,7 +31,8 @@ const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.ch
 const PAGE_CSS = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:20px;color:#111;background:#fff}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
-table{border-collapse:collapse;margin:4px 0 12px}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse;margin:4px 0 12px;max-width:100%}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.wide{overflow-x:auto;max-width:100%}.grid>div{min-width:0;max-width:100%}#trades td{font-size:13px}
 thead th{background:#f3f4f6;cursor:pointer;user-select:none}#run th,#metrics th{background:#f9fafb;font-weight:600}
 .grid{display:flex;flex-wrap:wrap;gap:24px}.note{color:#555;font-size:12px}footer{margin-top:32px;color:#777;font-size:11px;white-space:pre-wrap}
 `;
@@ -52,8 +53,8 @@ ${silentRoomsHtml(report.run.silentRooms)}
 <h2>Equity and drawdown</h2><div id="equity" class="chart"></div><div id="drawdown" class="chart"></div>
 <h2>Most traded tokens</h2><div id="prices"></div>
 <div id="extras"></div>
-<h2>Trades</h2><p class="note">Click a column to sort.</p><table id="trades"></table>
-<div class="grid"><div><h2>Per strategy</h2><table id="by-strategy"></table></div><div><h2>Per exit reason</h2><table id="by-exit"></table></div><div><h2>Denials by code</h2><table id="denials"></table></div></div>
+<h2>Trades</h2><p class="note">Click a column to sort.</p><div class="wide"><table id="trades"></table></div>
+<div class="grid"><div class="wide"><h2>Per strategy</h2><table id="by-strategy"></table></div><div><h2>Per exit rule</h2><table id="by-exit"></table></div><div><h2>Denials by code</h2><table id="denials"></table></div></div>
 ${renderLiveDrift(report.liveVsBacktest)}<script type="application/octet-stream" id="report-data" data-encoding="gzip+base64">${gzipSync(JSON.stringify(report), { level: 9 }).toString('base64')}</script>
 <script>/*! uPlot (bundled) — licence:\n${licence.replace(/\*\//g, '* /')}*/\n${js}</script>
 <script>${REPORT_PAGE_SCRIPT}</script>

@@ -1,11 +1,12 @@
 /**
  * The report's tables beside the metrics: PnL by strategy (failed fees outside trades included, so
- * the table sums to net PnL), closed trades by exit reason, denials by code, and the most traded
+ * the table sums to net PnL), closed trades by the rule that closed them, denials by code, and the most traded
  * tokens (the ones that get a price chart).
  */
 import type { BacktestReport } from './report-types.js';
 import { signedSol as sol } from './round.js';
 import type { DecisionTally, TradeAcc } from './trade-tally.js';
+import { exitRuleOf } from './report-extras.js';
 
 type Breakdowns = Pick<BacktestReport, 'byStrategy' | 'byExitReason' | 'denials'>;
 
@@ -31,13 +32,15 @@ export function reportBreakdowns(tally: DecisionTally, pnlOf: (t: TradeAcc) => b
     s.fees += fee;
     byStrategy.set(strategyId, s);
   }
+  // By the rule that closed the trade (`stop loss`, `take profit level 2`…), as the page shows it: the reason text carries prices.
   const byReason = new Map<string, { trades: number; pnl: bigint }>();
   for (const t of tally.trades) {
     if (t.closedAt === null) continue;
-    const r = byReason.get(t.exitReason) ?? { trades: 0, pnl: 0n };
+    const rule = exitRuleOf(t.exitReason);
+    const r = byReason.get(rule) ?? { trades: 0, pnl: 0n };
     r.trades++;
     r.pnl += pnlOf(t);
-    byReason.set(t.exitReason, r);
+    byReason.set(rule, r);
   }
   return {
     byStrategy: [...byStrategy.entries()].map(([strategyId, s]) => ({
@@ -49,7 +52,9 @@ export function reportBreakdowns(tally: DecisionTally, pnlOf: (t: TradeAcc) => b
       feesSol: sol(s.fees),
       failedFeesSol: sol(s.failedFees),
     })),
-    byExitReason: [...byReason.entries()].sort((a, b) => b[1].trades - a[1].trades).map(([reason, r]) => ({ reason, trades: r.trades, pnlSol: sol(r.pnl) })),
+    byExitReason: [...byReason.entries()]
+      .sort((a, b) => b[1].trades - a[1].trades || (a[0] < b[0] ? -1 : 1))
+      .map(([reason, r]) => ({ reason, trades: r.trades, pnlSol: sol(r.pnl) })),
     denials: [...tally.denialCodes.entries()].sort((a, b) => b[1] - a[1]).map(([code, count]) => ({ code, count })),
   };
 }

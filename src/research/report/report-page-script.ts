@@ -131,7 +131,7 @@ function render(R) {
     ['hold', function (r) { return dur(r.holdMs); }, 'holdMs'], ['buy SOL', 'buySol'], ['sell SOL', 'sellSol'], ['fees SOL', 'feesSol'],
     ['PnL SOL', 'pnlSol'], ['return %', function (r) { return num(r.returnPct); }, 'returnPct'], ['exit', 'exitReason'], ['status', 'status']], R.trades.slice());
   table('by-strategy', [['strategy', 'strategyId'], ['trades', 'trades'], ['wins', 'wins'], ['win rate %', function (r) { return num(r.winRatePct); }, 'winRatePct'], ['PnL SOL', 'pnlSol'], ['fees SOL', 'feesSol'], ['failed-tx fees SOL', 'failedFeesSol']], R.byStrategy.slice());
-  table('by-exit', [['exit reason', 'reason'], ['trades', 'trades'], ['PnL SOL', 'pnlSol']], R.byExitReason.slice());
+  table('by-exit', [['exit rule', 'reason'], ['trades', 'trades'], ['PnL SOL', 'pnlSol']], R.byExitReason.slice());
   table('denials', [['code', 'code'], ['count', 'count']], R.denials.slice());
   if (typeof renderExtras === 'function') renderExtras(R, el, table, num, dur); // report-extras-script.ts
   document.body.setAttribute('data-rendered', 'true');

@@ -110,6 +110,7 @@ export interface BacktestReport {
     /** Fees of its failed transactions that opened no trade (included in pnlSol and feesSol). */
     readonly failedFeesSol: string;
   }[];
+  /** Closed trades by the rule that closed them (`reason`: `stop loss`, `take profit level 2`…, see `exitRuleOf`; the reason text carries prices), most first. */
   readonly byExitReason: readonly { readonly reason: string; readonly trades: number; readonly pnlSol: string }[];
   readonly denials: readonly { readonly code: string; readonly count: number }[];
   /** With `backtest --verify-against LOG`: that run (live) paired intent by intent with this backtest. */

@@ -22,7 +22,8 @@ export interface HourlyReturns {
   readonly hourlySharpe: number | null;
 }
 
-const ratio = (a: bigint, b: bigint): number => (b === 0n ? 0 : Number((a * 1_000_000n) / b) / 1_000_000);
+/** a / b as a float, unrounded (rounding is the display's). */
+const ratio = (a: bigint, b: bigint): number => (b === 0n ? 0 : Number(a) / Number(b));
 
 function quantile(sorted: readonly number[], q: number): number | null {
   if (sorted.length === 0) return null;
@@ -32,14 +33,30 @@ function quantile(sorted: readonly number[], q: number): number | null {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
-/** Sharpe of the returns between consecutive regular samples (`sampleMs` apart from `startedAt`), scaled to one hour. */
-export function hourlySharpe(equity: readonly (readonly [number, bigint])[], startedAt: number, sampleMs: number): number | null {
-  const regular = equity.filter(([at]) => (at - startedAt) % sampleMs === 0);
+/**
+ * The returns between consecutive regular samples (those `sampleMs` apart from `startedAt`), one
+ * sample per instant: when a run's length is a multiple of `sampleMs` its closing sample falls on a
+ * regular instant already sampled, and the later of the two (the equity at the end) stands for that
+ * instant, so no zero-length interval counts as a return. Unrounded.
+ */
+export function regularReturns(equity: readonly (readonly [number, bigint])[], startedAt: number, sampleMs: number): number[] {
+  const regular: (readonly [number, bigint])[] = [];
+  for (const s of equity) {
+    if ((s[0] - startedAt) % sampleMs !== 0) continue;
+    if (regular.length > 0 && regular[regular.length - 1]![0] === s[0]) regular[regular.length - 1] = s;
+    else regular.push(s);
+  }
   const rets: number[] = [];
   for (let k = 1; k < regular.length; k++) {
     const prev = regular[k - 1]![1];
     if (prev > 0n) rets.push(ratio(regular[k]![1] - prev, prev));
   }
+  return rets;
+}
+
+/** Sharpe of the returns between consecutive regular samples ({@link regularReturns}), scaled to one hour. */
+export function hourlySharpe(equity: readonly (readonly [number, bigint])[], startedAt: number, sampleMs: number): number | null {
+  const rets = regularReturns(equity, startedAt, sampleMs);
   if (rets.length < 2) return null;
   const mean = rets.reduce((a, b) => a + b, 0) / rets.length;
   const sd = Math.sqrt(rets.reduce((a, r) => a + (r - mean) ** 2, 0) / (rets.length - 1));
@@ -62,7 +79,7 @@ export function hourlyReturns(equity: readonly (readonly [number, bigint])[], st
     if (marks.length === 1) marks.push(lastSample[1]);
   }
   const rets: number[] = [];
-  for (let i = 1; i < marks.length; i++) if (marks[i - 1]! > 0n) rets.push(ratio((marks[i]! - marks[i - 1]!) * 100n, marks[i - 1]!));
+  for (let i = 1; i < marks.length; i++) if (marks[i - 1]! > 0n) rets.push(ratio(marks[i]! - marks[i - 1]!, marks[i - 1]!) * 100);
   const sorted = [...rets].sort((a, b) => a - b);
   const n = rets.length;
   return {

@@ -103,6 +103,40 @@ const fmt = (v: unknown): string => {
 
 const SHOWN = ['trades', 'netPnlSol', 'profitFactor', 'hourlySharpe', 'maxDrawdownPct'] as const;
 
+/** A cell's sort key: the value itself ('' for n/a). */
+const sortValue = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'number' || typeof v === 'boolean' ? String(v) : typeof v === 'string' ? v : JSON.stringify(v);
+
+/**
+ * The sweep page's table sorting (plain browser JavaScript): a header click sorts the rows by that
+ * column's `data-v`, numbers as numbers, text by locale, n/a last in either direction; a second click
+ * reverses. `sweepOrder` is the comparator (test/research/sweep-sort.test.ts runs it in node).
+ */
+export const SWEEP_SORT_SCRIPT = String.raw`
+function sweepOrder(a, b, dir) {
+  if (a === '' || b === '') return a === b ? 0 : a === '' ? 1 : -1;
+  var na = Number(a), nb = Number(b);
+  var cmp = !isNaN(na) && !isNaN(nb) ? na - nb : String(a).localeCompare(String(b));
+  return cmp * dir;
+}
+(function () {
+  if (typeof document === 'undefined') return;
+  var t = document.getElementById('cells');
+  var body = t.tBodies[0], state = { col: -1, dir: 1 };
+  Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th, i) {
+    th.addEventListener('click', function () {
+      state.dir = state.col === i ? -state.dir : 1;
+      state.col = i;
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (x, y) { return sweepOrder(x.cells[i].getAttribute('data-v'), y.cells[i].getAttribute('data-v'), state.dir); });
+      rows.forEach(function (r) { body.appendChild(r); });
+      t.setAttribute('data-sorted', i + (state.dir > 0 ? ' asc' : ' desc'));
+    });
+  });
+  document.body.setAttribute('data-rendered', 'true');
+})();
+`;
+
 function headlineHtml(o: SweepOutput): string {
   const h = o.headline;
   const what = h.outOfSample
@@ -124,13 +158,14 @@ export function renderSweepHtml(o: SweepOutput): string {
   const header = ['rank', 'cell', ...o.axes.map((a) => a.path), ...main.flatMap((w) => [`${w} ${o.objective.name}`, ...SHOWN.map((k) => `${w} ${k}`)])];
   const rows = o.ranking.map((idx, rank) => {
     const c = o.cells.find((x) => x.index === idx)!;
-    const cells = [
-      String(rank + 1),
-      String(idx),
-      ...o.axes.map((a) => fmt(c.params[a.path])),
-      ...main.flatMap((w) => [fmt(c.scores[w]), ...SHOWN.map((k) => fmt(c.windows[w]?.[k]))]),
+    // Each cell shows fmt(v) and sorts by v itself (data-v: the full number, '' for n/a).
+    const values: unknown[] = [
+      rank + 1,
+      idx,
+      ...o.axes.map((a) => c.params[a.path]),
+      ...main.flatMap((w) => [c.scores[w], ...SHOWN.map((k) => c.windows[w]?.[k])]),
     ];
-    return `<tr>${cells.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`;
+    return `<tr>${values.map((v) => `<td data-v="${esc(sortValue(v))}">${esc(fmt(v))}</td>`).join('')}</tr>`;
   });
   let heat = '';
   if (o.axes.length === 2) {
@@ -161,9 +196,10 @@ export function renderSweepHtml(o: SweepOutput): string {
   }
   const search = `${o.search.method}${o.search.budget === null ? '' : `, budget ${o.search.budget}`}, seed ${o.search.seed}`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sweep: ${esc(o.deployment)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;font-variant-numeric:tabular-nums}th{background:#f3f4f6}.heat td{text-align:center;min-width:60px}</style></head>
+<style>body{font:14px system-ui,sans-serif;margin:20px}table{border-collapse:collapse;margin:8px 0;max-width:100%}th,td{border:1px solid #ddd;padding:3px 8px;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}th{background:#f3f4f6}.heat td{text-align:center;min-width:60px}.wide{overflow-x:auto;max-width:100%}#cells thead th{cursor:pointer;user-select:none}</style></head>
 <body><h1>Sweep of ${esc(o.deployment)}</h1>
 <p>Search: ${esc(search)}. Objective ${esc(o.objective.name)}, higher is better; cells with fewer than ${o.objective.minTrades} trades rank last. Table ranked on the ${esc(w0)} window.</p>
-${headlineHtml(o)}${sweepSilentRoomsHtml(o.cells)}${heat}<h2>Cells</h2><table id="cells"><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.join('')}</table></body></html>
+${headlineHtml(o)}${sweepSilentRoomsHtml(o.cells)}<div class="wide">${heat}</div><h2>Cells</h2><p>Click a column to sort (n/a last).</p><div class="wide"><table id="cells"><thead><tr>${header.map((h) => `<th title="sort">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>
+<script>${SWEEP_SORT_SCRIPT}</script></body></html>
 `;
 }

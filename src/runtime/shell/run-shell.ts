@@ -18,7 +18,7 @@ import { openRun, type RunBaseOptions } from '../compose/run-common.js';
 import { guardProcessExit } from './process-exit-guard.js';
 
 export { guardProcessExit };
-import { createRedraw, createStatusPanel, formatShutdownReport, formatSummary } from './status-panel.js';
+import { createPanelLog, createRedraw, createStatusPanel, formatShutdownReport, formatSummary } from './status-panel.js';
 
 export interface ShellResult {
   readonly handle: RuntimeHandle;
@@ -50,7 +50,14 @@ export async function runShell(
   deps: Omit<RuntimeDeps, 'log' | 'redactor'>,
   title: (loaded: LoadedDeployment, handle: RuntimeHandle) => string,
 ): Promise<ShellResult> {
-  const { loaded, deployment: d, redactor, log, out } = openRun(o);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, when stdout is a pipe
+  const tty = o.tty ?? (o.out === undefined && process.stdout.isTTY === true);
+  const out = o.out ?? ((t: string) => void process.stdout.write(t));
+  const redraw = createRedraw(out, (t) => void process.stderr.write(t));
+  // On one terminal the log goes to stderr above the panel, as readable lines (orders' refusals counted in it), never through it.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- as above
+  const panelLog = tty && !o.log && !o.logDestination && process.stderr.isTTY === true ? createPanelLog(redraw) : undefined;
+  const { loaded, deployment: d, redactor, log } = openRun({ ...o, out, ...(panelLog ? { logDestination: panelLog } : {}) });
   const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}), ...(o.recording ? { recording: o.recording } : {}) });
   const wall = systemClock();
   const restoreExit = guardProcessExit();
@@ -104,10 +111,7 @@ export async function runShell(
     out(`${title(loaded, handle)}${info?.detail ? `; ${info.detail}` : ''}${o.durationMs ? `; for ${o.durationMs / 1000}s` : ''}; Ctrl-C stops\n`);
     if (o.durationMs !== undefined) timers.push(wall.setTimeout(() => requestStop('duration'), o.durationMs));
     const runClock = handle.clock();
-    const panel = createStatusPanel(handle, () => runClock?.now() ?? Date.now());
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, when stdout is a pipe
-    const tty = o.tty ?? (o.out === undefined && process.stdout.isTTY === true);
-    const redraw = createRedraw(out);
+    const panel = createStatusPanel(handle, () => runClock?.now() ?? Date.now(), panelLog ? { heldLogLines: () => panelLog.held() } : {});
     const tick = (): void => {
       if (tty) redraw.draw(panel.screen());
       else out(`${panel.line()}\n`);

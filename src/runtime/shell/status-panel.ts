@@ -1,7 +1,8 @@
 /**
  * Terminal output of a running deployment, read from its handle: on a TTY one screen redrawn in
  * place (balances, PnL, open positions, pending intents, feed health with frames/s and last-frame
- * age, rejected frames, denials); without a TTY one compact line per interval. And the end-of-run
+ * age, rejected frames, denials and refusals one counted line per code), with the run's log written
+ * above it as readable lines; without a TTY one compact line per interval. And the end-of-run
  * summary and shutdown report.
  */
 import type { RunSummary } from '../../engine/logs/engine-stats.js';
@@ -23,8 +24,29 @@ export interface StatusPanel {
   line(): string;
 }
 
+export interface StatusPanelOptions {
+  /** Log lines about single orders the panel's log sink held back (counted in the refusal lines instead). */
+  readonly heldLogLines?: () => number;
+}
+
+/**
+ * The engine's denials and the executor's refusals together, one counted line per code (most
+ * first, {@link MAX_ROWS} of them, the rest summed), never the log lines that reported them.
+ */
+export function refusalLines(byCode: Readonly<Record<string, number>>, heldLogLines = 0): string[] {
+  const codes = Object.entries(byCode).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const total = codes.reduce((n, [, c]) => n + c, 0);
+  if (codes.length === 0) return [`denials and refusals none${heldLogLines > 0 ? ` (${heldLogLines} log lines held back)` : ''}`];
+  const width = Math.max(...codes.slice(0, MAX_ROWS).map(([c]) => c.length));
+  const out = [`denials and refusals ${total}${heldLogLines > 0 ? ` (${heldLogLines} log lines about them held back; the decision log has each)` : ''}`];
+  for (const [code, n] of codes.slice(0, MAX_ROWS)) out.push(`  ${code.padEnd(width)} ${String(n).padStart(7)}`);
+  const rest = codes.slice(MAX_ROWS);
+  if (rest.length > 0) out.push(`  … ${rest.length} more codes, ${rest.reduce((n, [, c]) => n + c, 0)} in all`);
+  return out;
+}
+
 /** Tracks the event rate between renders; `nowMs` is the run clock. */
-export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number): StatusPanel {
+export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number, o: StatusPanelOptions = {}): StatusPanel {
   let lastEvents = 0;
   let lastAt: number | undefined;
   const rate = (events: number): number => {
@@ -69,9 +91,7 @@ export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number)
       for (const p of s.pending.slice(0, MAX_ROWS))
         lines.push(`  ${p.intent.side.padEnd(4)} ${short(p.intent.mint).padEnd(10)} ${p.state.padEnd(8)} ${p.intent.strategyId}`);
       if (s.pending.length > MAX_ROWS) lines.push(`  … ${s.pending.length - MAX_ROWS} more`);
-      // the engine's denials and the executor's refusals (live rails) together, by code
-      const refusals = Object.entries(sum.refusalsByCode);
-      lines.push(`denials and refusals ${refusals.map(([c, n]) => `${c} ${n}`).join(', ') || 'none'}`);
+      lines.push(...refusalLines(sum.refusalsByCode, o.heldLogLines?.() ?? 0));
       const rejected = Object.entries(h.feed.rejectedByFamily);
       if (rejected.length > 0) lines.push(`rejected frames ${rejected.map(([f, r]) => `${f} ${r.count} (${r.sample.slice(0, 60)})`).join('; ')}`);
       return lines.join('\n');
@@ -79,22 +99,83 @@ export function createStatusPanel(handle: DeploymentHandle, nowMs: () => number)
   };
 }
 
+/** A screen redrawn in place, with lines written above it (logs) that scroll while it stays at the bottom. */
+export interface Redraw {
+  draw(text: string): void;
+  /** Writes `text` (whole lines) through `writeAbove` where the screen is, then draws the screen again below it. */
+  above(text: string): void;
+  /** The screen is no longer redrawn: what follows is written after it. */
+  done(): void;
+}
+
 /**
  * Writes frames of a screen so that each one replaces the previous (cursor up, clear to the end),
- * keeping the terminal's earlier output above it.
+ * keeping the terminal's earlier output above it. `writeAbove` (default `write`) writes the lines
+ * given to `above`, e.g. to stderr when both streams are one terminal.
  */
-export function createRedraw(write: (text: string) => void): { draw(text: string): void; done(): void } {
+export function createRedraw(write: (text: string) => void, writeAbove: (text: string) => void = write): Redraw {
   let previousLines = 0;
+  let frame = '';
   return {
     draw(text) {
       const up = previousLines > 0 ? `\x1b[${previousLines}F` : '';
       write(`${up}\x1b[J${text}\n`);
+      frame = text;
       previousLines = text.split('\n').length;
+    },
+    above(text) {
+      if (previousLines === 0) {
+        writeAbove(text);
+        return;
+      }
+      write(`\x1b[${previousLines}F\x1b[J`);
+      writeAbove(text);
+      write(`${frame}\n`);
     },
     done() {
       previousLines = 0;
     },
   };
+}
+
+const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const ERROR_LEVEL = 50;
+
+/**
+ * The run's log under a status panel on a terminal: each record (a pino JSON line) becomes one
+ * readable line written above the panel, never raw JSON through it. Records below error about one
+ * order (a `code` with an `intentId` or a `strategyId`: denials, refusals) are held back and
+ * counted: the panel shows them as its counted lines per code, the decision log keeps each.
+ */
+export function createPanelLog(redraw: Pick<Redraw, 'above'>): { write(record: string): void; held(): number } {
+  let held = 0;
+  return {
+    write(record) {
+      const line = panelLogLine(record);
+      if (line === undefined) held++;
+      else redraw.above(`${line}\n`);
+    },
+    held: () => held,
+  };
+}
+
+/** One pino record as one line (`12:00:01 WARN message (CODE) err`), or undefined for a record about one order below error. */
+export function panelLogLine(record: string): string | undefined {
+  let r: Record<string, unknown>;
+  try {
+    r = JSON.parse(record) as Record<string, unknown>;
+  } catch {
+    return record.trimEnd();
+  }
+  const level = typeof r['level'] === 'number' ? r['level'] : 30;
+  const code = typeof r['code'] === 'string' ? r['code'] : undefined;
+  if (level < ERROR_LEVEL && code !== undefined && (typeof r['intentId'] === 'string' || typeof r['strategyId'] === 'string')) return undefined;
+  const time = typeof r['time'] === 'number' ? new Date(r['time']).toISOString().slice(11, 19) : '--:--:--';
+  const err = r['err'];
+  const errText =
+    typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string' ? `: ${(err as { message: string }).message}` : '';
+  const msg = typeof r['msg'] === 'string' ? r['msg'] : '';
+  return `${time} ${LEVEL_NAMES[level] ?? String(level)} ${msg}${code ? ` (${code})` : ''}${errText}`;
 }
 
 /** The end-of-run summary as text. */
