@@ -5,7 +5,8 @@
  * re-validates wire data. A message that yields no event (an unknown room; a USD-only price before
  * any SOL/USD rate was seen) throws ENGINE_BAD_FRAME, which the engine counts and reports.
  */
-import { ChainpilotError, decimal, type UnixMs } from '../../core/index.js';
+import BigNumber from 'bignumber.js';
+import { ChainpilotError, decimal, type Lamports, type UnixMs } from '../../core/index.js';
 import type { FamilyName } from '../../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
@@ -27,6 +28,16 @@ function numericFields(d: Readonly<Record<string, unknown>>): Record<string, num
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(d)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
   return out;
+}
+
+/**
+ * SOL as sent (a number or decimal string) in lamports, to the nearest lamport (half to even): the
+ * wire's double of 0.1 SOL is 100000000 lamports. A negative amount is a bad frame.
+ */
+function solToLamports(sol: number | string, room: string): Lamports {
+  const l = decimal(sol, 'solVolume').shiftedBy(9).integerValue(BigNumber.ROUND_HALF_EVEN);
+  if (l.isNegative() && !l.isZero()) throw bad(room, `solVolume ${String(sol)} is negative`);
+  return BigInt(l.toFixed(0)) as Lamports;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -132,6 +143,7 @@ const STATELESS: Omit<MapperTable, 'price' | 'aggregated-price'> = {
       amount: t.amount === undefined ? undefined : decimal(t.amount, 'amount').toFixed(),
       priceUsd: t.priceUsd,
       volumeUsd: t.volumeUsd,
+      solLamports: t.solVolume === undefined ? undefined : solToLamports(t.solVolume, room),
       at: (t.time ?? receivedAt) as UnixMs,
     })),
   safety: ({ room, receivedAt, origin, data: s }, parts) => ({
