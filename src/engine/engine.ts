@@ -15,6 +15,7 @@ import type { Executor, Fill, OrderIntent } from './orders/execution-port.js';
 import type { StreamFeed, StreamMessage } from './events/feed-port.js';
 import { createExitManager, type ExitLevels } from './exits/exit-manager.js';
 import { createMarketView, type MarketView } from './market/market-view.js';
+import { createMarketFlow } from './market/market-flow.js';
 import { createManualActions, type ManualAction, type ManualMeta } from './orders/manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './orders/order-flow.js';
 import { createPortfolio, type Portfolio } from './market/portfolio.js';
@@ -170,6 +171,7 @@ export function createEngine(options: EngineOptions): Engine {
   const rulesById = new Map(options.strategies.map((s) => [s.id, s.exits]));
   const positionRooms = createPositionRoomKeeper(rooms, options.positionPriceRoom ?? 'price:token', (id) => rulesById.get(id));
   const data = createDataLookup(options.data, clock, options.dataLookup);
+  const flow = createMarketFlow();
   const runners = new Map<string, StrategyRunner>();
   const halts = createStrategyHalts(log);
   let unsubGap: (() => void) | undefined;
@@ -226,6 +228,7 @@ export function createEngine(options: EngineOptions): Engine {
         log,
         data,
         market,
+        flow,
         portfolio,
         rooms,
         stats,
@@ -236,7 +239,7 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
-  const dispatcher = createDispatcher({ clock, log, market, portfolio, exits, orders, stats, rooms, runners });
+  const dispatcher = createDispatcher({ clock, log, market, flow, portfolio, exits, orders, stats, rooms, runners });
 
   const engine: Engine = {
     portfolio,

@@ -20,6 +20,7 @@ export type * from '../engine/events/events.js';
 export type { ExitRules, TakeProfitLevel } from '../engine/exits/exit-rules.js';
 export type { Fill } from '../engine/orders/execution-port.js';
 export type { MarketObservation } from '../engine/market/market-view.js';
+export type { TradeFlow } from '../engine/market/market-flow.js';
 export type { Position } from '../engine/market/portfolio.js';
 /** The amount brands of fills, positions and `solParam` values (bigints underneath). */
 export type { Lamports, RawAmount } from '../core/units.js';

@@ -23,6 +23,7 @@ import type {
   WalletPnlUpdated,
 } from '../events/events.js';
 import type { ExitRules } from '../exits/exit-rules.js';
+import type { TradeFlow } from '../market/market-flow.js';
 import type { MarketObservation } from '../market/market-view.js';
 import type { ParamSpace } from './param-space.js';
 import type { Position } from '../market/portfolio.js';
@@ -119,6 +120,12 @@ export interface StrategyContext<P = unknown, S = unknown> {
   readonly data: StrategyData;
   /** What the engine observed of a token (price, pool, safety values). */
   market(mint: string): MarketObservation | undefined;
+  /**
+   * Trade flow of a token over the last `windowMs` (1 ms to 1 h) of the run clock: swaps, buys and
+   * sells, SOL volume in lamports, distinct buyers and sellers, VWAP. Built from every swap the
+   * engine sees (watch `transaction:{mint}`); `complete` says whether the engine kept the whole window.
+   */
+  flow(mint: string, windowMs: number): TradeFlow;
   buy(order: BuyOrder): OrderResult;
   sell(order: SellOrder): OrderResult;
   /**

@@ -5,6 +5,7 @@
 import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
 import type { EngineStats } from '../logs/engine-stats.js';
 import type { DomainEvent } from '../events/events.js';
+import type { MarketFlow } from '../market/market-flow.js';
 import type { MarketView } from '../market/market-view.js';
 import type { OrderFlow } from '../orders/order-flow.js';
 import type { Portfolio } from '../market/portfolio.js';
@@ -52,6 +53,7 @@ export interface StrategyRunnerDeps {
   readonly log: Logger;
   readonly data: StrategyData;
   readonly market: MarketView;
+  readonly flow: MarketFlow;
   readonly portfolio: Portfolio;
   readonly rooms: RoomOwners;
   readonly stats: EngineStats;
@@ -101,6 +103,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     data: d.data,
     market: (mint) => d.market.get(mint),
+    flow: (mint, windowMs) => d.flow.flow(mint, windowMs, clock.now()),
     buy: (o) =>
       d.orders.place({
         strategyId: id,
