@@ -233,6 +233,7 @@ export function createEngine(options: EngineOptions): Engine {
         rooms,
         stats,
         orders,
+        gate,
         errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
         onHalted: (strategyId, message) => halts.halted(strategyId, message),
       }),

@@ -24,6 +24,7 @@ import type {
 } from '../events/events.js';
 import type { ExitRules } from '../exits/exit-rules.js';
 import type { TradeFlow } from '../market/market-flow.js';
+import type { Account } from './account-view.js';
 import type { MarketObservation } from '../market/market-view.js';
 import type { ParamSpace } from './param-space.js';
 import type { Position } from '../market/portfolio.js';
@@ -126,6 +127,12 @@ export interface StrategyContext<P = unknown, S = unknown> {
    * engine sees (watch `transaction:{mint}`); `complete` says whether the engine kept the whole window.
    */
   flow(mint: string, windowMs: number): TradeFlow;
+  /**
+   * Cash, equity, exposure and the room left under each risk limit, as the risk gate sees them now;
+   * with a token, also the per-token room and cooldown. `maxBuyLamports` is the largest buy those
+   * limits let through (0: do not try).
+   */
+  account(mint?: string): Account;
   buy(order: BuyOrder): OrderResult;
   sell(order: SellOrder): OrderResult;
   /**

@@ -8,6 +8,8 @@ import type { DomainEvent } from '../events/events.js';
 import type { MarketFlow } from '../market/market-flow.js';
 import type { MarketView } from '../market/market-view.js';
 import type { OrderFlow } from '../orders/order-flow.js';
+import type { RiskGate } from '../orders/risk-gate.js';
+import { readAccount } from './account-view.js';
 import type { Portfolio } from '../market/portfolio.js';
 import type { RoomOwners } from '../room-owners.js';
 import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
@@ -58,6 +60,8 @@ export interface StrategyRunnerDeps {
   readonly rooms: RoomOwners;
   readonly stats: EngineStats;
   readonly orders: OrderFlow;
+  /** The risk gate (its limits and day, for `ctx.account()`). */
+  readonly gate: RiskGate;
   readonly errorPolicy: { readonly maxErrors: number; readonly windowMs: number };
   /** Called once when the error policy halts the strategy (the runtime shows the deployment as degraded). */
   readonly onHalted?: (strategyId: string, message: string) => void;
@@ -104,6 +108,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     data: d.data,
     market: (mint) => d.market.get(mint),
     flow: (mint, windowMs) => d.flow.flow(mint, windowMs, clock.now()),
+    account: (mint) => readAccount(d.gate, d.orders.riskState, id, clock.now(), mint),
     buy: (o) =>
       d.orders.place({
         strategyId: id,
