@@ -1,7 +1,7 @@
 /**
  * The engine's hot path: a stream message becomes domain events (the normaliser), and each event is
  * dispatched in a defined order:
- *   1. market view, trade tapes and portfolio marks are updated;
+ *   1. market view, trade tapes, bars and portfolio marks are updated;
  *   2. exit rules of open positions on that token run (stop loss, take profit, ...);
  *   3. strategies that own the room get their callback, in deployment order.
  * A feed gap reaches every strategy. The event being dispatched is kept while it runs, so an intent
@@ -12,6 +12,7 @@ import type { EngineStats } from './logs/engine-stats.js';
 import type { DomainEvent } from './events/events.js';
 import type { ExitManager } from './exits/exit-manager.js';
 import type { StreamGap, StreamMessage } from './events/feed-port.js';
+import type { MarketBars } from './market/market-bars.js';
 import type { MarketFlow } from './market/market-flow.js';
 import type { MutableMarketView } from './market/market-view.js';
 import { createNormaliser } from './events/normalise.js';
@@ -38,6 +39,8 @@ export interface DispatcherDeps {
   readonly market: MutableMarketView;
   /** Trade tapes per token (`ctx.flow`), fed with every swap. */
   readonly flow: MarketFlow;
+  /** Time bars (`ctx.bars`), fed with swaps and price ticks once a strategy asked for an interval. */
+  readonly bars: MarketBars;
   readonly portfolio: Portfolio;
   readonly exits: ExitManager;
   readonly orders: OrderFlow;
@@ -50,7 +53,7 @@ export interface DispatcherDeps {
 const isEventList = (e: DomainEvent | readonly DomainEvent[]): e is readonly DomainEvent[] => Array.isArray(e);
 
 export function createDispatcher(d: DispatcherDeps): Dispatcher {
-  const { clock, log, market, flow, portfolio, exits, orders, stats, rooms, runners } = d;
+  const { clock, log, market, flow, bars, portfolio, exits, orders, stats, rooms, runners } = d;
   const normaliser = createNormaliser();
   let current: DomainEvent | undefined;
 
@@ -58,6 +61,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
     stats.eventSeen();
     market.observe(ev);
     if (ev.type === 'price') {
+      if (bars.active) bars.observe(ev, clock.now());
       portfolio.mark(ev.mint, ev);
       const held = portfolio.openOn(ev.mint);
       if (held.length > 0) {
@@ -66,6 +70,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
       }
     } else if (ev.type === 'trade') {
       flow.observe(ev, clock.now());
+      if (bars.active) bars.observe(ev, clock.now());
     } else if (ev.type === 'graduated') {
       portfolio.relocate(ev.mint, ev.market, ev.poolId);
     } else if (ev.type === 'safety') {

@@ -16,6 +16,7 @@ import type { StreamFeed, StreamMessage } from './events/feed-port.js';
 import { createExitManager, type ExitLevels } from './exits/exit-manager.js';
 import { createMarketView, type MarketView } from './market/market-view.js';
 import { createMarketFlow } from './market/market-flow.js';
+import { createMarketBars } from './market/market-bars.js';
 import { createManualActions, type ManualAction, type ManualMeta } from './orders/manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './orders/order-flow.js';
 import { createPortfolio, type Portfolio } from './market/portfolio.js';
@@ -172,6 +173,7 @@ export function createEngine(options: EngineOptions): Engine {
   const positionRooms = createPositionRoomKeeper(rooms, options.positionPriceRoom ?? 'price:token', (id) => rulesById.get(id));
   const data = createDataLookup(options.data, clock, options.dataLookup);
   const flow = createMarketFlow();
+  const bars = createMarketBars();
   const runners = new Map<string, StrategyRunner>();
   const halts = createStrategyHalts(log);
   let unsubGap: (() => void) | undefined;
@@ -229,6 +231,7 @@ export function createEngine(options: EngineOptions): Engine {
         data,
         market,
         flow,
+        bars,
         portfolio,
         rooms,
         stats,
@@ -240,7 +243,7 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
 
-  const dispatcher = createDispatcher({ clock, log, market, flow, portfolio, exits, orders, stats, rooms, runners });
+  const dispatcher = createDispatcher({ clock, log, market, flow, bars, portfolio, exits, orders, stats, rooms, runners });
 
   const engine: Engine = {
     portfolio,

@@ -24,6 +24,7 @@ import type {
 } from '../events/events.js';
 import type { ExitRules } from '../exits/exit-rules.js';
 import type { TradeFlow } from '../market/market-flow.js';
+import type { BarSeries } from '../market/market-bars.js';
 import type { Account } from './account-view.js';
 import type { MarketObservation } from '../market/market-view.js';
 import type { ParamSpace } from './param-space.js';
@@ -127,6 +128,12 @@ export interface StrategyContext<P = unknown, S = unknown> {
    * engine sees (watch `transaction:{mint}`); `complete` says whether the engine kept the whole window.
    */
   flow(mint: string, windowMs: number): TradeFlow;
+  /**
+   * Time bars of a token (`'1m'`, `'5m'`, whole seconds from 1 s to 1 d): OHLC as exact decimal
+   * strings and SOL volume, from its swaps and price ticks, with EMA, RSI and ATR over the closed
+   * bars. The first call for an interval starts building it for every token: ask in `onStart`.
+   */
+  bars(mint: string, interval: string | number): BarSeries;
   /**
    * Cash, equity, exposure and the room left under each risk limit, as the risk gate sees them now;
    * with a token, also the per-token room and cooldown. `maxBuyLamports` is the largest buy those

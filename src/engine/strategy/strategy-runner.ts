@@ -5,6 +5,7 @@
 import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
 import type { EngineStats } from '../logs/engine-stats.js';
 import type { DomainEvent } from '../events/events.js';
+import type { MarketBars } from '../market/market-bars.js';
 import type { MarketFlow } from '../market/market-flow.js';
 import type { MarketView } from '../market/market-view.js';
 import type { OrderFlow } from '../orders/order-flow.js';
@@ -56,6 +57,7 @@ export interface StrategyRunnerDeps {
   readonly data: StrategyData;
   readonly market: MarketView;
   readonly flow: MarketFlow;
+  readonly bars: MarketBars;
   readonly portfolio: Portfolio;
   readonly rooms: RoomOwners;
   readonly stats: EngineStats;
@@ -108,6 +110,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     data: d.data,
     market: (mint) => d.market.get(mint),
     flow: (mint, windowMs) => d.flow.flow(mint, windowMs, clock.now()),
+    bars: (mint, interval) => d.bars.series(mint, interval, clock.now()),
     account: (mint) => readAccount(d.gate, d.orders.riskState, id, clock.now(), mint),
     buy: (o) =>
       d.orders.place({
