@@ -23,6 +23,7 @@ export type { MarketObservation } from '../engine/market/market-view.js';
 export type { TradeFlow } from '../engine/market/market-flow.js';
 export type { Bar, BarSeries } from '../engine/market/market-bars.js';
 export type { Account, AccountRoom } from '../engine/strategy/account-view.js';
+export type { TrackOptions, Tracked } from '../engine/strategy/strategy-tracking.js';
 export type { Position } from '../engine/market/portfolio.js';
 /** The amount brands of fills, positions and `solParam` values (bigints underneath). */
 export type { Lamports, RawAmount } from '../core/units.js';

@@ -36,7 +36,7 @@ telemetry:
 `;
 
 describe('backtest parity of the market aggregates in the strategy context', () => {
-  it('answers ctx.flow, ctx.bars with its indicators, and ctx.account the same in the recorded paper session and in its backtest', async () => {
+  it('answers ctx.flow, ctx.bars with its indicators, ctx.account and ctx.track the same in the recorded paper session and in its backtest', async () => {
     const loaded = parseDeployment(DEPLOYMENT, 'test/e2e/fixtures/kit/kit-parity.yaml');
     const paper = memoryDecisionLog();
     await recordSimulator({ seed: 5, durationMs: 20 * 60_000, loaded, dir, redactor: createRedactor(), decisions: paper.sink });
@@ -46,7 +46,9 @@ describe('backtest parity of the market aggregates in the strategy context', () 
     // the probe read real flow: SOL volume and a VWAP
     expect(reasons.some((l) => /flow \d+ \d+\/\d+ \d+\/\d+ [1-9]\d* -?\d+ 0\.\d+ /.test(l))).toBe(true);
     // bars with their EMA, RSI and ATR once three bars closed
-    expect(reasons.some((l) => / bars ([3-9]|\d\d+) 0\.\d+ 0\.\d+ 0\.\d+ 0\.\d+ \d+ [\d.e-]+ [\d.e-]+ [\d.e-]+ account/.test(l))).toBe(true);
+    expect(reasons.some((l) => / bars ([3-9]|\d\d+) 0\.\d+ 0\.\d+ 0\.\d+ 0\.\d+ \d+ [\d.e-]+ [\d.e-]+ [\d.e-]+ tracked/.test(l))).toBe(true);
+    // tracked state that counted the token's swaps since its launch
+    expect(reasons.some((l) => / tracked [1-9]\d* \d+ \d+ account/.test(l))).toBe(true);
     // and the account as positions opened: exposure and the room left move
     expect(reasons.some((l) => / account \d+ \d+ [1-9]\d* [1-4] [0-3] \d+ \d+"/.test(l))).toBe(true);
     const bt = await runBacktest({ loaded, recording: readRecording(dir) });

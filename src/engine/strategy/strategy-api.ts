@@ -26,6 +26,7 @@ import type { ExitRules } from '../exits/exit-rules.js';
 import type { TradeFlow } from '../market/market-flow.js';
 import type { BarSeries } from '../market/market-bars.js';
 import type { Account } from './account-view.js';
+import type { TrackOptions, Tracked } from './strategy-tracking.js';
 import type { MarketObservation } from '../market/market-view.js';
 import type { ParamSpace } from './param-space.js';
 import type { Position } from '../market/portfolio.js';
@@ -163,6 +164,17 @@ export interface StrategyContext<P = unknown, S = unknown> {
    */
   watch(room: string, options?: WatchOptions): void;
   unwatch(room: string): void;
+  /**
+   * Tracks a token: joins `rooms` and keeps `state` for it until `ttlMs` passes on the engine clock,
+   * an intent of this strategy on it fills or fails (after `onFill` / `onIntentFailed` ran), or
+   * `untrack(mint)`; then leaves those rooms and forgets the state, together. Tracking a tracked
+   * token re-arms its ttl, joins the new rooms and keeps its state. At most 1 000 tokens.
+   */
+  track<T = Record<string, unknown>>(mint: string, options: TrackOptions<T>): Tracked<T>;
+  /** The token's tracking, if it is tracked (`state` typed as you tracked it). */
+  tracked<T = Record<string, unknown>>(mint: string): Tracked<T> | undefined;
+  /** Ends the token's tracking now (rooms left, state forgotten). */
+  untrack(mint: string): void;
 }
 
 /** A strategy: parameters schema, rooms, exit defaults and handlers. */

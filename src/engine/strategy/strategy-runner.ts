@@ -11,6 +11,7 @@ import type { MarketView } from '../market/market-view.js';
 import type { OrderFlow } from '../orders/order-flow.js';
 import type { RiskGate } from '../orders/risk-gate.js';
 import { readAccount } from './account-view.js';
+import { createTracking } from './strategy-tracking.js';
 import type { Portfolio } from '../market/portfolio.js';
 import type { RoomOwners } from '../room-owners.js';
 import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
@@ -170,7 +171,21 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       watched.delete(room);
       d.rooms.release(id, room);
     },
+    track: (mint, o) => tracking.track(mint, o),
+    tracked: (mint) => tracking.tracked(mint),
+    untrack: (mint) => tracking.end(mint, 'untracked'),
   };
+  const tracking = createTracking({
+    strategyId: id,
+    clock,
+    log,
+    join(room) {
+      if (watched.has(room)) return false;
+      ctx.watch(room);
+      return true;
+    },
+    leave: (room) => ctx.unwatch(room),
+  });
 
   const invoke = (where: string, fn: () => void | Promise<void>): void => {
     try {
@@ -194,22 +209,27 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       runner.call(HANDLER[ev.type], ev);
     },
     call(handler, arg) {
-      if (halted) return;
-      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
-      const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
-      if (!fn) return;
-      // as invoke(), without a closure per event
-      try {
-        const r = fn.call(def, arg, ctx);
-        if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e));
-      } catch (e) {
-        fail(handler, e);
+      if (!halted) {
+        // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
+        const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
+        // as invoke(), without a closure per event
+        if (fn)
+          try {
+            const r = fn.call(def, arg, ctx);
+            if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e));
+          } catch (e) {
+            fail(handler, e);
+          }
       }
+      // a fill or a failure of an intent on a tracked token ends its tracking, once the handler had it
+      if (handler === 'onFill' || handler === 'onIntentFailed')
+        tracking.end((arg as { readonly mint: string }).mint, handler === 'onFill' ? 'fill' : 'failure');
     },
     positionClosed(mint) {
       for (const room of [...watched.keys()]) if (room.split(':').includes(mint)) ctx.unwatch(room);
     },
     stop() {
+      tracking.stop();
       for (const h of timers.values()) clock.clearTimeout(h);
       timers.clear();
       for (const t of watched.values()) if (t !== undefined) clock.clearTimeout(t);
