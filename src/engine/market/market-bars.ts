@@ -47,9 +47,9 @@ export interface Bar {
 export interface BarSeries {
   readonly mint: string;
   readonly intervalMs: number;
-  /** Closed bars, oldest first (at most 512). Intervals with no swap or tick have no bar. */
+  /** Closed bars, oldest first (at most 512), as of the first read of this property. Intervals with no swap or tick have no bar. */
   readonly closed: readonly Bar[];
-  /** The bar of the current interval, when a swap or tick came in it. */
+  /** The bar of the current interval, when a swap or tick came in it (as of the first read of this property). */
   readonly current: Bar | undefined;
   /** EMA of the closes of the closed bars over `period` bars; undefined until `period` bars closed. */
   ema(period: number): number | undefined;
@@ -222,11 +222,19 @@ export function createMarketBars(): MarketBars {
 
   const view = (mint: string, intervalMs: number, s: Series | undefined): BarSeries => {
     const series = s ?? { closed: [], count: 0, building: undefined, indicators: new Map<string, Indicator>() };
+    let closed: readonly Bar[] | undefined;
+    let current: Bar | undefined | null = null;
     return {
       mint,
       intervalMs,
-      closed: series.closed.map((c) => c.bar),
-      current: series.building === undefined ? undefined : snapshot(series.building),
+      // written out when read: a strategy that reads only an indicator copies no bar
+      get closed() {
+        return (closed ??= series.closed.map((c) => c.bar));
+      },
+      get current() {
+        if (current === null) current = series.building === undefined ? undefined : snapshot(series.building);
+        return current;
+      },
       ema(period) {
         checkPeriod('ctx.bars(...).ema period', period);
         return indicator(series, `ema:${period}`, () => closes(new EMA(period)));
