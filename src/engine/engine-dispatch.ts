@@ -5,7 +5,8 @@
  *   2. exit rules of open positions on that token run (stop loss, take profit, ...);
  *   3. strategies that own the room get their callback, in deployment order.
  * A feed gap reaches every strategy. The event being dispatched is kept while it runs, so an intent
- * placed meanwhile can be traced to it. Nothing here allocates per event beyond the events themselves.
+ * placed meanwhile can be traced to it. Nothing here allocates per event beyond the events themselves
+ * and, per swap, its entry on the trade tape of `ctx.flow` (and per bar asked for, once an interval is).
  */
 import type { Clock, Logger } from '../core/index.js';
 import type { EngineStats } from './logs/engine-stats.js';

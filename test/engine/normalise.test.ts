@@ -166,6 +166,13 @@ describe('mapping typed stream messages to domain events', () => {
     expect(b).toMatchObject({ solLamports: 1_000_000_001n });
     expect(c).toMatchObject({ solLamports: 300_000_000n }); // 0.30000000000000004 SOL to the nearest lamport
     expect(d).toMatchObject({ solLamports: undefined });
+    // half a lamport rounds to even; an exponent in a string is read too
+    const sides = (sol: string) => ({ tx: sol, type: 'sell', token: { from: side('M', 1), to: side(SOL, sol) } });
+    expect(map('transaction:M', [sides('0.0000000005'), sides('0.0000000015'), sides('2e-9')]).map((e) => (e.type === 'trade' ? e.solLamports : 'x'))).toEqual([
+      0n,
+      2n,
+      2n,
+    ]);
     expect(rejection('transaction:M', [{ type: 'buy', token: 'M', solVolume: '1' }])).toMatch(/solVolume must be a number/);
     expect(() => map('transaction:M', [{ type: 'buy', token: 'M', solVolume: -1 }])).toThrow(/solVolume -1 is negative/);
   });

@@ -10,7 +10,8 @@ import { ChainpilotError, decimal, type Lamports, type UnixMs } from '../../core
 import type { FamilyName } from '../../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
-import { PriceTickEvent } from './price-tick.js';
+import { exactString, PriceTickEvent } from './price-tick.js';
+import { plainDecimalParts, pow10 } from '../../core/exact-ratio.js';
 
 const ROOM_PARTS_MAX = 4_096;
 
@@ -32,12 +33,24 @@ function numericFields(d: Readonly<Record<string, unknown>>): Record<string, num
 
 /**
  * SOL as sent (a number or decimal string) in lamports, to the nearest lamport (half to even): the
- * wire's double of 0.1 SOL is 100000000 lamports. A negative amount is a bad frame.
+ * wire's double of 0.1 SOL is 100000000 lamports. In bigints (every swap passes here); a negative or
+ * non-decimal amount is a bad frame.
  */
 function solToLamports(sol: number | string, room: string): Lamports {
-  const l = decimal(sol, 'solVolume').shiftedBy(9).integerValue(BigNumber.ROUND_HALF_EVEN);
-  if (l.isNegative() && !l.isZero()) throw bad(room, `solVolume ${String(sol)} is negative`);
-  return BigInt(l.toFixed(0)) as Lamports;
+  const parts = plainDecimalParts(typeof sol === 'number' ? exactString(sol) : sol.trim());
+  if (parts === undefined) {
+    if (typeof sol === 'number' && sol < 0) throw bad(room, `solVolume ${String(sol)} is negative`);
+    // an exponent or a sign in a string: the general parser (throws CORE_INVALID_DECIMAL for non-numbers)
+    const l = decimal(sol, 'solVolume').shiftedBy(9).integerValue(BigNumber.ROUND_HALF_EVEN);
+    if (l.isNegative() && !l.isZero()) throw bad(room, `solVolume ${String(sol)} is negative`);
+    return BigInt(l.toFixed(0)) as Lamports;
+  }
+  const { digits, scale } = parts;
+  if (scale <= 9) return (digits * pow10(9 - scale)) as Lamports;
+  const den = pow10(scale - 9);
+  const q = digits / den;
+  const twice = (digits - q * den) * 2n;
+  return (twice > den || (twice === den && (q & 1n) === 1n) ? q + 1n : q) as Lamports;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
