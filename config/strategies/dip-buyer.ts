@@ -38,6 +38,8 @@ export default defineStrategy<Params, State>({
     if (price > high) { ctx.state.highs.set(e.mint, price); return; }
     const holders = ctx.market(e.mint)?.safety.holders ?? 0;
     if (holders < ctx.params.minHolders || price > high * (1 - ctx.params.dipBps / 10_000)) return;
+    // the risk limits' room (cash, size, exposure, positions, cooldown): skip rather than be denied
+    if (ctx.account(e.mint).maxBuyLamports < ctx.params.buySol) return;
     const r = ctx.buy({ mint: e.mint, lamports: ctx.params.buySol, reason: `dip with ${holders} holders` });
     if (!r.ok) ctx.log.debug('buy denied', { mint: e.mint, code: r.code });   // denials are values
   },

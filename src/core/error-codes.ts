@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   STRATEGY_INVALID_PARAMS: "a strategy's params block does not fit its schema",
   STRATEGY_TOO_MANY_TIMERS: 'a strategy scheduled more timers than the per-strategy bound',
   STRATEGY_TOO_MANY_ROOMS: 'a strategy watched more rooms than the per-strategy bound',
+  STRATEGY_BAD_ARGUMENT: 'a strategy called a context method with an argument out of range (a flow window, a bar interval, a tracking ttl)',
   STRATEGY_UNKNOWN: 'the deployment names a strategy that is neither built in nor a loadable file',
   STRATEGY_LOAD_FAILED: 'a user strategy file could not be loaded or does not export a strategy definition',
   RISK_INVALID_AMOUNT: 'denial: the order amount is not a bigint above zero (zero, negative, or a number)',

@@ -1,17 +1,20 @@
 /**
  * The engine's hot path: a stream message becomes domain events (the normaliser), and each event is
  * dispatched in a defined order:
- *   1. market view and portfolio marks are updated;
+ *   1. market view, trade tapes, bars and portfolio marks are updated;
  *   2. exit rules of open positions on that token run (stop loss, take profit, ...);
  *   3. strategies that own the room get their callback, in deployment order.
  * A feed gap reaches every strategy. The event being dispatched is kept while it runs, so an intent
- * placed meanwhile can be traced to it. Nothing here allocates per event beyond the events themselves.
+ * placed meanwhile can be traced to it. Nothing here allocates per event beyond the events themselves
+ * and, per swap, its entry on the trade tape of `ctx.flow` (and per bar asked for, once an interval is).
  */
 import type { Clock, Logger } from '../core/index.js';
 import type { EngineStats } from './logs/engine-stats.js';
 import type { DomainEvent } from './events/events.js';
 import type { ExitManager } from './exits/exit-manager.js';
 import type { StreamGap, StreamMessage } from './events/feed-port.js';
+import type { MarketBars } from './market/market-bars.js';
+import type { MarketFlow } from './market/market-flow.js';
 import type { MutableMarketView } from './market/market-view.js';
 import { createNormaliser } from './events/normalise.js';
 import type { OrderFlow } from './orders/order-flow.js';
@@ -35,6 +38,10 @@ export interface DispatcherDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly market: MutableMarketView;
+  /** Trade tapes per token (`ctx.flow`), fed with every swap. */
+  readonly flow: MarketFlow;
+  /** Time bars (`ctx.bars`), fed with swaps and price ticks once a strategy asked for an interval. */
+  readonly bars: MarketBars;
   readonly portfolio: Portfolio;
   readonly exits: ExitManager;
   readonly orders: OrderFlow;
@@ -47,7 +54,7 @@ export interface DispatcherDeps {
 const isEventList = (e: DomainEvent | readonly DomainEvent[]): e is readonly DomainEvent[] => Array.isArray(e);
 
 export function createDispatcher(d: DispatcherDeps): Dispatcher {
-  const { clock, log, market, portfolio, exits, orders, stats, rooms, runners } = d;
+  const { clock, log, market, flow, bars, portfolio, exits, orders, stats, rooms, runners } = d;
   const normaliser = createNormaliser();
   let current: DomainEvent | undefined;
 
@@ -55,12 +62,16 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
     stats.eventSeen();
     market.observe(ev);
     if (ev.type === 'price') {
+      if (bars.active) bars.observe(ev, clock.now());
       portfolio.mark(ev.mint, ev);
       const held = portfolio.openOn(ev.mint);
       if (held.length > 0) {
         for (const o of exits.onPrice(held, ev.price)) orders.placeExit(o);
         stats.markEquity();
       }
+    } else if (ev.type === 'trade') {
+      flow.observe(ev, clock.now());
+      if (bars.active) bars.observe(ev, clock.now());
     } else if (ev.type === 'graduated') {
       portfolio.relocate(ev.mint, ev.market, ev.poolId);
     } else if (ev.type === 'safety') {

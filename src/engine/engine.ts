@@ -15,6 +15,8 @@ import type { Executor, Fill, OrderIntent } from './orders/execution-port.js';
 import type { StreamFeed, StreamMessage } from './events/feed-port.js';
 import { createExitManager, type ExitLevels } from './exits/exit-manager.js';
 import { createMarketView, type MarketView } from './market/market-view.js';
+import { createMarketFlow } from './market/market-flow.js';
+import { createMarketBars } from './market/market-bars.js';
 import { createManualActions, type ManualAction, type ManualMeta } from './orders/manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './orders/order-flow.js';
 import { createPortfolio, type Portfolio } from './market/portfolio.js';
@@ -170,6 +172,8 @@ export function createEngine(options: EngineOptions): Engine {
   const rulesById = new Map(options.strategies.map((s) => [s.id, s.exits]));
   const positionRooms = createPositionRoomKeeper(rooms, options.positionPriceRoom ?? 'price:token', (id) => rulesById.get(id));
   const data = createDataLookup(options.data, clock, options.dataLookup);
+  const flow = createMarketFlow();
+  const bars = createMarketBars();
   const runners = new Map<string, StrategyRunner>();
   const halts = createStrategyHalts(log);
   let unsubGap: (() => void) | undefined;
@@ -226,17 +230,20 @@ export function createEngine(options: EngineOptions): Engine {
         log,
         data,
         market,
+        flow,
+        bars,
         portfolio,
         rooms,
         stats,
         orders,
+        gate,
         errorPolicy: options.errorPolicy ?? DEFAULT_ERROR_POLICY,
         onHalted: (strategyId, message) => halts.halted(strategyId, message),
       }),
     );
   }
 
-  const dispatcher = createDispatcher({ clock, log, market, portfolio, exits, orders, stats, rooms, runners });
+  const dispatcher = createDispatcher({ clock, log, market, flow, bars, portfolio, exits, orders, stats, rooms, runners });
 
   const engine: Engine = {
     portfolio,

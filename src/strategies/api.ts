@@ -20,6 +20,10 @@ export type * from '../engine/events/events.js';
 export type { ExitRules, TakeProfitLevel } from '../engine/exits/exit-rules.js';
 export type { Fill } from '../engine/orders/execution-port.js';
 export type { MarketObservation } from '../engine/market/market-view.js';
+export type { TradeFlow } from '../engine/market/market-flow.js';
+export type { Bar, BarSeries } from '../engine/market/market-bars.js';
+export type { Account, AccountRoom } from '../engine/strategy/account-view.js';
+export type { TrackOptions, Tracked } from '../engine/strategy/strategy-tracking.js';
 export type { Position } from '../engine/market/portfolio.js';
 /** The amount brands of fills, positions and `solParam` values (bigints underneath). */
 export type { Lamports, RawAmount } from '../core/units.js';

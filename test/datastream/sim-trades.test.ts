@@ -63,6 +63,10 @@ describe('swaps on the simulator', () => {
       expect(['buy', 'sell']).toContain(t.side);
       expect(t.amount).toMatch(/^\d+(\.\d+)?$/);
       expect(t.tx).toEqual(expect.any(String));
+      // the SOL size of the swap, exact lamports: the simulator's own trade record, through the wire's solVolume
+      const rec = sim.model.state.tradesByToken.get(t.mint)?.find((r) => r.tx === t.tx);
+      expect(rec).toBeDefined();
+      expect(t.solLamports).toBe(rec!.solLamports);
     }
     expect(new Set(trades.map((t) => t.side)).size).toBe(2);
     expect(client.stats().rejectedByFamily).toEqual({});

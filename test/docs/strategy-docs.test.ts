@@ -23,6 +23,14 @@ function example(): string {
   return m[1]!;
 }
 
+/** The ts block under "## Market aggregates" (the volume breakout), and the shipped example it copies. */
+function aggregatesExample(): { readonly block: string; readonly file: string } {
+  const from = GUIDE.indexOf('## Market aggregates');
+  const m = /<!-- checked: (test\/docs\/examples\/[\w.-]+\.ts) -->\n```ts\n([\s\S]*?)```/.exec(GUIDE.slice(from));
+  if (!m) throw new Error('docs/strategies.md: no checked ts block under "## Market aggregates"');
+  return { block: m[2]!, file: m[1]! };
+}
+
 describe('docs/strategies.md', () => {
   it('shows the shipped example file, importing the public chainpilot/strategy entry', () => {
     const code = example();
@@ -69,5 +77,36 @@ describe('docs/strategies.md', () => {
     const summary = await runPaper({ file: join(dir, 'guide.yaml'), durationMs: 6_000, speed: 'max', seed: 3, out: () => undefined, log: silentLogger() });
     expect(summary.intents).toBeGreaterThan(0);
     expect(summary.fills).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('runs the market-aggregates example (flow, bars, account, track), as shipped in the guide, in paper mode, and it buys', async () => {
+    const { block, file } = aggregatesExample();
+    const path = fileURLToPath(new URL(`../../${file}`, import.meta.url));
+    const region = readFileSync(path, 'utf8').split('// #region doc\n')[1]!.split('\n// #endregion doc')[0]!;
+    expect(`${region.replace("'../../../src/strategies/api.js'", "'chainpilot/strategy'")}\n`).toBe(block);
+    const dir = mkdtempSync('/tmp/cp-guide-kit-');
+    writeFileSync(
+      join(dir, 'guide.yaml'),
+      [
+        'version: 1',
+        'name: guide-aggregates',
+        'endpoints:',
+        '  simulator: { seed: 3, speed: 60 }',
+        'strategies:',
+        `  - use: ${path}`,
+        '    params: { buySol: "0.05", minVolumeSol: "0.5", minBuyers: 2 }',
+        'risk:',
+        '  maxTradeSol: "0.2"',
+        '  maxOpenPositions: 3',
+        '  maxExposureSol: "1"',
+        'telemetry:',
+        '  logLevel: silent',
+        '',
+      ].join('\n'),
+    );
+    const summary = await runPaper({ file: join(dir, 'guide.yaml'), durationMs: 6_000, speed: 'max', seed: 3, out: () => undefined, log: silentLogger() });
+    expect(summary.intents).toBeGreaterThan(0);
+    // it checks ctx.account() before buying: never denied for want of room
+    expect(summary.denials).toBe(0);
   }, 60_000);
 });

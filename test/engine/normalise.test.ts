@@ -154,6 +154,29 @@ describe('mapping typed stream messages to domain events', () => {
     expect(rejection('transaction:wallet:W', [{ type: 'buy' }])).toMatch(/no traded token/);
   });
 
+  it('carries the SOL size of a swap as exact lamports: solVolume, else the SOL side of the pair', () => {
+    const side = (address: string, amount: number | string) => ({ address, amount, decimals: 6 });
+    const [a, b, c, d] = map('transaction:M', [
+      { tx: 'a', type: 'buy', solVolume: 0.1, token: { from: side(SOL, 9), to: side('M', 5) } },
+      { tx: 'b', type: 'sell', token: { from: side('M', 5), to: side(SOL, '1.000000001') } },
+      { tx: 'c', type: 'buy', solVolume: 0.1 + 0.2, token: 'M' },
+      { tx: 'd', type: 'buy', token: 'M' },
+    ]);
+    expect(a).toMatchObject({ solLamports: 100_000_000n }); // solVolume wins over the pair
+    expect(b).toMatchObject({ solLamports: 1_000_000_001n });
+    expect(c).toMatchObject({ solLamports: 300_000_000n }); // 0.30000000000000004 SOL to the nearest lamport
+    expect(d).toMatchObject({ solLamports: undefined });
+    // half a lamport rounds to even; an exponent in a string is read too
+    const sides = (sol: string) => ({ tx: sol, type: 'sell', token: { from: side('M', 1), to: side(SOL, sol) } });
+    expect(map('transaction:M', [sides('0.0000000005'), sides('0.0000000015'), sides('2e-9')]).map((e) => (e.type === 'trade' ? e.solLamports : 'x'))).toEqual([
+      0n,
+      2n,
+      2n,
+    ]);
+    expect(rejection('transaction:M', [{ type: 'buy', token: 'M', solVolume: '1' }])).toMatch(/solVolume must be a number/);
+    expect(() => map('transaction:M', [{ type: 'buy', token: 'M', solVolume: -1 }])).toThrow(/solVolume -1 is negative/);
+  });
+
   it('turns PnL, DCA and prediction frames into their events', () => {
     expect(map('pnl:W:M', { type: 'tradeUpdate', realized: 1 })[0]).toMatchObject({ type: 'walletPnl', wallet: 'W', mint: 'M', kind: 'tradeUpdate' });
     expect(map('dca:dca_program_a:M:buyers', { eventName: 'opened', order: { inputMint: 'SOL', outputMint: 'M' } })[0]).toMatchObject({

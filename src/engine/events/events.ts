@@ -2,7 +2,7 @@
  * Domain events: what the engine dispatches to strategies, normalised from Datastream frames.
  * Prices are exact decimal strings (SOL per whole token); amounts are bigint; time is Unix ms.
  */
-import type { UnixMs } from '../../core/index.js';
+import type { Lamports, UnixMs } from '../../core/index.js';
 
 /** Fields every event carries. */
 interface EventBase {
@@ -157,6 +157,8 @@ export interface SwapTraded extends EventBase {
   readonly priceUsd: number | undefined;
   /** USD volume of the swap, when sent. */
   readonly volumeUsd: number | undefined;
+  /** SOL size of the swap in lamports (the wire's `solVolume`, else the SOL side of the pair, to the nearest lamport), when sent. */
+  readonly solLamports: Lamports | undefined;
   /** Unix ms of the swap (`time`, else the receive time). */
   readonly at: UnixMs;
 }

@@ -5,11 +5,13 @@
  * re-validates wire data. A message that yields no event (an unknown room; a USD-only price before
  * any SOL/USD rate was seen) throws ENGINE_BAD_FRAME, which the engine counts and reports.
  */
-import { ChainpilotError, decimal, type UnixMs } from '../../core/index.js';
+import BigNumber from 'bignumber.js';
+import { ChainpilotError, decimal, type Lamports, type UnixMs } from '../../core/index.js';
 import type { FamilyName } from '../../client/datastream/index.js';
 import type { StreamMessage } from './feed-port.js';
 import type { DomainEvent, LiquidityTokenAmount } from './events.js';
-import { PriceTickEvent } from './price-tick.js';
+import { exactString, PriceTickEvent } from './price-tick.js';
+import { plainDecimalParts, pow10 } from '../../core/exact-ratio.js';
 
 const ROOM_PARTS_MAX = 4_096;
 
@@ -27,6 +29,28 @@ function numericFields(d: Readonly<Record<string, unknown>>): Record<string, num
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(d)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
   return out;
+}
+
+/**
+ * SOL as sent (a number or decimal string) in lamports, to the nearest lamport (half to even): the
+ * wire's double of 0.1 SOL is 100000000 lamports. In bigints (every swap passes here); a negative or
+ * non-decimal amount is a bad frame.
+ */
+function solToLamports(sol: number | string, room: string): Lamports {
+  const parts = plainDecimalParts(typeof sol === 'number' ? exactString(sol) : sol.trim());
+  if (parts === undefined) {
+    if (typeof sol === 'number' && sol < 0) throw bad(room, `solVolume ${String(sol)} is negative`);
+    // an exponent or a sign in a string: the general parser (throws CORE_INVALID_DECIMAL for non-numbers)
+    const l = decimal(sol, 'solVolume').shiftedBy(9).integerValue(BigNumber.ROUND_HALF_EVEN);
+    if (l.isNegative() && !l.isZero()) throw bad(room, `solVolume ${String(sol)} is negative`);
+    return BigInt(l.toFixed(0)) as Lamports;
+  }
+  const { digits, scale } = parts;
+  if (scale <= 9) return (digits * pow10(9 - scale)) as Lamports;
+  const den = pow10(scale - 9);
+  const q = digits / den;
+  const twice = (digits - q * den) * 2n;
+  return (twice > den || (twice === den && (q & 1n) === 1n) ? q + 1n : q) as Lamports;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -132,6 +156,7 @@ const STATELESS: Omit<MapperTable, 'price' | 'aggregated-price'> = {
       amount: t.amount === undefined ? undefined : decimal(t.amount, 'amount').toFixed(),
       priceUsd: t.priceUsd,
       volumeUsd: t.volumeUsd,
+      solLamports: t.solVolume === undefined ? undefined : solToLamports(t.solVolume, room),
       at: (t.time ?? receivedAt) as UnixMs,
     })),
   safety: ({ room, receivedAt, origin, data: s }, parts) => ({

@@ -56,6 +56,8 @@ export interface OrderAdmission {
   bought(mint: string, at: UnixMs): void;
   /** No new orders after this (the engine is stopping). */
   close(): void;
+  /** What the risk gate reads (portfolio, intents in flight, last buys): `ctx.account()` reads it too. */
+  readonly riskState: RiskState;
 }
 
 export interface OrderAdmissionDeps {
@@ -168,5 +170,6 @@ export function createOrderAdmission(d: OrderAdmissionDeps): OrderAdmission {
       }
     },
     close: () => void (closed = true),
+    riskState,
   };
 }

@@ -13,7 +13,7 @@ import { createOrderAdmission, type Admission, type PlaceRequest } from './order
 import { createOrderPlacement, type OrderPlacementDeps } from './order-placement.js';
 import { createOrderReports, type OrderReportsDeps } from './order-reports.js';
 import { createRepeatLimiter } from '../logs/repeat-limiter.js';
-import type { RiskGate } from './risk-gate.js';
+import type { RiskGate, RiskState } from './risk-gate.js';
 import type { OrderResult, PendingIntent } from '../strategy/strategy-api.js';
 
 export type { Admission, PlaceRequest } from './order-admission.js';
@@ -32,6 +32,8 @@ export interface OrderFlow {
   pendingOf(strategyId: string, mint?: string): PendingIntent[];
   /** No new intents after this; reports still apply. */
   close(): void;
+  /** The state the risk gate reads (for `ctx.account()`). */
+  readonly riskState: RiskState;
 }
 
 /** What the order flow needs: each field is documented where it is used (placement, reporting); the rest is admission's. */
@@ -109,5 +111,6 @@ export function createOrderFlow(d: OrderFlowDeps): OrderFlow {
     buyingNow: (mint) => inFlight.buyLamports(mint) > 0n,
     pendingOf: (strategyId, mint) => inFlight.of(strategyId, mint),
     close: () => admission.close(),
+    riskState: admission.riskState,
   };
 }

@@ -84,6 +84,8 @@ export interface RiskGate {
   readonly day: RiskDay;
   /** The buy cooldown (`RiskState.lastBuyAt` is read only with one); undefined: no cooldown. */
   readonly cooldownMs: number | undefined;
+  /** The limits it checks (read by `ctx.account()`). */
+  readonly limits: RiskLimits;
 }
 
 const deny = (code: RiskCode, reason: string, context: Record<string, string | number | boolean>): RiskDecision => ({ allowed: false, code, reason, context });
@@ -104,6 +106,7 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
 
   const gate: RiskGate = {
     day,
+    limits,
     cooldownMs: limits.cooldownMs,
     get killed() {
       return day.killReason !== undefined;

@@ -23,6 +23,10 @@ import type {
   WalletPnlUpdated,
 } from '../events/events.js';
 import type { ExitRules } from '../exits/exit-rules.js';
+import type { TradeFlow } from '../market/market-flow.js';
+import type { BarSeries } from '../market/market-bars.js';
+import type { Account } from './account-view.js';
+import type { TrackOptions, Tracked } from './strategy-tracking.js';
 import type { MarketObservation } from '../market/market-view.js';
 import type { ParamSpace } from './param-space.js';
 import type { Position } from '../market/portfolio.js';
@@ -119,6 +123,24 @@ export interface StrategyContext<P = unknown, S = unknown> {
   readonly data: StrategyData;
   /** What the engine observed of a token (price, pool, safety values). */
   market(mint: string): MarketObservation | undefined;
+  /**
+   * Trade flow of a token over the last `windowMs` (1 ms to 1 h) of the run clock: swaps, buys and
+   * sells, SOL volume in lamports, distinct buyers and sellers, VWAP. Built from every swap the
+   * engine sees (watch `transaction:{mint}`); `complete` says whether the engine kept the whole window.
+   */
+  flow(mint: string, windowMs: number): TradeFlow;
+  /**
+   * Time bars of a token (`'1m'`, `'5m'`, whole seconds from 1 s to 1 d): OHLC as exact decimal
+   * strings and SOL volume, from its swaps and price ticks, with EMA, RSI and ATR over the closed
+   * bars. The first call for an interval starts building it for every token: ask in `onStart`.
+   */
+  bars(mint: string, interval: string | number): BarSeries;
+  /**
+   * Cash, equity, exposure and the room left under each risk limit, as the risk gate sees them now;
+   * with a token, also the per-token room and cooldown. `maxBuyLamports` is the largest buy those
+   * limits let through (0: do not try).
+   */
+  account(mint?: string): Account;
   buy(order: BuyOrder): OrderResult;
   sell(order: SellOrder): OrderResult;
   /**
@@ -142,6 +164,17 @@ export interface StrategyContext<P = unknown, S = unknown> {
    */
   watch(room: string, options?: WatchOptions): void;
   unwatch(room: string): void;
+  /**
+   * Tracks a token: joins `rooms` and keeps `state` for it until `ttlMs` passes on the engine clock,
+   * an intent of this strategy on it fills or fails (after `onFill` / `onIntentFailed` ran), or
+   * `untrack(mint)`; then leaves those rooms and forgets the state, together. Tracking a tracked
+   * token re-arms its ttl, joins the new rooms and keeps its state. At most 1 000 tokens.
+   */
+  track<T = Record<string, unknown>>(mint: string, options: TrackOptions<T>): Tracked<T>;
+  /** The token's tracking, if it is tracked (`state` typed as you tracked it). */
+  tracked<T = Record<string, unknown>>(mint: string): Tracked<T> | undefined;
+  /** Ends the token's tracking now (rooms left, state forgotten). */
+  untrack(mint: string): void;
 }
 
 /** A strategy: parameters schema, rooms, exit defaults and handlers. */

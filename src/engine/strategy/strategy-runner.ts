@@ -5,8 +5,13 @@
 import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
 import type { EngineStats } from '../logs/engine-stats.js';
 import type { DomainEvent } from '../events/events.js';
+import type { MarketBars } from '../market/market-bars.js';
+import type { MarketFlow } from '../market/market-flow.js';
 import type { MarketView } from '../market/market-view.js';
 import type { OrderFlow } from '../orders/order-flow.js';
+import type { RiskGate } from '../orders/risk-gate.js';
+import { readAccount } from './account-view.js';
+import { createTracking } from './strategy-tracking.js';
 import type { Portfolio } from '../market/portfolio.js';
 import type { RoomOwners } from '../room-owners.js';
 import type { StrategyContext, StrategyData, StrategyDefinition } from './strategy-api.js';
@@ -52,10 +57,14 @@ export interface StrategyRunnerDeps {
   readonly log: Logger;
   readonly data: StrategyData;
   readonly market: MarketView;
+  readonly flow: MarketFlow;
+  readonly bars: MarketBars;
   readonly portfolio: Portfolio;
   readonly rooms: RoomOwners;
   readonly stats: EngineStats;
   readonly orders: OrderFlow;
+  /** The risk gate (its limits and day, for `ctx.account()`). */
+  readonly gate: RiskGate;
   readonly errorPolicy: { readonly maxErrors: number; readonly windowMs: number };
   /** Called once when the error policy halts the strategy (the runtime shows the deployment as degraded). */
   readonly onHalted?: (strategyId: string, message: string) => void;
@@ -101,6 +110,9 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     data: d.data,
     market: (mint) => d.market.get(mint),
+    flow: (mint, windowMs) => d.flow.flow(mint, windowMs, clock.now()),
+    bars: (mint, interval) => d.bars.series(mint, interval, clock.now()),
+    account: (mint) => readAccount(d.gate, d.orders.riskState, id, clock.now(), mint),
     buy: (o) =>
       d.orders.place({
         strategyId: id,
@@ -159,7 +171,21 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       watched.delete(room);
       d.rooms.release(id, room);
     },
+    track: (mint, o) => tracking.track(mint, o),
+    tracked: (mint) => tracking.tracked(mint),
+    untrack: (mint) => tracking.end(mint, 'untracked'),
   };
+  const tracking = createTracking({
+    strategyId: id,
+    clock,
+    log,
+    join(room) {
+      if (watched.has(room)) return false;
+      ctx.watch(room);
+      return true;
+    },
+    leave: (room) => ctx.unwatch(room),
+  });
 
   const invoke = (where: string, fn: () => void | Promise<void>): void => {
     try {
@@ -183,22 +209,27 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       runner.call(HANDLER[ev.type], ev);
     },
     call(handler, arg) {
-      if (halted) return;
-      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
-      const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
-      if (!fn) return;
-      // as invoke(), without a closure per event
-      try {
-        const r = fn.call(def, arg, ctx);
-        if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e));
-      } catch (e) {
-        fail(handler, e);
+      if (!halted) {
+        // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
+        const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
+        // as invoke(), without a closure per event
+        if (fn)
+          try {
+            const r = fn.call(def, arg, ctx);
+            if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e));
+          } catch (e) {
+            fail(handler, e);
+          }
       }
+      // a fill or a failure of an intent on a tracked token ends its tracking, once the handler had it
+      if (handler === 'onFill' || handler === 'onIntentFailed')
+        tracking.end((arg as { readonly mint: string }).mint, handler === 'onFill' ? 'fill' : 'failure');
     },
     positionClosed(mint) {
       for (const room of [...watched.keys()]) if (room.split(':').includes(mint)) ctx.unwatch(room);
     },
     stop() {
+      tracking.stop();
       for (const h of timers.values()) clock.clearTimeout(h);
       timers.clear();
       for (const t of watched.values()) if (t !== undefined) clock.clearTimeout(t);

@@ -68,6 +68,8 @@ export interface SwapEvent extends OpenObject {
   readonly amount?: number | string;
   readonly priceUsd?: number;
   readonly volume?: number;
+  /** SOL side of the swap, in SOL. */
+  readonly solVolume?: number;
   /** Unix ms. */
   readonly time?: number;
   readonly token?: string | { readonly from: SwapSide; readonly to: SwapSide };

@@ -15,6 +15,8 @@ export interface SwapTrade {
   readonly amount: number | string | undefined;
   readonly priceUsd: number | undefined;
   readonly volumeUsd: number | undefined;
+  /** SOL side of the swap in SOL as sent (`solVolume`, else the SOL side of the `{from, to}` pair), when known. */
+  readonly solVolume: number | string | undefined;
   /** Unix ms, when sent. */
   readonly time: number | undefined;
   /** The row as sent. */
@@ -80,6 +82,7 @@ export function parseSwap(row: unknown, r: RoomName): SwapTrade | string {
   if (!optStr(e.wallet)) return 'wallet must be a string';
   if (!optNum(e.priceUsd)) return 'priceUsd must be a number';
   if (!optNum(e.volume)) return 'volume must be a number';
+  if (!optNum(e.solVolume)) return 'solVolume must be a number (SOL)';
   if (!optNum(e.time)) return 'time must be Unix ms';
   if (e.amount !== undefined && typeof e.amount !== 'number' && typeof e.amount !== 'string') return 'amount must be a number or decimal string';
   if (e.identity !== undefined && e.identity !== null && !isObj(e.identity)) return 'identity must be an object or null';
@@ -120,10 +123,20 @@ export function parseSwap(row: unknown, r: RoomName): SwapTrade | string {
     amount: e.amount ?? traded?.amount,
     priceUsd: e.priceUsd as number | undefined,
     volumeUsd: e.volume as number | undefined,
+    solVolume: (e.solVolume as number | undefined) ?? solSideAmount(from, to),
     time: e.time as number | undefined,
     raw: e,
   };
 }
+
+/** The SOL side's amount of a `{from, to}` pair (in SOL, as sent), when one side is SOL. */
+function solSideAmount(from: SwapSide | undefined, to: SwapSide | undefined): number | string | undefined {
+  const sol = from !== undefined && SOL_MINTS.has(from.address) ? from : to !== undefined && SOL_MINTS.has(to.address) ? to : undefined;
+  return sol?.amount;
+}
+
+/** Wrapped and native SOL: the quote mints whose amount is SOL. */
+const SOL_MINTS: ReadonlySet<string> = new Set(['So11111111111111111111111111111111111111112', '11111111111111111111111111111111']);
 
 /** `transaction:*`: swaps, an array or a single swap per message. */
 export const transactionFamily = roomFamily({
