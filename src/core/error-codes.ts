@@ -248,6 +248,10 @@ export const ERROR_CODES = {
     "the daemon's RSS reached 90 % of its --memory-limit: /readyz answers 503 with this reason and the daemon notifies once; it clears below 80 %",
   RUNTIME_PAPER_BOOK_WRITE_FAILED:
     "a batch of paper book changes could not be written to the deployment's store (disk full, a damaged file); the deployment halts, and the book on disk keeps every earlier batch",
+
+  // --- issue 38 (journal outage): add this issue's codes here only ---
+  LIVE_JOURNAL_UNAVAILABLE:
+    'the intent journal could not write (a full disk, an I/O error, Redis unreachable): an intent already sent is kept in memory and its write retried, a new intent is refused; the deployment is degraded until the journal accepts every waiting write',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
