@@ -219,3 +219,57 @@ describe('a journal that cannot write (issue 38 case 4): nothing sent is ever un
     },
   );
 });
+
+describe('refusals while the journal cannot write (issue 38 case 5)', () => {
+  const refusedLines = (wd: World): World['lines'] => wd.lines.filter((l) => l.msg === 'intent refused: the journal cannot write');
+
+  it('are reported, logged at error once a minute with the count held back, counted, and each outage is announced once', async () => {
+    w = await world();
+    const wd = w;
+    wd.disk.down = 'create';
+    for (let i = 0; i < 18; i++) await wd.executor.submit(intent(wd, 10 + i));
+    const refused = wd.reports.filter((r) => r.type === 'rejected' && r.code === 'LIVE_JOURNAL_UNAVAILABLE');
+    expect(refused.map((r) => r.intentId)).toEqual(Array.from({ length: 18 }, (_v, i) => `out-${10 + i}`));
+    expect(refusedLines(wd)).toHaveLength(1);
+    expect(refusedLines(wd)[0]?.level).toBe(50); // error
+    wd.sim.clock.advance(61_000);
+    await wd.executor.submit(intent(wd, 40));
+    expect(refusedLines(wd)).toHaveLength(2);
+    expect(refusedLines(wd)[1]).toMatchObject({ level: 50, repeated: 17 });
+    expect(wd.executor.counters()['journal-refusal']).toBe(19);
+    expect(wd.executor.journalHealth()).toMatchObject({ degraded: true, refused: 19 });
+    expect(wd.health.map((h) => h.degraded)).toEqual([true]); // one announcement for the whole outage
+    expect(wd.sim.market.landed).toHaveLength(0);
+    // the disk is freed: the next intent is journaled and lands, and the outage ends (announced once)
+    wd.disk.down = undefined;
+    await wd.executor.submit(intent(wd, 50));
+    await runUntil(wd, () => fillsOf(wd, 'out-50').length === 1);
+    expect(wd.health.map((h) => h.degraded)).toEqual([true, false]);
+    // a new outage is announced again
+    wd.disk.down = 'create';
+    await wd.executor.submit(intent(wd, 60));
+    expect(wd.health.map((h) => h.degraded)).toEqual([true, false, true]);
+    // no refused intent left a row a restart could act on
+    wd.disk.down = undefined;
+    await runUntil(wd, () => true);
+    for (const r of refused) expect(await wd.journal.get(r.intentId)).toBeUndefined();
+  });
+
+  it('a refusal whose denial the journal could not write is denied once the journal writes again, never left NEW for a restart', async () => {
+    w = await world();
+    const wd = w;
+    wd.disk.down = 'deny';
+    // over the per-trade cap: admission refuses it, the NEW row is written, its denial is not
+    await wd.executor.submit(intent(wd, 70, { spendLamports: 3n * BigInt(LAMPORTS_PER_SOL) }));
+    expect(wd.reports.filter((r) => r.intentId === 'out-70').map((r) => (r.type === 'rejected' ? r.code : r.type))).toEqual(['LIVE_JOURNAL_UNAVAILABLE']);
+    expect((await wd.journal.get('out-70'))?.state).toBe('NEW');
+    await runUntil(wd, () => (wd.disk.fails.deny ?? 0) >= 3); // retried with backoff while the disk is full
+    expect(wd.executor.journalHealth().degraded).toBe(true);
+    wd.disk.down = undefined;
+    await runUntil(wd, async () => (await wd.journal.get('out-70'))?.reported === true && !wd.executor.journalHealth().degraded);
+    expect(await wd.journal.get('out-70')).toMatchObject({ state: 'DENIED', code: 'LIVE_JOURNAL_UNAVAILABLE', done: true });
+    expect(await wd.journal.unresolved()).toEqual([]);
+    expect(wd.reports.filter((r) => r.intentId === 'out-70')).toHaveLength(1);
+    expect(wd.sim.market.landed).toHaveLength(0);
+  });
+});
