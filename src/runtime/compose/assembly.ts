@@ -78,6 +78,11 @@ export interface AssemblyContext {
   readonly decisions: DecisionSink;
   readonly onFatal: (error: ChainpilotError) => void;
   /**
+   * A condition of `code` that leaves the run trading but degraded (`health()` not ready, naming
+   * it; an alert when it begins and ends): set with a message, cleared with undefined.
+   */
+  readonly degrade: (code: string, message: string | undefined) => void;
+  /**
    * Registers a listener of the stop's phases: `stop` when the stop begins (from then on every new
    * intent is refused with ENGINE_STOPPED), `drained` when the drain ended (whatever is still in
    * flight is then stopped). The recorder marks both so that a backtest stops exactly there.
