@@ -261,15 +261,25 @@ describe('refusals while the journal cannot write (issue 38 case 5)', () => {
     wd.disk.down = 'deny';
     // over the per-trade cap: admission refuses it, the NEW row is written, its denial is not
     await wd.executor.submit(intent(wd, 70, { spendLamports: 3n * BigInt(LAMPORTS_PER_SOL) }));
-    expect(wd.reports.filter((r) => r.intentId === 'out-70').map((r) => (r.type === 'rejected' ? r.code : r.type))).toEqual(['LIVE_JOURNAL_UNAVAILABLE']);
-    expect((await wd.journal.get('out-70'))?.state).toBe('NEW');
+    // an invalid intent (no amount) the same way
+    await wd.executor.submit(intent(wd, 71, { spendLamports: 0n }));
+    for (const id of ['out-70', 'out-71']) {
+      expect(wd.reports.filter((r) => r.intentId === id).map((r) => (r.type === 'rejected' ? r.code : r.type))).toEqual(['LIVE_JOURNAL_UNAVAILABLE']);
+      expect((await wd.journal.get(id))?.state).toBe('NEW');
+    }
     await runUntil(wd, () => (wd.disk.fails.deny ?? 0) >= 3); // retried with backoff while the disk is full
     expect(wd.executor.journalHealth().degraded).toBe(true);
     wd.disk.down = undefined;
-    await runUntil(wd, async () => (await wd.journal.get('out-70'))?.reported === true && !wd.executor.journalHealth().degraded);
-    expect(await wd.journal.get('out-70')).toMatchObject({ state: 'DENIED', code: 'LIVE_JOURNAL_UNAVAILABLE', done: true });
+    await runUntil(
+      wd,
+      async () =>
+        (await wd.journal.get('out-70'))?.reported === true && (await wd.journal.get('out-71'))?.reported === true && !wd.executor.journalHealth().degraded,
+    );
+    for (const id of ['out-70', 'out-71']) {
+      expect(await wd.journal.get(id)).toMatchObject({ state: 'DENIED', code: 'LIVE_JOURNAL_UNAVAILABLE', done: true });
+      expect(wd.reports.filter((r) => r.intentId === id)).toHaveLength(1);
+    }
     expect(await wd.journal.unresolved()).toEqual([]);
-    expect(wd.reports.filter((r) => r.intentId === 'out-70')).toHaveLength(1);
     expect(wd.sim.market.landed).toHaveLength(0);
   });
 });
