@@ -127,13 +127,16 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
    * failed write may still have left (a NEW row whose denial failed, or a create whose reply was
    * lost) is denied and marked reported once the journal writes again, so no restart acts on it.
    */
-  const settleRefusal = async (id: string, reason: string): Promise<void> => {
+  const settleRefusal = async (intent: OrderIntent, reason: string): Promise<void> => {
+    const id = intent.id;
     for (let failures = 0; ; failures++) {
       throwIfAborted(abort.signal, `refused intent ${id}`);
       try {
         const rec = await journal.get(id);
-        if (rec?.state === 'NEW') await journal.deny(id, 'LIVE_JOURNAL_UNAVAILABLE', reason, options.clock.now());
-        if (rec !== undefined && (rec.state === 'NEW' || rec.state === 'DENIED') && !rec.reported) await journal.markReported(id, options.clock.now());
+        // only this decision's own row (an id another run journaled is not ours to deny)
+        if (rec === undefined || !sameIntent(rec.intent, intent)) return;
+        if (rec.state === 'NEW') await journal.deny(id, 'LIVE_JOURNAL_UNAVAILABLE', reason, options.clock.now());
+        if ((rec.state === 'NEW' || rec.state === 'DENIED') && !rec.reported) await journal.markReported(id, options.clock.now());
         return;
       } catch (e) {
         if (!isJournalUnavailable(e)) throw e;
@@ -178,10 +181,12 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
         admitted = await admitIntoJournal(journal, intent, settings, now);
       } catch (e) {
         if (!isJournalUnavailable(e)) throw e;
+        // The same intent again while it is driven (a re-delivery): it is in flight, not refused.
+        if (inflight.has(intent.id)) return;
         // Refused, loudly (logged at error, counted, the outage notified): nothing was built.
         const reason = outage.refused(intent.id, e);
         sink?.({ type: 'rejected', intentId: intent.id, at: now, code: 'LIVE_JOURNAL_UNAVAILABLE', reason });
-        if (!inflight.has(intent.id)) void track(intent.id, (i) => settleRefusal(i, reason));
+        void track(intent.id, () => settleRefusal(intent, reason));
         return;
       }
       if (admitted.kind === 'denied') {
