@@ -128,7 +128,7 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       rpc,
       swap,
       signer,
-      journal,
+      journal: c.deps.journal?.(journal) ?? journal,
       clock,
       logger: c.log.child({ part: 'executor' }),
       settings: liveExecutorSettings(d),
