@@ -20,6 +20,13 @@ import type { JournalOp } from '../../src/executors/live/journal-outage.js';
 import { createLiveExecutor, type JournalHealth, type LiveExecutor } from '../../src/executors/live/live-executor.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
+import { z } from 'zod';
+import { seededRandom } from '../../src/core/index.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { defineStrategy } from '../../src/engine/strategy/strategy-api.js';
+import { instantiateStrategy } from '../../src/engine/strategy/strategy-instance.js';
+import { fakeFeed } from '../engine/fake-feed.js';
+import { priceFrame } from '../engine/wire.js';
 import { API_KEY, startHarness as startLedger, type Harness as Ledger } from '../sim-ledger/harness.js';
 
 const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -81,7 +88,7 @@ afterEach(async () => {
 });
 
 /** `downAtSend`: intents whose first send turns the disk's `op` down (the outage starts after the send). */
-async function world(downAtSend?: { op: JournalOp; ids: Set<string> }): Promise<World> {
+async function world(downAtSend?: { op: JournalOp; ids: Set<string> }, start = true): Promise<World> {
   const sim = await startLedger({ validBlocks: 30 });
   const mint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
   const wallet = await sim.wallet(10);
@@ -117,6 +124,7 @@ async function world(downAtSend?: { op: JournalOp; ids: Set<string> }): Promise<
   });
   const reports: ExecutionReport[] = [];
   const wd: World = { sim, mint, wallet, journal, disk, executor, reports, health, lines, rpc, swap, dir };
+  if (!start) return wd;
   const started = executor.start((r) => reports.push(r));
   await runUntil(wd, () => true);
   await started;
@@ -281,5 +289,56 @@ describe('refusals while the journal cannot write (issue 38 case 5)', () => {
     }
     expect(await wd.journal.unresolved()).toEqual([]);
     expect(wd.sim.market.landed).toHaveLength(0);
+  });
+});
+
+describe('exits while the journal cannot write (issue 38 case 4, through the engine)', () => {
+  it('a buy landed during the outage opens its position with its stop loss from memory; the stop loss sells during the outage; book = journal = wallet at the end', async () => {
+    const armed = new Set<string>();
+    w = await world({ op: 'resolve', ids: armed }, false);
+    const wd = w;
+    const sol0 = await lamports(wd);
+    const idle = defineStrategy({ id: 'idle', params: z.strictObject({}), rooms: () => [] });
+    const feed = fakeFeed(wd.sim.clock);
+    const engine = createEngine({
+      feed,
+      clock: wd.sim.clock,
+      random: seededRandom(1),
+      executor: {
+        start: (sink) => wd.executor.start((r) => (wd.reports.push(r), sink(r))),
+        submit: (i) => (armed.add(i.id), wd.executor.submit(i)),
+        stop: (signal) => wd.executor.stop(signal),
+      },
+      strategies: [instantiateStrategy(idle, {}, { id: 'idle', exits: { stopLossBps: 5_000 } })],
+      risk: {},
+      startingCashLamports: sol0,
+      execution: { slippageBps: 300 as Bps, priorityFeeLamports: 100_000n as Lamports, defaultDecimals: 6 },
+    });
+    const started = engine.start();
+    await runUntil(wd, () => true);
+    await started;
+    const entered = engine.manual({ action: 'enter', strategyId: 'idle', mint: wd.mint, spendLamports: 500_000_000n }, { by: 'test', why: 'issue 38' });
+    expect(entered).toMatchObject({ ok: true });
+    const position = () => engine.portfolio.position('idle', wd.mint);
+    await runUntil(wd, () => (position()?.tokenRaw ?? 0n) > 0n);
+    const buy = wd.reports.find((r) => r.type === 'filled');
+    expect(wd.disk.down).toBe('resolve');
+    expect(wd.executor.journalHealth().degraded).toBe(true);
+    expect(await wd.journal.landed()).toEqual([]); // the journal does not have it yet: the position came from memory
+    expect(position()?.tokenRaw).toBe(buy?.type === 'filled' ? buy.fill.tokenAmount : -1n);
+    // the price falls 90 %: the stop loss sells everything, still during the outage
+    const paid = buy?.type === 'filled' ? Number(buy.fill.solAmount) / 1e9 / (Number(buy.fill.tokenAmount) / 1e6) : 0;
+    feed.push(`price:token:${wd.mint}`, priceFrame(paid / 10, { time: wd.sim.clock.now() }));
+    await runUntil(wd, () => position() === undefined || position()?.tokenRaw === 0n);
+    expect(wd.reports.filter((r) => r.type === 'filled')).toHaveLength(2);
+    expect(wd.executor.journalHealth().degraded).toBe(true);
+    // the disk is freed: the journal catches up, without a restart
+    wd.disk.down = undefined;
+    await runUntil(wd, async () => !wd.executor.journalHealth().degraded && (await wd.journal.unresolved()).length === 0);
+    const fills = wd.reports.flatMap((r) => (r.type === 'filled' ? [r.fill] : []));
+    expect((await wd.journal.landed()).map((r) => r.fill)).toEqual(fills);
+    expect(await tokens(wd)).toBe(0n);
+    expect(engine.portfolio.totals().cashLamports).toBe(await lamports(wd));
+    await engine.stop();
   });
 });

@@ -48,10 +48,12 @@ export interface DriveContext {
   readonly count?: (what: LiveRetryKind, error: unknown) => void;
   /**
    * Intents whose outcome this process handed to the sink and the journal has not yet marked
-   * reported: an outcome the journal could not write is handed over from memory at once (the engine
-   * opens the position and arms its exits, or frees the reservation), and never a second time.
+   * reported, with when: an outcome the journal could not write is handed over from memory at once
+   * (the engine opens the position and arms its exits, or frees the reservation), never a second
+   * time, and its late writes carry the hand-over's time, so the journal's landing order
+   * (`landed()`, which a restart replays) stays the order the engine applied the fills.
    */
-  readonly handedOver: Set<string>;
+  readonly handedOver: Map<string, UnixMs>;
 }
 
 /** What `count` counts. */
@@ -309,10 +311,10 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
  */
 async function settle(ctx: DriveContext, intentId: string, resolution: Resolution, early: ExecutionReport | undefined): Promise<void> {
   try {
-    await ctx.journal.resolve(intentId, resolution, ctx.clock.now());
+    await ctx.journal.resolve(intentId, resolution, ctx.handedOver.get(intentId) ?? ctx.clock.now());
   } catch (e) {
     if (early !== undefined && isJournalUnavailable(e) && !ctx.handedOver.has(intentId)) {
-      ctx.handedOver.add(intentId);
+      ctx.handedOver.set(intentId, early.at);
       ctx.log.warn({ intentId, outcome: early.type }, 'outcome handed over from memory; its journal write is retried');
       ctx.report(early);
     }
@@ -324,8 +326,9 @@ async function settle(ctx: DriveContext, intentId: string, resolution: Resolutio
 async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void> {
   const at = ctx.clock.now();
   const intentId = rec.intent.id;
-  if (ctx.handedOver.has(intentId)) {
-    await ctx.journal.markReported(intentId, at);
+  const handedAt = ctx.handedOver.get(intentId);
+  if (handedAt !== undefined) {
+    await ctx.journal.markReported(intentId, handedAt);
     ctx.handedOver.delete(intentId);
     return;
   }
@@ -337,7 +340,7 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
     ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
   else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });
   else ctx.report({ type: 'expired', intentId, at });
-  ctx.handedOver.add(intentId);
+  ctx.handedOver.set(intentId, at);
   await ctx.journal.markReported(intentId, at);
   ctx.handedOver.delete(intentId);
 }

@@ -104,7 +104,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     report: (r: ExecutionReport) => sink?.(r),
     ...(options.probe ? { probe: options.probe } : {}),
     signal: abort.signal,
-    handedOver: new Set(),
+    handedOver: new Map(),
   };
 
   const track = (id: string, work: (id: string) => Promise<void>): Promise<void> => {
