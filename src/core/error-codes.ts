@@ -262,6 +262,9 @@ export const ERROR_CODES = {
   RUNTIME_API_NOT_RUNNING:
     'the deployment a control API action named is not running (starting, stopped, failed or restarting; 409); retry once chainpilot status shows it running',
   RUNTIME_API_INTERNAL: "the daemon's control API failed with an uncoded error (500); the daemon's log has the cause",
+  // --- issue 38 (journal outage): add this issue's codes here only ---
+  LIVE_JOURNAL_UNAVAILABLE:
+    'the intent journal could not write (a full disk, an I/O error, Redis unreachable): an intent already sent is kept in memory and its write retried, a new intent is refused; the deployment is degraded until the journal accepts every waiting write',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,7 +4,7 @@
  * executor and the queue's wallet worker refuse the same way and report each refusal exactly once
  * (drive-intent reports a DENIED row as `rejected` and marks it reported).
  */
-import { describeError } from '../core/errors.js';
+import { describeError, isChainpilotError } from '../core/errors.js';
 import type { UnixMs } from '../core/units.js';
 import type { OrderIntent } from '../engine/orders/execution-port.js';
 import { admitIntent, dayCapDenial, utcDay, type AdmissionDenial, type AdmissionLimits } from './admission.js';
@@ -38,7 +38,8 @@ export async function admitIntoJournal(journal: IntentJournal, intent: OrderInte
     await journal.deny(intent.id, denial.code, denial.reason, at);
   } catch (e) {
     // A malformed intent the journal cannot encode: refused all the same, reported by the caller.
-    if (denial.code !== 'LIVE_INVALID_INTENT') throw e;
+    // A journal that cannot write is not about the intent: the caller refuses it and settles the row later.
+    if (denial.code !== 'LIVE_INVALID_INTENT' || isChainpilotError(e, 'LIVE_JOURNAL_UNAVAILABLE')) throw e;
     return { kind: 'denied', denial, journaled: false, journalError: describeError(e) };
   }
   return { kind: 'denied', denial, journaled: true };

@@ -10,7 +10,7 @@ import type { Logger } from '../../core/logger.js';
 import { cappedBackoff, throwIfAborted } from '../../core/abort.js';
 import { lamports, type UnixMs } from '../../core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../engine/orders/execution-port.js';
-import type { IntentJournal, IntentRecord } from '../journal/journal.js';
+import type { IntentJournal, IntentRecord, Resolution } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { clockSleep } from '../../core/clock.js';
 import { confirmAttempt } from './confirm-attempt.js';
@@ -22,6 +22,8 @@ import { WSOL_MINT, type BuiltSwap, type LiveRpcPort, type SwapBuilderPort } fro
 import type { PriorityFeeSource } from './priority-fee.js';
 import { readFill } from './read-fill.js';
 import type { StatusSource } from './status-batcher.js';
+import { isJournalUnavailable } from './journal-outage.js';
+import { rememberedJournal } from './remembered-journal.js';
 
 /** Named instants a crash test can kill the process at. */
 export type LiveProbePoint = 'built' | 'signed' | 'sent' | 'resolved';
@@ -44,6 +46,14 @@ export interface DriveContext {
   readonly signal: AbortSignal;
   /** Counts a chain read or send that failed and was retried or treated as "unknown" (never silent). */
   readonly count?: (what: LiveRetryKind, error: unknown) => void;
+  /**
+   * Intents whose outcome this process handed to the sink and the journal has not yet marked
+   * reported, with when: an outcome the journal could not write is handed over from memory at once
+   * (the engine opens the position and arms its exits, or frees the reservation), never a second
+   * time, and its late writes carry the hand-over's time, so the journal's landing order
+   * (`landed()`, which a restart replays) stays the order the engine applied the fills.
+   */
+  readonly handedOver: Map<string, UnixMs>;
 }
 
 /** What `count` counts. */
@@ -68,8 +78,34 @@ export const READ_ATTEMPTS = 60;
  */
 export const READ_BACKOFF_CAP_MS = 2_000;
 
-/** Runs intent `id` to a terminal, reported outcome. Throws only on abort or an invariant breach. */
-export async function driveIntent(ctx: DriveContext, id: string): Promise<void> {
+/** Longest wait between two tries of an intent whose journal write failed (ms of the run clock). */
+export const JOURNAL_BACKOFF_CAP_MS = 5_000;
+
+/**
+ * Runs intent `id` to a terminal, reported outcome. Throws only on abort or an invariant breach.
+ * A journal call that fails for want of a writable journal (`LIVE_JOURNAL_UNAVAILABLE`) never
+ * abandons the intent: it is driven again from what the journal holds (or, while the journal cannot
+ * be read, from the record kept in memory: remembered-journal.ts), after a capped backoff, until
+ * the journal accepts its writes. A sent transaction is thereby re-broadcast and its status polled as before.
+ */
+export async function driveIntent(outer: DriveContext, id: string): Promise<void> {
+  const ctx: DriveContext = { ...outer, journal: rememberedJournal(outer.journal, id, {}) };
+  for (let failures = 0; ; failures++) {
+    try {
+      await driveFromJournal(ctx, id);
+      return;
+    } catch (e) {
+      if (!isJournalUnavailable(e)) throw e;
+      throwIfAborted(ctx.signal, `intent ${id}`);
+      const waitMs = cappedBackoff(failures, ctx.settings.pollMs, JOURNAL_BACKOFF_CAP_MS);
+      ctx.log.debug({ intentId: id, err: describeError(e), waitMs }, 'journal unavailable; driving the intent again after a backoff');
+      await clockSleep(ctx.clock, waitMs, ctx.signal);
+    }
+  }
+}
+
+/** One pass from what the journal (or, while it cannot be read, the record kept in memory) holds. */
+async function driveFromJournal(ctx: DriveContext, id: string): Promise<void> {
   const { journal, clock } = ctx;
   for (;;) {
     throwIfAborted(ctx.signal, `intent ${id}`);
@@ -103,7 +139,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   const tooOldToRebuild = now - intent.createdAt > ctx.settings.maxRebuildAgeMs;
   if (rec.state === 'EXPIRED' && last && (n >= ctx.settings.maxAttempts || tooOldToRebuild)) {
     // No attempt left, or the decision is too old to act on (e.g. found after a long downtime).
-    await ctx.journal.resolve(intent.id, { state: 'EXPIRED', signature: last.signature, final: true }, now);
+    await settle(ctx, intent.id, { state: 'EXPIRED', signature: last.signature, final: true }, { type: 'expired', intentId: intent.id, at: now });
     return;
   }
   if (n === 0 && now - intent.createdAt > ctx.settings.maxIntentAgeMs) {
@@ -211,15 +247,28 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     ...(ctx.count ? { onReadError: ctx.count } : {}),
     afterSend: () => ctx.probe?.('sent', intent.id),
     onFirstSend: async () => {
-      if (!sent) await ctx.journal.markSent(intent.id, attempt.signature, ctx.clock.now());
-      sent = true;
+      try {
+        if (!sent) await ctx.journal.markSent(intent.id, attempt.signature, ctx.clock.now());
+        sent = true;
+      } catch (e) {
+        // SIGNED and SENT are confirmed alike (SIGNED → LANDED is allowed): keep polling the status;
+        // the outcome's write is the one the intent waits for.
+        if (!isJournalUnavailable(e)) throw e;
+      }
     },
     signal: ctx.signal,
   });
   if (outcome.kind === 'expired') {
     const final = attempt.n + 1 >= ctx.settings.maxAttempts;
     ctx.log.info({ intentId: intent.id, signature: attempt.signature, final }, 'transaction expired unseen by the chain');
-    await ctx.journal.resolve(intent.id, { state: 'EXPIRED', signature: attempt.signature, final }, ctx.clock.now());
+    const expiredAt = ctx.clock.now();
+    // a rebuild waits for the journal (nothing of it is on its way); a final expiry is handed over at once
+    await settle(
+      ctx,
+      intent.id,
+      { state: 'EXPIRED', signature: attempt.signature, final },
+      final ? { type: 'expired', intentId: intent.id, at: expiredAt } : undefined,
+    );
     return;
   }
   const tx = await readUntilKnown(
@@ -232,29 +281,57 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     `reading transaction ${attempt.signature}`,
   );
   const at = (tx.blockTime === null ? ctx.clock.now() : tx.blockTime * 1000) as UnixMs;
+  const now = ctx.clock.now();
   if (outcome.kind === 'failed') {
-    await ctx.journal.resolve(
+    const code = 'LIVE_FAILED_ON_CHAIN';
+    const reason = `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`;
+    const feeLamports = lamports(tx.meta.fee);
+    await settle(
+      ctx,
       intent.id,
-      {
-        state: 'FAILED_ON_CHAIN',
-        signature: attempt.signature,
-        code: 'LIVE_FAILED_ON_CHAIN',
-        reason: `transaction failed on chain: ${JSON.stringify(outcome.status.err)}`,
-        feeLamports: lamports(tx.meta.fee),
-      },
-      ctx.clock.now(),
+      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code, reason, feeLamports },
+      { type: 'failed', intentId: intent.id, at: now, code, reason, feeLamports },
     );
   } else {
     const fill = readFill(intent, tx.meta, ctx.signer.address, attempt.signature, at);
-    await ctx.journal.resolve(intent.id, { state: 'LANDED', signature: attempt.signature, fill }, ctx.clock.now());
+    await settle(
+      ctx,
+      intent.id,
+      { state: 'LANDED', signature: attempt.signature, fill },
+      { type: 'filled', intentId: intent.id, at: now, fill, strategyId: intent.strategyId },
+    );
   }
   ctx.probe?.('resolved', intent.id);
 }
 
-/** Hands the journaled terminal outcome to the sink, then marks it reported. */
+/**
+ * Journals an intent's resolution. When the journal cannot write it, the outcome `early` (a terminal
+ * one) is handed to the sink from memory before the error goes on to the retry: the engine must not
+ * wait for the disk to learn that a buy landed (its exits) or a sell did (its tokens).
+ */
+async function settle(ctx: DriveContext, intentId: string, resolution: Resolution, early: ExecutionReport | undefined): Promise<void> {
+  try {
+    await ctx.journal.resolve(intentId, resolution, ctx.handedOver.get(intentId) ?? ctx.clock.now());
+  } catch (e) {
+    if (early !== undefined && isJournalUnavailable(e) && !ctx.handedOver.has(intentId)) {
+      ctx.handedOver.set(intentId, early.at);
+      ctx.log.warn({ intentId, outcome: early.type }, 'outcome handed over from memory; its journal write is retried');
+      ctx.report(early);
+    }
+    throw e;
+  }
+}
+
+/** Hands the journaled terminal outcome to the sink (unless handed over already), then marks it reported. */
 async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void> {
   const at = ctx.clock.now();
   const intentId = rec.intent.id;
+  const handedAt = ctx.handedOver.get(intentId);
+  if (handedAt !== undefined) {
+    await ctx.journal.markReported(intentId, handedAt);
+    ctx.handedOver.delete(intentId);
+    return;
+  }
   // records of these states always carry a code; a row without one (older or damaged) still reports the state's own code
   const code = rec.code ?? (rec.state === 'FAILED_ON_CHAIN' ? 'LIVE_FAILED_ON_CHAIN' : 'LIVE_INVALID_INTENT');
   const reason = rec.reason ?? '';
@@ -263,7 +340,9 @@ async function reportOutcome(ctx: DriveContext, rec: IntentRecord): Promise<void
     ctx.report({ type: 'failed', intentId, at, code, reason, feeLamports: lamports(rec.feeLamports ?? LAMPORTS_PER_SIGNATURE) });
   else if (rec.state === 'DENIED') ctx.report({ type: 'rejected', intentId, at, code, reason });
   else ctx.report({ type: 'expired', intentId, at });
+  ctx.handedOver.set(intentId, at);
   await ctx.journal.markReported(intentId, at);
+  ctx.handedOver.delete(intentId);
 }
 
 /**

@@ -18,6 +18,12 @@ import { resolveLiveSettings, type LiveSettings, type LiveSettingsInput } from '
 import type { LiveRpcPort, SwapBuilderPort } from './ports.js';
 import { createPriorityFeeSource } from './priority-fee.js';
 import { createStatusBatcher } from './status-batcher.js';
+import { createJournalOutage, isJournalUnavailable, type JournalHealth } from './journal-outage.js';
+import { cappedBackoff, throwIfAborted } from '../../core/abort.js';
+import { clockSleep } from '../../core/clock.js';
+import { JOURNAL_BACKOFF_CAP_MS } from './drive-intent.js';
+
+export type { JournalHealth } from './journal-outage.js';
 
 export interface LiveExecutorOptions {
   readonly rpc: LiveRpcPort;
@@ -31,12 +37,22 @@ export interface LiveExecutorOptions {
   readonly onError?: (error: unknown, intentId: string) => void;
   /** Test hook: called at named instants (crash tests kill the process there). */
   readonly probe?: (point: LiveProbePoint, intentId: string) => void;
+  /**
+   * Called when the journal stops accepting writes (the deployment is degraded: intents already
+   * sent are kept in memory and retried, new ones refused) and when it accepted every waiting write.
+   */
+  readonly onJournalHealth?: (health: JournalHealth) => void;
 }
+
+/** What `counters()` counts: chain reads and sends retried, journal calls failed, intents refused for them. */
+export type LiveCounterKind = LiveRetryKind | 'journal-error' | 'journal-refusal';
 
 export interface LiveExecutor extends Executor {
   readonly settings: LiveSettings;
-  /** Chain reads and sends that failed and were retried or treated as unknown, by kind. */
-  counters(): Readonly<Record<LiveRetryKind, number>>;
+  /** Chain reads and sends that failed and were retried or treated as unknown, journal calls that failed, by kind. */
+  counters(): Readonly<Record<LiveCounterKind, number>>;
+  /** Whether the journal accepts writes (degraded while it does not; see docs/executor.md). */
+  journalHealth(): JournalHealth;
   /** Resolves when every intent currently in flight has settled (tests, benchmarks). */
   idle(): Promise<void>;
 }
@@ -52,10 +68,26 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   const inflight = new Map<string, Promise<void>>();
   let sink: ExecutionSink | undefined;
   let phase: 'idle' | 'starting' | 'running' | 'stopped' = 'idle';
-  const counters: Record<LiveRetryKind, number> = { 'read-retry': 0, 'send-error': 0, 'status-error': 0, 'height-error': 0, 'stale-status': 0 };
-  const count = (what: LiveRetryKind): void => {
+  const counters: Record<LiveCounterKind, number> = {
+    'read-retry': 0,
+    'send-error': 0,
+    'status-error': 0,
+    'height-error': 0,
+    'stale-status': 0,
+    'journal-error': 0,
+    'journal-refusal': 0,
+  };
+  const count = (what: LiveCounterKind): void => {
     counters[what]++;
   };
+  const outage = createJournalOutage({
+    journal: options.journal,
+    clock: options.clock,
+    log,
+    count,
+    ...(options.onJournalHealth ? { onChange: options.onJournalHealth } : {}),
+  });
+  const journal = outage.journal;
 
   const ctx: DriveContext = {
     rpc: options.rpc,
@@ -63,7 +95,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     count,
     swap: options.swap,
     signer: options.signer,
-    journal: options.journal,
+    journal,
     clock: options.clock,
     settings,
     allowedPrograms: new Set([...BASE_ALLOWED_PROGRAMS, ...settings.allowedPrograms]),
@@ -72,12 +104,13 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     report: (r: ExecutionReport) => sink?.(r),
     ...(options.probe ? { probe: options.probe } : {}),
     signal: abort.signal,
+    handedOver: new Map(),
   };
 
-  const drive = (id: string): Promise<void> => {
+  const track = (id: string, work: (id: string) => Promise<void>): Promise<void> => {
     const running = inflight.get(id);
     if (running) return running;
-    const p = driveIntent(ctx, id)
+    const p = work(id)
       .catch((e: unknown) => {
         if (abort.signal.aborted) return;
         log.error({ intentId: id, err: describeError(e) }, 'intent left unresolved; start-up reconciliation will resume it');
@@ -86,6 +119,30 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
       .finally(() => inflight.delete(id));
     inflight.set(id, p);
     return p;
+  };
+  const drive = (id: string): Promise<void> => track(id, (i) => driveIntent(ctx, i));
+
+  /**
+   * An intent refused because the journal could not write it was reported `rejected`; a row the
+   * failed write may still have left (a NEW row whose denial failed, or a create whose reply was
+   * lost) is denied and marked reported once the journal writes again, so no restart acts on it.
+   */
+  const settleRefusal = async (intent: OrderIntent, reason: string): Promise<void> => {
+    const id = intent.id;
+    for (let failures = 0; ; failures++) {
+      throwIfAborted(abort.signal, `refused intent ${id}`);
+      try {
+        const rec = await journal.get(id);
+        // only this decision's own row (an id another run journaled is not ours to deny)
+        if (rec === undefined || !sameIntent(rec.intent, intent)) return;
+        if (rec.state === 'NEW') await journal.deny(id, 'LIVE_JOURNAL_UNAVAILABLE', reason, options.clock.now());
+        if ((rec.state === 'NEW' || rec.state === 'DENIED') && !rec.reported) await journal.markReported(id, options.clock.now());
+        return;
+      } catch (e) {
+        if (!isJournalUnavailable(e)) throw e;
+        await clockSleep(options.clock, cappedBackoff(failures, settings.pollMs, JOURNAL_BACKOFF_CAP_MS), abort.signal);
+      }
+    }
   };
 
   // Identical refusals are summarised in the log, one line per code per minute of the run clock with
@@ -100,11 +157,12 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   return {
     settings,
     counters: () => ({ ...counters }),
+    journalHealth: () => outage.health(),
     async start(s) {
       if (phase !== 'idle') throw new ChainpilotError('LIVE_NOT_STARTED', `start() called twice (executor is ${phase})`, { retry: 'not_retryable' });
       sink = s;
       phase = 'starting';
-      const open = await options.journal.unresolved();
+      const open = await journal.unresolved();
       log.info({ unresolved: open.length }, 'reconciling the journal before accepting intents');
       await Promise.all(open.map((r) => drive(r.intent.id)));
       phase = 'running';
@@ -118,7 +176,19 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
         });
       }
       const now = options.clock.now();
-      const admitted = await admitIntoJournal(options.journal, intent, settings, now);
+      let admitted: Awaited<ReturnType<typeof admitIntoJournal>>;
+      try {
+        admitted = await admitIntoJournal(journal, intent, settings, now);
+      } catch (e) {
+        if (!isJournalUnavailable(e)) throw e;
+        // The same intent again while it is driven (a re-delivery): it is in flight, not refused.
+        if (inflight.has(intent.id)) return;
+        // Refused, loudly (logged at error, counted, the outage notified): nothing was built.
+        const reason = outage.refused(intent.id, e);
+        sink?.({ type: 'rejected', intentId: intent.id, at: now, code: 'LIVE_JOURNAL_UNAVAILABLE', reason });
+        void track(intent.id, () => settleRefusal(intent, reason));
+        return;
+      }
       if (admitted.kind === 'denied') {
         const { code, reason, context } = admitted.denial;
         const r = repeats.admit(`refused\u0000${code}`);

@@ -145,6 +145,8 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
         report: (r) => void staged.set(r.intentId, r),
         ...(o.probe ? { probe: o.probe } : {}),
         signal: AbortSignal.any([lease.signal, closing.signal]),
+        // the worker's journal is not guarded (a Redis error fails the job, which BullMQ retries), so nothing is handed over early
+        handedOver: new Map(),
       };
       if (!(await journal.get(intent.id))) {
         const admitted = await admitIntoJournal(journal, intent, settings, o.clock.now());

@@ -4,6 +4,7 @@
  * run-assembly.ts gives the context); the handle owns the lifecycle (state, feed policy, fatal
  * halts, drain, report), the assembly owns the parts.
  */
+import type { IntentJournal } from '../../executors/journal/journal.js';
 import type { Clock, Logger, Redactor } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
 import type { Engine } from '../../engine/engine.js';
@@ -64,6 +65,8 @@ export interface RuntimeDeps extends DeploymentDeps {
    * stop returns without it (default `HANDLE_HALT_GRACE_MS`, handle/run-loop.ts).
    */
   readonly haltGraceMs?: number;
+  /** Live: wraps the journal the in-process executor writes through (tests inject storage failures at its call sites). */
+  readonly journal?: (journal: IntentJournal) => IntentJournal;
 }
 
 /** What the handle gives an assembly. */
@@ -77,6 +80,11 @@ export interface AssemblyContext {
   readonly admission: Admission;
   readonly decisions: DecisionSink;
   readonly onFatal: (error: ChainpilotError) => void;
+  /**
+   * A condition of `code` that leaves the run trading but degraded (`health()` not ready, naming
+   * it; an alert when it begins and ends): set with a message, cleared with undefined.
+   */
+  readonly degrade: (code: string, message: string | undefined) => void;
   /**
    * Registers a listener of the stop's phases: `stop` when the stop begins (from then on every new
    * intent is refused with ENGINE_STOPPED), `drained` when the drain ended (whatever is still in

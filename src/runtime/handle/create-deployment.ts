@@ -106,6 +106,7 @@ export function createDeployment(loaded: LoadedDeployment, deps: RuntimeDeps = {
       else if (conditions.feedPause) reasons.push(`entries paused for the feed: ${conditions.feedPause.code}: ${conditions.feedPause.message}`);
       const strategiesHalted = engine()?.haltedStrategies() ?? [];
       for (const h of strategiesHalted) reasons.push(`ENGINE_STRATEGY_HALTED: ${h.message}`);
+      for (const g of conditions.degradations) reasons.push(g.message.startsWith(`${g.code}:`) ? g.message : `${g.code}: ${g.message}`);
       const abandoned = life.health().abandoned;
       return {
         name: d.name,

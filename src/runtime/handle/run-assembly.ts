@@ -94,6 +94,7 @@ export async function assembleRun(o: RunAssemblyOptions): Promise<AssembledRun> 
     seed: o.seed,
     admission: (side) => conditions.admission(side),
     onFatal: (e) => conditions.onFatal(e),
+    degrade: (code, message) => conditions.degrade(code, message),
     decisions: (entry: DecisionEntry) => {
       o.deps.decisions?.(entry);
       if (entry.kind === 'manual') listeners.manuals.call(entry);

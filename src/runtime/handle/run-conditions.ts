@@ -42,6 +42,13 @@ export interface RunConditions {
   readonly fatal: Cause | undefined;
   /** Entries paused because the feed is lost (readiness follows it). */
   readonly feedPause: Cause | undefined;
+  /** Conditions that leave the run trading but degraded (readiness follows them), by code. */
+  readonly degradations: readonly Cause[];
+  /**
+   * Sets (with a message) or clears (undefined) a degradation of `code`: an error alert when it
+   * begins, an info alert when it ends (one of each per episode; a changed message alerts nothing).
+   */
+  degrade(code: string, message: string | undefined): void;
   /** Moves to `next` along the table and announces it with its cause. */
   enter(next: DeploymentState, why?: Cause, at?: UnixMs): void;
   /** Announces the started state the conditions decide (halted > killed > paused > running) when it or its cause changed. */
@@ -68,6 +75,7 @@ export function createRunConditions(o: RunConditionsOptions): RunConditions {
   let lossNoted: string | undefined;
   /** The cause last announced with a state event (a changed cause in the same state is announced too). */
   let cause: Cause | undefined;
+  const degraded = new Map<string, string>();
   /** The admission and kill switch last told to the control listeners (JSON of each, `null` before the first). */
   const told: { entries: string | null; kill: string | null } = { entries: null, kill: null };
 
@@ -108,6 +116,20 @@ export function createRunConditions(o: RunConditionsOptions): RunConditions {
     },
     get feedPause() {
       return feedPause;
+    },
+    get degradations() {
+      return [...degraded].map(([code, message]) => ({ code, message }));
+    },
+    degrade(code, message) {
+      const was = degraded.has(code);
+      if (message === undefined) {
+        if (!was) return;
+        degraded.delete(code);
+        o.events.alert('info', code, `recovered from ${code}; the deployment is no longer degraded`);
+        return;
+      }
+      degraded.set(code, message);
+      if (!was) o.events.alert('error', code, `degraded: ${message}`);
     },
     enter(next, why, at) {
       machine.to(next);

@@ -128,13 +128,21 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       rpc,
       swap,
       signer,
-      journal,
+      journal: c.deps.journal?.(journal) ?? journal,
       clock,
       logger: c.log.child({ part: 'executor' }),
       settings: liveExecutorSettings(d),
       onError: (e) => {
         if (isFatal(e)) c.onFatal(e);
       },
+      // The journal cannot write: degraded (not ready, notified once) until it accepted every waiting write.
+      onJournalHealth: (h) =>
+        c.degrade(
+          'LIVE_JOURNAL_UNAVAILABLE',
+          h.degraded
+            ? `${h.reason ?? 'LIVE_JOURNAL_UNAVAILABLE: the journal cannot write'}; sent intents are kept in memory and retried, new intents are refused`
+            : undefined,
+        ),
     });
     let engineSink: ExecutionSink | undefined;
     const open = (await journal.unresolved()).length;

@@ -141,6 +141,18 @@ export function createEventMapper(): (deployment: string, seq: number, e: Deploy
       };
     }
     if (e.type === 'shutdown') return shutdownDraft(key, deployment, e.at, e.report);
+    if (e.type === 'alert' && e.code === 'LIVE_JOURNAL_UNAVAILABLE') {
+      // one alert when the outage begins (error) and one when the journal accepted every waiting write (info)
+      const begins = e.level !== 'info';
+      return {
+        key,
+        event: 'fatal',
+        deployment,
+        at: e.at,
+        text: begins ? `${deployment}: ${e.message}` : `${deployment}: the journal writes again; no longer degraded`,
+        data: { state: begins ? 'degraded' : 'recovered', code: e.code },
+      };
+    }
     return undefined;
   };
 }
