@@ -21,15 +21,18 @@ import {
 import { keyText } from '../../client/key-text.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
-import type { ErrorCode } from '../../core/error-codes.js';
 import { BoundedMap, ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
-import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
-import { WSOL_MINT } from './ports.js';
-import { swapAccountsOf, type SwapAccounts } from './swap-accounts.js';
+import type { BuiltSwap, LiveRpcPort } from './ports.js';
+import { swapAccountsOf } from './swap-accounts.js';
 import { minOutOf } from '../admission.js';
 import { provenOutput } from './output-proof.js';
+import { judgeBalances, sameOwnAccounts } from './balance-judge.js';
+import { reject, type InspectionResult } from './inspection-result.js';
+
+export type { InspectionResult } from './inspection-result.js';
+export { tokenAccountOf, type TokenAccountView } from './balance-judge.js';
 
 /** Programs every swap may call besides the venue programs. */
 export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
@@ -64,19 +67,6 @@ export interface InspectionPolicy {
   readonly minOut?: bigint;
 }
 
-export type InspectionResult =
-  | {
-      readonly ok: true;
-      readonly blockhash: string;
-      readonly priorityFeeLamports: bigint;
-      /** Simulated change of our output balance (tokens for a buy, lamports for a sell); absent in `static` mode. */
-      readonly simulatedOut?: bigint;
-      /** Output proven from decoded instructions (`static` mode). */
-      readonly provenOut?: bigint;
-    }
-  | { readonly ok: false; readonly code: ErrorCode; readonly reason: string };
-
-const reject = (code: ErrorCode, reason: string): InspectionResult => ({ ok: false, code, reason });
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The message of a wire transaction and its static account keys as text. */
@@ -250,116 +240,6 @@ export async function inspectSwap(
   }
 }
 
-/**
- * True when two reads of the same addresses found our wallet and every token account our wallet
- * owns (in either read) unchanged: lamports, owner, data, existence. Other accounts (pool
- * vaults, say) may change under any trade and do not enter the balance comparison.
- */
-function sameOwnAccounts(wallet: string, a: readonly (RpcAccount | null)[], b: readonly (RpcAccount | null)[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? null;
-    const y = b[i] ?? null;
-    if (i > 0 && !ownedTokenAccount(x, wallet) && !ownedTokenAccount(y, wallet)) continue;
-    if (x === null || y === null) {
-      if (x !== y) return false;
-    } else if (x.lamports !== y.lamports || x.owner !== y.owner || x.data[0] !== y.data[0]) return false;
-  }
-  return true;
-}
-
-/** Compares the wallet's SOL and every token account our wallet owns, before and after the simulation. */
-function judgeBalances(
-  intent: OrderIntent,
-  ours: SwapAccounts,
-  watched: readonly string[],
-  pre: readonly (RpcAccount | null)[],
-  post: readonly (RpcAccount | null)[],
-  fees: { readonly budget: bigint; readonly paid: bigint },
-  bounds: { readonly rentBudget: bigint; readonly minOut: bigint },
-  blockhash: string,
-  priorityFee: bigint,
-): InspectionResult {
-  const wallet = ours.wallet;
-  const feeBudget = fees.budget;
-  const { minOut } = bounds;
-  // Rent is allowed only for a token account of the intent's mint that our wallet owns and that
-  // this transaction creates (absent before, present after), at most rentBudget.
-  let created = 0n;
-  const solDelta = post[0]!.lamports - pre[0]!.lamports;
-  let mintDelta = 0n; // the intent's mint, over every token account our wallet owns
-  let wsolDelta = 0n;
-  let inputTaken = 0n;
-  for (let i = 1; i < watched.length; i++) {
-    const address = watched[i]!;
-    if (!ownedTokenAccount(pre[i] ?? null, wallet) && !ownedTokenAccount(post[i] ?? null, wallet)) continue; // pool vaults and the like
-    const before = tokenAccountOf(pre[i] ?? null);
-    const after = tokenAccountOf(post[i] ?? null);
-    if (before?.owner !== wallet && after?.owner !== wallet) continue;
-    const mint = before?.mint ?? after!.mint;
-    if (pre[i] === null && after?.owner === wallet && mint === intent.mint) created += post[i]!.lamports;
-    const io = ours.inputs.has(address) || ours.outputs.has(address);
-    const name = `our token account ${address} (mint ${mint})`;
-    if (before?.owner === wallet) {
-      if (!after) {
-        if (!io) return reject('LIVE_INSPECTION_ACCOUNT', `simulation closes ${name}, which is neither the intended input nor the output`);
-      } else if (after.owner !== wallet) {
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation re-assigns ${name} to owner ${after.owner}`);
-      } else if (after.delegate !== before.delegate && after.delegate !== null) {
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation delegates ${name} to ${after.delegate}`);
-      } else if (after.closeAuthority !== before.closeAuthority && after.closeAuthority !== null && after.closeAuthority !== wallet) {
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation gives the close authority of ${name} to ${after.closeAuthority}`);
-      }
-    }
-    const change = (after?.owner === wallet ? after.amount : 0n) - (before?.owner === wallet ? before.amount : 0n);
-    if (change < 0n) {
-      if (!ours.inputs.has(address))
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation takes ${-change} raw tokens from ${name}, which is not the intended input`);
-      inputTaken -= change;
-    }
-    if (mint === intent.mint) mintDelta += change;
-    if (mint === WSOL_MINT) wsolDelta += change;
-  }
-
-  const rent = created < bounds.rentBudget ? created : bounds.rentBudget;
-  if (intent.side === 'buy') {
-    const maxOut = intent.spendLamports + feeBudget + rent;
-    const solOut = -(solDelta + wsolDelta);
-    if (solOut > maxOut) {
-      return reject(
-        'LIVE_INSPECTION_OUTFLOW',
-        `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount ${intent.spendLamports} + fees ${feeBudget} + rent ${rent} of our new ${intent.mint} account)`,
-      );
-    }
-    if (mintDelta < minOut) {
-      return reject(
-        'LIVE_INSPECTION_OUTPUT',
-        `simulation delivers ${mintDelta} raw ${intent.mint} to token accounts our wallet owns; the intent accepts at least ${minOut}`,
-      );
-    }
-    return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: mintDelta };
-  }
-  if (inputTaken > intent.sellRaw || -mintDelta > intent.sellRaw) {
-    return reject(
-      'LIVE_INSPECTION_OUTFLOW',
-      `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.sellRaw}`,
-    );
-  }
-  const solIn = solDelta + wsolDelta;
-  if (-solIn > feeBudget + rent) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solIn} lamports from our wallet on a sell; fees allow at most ${feeBudget + rent}`);
-  }
-  // Proceeds net of this transaction's own fee (base fee per signature + its priority fee).
-  const proceeds = solIn + fees.paid;
-  if (proceeds < minOut) {
-    return reject(
-      'LIVE_INSPECTION_OUTPUT',
-      `simulation pays ${proceeds} lamports to our wallet for ${intent.sellRaw} raw ${intent.mint} (balance change ${solIn} + fee ${fees.paid}); the intent accepts at least ${minOut}`,
-    );
-  }
-  return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: proceeds };
-}
-
 /** Lookup tables are append-only: an address once at an index stays there, so they are cached. */
 const MAX_TABLES = 256;
 const tableCache = new BoundedMap<string, string[]>(MAX_TABLES);
@@ -427,41 +307,3 @@ function priorityFeeLamports(instructions: readonly { readonly budget: boolean; 
 }
 
 const u32le = (d: Uint8Array, at: number): number => (d[at]! | (d[at + 1]! << 8) | (d[at + 2]! << 16)) + d[at + 3]! * 0x1000000;
-
-/** The SPL token account fields inspection compares. */
-export interface TokenAccountView {
-  readonly mint: string;
-  readonly owner: string;
-  readonly amount: bigint;
-  readonly delegate: string | null;
-  readonly closeAuthority: string | null;
-}
-
-/** The data of an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
-function tokenAccountData(account: RpcAccount | null): Buffer | undefined {
-  if (!account || (account.owner !== TOKEN_PROGRAM && account.owner !== TOKEN_2022_PROGRAM)) return undefined;
-  const data = Buffer.from(account.data[0], 'base64');
-  if (data.length < 165) return undefined;
-  if (data.length > 165 && (account.owner !== TOKEN_2022_PROGRAM || data[165] !== 2)) return undefined; // a Token-2022 mint with extensions
-  return data;
-}
-
-/** True when `account` is a token account whose owner is `wallet` (base58), read without decoding the rest. */
-function ownedTokenAccount(account: RpcAccount | null, wallet: string): boolean {
-  const data = tokenAccountData(account);
-  return data !== undefined && keyText(data.subarray(32, 64)) === wallet;
-}
-
-/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
-export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
-  const data = tokenAccountData(account);
-  if (!data) return undefined;
-  const key = (at: number): string => keyText(data.subarray(at, at + 32));
-  return {
-    mint: key(0),
-    owner: key(32),
-    amount: data.readBigUInt64LE(64),
-    delegate: data.readUInt32LE(72) === 1 ? key(76) : null,
-    closeAuthority: data.readUInt32LE(129) === 1 ? key(133) : null,
-  };
-}

@@ -11,6 +11,7 @@ import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionInstruction } 
 import {
   TOKEN_2022_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
   createTransferCheckedWithFeeInstruction,
   createTransferInstruction,
   getAssociatedTokenAddressSync,
@@ -91,6 +92,15 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
         createTransferCheckedWithFeeInstruction(vault, s.mint, ours, s.authority, s.amountOut, s.decimals, s.amountOut - 1n),
       ]);
     }
+    case 'closeForRent':
+      // Our tokens go to the pool, nothing comes back, and our emptied account is closed: its rent
+      // (2 039 280 lamports) is the only SOL that reaches the wallet. Lands only when the sell
+      // empties the account; on a buy it is the honest swap.
+      return wallet(
+        s.side === 'sell'
+          ? [createTransferInstruction(s.walletAta, s.tokenVault, s.wallet, s.amountIn), createCloseAccountInstruction(s.walletAta, s.wallet, s.wallet)]
+          : honest(),
+      );
     case 'otherMint':
       return wallet(honest()); // the builder already swapped the mint for another tradable one
   }
