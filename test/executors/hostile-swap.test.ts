@@ -106,6 +106,24 @@ const variants: [HostileSwapVariant, 'buy' | 'sell', Expect, Expect][] = [
       /^static inspection proves 1 raw \w+ arriving from instruction #\d+ Token-2022 TransferCheckedWithFee; the intent accepts at least \d{6,}/,
     ],
   ],
+  [
+    'delegateTakeBack',
+    'buy',
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(Token-2022 TransferChecked\) moves \d+ raw tokens out of our token account \w+ on the signature of \w+, not our wallet/,
+    ],
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(Token-2022 TransferChecked\) moves \d+ raw tokens out of our token account \w+ on the signature of \w+, not our wallet/,
+    ],
+  ],
+  [
+    'delegateBurn',
+    'buy',
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(Token-2022 Burn\) moves, burns, freezes or re-configures an account of our wallet/],
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(Token-2022 Burn\) moves, burns, freezes or re-configures an account of our wallet/],
+  ],
 ];
 
 describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, inspection mode %s', (mode) => {

@@ -8,7 +8,7 @@ import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './instruction-checks.js';
 import type { RpcAccount } from './ports.js';
 import { WSOL_MINT } from './ports.js';
-import type { SwapAccounts } from './swap-accounts.js';
+import { closable, type SwapAccounts } from './swap-accounts.js';
 import { reject, type InspectionResult } from './inspection-result.js';
 
 /**
@@ -71,7 +71,7 @@ export function judgeBalances(
       if (mint === intent.mint) created += rent;
     }
     if (post[i] === null && before?.owner === wallet) returned += pre[i]!.lamports - (mint === WSOL_MINT ? before.amount : 0n);
-    const io = ours.inputs.has(address) || ours.outputs.has(address);
+    const io = closable(ours, intent.side, address);
     const name = `our token account ${address} (mint ${mint})`;
     if (before?.owner === wallet) {
       if (!after) {

@@ -136,11 +136,12 @@ export async function inspectSwap(
     return reject('LIVE_INSPECTION_PRIORITY_FEE', `priority fee ${priorityFee} lamports exceeds the intent budget ${intent.priorityFeeLamports}`);
   }
   const viaLookups = tx.lookups.length > 0; // a venue may reach a token program through a table
-  const ours = swapAccountsOf(intent, walletAddress, {
+  const reached = {
     classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
     token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
-  });
+  };
   const decoded = decodeInstructions(w, allKeys(w));
+  let ours = swapAccountsOf(intent, walletAddress, reached, decoded);
   const staticVerdict = checkInstructions(decoded, intent, ours);
   if (!staticVerdict.ok) return staticVerdict;
   const blockhash = keyText(tx.recentBlockhash);
@@ -167,7 +168,9 @@ export async function inspectSwap(
   }
   if (tx.lookups.length > 0) {
     // Loaded addresses are known now: judge the instructions again with real addresses.
-    const again = checkInstructions(decodeInstructions(w, keys), intent, ours);
+    const resolved = decodeInstructions(w, keys);
+    ours = swapAccountsOf(intent, walletAddress, reached, resolved);
+    const again = checkInstructions(resolved, intent, ours);
     if (!again.ok) return again;
   }
   // Every account the transaction can write, our wallet first: only these can change.

@@ -44,7 +44,9 @@ export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = [
  * stranger as fee payer; `hugePriorityFee` a unit price far above any budget; `token2022Fee` the
  * mint delivered by Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token;
  * `closeForRent` a sell that takes our tokens, pays nothing and closes our emptied token account,
- * so the only SOL we get back is that account's own rent.
+ * so the only SOL we get back is that account's own rent; `delegateTakeBack` / `delegateBurn` a
+ * buy paid in full into our Token-2022 account and then moved out / burned in the same
+ * transaction on the signature of the mint's permanent delegate (the attacker).
  */
 export type HostileSwapVariant =
   | 'sellToStranger'
@@ -56,7 +58,9 @@ export type HostileSwapVariant =
   | 'foreignPayer'
   | 'hugePriorityFee'
   | 'token2022Fee'
-  | 'closeForRent';
+  | 'closeForRent'
+  | 'delegateTakeBack'
+  | 'delegateBurn';
 
 /** Every hostile swap variant. */
 export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
@@ -70,6 +74,8 @@ export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
   'hugePriorityFee',
   'token2022Fee',
   'closeForRent',
+  'delegateTakeBack',
+  'delegateBurn',
 ];
 
 /** What happens to one JSON-RPC request. */

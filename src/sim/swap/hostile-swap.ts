@@ -11,6 +11,8 @@ import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionInstruction } 
 import {
   TOKEN_2022_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
+  createBurnInstruction,
+  createTransferCheckedInstruction,
   createCloseAccountInstruction,
   createTransferCheckedWithFeeInstruction,
   createTransferInstruction,
@@ -82,15 +84,20 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
       return { instructions: [...budget(s.microLamports), ...honest()], payer: s.attacker };
     case 'hugePriorityFee':
       return { instructions: [...budget(s.microLamports * 1_000n + 1_000_000_000n), ...honest()], payer: s.wallet };
-    case 'token2022Fee': {
+    case 'token2022Fee':
       // The mint through Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token.
+      return wallet(buy2022(s, s.amountOut - 1n));
+    case 'delegateTakeBack': {
+      // The full output into our Token-2022 account, then all of it out again on the signature of
+      // the mint's permanent delegate (the attacker), in the same transaction.
       const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
-      const vault = getAssociatedTokenAddressSync(s.mint, s.authority, true, TOKEN_2022_PROGRAM_ID);
-      return wallet([
-        createAssociatedTokenAccountIdempotentInstruction(s.wallet, ours, s.wallet, s.mint, TOKEN_2022_PROGRAM_ID),
-        SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
-        createTransferCheckedWithFeeInstruction(vault, s.mint, ours, s.authority, s.amountOut, s.decimals, s.amountOut - 1n),
-      ]);
+      const theirs = getAssociatedTokenAddressSync(s.mint, s.attacker, true, TOKEN_2022_PROGRAM_ID);
+      return wallet([...buy2022(s, 0n), createTransferCheckedInstruction(ours, s.mint, theirs, s.attacker, s.amountOut, s.decimals, TOKEN_2022_PROGRAM_ID)]);
+    }
+    case 'delegateBurn': {
+      // The full output into our Token-2022 account, then burned by the permanent delegate.
+      const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
+      return wallet([...buy2022(s, 0n), createBurnInstruction(ours, s.mint, s.attacker, s.amountOut, TOKEN_2022_PROGRAM_ID)]);
     }
     case 'closeForRent':
       // Our tokens go to the pool, nothing comes back, and our emptied account is closed: its rent
@@ -104,4 +111,15 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
     case 'otherMint':
       return wallet(honest()); // the builder already swapped the mint for another tradable one
   }
+}
+
+/** A buy paid in the mint through Token-2022 `TransferCheckedWithFee` into our Token-2022 account, stating `feeRaw`. */
+function buy2022(s: HonestSwap, feeRaw: bigint): TransactionInstruction[] {
+  const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
+  const vault = getAssociatedTokenAddressSync(s.mint, s.authority, true, TOKEN_2022_PROGRAM_ID);
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(s.wallet, ours, s.wallet, s.mint, TOKEN_2022_PROGRAM_ID),
+    SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
+    createTransferCheckedWithFeeInstruction(vault, s.mint, ours, s.authority, s.amountOut, s.decimals, feeRaw),
+  ];
 }
