@@ -24,7 +24,8 @@ import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../
 import { BoundedMap, ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
-import type { BuiltSwap, LiveRpcPort } from './ports.js';
+import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
+import { checkMint, type MintVerdict } from './mint-check.js';
 import { swapAccountsOf } from './swap-accounts.js';
 import { minOutOf } from '../admission.js';
 import { provenOutput } from './output-proof.js';
@@ -155,6 +156,18 @@ export async function inspectSwap(
         'LIVE_INSPECTION_OUTPUT',
         `static inspection proves ${proven.amount} ${unit} arriving ${source}; the intent accepts at least ${minOut} (a venue program's output cannot be read: use simulate mode)`,
       );
+    }
+    if (intent.side === 'buy') {
+      // The output arrives; it must also stay ours once the transaction ends (mint-check.ts).
+      const read = async (mint: string): Promise<RpcAccount | null> =>
+        (await rpc.getMultipleAccounts([mint], { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) })).value[0] ?? null;
+      let held: MintVerdict;
+      try {
+        held = await checkMint(intent.mint, read);
+      } catch (e) {
+        return reject('LIVE_INSPECTION_OUTPUT', `static inspection could not read mint ${intent.mint} to prove the output stays ours (${errorText(e)})`);
+      }
+      if (!held.ok) return reject('LIVE_INSPECTION_OUTPUT', `static inspection cannot prove the output stays ours: ${held.reason}`);
     }
     return { ok: true, blockhash, priorityFeeLamports: priorityFee, provenOut: proven.amount };
   }
