@@ -124,6 +124,12 @@ const variants: [HostileSwapVariant, 'buy' | 'sell', Expect, Expect][] = [
     ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(Token-2022 Burn\) moves, burns, freezes or re-configures an account of our wallet/],
     ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(Token-2022 Burn\) moves, burns, freezes or re-configures an account of our wallet/],
   ],
+  [
+    'extraSigners',
+    'buy',
+    ['LIVE_INSPECTION_SIGNERS', /^the transaction requires 12 signatures, ours and 11 others \(.*\); at most 1 co-signer\(s\) may sign with us/],
+    ['LIVE_INSPECTION_SIGNERS', /^the transaction requires 12 signatures, ours and 11 others \(.*\); at most 1 co-signer\(s\) may sign with us/],
+  ],
 ];
 
 describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, inspection mode %s', (mode) => {

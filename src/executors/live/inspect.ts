@@ -44,6 +44,8 @@ export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
   ASSOCIATED_TOKEN_PROGRAM_ID.toBase58(),
 ];
 
+/** Co-signers a swap may require besides our wallet, unless the policy says otherwise. */
+export const DEFAULT_MAX_CO_SIGNERS = 1;
 /** Base fee per signature (lamports). */
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
@@ -61,6 +63,12 @@ export interface InspectionPolicy {
   readonly rentBudgetLamports: bigint;
   /** Default `simulate`. */
   readonly mode?: InspectionMode;
+  /**
+   * Signers besides our wallet a swap may require (default {@link DEFAULT_MAX_CO_SIGNERS}: the
+   * simulator's swap service and RFQ-style venues co-sign once; aggregators need none). Our wallet
+   * pays the base fee of every required signature.
+   */
+  readonly maxCoSigners?: number;
   /**
    * Least output accepted (raw tokens of the intent's mint on a buy, lamports on a sell); default
    * the intent's own (`minOutOf(intent, intent.slippageBps)`, see executors/admission.ts).
@@ -126,6 +134,8 @@ export async function inspectSwap(
   if (payer !== walletAddress) {
     return reject('LIVE_INSPECTION_FEE_PAYER', `fee payer is ${payer ?? 'missing'}, expected our wallet ${walletAddress}`);
   }
+  const signers = checkSigners(built.raw, w, policy.maxCoSigners ?? DEFAULT_MAX_CO_SIGNERS);
+  if (signers) return signers;
   for (const ix of tx.instructions) {
     const program = w.staticKeys[ix.programIndex];
     if (program === undefined || !policy.allowedPrograms.has(program)) {
@@ -254,6 +264,29 @@ export async function inspectSwap(
     }
     pre = again;
   }
+}
+
+/**
+ * Every required signature costs our wallet (the fee payer) a base fee, so the fee budget scales
+ * with them and only `maxCoSigners` others may be required; each of those must have signed
+ * already (a slot left empty is a signer we do not know, and the transaction could not land
+ * without it). Our wallet's own slot is the fee payer's, checked before.
+ */
+function checkSigners(raw: Uint8Array, w: WireMessage, maxCoSigners: number): InspectionResult | undefined {
+  const n = w.tx.requiredSignatures;
+  if (n - 1 > maxCoSigners) {
+    const others = w.staticKeys.slice(1, n);
+    return reject(
+      'LIVE_INSPECTION_SIGNERS',
+      `the transaction requires ${n} signatures, ours and ${n - 1} others (${others.slice(0, 3).join(', ')}${n - 1 > 3 ? ', …' : ''}); at most ${maxCoSigners} co-signer(s) may sign with us, and our wallet pays ${LAMPORTS_PER_SIGNATURE} lamports for each`,
+    );
+  }
+  for (let i = 1; i < n; i++) {
+    const at = w.tx.signaturesOffset + 64 * i;
+    if (raw.subarray(at, at + 64).every((b) => b === 0))
+      return reject('LIVE_INSPECTION_SIGNERS', `required signer ${w.staticKeys[i] ?? '?'} has not signed: a co-signer must sign before our wallet does`);
+  }
+  return undefined;
 }
 
 /** Lookup tables are append-only: an address once at an index stays there, so they are cached. */

@@ -46,7 +46,8 @@ export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = [
  * `closeForRent` a sell that takes our tokens, pays nothing and closes our emptied token account,
  * so the only SOL we get back is that account's own rent; `delegateTakeBack` / `delegateBurn` a
  * buy paid in full into our Token-2022 account and then moved out / burned in the same
- * transaction on the signature of the mint's permanent delegate (the attacker).
+ * transaction on the signature of the mint's permanent delegate (the pool authority, co-signing); `extraSigners` the
+ * honest swap plus a Memo signed by 10 strangers, whose base fees our wallet pays.
  */
 export type HostileSwapVariant =
   | 'sellToStranger'
@@ -60,7 +61,8 @@ export type HostileSwapVariant =
   | 'token2022Fee'
   | 'closeForRent'
   | 'delegateTakeBack'
-  | 'delegateBurn';
+  | 'delegateBurn'
+  | 'extraSigners';
 
 /** Every hostile swap variant. */
 export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
@@ -76,6 +78,7 @@ export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
   'closeForRent',
   'delegateTakeBack',
   'delegateBurn',
+  'extraSigners',
 ];
 
 /** What happens to one JSON-RPC request. */

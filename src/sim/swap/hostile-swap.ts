@@ -6,8 +6,7 @@
  * leaks a little SOL where a rent allowance used to hide it. The pool authority still co-signs, so
  * each variant lands as built if the wallet signs it.
  */
-import type { PublicKey } from '@solana/web3.js';
-import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import {
   TOKEN_2022_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
@@ -19,6 +18,7 @@ import {
   getAssociatedTokenAddressSync,
 } from '../../client/spl-token.js';
 import type { HostileSwapVariant } from '../ledger/faults.js';
+import { MEMO_PROGRAM } from '../ledger/swap-memo.js';
 
 /** The parts of one honest swap the builder computed. */
 export interface HonestSwap {
@@ -38,7 +38,7 @@ export interface HonestSwap {
 }
 
 /** Instructions (memo excluded) and fee payer of `variant` applied to `s`. */
-export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instructions: TransactionInstruction[]; payer: PublicKey } {
+export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instructions: TransactionInstruction[]; payer: PublicKey; coSigners?: Keypair[] } {
   const budget = (micro: bigint): TransactionInstruction[] => [
     ComputeBudgetProgram.setComputeUnitLimit({ units: s.computeUnits }),
     ComputeBudgetProgram.setComputeUnitPrice({ microLamports: micro }),
@@ -88,16 +88,16 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
       // The mint through Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token.
       return wallet(buy2022(s, s.amountOut - 1n));
     case 'delegateTakeBack': {
-      // The full output into our Token-2022 account, then all of it out again on the signature of
-      // the mint's permanent delegate (the attacker), in the same transaction.
+      // The full output into our Token-2022 account, then all of it out again (to the attacker) on
+      // the signature of the mint's permanent delegate, the pool authority, who co-signs anyway.
       const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
       const theirs = getAssociatedTokenAddressSync(s.mint, s.attacker, true, TOKEN_2022_PROGRAM_ID);
-      return wallet([...buy2022(s, 0n), createTransferCheckedInstruction(ours, s.mint, theirs, s.attacker, s.amountOut, s.decimals, TOKEN_2022_PROGRAM_ID)]);
+      return wallet([...buy2022(s, 0n), createTransferCheckedInstruction(ours, s.mint, theirs, s.authority, s.amountOut, s.decimals, TOKEN_2022_PROGRAM_ID)]);
     }
     case 'delegateBurn': {
-      // The full output into our Token-2022 account, then burned by the permanent delegate.
+      // The full output into our Token-2022 account, then burned by the permanent delegate (the pool authority).
       const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
-      return wallet([...buy2022(s, 0n), createBurnInstruction(ours, s.mint, s.attacker, s.amountOut, TOKEN_2022_PROGRAM_ID)]);
+      return wallet([...buy2022(s, 0n), createBurnInstruction(ours, s.mint, s.authority, s.amountOut, TOKEN_2022_PROGRAM_ID)]);
     }
     case 'closeForRent':
       // Our tokens go to the pool, nothing comes back, and our emptied account is closed: its rent
@@ -108,6 +108,17 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
           ? [createTransferInstruction(s.walletAta, s.tokenVault, s.wallet, s.amountIn), createCloseAccountInstruction(s.walletAta, s.wallet, s.wallet)]
           : honest(),
       );
+    case 'extraSigners': {
+      // The honest swap plus a harmless Memo that 10 strangers sign (and do sign): the transaction
+      // lands, and our wallet, the fee payer, pays the base fee of 12 signatures instead of 2.
+      const coSigners = Array.from({ length: 10 }, (_, i) => Keypair.fromSeed(new Uint8Array(32).fill(60 + i)));
+      const memo = new TransactionInstruction({
+        programId: new PublicKey(MEMO_PROGRAM),
+        keys: coSigners.map((k) => ({ pubkey: k.publicKey, isSigner: true, isWritable: false })),
+        data: Buffer.from('gm', 'utf8'),
+      });
+      return { ...wallet([...honest(), memo]), coSigners };
+    }
     case 'otherMint':
       return wallet(honest()); // the builder already swapped the mint for another tradable one
   }
