@@ -1,12 +1,15 @@
 /**
- * Inspection before signing. A built swap is signed only if: the fee payer is our wallet, every
- * called program is on the allow list, the priority fee fits the intent's budget, no instruction
- * of the base programs moves, delegates, re-assigns or closes an account of ours beyond the
- * intended input and output (instruction-checks.ts), and, in `simulate` mode, a simulation shows
- * no more SOL or tokens leaving than the intent plus fee budget, every token account our wallet
- * owns that the transaction can write keeping its tokens, owner, delegate and close authority
- * (except the intended input), and the output arriving in an account our wallet owns. The answer
- * is a value: pass, or a coded rejection. Inspection decodes the very wire bytes that get signed.
+ * Inspection before signing. A built swap is signed only if: the fee payer is our wallet, at most
+ * `maxCoSigners` others must sign (and have signed), every called program is on the allow list,
+ * the priority fee fits the intent's budget, no instruction of the base programs moves,
+ * delegates, re-assigns or closes an account of ours beyond the intended input and output
+ * (instruction-checks.ts), and, in `simulate` mode, a simulation shows no more SOL or tokens
+ * leaving than the intent plus fee budget, every token account our wallet owns that the
+ * transaction can write keeping its tokens, owner, delegate and close authority (except the
+ * intended input), and the output arriving in an account our wallet owns, rent apart
+ * (balance-judge.ts); in `static` mode, fixed transfers prove the output (output-proof.ts) and a
+ * buy's mint cannot take it back (mint-check.ts). The answer is a value: pass, or a coded
+ * rejection. Inspection decodes the very wire bytes that get signed.
  */
 import {
   AddressLookupTableAccount,
@@ -53,7 +56,10 @@ const MAX_COMPUTE_UNITS = 1_400_000n;
 /** Tries of the pre-state read and simulation pair. */
 const READ_TRIES = 4;
 
-/** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
+/**
+ * `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks, the output
+ * proven from fixed transfers and, on a buy, the mint read (mint-check.ts).
+ */
 export type InspectionMode = 'simulate' | 'static';
 
 export interface InspectionPolicy {

@@ -5,10 +5,11 @@
  * reason that names the instruction (its 1-based position and decoded name). Instructions of the
  * allowed venue programs are not decoded here (their effects are what the simulation compares).
  *
- * Which of our accounts an instruction touches is known without reading the chain: an SPL token
- * instruction that spends, delegates, re-assigns, burns or closes a token account must be signed
- * by the account's owner (our wallet) or by its delegate, and inspection never lets our wallet
- * approve a delegate; our input and output accounts are recognised by address as well.
+ * Which of our accounts an instruction touches is known without reading the chain: our input and
+ * output accounts and the token accounts the transaction creates for our wallet are recognised by
+ * address (swap-accounts.ts), whatever signs the instruction (a Token-2022 permanent delegate needs
+ * no approval of ours); any other token account of ours by its authority, our wallet, since
+ * inspection never lets our wallet approve a delegate.
  */
 import { ComputeBudgetProgram, SystemProgram } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
