@@ -26,7 +26,16 @@ import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } 
 import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
 import { BoundedMap, ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/orders/execution-port.js';
-import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
+import {
+  ATA_PROGRAM,
+  checkInstructions,
+  COMPUTE_BUDGET_PROGRAM,
+  instructionName,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  type DecodedInstruction,
+} from './instruction-checks.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
 import { checkMint, type MintVerdict } from './mint-check.js';
 import { swapAccountsOf } from './swap-accounts.js';
@@ -49,6 +58,9 @@ export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
 
 /** Co-signers a swap may require besides our wallet, unless the policy says otherwise. */
 export const DEFAULT_MAX_CO_SIGNERS = 1;
+/** Programs whose instructions inspection decodes (compute budget names no accounts). */
+const BASE_PROGRAMS: ReadonlySet<string> = new Set([SYSTEM_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ATA_PROGRAM]);
+
 /** Base fee per signature (lamports). */
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
@@ -164,6 +176,16 @@ export async function inspectSwap(
   const blockhash = keyText(tx.recentBlockhash);
   const minOut = policy.minOut ?? minOutOf(intent, intent.slippageBps);
   if ((policy.mode ?? 'simulate') === 'static') {
+    // Without chain reads a table-loaded address could be one of ours: a base-program instruction
+    // naming one cannot be judged, so it is refused (simulate mode resolves the tables).
+    const hidden = decoded.findIndex((ix) => BASE_PROGRAMS.has(ix.program) && ix.accounts.some((a) => a.startsWith('lookup:')));
+    if (hidden >= 0) {
+      const ix = decoded[hidden]!;
+      return reject(
+        'LIVE_INSPECTION_INSTRUCTION',
+        `instruction #${hidden + 1} (${instructionName(ix)}) names an account loaded from an address lookup table (${ix.accounts.find((a) => a.startsWith('lookup:')) ?? '?'}), which static inspection does not resolve: use simulate mode`,
+      );
+    }
     const proven = provenOutput(decoded, intent, walletAddress);
     if (proven.amount < minOut) {
       const unit = intent.side === 'buy' ? `raw ${intent.mint}` : 'lamports';
