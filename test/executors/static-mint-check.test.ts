@@ -22,7 +22,8 @@ import type { LiveRpcPort, RpcAccount } from '../../src/executors/live/ports.js'
 
 const key = (n: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
 const wallet = key(1);
-const authority = key(2);
+const pool = Keypair.fromSeed(new Uint8Array(32).fill(2));
+const authority = pool.publicKey;
 const attacker = key(5);
 const OUT = 990_000n;
 
@@ -63,6 +64,7 @@ function buyOf(mint: PublicKey, program: PublicKey) {
     SystemProgram.transfer({ fromPubkey: wallet, toPubkey: authority, lamports: 1_000_000n }),
     payIn,
   );
+  tx.partialSign(pool); // the pool authority co-signs, as the simulator's swap service does
   const raw = tx.serialize({ requireAllSignatures: false, verifySignatures: false });
   return { transaction: tx, raw, base64: raw.toString('base64') };
 }
