@@ -141,6 +141,8 @@ export const ERROR_CODES = {
   LIVE_INVALID_SETTINGS: 'a live executor setting is out of range, or needs an RPC method the given port lacks (priorityFee needs getRecentPrioritizationFees)',
   LIVE_INSPECTION_ACCOUNT:
     'simulation shows a token account our wallet owns losing tokens, changing owner, getting a delegate or being closed beyond the intended input and output; it was not signed',
+  LIVE_INSPECTION_SIGNERS:
+    'the built transaction requires more co-signers than allowed (each costs our wallet a base fee), or a co-signer that has not signed; it was not signed',
   // --- recording, backtest, report, sweep ---
   RECORDING_WRITE_FAILED: 'a recording file could not be written (disk full, permissions); the run goes on without it and the error is logged',
   RECORDING_NOT_FOUND: '--data named no recording file: check the path, directory or glob (files end in .jsonl or .jsonl.gz)',

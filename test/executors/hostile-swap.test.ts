@@ -21,6 +21,7 @@ import type { LiveRpcPort } from '../../src/executors/live/ports.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
 import type { HostileSwapVariant } from '../../src/sim/ledger/faults.js';
+import { readTokenAccount } from '../../src/sim/ledger/spl-accounts.js';
 import { API_KEY, startHarness, type Harness } from '../sim-ledger/harness.js';
 
 const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -104,6 +105,30 @@ const variants: [HostileSwapVariant, 'buy' | 'sell', Expect, Expect][] = [
       'LIVE_INSPECTION_OUTPUT',
       /^static inspection proves 1 raw \w+ arriving from instruction #\d+ Token-2022 TransferCheckedWithFee; the intent accepts at least \d{6,}/,
     ],
+  ],
+  [
+    'delegateTakeBack',
+    'buy',
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(Token-2022 TransferChecked\) moves \d+ raw tokens out of our token account \w+ on the signature of \w+, not our wallet/,
+    ],
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #\d+ \(Token-2022 TransferChecked\) moves \d+ raw tokens out of our token account \w+ on the signature of \w+, not our wallet/,
+    ],
+  ],
+  [
+    'delegateBurn',
+    'buy',
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(Token-2022 Burn\) moves, burns, freezes or re-configures an account of our wallet/],
+    ['LIVE_INSPECTION_INSTRUCTION', /^instruction #\d+ \(Token-2022 Burn\) moves, burns, freezes or re-configures an account of our wallet/],
+  ],
+  [
+    'extraSigners',
+    'buy',
+    ['LIVE_INSPECTION_SIGNERS', /^the transaction requires 12 signatures, ours and 11 others \(.*\); at most 1 co-signer\(s\) may sign with us/],
+    ['LIVE_INSPECTION_SIGNERS', /^the transaction requires 12 signatures, ours and 11 others \(.*\); at most 1 co-signer\(s\) may sign with us/],
   ],
 ];
 
@@ -223,6 +248,33 @@ describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, i
     expect((await journal.get(r.intentId))?.attempts).toHaveLength(0);
     expect(sim.ledger.balance(owner)).toBe(lamportsBefore);
     expect(sim.ledger.tokenAccountsByOwner(owner).map((a) => `${a.address}:${Buffer.from(a.data).toString('hex')}`)).toEqual(accountsBefore);
+  });
+
+  it('refuses a sell that takes our tokens, pays nothing and closes our account: its rent is not proceeds (closeForRent)', async () => {
+    const owner = wallet.publicKey.toBase58();
+    const held = (): bigint =>
+      sim.ledger.tokenAccountsByOwner(owner).reduce((sum, a) => {
+        const t = readTokenAccount(a.owner, a.data);
+        return t?.mint === mint ? sum + t.amountRaw : sum;
+      }, 0n);
+    // The close lands only on an emptied account: keep exactly the 1 000 000 raw the issue's case sells.
+    expect((await submit({ side: 'sell', sellRaw: held() - 1_000_000n })).type).toBe('filled');
+    expect(held()).toBe(1_000_000n);
+    const sendsBefore = sends;
+    const lamportsBefore = sim.ledger.balance(owner);
+    sim.ledger.faults.inject({ kind: 'hostileSwap', variant: 'closeForRent' });
+    // Reference 0.001 SOL per token, 1 % slippage: minOut 990 000 lamports, under the account's rent.
+    const r = await submit({ side: 'sell', sellRaw: 1_000_000n, referencePrice: '0.001', slippageBps: 100 as Bps });
+    expect(r).toMatchObject({ type: 'rejected', code: 'LIVE_INSPECTION_OUTPUT' });
+    if (r.type !== 'rejected') return;
+    expect(r.reason).toMatch(
+      mode === 'simulate'
+        ? /^simulation pays 0 lamports to our wallet for 1000000 raw \w+ \(balance change 1934280 \+ fee 105000 - rent 2039280 returned by closing our token account\); the intent accepts at least 990000$/
+        : /^static inspection proves 0 lamports arriving from no instruction; the intent accepts at least 990000/,
+    );
+    expect(sends).toBe(sendsBefore);
+    expect(sim.ledger.balance(owner)).toBe(lamportsBefore);
+    expect(held()).toBe(1_000_000n);
   });
 
   it('still signs and lands an honest buy and an honest sell with the same reference prices and slippage', async () => {

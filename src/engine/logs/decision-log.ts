@@ -39,6 +39,8 @@ export type DecisionEntry =
       readonly price: string;
       /** Rent of accounts the swap created (part of solAmount); absent when none. */
       readonly rentLamports?: string;
+      /** Rent that came back from accounts the swap closed (not part of solAmount); absent when none. */
+      readonly rentReturnedLamports?: string;
     }
   | {
       readonly kind: 'unfilled';

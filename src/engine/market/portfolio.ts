@@ -2,8 +2,10 @@
  * Positions and cash with exact accounting. Holdings are branded (`RawAmount`, `Lamports`); signed
  * sums (cash, realised PnL) are bigint lamports; prices
  * are bignumber decimals. Invariant, exact at every step:
- *   cash + Σ open cost basis = starting cash + realised PnL
- * where the cost basis includes buy fees and realised PnL is net of all fees.
+ *   cash + Σ open cost basis = starting cash + realised PnL + Σ rent returned
+ * where the cost basis includes buy fees (and a new token account's rent), realised PnL is net of
+ * all fees, and rent returned is `Fill.rentReturnedLamports`: rent of token accounts a swap closed,
+ * back in the wallet (so in cash) but never trading proceeds (so never in PnL).
  */
 import {
   addLamports,
@@ -275,6 +277,7 @@ export function createPortfolio(
           updatedAt: at,
         };
       }
+      cash += fill.rentReturnedLamports ?? 0n; // back in the wallet, but never proceeds: not in the PnL above
       fees += fill.feeLamports;
       positions.set(key, next);
       revalue(next);

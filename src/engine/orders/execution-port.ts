@@ -80,6 +80,12 @@ export interface Fill {
    * drift report compares prices without it.
    */
   readonly rentLamports?: Lamports;
+  /**
+   * Rent that came back to the wallet from token accounts of ours the swap closed, when any. It is
+   * NOT part of `solAmount` (never trading proceeds, never in PnL); the portfolio adds it to cash,
+   * which follows the wallet.
+   */
+  readonly rentReturnedLamports?: Lamports;
 }
 
 export type ExecutionReport =

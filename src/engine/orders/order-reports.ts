@@ -72,6 +72,7 @@ export function createOrderReports(d: OrderReportsDeps): (r: ExecutionReport) =>
       feeLamports: fill.feeLamports.toString(),
       price: fill.price,
       ...(fill.rentLamports !== undefined && fill.rentLamports > 0n ? { rentLamports: fill.rentLamports.toString() } : {}),
+      ...(fill.rentReturnedLamports !== undefined && fill.rentReturnedLamports > 0n ? { rentReturnedLamports: fill.rentReturnedLamports.toString() } : {}),
     });
     d.stats.filled(strategyId, fill, after, realisedAtOpen.get(after.key));
     if (after.tokenRaw === 0n) realisedAtOpen.delete(after.key);

@@ -39,6 +39,7 @@ const fillSchema = z.object({
   signature: z.string().optional(),
   pool: z.string().optional(),
   rentLamports: bigintString.optional(),
+  rentReturnedLamports: bigintString.optional(),
 });
 
 /**
@@ -102,13 +103,14 @@ export function encodeFill(f: Fill): string {
     tokenAmount: f.tokenAmount.toString(),
     feeLamports: f.feeLamports.toString(),
     ...(f.rentLamports === undefined ? {} : { rentLamports: f.rentLamports.toString() }),
+    ...(f.rentReturnedLamports === undefined ? {} : { rentReturnedLamports: f.rentReturnedLamports.toString() }),
   });
 }
 
 /** Decodes a fill written by {@link encodeFill}; throws JOURNAL_CORRUPT on a bad row. */
 export function decodeFill(text: string): Fill {
   const p = parse(fillSchema, text, 'fill');
-  const { signature, pool, rentLamports, ...rest } = p;
+  const { signature, pool, rentLamports, rentReturnedLamports, ...rest } = p;
   return {
     ...rest,
     solAmount: lamports(p.solAmount),
@@ -118,6 +120,7 @@ export function decodeFill(text: string): Fill {
     ...(signature === undefined ? {} : { signature }),
     ...(pool === undefined ? {} : { pool }),
     ...(rentLamports === undefined ? {} : { rentLamports: lamports(rentLamports) }),
+    ...(rentReturnedLamports === undefined ? {} : { rentReturnedLamports: lamports(rentReturnedLamports) }),
   };
 }
 

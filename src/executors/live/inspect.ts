@@ -1,12 +1,15 @@
 /**
- * Inspection before signing. A built swap is signed only if: the fee payer is our wallet, every
- * called program is on the allow list, the priority fee fits the intent's budget, no instruction
- * of the base programs moves, delegates, re-assigns or closes an account of ours beyond the
- * intended input and output (instruction-checks.ts), and, in `simulate` mode, a simulation shows
- * no more SOL or tokens leaving than the intent plus fee budget, every token account our wallet
- * owns that the transaction can write keeping its tokens, owner, delegate and close authority
- * (except the intended input), and the output arriving in an account our wallet owns. The answer
- * is a value: pass, or a coded rejection. Inspection decodes the very wire bytes that get signed.
+ * Inspection before signing. A built swap is signed only if: the fee payer is our wallet, at most
+ * `maxCoSigners` others must sign (and have signed), every called program is on the allow list,
+ * the priority fee fits the intent's budget, no instruction of the base programs moves,
+ * delegates, re-assigns or closes an account of ours beyond the intended input and output
+ * (instruction-checks.ts), and, in `simulate` mode, a simulation shows no more SOL or tokens
+ * leaving than the intent plus fee budget, every token account our wallet owns that the
+ * transaction can write keeping its tokens, owner, delegate and close authority (except the
+ * intended input), and the output arriving in an account our wallet owns, rent apart
+ * (balance-judge.ts); in `static` mode, fixed transfers prove the output (output-proof.ts) and a
+ * buy's mint cannot take it back (mint-check.ts). The answer is a value: pass, or a coded
+ * rejection. Inspection decodes the very wire bytes that get signed.
  */
 import {
   AddressLookupTableAccount,
@@ -21,15 +24,28 @@ import {
 import { keyText } from '../../client/key-text.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
-import type { ErrorCode } from '../../core/error-codes.js';
 import { BoundedMap, ChainpilotError } from '../../core/index.js';
 import type { OrderIntent } from '../../engine/orders/execution-port.js';
-import { checkInstructions, COMPUTE_BUDGET_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type DecodedInstruction } from './instruction-checks.js';
+import {
+  ATA_PROGRAM,
+  checkInstructions,
+  COMPUTE_BUDGET_PROGRAM,
+  instructionName,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  type DecodedInstruction,
+} from './instruction-checks.js';
 import type { BuiltSwap, LiveRpcPort, RpcAccount } from './ports.js';
-import { WSOL_MINT } from './ports.js';
-import { swapAccountsOf, type SwapAccounts } from './swap-accounts.js';
+import { checkMint, type MintVerdict } from './mint-check.js';
+import { swapAccountsOf } from './swap-accounts.js';
 import { minOutOf } from '../admission.js';
 import { provenOutput } from './output-proof.js';
+import { judgeBalances, sameOwnAccounts } from './balance-judge.js';
+import { reject, type InspectionResult } from './inspection-result.js';
+
+export type { InspectionResult } from './inspection-result.js';
+export { tokenAccountOf, type TokenAccountView } from './balance-judge.js';
 
 /** Programs every swap may call besides the venue programs. */
 export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
@@ -40,6 +56,11 @@ export const BASE_ALLOWED_PROGRAMS: readonly string[] = [
   ASSOCIATED_TOKEN_PROGRAM_ID.toBase58(),
 ];
 
+/** Co-signers a swap may require besides our wallet, unless the policy says otherwise. */
+export const DEFAULT_MAX_CO_SIGNERS = 1;
+/** Programs whose instructions inspection decodes (compute budget names no accounts). */
+const BASE_PROGRAMS: ReadonlySet<string> = new Set([SYSTEM_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ATA_PROGRAM]);
+
 /** Base fee per signature (lamports). */
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
@@ -47,7 +68,10 @@ const MAX_COMPUTE_UNITS = 1_400_000n;
 /** Tries of the pre-state read and simulation pair. */
 const READ_TRIES = 4;
 
-/** `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks only. */
+/**
+ * `simulate`: instruction checks plus the RPC simulation; `static`: instruction checks, the output
+ * proven from fixed transfers and, on a buy, the mint read (mint-check.ts).
+ */
 export type InspectionMode = 'simulate' | 'static';
 
 export interface InspectionPolicy {
@@ -58,25 +82,18 @@ export interface InspectionPolicy {
   /** Default `simulate`. */
   readonly mode?: InspectionMode;
   /**
+   * Signers besides our wallet a swap may require (default {@link DEFAULT_MAX_CO_SIGNERS}: the
+   * simulator's swap service and RFQ-style venues co-sign once; aggregators need none). Our wallet
+   * pays the base fee of every required signature.
+   */
+  readonly maxCoSigners?: number;
+  /**
    * Least output accepted (raw tokens of the intent's mint on a buy, lamports on a sell); default
    * the intent's own (`minOutOf(intent, intent.slippageBps)`, see executors/admission.ts).
    */
   readonly minOut?: bigint;
 }
 
-export type InspectionResult =
-  | {
-      readonly ok: true;
-      readonly blockhash: string;
-      readonly priorityFeeLamports: bigint;
-      /** Simulated change of our output balance (tokens for a buy, lamports for a sell); absent in `static` mode. */
-      readonly simulatedOut?: bigint;
-      /** Output proven from decoded instructions (`static` mode). */
-      readonly provenOut?: bigint;
-    }
-  | { readonly ok: false; readonly code: ErrorCode; readonly reason: string };
-
-const reject = (code: ErrorCode, reason: string): InspectionResult => ({ ok: false, code, reason });
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The message of a wire transaction and its static account keys as text. */
@@ -135,6 +152,8 @@ export async function inspectSwap(
   if (payer !== walletAddress) {
     return reject('LIVE_INSPECTION_FEE_PAYER', `fee payer is ${payer ?? 'missing'}, expected our wallet ${walletAddress}`);
   }
+  const signers = checkSigners(built.raw, w, policy.maxCoSigners ?? DEFAULT_MAX_CO_SIGNERS);
+  if (signers) return signers;
   for (const ix of tx.instructions) {
     const program = w.staticKeys[ix.programIndex];
     if (program === undefined || !policy.allowedPrograms.has(program)) {
@@ -146,16 +165,27 @@ export async function inspectSwap(
     return reject('LIVE_INSPECTION_PRIORITY_FEE', `priority fee ${priorityFee} lamports exceeds the intent budget ${intent.priorityFeeLamports}`);
   }
   const viaLookups = tx.lookups.length > 0; // a venue may reach a token program through a table
-  const ours = swapAccountsOf(intent, walletAddress, {
+  const reached = {
     classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
     token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
-  });
+  };
   const decoded = decodeInstructions(w, allKeys(w));
+  let ours = swapAccountsOf(intent, walletAddress, reached, decoded);
   const staticVerdict = checkInstructions(decoded, intent, ours);
   if (!staticVerdict.ok) return staticVerdict;
   const blockhash = keyText(tx.recentBlockhash);
   const minOut = policy.minOut ?? minOutOf(intent, intent.slippageBps);
   if ((policy.mode ?? 'simulate') === 'static') {
+    // Without chain reads a table-loaded address could be one of ours: a base-program instruction
+    // naming one cannot be judged, so it is refused (simulate mode resolves the tables).
+    const hidden = decoded.findIndex((ix) => BASE_PROGRAMS.has(ix.program) && ix.accounts.some((a) => a.startsWith('lookup:')));
+    if (hidden >= 0) {
+      const ix = decoded[hidden]!;
+      return reject(
+        'LIVE_INSPECTION_INSTRUCTION',
+        `instruction #${hidden + 1} (${instructionName(ix)}) names an account loaded from an address lookup table (${ix.accounts.find((a) => a.startsWith('lookup:')) ?? '?'}), which static inspection does not resolve: use simulate mode`,
+      );
+    }
     const proven = provenOutput(decoded, intent, walletAddress);
     if (proven.amount < minOut) {
       const unit = intent.side === 'buy' ? `raw ${intent.mint}` : 'lamports';
@@ -164,6 +194,18 @@ export async function inspectSwap(
         'LIVE_INSPECTION_OUTPUT',
         `static inspection proves ${proven.amount} ${unit} arriving ${source}; the intent accepts at least ${minOut} (a venue program's output cannot be read: use simulate mode)`,
       );
+    }
+    if (intent.side === 'buy') {
+      // The output arrives; it must also stay ours once the transaction ends (mint-check.ts).
+      const read = async (mint: string): Promise<RpcAccount | null> =>
+        (await rpc.getMultipleAccounts([mint], { commitment: 'processed', encoding: 'base64', ...(signal ? { signal } : {}) })).value[0] ?? null;
+      let held: MintVerdict;
+      try {
+        held = await checkMint(intent.mint, read);
+      } catch (e) {
+        return reject('LIVE_INSPECTION_OUTPUT', `static inspection could not read mint ${intent.mint} to prove the output stays ours (${errorText(e)})`);
+      }
+      if (!held.ok) return reject('LIVE_INSPECTION_OUTPUT', `static inspection cannot prove the output stays ours: ${held.reason}`);
     }
     return { ok: true, blockhash, priorityFeeLamports: priorityFee, provenOut: proven.amount };
   }
@@ -177,7 +219,9 @@ export async function inspectSwap(
   }
   if (tx.lookups.length > 0) {
     // Loaded addresses are known now: judge the instructions again with real addresses.
-    const again = checkInstructions(decodeInstructions(w, keys), intent, ours);
+    const resolved = decodeInstructions(w, keys);
+    ours = swapAccountsOf(intent, walletAddress, reached, resolved);
+    const again = checkInstructions(resolved, intent, ours);
     if (!again.ok) return again;
   }
   // Every account the transaction can write, our wallet first: only these can change.
@@ -251,113 +295,26 @@ export async function inspectSwap(
 }
 
 /**
- * True when two reads of the same addresses found our wallet and every token account our wallet
- * owns (in either read) unchanged: lamports, owner, data, existence. Other accounts (pool
- * vaults, say) may change under any trade and do not enter the balance comparison.
+ * Every required signature costs our wallet (the fee payer) a base fee, so the fee budget scales
+ * with them and only `maxCoSigners` others may be required; each of those must have signed
+ * already (a slot left empty is a signer we do not know, and the transaction could not land
+ * without it). Our wallet's own slot is the fee payer's, checked before.
  */
-function sameOwnAccounts(wallet: string, a: readonly (RpcAccount | null)[], b: readonly (RpcAccount | null)[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? null;
-    const y = b[i] ?? null;
-    if (i > 0 && !ownedTokenAccount(x, wallet) && !ownedTokenAccount(y, wallet)) continue;
-    if (x === null || y === null) {
-      if (x !== y) return false;
-    } else if (x.lamports !== y.lamports || x.owner !== y.owner || x.data[0] !== y.data[0]) return false;
-  }
-  return true;
-}
-
-/** Compares the wallet's SOL and every token account our wallet owns, before and after the simulation. */
-function judgeBalances(
-  intent: OrderIntent,
-  ours: SwapAccounts,
-  watched: readonly string[],
-  pre: readonly (RpcAccount | null)[],
-  post: readonly (RpcAccount | null)[],
-  fees: { readonly budget: bigint; readonly paid: bigint },
-  bounds: { readonly rentBudget: bigint; readonly minOut: bigint },
-  blockhash: string,
-  priorityFee: bigint,
-): InspectionResult {
-  const wallet = ours.wallet;
-  const feeBudget = fees.budget;
-  const { minOut } = bounds;
-  // Rent is allowed only for a token account of the intent's mint that our wallet owns and that
-  // this transaction creates (absent before, present after), at most rentBudget.
-  let created = 0n;
-  const solDelta = post[0]!.lamports - pre[0]!.lamports;
-  let mintDelta = 0n; // the intent's mint, over every token account our wallet owns
-  let wsolDelta = 0n;
-  let inputTaken = 0n;
-  for (let i = 1; i < watched.length; i++) {
-    const address = watched[i]!;
-    if (!ownedTokenAccount(pre[i] ?? null, wallet) && !ownedTokenAccount(post[i] ?? null, wallet)) continue; // pool vaults and the like
-    const before = tokenAccountOf(pre[i] ?? null);
-    const after = tokenAccountOf(post[i] ?? null);
-    if (before?.owner !== wallet && after?.owner !== wallet) continue;
-    const mint = before?.mint ?? after!.mint;
-    if (pre[i] === null && after?.owner === wallet && mint === intent.mint) created += post[i]!.lamports;
-    const io = ours.inputs.has(address) || ours.outputs.has(address);
-    const name = `our token account ${address} (mint ${mint})`;
-    if (before?.owner === wallet) {
-      if (!after) {
-        if (!io) return reject('LIVE_INSPECTION_ACCOUNT', `simulation closes ${name}, which is neither the intended input nor the output`);
-      } else if (after.owner !== wallet) {
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation re-assigns ${name} to owner ${after.owner}`);
-      } else if (after.delegate !== before.delegate && after.delegate !== null) {
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation delegates ${name} to ${after.delegate}`);
-      } else if (after.closeAuthority !== before.closeAuthority && after.closeAuthority !== null && after.closeAuthority !== wallet) {
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation gives the close authority of ${name} to ${after.closeAuthority}`);
-      }
-    }
-    const change = (after?.owner === wallet ? after.amount : 0n) - (before?.owner === wallet ? before.amount : 0n);
-    if (change < 0n) {
-      if (!ours.inputs.has(address))
-        return reject('LIVE_INSPECTION_ACCOUNT', `simulation takes ${-change} raw tokens from ${name}, which is not the intended input`);
-      inputTaken -= change;
-    }
-    if (mint === intent.mint) mintDelta += change;
-    if (mint === WSOL_MINT) wsolDelta += change;
-  }
-
-  const rent = created < bounds.rentBudget ? created : bounds.rentBudget;
-  if (intent.side === 'buy') {
-    const maxOut = intent.spendLamports + feeBudget + rent;
-    const solOut = -(solDelta + wsolDelta);
-    if (solOut > maxOut) {
-      return reject(
-        'LIVE_INSPECTION_OUTFLOW',
-        `simulation takes ${solOut} lamports from our wallet; the intent allows at most ${maxOut} (amount ${intent.spendLamports} + fees ${feeBudget} + rent ${rent} of our new ${intent.mint} account)`,
-      );
-    }
-    if (mintDelta < minOut) {
-      return reject(
-        'LIVE_INSPECTION_OUTPUT',
-        `simulation delivers ${mintDelta} raw ${intent.mint} to token accounts our wallet owns; the intent accepts at least ${minOut}`,
-      );
-    }
-    return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: mintDelta };
-  }
-  if (inputTaken > intent.sellRaw || -mintDelta > intent.sellRaw) {
+function checkSigners(raw: Uint8Array, w: WireMessage, maxCoSigners: number): InspectionResult | undefined {
+  const n = w.tx.requiredSignatures;
+  if (n - 1 > maxCoSigners) {
+    const others = w.staticKeys.slice(1, n);
     return reject(
-      'LIVE_INSPECTION_OUTFLOW',
-      `simulation takes ${inputTaken > -mintDelta ? inputTaken : -mintDelta} raw tokens from our account; the intent sells ${intent.sellRaw}`,
+      'LIVE_INSPECTION_SIGNERS',
+      `the transaction requires ${n} signatures, ours and ${n - 1} others (${others.slice(0, 3).join(', ')}${n - 1 > 3 ? ', …' : ''}); at most ${maxCoSigners} co-signer(s) may sign with us, and our wallet pays ${LAMPORTS_PER_SIGNATURE} lamports for each`,
     );
   }
-  const solIn = solDelta + wsolDelta;
-  if (-solIn > feeBudget + rent) {
-    return reject('LIVE_INSPECTION_OUTFLOW', `simulation takes ${-solIn} lamports from our wallet on a sell; fees allow at most ${feeBudget + rent}`);
+  for (let i = 1; i < n; i++) {
+    const at = w.tx.signaturesOffset + 64 * i;
+    if (raw.subarray(at, at + 64).every((b) => b === 0))
+      return reject('LIVE_INSPECTION_SIGNERS', `required signer ${w.staticKeys[i] ?? '?'} has not signed: a co-signer must sign before our wallet does`);
   }
-  // Proceeds net of this transaction's own fee (base fee per signature + its priority fee).
-  const proceeds = solIn + fees.paid;
-  if (proceeds < minOut) {
-    return reject(
-      'LIVE_INSPECTION_OUTPUT',
-      `simulation pays ${proceeds} lamports to our wallet for ${intent.sellRaw} raw ${intent.mint} (balance change ${solIn} + fee ${fees.paid}); the intent accepts at least ${minOut}`,
-    );
-  }
-  return { ok: true, blockhash, priorityFeeLamports: priorityFee, simulatedOut: proceeds };
+  return undefined;
 }
 
 /** Lookup tables are append-only: an address once at an index stays there, so they are cached. */
@@ -427,41 +384,3 @@ function priorityFeeLamports(instructions: readonly { readonly budget: boolean; 
 }
 
 const u32le = (d: Uint8Array, at: number): number => (d[at]! | (d[at + 1]! << 8) | (d[at + 2]! << 16)) + d[at + 3]! * 0x1000000;
-
-/** The SPL token account fields inspection compares. */
-export interface TokenAccountView {
-  readonly mint: string;
-  readonly owner: string;
-  readonly amount: bigint;
-  readonly delegate: string | null;
-  readonly closeAuthority: string | null;
-}
-
-/** The data of an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
-function tokenAccountData(account: RpcAccount | null): Buffer | undefined {
-  if (!account || (account.owner !== TOKEN_PROGRAM && account.owner !== TOKEN_2022_PROGRAM)) return undefined;
-  const data = Buffer.from(account.data[0], 'base64');
-  if (data.length < 165) return undefined;
-  if (data.length > 165 && (account.owner !== TOKEN_2022_PROGRAM || data[165] !== 2)) return undefined; // a Token-2022 mint with extensions
-  return data;
-}
-
-/** True when `account` is a token account whose owner is `wallet` (base58), read without decoding the rest. */
-function ownedTokenAccount(account: RpcAccount | null, wallet: string): boolean {
-  const data = tokenAccountData(account);
-  return data !== undefined && keyText(data.subarray(32, 64)) === wallet;
-}
-
-/** Decodes an SPL Token or Token-2022 token account (not a mint); undefined otherwise. */
-export function tokenAccountOf(account: RpcAccount | null): TokenAccountView | undefined {
-  const data = tokenAccountData(account);
-  if (!data) return undefined;
-  const key = (at: number): string => keyText(data.subarray(at, at + 32));
-  return {
-    mint: key(0),
-    owner: key(32),
-    amount: data.readBigUInt64LE(64),
-    delegate: data.readUInt32LE(72) === 1 ? key(76) : null,
-    closeAuthority: data.readUInt32LE(129) === 1 ? key(133) : null,
-  };
-}

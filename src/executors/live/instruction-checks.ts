@@ -5,16 +5,17 @@
  * reason that names the instruction (its 1-based position and decoded name). Instructions of the
  * allowed venue programs are not decoded here (their effects are what the simulation compares).
  *
- * Which of our accounts an instruction touches is known without reading the chain: an SPL token
- * instruction that spends, delegates, re-assigns, burns or closes a token account must be signed
- * by the account's owner (our wallet) or by its delegate, and inspection never lets our wallet
- * approve a delegate; our input and output accounts are recognised by address as well.
+ * Which of our accounts an instruction touches is known without reading the chain: our input and
+ * output accounts and the token accounts the transaction creates for our wallet are recognised by
+ * address (swap-accounts.ts), whatever signs the instruction (a Token-2022 permanent delegate needs
+ * no approval of ours); any other token account of ours by its authority, our wallet, since
+ * inspection never lets our wallet approve a delegate.
  */
 import { ComputeBudgetProgram, SystemProgram } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '../../client/spl-token.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import { amountInOf, type BuyIntent, type SellIntent } from '../../engine/orders/execution-port.js';
-import type { SwapAccounts } from './swap-accounts.js';
+import { closable, type SwapAccounts } from './swap-accounts.js';
 
 export const SYSTEM_PROGRAM = SystemProgram.programId.toBase58();
 export const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
@@ -157,7 +158,7 @@ export function checkInstructions(
   ours: SwapAccounts,
 ): InstructionVerdict {
   const wallet = ours.wallet;
-  const isOurs = (a: string | undefined): boolean => a !== undefined && (a === wallet || ours.inputs.has(a) || ours.outputs.has(a));
+  const isOurs = (a: string | undefined): boolean => a !== undefined && (a === wallet || ours.inputs.has(a) || ours.outputs.has(a) || ours.created.has(a));
   let solOut = 0n;
   let inputOut = 0n;
   let limits = 0;
@@ -246,7 +247,7 @@ export function checkInstructions(
         // CloseAccount [account, destination, owner]: only our input or output, rent back to our wallet.
         if (a[2] === wallet || isOurs(a[0])) {
           const account = a[0];
-          if (account === undefined || !(ours.inputs.has(account) || ours.outputs.has(account)))
+          if (account === undefined || !closable(ours, intent.side, account))
             return refuse(`closes our token account ${account ?? '?'}, which is neither the intended input nor the output`);
           if (a[1] !== wallet) return refuse(`closes our token account ${account} and sends its lamports to ${a[1] ?? '?'}, not our wallet`);
         }

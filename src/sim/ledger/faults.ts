@@ -42,10 +42,27 @@ export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = [
  * for the full input; `otherMint` a buy of another tradable mint than asked; `durableNonce`
  * AdvanceNonceAccount first; `unknownProgram` a call to a program nobody allowed; `foreignPayer` a
  * stranger as fee payer; `hugePriorityFee` a unit price far above any budget; `token2022Fee` the
- * mint delivered by Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token.
+ * mint delivered by Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token;
+ * `closeForRent` a sell that takes our tokens, pays nothing and closes our emptied token account,
+ * so the only SOL we get back is that account's own rent; `delegateTakeBack` / `delegateBurn` a
+ * buy paid in full into our Token-2022 account and then moved out / burned in the same
+ * transaction on the signature of the mint's permanent delegate (the pool authority, co-signing); `extraSigners` the
+ * honest swap plus a Memo signed by 10 strangers, whose base fees our wallet pays.
  */
 export type HostileSwapVariant =
-  'sellToStranger' | 'extraSol2m' | 'underpay' | 'otherMint' | 'durableNonce' | 'unknownProgram' | 'foreignPayer' | 'hugePriorityFee' | 'token2022Fee';
+  | 'sellToStranger'
+  | 'extraSol2m'
+  | 'underpay'
+  | 'otherMint'
+  | 'durableNonce'
+  | 'unknownProgram'
+  | 'foreignPayer'
+  | 'hugePriorityFee'
+  | 'token2022Fee'
+  | 'closeForRent'
+  | 'delegateTakeBack'
+  | 'delegateBurn'
+  | 'extraSigners';
 
 /** Every hostile swap variant. */
 export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
@@ -58,6 +75,10 @@ export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
   'foreignPayer',
   'hugePriorityFee',
   'token2022Fee',
+  'closeForRent',
+  'delegateTakeBack',
+  'delegateBurn',
+  'extraSigners',
 ];
 
 /** What happens to one JSON-RPC request. */

@@ -6,16 +6,19 @@
  * leaks a little SOL where a rent allowance used to hide it. The pool authority still co-signs, so
  * each variant lands as built if the wallet signs it.
  */
-import type { PublicKey } from '@solana/web3.js';
-import { ComputeBudgetProgram, Keypair, SystemProgram, TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import {
   TOKEN_2022_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
+  createBurnInstruction,
+  createTransferCheckedInstruction,
+  createCloseAccountInstruction,
   createTransferCheckedWithFeeInstruction,
   createTransferInstruction,
   getAssociatedTokenAddressSync,
 } from '../../client/spl-token.js';
 import type { HostileSwapVariant } from '../ledger/faults.js';
+import { MEMO_PROGRAM } from '../ledger/swap-memo.js';
 
 /** The parts of one honest swap the builder computed. */
 export interface HonestSwap {
@@ -35,7 +38,7 @@ export interface HonestSwap {
 }
 
 /** Instructions (memo excluded) and fee payer of `variant` applied to `s`. */
-export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instructions: TransactionInstruction[]; payer: PublicKey } {
+export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instructions: TransactionInstruction[]; payer: PublicKey; coSigners?: Keypair[] } {
   const budget = (micro: bigint): TransactionInstruction[] => [
     ComputeBudgetProgram.setComputeUnitLimit({ units: s.computeUnits }),
     ComputeBudgetProgram.setComputeUnitPrice({ microLamports: micro }),
@@ -81,17 +84,53 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
       return { instructions: [...budget(s.microLamports), ...honest()], payer: s.attacker };
     case 'hugePriorityFee':
       return { instructions: [...budget(s.microLamports * 1_000n + 1_000_000_000n), ...honest()], payer: s.wallet };
-    case 'token2022Fee': {
+    case 'token2022Fee':
       // The mint through Token-2022 TransferCheckedWithFee whose stated fee keeps all but 1 raw token.
+      return wallet(buy2022(s, s.amountOut - 1n));
+    case 'delegateTakeBack': {
+      // The full output into our Token-2022 account, then all of it out again (to the attacker) on
+      // the signature of the mint's permanent delegate, the pool authority, who co-signs anyway.
       const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
-      const vault = getAssociatedTokenAddressSync(s.mint, s.authority, true, TOKEN_2022_PROGRAM_ID);
-      return wallet([
-        createAssociatedTokenAccountIdempotentInstruction(s.wallet, ours, s.wallet, s.mint, TOKEN_2022_PROGRAM_ID),
-        SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
-        createTransferCheckedWithFeeInstruction(vault, s.mint, ours, s.authority, s.amountOut, s.decimals, s.amountOut - 1n),
-      ]);
+      const theirs = getAssociatedTokenAddressSync(s.mint, s.attacker, true, TOKEN_2022_PROGRAM_ID);
+      return wallet([...buy2022(s, 0n), createTransferCheckedInstruction(ours, s.mint, theirs, s.authority, s.amountOut, s.decimals, TOKEN_2022_PROGRAM_ID)]);
+    }
+    case 'delegateBurn': {
+      // The full output into our Token-2022 account, then burned by the permanent delegate (the pool authority).
+      const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
+      return wallet([...buy2022(s, 0n), createBurnInstruction(ours, s.mint, s.authority, s.amountOut, TOKEN_2022_PROGRAM_ID)]);
+    }
+    case 'closeForRent':
+      // Our tokens go to the pool, nothing comes back, and our emptied account is closed: its rent
+      // (2 039 280 lamports) is the only SOL that reaches the wallet. Lands only when the sell
+      // empties the account; on a buy it is the honest swap.
+      return wallet(
+        s.side === 'sell'
+          ? [createTransferInstruction(s.walletAta, s.tokenVault, s.wallet, s.amountIn), createCloseAccountInstruction(s.walletAta, s.wallet, s.wallet)]
+          : honest(),
+      );
+    case 'extraSigners': {
+      // The honest swap plus a harmless Memo that 10 strangers sign (and do sign): the transaction
+      // lands, and our wallet, the fee payer, pays the base fee of 12 signatures instead of 2.
+      const coSigners = Array.from({ length: 10 }, (_, i) => Keypair.fromSeed(new Uint8Array(32).fill(60 + i)));
+      const memo = new TransactionInstruction({
+        programId: new PublicKey(MEMO_PROGRAM),
+        keys: coSigners.map((k) => ({ pubkey: k.publicKey, isSigner: true, isWritable: false })),
+        data: Buffer.from('gm', 'utf8'),
+      });
+      return { ...wallet([...honest(), memo]), coSigners };
     }
     case 'otherMint':
       return wallet(honest()); // the builder already swapped the mint for another tradable one
   }
+}
+
+/** A buy paid in the mint through Token-2022 `TransferCheckedWithFee` into our Token-2022 account, stating `feeRaw`. */
+function buy2022(s: HonestSwap, feeRaw: bigint): TransactionInstruction[] {
+  const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
+  const vault = getAssociatedTokenAddressSync(s.mint, s.authority, true, TOKEN_2022_PROGRAM_ID);
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(s.wallet, ours, s.wallet, s.mint, TOKEN_2022_PROGRAM_ID),
+    SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
+    createTransferCheckedWithFeeInstruction(vault, s.mint, ours, s.authority, s.amountOut, s.decimals, feeRaw),
+  ];
 }

@@ -122,10 +122,15 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
 
       let tx: TransactionInstruction[] = [];
       let payer = wallet;
+      let coSigners: Keypair[] | undefined;
       tx.push(computeUnitLimit(SWAP_CU_LIMIT), computeUnitPrice(microLamports));
       if (hostile) {
         const parts = { side: req.side, wallet, walletAta, authority, mint: accounts.mint, decimals: pool.decimals, tokenVault: accounts.tokenVault };
-        ({ instructions: tx, payer } = hostileSwap(hostile, {
+        ({
+          instructions: tx,
+          payer,
+          coSigners,
+        } = hostileSwap(hostile, {
           ...parts,
           amountIn,
           amountOut: quote.amountOut,
@@ -152,7 +157,9 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       const { message, signers } = compileLegacyMessage(payer, blockhash, tx);
       const signature = sign(null, message, signingKey(accounts));
       rememberOwnSignature(signature, accounts.authorityAddress, message); // the ledger need not verify it again
-      const txn = wireOf(message, signers, authority, signature).toString('base64');
+      const signed: [PublicKey, Buffer][] = [[authority, signature]];
+      for (const k of coSigners ?? []) signed.push([k.publicKey, sign(null, message, privateKeyOf(k))]);
+      const txn = wireOf(message, signers, signed).toString('base64');
       return { txn, amountIn, amountOut: quote.amountOut, minOut };
     },
   };
@@ -192,15 +199,20 @@ function systemTransfer(from: PublicKey, to: PublicKey, lamports: bigint): Trans
   });
 }
 
+/** The node:crypto signing key of a web3.js keypair. */
+function privateKeyOf(k: Keypair): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, k.secretKey.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+}
+
 /**
  * Wire bytes of a message whose required signers are `signers` (fee payer first, as compiled):
- * `signer`'s slot carries `signature`, every other slot is left empty for its owner to fill.
+ * each key of `signed` has its signature in its slot, every other slot is left empty for its owner to fill.
  */
-function wireOf(message: Buffer, signers: readonly PublicKey[], signer: PublicKey, signature: Buffer): Buffer {
+function wireOf(message: Buffer, signers: readonly PublicKey[], signed: readonly (readonly [PublicKey, Buffer])[]): Buffer {
   const n = signers.length;
   const out = Buffer.alloc(1 + 64 * n + message.length);
   out[0] = n; // n < 128: one-byte compact length
-  for (let i = 0; i < n; i++) if (signers[i]?.equals(signer)) signature.copy(out, 1 + 64 * i);
+  for (let i = 0; i < n; i++) for (const [signer, signature] of signed) if (signers[i]?.equals(signer)) signature.copy(out, 1 + 64 * i);
   message.copy(out, 1 + 64 * n);
   return out;
 }
