@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRedactor, silentLogger } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { startIsolatedSim } from '../../src/runtime/embedded/isolated-sim.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
 import { parseMetrics, total } from './support/scrape.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 
 const TOKEN = 'isolated-sim-token-0123456789abcdef';
@@ -43,23 +43,16 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-isolated-sim-'));
   file('steady', 6);
   file('victim', 5);
-  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor(), simulator: { maxHeapMb: 256, testHooks: true } });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
-    version: 'test',
-    log: silentLogger(),
-    metricsExtensions: [simulatorMetrics(() => endpoints.simulators())],
-  });
+  ({ daemon, endpoints } = await startTestDaemon({
+    dir,
+    token: TOKEN,
+    endpoints: { simulator: { maxHeapMb: 256, testHooks: true } },
+    daemon: (shared) => ({ metricsExtensions: [simulatorMetrics(() => shared.simulators())] }),
+  }));
 }, 60_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 

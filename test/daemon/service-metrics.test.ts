@@ -11,15 +11,15 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, silentLogger, systemClock } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { createMemoryWatch } from '../../src/service/daemon/memory-budget.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createServiceMetrics } from '../../src/service/daemon/service-metrics.js';
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { createRestPorts } from '../../src/runtime/compose/rest-ports.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 import { expectBounded, parseMetrics, series, total, type Scrape } from './support/scrape.js';
 
@@ -65,28 +65,19 @@ telemetry: { logLevel: silent }
       .replace('logLevel: warn', 'logLevel: silent'),
   );
   const metrics = createServiceMetrics();
-  endpoints = createSharedEndpoints({
-    log: silentLogger(),
-    redactor: createRedactor(),
-    telemetry: metrics,
-    base: (loaded) => (loaded.deployment.name === 'live-m' ? { confirmation: { confirm: 'live-m' } } : {}),
-  });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
-    version: 'test',
-    log: silentLogger(),
-    metricsExtensions: [metrics.metrics],
-  });
+  ({ daemon, endpoints } = await startTestDaemon({
+    dir,
+    token: TOKEN,
+    endpoints: {
+      telemetry: metrics,
+      base: (loaded) => (loaded.deployment.name === 'live-m' ? { confirmation: { confirm: 'live-m' } } : {}),
+    },
+    daemon: { metricsExtensions: [metrics.metrics] },
+  }));
 }, 60_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
