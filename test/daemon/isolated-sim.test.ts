@@ -14,7 +14,7 @@ import { startIsolatedSim } from '../../src/runtime/embedded/isolated-sim.js';
 import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
-import { parseMetrics, total } from './support/scrape.js';
+import { scrapeDaemon, total } from './support/scrape.js';
 import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 
@@ -91,8 +91,7 @@ it('restarts only the simulator forced past its heap limit, while the deployment
   expect(handle('steady').health().feed.reconnects).toBe(0);
   expect(steadySim.restarts()).toBe(0);
   // /metrics: the restart and both workers' heaps, one series per simulator
-  const res = await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  const m = parseMetrics(await res.text());
+  const m = await scrapeDaemon(daemon.url, TOKEN);
   expect(total(m, 'chainpilot_simulator_restarts_total', { simulator: '5:120' })).toBe(1);
   expect(total(m, 'chainpilot_simulator_restarts_total', { simulator: '6:120' })).toBe(0);
   expect(total(m, 'chainpilot_simulator_heap_used_bytes', { simulator: '6:120' })).toBeGreaterThan(0);

@@ -21,7 +21,7 @@ import { createRestPorts } from '../../src/runtime/compose/rest-ports.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
 import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
-import { expectBounded, parseMetrics, series, total, type Scrape } from './support/scrape.js';
+import { expectBounded, parseMetrics, scrapeDaemon, series, total, type Scrape } from './support/scrape.js';
 
 const TOKEN = 'service-metrics-token-0123456789abcdef';
 let dir = '';
@@ -29,11 +29,7 @@ let daemon: RunningDaemon;
 let endpoints: SharedEndpoints;
 const wallet = Keypair.generate();
 
-const scrape = async (): Promise<Scrape> => {
-  const res = await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  expect(res.status).toBe(200);
-  return parseMetrics(await res.text());
-};
+const scrape = (): Promise<Scrape> => scrapeDaemon(daemon.url, TOKEN);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-service-metrics-'));
