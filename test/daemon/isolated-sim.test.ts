@@ -16,6 +16,7 @@ import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
 import { scrapeDaemon, total } from './support/scrape.js';
 import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, paperSimYaml } from '../helpers/paper-yaml.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 
 const TOKEN = 'isolated-sim-token-0123456789abcdef';
@@ -23,21 +24,7 @@ let dir = '';
 let daemon: RunningDaemon;
 let endpoints: SharedEndpoints;
 
-const file = (name: string, seed: number): void =>
-  writeFileSync(
-    join(dir, `${name}.yaml`),
-    `version: 1
-name: ${name}
-endpoints:
-  simulator: { seed: ${seed}, speed: 120 }
-strategies:
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
-telemetry: { logLevel: silent }
-`,
-  );
+const file = (name: string, seed: number): void => writeFileSync(join(dir, `${name}.yaml`), paperSimYaml(name, { seed, strategies: [MOMENTUM_STRATEGY] }));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-isolated-sim-'));

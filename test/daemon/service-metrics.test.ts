@@ -20,6 +20,7 @@ import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.
 import { createRestPorts } from '../../src/runtime/compose/rest-ports.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
 import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, paperSimYaml } from '../helpers/paper-yaml.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 import { expectBounded, parseMetrics, scrapeDaemon, series, total, type Scrape } from './support/scrape.js';
 
@@ -35,22 +36,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-service-metrics-'));
   const walletPath = join(dir, 'wallet.json');
   writeFileSync(walletPath, JSON.stringify([...wallet.secretKey]), { mode: 0o600 });
-  writeFileSync(
-    join(dir, 'paper.yaml'),
-    `version: 1
-name: paper-m
-endpoints:
-  simulator:
-    seed: 42
-    speed: 120
-strategies:
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
-telemetry: { logLevel: silent }
-`,
-  );
+  writeFileSync(join(dir, 'paper.yaml'), paperSimYaml('paper-m', { seed: 42, strategies: [MOMENTUM_STRATEGY] }));
   writeFileSync(
     join(dir, 'live.yaml'),
     readFileSync('config/live-sim.yaml', 'utf8')

@@ -18,6 +18,7 @@ import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, paperSimYaml, SNIPER_STRATEGY } from '../helpers/paper-yaml.js';
 import { waitFor } from './support/wait-for.js';
 
 let dir = '';
@@ -27,21 +28,7 @@ let remoteSim: RunningSimulator;
 let proxy: TcpProxy;
 const TOKEN = 'daemon-e2e-token-abcdef0123456789';
 
-const paperYaml = (name: string, extra = ''): string => `version: 1
-name: ${name}
-endpoints:
-  simulator:
-    seed: 42
-    speed: 120
-strategies:
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
-  - use: graduation-sniper
-    params: { buySol: "0.1" }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
-telemetry: { logLevel: silent }
-${extra}`;
+const paperYaml = (name: string, extra = ''): string => paperSimYaml(name, { seed: 42, strategies: [MOMENTUM_STRATEGY, SNIPER_STRATEGY], extra });
 
 const api = async (path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown; text: string }> => {
   const res = await fetch(`${daemon.url}${path}`, {
