@@ -16,6 +16,7 @@ import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, SNIPER_STRATEGY } from '../helpers/paper-yaml.js';
 import { waitFor } from './support/wait-for.js';
 
 let dir = '';
@@ -34,9 +35,8 @@ telemetry: { logLevel: silent, decisionLog: ${join(dir, `${name}.decisions.jsonl
 record: { dir: ${join(dir, `rec-${name}`)} }
 `;
 const SIM = 'endpoints:\n  simulator: { seed: 42, speed: 120 }';
-const MOMENTUM =
-  '  - use: curve-momentum\n    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }\n    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }';
-const SNIPER = '  - use: graduation-sniper\n    params: { buySol: "0.1" }';
+const MOMENTUM = MOMENTUM_STRATEGY;
+const SNIPER = SNIPER_STRATEGY;
 
 const recordingOf = (name: string): string =>
   resolveRecordingFiles(join(dir, `rec-${name}`))
