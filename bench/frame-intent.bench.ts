@@ -11,9 +11,7 @@
  * to the submit (or the bare decision): both readers pay the same socket. Rounds alternate the two
  * readers; each round's ratio is the reader's percentile over the baseline's; rows are medians.
  */
-import { spawn } from 'node:child_process';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { z } from 'zod';
 import { createDatastreamClient } from '../src/client/datastream/index.js';
@@ -23,6 +21,7 @@ import type { ExecutionSink, Executor } from '../src/engine/orders/execution-por
 import { defineStrategy } from '../src/engine/strategy/strategy-api.js';
 import { instantiateStrategy } from '../src/engine/strategy/strategy-instance.js';
 import { loadNote, median, percentile, type Bench } from './harness.js';
+import { startChildServer } from './support/child-server.js';
 
 const SOL = 1_000_000_000n;
 const FRAMES = Number(process.env['BENCH_FRAME_INTENT_FRAMES'] ?? 2_500);
@@ -36,31 +35,8 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./support/frame-server.ts', import.meta.url)), String(GAP_MS), String(FRAMES)],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const line = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (b: Buffer) => {
-      text += b.toString();
-      const nl = text.indexOf('\n');
-      if (nl >= 0) resolve(text.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`frame server exited with ${code}`)));
-  });
-  const { port } = JSON.parse(line) as { port: number };
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-    },
-  };
+  const child = await startChildServer<{ port: number }>('frame-server.ts', [String(GAP_MS), String(FRAMES)], 'frame server');
+  return { url: `ws://127.0.0.1:${child.info.port}`, stop: child.stop };
 }
 
 /**

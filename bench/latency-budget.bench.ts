@@ -31,12 +31,10 @@
  * them; the extra /proc reads slow those runs down and raise their percentiles (read the samples,
  * not the rows).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { z } from 'zod';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
@@ -54,6 +52,7 @@ import { createLiveExecutor } from '../src/executors/live/live-executor.js';
 import type { LiveRpcPort, SwapBuilderPort } from '../src/executors/live/ports.js';
 import { keypairSigner, type Signer } from '../src/executors/signer/signer.js';
 import { percentile, type Bench, type BenchRow } from './harness.js';
+import { startChildServer } from './support/child-server.js';
 
 const SOL = 1_000_000_000n;
 const INTENTS = Number(process.env['BENCH_BUDGET_INTENTS'] ?? 1_500);
@@ -146,28 +145,8 @@ interface SimProcess {
 
 /** Starts the simulator in a child process (see support/budget-sim.ts). */
 async function startSim(wallet: string, mints: number): Promise<SimProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/budget-sim.ts', import.meta.url)), wallet, String(mints)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const line = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (b: Buffer) => {
-      text += b.toString();
-      const nl = text.indexOf('\n');
-      if (nl >= 0) resolve(text.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`budget simulator exited with ${code}`)));
-  });
-  const info = JSON.parse(line) as Omit<SimProcess, 'stop' | 'pid'>;
-  return {
-    ...info,
-    pid: String(child.pid),
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-    },
-  };
+  const child = await startChildServer<Omit<SimProcess, 'stop' | 'pid'>>('budget-sim.ts', [wallet, String(mints)], 'budget simulator');
+  return { ...child.info, pid: String(child.pid), stop: child.stop };
 }
 
 async function run(mode: InspectionMode, dir: string): Promise<Sample[]> {

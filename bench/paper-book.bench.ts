@@ -12,43 +12,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bps, lamports, rawAmount, type UnixMs } from '../src/core/index.js';
-import type { Fill, OrderIntent } from '../src/engine/orders/execution-port.js';
+import type { OrderIntent } from '../src/engine/orders/execution-port.js';
 import { encodeFill, encodeIntent } from '../src/executors/journal/codec.js';
 import { openDeploymentStore } from '../src/runtime/store/deployment-store.js';
 import { MAX_BATCH, paperCashAfter } from '../src/runtime/store/paper-book.js';
+import { bookFill, bookIntent, fillInBook } from '../test/runtime/support/paper-book-driver.js';
 import { opsPerSecond, type Bench } from './harness.js';
 
-const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
-
-function intentOf(n: number): OrderIntent {
-  return {
-    id: `int_${n}`,
-    strategyId: 'bench',
-    side: 'buy',
-    mint: MINT,
-    decimals: 6,
-    spendLamports: lamports(10_000_000n),
-    slippageBps: bps(300),
-    priorityFeeLamports: lamports(10_000n),
-    referencePrice: undefined,
-    createdAt: n as UnixMs,
-    reason: 'bench',
-  };
-}
-function fillOf(n: number): Fill {
-  return {
-    intentId: `int_${n}`,
-    side: 'buy',
-    mint: MINT,
-    decimals: 6,
-    solAmount: lamports(10_000_000n),
-    tokenAmount: rawAmount(1_000_000n),
-    feeLamports: lamports(5_000n),
-    price: '0.00001',
-    filledAt: n as UnixMs,
-  };
-}
+const BENCH = { strategyId: 'bench', reason: 'bench' };
+const intentOf = (n: number): OrderIntent => bookIntent(n, BENCH);
 
 const bench: Bench = {
   name: 'paper-book',
@@ -60,7 +32,7 @@ const bench: Bench = {
         () => {
           k++;
           encodeIntent(intentOf(k));
-          encodeFill(fillOf(k));
+          encodeFill(bookFill(k));
         },
         500,
         50,
@@ -72,7 +44,7 @@ const bench: Bench = {
         () => {
           n++;
           book.submitted(intentOf(n));
-          book.resolved({ type: 'filled', intentId: `int_${n}`, at: n as UnixMs, fill: fillOf(n) });
+          fillInBook(book, n);
           book.flush();
         },
         1_000,
@@ -82,7 +54,7 @@ const bench: Bench = {
         () => {
           n++;
           book.submitted(intentOf(n));
-          book.resolved({ type: 'filled', intentId: `int_${n}`, at: n as UnixMs, fill: fillOf(n) });
+          fillInBook(book, n);
         },
         1_000,
         10,
@@ -92,7 +64,7 @@ const bench: Bench = {
       const full = openDeploymentStore({ path: join(dir, 'restore.db'), deployment: 'bench', paper: { market: 'bench', at: 0 } });
       for (let i = 0; i < 5_000; i++) {
         full.paper!.submitted(intentOf(i));
-        full.paper!.resolved({ type: 'filled', intentId: `int_${i}`, at: i as UnixMs, fill: fillOf(i) });
+        fillInBook(full.paper!, i);
       }
       const t0 = process.hrtime.bigint();
       const restored = full.paper!.restored();

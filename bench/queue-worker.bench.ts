@@ -28,6 +28,7 @@ import { DEFAULT_WALLET_CONCURRENCY } from '../src/executors/queue/queue-names.j
 import { keypairSigner } from '../src/executors/signer/signer.js';
 import { startOwnRedis } from '../test/helpers/redis.js';
 import { loadNote, median, type Bench, type BenchRow } from './harness.js';
+import { firstLine, startChildServer } from './support/child-server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = 32;
@@ -46,32 +47,9 @@ interface Sim {
   stop(): Promise<void>;
 }
 
-/** A child process printing one JSON or text line once ready. */
-function firstLine(child: ChildProcess, what: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (b: Buffer) => {
-      text += b.toString();
-      const nl = text.indexOf('\n');
-      if (nl >= 0) resolve(text.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
-  });
-}
-
 async function startSim(wallet: string): Promise<Sim> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/budget-sim.ts', import.meta.url)), wallet, '1', String(SLOT_MS)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const info = JSON.parse(await firstLine(child, 'simulator')) as Omit<Sim, 'stop'>;
-  return {
-    ...info,
-    stop: async () => {
-      child.stdin?.end();
-      await exited;
-    },
-  };
+  const child = await startChildServer<Omit<Sim, 'stop'>>('budget-sim.ts', [wallet, '1', String(SLOT_MS)], 'simulator');
+  return { ...child.info, stop: child.stop };
 }
 
 function intentOf(mint: string, n: number): OrderIntent {

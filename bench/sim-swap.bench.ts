@@ -11,9 +11,7 @@
  * with the simulator in the client's process on a manual clock (skips the second process and real
  * slots), and the steps in process with no HTTP at all. BENCH_SWAP_MS sets each run's length.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { createRpcClient, createSwapClient } from '../src/client/index.js';
 import { keypairSigner } from '../src/executors/signer/signer.js';
@@ -24,6 +22,7 @@ import { parseSwapRequest } from '../src/sim/swap/swap-request.js';
 import { parseTx, verifySignatures } from '../src/sim/ledger/parsed-tx.js';
 import { fakeMarket } from '../test/sim-ledger/fake-market.js';
 import { loadNote, median, type Bench, type BenchRow } from './harness.js';
+import { startChildServer } from './support/child-server.js';
 
 const RUN_MS = Number(process.env['BENCH_SWAP_MS'] ?? 1500);
 const CONCURRENCY = Number(process.env['BENCH_SWAP_CONCURRENCY'] ?? 32);
@@ -199,27 +198,8 @@ interface SimProcess {
 
 /** The simulator's ledger services in a child process (bench/support/budget-sim.ts), funding `wallets`. */
 async function startSimProcess(wallets: readonly string[]): Promise<SimProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/budget-sim.ts', import.meta.url)), wallets.join(','), '1', '20'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const line = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout.on('data', (b: Buffer) => {
-      text += b.toString();
-      const nl = text.indexOf('\n');
-      if (nl >= 0) resolve(text.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-  });
-  return {
-    ...(JSON.parse(line) as Omit<SimProcess, 'stop' | 'pid'>),
-    pid: child.pid ?? 0,
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-    },
-  };
+  const child = await startChildServer<Omit<SimProcess, 'stop' | 'pid'>>('budget-sim.ts', [wallets.join(','), '1', '20'], 'simulator');
+  return { ...child.info, pid: child.pid, stop: child.stop };
 }
 
 /** CPU ms of process `pid` so far (utime + stime from /proc; 0 where there is no /proc). */

@@ -1,23 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDataApiClient, createTradesHistorySource, isLiquidityRow, type DataApiClient, type TradeRow } from '../../src/client/data-api/index.js';
-import { seededRandom } from '../../src/core/index.js';
-import { jumpClock, sendJson, sendText, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { createTradesHistorySource, isLiquidityRow, type TradeRow } from '../../src/client/data-api/index.js';
+import { sendJson, sendText } from './helpers/test-server.js';
 import { caught } from './helpers/caught.js';
+import { useDataApiServer } from './helpers/data-api-setup.js';
 
-let server: TestServer | undefined;
-let api: DataApiClient | undefined;
-afterEach(async () => {
-  await api?.close();
-  await server?.close();
-  api = undefined;
-  server = undefined;
-});
-
-async function setup(handler: Handler) {
-  server = await startServer(handler);
-  api = createDataApiClient({ baseUrl: server.url, apiKey: 'data-key-1234', clock: jumpClock(), random: seededRandom(5), timeoutMs: 2000 });
-  return { server, api };
-}
+const setup = useDataApiServer();
 
 const liquidity = (tx: string, time: number) => ({
   tx,

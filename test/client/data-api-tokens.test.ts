@@ -1,23 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDataApiClient, type DataApiClient } from '../../src/client/data-api/index.js';
-import { seededRandom, unixMs, type UnixSeconds } from '../../src/core/index.js';
-import { jumpClock, sendJson, startServer, type Handler, type TestServer } from './helpers/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { unixMs, type UnixSeconds } from '../../src/core/index.js';
+import { sendJson } from './helpers/test-server.js';
 import { caught } from './helpers/caught.js';
+import { useDataApiServer } from './helpers/data-api-setup.js';
 
-let server: TestServer | undefined;
-let api: DataApiClient | undefined;
-afterEach(async () => {
-  await api?.close();
-  await server?.close();
-  api = undefined;
-  server = undefined;
-});
-
-async function setup(handler: Handler) {
-  server = await startServer(handler);
-  api = createDataApiClient({ baseUrl: server.url, apiKey: 'data-key-1234', clock: jumpClock(), random: seededRandom(5), timeoutMs: 2000 });
-  return { server, api };
-}
+const setup = useDataApiServer();
 
 const stats = {
   transactions: { total: 1, buys: 1, sells: 0, changePct: 0 },

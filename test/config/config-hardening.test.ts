@@ -9,17 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDeployment } from '../../src/config/index.js';
 import { validateDeploymentFile } from '../../src/runtime/shell/validate-deployment.js';
+import { errorOf } from '../helpers/thrown.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
-
-function errorOf(fn: () => unknown): { code: string; message: string; name: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as { code: string; message: string; name: string };
-  }
-  throw new Error('expected an error');
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-hardening-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

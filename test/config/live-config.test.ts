@@ -3,17 +3,9 @@ import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { resolveLiveSettings } from '../../src/executors/live/live-settings.js';
 import { liveExecutorSettings } from '../../src/runtime/live/live-executor-settings.js';
 import { checkLiveDeployment, liveCapWarnings, missingLimits } from '../../src/runtime/live/live-rails.js';
+import { errorOf } from '../helpers/thrown.js';
 
 const base = 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\n';
-
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as { code: string; message: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('live settings in the deployment config', () => {
   it('leaves mode, network and the executor caps unset by default and resolves the other live defaults', () => {

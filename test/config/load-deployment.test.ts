@@ -5,21 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { deploymentJsonSchema, effectiveConfigYaml, loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { validateDeploymentFile } from '../../src/runtime/shell/validate-deployment.js';
 import { modelBlockYaml, type CalibrationFit } from '../../src/research/calibrate/calibrate.js';
+import { errorOf } from '../helpers/thrown.js';
 
 const base = `version: 1
 name: t
 strategies:
   - use: graduation-sniper
 `;
-
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as { code: string; message: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('deployment config', () => {
   it('applies every default in one place and converts SOL and durations exactly', () => {

@@ -12,25 +12,15 @@ import * as schemas from '../../src/service/api-schemas.js';
 import { bearerMatches, buildControlApp } from '../../src/service/daemon/control-app.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { createEventLog } from '../../src/service/event-log.js';
-import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { switchDeployment } from '../../src/service/operator-actions.js';
-import { fakeHandle, HELD_MINT, type FakeHandle } from './fake-handle.js';
+import { fakeSupervisor, HELD_MINT } from './fake-handle.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 async function setup(daemonReasons?: () => readonly string[], plugins?: readonly FastifyPluginAsync[]) {
   const clock = manualClock(1_700_000_000_000);
-  const handles = new Map<string, FakeHandle>();
-  const sup = createSupervisor({
-    clock,
-    log: silentLogger(),
-    deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
-    factory: (loaded) => {
-      const h = fakeHandle(loaded, { now: () => clock.now() });
-      handles.set(h.name, h);
-      return h;
-    },
+  const { sup, byName: handles } = fakeSupervisor(clock, {
     onEvent: (name, ev) => {
       metrics.observe(name, ev);
       if (ev.type === 'decision') decisions.append(name, ev.entry);

@@ -3,10 +3,11 @@
  * drives its state, feed health and events. Real deployments are covered by the daemon's
  * end-to-end tests.
  */
-import type { UnixMs } from '../../src/core/index.js';
+import { silentLogger, type Clock, type UnixMs } from '../../src/core/index.js';
 import type { LoadedDeployment } from '../../src/config/index.js';
 import type { DeploymentEvent, DeploymentHandle, DeploymentState, FeedHealth, ShutdownReport } from '../../src/runtime/handle/deployment-handle.js';
 import type { RunSummary } from '../../src/engine/logs/engine-stats.js';
+import { createSupervisor, type Supervisor, type SupervisorOptions } from '../../src/service/daemon/supervisor.js';
 
 /** The one token a fake handle holds (a manual close of it is placed; anything else is refused). */
 export const HELD_MINT = 'HeLdMint11111111111111111111111111111111111';
@@ -176,4 +177,32 @@ export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; fai
     },
   };
   return h;
+}
+
+/**
+ * A real supervisor whose deployments are fake handles on `clock`: every handle it makes is kept,
+ * in order (`made`) and the latest by deployment name (`byName`). Shared dependencies are acquired
+ * with nothing in them unless `deps` says otherwise; `failStart` makes the named deployments' starts fail.
+ */
+export function fakeSupervisor(
+  clock: Clock,
+  o: Partial<Pick<SupervisorOptions, 'backoff' | 'deps' | 'onEvent'>> & { readonly failStart?: Record<string, { code: string; message: string }> } = {},
+): { sup: Supervisor; made: FakeHandle[]; byName: Map<string, FakeHandle> } {
+  const made: FakeHandle[] = [];
+  const byName = new Map<string, FakeHandle>();
+  const sup = createSupervisor({
+    clock,
+    log: silentLogger(),
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+    deps: o.deps ?? { acquire: async () => ({ deps: {}, release: async () => undefined }) },
+    factory: (loaded) => {
+      const fail = o.failStart?.[loaded.deployment.name];
+      const h = fakeHandle(loaded, { now: () => clock.now(), ...(fail ? { failStart: fail } : {}) });
+      made.push(h);
+      byName.set(h.name, h);
+      return h;
+    },
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+  });
+  return { sup, made, byName };
 }

@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRedactor, silentLogger } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { startIsolatedSim } from '../../src/runtime/embedded/isolated-sim.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
-import { parseMetrics, total } from './support/scrape.js';
+import { scrapeDaemon, total } from './support/scrape.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, paperSimYaml } from '../helpers/paper-yaml.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 
 const TOKEN = 'isolated-sim-token-0123456789abcdef';
@@ -23,43 +24,22 @@ let dir = '';
 let daemon: RunningDaemon;
 let endpoints: SharedEndpoints;
 
-const file = (name: string, seed: number): void =>
-  writeFileSync(
-    join(dir, `${name}.yaml`),
-    `version: 1
-name: ${name}
-endpoints:
-  simulator: { seed: ${seed}, speed: 120 }
-strategies:
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
-telemetry: { logLevel: silent }
-`,
-  );
+const file = (name: string, seed: number): void => writeFileSync(join(dir, `${name}.yaml`), paperSimYaml(name, { seed, strategies: [MOMENTUM_STRATEGY] }));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-isolated-sim-'));
   file('steady', 6);
   file('victim', 5);
-  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor(), simulator: { maxHeapMb: 256, testHooks: true } });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
-    version: 'test',
-    log: silentLogger(),
-    metricsExtensions: [simulatorMetrics(() => endpoints.simulators())],
-  });
+  ({ daemon, endpoints } = await startTestDaemon({
+    dir,
+    token: TOKEN,
+    endpoints: { simulator: { maxHeapMb: 256, testHooks: true } },
+    daemon: (shared) => ({ metricsExtensions: [simulatorMetrics(() => shared.simulators())] }),
+  }));
 }, 60_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -98,8 +78,7 @@ it('restarts only the simulator forced past its heap limit, while the deployment
   expect(handle('steady').health().feed.reconnects).toBe(0);
   expect(steadySim.restarts()).toBe(0);
   // /metrics: the restart and both workers' heaps, one series per simulator
-  const res = await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  const m = parseMetrics(await res.text());
+  const m = await scrapeDaemon(daemon.url, TOKEN);
   expect(total(m, 'chainpilot_simulator_restarts_total', { simulator: '5:120' })).toBe(1);
   expect(total(m, 'chainpilot_simulator_restarts_total', { simulator: '6:120' })).toBe(0);
   expect(total(m, 'chainpilot_simulator_heap_used_bytes', { simulator: '6:120' })).toBeGreaterThan(0);

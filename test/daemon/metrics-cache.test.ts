@@ -14,7 +14,7 @@ import { runDaemonShell } from '../../src/service/daemon/daemon-shell.js';
 import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { waitFor } from '../e2e/support/wait-for.js';
 import { paperDeploymentYaml } from './support/paper-file.js';
-import { parseMetrics, series, total, type Scrape } from './support/scrape.js';
+import { scrapeDaemon, series, total, type Scrape } from './support/scrape.js';
 
 const TOKEN = 'metrics-cache-token-0123456789abcdef';
 const dir = mkdtempSync(join(tmpdir(), 'cp-metrics-cache-'));
@@ -26,9 +26,8 @@ let exit: Promise<number> | undefined;
 const deployment = (name: string): void => writeFileSync(join(conf, `${name}.yaml`), paperDeploymentYaml(name));
 
 const scrape = async (): Promise<{ s: Scrape; ageMs: number }> => {
-  const res = await fetch(`${daemon?.url ?? ''}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  expect(res.status).toBe(200);
-  return { s: parseMetrics(await res.text()), ageMs: Number(res.headers.get('x-metrics-age-ms')) };
+  const s = await scrapeDaemon(daemon?.url ?? '', TOKEN);
+  return { s, ageMs: s.ageMs };
 };
 const list = async (): Promise<{ name: string; state: string }[]> =>
   (

@@ -11,17 +11,18 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor, silentLogger, systemClock } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 import { createMemoryWatch } from '../../src/service/daemon/memory-budget.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
 import { createServiceMetrics } from '../../src/service/daemon/service-metrics.js';
 import { simulatorMetrics } from '../../src/service/daemon/simulator-metrics.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { createRestPorts } from '../../src/runtime/compose/rest-ports.js';
 import { startSimulator } from '../../src/sim/start-simulator.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, paperSimYaml } from '../helpers/paper-yaml.js';
 import { waitFor } from '../e2e/support/wait-for.js';
-import { expectBounded, parseMetrics, series, total, type Scrape } from './support/scrape.js';
+import { expectBounded, parseMetrics, scrapeDaemon, series, total, type Scrape } from './support/scrape.js';
 
 const TOKEN = 'service-metrics-token-0123456789abcdef';
 let dir = '';
@@ -29,32 +30,13 @@ let daemon: RunningDaemon;
 let endpoints: SharedEndpoints;
 const wallet = Keypair.generate();
 
-const scrape = async (): Promise<Scrape> => {
-  const res = await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  expect(res.status).toBe(200);
-  return parseMetrics(await res.text());
-};
+const scrape = (): Promise<Scrape> => scrapeDaemon(daemon.url, TOKEN);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-service-metrics-'));
   const walletPath = join(dir, 'wallet.json');
   writeFileSync(walletPath, JSON.stringify([...wallet.secretKey]), { mode: 0o600 });
-  writeFileSync(
-    join(dir, 'paper.yaml'),
-    `version: 1
-name: paper-m
-endpoints:
-  simulator:
-    seed: 42
-    speed: 120
-strategies:
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
-telemetry: { logLevel: silent }
-`,
-  );
+  writeFileSync(join(dir, 'paper.yaml'), paperSimYaml('paper-m', { seed: 42, strategies: [MOMENTUM_STRATEGY] }));
   writeFileSync(
     join(dir, 'live.yaml'),
     readFileSync('config/live-sim.yaml', 'utf8')
@@ -65,28 +47,19 @@ telemetry: { logLevel: silent }
       .replace('logLevel: warn', 'logLevel: silent'),
   );
   const metrics = createServiceMetrics();
-  endpoints = createSharedEndpoints({
-    log: silentLogger(),
-    redactor: createRedactor(),
-    telemetry: metrics,
-    base: (loaded) => (loaded.deployment.name === 'live-m' ? { confirmation: { confirm: 'live-m' } } : {}),
-  });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
-    version: 'test',
-    log: silentLogger(),
-    metricsExtensions: [metrics.metrics],
-  });
+  ({ daemon, endpoints } = await startTestDaemon({
+    dir,
+    token: TOKEN,
+    endpoints: {
+      telemetry: metrics,
+      base: (loaded) => (loaded.deployment.name === 'live-m' ? { confirmation: { confirm: 'live-m' } } : {}),
+    },
+    daemon: { metricsExtensions: [metrics.metrics] },
+  }));
 }, 60_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock, silentLogger } from '../../src/core/index.js';
+import { manualClock } from '../../src/core/index.js';
 import { parseDeployment, type LoadedDeployment } from '../../src/config/index.js';
-import { createSupervisor, type DeploymentSpec } from '../../src/service/daemon/supervisor.js';
-import { fakeHandle, type FakeHandle } from './fake-handle.js';
+import { type DeploymentSpec } from '../../src/service/daemon/supervisor.js';
+import { fakeSupervisor, type FakeHandle } from './fake-handle.js';
 
 const yaml = (name: string, extra = ''): string => `version: 1\nname: ${name}\nstrategies:\n  - use: graduation-sniper\n${extra}`;
 const spec = (name: string, hash = 'h1', extra = ''): DeploymentSpec => ({
@@ -13,19 +13,11 @@ const spec = (name: string, hash = 'h1', extra = ''): DeploymentSpec => ({
 
 function setup(o: { failStart?: Record<string, { code: string; message: string }> } = {}) {
   const clock = manualClock(1_000_000);
-  const handles: FakeHandle[] = [];
   const released: string[] = [];
-  const sup = createSupervisor({
-    clock,
-    log: silentLogger(),
+  const { sup, made: handles } = fakeSupervisor(clock, {
     backoff: { initialMs: 1_000, maxMs: 8_000 },
     deps: { acquire: async (l: LoadedDeployment) => ({ deps: {}, release: async () => void released.push(l.deployment.name) }) },
-    factory: (loaded) => {
-      const fail = o.failStart?.[loaded.deployment.name];
-      const h = fakeHandle(loaded, { now: () => clock.now(), ...(fail ? { failStart: fail } : {}) });
-      handles.push(h);
-      return h;
-    },
+    ...(o.failStart ? { failStart: o.failStart } : {}),
   });
   const of = (name: string): FakeHandle[] => handles.filter((h) => h.name === name);
   return { clock, sup, of, released };
@@ -155,12 +147,9 @@ describe('daemon supervisor', () => {
 
   it("holds a failed deployment's shared dependencies until its restart acquired new ones, so its endpoint stays open in between", async () => {
     const clock = manualClock(1_000_000);
-    const handles: FakeHandle[] = [];
     const order: string[] = [];
     let n = 0;
-    const sup = createSupervisor({
-      clock,
-      log: silentLogger(),
+    const { sup, made: handles } = fakeSupervisor(clock, {
       backoff: { initialMs: 1_000, maxMs: 8_000 },
       deps: {
         acquire: async (l: LoadedDeployment) => {
@@ -168,11 +157,6 @@ describe('daemon supervisor', () => {
           order.push(`acquire ${id}`);
           return { deps: {}, release: async () => void order.push(`release ${id}`) };
         },
-      },
-      factory: (loaded) => {
-        const h = fakeHandle(loaded, { now: () => clock.now() });
-        handles.push(h);
-        return h;
       },
     });
     await sup.apply([spec('a')]);

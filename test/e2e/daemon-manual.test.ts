@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedactor, silentLogger } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import * as schemas from '../../src/service/api-schemas.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from './support/wait-for.js';
 
 const run = promisify(execFile);
@@ -78,23 +77,12 @@ execution: { slippageBps: 10000 }
 telemetry: { logLevel: silent }
 `,
   );
-  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor() });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: sim.apiKey },
-    version: 'test',
-    log: silentLogger(),
-  });
+  ({ daemon, endpoints } = await startTestDaemon({ dir, token: TOKEN, env: { REMOTE_KEY: sim.apiKey } }));
   await waitFor('hands ready', async () => ((await detail()).ready ? true : undefined));
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   await sim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);

@@ -14,14 +14,14 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notifySchema } from '../../src/config/index.js';
 import { createRedactor, silentLogger } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import * as schemas from '../../src/service/api-schemas.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook } from '../../src/service/notify/channels.js';
 import { createNotifyHub, type NotifyHub } from '../../src/service/notify/notify-hub.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from './support/wait-for.js';
 
 const TOKEN = 'daemon-operator-token-abcdef0123456789';
@@ -100,27 +100,20 @@ engine: { haltAfterErrors: 3, errorWindow: 1h }
 telemetry: { logLevel: silent }
 `,
   );
-  const env = { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey };
-  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor(), datastream: { backoffBaseMs: 50, backoffCapMs: 200 } });
   const notify = notifySchema.parse({ webhook: { url: `http://127.0.0.1:${hookPort}/hook`, secret: SECRET, retries: 0 } });
   hub = createNotifyHub({ daemonConfig: notify, idPrefix: 'op', redactor: createRedactor([SECRET]), log: silentLogger() });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env,
-    version: 'test',
-    metricsExtensions: [hub.metrics],
-    log: silentLogger(),
-  });
+  ({ daemon, endpoints } = await startTestDaemon({
+    dir,
+    token: TOKEN,
+    env: { REMOTE_KEY: remoteSim.apiKey },
+    endpoints: { datastream: { backoffBaseMs: 50, backoffCapMs: 200 } },
+    daemon: { metricsExtensions: [hub.metrics] },
+  }));
   hub.attach(daemon);
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   await hub?.stop({ drainMs: 0 });
   await proxy?.close();
   await remoteSim?.stop();

@@ -11,12 +11,11 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedactor, silentLogger } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import * as schemas from '../../src/service/api-schemas.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
 import { waitFor } from './support/wait-for.js';
 import { roundTripDeployment } from '../runtime/fixtures/round-trip-deployment.js';
 
@@ -28,24 +27,20 @@ let daemon: RunningDaemon | undefined;
 let endpoints: SharedEndpoints | undefined;
 
 async function startOne(): Promise<RunningDaemon> {
-  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor(), datastream: { backoffBaseMs: 50, backoffCapMs: 200 } });
-  daemon = await startDaemon({
+  const t = await startTestDaemon({
+    dir,
     paths: [join(dir, 'deployments')],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey },
-    version: 'test',
-    backoff: { initialMs: 200, maxMs: 1_000 },
-    log: silentLogger(),
+    token: TOKEN,
+    env: { REMOTE_KEY: remoteSim.apiKey },
+    endpoints: { datastream: { backoffBaseMs: 50, backoffCapMs: 200 } },
+    daemon: { backoff: { initialMs: 200, maxMs: 1_000 } },
   });
-  return daemon;
+  ({ daemon, endpoints } = t);
+  return t.daemon;
 }
 
 async function stopOne(): Promise<void> {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   daemon = undefined;
   endpoints = undefined;
 }

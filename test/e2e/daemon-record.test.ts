@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedactor, silentLogger } from '../../src/core/index.js';
 import { resolveRecordingFiles } from '../../src/research/replay/recording-reader.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, SNIPER_STRATEGY } from '../helpers/paper-yaml.js';
 import { waitFor } from './support/wait-for.js';
 
 let dir = '';
@@ -35,9 +35,8 @@ telemetry: { logLevel: silent, decisionLog: ${join(dir, `${name}.decisions.jsonl
 record: { dir: ${join(dir, `rec-${name}`)} }
 `;
 const SIM = 'endpoints:\n  simulator: { seed: 42, speed: 120 }';
-const MOMENTUM =
-  '  - use: curve-momentum\n    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }\n    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }';
-const SNIPER = '  - use: graduation-sniper\n    params: { buySol: "0.1" }';
+const MOMENTUM = MOMENTUM_STRATEGY;
+const SNIPER = SNIPER_STRATEGY;
 
 const recordingOf = (name: string): string =>
   resolveRecordingFiles(join(dir, `rec-${name}`))
@@ -65,22 +64,11 @@ beforeAll(async () => {
       `endpoints:\n  remote:\n    baseUrl: ${remoteSim.urls.base}\n    datastreamUrl: ${remoteSim.urls.datastream}\n    apiKey: \${REMOTE_KEY}`,
     ),
   );
-  endpoints = createSharedEndpoints({ log: silentLogger(), redactor: createRedactor() });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey },
-    version: 'test',
-    log: silentLogger(),
-  });
+  ({ daemon, endpoints } = await startTestDaemon({ dir, token: TOKEN, env: { REMOTE_KEY: remoteSim.apiKey } }));
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   await remoteSim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);

@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedactor, silentLogger } from '../../src/core/index.js';
-import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import * as schemas from '../../src/service/api-schemas.js';
-import { startDaemon, type RunningDaemon } from '../../src/service/daemon/run-daemon.js';
-import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
+import type { RunningDaemon } from '../../src/service/daemon/run-daemon.js';
+import type { SharedEndpoints } from '../../src/service/daemon/shared-endpoints.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/start-simulator.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { startTestDaemon, stopTestDaemon } from '../helpers/daemon.js';
+import { MOMENTUM_STRATEGY, paperSimYaml, SNIPER_STRATEGY } from '../helpers/paper-yaml.js';
 import { waitFor } from './support/wait-for.js';
 
 let dir = '';
@@ -28,21 +28,7 @@ let remoteSim: RunningSimulator;
 let proxy: TcpProxy;
 const TOKEN = 'daemon-e2e-token-abcdef0123456789';
 
-const paperYaml = (name: string, extra = ''): string => `version: 1
-name: ${name}
-endpoints:
-  simulator:
-    seed: 42
-    speed: 120
-strategies:
-  - use: curve-momentum
-    params: { milestonePct: 25, buySol: "0.1", minHolders: 5 }
-    exits: { takeProfit: [{ multiple: "1.3", sellBps: 10000 }], stopLossBps: 2000, timeStop: 5m }
-  - use: graduation-sniper
-    params: { buySol: "0.1" }
-risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5" }
-telemetry: { logLevel: silent }
-${extra}`;
+const paperYaml = (name: string, extra = ''): string => paperSimYaml(name, { seed: 42, strategies: [MOMENTUM_STRATEGY, SNIPER_STRATEGY], extra });
 
 const api = async (path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown; text: string }> => {
   const res = await fetch(`${daemon.url}${path}`, {
@@ -97,30 +83,20 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir, 'broken.ts'), "throw new Error('this strategy file is broken on purpose');\nexport default {};\n");
   writeFileSync(join(dir, 'd-broken.yaml'), `version: 1\nname: broken-d\nstrategies:\n  - use: ./broken.ts\ntelemetry: { logLevel: silent }\n`);
-  const env = { ...process.env, CHAINPILOT_API_TOKEN: TOKEN, REMOTE_KEY: remoteSim.apiKey };
-  const redactor = createRedactor();
-  endpoints = createSharedEndpoints({
-    log: silentLogger(),
-    redactor,
-    datastream: { backoffBaseMs: 50, backoffCapMs: 200 },
-    base: (loaded) => (loaded.deployment.name === 'live-c' ? { confirmation: { confirm: 'live-c' } } : {}),
-  });
-  daemon = await startDaemon({
-    paths: [dir],
-    factory: createDeployment,
-    deps: endpoints,
-    listen: '127.0.0.1:0',
-    dataDir: join(dir, 'data'),
-    env,
-    version: 'test',
-    backoff: { initialMs: 200, maxMs: 1_000 },
-    log: silentLogger(),
-  });
+  ({ daemon, endpoints } = await startTestDaemon({
+    dir,
+    token: TOKEN,
+    env: { REMOTE_KEY: remoteSim.apiKey },
+    endpoints: {
+      datastream: { backoffBaseMs: 50, backoffCapMs: 200 },
+      base: (loaded) => (loaded.deployment.name === 'live-c' ? { confirmation: { confirm: 'live-c' } } : {}),
+    },
+    daemon: { backoff: { initialMs: 200, maxMs: 1_000 } },
+  }));
 }, 120_000);
 
 afterAll(async () => {
-  await daemon?.stop({ drainMs: 5_000 });
-  await endpoints?.stop();
+  await stopTestDaemon({ daemon, endpoints });
   await proxy?.close();
   await remoteSim?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -4,16 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decimal, isChainpilotError, toRaw } from '../../src/core/index.js';
 import { createHttpClient, type HttpClient } from '../../src/client/http/http-client.js';
 import { createDatastreamClient } from '../../src/client/datastream/index.js';
-
-/** The error `fn` throws (undefined when it returns). */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
+import { thrown } from '../helpers/thrown.js';
 
 describe('core decimal codes', () => {
   it('rejects a value that is not a finite decimal with CORE_INVALID_DECIMAL naming the field', () => {

@@ -12,16 +12,7 @@ import { createRecordingWriter } from '../../src/research/replay/recording-write
 import { createRecorder } from '../../src/research/record/recorder.js';
 import { captureLog } from '../runtime/helpers.js';
 import { startHarness, type Harness } from '../sim-ledger/harness.js';
-
-/** The error `fn` throws (undefined when it returns). */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
+import { thrown } from '../helpers/thrown.js';
 
 const header = (part: number, at: number): RecordingHeader => ({
   k: 'header',

@@ -5,11 +5,10 @@ import { ChainpilotError, isChainpilotError, manualClock, silentLogger, type Lam
 import type { ExecutionReport, ExecutionSink, Executor } from '../../src/engine/orders/execution-port.js';
 import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import { createEventLog } from '../../src/service/event-log.js';
-import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createIntentTracker } from '../../src/runtime/handle/intent-tracker.js';
 import { runPaper } from '../../src/runtime/shell/run-paper.js';
 import { guardProcessExit } from '../../src/runtime/shell/run-shell.js';
-import { fakeHandle, type FakeHandle } from '../daemon/fake-handle.js';
+import { fakeSupervisor } from '../daemon/fake-handle.js';
 import { paperSimYaml, tempDir, until, type TempDir } from '../runtime/helpers.js';
 
 let tmp: TempDir | undefined;
@@ -103,18 +102,7 @@ describe('runtime codes', () => {
 
   it('gives a daemon deployment that stopped by itself the cause RUNTIME_DEPLOYMENT_FAILED and restarts it', async () => {
     const clock = manualClock(1_000_000);
-    const handles: FakeHandle[] = [];
-    const sup = createSupervisor({
-      clock,
-      log: silentLogger(),
-      backoff: { initialMs: 1_000, maxMs: 8_000 },
-      deps: { acquire: () => Promise.resolve({ deps: {}, release: () => Promise.resolve() }) },
-      factory: (loaded) => {
-        const h = fakeHandle(loaded, { now: () => clock.now() });
-        handles.push(h);
-        return h;
-      },
-    });
+    const { sup, made: handles } = fakeSupervisor(clock, { backoff: { initialMs: 1_000, maxMs: 8_000 } });
     const yaml = 'version: 1\nname: quiet\nstrategies:\n  - use: graduation-sniper\n';
     await sup.apply([{ file: '/d/quiet.yaml', hash: 'h1', loaded: parseDeployment(yaml, '/d/quiet.yaml') }]);
     expect(sup.get('quiet')?.state).toBe('running');

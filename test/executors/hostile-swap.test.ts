@@ -4,9 +4,6 @@
  * refused before signing with a reason that names the instruction or the balance and the numbers;
  * nothing is signed, sent or moved. Honest swaps with the same reference prices still sign and land.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LAMPORTS_PER_SOL, type Keypair } from '@solana/web3.js';
 import BigNumber from 'bignumber.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,17 +11,12 @@ import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
-import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
-import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
 import type { InspectionMode } from '../../src/executors/live/inspect.js';
-import type { LiveRpcPort } from '../../src/executors/live/ports.js';
-import { keypairSigner } from '../../src/executors/signer/signer.js';
-import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
 import type { HostileSwapVariant } from '../../src/sim/ledger/faults.js';
 import { readTokenAccount } from '../../src/sim/ledger/spl-accounts.js';
-import { API_KEY, startHarness, type Harness } from '../sim-ledger/harness.js';
+import type { Harness } from '../sim-ledger/harness.js';
+import { startSimLive, type SimLive } from './support/sim-live.js';
 
-const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 const SPEND = 200_000_000n;
 
 type Expect = readonly [code: string, reason: RegExp];
@@ -133,39 +125,25 @@ const variants: [HostileSwapVariant, 'buy' | 'sell', Expect, Expect][] = [
 ];
 
 describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, inspection mode %s', (mode) => {
+  let live: SimLive;
   let sim: Harness;
   let wallet: Keypair;
   let journal: IntentJournal;
-  let executor: LiveExecutor;
-  let rpc: RpcClient;
-  let swap: SwapClient;
-  let dir: string;
   let mint: string;
   let sends = 0;
   let n = 0;
-  const reports: ExecutionReport[] = [];
 
-  const runUntil = async (cond: () => boolean): Promise<void> => {
-    for (let i = 0; i < 5_000; i++) {
-      await new Promise<void>((r) => setTimeout(r, 2));
-      if (cond()) return;
-      const next = sim.clock.nextTimerAt();
-      if (next !== undefined) sim.clock.advanceTo(next);
-    }
-    throw new Error('runUntil: condition not reached');
-  };
   /** SOL per whole token the market quotes now for this trade (the engine's reference price). */
   const priceOf = (side: 'buy' | 'sell', amountIn: bigint): string => {
     const q = sim.market.quote(mint, side, amountIn)!;
     const [lamports, raw] = side === 'buy' ? [amountIn, q.amountOut] : [q.amountOut, amountIn];
     return new BigNumber(lamports.toString()).div(1e9).div(new BigNumber(raw.toString()).div(1e6)).toFixed(30);
   };
-  const submit = async (over: Partial<IntentDraft>): Promise<ExecutionReport> => {
-    const id = `h-${++n}`;
+  const submit = (over: Partial<IntentDraft>): Promise<ExecutionReport> => {
     const side = over.side ?? 'buy';
-    await executor.submit(
+    return live.submit(
       orderIntent({
-        id,
+        id: `h-${++n}`,
         strategyId: 'sim',
         side,
         mint,
@@ -179,58 +157,23 @@ describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, i
         ...over,
       }),
     );
-    await runUntil(() => reports.some((r) => r.intentId === id && r.type !== 'accepted'));
-    return reports.find((r) => r.intentId === id && r.type !== 'accepted')!;
   };
 
   beforeAll(async () => {
-    sim = await startHarness({ validBlocks: 30 });
-    sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6); // the other mint of `otherMint`
-    mint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
-    wallet = await sim.wallet(10);
-    dir = mkdtempSync(join(tmpdir(), 'chainpilot-hostile-'));
-    journal = openSqliteJournal({ path: join(dir, 'journal.sqlite') });
-    rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
-    swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
-    const counted: LiveRpcPort = {
-      sendTransaction: (tx, o) => {
-        sends++;
-        return rpc.sendTransaction(tx, o);
-      },
-      getSignatureStatuses: (s, o) => rpc.getSignatureStatuses(s, o),
-      getBlockHeight: (o) => rpc.getBlockHeight(o),
-      simulateTransaction: (tx, o) => rpc.simulateTransaction(tx, o),
-      getTransaction: (s, o) => rpc.getTransaction(s, o),
-      getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
-    };
-    executor = createLiveExecutor({
-      rpc: counted,
-      swap,
-      signer: keypairSigner(wallet),
-      journal,
-      clock: sim.clock,
-      settings: {
-        maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL),
-        maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL),
-        allowedPrograms: [MEMO_PROGRAM],
-        blockhashValidityBlocks: 30,
-        inspection: mode,
-      },
+    // The first token is the other mint of `otherMint`.
+    live = await startSimLive({
+      validBlocks: 30,
+      tmpPrefix: 'chainpilot-hostile-',
+      mints: 2,
+      settings: { maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL), inspection: mode },
+      onSend: () => void sends++,
     });
-    const started = executor.start((r) => reports.push(r));
-    await runUntil(() => true);
-    await started;
+    ({ sim, wallet, journal } = live);
+    mint = live.mints[1]!;
     expect((await submit({})).type).toBe('filled'); // tokens to sell
   });
 
-  afterAll(async () => {
-    await executor.stop(AbortSignal.abort());
-    await journal.close();
-    await rpc.close();
-    await swap.close();
-    await sim.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => live.close());
 
   it.each(variants)('refuses the %s variant on a %s before signing', async (variant, side, simulate, statics) => {
     const [code, reason] = mode === 'simulate' ? simulate : statics;

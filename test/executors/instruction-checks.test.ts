@@ -1,4 +1,4 @@
-import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import {
   TOKEN_2022_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
@@ -7,24 +7,16 @@ import {
   createSyncNativeInstruction,
   createTransferCheckedInstruction,
   createTransferInstruction,
-  getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
 import type { Lamports, RawAmount } from '../../src/core/units.js';
-import { checkInstructions, type DecodedInstruction } from '../../src/executors/live/instruction-checks.js';
+import { checkInstructions } from '../../src/executors/live/instruction-checks.js';
 import { swapAccountsOf } from '../../src/executors/live/swap-accounts.js';
 import { WSOL_MINT } from '../../src/executors/live/ports.js';
+import { ata, decoded, key, mint, other, pool, wallet } from './support/instructions.js';
 
-const key = (n: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
-const wallet = key(1);
-const pool = key(2);
-const mint = key(3);
-const other = key(4);
 const attacker = key(5);
 const RENT = 2_039_280n;
-const ata = (m: PublicKey, owner = wallet, program = undefined as PublicKey | undefined) => getAssociatedTokenAddressSync(m, owner, true, program);
-const decoded = (ixs: TransactionInstruction[]): DecodedInstruction[] =>
-  ixs.map((ix) => ({ program: ix.programId.toBase58(), accounts: ix.keys.map((k) => k.pubkey.toBase58()), data: new Uint8Array(ix.data) }));
 const check = (side: 'buy' | 'sell', amountIn: bigint, ixs: TransactionInstruction[]) =>
   checkInstructions(
     decoded(ixs),

@@ -18,8 +18,8 @@ import { MAX_STALE_ANSWERS } from '../../src/executors/live/confirm-attempt.js';
 import { createLiveExecutor } from '../../src/executors/live/live-executor.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { API_KEY, startHarness, type Harness } from '../sim-ledger/harness.js';
+import { MEMO_PROGRAM, runSimUntil } from './support/sim-live.js';
 
-const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 const LAG_SLOTS = 1_000;
 
 interface LaggingProxy {
@@ -126,15 +126,7 @@ async function setup(): Promise<{
     await swapClient.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const runUntil = async (cond: () => boolean): Promise<void> => {
-    for (let i = 0; i < 5_000; i++) {
-      await new Promise<void>((r) => setTimeout(r, 4));
-      if (cond()) return;
-      const next = sim.clock.nextTimerAt();
-      if (next !== undefined) sim.clock.advanceTo(next);
-    }
-    throw new Error('runUntil: condition not reached');
-  };
+  const runUntil = (cond: () => boolean): Promise<void> => runSimUntil(sim, cond, 5_000, 4);
   const started = executor.start((r) => reports.push(r));
   await runUntil(() => true);
   await started;

@@ -3,25 +3,16 @@
  * the simulator's real ledger: each is rejected before signing, with a reason that names the
  * instruction, in both inspection modes; nothing is signed, sent or moved.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LAMPORTS_PER_SOL, type Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
-import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
-import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
 import type { InspectionMode } from '../../src/executors/live/inspect.js';
-import type { LiveRpcPort } from '../../src/executors/live/ports.js';
-import { keypairSigner } from '../../src/executors/signer/signer.js';
-import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
 import type { MaliciousSwapVariant } from '../../src/sim/ledger/faults.js';
-import { API_KEY, startHarness, type Harness } from '../sim-ledger/harness.js';
-
-const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+import type { Harness } from '../sim-ledger/harness.js';
+import { startSimLive, type SimLive } from './support/sim-live.js';
 
 const variants: [MaliciousSwapVariant, string, RegExp][] = [
   ['solTransfer', 'System Transfer', /moves 10000000 lamports from our wallet/],
@@ -33,33 +24,19 @@ const variants: [MaliciousSwapVariant, string, RegExp][] = [
 ];
 
 describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder, inspection mode %s', (mode) => {
+  let live: SimLive;
   let sim: Harness;
   let wallet: Keypair;
   let journal: IntentJournal;
-  let executor: LiveExecutor;
-  let rpc: RpcClient;
-  let swap: SwapClient;
-  let dir: string;
   let victimMint: string;
   let mint: string;
   let sends = 0;
   let n = 0;
-  const reports: ExecutionReport[] = [];
 
-  const runUntil = async (cond: () => boolean): Promise<void> => {
-    for (let i = 0; i < 5_000; i++) {
-      await new Promise<void>((r) => setTimeout(r, 2));
-      if (cond()) return;
-      const next = sim.clock.nextTimerAt();
-      if (next !== undefined) sim.clock.advanceTo(next);
-    }
-    throw new Error('runUntil: condition not reached');
-  };
-  const submit = async (over: Partial<IntentDraft>): Promise<ExecutionReport> => {
-    const id = `m-${++n}`;
-    await executor.submit(
+  const submit = (over: Partial<IntentDraft>): Promise<ExecutionReport> =>
+    live.submit(
       orderIntent({
-        id,
+        id: `m-${++n}`,
         strategyId: 'sim',
         side: 'buy',
         mint,
@@ -73,59 +50,22 @@ describe.each<InspectionMode>(['simulate', 'static'])('a malicious swap builder,
         ...over,
       }),
     );
-    await runUntil(() => reports.some((r) => r.intentId === id && r.type !== 'accepted'));
-    return reports.find((r) => r.intentId === id && r.type !== 'accepted')!;
-  };
 
   beforeAll(async () => {
-    sim = await startHarness({ validBlocks: 30 });
-    victimMint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
-    mint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
-    wallet = await sim.wallet(10);
-    dir = mkdtempSync(join(tmpdir(), 'chainpilot-malicious-'));
-    journal = openSqliteJournal({ path: join(dir, 'journal.sqlite') });
-    rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
-    swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
-    const counted: LiveRpcPort = {
-      sendTransaction: (tx, o) => {
-        sends++;
-        return rpc.sendTransaction(tx, o);
-      },
-      getSignatureStatuses: (s, o) => rpc.getSignatureStatuses(s, o),
-      getBlockHeight: (o) => rpc.getBlockHeight(o),
-      simulateTransaction: (tx, o) => rpc.simulateTransaction(tx, o),
-      getTransaction: (s, o) => rpc.getTransaction(s, o),
-      getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
-    };
-    executor = createLiveExecutor({
-      rpc: counted,
-      swap,
-      signer: keypairSigner(wallet),
-      journal,
-      clock: sim.clock,
-      settings: {
-        maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL),
-        maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL),
-        allowedPrograms: [MEMO_PROGRAM],
-        blockhashValidityBlocks: 30,
-        inspection: mode,
-      },
+    live = await startSimLive({
+      validBlocks: 30,
+      tmpPrefix: 'chainpilot-malicious-',
+      mints: 2,
+      settings: { maxDayLamports: 9n * BigInt(LAMPORTS_PER_SOL), inspection: mode },
+      onSend: () => void sends++,
     });
-    const started = executor.start((r) => reports.push(r));
-    await runUntil(() => true);
-    await started;
+    ({ sim, wallet, journal } = live);
+    [victimMint, mint] = live.mints as [string, string];
     // The victim: a token account of another mint that our wallet owns.
     expect((await submit({ mint: victimMint })).type).toBe('filled');
   });
 
-  afterAll(async () => {
-    await executor.stop(AbortSignal.abort());
-    await journal.close();
-    await rpc.close();
-    await swap.close();
-    await sim.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => live.close());
 
   it.each(variants)('rejects the %s variant before signing, naming %s', async (variant, name, what) => {
     const sendsBefore = sends;

@@ -1,25 +1,15 @@
 /** Static mode's output proof: what decoded instructions guarantee arrives if the transaction lands. */
-import type { PublicKey } from '@solana/web3.js';
-import { Keypair, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
+import { SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import {
   TOKEN_2022_PROGRAM_ID,
   createTransferCheckedInstruction,
   createTransferCheckedWithFeeInstruction,
   createTransferInstruction,
-  getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
-import type { DecodedInstruction } from '../../src/executors/live/instruction-checks.js';
 import { provenOutput } from '../../src/executors/live/output-proof.js';
+import { ata, decoded, mint, other, pool, wallet } from './support/instructions.js';
 
-const key = (n: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
-const wallet = key(1);
-const pool = key(2);
-const mint = key(3);
-const other = key(4);
-const ata = (m: PublicKey, owner = wallet, program?: PublicKey): PublicKey => getAssociatedTokenAddressSync(m, owner, true, program);
-const decoded = (ixs: TransactionInstruction[]): DecodedInstruction[] =>
-  ixs.map((ix) => ({ program: ix.programId.toBase58(), accounts: ix.keys.map((k) => k.pubkey.toBase58()), data: new Uint8Array(ix.data) }));
 const prove = (side: 'buy' | 'sell', ixs: TransactionInstruction[]) => provenOutput(decoded(ixs), { side, mint: mint.toBase58() }, wallet.toBase58());
 
 describe('static output proof', () => {

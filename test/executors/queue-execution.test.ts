@@ -4,36 +4,37 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRpcClient, createSwapClient } from '../../src/client/index.js';
+import { createSwapClient } from '../../src/client/index.js';
 import { systemClock } from '../../src/core/clock.js';
-import { silentLogger } from '../../src/core/logger.js';
 import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { openRedisJournal, redisJournalKeys } from '../../src/executors/journal/redis-journal.js';
 import { createQueueExecutor, type QueueExecutor } from '../../src/executors/queue/queue-executor.js';
 import { walletQueueName } from '../../src/executors/queue/queue-names.js';
 import { readLeaseStats } from '../../src/executors/queue/wallet-lease.js';
-import { startWalletWorker, type WalletWorker, type WalletWorkerOptions } from '../../src/executors/queue/wallet-worker.js';
+import type { WalletWorker, WalletWorkerOptions } from '../../src/executors/queue/wallet-worker.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { REDIS_URL, useRedis } from '../helpers/redis.js';
-import { INITIAL_LAMPORTS, SIM_ALLOWED_PROGRAMS, startSimChain, type SimChain } from './support/sim-chain.js';
+import { until } from '../helpers/until.js';
+import { INITIAL_LAMPORTS, type SimChain } from './support/sim-chain.js';
+import { simWorkerSettings, startSimQueue, startSimWalletWorker, type SimQueue } from './support/sim-queue.js';
 
 const redisOk = await useRedis();
 const clock = systemClock();
+let q: SimQueue;
 let chain: SimChain;
 let redis: Redis;
 
 beforeAll(async () => {
   if (!redisOk) return;
-  chain = await startSimChain({ seed: 'queue-it' });
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  q = await startSimQueue('queue-it');
+  ({ chain, redis } = q);
 });
 afterAll(async () => {
   if (!redisOk) return;
-  await redis.quit();
-  await chain.close();
+  await q.close();
 });
 
 const intent = (id: string, mint: string): OrderIntent => ({
@@ -50,46 +51,12 @@ const intent = (id: string, mint: string): OrderIntent => ({
   reason: 'queue test',
 });
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 function baseSettings(): WalletWorkerOptions['settings'] {
-  return {
-    maxTradeLamports: 10_000_000_000n,
-    maxDayLamports: 1_000_000_000_000n,
-    allowedPrograms: SIM_ALLOWED_PROGRAMS,
-    pollMs: 10,
-    rebroadcastMs: 30,
-    blockhashValidityBlocks: chain.validBlocks,
-    expiryMarginBlocks: 3,
-    maxIntentAgeMs: 3_600_000,
-    maxRebuildAgeMs: 3_600_000,
-  };
+  return { ...simWorkerSettings(chain), maxIntentAgeMs: 3_600_000, maxRebuildAgeMs: 3_600_000 };
 }
 
 function worker(prefix: string, n: number, holder: string, extra: Partial<WalletWorkerOptions> = {}): WalletWorker {
-  const rpc = createRpcClient({ url: chain.rpcUrl, apiKey: chain.apiKey, timeoutMs: 2_000 });
-  const swap = createSwapClient({ url: chain.swapUrl, timeoutMs: 5_000 });
-  return startWalletWorker({
-    redis,
-    prefix,
-    signer: keypairSigner(chain.wallet(n)),
-    rpc,
-    swap: { buildSwap: swap.buildSwap },
-    clock,
-    log: silentLogger(),
-    holder,
-    settings: baseSettings(),
-    leaseTtlMs: 600,
-    lockDurationMs: 1_000,
-    stalledIntervalMs: 300,
-    ...extra,
-  });
+  return startSimWalletWorker({ chain, redis }, { prefix, signer: keypairSigner(chain.wallet(n)), holder, clock, settings: baseSettings() }, extra);
 }
 
 function executor(prefix: string, wallet: string): QueueExecutor {

@@ -3,9 +3,6 @@
  * swap service), with the simulator's own faults: real transactions, real signatures, real
  * balances and blockhash expiry.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LAMPORTS_PER_SOL, PublicKey, type Keypair } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,95 +10,44 @@ import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
-import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
-import { createLiveExecutor, type LiveExecutor } from '../../src/executors/live/live-executor.js';
-import { keypairSigner } from '../../src/executors/signer/signer.js';
-import { startHarness as startLedger, type Harness as Ledger } from '../sim-ledger/harness.js';
-import { createRpcClient, createSwapClient, type RpcClient, type SwapClient } from '../../src/client/index.js';
-import type { LiveRpcPort } from '../../src/executors/live/ports.js';
-import { API_KEY } from '../sim-ledger/harness.js';
+import type { LiveExecutor } from '../../src/executors/live/live-executor.js';
+import type { Harness as Ledger } from '../sim-ledger/harness.js';
+import { startSimLive, type SimLive } from './support/sim-live.js';
 
-const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 const VALID_BLOCKS = 30;
 
 interface World {
+  live: SimLive;
   sim: Ledger;
   mint: string;
   wallet: Keypair;
   journal: IntentJournal;
   executor: LiveExecutor;
   reports: ExecutionReport[];
-  rpc: RpcClient;
-  swap: SwapClient;
   sends: number;
-  dir: string;
 }
 let w: World | undefined;
 afterEach(async () => {
   if (!w) return;
-  await w.executor.stop(AbortSignal.abort());
-  await w.journal.close();
-  await w.rpc.close();
-  await w.swap.close();
-  await w.sim.stop();
-  rmSync(w.dir, { recursive: true, force: true });
+  await w.live.close();
   w = undefined;
 });
 
 async function world(): Promise<World> {
-  const sim = await startLedger({ validBlocks: VALID_BLOCKS });
-  const mint = sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6);
-  const wallet = await sim.wallet(10);
-  const dir = mkdtempSync(join(tmpdir(), 'chainpilot-live-sim-'));
-  const journal = openSqliteJournal({ path: join(dir, 'journal.sqlite') });
-  // The real typed clients (src/client) satisfy the executor's narrow ports structurally.
-  const rpc = createRpcClient({ url: sim.service.urls['rpc'] ?? '', apiKey: API_KEY, timeoutMs: 1_000 });
-  const swap = createSwapClient({ url: sim.service.urls['swap'] ?? '', timeoutMs: 5_000 });
-  const asPort: LiveRpcPort = rpc; // compile-time proof: the real client satisfies the port
-  const counted: LiveRpcPort = {
-    ...asPort,
-    sendTransaction: (tx, o) => {
-      wd.sends++;
-      return rpc.sendTransaction(tx, o);
-    },
-    getSignatureStatuses: (sigs, o) => rpc.getSignatureStatuses(sigs, o),
-    getBlockHeight: (o) => rpc.getBlockHeight(o),
-    simulateTransaction: (tx, o) => rpc.simulateTransaction(tx, o),
-    getTransaction: (sig, o) => rpc.getTransaction(sig, o),
-    getMultipleAccounts: (a, o) => rpc.getMultipleAccounts(a, o),
-  };
-  const executor = createLiveExecutor({
-    rpc: counted,
-    swap,
-    signer: keypairSigner(wallet),
-    journal,
-    clock: sim.clock,
-    settings: {
-      maxTradeLamports: 2n * BigInt(LAMPORTS_PER_SOL),
-      maxDayLamports: 5n * BigInt(LAMPORTS_PER_SOL),
-      allowedPrograms: [MEMO_PROGRAM],
-      blockhashValidityBlocks: VALID_BLOCKS,
-      expiryMarginBlocks: 2,
-    },
+  const live = await startSimLive({
+    validBlocks: VALID_BLOCKS,
+    tmpPrefix: 'chainpilot-live-sim-',
+    mints: 1,
+    settings: { maxDayLamports: 5n * BigInt(LAMPORTS_PER_SOL), expiryMarginBlocks: 2 },
+    onSend: () => void wd.sends++,
   });
-  const reports: ExecutionReport[] = [];
-  const wd: World = { sim, mint, wallet, journal, executor, reports, rpc, swap, sends: 0, dir };
-  const started = executor.start((r) => reports.push(r));
-  await runUntil(wd, () => true);
-  await started;
+  const { sim, wallet, journal, executor, reports } = live;
+  const wd: World = { live, sim, mint: live.mints[0]!, wallet, journal, executor, reports, sends: 0 };
   return wd;
 }
 
 /** Moves the simulator's manual clock one timer at a time, letting real HTTP settle in between. */
-async function runUntil(wd: World, cond: () => boolean, maxSteps = 5_000): Promise<void> {
-  for (let i = 0; i < maxSteps; i++) {
-    await new Promise<void>((r) => setTimeout(r, 2));
-    if (cond()) return;
-    const next = wd.sim.clock.nextTimerAt();
-    if (next !== undefined) wd.sim.clock.advanceTo(next);
-  }
-  throw new Error('runUntil: condition not reached');
-}
+const runUntil = (wd: World, cond: () => boolean, maxSteps = 5_000): Promise<void> => wd.live.runUntil(cond, maxSteps);
 
 const intent = (wd: World, n: number, over: Partial<IntentDraft> = {}): OrderIntent =>
   orderIntent({

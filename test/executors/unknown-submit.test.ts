@@ -5,47 +5,39 @@
  * simulator's ledger, its report arrives, and the position ends open with its exits armed.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRpcClient, createSwapClient } from '../../src/client/index.js';
 import { systemClock } from '../../src/core/clock.js';
-import { lamports, seededRandom, silentLogger } from '../../src/core/index.js';
+import { lamports, seededRandom } from '../../src/core/index.js';
 import { createEngine } from '../../src/engine/engine.js';
 import type { Executor, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { defineStrategy } from '../../src/engine/strategy/strategy-api.js';
 import { instantiateStrategy } from '../../src/engine/strategy/strategy-instance.js';
 import { createQueueExecutor } from '../../src/executors/queue/queue-executor.js';
-import { startWalletWorker } from '../../src/executors/queue/wallet-worker.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
 import { fakeFeed } from '../engine/fake-feed.js';
 import { priceFrame, wire } from '../engine/wire.js';
 import { REDIS_URL, useRedis } from '../helpers/redis.js';
 import { startStallProxy } from '../helpers/stall-proxy.js';
-import { SIM_ALLOWED_PROGRAMS, startSimChain, type SimChain } from './support/sim-chain.js';
+import { until } from '../helpers/until.js';
+import type { SimChain } from './support/sim-chain.js';
+import { startSimQueue, startSimWalletWorker, type SimQueue } from './support/sim-queue.js';
 
 const redisOk = await useRedis();
+let q: SimQueue;
 let chain: SimChain;
 let redis: Redis;
 
 beforeAll(async () => {
   if (!redisOk) return;
-  chain = await startSimChain({ seed: 'unknown-submit' });
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  q = await startSimQueue('unknown-submit');
+  ({ chain, redis } = q);
 });
 afterAll(async () => {
   if (!redisOk) return;
-  await redis.quit();
-  await chain.close();
+  await q.close();
 });
-
-async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const buyOnLaunch = defineStrategy({
   id: 'buyer',
@@ -62,28 +54,7 @@ describe.skipIf(!redisOk)('a queue submit whose reply is lost after Redis stored
     const clock = systemClock();
     const signer = keypairSigner(chain.wallet(7));
     const proxy = await startStallProxy(Number(new URL(REDIS_URL).port || 6379));
-    const worker = startWalletWorker({
-      redis,
-      prefix,
-      signer,
-      rpc: createRpcClient({ url: chain.rpcUrl, apiKey: chain.apiKey, timeoutMs: 2_000 }),
-      swap: { buildSwap: createSwapClient({ url: chain.swapUrl, timeoutMs: 5_000 }).buildSwap },
-      clock,
-      log: silentLogger(),
-      holder: 'w',
-      settings: {
-        maxTradeLamports: 10_000_000_000n,
-        maxDayLamports: 1_000_000_000_000n,
-        allowedPrograms: SIM_ALLOWED_PROGRAMS,
-        pollMs: 10,
-        rebroadcastMs: 30,
-        blockhashValidityBlocks: chain.validBlocks,
-        expiryMarginBlocks: 3,
-      },
-      leaseTtlMs: 600,
-      lockDurationMs: 1_000,
-      stalledIntervalMs: 300,
-    });
+    const worker = startSimWalletWorker({ chain, redis }, { prefix, signer, holder: 'w', clock });
     const executor = createQueueExecutor({
       url: `redis://127.0.0.1:${proxy.port}`,
       prefix,

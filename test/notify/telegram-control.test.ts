@@ -11,7 +11,7 @@ import type { DecisionEntry, DeploymentEvent } from '../../src/runtime/handle/de
 import { createSupervisor } from '../../src/service/daemon/supervisor.js';
 import { createEventLog } from '../../src/service/event-log.js';
 import { createTelegramControl, type TelegramControl } from '../../src/service/notify/telegram-control.js';
-import { fakeHandle, HELD_MINT, type FakeHandle } from '../daemon/fake-handle.js';
+import { fakeSupervisor, HELD_MINT, type FakeHandle } from '../daemon/fake-handle.js';
 import { lifecycleConformance } from '../helpers/lifecycle-conformance.js';
 
 const BOT_TOKEN = '123456:fake-bot-token-abcdefghij';
@@ -117,17 +117,7 @@ afterEach(async () => {
 /** A supervisor with one fake deployment `alpha` and the Telegram control on a fake Bot API, started. */
 async function startControl(allow: { chats: string[]; users?: string[] }): Promise<{ handles: Map<string, FakeHandle> }> {
   const clock = manualClock(1_700_000_000_000);
-  const handles = new Map<string, FakeHandle>();
-  const supervisor = createSupervisor({
-    clock,
-    log: silentLogger(),
-    deps: { acquire: async () => ({ deps: {}, release: async () => undefined }) },
-    factory: (loaded) => {
-      const h = fakeHandle(loaded, { now: () => clock.now() });
-      handles.set(h.name, h);
-      return h;
-    },
-  });
+  const { sup: supervisor, byName: handles } = fakeSupervisor(clock);
   await supervisor.apply([
     { file: '/d/alpha.yaml', hash: 'h', loaded: parseDeployment('version: 1\nname: alpha\nstrategies:\n  - use: graduation-sniper\n', '/d/alpha.yaml') },
   ]);

@@ -93,6 +93,15 @@ function fillOf(intentId: string, sol: bigint, tokens: bigint, fee: bigint): Fil
   };
 }
 
+/** The paper store at `path` on market m1 (closed after the test), its book holding int_a filled: 1 SOL for 5 000 000 raw, fee 5 000. */
+function bookWithOneFill(path: string): DeploymentStore {
+  const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
+  stores.push(a);
+  a.paper?.submitted(intentOf('int_a'));
+  a.paper?.resolved({ type: 'filled', intentId: 'int_a', at: (T0 + 1) as UnixMs, fill: fillOf('int_a', 1_000_000_000n, 5_000_000n, 5_000n) });
+  return a;
+}
+
 describe('a paper deployment with a store', () => {
   it('resumes positions, cost basis, cash and realised PnL exactly after a stop and start on the same market, and the kill switch stays on', async () => {
     tmp = tempDir('cp-paper-store-');
@@ -203,10 +212,7 @@ describe('the paper book in the store', () => {
   it('resolves an intent left pending by a crash as expired, never filled, and restores fills in order with the paper cash', async () => {
     tmp = tempDir('cp-paper-book-');
     const path = join(tmp.dir, 'book.db');
-    const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
-    stores.push(a);
-    a.paper?.submitted(intentOf('int_a'));
-    a.paper?.resolved({ type: 'filled', intentId: 'int_a', at: (T0 + 1) as UnixMs, fill: fillOf('int_a', 1_000_000_000n, 5_000_000n, 5_000n) });
+    const a = bookWithOneFill(path);
     a.paper?.submitted(intentOf('int_b'));
     a.paper?.resolved({ type: 'failed', intentId: 'int_b', at: (T0 + 2) as UnixMs, code: 'PAPER_SLIPPAGE', reason: 'test', feeLamports: lamports(7_000n) });
     a.paper?.submitted(intentOf('int_c'));
@@ -270,10 +276,7 @@ describe('the paper book in the store', () => {
   it("counts the earlier runs' admitted spend of each UTC day, so a resumed run's day cap refuses as live would", async () => {
     tmp = tempDir('cp-paper-spend-');
     const path = join(tmp.dir, 'book.db');
-    const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
-    stores.push(a);
-    a.paper?.submitted(intentOf('int_a'));
-    a.paper?.resolved({ type: 'filled', intentId: 'int_a', at: (T0 + 1) as UnixMs, fill: fillOf('int_a', 1_000_000_000n, 5_000_000n, 5_000n) });
+    const a = bookWithOneFill(path);
     a.paper?.submitted(intentOf('int_b'));
     a.paper?.resolved({
       type: 'failed',
@@ -305,10 +308,7 @@ describe('the paper book in the store', () => {
   it("drops the book and the risk day on another market, keeps the kill switch, and refuses a live wallet's store (and a live deployment the paper store)", async () => {
     tmp = tempDir('cp-paper-book-');
     const path = join(tmp.dir, 'book.db');
-    const a = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at: T0 } });
-    stores.push(a);
-    a.paper?.submitted(intentOf('int_a'));
-    a.paper?.resolved({ type: 'filled', intentId: 'int_a', at: (T0 + 1) as UnixMs, fill: fillOf('int_a', 1_000_000_000n, 5_000_000n, 5_000n) });
+    const a = bookWithOneFill(path);
     a.risk.save({ dayStartedAt: T0 as UnixMs, dayStartEquityLamports: 9n, dailyHalted: true, killReason: 'stop it' });
     await a.close();
 

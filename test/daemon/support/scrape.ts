@@ -20,6 +20,13 @@ export interface Series {
 
 export const parseMetrics = (text: string): Scrape => ({ families: parsePrometheusTextFormat(text), text });
 
+/** GET `<url>/metrics` of a daemon with its API token (expects 200): the scrape, and the age of the render it served (`x-metrics-age-ms`). */
+export async function scrapeDaemon(url: string, token: string): Promise<Scrape & { readonly ageMs: number }> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  return { ...parseMetrics(await res.text()), ageMs: Number(res.headers.get('x-metrics-age-ms')) };
+}
+
 function parseLabels(s: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of s.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) out[m[1] ?? ''] = (m[2] ?? '').replace(/\\(.)/g, '$1');

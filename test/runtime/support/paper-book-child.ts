@@ -7,13 +7,11 @@
  * their writes share one sliced queue (sliced-turns.ts) that writes one book per event-loop turn,
  * and a turn is printed once every book's batch of it is written.
  */
-import { bps, lamports, rawAmount, type UnixMs } from '../../../src/core/index.js';
-import type { OrderIntent } from '../../../src/engine/orders/execution-port.js';
 import { openDeploymentStore } from '../../../src/runtime/store/deployment-store.js';
 import type { PaperBook } from '../../../src/runtime/store/paper-book.js';
 import { createSlicedTurns } from '../../../src/runtime/store/sliced-turns.js';
+import { bookIntent, fillInBook } from './paper-book-driver.js';
 
-const MINT = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const path = process.argv[2] ?? '';
 const count = Number(process.argv[3] ?? 0);
 const shared = count > 0 ? createSlicedTurns({ sliceMs: 0, delayMs: 5 }) : undefined;
@@ -26,40 +24,9 @@ const books = (count > 0 ? Array.from({ length: count }, (_, i) => `${path}-${i}
   if (!store.paper) throw new Error('a paper store has a book');
   return store.paper;
 });
-const intent = (n: number): OrderIntent => ({
-  id: `int_${n}`,
-  strategyId: 'crash',
-  side: 'buy',
-  mint: MINT,
-  decimals: 6,
-  spendLamports: lamports(10_000_000n),
-  slippageBps: bps(300),
-  priorityFeeLamports: lamports(10_000n),
-  referencePrice: undefined,
-  createdAt: n as UnixMs,
-  reason: 'crash test',
-});
 const write = (book: PaperBook, turn: number): void => {
-  book.submitted(intent(turn));
-  if (turn > 0) {
-    const n = turn - 1;
-    book.resolved({
-      type: 'filled',
-      intentId: `int_${n}`,
-      at: turn as UnixMs,
-      fill: {
-        intentId: `int_${n}`,
-        side: 'buy',
-        mint: MINT,
-        decimals: 6,
-        solAmount: lamports(10_000_000n),
-        tokenAmount: rawAmount(1_000_000n),
-        feeLamports: lamports(5_000n),
-        price: '0.00001',
-        filledAt: turn as UnixMs,
-      },
-    });
-  }
+  book.submitted(bookIntent(turn, { strategyId: 'crash', reason: 'crash test' }));
+  if (turn > 0) fillInBook(book, turn - 1, turn);
 };
 for (let turn = 0; turn < 1_000_000; turn++) {
   for (const book of books) write(book, turn);
