@@ -6,7 +6,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ChainpilotError, isChainpilotError, type ErrorCode } from '../../core/index.js';
-import { describeIssue, type LoadedDeployment, type StrategyConfig } from '../../config/index.js';
+import { parse } from 'yaml';
+import { describeIssue, readDeploymentText, type LoadedDeployment, type StrategyConfig, type StrategyIds } from '../../config/index.js';
 import type { ExitRules } from '../../engine/exits/exit-rules.js';
 import type { StrategyDefinition } from '../../engine/strategy/strategy-api.js';
 import { instantiateStrategy, type StrategyInstance } from '../../engine/strategy/strategy-instance.js';
@@ -57,6 +58,35 @@ export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
     });
   }
   return def;
+}
+
+/**
+ * The strategies' own ids by position, for `--set strategies[ID]...`: each entry's `id:`, else the id
+ * of the definition its `use` names (undefined where the entry or its file is not usable: those
+ * problems are reported when the deployment is validated and its strategies resolved).
+ */
+export async function strategyIdsOf(file: string, text?: string): Promise<StrategyIds> {
+  let entries: unknown;
+  try {
+    entries = (parse(text ?? readDeploymentText(file)) as { strategies?: unknown } | null)?.strategies;
+  } catch {
+    return []; // the loader reports the unreadable file or the YAML error itself
+  }
+  if (!Array.isArray(entries)) return [];
+  const baseDir = dirname(resolve(file));
+  return Promise.all(
+    entries.map(async (e: unknown): Promise<string | undefined> => {
+      const { id, use } = typeof e === 'object' && e !== null ? (e as { id?: unknown; use?: unknown }) : {};
+      if (typeof id === 'string') return id;
+      if (typeof use !== 'string') return undefined;
+      if (Object.hasOwn(BUILTIN_STRATEGIES, use)) return BUILTIN_STRATEGIES[use]?.id;
+      if (!isFile(use)) return undefined;
+      return loadStrategyFile(resolve(baseDir, use)).then(
+        (d) => d.id,
+        () => undefined, // resolveStrategies reports the file that does not load, with its line
+      );
+    }),
+  );
 }
 
 function exitsOf(s: StrategyConfig): ExitRules | undefined {

@@ -11,7 +11,8 @@
  */
 import type { RunRecording } from '../compose/recording-port.js';
 import { ChainpilotError, systemClock, type Logger, type TimerHandle } from '../../core/index.js';
-import type { LoadedDeployment } from '../../config/index.js';
+import { picksByName, type LoadedDeployment } from '../../config/index.js';
+import { strategyIdsOf } from '../compose/resolve-strategies.js';
 import { createDeployment, type RuntimeDeps, type RuntimeHandle } from '../handle/create-deployment.js';
 import type { ShutdownReport } from '../handle/deployment-handle.js';
 import { openRun, type RunBaseOptions } from '../compose/run-common.js';
@@ -50,7 +51,8 @@ export async function runShell(
   deps: Omit<RuntimeDeps, 'log' | 'redactor'>,
   title: (loaded: LoadedDeployment, handle: RuntimeHandle) => string,
 ): Promise<ShellResult> {
-  const { loaded, deployment: d, redactor, log, out } = openRun(o);
+  const strategyIds = o.set && picksByName(o.set.map((s) => s.path)) ? await strategyIdsOf(o.file) : undefined;
+  const { loaded, deployment: d, redactor, log, out } = openRun(strategyIds ? { ...o, strategyIds } : o);
   const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}), ...(o.recording ? { recording: o.recording } : {}) });
   const wall = systemClock();
   const restoreExit = guardProcessExit();
