@@ -7,7 +7,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
-import { ChainpilotError, isChainpilotError, type ErrorCode } from '../core/index.js';
+import { ChainpilotError, didYouMean, isChainpilotError, type ErrorCode } from '../core/index.js';
 import { CONFIG_TEXT_LIMITS, describeRange, limitAt } from './limits.js';
 import { deploymentSchema, SECRET_PATHS, type Deployment } from './schema.js';
 import { resolveSetPath, setAt, type SetOverride, type StrategyIds } from './overrides.js';
@@ -29,6 +29,12 @@ export interface LoadOptions {
   readonly set?: readonly SetOverride[];
   /** The strategies' own ids by position, so that `--set strategies[ID]...` finds a strategy without `id:`. */
   readonly strategyIds?: StrategyIds;
+  /**
+   * The strategies' own problems (unknown or unloadable strategy, parameters its schema refuses) in
+   * the substituted file, each as `file:line:col key: what`. Asked only when the file has problems of
+   * its own, so that one run reports them all (runtime/compose/check-deployment.ts gives it).
+   */
+  readonly strategyProblems?: (raw: unknown, locate: (path: readonly (string | number)[]) => string) => readonly string[];
   /** The code of a `--set` path that names nothing (default CLI_BAD_OPTION; a sweep says BACKTEST_INVALID_OPTION). */
   readonly setErrorCode?: ErrorCode;
 }
@@ -154,6 +160,7 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     }
   }
   if (problems.length > 0 || !result.success) {
+    if (options.strategyProblems) problems.push(...options.strategyProblems(substituted, locate));
     const n = problems.length;
     const lineOf = (p: string): number => Number(/^[^ ]*:(\d+):\d+ /.exec(p)?.[1] ?? 0);
     problems.sort((a, b) => lineOf(a) - lineOf(b));
@@ -281,7 +288,7 @@ export function describeIssue(
     const allowed = allowedKeysAt(root, rel);
     return issue.keys.map(
       (k) =>
-        `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`,
+        `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `${didYouMean(k, allowed)}; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`,
     );
   }
   const where = path.length > 0 ? keyPath(path) : '(top level)';
@@ -300,6 +307,7 @@ export function describeIssue(
     issue.code === 'too_small'
   ) {
     msg = `${msg.replace(/, received \w+$/, '')}; got ${formatValue(value)}`;
+    if (issue.code === 'invalid_value' && typeof value === 'string') msg += didYouMean(value, issue.values.map(String));
   }
   return [`${locate(path)} ${where}: ${msg}`];
 }

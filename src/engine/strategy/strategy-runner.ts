@@ -2,7 +2,7 @@
  * Runs one strategy: builds its context, routes events to its handlers, isolates its errors
  * (sync throws and async rejections) and halts it by policy. Timers run on the engine clock.
  */
-import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
+import { ChainpilotError, checkRoomName, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
 import type { EngineStats } from '../logs/engine-stats.js';
 import type { DomainEvent } from '../events/events.js';
 import type { MarketView } from '../market/market-view.js';
@@ -141,6 +141,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       timers.delete(timerId);
     },
     watch(room, options) {
+      checkRoomName(room); // 'price:token:' (a mint left out) is refused here, echoed, in the handler that asked
       if (watched.has(room)) return;
       if (watched.size >= MAX_WATCHED) {
         throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first, or watch with { ttlMs }`, {
@@ -177,7 +178,11 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     start() {
       if (def.onStart) invoke('onStart', () => def.onStart?.(ctx));
-      for (const room of declared) d.rooms.acquire(id, room);
+      for (const room of declared)
+        invoke('rooms', () => {
+          checkRoomName(room);
+          d.rooms.acquire(id, room);
+        });
     },
     event(ev) {
       runner.call(HANDLER[ev.type], ev);

@@ -13,6 +13,7 @@ import type { RunRecording } from '../compose/recording-port.js';
 import { ChainpilotError, systemClock, type Logger, type TimerHandle } from '../../core/index.js';
 import { picksByName, type LoadedDeployment } from '../../config/index.js';
 import { strategyIdsOf } from '../compose/resolve-strategies.js';
+import { withStrategyProblems } from '../compose/check-deployment.js';
 import { createDeployment, type RuntimeDeps, type RuntimeHandle } from '../handle/create-deployment.js';
 import type { ShutdownReport } from '../handle/deployment-handle.js';
 import { openRun, type RunBaseOptions } from '../compose/run-common.js';
@@ -52,7 +53,18 @@ export async function runShell(
   title: (loaded: LoadedDeployment, handle: RuntimeHandle) => string,
 ): Promise<ShellResult> {
   const strategyIds = o.set && picksByName(o.set.map((s) => s.path)) ? await strategyIdsOf(o.file) : undefined;
-  const { loaded, deployment: d, redactor, log, out } = openRun(strategyIds ? { ...o, strategyIds } : o);
+  const base = strategyIds ? { ...o, strategyIds } : o;
+  let opened: ReturnType<typeof openRun>;
+  try {
+    opened = openRun(base);
+  } catch (e) {
+    throw await withStrategyProblems(e, o.file, {
+      ...(o.env ? { env: o.env } : {}),
+      ...(o.set ? { set: o.set } : {}),
+      ...(strategyIds ? { strategyIds } : {}),
+    });
+  }
+  const { loaded, deployment: d, redactor, log, out } = opened;
   const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}), ...(o.recording ? { recording: o.recording } : {}) });
   const wall = systemClock();
   const restoreExit = guardProcessExit();
