@@ -1,6 +1,7 @@
 /**
  * A token whose events keep throwing is quarantined, not the strategy (issue 41: 10 errors from one
  * token in 60 ms used to halt the strategy for every token). Errors across many tokens still halt it.
+ * And ctx.watch refuses a room name with a value left out, echoing it.
  */
 import { describe, expect, it } from 'vitest';
 import { manualClock, seededRandom, lamports } from '../../src/core/index.js';
@@ -27,7 +28,18 @@ const picky = defineStrategy<z.output<typeof params>, Record<string, never>>({
   },
 });
 
-function run() {
+/** Concatenates a room name with a value left out: `price:token:` (the mint forgotten). */
+const careless = defineStrategy<z.output<typeof params>, Record<string, never>>({
+  id: 'careless',
+  params,
+  rooms: () => [rooms.latest()],
+  initialState: () => ({}),
+  onLaunch(_e, ctx) {
+    ctx.watch('price:token:');
+  },
+});
+
+function run(def: typeof picky = picky) {
   const clock = manualClock(1_767_225_600_000);
   const feed = fakeFeed(clock);
   const log = memoryDecisionLog();
@@ -37,7 +49,7 @@ function run() {
     executor: createPaperExecutor({ clock, market: { get: (m) => ref.market?.get(m) }, latencyMs: 100 }),
     clock,
     random: seededRandom(1),
-    strategies: [instantiateStrategy(picky, {})],
+    strategies: [instantiateStrategy(def, {})],
     risk: {},
     startingCashLamports: 10n * SOL,
     execution: { slippageBps: 1_000, priorityFeeLamports: lamports(0n), defaultDecimals: 6 },
@@ -77,5 +89,16 @@ describe('a throwing token', () => {
     for (let i = 0; i < 10; i++) t.feed.push('latest', { token: { mint: `BAD${i}` }, pools: [] });
     expect(t.engine.haltedStrategies()).toMatchObject([{ strategyId: 'picky', message: expect.stringMatching(/halted after 10 errors/) }]);
     expect(t.engine.stats.summary().tokensQuarantined).toBe(0);
+  });
+
+  it('ctx.watch refuses a room name with a value left out, echoing it, and joins nothing', async () => {
+    const t = run(careless);
+    await t.engine.start();
+    t.feed.push('latest', { token: { mint: 'M1' }, pools: [] });
+    expect(t.engine.stats.recentErrors.at(-1)).toMatchObject({
+      where: 'careless.onLaunch',
+      error: expect.stringContaining('room "price:token:" has an empty segment'),
+    });
+    expect(t.feed.joined()).toEqual(['latest']);
   });
 });
