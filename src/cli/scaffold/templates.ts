@@ -107,7 +107,7 @@ export function packageFile(name: string, chainpilotVersion: string): string {
       type: 'module',
       scripts: { test: 'vitest run', validate: 'chainpilot validate deploy.yaml', paper: 'chainpilot paper deploy.yaml --duration 60s' },
       dependencies: { chainpilot: `^${chainpilotVersion}` },
-      devDependencies: { typescript: '^5.6.0', vitest: '^4.0.0' },
+      devDependencies: { typescript: '~5.9.3', vitest: '^4.1.12' },
     },
     null,
     2,
