@@ -4,13 +4,13 @@
  * once their holder count passes a minimum, and lets the exit rules manage the position.
  * This file is the complete example of docs/strategies.md (a test runs it from the guide).
  */
-import { defineStrategy, solParam, z } from '../../src/strategies/api.js';
+import { defineStrategy, durationParam, rooms, solParam, z } from '../../src/strategies/api.js';
 
 const params = z.strictObject({
   buySol: solParam.prefault('0.05'),              // exact SOL -> lamports (bigint), never a float
   dipBps: z.number().int().min(100).max(9_000).default(2_000),
   minHolders: z.number().int().min(0).default(15),
-  watchMs: z.number().int().positive().default(10 * 60_000),
+  watchMs: durationParam({ min: 1 }).default(10 * 60_000), // 600000 or "10m"
 });
 type Params = z.output<typeof params>;
 interface State { readonly highs: Map<string, number> }
@@ -26,8 +26,8 @@ export default defineStrategy<Params, State>({
   onLaunch(e, ctx) {
     ctx.state.highs.set(e.mint, 0);
     // join rooms on demand; they are left after ttlMs, or when a position in the token closes
-    ctx.watch(`price:token:${e.mint}`, { ttlMs: ctx.params.watchMs });
-    ctx.watch(`holders:${e.mint}`, { ttlMs: ctx.params.watchMs });
+    ctx.watch(rooms.price(e.mint), { ttlMs: ctx.params.watchMs });   // built, not concatenated
+    ctx.watch(rooms.holders(e.mint), { ttlMs: ctx.params.watchMs });
     ctx.schedule(ctx.params.watchMs, 'forget', e.mint);      // onTimer on the engine clock
   },
   onPrice(e, ctx) {

@@ -19,6 +19,7 @@ import { registerSweep } from './commands/sweep.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { registerDaemonCommand } from './commands/daemon.js';
 import { registerControlCommands } from './commands/control.js';
+import { registerInit } from './commands/init.js';
 
 /** Commander's "error: ..." as `CLI_BAD_OPTION: ...` (a refused value) or `CLI_USAGE: ...` (anything else). */
 export function codedCliError(text: string): string {
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
   registerWorkerCommand(program);
   registerDaemonCommand(program);
   registerControlCommands(program);
+  registerInit(program);
   return program;
 }
 

@@ -61,3 +61,17 @@ export function portOption(v: string): number {
   if (!inRange(n, l)) throw new InvalidArgumentError(`expected a port, ${describeRange(l)} (0 picks a free port); ${got(v)}`);
   return n;
 }
+
+/**
+ * `--set PATH=VALUE` (repeatable): collected as written; the command parses each with
+ * config/overrides.ts when it runs (kept out of this file so that `--help` loads no config code).
+ */
+export function setOption(v: string, prev: readonly string[] = []): string[] {
+  if (!/^\s*[^=\s][^=]*=\s*\S/.test(v))
+    throw new InvalidArgumentError(`expected PATH=VALUE such as risk.maxOpenPositions=2 or 'strategies[dip-buyer].params.dropPct=30'; ${got(v)}`);
+  return [...prev, v];
+}
+
+/** Help text of `--set` on a command that takes one value per path. */
+export const SET_HELP =
+  "a value in place of the deployment file's, e.g. risk.maxOpenPositions=2 or 'strategies[dip-buyer].params.dropPct=30' (strategies by id, own id, use or [N]; repeatable)";

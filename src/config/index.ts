@@ -4,3 +4,4 @@ export * from './load-deployment.js';
 export * from './effective-config.js';
 export * from './json-schema.js';
 export * from './limits.js';
+export * from './overrides.js';

@@ -7,9 +7,10 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
-import { ChainpilotError, isChainpilotError } from '../core/index.js';
+import { ChainpilotError, didYouMean, isChainpilotError, type ErrorCode } from '../core/index.js';
 import { CONFIG_TEXT_LIMITS, describeRange, limitAt } from './limits.js';
 import { deploymentSchema, SECRET_PATHS, type Deployment } from './schema.js';
+import { resolveSetPath, setAt, type SetOverride, type StrategyIds } from './overrides.js';
 
 export interface LoadedDeployment {
   readonly deployment: Deployment;
@@ -24,6 +25,18 @@ export interface LoadedDeployment {
 
 export interface LoadOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--set PATH=VALUE` overrides, applied to the file before it is validated (overrides.ts). */
+  readonly set?: readonly SetOverride[];
+  /** The strategies' own ids by position, so that `--set strategies[ID]...` finds a strategy without `id:`. */
+  readonly strategyIds?: StrategyIds;
+  /**
+   * The strategies' own problems (unknown or unloadable strategy, parameters its schema refuses) in
+   * the substituted file, each as `file:line:col key: what`. Asked only when the file has problems of
+   * its own, so that one run reports them all (runtime/compose/check-deployment.ts gives it).
+   */
+  readonly strategyProblems?: (raw: unknown, locate: (path: readonly (string | number)[]) => string) => readonly string[];
+  /** The code of a `--set` path that names nothing (default CLI_BAD_OPTION; a sweep says BACKTEST_INVALID_OPTION). */
+  readonly setErrorCode?: ErrorCode;
 }
 
 /** Alias expansions a deployment file may use (anchors are for small repeated blocks, not bombs). */
@@ -110,7 +123,6 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     });
     throw new ChainpilotError('CONFIG_YAML_SYNTAX', `${file} is not valid YAML:\n${lines.join('\n')}`, { retry: 'not_retryable', context: { file } });
   }
-  const locate = (path: readonly (string | number)[]): string => locateIn(doc, path, at);
   const problems: string[] = [];
   const secrets: string[] = [];
   let raw: unknown;
@@ -127,6 +139,10 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
       },
     );
   }
+  const overridden = applyOverrides(doc, raw, options);
+  // a problem in a value given with --set names the option, not a line of the file
+  const locate = (path: readonly (string | number)[]): string =>
+    overridden.find((o) => o.keys.length <= path.length && o.keys.every((k, i) => k === path[i]))?.where ?? locateIn(doc, path, at);
   // a value refused here (too long) is not described again by the schema
   const refused = new Set<string>();
   const substituted = substitute(raw, [], env, secrets, (path, msg) => {
@@ -144,6 +160,7 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     }
   }
   if (problems.length > 0 || !result.success) {
+    if (options.strategyProblems) problems.push(...options.strategyProblems(substituted, locate));
     const n = problems.length;
     const lineOf = (p: string): number => Number(/^[^ ]*:(\d+):\d+ /.exec(p)?.[1] ?? 0);
     problems.sort((a, b) => lineOf(a) - lineOf(b));
@@ -153,6 +170,16 @@ function parseChecked(text: string, file: string, options: LoadOptions): LoadedD
     });
   }
   return { deployment: deepFreeze(result.data), file, secrets, locate, has: (path) => doc.hasIn(path) };
+}
+
+/** Sets each `--set` value in the document and in its plain copy `raw`; returns where each came from. */
+function applyOverrides(doc: Document, raw: unknown, options: LoadOptions): { keys: (string | number)[]; where: string }[] {
+  return (options.set ?? []).map((o) => {
+    const keys = resolveSetPath(raw, o.path, options.strategyIds, options.setErrorCode);
+    doc.setIn(keys, o.value);
+    if (isRecord(raw)) setAt(raw, keys, o.value);
+    return { keys, where: `--set ${o.path}` };
+  });
 }
 
 /**
@@ -261,7 +288,7 @@ export function describeIssue(
     const allowed = allowedKeysAt(root, rel);
     return issue.keys.map(
       (k) =>
-        `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`,
+        `${locate([...path, k])} ${keyPath([...path, k])}: unknown key ${JSON.stringify(k)}${allowed ? `${didYouMean(k, allowed)}; allowed here: ${allowed.length > 0 ? allowed.join(', ') : 'none'}` : ''}`,
     );
   }
   const where = path.length > 0 ? keyPath(path) : '(top level)';
@@ -280,6 +307,7 @@ export function describeIssue(
     issue.code === 'too_small'
   ) {
     msg = `${msg.replace(/, received \w+$/, '')}; got ${formatValue(value)}`;
+    if (issue.code === 'invalid_value' && typeof value === 'string') msg += didYouMean(value, issue.values.map(String));
   }
   return [`${locate(path)} ${where}: ${msg}`];
 }

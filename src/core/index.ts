@@ -11,3 +11,5 @@ export * from './ids.js';
 export * from './duration.js';
 export * from './bounded-map.js';
 export * from './lifecycle.js';
+export * from './did-you-mean.js';
+export { rooms, checkRoomName, type CurveMarket, type DcaEventRoom, type EnrichOption } from './room-names.js';

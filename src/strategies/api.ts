@@ -1,6 +1,6 @@
 /**
  * The strategy API, the only import a strategy needs: `defineStrategy`, the context and event
- * types, zod for parameter schemas, and `solParam` for exact SOL amounts.
+ * types, zod for parameter schemas, `solParam` for exact SOL amounts and `durationParam` for durations.
  */
 export { defineStrategy } from '../engine/strategy/strategy-api.js';
 export type {
@@ -33,3 +33,7 @@ export { choice, range } from '../engine/strategy/param-space.js';
 export type { ParamSpace, ParamValue, WindowMetrics } from '../engine/strategy/param-space.js';
 /** Exact SOL parameters: `buySol: solParam.prefault('0.05')` gives `Lamports` (a bigint). */
 export { solParam } from './sol.js';
+/** Room names built, not concatenated: `ctx.watch(rooms.price(mint))`; `checkRoomName` is what `ctx.watch` refuses. */
+export { rooms, checkRoomName, type Room, type CurveMarket, type DcaEventRoom, type EnrichOption } from '../core/room-names.js';
+/** Duration parameters: `confirmMs: durationParam().default(5_000)` takes 5000 or "5s" and gives milliseconds. */
+export { durationParam } from './duration-param.js';

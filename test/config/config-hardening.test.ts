@@ -148,6 +148,8 @@ describe('strategies named after Object.prototype members and unknown parameters
   it('lists the allowed parameters and points at the unknown key', async () => {
     const r = await validate(`${base}    params:\n      buySol: "0.1"\n      maxEntryDelay: 5\n`);
     expect(r.ok).toBe(false);
-    expect(r.text).toContain('d.yaml:7:7 strategies.0.params.maxEntryDelay: unknown key "maxEntryDelay"; allowed here: buySol, maxEntryDelayMs, markets');
+    expect(r.text).toContain(
+      'd.yaml:7:7 strategies.0.params.maxEntryDelay: unknown key "maxEntryDelay" (did you mean "maxEntryDelayMs"?); allowed here: buySol, maxEntryDelayMs, markets',
+    );
   });
 });

@@ -45,6 +45,7 @@ const summary = (at: number): RunSummary => ({
   maxDrawdownLamports: 0n,
   openPositions: 0,
   strategyErrors: 0,
+  tokensQuarantined: 0,
 });
 
 export function fakeHandle(loaded: LoadedDeployment, o: { now: () => number; failStart?: { code: string; message: string } }): FakeHandle {

@@ -1,7 +1,7 @@
 /** `chainpilot backtest DEPLOYMENT --data FILE|DIR|GLOB [--from T --to T] [--out DIR] [--verify-against DECISIONS.jsonl]`. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { isChainpilotError } from '../../core/errors.js';
-import { durationOption, seedOption } from '../options.js';
+import { durationOption, seedOption, setOption, SET_HELP } from '../options.js';
 
 /** `--from 2026-01-01T00:00:00Z` or Unix milliseconds. */
 export function timeOption(v: string): number {
@@ -24,6 +24,7 @@ export function registerBacktest(program: Command): void {
     .option('--to <time>', 'replay up to this time (ISO or Unix ms)', timeOption)
     .option('--out <dir>', 'output directory', './backtest-out')
     .option('--seed <n>', "engine seed (default: the recording's)", seedOption)
+    .option('--set <path=value>', SET_HELP, setOption)
     .option('--data-miss <policy>', 'ctx.data look-up with no recorded answer: latest (newest earlier answer) or error', 'latest')
     .option('--sample <time>', 'equity sampling interval', durationOption, 60_000)
     .option(
@@ -40,19 +41,22 @@ export function registerBacktest(program: Command): void {
           to?: number;
           out: string;
           seed?: number;
+          set?: string[];
           dataMiss: string;
           sample: number;
           verifyAgainst?: string;
           cache: boolean;
         },
       ) => {
-        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }, { silentRoomsLines }, { formatDriftSummary }] = await Promise.all([
-          import('../../research/backtest/backtest-job.js'),
-          import('../../research/report/summary-table.js'),
-          import('../progress.js'),
-          import('../../research/report/silent-rooms.js'),
-          import('../../research/backtest/pair-fills.js'),
-        ]);
+        const [{ runBacktestJob }, { formatReportSummary }, { createProgress }, { silentRoomsLines }, { formatDriftSummary }, { parseSetAssignment }] =
+          await Promise.all([
+            import('../../research/backtest/backtest-job.js'),
+            import('../../research/report/summary-table.js'),
+            import('../progress.js'),
+            import('../../research/report/silent-rooms.js'),
+            import('../../research/backtest/pair-fills.js'),
+            import('../../config/overrides.js'),
+          ]);
         (await import('../cli-paths.js')).prepareDirOption('--out', opts.out);
         if (opts.dataMiss !== 'latest' && opts.dataMiss !== 'error') throw new InvalidArgumentError('--data-miss: expected latest or error');
         const progress = createProgress('backtest');
@@ -67,6 +71,7 @@ export function registerBacktest(program: Command): void {
             ...(opts.from !== undefined ? { fromMs: opts.from } : {}),
             ...(opts.to !== undefined ? { toMs: opts.to } : {}),
             ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+            ...(opts.set ? { set: opts.set.map((s) => parseSetAssignment(s)) } : {}),
             ...(opts.verifyAgainst ? { verifyAgainst: opts.verifyAgainst } : {}),
             onProgress: (p) => progress.update(p.lines, p.totalLines, new Date(p.at).toISOString(), p.linesPerSec),
           });

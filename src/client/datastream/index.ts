@@ -1,6 +1,6 @@
 /** The Datastream client: typed rooms, a connection that survives anything, and no missed events. */
 export { createDatastreamClient, type DatastreamClient } from './datastream-client.js';
-export { rooms, type Room, type PayloadOf, type CurveMarket, type DcaEventRoom, type EnrichOption } from './rooms/rooms.js';
+export { rooms, checkRoomName, type Room, type PayloadOf, type CurveMarket, type DcaEventRoom, type EnrichOption } from './rooms/rooms.js';
 export { roomSpec, type RoomSpec, type RoomFamilyName, type BackfillScope } from './rooms/room-spec.js';
 export { ROOM_FAMILIES, resolveRoom, familyOf, parseRoomMessage, type ResolvedRoom } from './rooms/room-registry.js';
 export type { RoomFamily, FamilyName, FamilyItems, FamilyPayloads, RowFamilyName, RoomName, Delivery } from './rooms/room-family.js';

@@ -52,6 +52,8 @@ export interface RunSummary {
   readonly maxDrawdownLamports: bigint;
   readonly openPositions: number;
   readonly strategyErrors: number;
+  /** Tokens a strategy stopped getting events of because they kept throwing (strategy-runner.ts). */
+  readonly tokensQuarantined: number;
 }
 
 export interface EngineStats {
@@ -70,6 +72,8 @@ export interface EngineStats {
   readonly unknownReports: number;
   filled(strategyId: string, fill: Fill, after: Position, realisedBefore: bigint | undefined): void;
   strategyError(strategyId: string, where: string, error: unknown): void;
+  /** Strategy `strategyId` quarantined `mint` (its handlers threw for that token too often). */
+  tokenQuarantined(strategyId: string, mint: string): void;
   started(): void;
   /** Samples equity for the drawdown: always on fills, at most once per `equitySampleMs` on price ticks. */
   markEquity(force?: boolean): void;
@@ -110,6 +114,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
   const rejectionsByCode = new Map<string, number>();
   let rejections = 0;
   const errors = new Map<string, number>();
+  let quarantines = 0;
   const recentDenials: RecentDenial[] = [];
   const recentFills: RecentFill[] = [];
   const recentBadFrames: RecentProblem[] = [];
@@ -162,6 +167,10 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
     strategyError(strategyId, where, error) {
       errors.set(strategyId, (errors.get(strategyId) ?? 0) + 1);
       pushBounded(recentErrors, { at: clock.now(), where: `${strategyId}.${where}`, error: describeError(error) });
+    },
+    tokenQuarantined(strategyId, mint) {
+      quarantines++;
+      pushBounded(recentErrors, { at: clock.now(), where: `${strategyId}.quarantine`, error: `token ${mint} quarantined` });
     },
     started() {
       startedAt = clock.now();
@@ -216,6 +225,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
         maxDrawdownLamports: maxDrawdown,
         openPositions: t.openPositions,
         strategyErrors,
+        tokensQuarantined: quarantines,
       };
     },
   };

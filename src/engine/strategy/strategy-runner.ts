@@ -1,8 +1,10 @@
 /**
  * Runs one strategy: builds its context, routes events to its handlers, isolates its errors
- * (sync throws and async rejections) and halts it by policy. Timers run on the engine clock.
+ * (sync throws and async rejections) and halts it by policy. A token whose events keep throwing
+ * (QUARANTINE_AFTER errors in the window) is quarantined instead: the strategy gets no more of its
+ * events and keeps trading the others. Timers run on the engine clock.
  */
-import { ChainpilotError, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
+import { ChainpilotError, checkRoomName, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
 import type { EngineStats } from '../logs/engine-stats.js';
 import type { DomainEvent } from '../events/events.js';
 import type { MarketBars } from '../market/market-bars.js';
@@ -18,6 +20,10 @@ import type { StrategyContext, StrategyData, StrategyDefinition } from './strate
 import type { StrategyInstance } from './strategy-instance.js';
 
 const MAX_TIMERS = 10_000;
+/** Errors by one token (within the error window) that quarantine it, when the halt threshold is higher. */
+const QUARANTINE_AFTER = 3;
+/** Tokens whose recent errors are remembered (a bound: one error each from endless tokens must not grow memory). */
+const MAX_TOKENS_ERRING = 1_000;
 const MAX_WATCHED = 1_000;
 
 type HandlerName = Exclude<Extract<keyof StrategyDefinition, `on${string}`>, 'onStart'>;
@@ -70,6 +76,12 @@ export interface StrategyRunnerDeps {
   readonly onHalted?: (strategyId: string, message: string) => void;
 }
 
+/** The token an event, fill or failed intent is about, if any. */
+function mintOf(arg: unknown): string | undefined {
+  const m = typeof arg === 'object' && arg !== null ? (arg as { mint?: unknown }).mint : undefined;
+  return typeof m === 'string' ? m : undefined;
+}
+
 export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
   const { instance, clock } = d;
   const def = instance.definition;
@@ -79,17 +91,43 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
   /** Watched rooms and their expiry timer, if any. */
   const watched = new Map<string, TimerHandle | undefined>();
   const declared = def.rooms?.(instance.params) ?? [];
-  const errorTimes: number[] = [];
+  /** The strategy's errors within the window (a quarantined token's are taken out: they halt nothing). */
+  let errorTimes: { readonly at: number; readonly mint: string | undefined }[] = [];
+  const tokenErrors = new Map<string, number[]>();
+  /** Tokens whose events this strategy no longer gets: they threw QUARANTINE_AFTER times in the window. */
+  const quarantined = new Set<string>();
+  // below the halt threshold, and never on a token's first error (one error says nothing about the token)
+  const quarantineAfter = Math.min(QUARANTINE_AFTER, d.errorPolicy.maxErrors - 1);
   let halted = false;
   let nextTimer = 1;
 
-  const fail = (where: string, e: unknown): void => {
+  /** Counts a token's error; true when it quarantined the token (its errors then halt nothing). */
+  const quarantine = (mint: string, now: number, where: string, e: unknown): boolean => {
+    const times = (tokenErrors.get(mint) ?? []).filter((t) => now - t <= d.errorPolicy.windowMs);
+    times.push(now);
+    tokenErrors.delete(mint); // re-inserted last: the map's first key is the token that erred longest ago
+    tokenErrors.set(mint, times);
+    if (tokenErrors.size > MAX_TOKENS_ERRING) tokenErrors.delete(tokenErrors.keys().next().value!);
+    if (quarantineAfter < 2 || times.length < quarantineAfter) return false;
+    tokenErrors.delete(mint);
+    quarantined.add(mint);
+    errorTimes = errorTimes.filter((x) => x.mint !== mint);
+    d.stats.tokenQuarantined(id, mint);
+    log.warn(
+      { mint, errors: times.length, where },
+      `strategy ${id} quarantined token ${mint} after ${times.length} errors in ${d.errorPolicy.windowMs} ms (last in ${where}: ${describeError(e)}); it gets no more events of that token and keeps trading the others`,
+    );
+    return true;
+  };
+
+  const fail = (where: string, e: unknown, mint?: string): void => {
     d.stats.strategyError(id, where, e);
-    log.error({ err: e, where }, `strategy ${id} failed in ${where}`);
+    log.error({ err: e, where, ...(mint !== undefined ? { mint } : {}) }, `strategy ${id} failed in ${where}`);
     if (d.errorPolicy.maxErrors <= 0) return;
     const now = clock.now();
-    errorTimes.push(now);
-    while (errorTimes.length > 0 && now - errorTimes[0]! > d.errorPolicy.windowMs) errorTimes.shift();
+    if (mint !== undefined && quarantine(mint, now, where, e)) return;
+    errorTimes.push({ at: now, mint });
+    errorTimes = errorTimes.filter((x) => now - x.at <= d.errorPolicy.windowMs);
     if (errorTimes.length >= d.errorPolicy.maxErrors && !halted) {
       halted = true;
       const message = `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms (last in ${where}: ${describeError(e)}); its open positions keep their exit rules`;
@@ -153,6 +191,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       timers.delete(timerId);
     },
     watch(room, options) {
+      checkRoomName(room); // 'price:token:' (a mint left out) is refused here, echoed, in the handler that asked
       if (watched.has(room)) return;
       if (watched.size >= MAX_WATCHED) {
         throw new ChainpilotError('STRATEGY_TOO_MANY_ROOMS', `strategy ${id} watches ${MAX_WATCHED} rooms; unwatch some first, or watch with { ttlMs }`, {
@@ -203,23 +242,30 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
     },
     start() {
       if (def.onStart) invoke('onStart', () => def.onStart?.(ctx));
-      for (const room of declared) d.rooms.acquire(id, room);
+      for (const room of declared)
+        invoke('rooms', () => {
+          checkRoomName(room);
+          d.rooms.acquire(id, room);
+        });
     },
     event(ev) {
       runner.call(HANDLER[ev.type], ev);
     },
     call(handler, arg) {
-      if (!halted) {
-        // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
-        const fn = def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined;
-        // as invoke(), without a closure per event
-        if (fn)
-          try {
-            const r = fn.call(def, arg, ctx);
-            if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e));
-          } catch (e) {
-            fail(handler, e);
-          }
+      const mint = !halted && (quarantined.size > 0 || d.errorPolicy.maxErrors > 0) ? mintOf(arg) : undefined;
+      const fn =
+        halted || (mint !== undefined && quarantined.has(mint))
+          ? undefined
+          : // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
+            (def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined);
+      // as invoke(), without a closure per event
+      if (fn) {
+        try {
+          const r = fn.call(def, arg, ctx);
+          if (r instanceof Promise) r.then(undefined, (e: unknown) => fail(handler, e, mint));
+        } catch (e) {
+          fail(handler, e, mint);
+        }
       }
       // a fill or a failure of an intent on a tracked token ends its tracking, once the handler had it
       if (handler === 'onFill' || handler === 'onIntentFailed')

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ChainpilotError, createRedactor, type Logger } from '../../core/index.js';
-import { effectiveConfigYaml, loadDeployment, type Deployment, type LoadedDeployment } from '../../config/index.js';
+import { effectiveConfigYaml, picksByName, type Deployment, type LoadedDeployment, type SetOverride } from '../../config/index.js';
+import { strategyIdsOf } from '../../runtime/compose/resolve-strategies.js';
+import { loadDeploymentFully } from '../../runtime/compose/check-deployment.js';
 import { computeReport } from '../report/compute-report.js';
 import { renderReportHtml } from '../report/render-html.js';
 import type { BacktestReport } from '../report/report-types.js';
@@ -35,6 +37,8 @@ export interface BacktestJobOptions {
   /** Directory of prepared caches (default: `.chainpilot-cache` next to the recording). */
   readonly cacheDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--set PATH=VALUE` overrides of the deployment file. */
+  readonly set?: readonly SetOverride[];
   readonly log?: Logger;
   readonly onProgress?: (p: BacktestProgress) => void;
 }
@@ -188,7 +192,9 @@ export function reportOf(result: BacktestResult, recording: Recording, loaded: L
 
 export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJobResult> {
   const redactor = createRedactor();
-  const loaded = loadDeployment(o.file, o.env ? { env: o.env } : {});
+  const set = o.set ?? [];
+  const strategyIds = picksByName(set.map((s) => s.path)) ? await strategyIdsOf(o.file) : undefined;
+  const loaded = await loadDeploymentFully(o.file, { set, ...(strategyIds ? { strategyIds } : {}), ...(o.env ? { env: o.env } : {}) });
   for (const s of loaded.secrets) redactor.add(s);
   if (o.fromMs !== undefined && o.toMs !== undefined && o.toMs <= o.fromMs) {
     throw new ChainpilotError('BACKTEST_INVALID_OPTION', '--to must be later than --from', { retry: 'not_retryable', context: { field: 'to' } });

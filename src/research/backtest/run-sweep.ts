@@ -11,8 +11,8 @@ import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ChainpilotError, decimal } from '../../core/index.js';
-import { loadDeployment } from '../../config/index.js';
-import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
+import { loadDeployment, picksByName } from '../../config/index.js';
+import { resolveStrategies, strategyIdsOf } from '../../runtime/compose/resolve-strategies.js';
 import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutput } from '../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
 import { DEFAULT_BUDGET, runSearch, searchFolds, startingCells, type SearchMethod } from './search-methods.js';
@@ -78,9 +78,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   const axes = explicit.length > 0 ? explicit : await declaredAxes(o.file, o.env);
   if (axes.length === 0) throw bad('sweep: nothing to search: give --set PATH=V1,V2, a space: in --spec, or declare space: in the strategy', 'set');
   const fileText = readFileSync(o.file, 'utf8');
+  const strategyIds = picksByName(axes.map((a) => a.path)) ? await strategyIdsOf(o.file, fileText) : undefined;
   const start = startingCells(axes, method, budget, seed);
   // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
-  for (const c of start) await resolveStrategies(cellDeployment(fileText, o.file, c, o.env));
+  for (const c of start) await resolveStrategies(cellDeployment(fileText, o.file, c, o.env, strategyIds));
 
   const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
   const lines = recording.lines;
@@ -93,7 +94,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
     : null;
   const folds = searchFolds(walkForward ? foldWindows(first, last, walkForward) : null, first, last);
 
-  const job: CellJob = { file: o.file, fileText, sampleMs: o.sampleMs ?? 60_000, ...(o.env ? { env: o.env } : {}) };
+  const job: CellJob = {
+    file: o.file,
+    fileText,
+    sampleMs: o.sampleMs ?? 60_000,
+    ...(o.env ? { env: o.env } : {}),
+    ...(strategyIds ? { strategyIds } : {}),
+  };
   let done = 0;
   let known = 0;
   const onResult = (): void => o.onCell?.(++done, known);

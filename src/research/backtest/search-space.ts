@@ -1,8 +1,8 @@
 /**
  * The axes a sweep searches: the `--set` axes and the sweep file's `space:` when given, else every
  * parameter space the deployment's enabled strategies declare (`space:` in `defineStrategy`), as
- * `strategies[ID].params.NAME` (ID: the strategy's `id`, else its `use` for a built-in, else its
- * position).
+ * `strategies[ID].params.NAME` (ID: the strategy's `id:`, else the id its definition declares;
+ * its position when that id has characters a path cannot hold).
  */
 import { ChainpilotError } from '../../core/index.js';
 import { loadDeployment } from '../../config/index.js';
@@ -19,8 +19,8 @@ export async function declaredAxes(file: string, env?: Readonly<Record<string, s
   instances.forEach((inst, k) => {
     const { s, i } = enabled[k]!;
     const space = (inst.definition.space ?? {}) as Readonly<Record<string, ParamSpace | undefined>>;
-    const sameUse = loaded.deployment.strategies.filter((x) => x.use === s.use && x.id === undefined).length;
-    const id = s.id ?? (sameUse === 1 && /^[\w-]+$/.test(s.use) ? s.use : String(i));
+    // the strategy's id (its `id:`, else its definition's; unique in a deployment), when the path syntax can hold it
+    const id = /^[\w-]+$/.test(inst.id) ? inst.id : String(i);
     for (const [name, sp] of Object.entries(space)) {
       if (!sp) continue;
       const values = spaceValues(sp);

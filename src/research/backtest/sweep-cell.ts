@@ -4,6 +4,7 @@
  * `chainpilot worker --sweeps` processes, and by the in-process path; the result depends only on the
  * task and the recording.
  */
+import type { StrategyIds } from '../../config/index.js';
 import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
@@ -37,6 +38,8 @@ export interface CellJob {
   readonly sampleMs: number;
   /** For `${VAR}` in the deployment; never put on a queue (workers use their own environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The strategies' own ids by position, for `strategies[ID]` paths (config/overrides.ts). */
+  readonly strategyIds?: StrategyIds;
 }
 
 /** One unit of work: a cell and the windows to run it on. */
@@ -47,7 +50,7 @@ export interface CellTask {
 
 export async function runCell(job: CellJob, recording: Recording, task: CellTask): Promise<CellResult> {
   const { cell } = task;
-  const loaded = cellDeployment(job.fileText, job.file, cell, job.env);
+  const loaded = cellDeployment(job.fileText, job.file, cell, job.env, job.strategyIds);
   const windows: Record<string, CellMetrics & { fingerprint: string }> = {};
   const silent = new Set<string>();
   for (const w of task.windows) {

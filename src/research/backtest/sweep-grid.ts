@@ -1,12 +1,11 @@
 /**
  * The parameter grid of a sweep: `--set 'strategies[curve-momentum].params.milestonePct=40,50,60'`
- * names a path in the deployment file (`strategies[ID]` picks the strategy by id, or by `use` when
- * it has no id; `[N]` picks by position) and its values; the cells are every combination, in a
- * fixed order. Each cell is the deployment file with those values set, validated like any file.
+ * names a path in the deployment file (config/overrides.ts: `strategies[ID]` picks the strategy by
+ * its `id:`, by the strategy's own id, or by `use`; `[N]` picks by position) and its values; the
+ * cells are every combination, in a fixed order. Each cell is the deployment file with those values set, validated like any file.
  */
-import { parse, stringify } from 'yaml';
 import { ChainpilotError } from '../../core/index.js';
-import { parseDeployment, type LoadedDeployment } from '../../config/index.js';
+import { parseDeployment, parseSetScalar, type LoadedDeployment, type StrategyIds } from '../../config/index.js';
 
 export interface SweepAxis {
   readonly path: string;
@@ -20,13 +19,6 @@ export interface SweepCell {
 
 const bad = (msg: string): ChainpilotError => new ChainpilotError('BACKTEST_INVALID_OPTION', msg, { retry: 'not_retryable', context: { field: 'set' } });
 
-function scalar(v: string): string | number | boolean {
-  const t = v.trim();
-  if (t === 'true' || t === 'false') return t === 'true';
-  if (/^-?\d+(\.\d+)?$/.test(t) && !/^-?0\d/.test(t)) return Number(t);
-  return t.replace(/^["']|["']$/g, '');
-}
-
 /** Parses one `--set PATH=V1,V2,...`. */
 export function parseSetOption(spec: string): SweepAxis {
   const eq = spec.indexOf('=');
@@ -36,7 +28,7 @@ export function parseSetOption(spec: string): SweepAxis {
     .slice(eq + 1)
     .split(',')
     .filter((v) => v.trim().length > 0)
-    .map(scalar);
+    .map(parseSetScalar);
   if (values.length === 0) throw bad(`--set ${path}: give at least one value`);
   return { path, values };
 }
@@ -67,47 +59,14 @@ export function gridCells(axes: readonly SweepAxis[]): SweepCell[] {
   return cells.map((params, index) => ({ index, params }));
 }
 
-type Node = Record<string, unknown> | unknown[];
-
-function setPath(root: Record<string, unknown>, path: string): (v: unknown) => void {
-  const parts = path.match(/[^.[\]]+|\[[^\]]*\]/g) ?? [];
-  let node: Node = root;
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    const last = i === parts.length - 1;
-    let key: string | number;
-    if (part.startsWith('[')) {
-      const inner = part.slice(1, -1);
-      if (!Array.isArray(node)) throw bad(`--set ${path}: ${part} selects from a list, but this is not one`);
-      const list: unknown[] = node;
-      key = /^\d+$/.test(inner)
-        ? Number(inner)
-        : list.findIndex((s) => {
-            const o = s as { id?: unknown; use?: unknown };
-            return o.id === inner || (o.id === undefined && o.use === inner);
-          });
-      if (key < 0 || key >= list.length)
-        throw bad(`--set ${path}: no entry ${part} in the deployment (strategies are picked by id, or by use when they have no id)`);
-    } else key = part;
-    if (last) {
-      const target = node as Record<string | number, unknown>;
-      return (v) => void (target[key] = v);
-    }
-    const holder = node as Record<string | number, unknown>;
-    let next = holder[key];
-    if (next === undefined || next === null) {
-      next = {};
-      holder[key] = next;
-    }
-    if (typeof next !== 'object') throw bad(`--set ${path}: ${String(key)} is a value, not a section`);
-    node = next as Node;
-  }
-  throw bad(`--set ${path}: empty path`);
-}
-
-/** The deployment of `cell`: the file's text with the cell's values set, validated. */
-export function cellDeployment(fileText: string, file: string, cell: SweepCell, env?: Readonly<Record<string, string | undefined>>): LoadedDeployment {
-  const doc = parse(fileText) as Record<string, unknown>;
-  for (const [path, v] of Object.entries(cell.params)) setPath(doc, path)(v);
-  return parseDeployment(stringify(doc), file, env ? { env } : {});
+/** The deployment of `cell`: the file's text with the cell's values set, validated. `ids`: the strategies' own ids by position. */
+export function cellDeployment(
+  fileText: string,
+  file: string,
+  cell: SweepCell,
+  env?: Readonly<Record<string, string | undefined>>,
+  ids: StrategyIds = [],
+): LoadedDeployment {
+  const set = Object.entries(cell.params).map(([path, value]) => ({ path, value }));
+  return parseDeployment(fileText, file, { set, strategyIds: ids, setErrorCode: 'BACKTEST_INVALID_OPTION', ...(env ? { env } : {}) });
 }

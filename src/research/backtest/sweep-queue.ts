@@ -36,6 +36,8 @@ export interface SweepJobData {
   readonly file: string;
   readonly fileText: string;
   readonly sampleMs: number;
+  /** The strategies' own ids by position (null: not known), for `strategies[ID]` paths. */
+  readonly strategyIds?: readonly (string | null)[];
   readonly recording: readonly { readonly path: string; readonly sha256: string }[];
   readonly task: CellTask;
 }
@@ -69,6 +71,7 @@ export async function queueRunner(o: QueueRunnerOptions): Promise<TaskRunner> {
         file: resolve(o.job.file),
         fileText: o.job.fileText,
         sampleMs: o.job.sampleMs,
+        ...(o.job.strategyIds ? { strategyIds: o.job.strategyIds.map((x) => x ?? null) } : {}),
         recording,
         task,
       }));
@@ -151,7 +154,13 @@ export function startSweepWorker(o: SweepWorkerOptions): RunningSweepWorker {
     SWEEP_QUEUE,
     async (job) => {
       const d = job.data;
-      const cellJob: CellJob = { file: d.file, fileText: d.fileText, sampleMs: d.sampleMs, ...(o.env ? { env: o.env } : {}) };
+      const cellJob: CellJob = {
+        file: d.file,
+        fileText: d.fileText,
+        sampleMs: d.sampleMs,
+        ...(d.strategyIds ? { strategyIds: d.strategyIds.map((x) => x ?? undefined) } : {}),
+        ...(o.env ? { env: o.env } : {}),
+      };
       try {
         return await runCell(cellJob, recordingOf(d), d.task);
       } catch (e) {

@@ -3,10 +3,12 @@
  * strategies from a TypeScript or JavaScript file (loaded at runtime through tsx). Parameter errors
  * are reported with file, line and key, all at once.
  */
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ChainpilotError, isChainpilotError, type ErrorCode } from '../../core/index.js';
-import { describeIssue, type LoadedDeployment, type StrategyConfig } from '../../config/index.js';
+import { ChainpilotError, didYouMean, isChainpilotError, type ErrorCode } from '../../core/index.js';
+import { parse } from 'yaml';
+import { describeIssue, readDeploymentText, type LoadedDeployment, type StrategyConfig, type StrategyIds } from '../../config/index.js';
 import type { ExitRules } from '../../engine/exits/exit-rules.js';
 import type { StrategyDefinition } from '../../engine/strategy/strategy-api.js';
 import { instantiateStrategy, type StrategyInstance } from '../../engine/strategy/strategy-instance.js';
@@ -26,8 +28,21 @@ function isDefinition(v: unknown): v is AnyDefinition {
   );
 }
 
-/** Loads a user strategy file; its default export (or single exported definition) is the strategy. */
-export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
+/**
+ * Loads a user strategy file; its default export (or single exported definition) is the strategy.
+ * `shown` is the path as the user wrote it (the `use:` value), named in errors.
+ */
+export async function loadStrategyFile(path: string, shown: string = path): Promise<AnyDefinition> {
+  // the loader's own "cannot find module" names its importer (chainpilot's dist/): say it plainly instead
+  if (!existsSync(path))
+    throw new ChainpilotError(
+      'STRATEGY_LOAD_FAILED',
+      `strategy file ${shown} does not exist (looked for ${path}); a path in use: is relative to the deployment file`,
+      {
+        retry: 'not_retryable',
+        context: { path: shown },
+      },
+    );
   let mod: Record<string, unknown>;
   try {
     const url = pathToFileURL(path).href;
@@ -39,9 +54,9 @@ export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
       mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
     }
   } catch (e) {
-    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `cannot load strategy file ${shown}: ${e instanceof Error ? e.message : String(e)}`, {
       retry: 'not_retryable',
-      context: { path },
+      context: { path: shown },
     });
   }
   // A file compiled as CommonJS (a .ts strategy in a package without "type": "module", or a .cjs
@@ -51,12 +66,77 @@ export async function loadStrategyFile(path: string): Promise<AnyDefinition> {
   const candidates = [mod['default'], ...Object.values(mod), ...inner].filter(isDefinition);
   const def = candidates[0];
   if (!def) {
-    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `strategy file ${path} exports no strategy: export default defineStrategy({...})`, {
+    throw new ChainpilotError('STRATEGY_LOAD_FAILED', `strategy file ${shown} exports no strategy: export default defineStrategy({...})`, {
       retry: 'not_retryable',
-      context: { path },
+      context: { path: shown },
     });
   }
   return def;
+}
+
+/** The definition `use` names (a built-in, or a file relative to `baseDir`), or why there is none. */
+export type Found = { readonly def: AnyDefinition } | { readonly kind: ErrorCode; readonly problem: string };
+
+export async function definitionOf(use: string, baseDir: string): Promise<Found> {
+  // own keys only: `use: constructor` must not find Object.prototype.constructor
+  const builtin = Object.hasOwn(BUILTIN_STRATEGIES, use) ? BUILTIN_STRATEGIES[use] : undefined;
+  if (builtin) return { def: builtin };
+  if (!isFile(use)) {
+    const names = Object.keys(BUILTIN_STRATEGIES);
+    return { kind: 'STRATEGY_UNKNOWN', problem: `unknown strategy "${use}"${didYouMean(use, names)}; built-ins: ${names.join(', ')}, or a path to a .ts file` };
+  }
+  try {
+    return { def: await loadStrategyFile(resolve(baseDir, use), use) };
+  } catch (e) {
+    return { kind: 'STRATEGY_LOAD_FAILED', problem: isChainpilotError(e) ? e.message : String(e) };
+  }
+}
+
+/** `params` of strategy `i` against its definition's schema: each problem with file, line and key. */
+export function paramProblems(def: AnyDefinition, params: unknown, i: number, locate: (path: readonly (string | number)[]) => string): string[] {
+  const r = def.params.safeParse(params);
+  return r.success ? [] : r.error.issues.flatMap((issue) => describeIssue(issue, locate, params, def.params, ['strategies', i, 'params']));
+}
+
+/**
+ * The definitions of the file's `strategies:` entries, by position, read leniently from its text
+ * (undefined for an entry with no `use`, or a file that is not YAML: the loader reports those).
+ */
+export async function definitionsOf(file: string, text?: string): Promise<(Found | undefined)[]> {
+  let entries: unknown;
+  try {
+    entries = (parse(text ?? readDeploymentText(file)) as { strategies?: unknown } | null)?.strategies;
+  } catch {
+    return []; // the loader reports the unreadable file or the YAML error itself
+  }
+  if (!Array.isArray(entries)) return [];
+  const baseDir = dirname(resolve(file));
+  return Promise.all(
+    entries.map(async (e: unknown): Promise<Found | undefined> => {
+      const use = typeof e === 'object' && e !== null ? (e as { use?: unknown }).use : undefined;
+      return typeof use === 'string' ? definitionOf(use, baseDir) : undefined;
+    }),
+  );
+}
+
+/**
+ * The strategies' own ids by position, for `--set strategies[ID]...`: each entry's `id:`, else the id
+ * of the definition its `use` names (undefined where the entry or its file is not usable: those
+ * problems are reported when the deployment is validated and its strategies resolved).
+ */
+export async function strategyIdsOf(file: string, text?: string): Promise<StrategyIds> {
+  let entries: unknown;
+  try {
+    entries = (parse(text ?? readDeploymentText(file)) as { strategies?: unknown } | null)?.strategies;
+  } catch {
+    return []; // the loader reports the unreadable file or the YAML error itself
+  }
+  const found = await definitionsOf(file, text);
+  return (Array.isArray(entries) ? entries : []).map((e: unknown, i) => {
+    const id = typeof e === 'object' && e !== null ? (e as { id?: unknown }).id : undefined;
+    const f = found[i];
+    return typeof id === 'string' ? id : f && 'def' in f ? f.def.id : undefined;
+  });
 }
 
 function exitsOf(s: StrategyConfig): ExitRules | undefined {
@@ -78,22 +158,13 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
   const baseDir = dirname(resolve(loaded.file));
   for (const [i, s] of loaded.deployment.strategies.entries()) {
     if (!s.enabled) continue;
-    // own keys only: `use: constructor` must not find Object.prototype.constructor
-    let def: AnyDefinition | undefined = Object.hasOwn(BUILTIN_STRATEGIES, s.use) ? BUILTIN_STRATEGIES[s.use] : undefined;
-    try {
-      if (!def && isFile(s.use)) def = await loadStrategyFile(resolve(baseDir, s.use));
-    } catch (e) {
-      problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: ${isChainpilotError(e) ? e.message : String(e)}`);
-      kinds.add('STRATEGY_LOAD_FAILED');
+    const found = await definitionOf(s.use, baseDir);
+    if (!('def' in found)) {
+      problems.push(`${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: ${found.problem}`);
+      kinds.add(found.kind);
       continue;
     }
-    if (!def) {
-      problems.push(
-        `${loaded.locate(['strategies', i, 'use'])} strategies.${i}.use: unknown strategy "${s.use}"; built-ins: ${Object.keys(BUILTIN_STRATEGIES).join(', ')}, or a path to a .ts file`,
-      );
-      kinds.add('STRATEGY_UNKNOWN');
-      continue;
-    }
+    const { def } = found;
     const id = s.id ?? def.id;
     if (ids.has(id)) {
       problems.push(`${loaded.locate(['strategies', i])} strategies.${i}.id: "${id}" is used twice; give each strategy a unique id`);
@@ -101,10 +172,10 @@ export async function resolveStrategies(loaded: LoadedDeployment): Promise<Strat
       continue;
     }
     ids.add(id);
-    const r = def.params.safeParse(s.params);
-    if (!r.success) {
-      // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
-      for (const issue of r.error.issues) problems.push(...describeIssue(issue, loaded.locate, s.params, def.params, ['strategies', i, 'params']));
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- locate is a closure: no `this`
+    const bad = paramProblems(def, s.params, i, loaded.locate);
+    if (bad.length > 0) {
+      problems.push(...bad);
       kinds.add('STRATEGY_INVALID_PARAMS');
       continue;
     }

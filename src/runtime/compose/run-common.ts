@@ -8,7 +8,7 @@ import { createDatastreamClient, type DatastreamClient, type DatastreamKnobs } f
 import type { HttpTelemetry } from '../../client/http/index.js';
 import { createLogger, createRedactor, longTimeout, seededRandom, type Clock, type Logger, type Redactor, type UnixMs } from '../../core/index.js';
 import type { FeedConnection } from '../handle/deployment-handle.js';
-import { loadDeployment, type Deployment, type LoadedDeployment } from '../../config/index.js';
+import { loadDeployment, type Deployment, type LoadedDeployment, type SetOverride, type StrategyIds } from '../../config/index.js';
 import { createRestPorts, type RestPorts } from './rest-ports.js';
 
 export interface RunBaseOptions {
@@ -19,6 +19,10 @@ export interface RunBaseOptions {
   /** Where the status panel and summary go (default stdout). */
   readonly out?: (text: string) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--set PATH=VALUE` overrides of the deployment file. */
+  readonly set?: readonly SetOverride[];
+  /** The strategies' own ids by position, when `set` picks a strategy by name (strategyIdsOf). */
+  readonly strategyIds?: StrategyIds;
   /** Logger to use as is (default: pino through the run's redactor, pretty on a TTY). */
   readonly log?: Logger;
   /** Where the run's redacting logger writes (tests capture lines here). Ignored with `log`. */
@@ -37,7 +41,11 @@ export interface OpenedRun {
 export function openRun(o: RunBaseOptions): OpenedRun {
   const out = o.out ?? ((t: string) => void process.stdout.write(t));
   const redactor = createRedactor();
-  const loaded = loadDeployment(o.file, o.env ? { env: o.env } : {});
+  const loaded = loadDeployment(o.file, {
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.set ? { set: o.set } : {}),
+    ...(o.strategyIds ? { strategyIds: o.strategyIds } : {}),
+  });
   for (const s of loaded.secrets) redactor.add(s);
   const d = loaded.deployment;
   const log =

@@ -93,5 +93,6 @@ export function emptySummary(at: UnixMs): DeploymentStats['summary'] {
     maxDrawdownLamports: 0n,
     openPositions: 0,
     strategyErrors: 0,
+    tokensQuarantined: 0,
   };
 }

@@ -6,12 +6,16 @@
  *   in flight until each lands, fails or expires (`shutdown.drain` on the run clock); the
  *   per-intent report and the summary are printed. A second signal exits at once with 130.
  * - A fatal error (journal corruption, an impossible transition, an oversold position) or a feed
- *   that stopped for good ends the run after the drain with exit status 1.
+ *   that stopped for good ends the run after the drain with exit status 1. A strategy the error
+ *   policy halted is said on the terminal when it happens; the others keep trading, and the run
+ *   exits with status 1 naming it.
  * - While user code runs, `process.exit` throws RUNTIME_PROCESS_EXIT: a strategy cannot end the process.
  */
 import type { RunRecording } from '../compose/recording-port.js';
 import { ChainpilotError, systemClock, type Logger, type TimerHandle } from '../../core/index.js';
-import type { LoadedDeployment } from '../../config/index.js';
+import { picksByName, type LoadedDeployment } from '../../config/index.js';
+import { strategyIdsOf } from '../compose/resolve-strategies.js';
+import { withStrategyProblems } from '../compose/check-deployment.js';
 import { createDeployment, type RuntimeDeps, type RuntimeHandle } from '../handle/create-deployment.js';
 import type { ShutdownReport } from '../handle/deployment-handle.js';
 import { openRun, type RunBaseOptions } from '../compose/run-common.js';
@@ -23,7 +27,7 @@ import { createPanelLog, createRedraw, createStatusPanel, formatShutdownReport, 
 export interface ShellResult {
   readonly handle: RuntimeHandle;
   readonly report: ShutdownReport;
-  /** 0, or 1 after a fatal error, a failed start, or a feed that never worked. */
+  /** 0, or 1 after a fatal error, a failed start, a feed that never worked, or a strategy the error policy halted. */
   readonly exitCode: number;
   /** The coded reason of a non-zero exit, as printed. */
   readonly problem: string | undefined;
@@ -57,7 +61,19 @@ export async function runShell(
   // On one terminal the log goes to stderr above the panel, as readable lines (orders' refusals counted in it), never through it.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- as above
   const panelLog = tty && !o.log && !o.logDestination && process.stderr.isTTY === true ? createPanelLog(redraw) : undefined;
-  const { loaded, deployment: d, redactor, log } = openRun({ ...o, out, ...(panelLog ? { logDestination: panelLog } : {}) });
+  const strategyIds = o.set && picksByName(o.set.map((s) => s.path)) ? await strategyIdsOf(o.file) : undefined;
+  const base = { ...o, out, ...(panelLog ? { logDestination: panelLog } : {}), ...(strategyIds ? { strategyIds } : {}) };
+  let opened: ReturnType<typeof openRun>;
+  try {
+    opened = openRun(base);
+  } catch (e) {
+    throw await withStrategyProblems(e, o.file, {
+      ...(o.env ? { env: o.env } : {}),
+      ...(o.set ? { set: o.set } : {}),
+      ...(strategyIds ? { strategyIds } : {}),
+    });
+  }
+  const { loaded, deployment: d, redactor, log } = opened;
   const handle = createDeployment(loaded, { ...deps, log, redactor, ...(o.env ? { env: o.env } : {}), ...(o.recording ? { recording: o.recording } : {}) });
   const wall = systemClock();
   const restoreExit = guardProcessExit();
@@ -82,6 +98,7 @@ export async function runShell(
   if (o.signal?.aborted) onAbort();
 
   let problem: string | undefined;
+  let strategyHalted: string | undefined;
   const unlisten = handle.events.on((e) => {
     if (e.type === 'state' && e.state === 'halted' && e.cause && e.cause.code !== 'RUNTIME_FEED_LOST') {
       problem ??= `${e.cause.code}: ${e.cause.message}`;
@@ -92,6 +109,11 @@ export async function runShell(
       requestStop('feed stopped');
     }
     if (e.type === 'alert' && e.level !== 'info') log.warn({ code: e.code }, e.message);
+    // a halted strategy is said on the terminal at once (the others keep trading) and fails the run's exit status
+    if (e.type === 'alert' && e.code === 'ENGINE_STRATEGY_HALTED') {
+      strategyHalted ??= `${e.code}: ${e.message}`;
+      out(`\n${redactor.redact(`${e.code}: ${e.message}`)}\n`);
+    }
   });
 
   const timers: TimerHandle[] = [];
@@ -132,6 +154,7 @@ export async function runShell(
       `  feed: ${f.frames} frames, ${f.rejected} rejected, ${f.dropped} dropped, ${f.gaps} gaps, ${f.reconnects} reconnects, ${f.backfillFailures} failed backfills\n`,
     );
     if (report.fatal) problem ??= `${report.fatal.code}: ${report.fatal.message}`;
+    problem ??= strategyHalted;
     if (!problem && f.frames === 0 && !f.connected && handle.mode !== 'backtest') {
       problem = 'RUNTIME_FEED_NEVER_OPENED: the Datastream never delivered a frame; check the endpoint and its API key (see the log)';
     }

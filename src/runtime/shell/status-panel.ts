@@ -186,7 +186,7 @@ export function formatSummary(s: RunSummary): string {
     ...refusalLine(s.refusalsByCode),
     `  trades ${s.trades}  wins ${s.wins}  win rate ${(s.winRate * 100).toFixed(1)}%  open positions ${s.openPositions}`,
     `  realised ${signed(s.realisedLamports)} SOL  unrealised ${signed(s.unrealisedLamports)} SOL  fees ${formatSol(s.feesLamports)} SOL`,
-    `  equity ${formatSol(s.equityLamports)} SOL  max drawdown ${formatSol(s.maxDrawdownLamports)} SOL  strategy errors ${s.strategyErrors}`,
+    `  equity ${formatSol(s.equityLamports)} SOL  max drawdown ${formatSol(s.maxDrawdownLamports)} SOL  strategy errors ${s.strategyErrors}${s.tokensQuarantined > 0 ? `  tokens quarantined ${s.tokensQuarantined}` : ''}`,
   ].join('\n');
 }
 

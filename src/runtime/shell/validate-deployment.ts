@@ -1,6 +1,7 @@
 /** Validation of a deployment file for the CLI: schema, strategies and their parameters. */
 import { createRedactor, describeError, isChainpilotError, type ErrorCode } from '../../core/index.js';
-import { effectiveConfigYaml, loadDeployment } from '../../config/index.js';
+import { effectiveConfigYaml } from '../../config/index.js';
+import { loadDeploymentFully } from '../compose/check-deployment.js';
 import { resolveStrategies } from '../compose/resolve-strategies.js';
 
 /** Loads and checks `file`; `text` is the redacted effective config, or the error report (`code` when it is a coded error). */
@@ -10,7 +11,7 @@ export async function validateDeploymentFile(
 ): Promise<{ ok: boolean; text: string; code?: ErrorCode }> {
   const redactor = createRedactor();
   try {
-    const loaded = loadDeployment(file, env ? { env } : {});
+    const loaded = await loadDeploymentFully(file, env ? { env } : {});
     for (const s of loaded.secrets) redactor.add(s);
     await resolveStrategies(loaded);
     return { ok: true, text: redactor.redact(effectiveConfigYaml(loaded.deployment)) };

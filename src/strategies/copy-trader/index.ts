@@ -2,7 +2,7 @@
  * Copy trader: follows chosen wallets through their live PnL rooms (`pnl:{wallet}`). When a
  * followed wallet buys a token, buy `copySol` of it; when it sells, sell ours.
  */
-import { defineStrategy, z, type WalletPnlUpdated } from '../api.js';
+import { defineStrategy, durationParam, type WalletPnlUpdated, z } from '../api.js';
 import { solParam } from '../sol.js';
 
 const params = z.strictObject({
@@ -11,7 +11,7 @@ const params = z.strictObject({
   /** Copy sells too (sell all when a followed wallet sells). */
   copySells: z.boolean().default(true),
   /** A copied buy waits this long for the token's first price, then is dropped (its room released). */
-  maxWaitMs: z.number().int().positive().default(60_000),
+  maxWaitMs: durationParam({ min: 1 }).default(60_000),
   /** At most this many copied buys wait for a price at once; more are skipped. */
   maxWatching: z.number().int().min(1).max(900).default(200),
 });

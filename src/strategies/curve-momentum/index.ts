@@ -3,14 +3,14 @@
  * for `confirmMs`, then buy if the curve kept filling and every filter passes (minimum holders,
  * maximum top-10 / bundler / sniper / dev share).
  */
-import { choice, defineStrategy, range, z, type StrategyContext } from '../api.js';
+import { choice, defineStrategy, durationParam, range, type StrategyContext, z } from '../api.js';
 import { solParam } from '../sol.js';
 
 const params = z.strictObject({
   market: z.string().default('venue_a'),
   milestonePct: z.number().int().min(1).max(99).default(50),
   buySol: solParam.prefault('0.1'),
-  confirmMs: z.number().int().min(0).default(5_000),
+  confirmMs: durationParam().default(5_000),
   minHolders: z.number().int().min(0).default(20),
   maxTop10Pct: z.number().min(0).max(100).default(40),
   maxBundlerPct: z.number().min(0).max(100).default(25),

@@ -2,22 +2,18 @@
  * DCA flow: counts DCA orders opened to buy each token (from the DCA program rooms). When
  * `minOrders` buy orders open for one token within `window`, buy it on its next price.
  */
-import { defineStrategy, z } from '../api.js';
+import { defineStrategy, durationParam, z } from '../api.js';
 import { solParam } from '../sol.js';
 
 const params = z.strictObject({
   program: z.string().default('dca_program_a'),
   minOrders: z.number().int().min(1).default(3),
-  windowMs: z
-    .number()
-    .int()
-    .positive()
-    .default(10 * 60_000),
+  windowMs: durationParam({ min: 1 }).default(10 * 60_000),
   buySol: solParam.prefault('0.1'),
   /** Token traded against (orders selling this mint count as buys of the other). */
   quoteMint: z.string().default('So11111111111111111111111111111111111111112'),
   /** An armed token waits this long for its next price, then is disarmed (its room released). */
-  maxWaitMs: z.number().int().positive().default(60_000),
+  maxWaitMs: durationParam({ min: 1 }).default(60_000),
   /** At most this many tokens are armed at once; more are skipped. */
   maxWatching: z.number().int().min(1).max(900).default(200),
 });

@@ -2,7 +2,7 @@
  * Graduation sniper: when a token graduates from its bonding curve to its AMM pool, join its price
  * room and buy on the first AMM price seen within `maxEntryDelayMs`.
  */
-import { defineStrategy, z } from '../api.js';
+import { defineStrategy, durationParam, z } from '../api.js';
 import { solParam } from '../sol.js';
 
 interface State {
@@ -12,7 +12,7 @@ interface State {
 
 const params = z.strictObject({
   buySol: solParam.prefault('0.1'),
-  maxEntryDelayMs: z.number().int().positive().default(30_000),
+  maxEntryDelayMs: durationParam({ min: 1 }).default(30_000),
   /** Only graduations to these markets (for example venue_a-amm); all when absent. */
   markets: z.array(z.string()).optional(),
   /**

@@ -18,6 +18,7 @@
  */
 import { ChainpilotError } from '../../../core/index.js';
 import type { RoomRouter } from '../delivery/room-router.js';
+import { checkRoomName } from '../../../core/room-names.js';
 import type { Handler } from '../delivery/subscriber.js';
 import type { DatastreamMessage } from '../stream-message.js';
 
@@ -88,12 +89,7 @@ export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' 
           context: { room },
         });
       }
-      if (typeof room !== 'string' || room.length === 0 || /\s/.test(room)) {
-        throw new ChainpilotError('STREAM_INVALID_ROOM', 'room: must be a non-empty string without spaces; use the `rooms` builders', {
-          retry: 'not_retryable',
-          context: { field: 'room' },
-        });
-      }
+      checkRoomName(room);
       const { sub, first } = router.add(room, handler);
       if (first) touch(room);
       let done = false;
