@@ -1,10 +1,9 @@
 /**
  * Runs one strategy: builds its context, routes events to its handlers, isolates its errors
- * (sync throws and async rejections) and halts it by policy. A token whose events keep throwing
- * (QUARANTINE_AFTER errors in the window) is quarantined instead: the strategy gets no more of its
- * events and keeps trading the others. Timers run on the engine clock.
+ * (sync throws and async rejections) and halts it or quarantines a token by policy
+ * (strategy-errors.ts). Timers run on the engine clock.
  */
-import { ChainpilotError, checkRoomName, describeError, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
+import { ChainpilotError, checkRoomName, type Clock, type Logger, type TimerHandle } from '../../core/index.js';
 import type { EngineStats } from '../logs/engine-stats.js';
 import type { DomainEvent } from '../events/events.js';
 import type { MarketBars } from '../market/market-bars.js';
@@ -13,6 +12,7 @@ import type { MarketView } from '../market/market-view.js';
 import type { OrderFlow } from '../orders/order-flow.js';
 import type { RiskGate } from '../orders/risk-gate.js';
 import { readAccount } from './account-view.js';
+import { createStrategyErrors } from './strategy-errors.js';
 import { createTracking } from './strategy-tracking.js';
 import type { Portfolio } from '../market/portfolio.js';
 import type { RoomOwners } from '../room-owners.js';
@@ -20,10 +20,6 @@ import type { StrategyContext, StrategyData, StrategyDefinition } from './strate
 import type { StrategyInstance } from './strategy-instance.js';
 
 const MAX_TIMERS = 10_000;
-/** Errors by one token (within the error window) that quarantine it, when the halt threshold is higher. */
-const QUARANTINE_AFTER = 3;
-/** Tokens whose recent errors are remembered (a bound: one error each from endless tokens must not grow memory). */
-const MAX_TOKENS_ERRING = 1_000;
 const MAX_WATCHED = 1_000;
 
 type HandlerName = Exclude<Extract<keyof StrategyDefinition, `on${string}`>, 'onStart'>;
@@ -91,50 +87,9 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
   /** Watched rooms and their expiry timer, if any. */
   const watched = new Map<string, TimerHandle | undefined>();
   const declared = def.rooms?.(instance.params) ?? [];
-  /** The strategy's errors within the window (a quarantined token's are taken out: they halt nothing). */
-  let errorTimes: { readonly at: number; readonly mint: string | undefined }[] = [];
-  const tokenErrors = new Map<string, number[]>();
-  /** Tokens whose events this strategy no longer gets: they threw QUARANTINE_AFTER times in the window. */
-  const quarantined = new Set<string>();
-  // below the halt threshold, and never on a token's first error (one error says nothing about the token)
-  const quarantineAfter = Math.min(QUARANTINE_AFTER, d.errorPolicy.maxErrors - 1);
-  let halted = false;
+  const errors = createStrategyErrors({ strategyId: id, clock, log, stats: d.stats, policy: d.errorPolicy, ...(d.onHalted ? { onHalted: d.onHalted } : {}) });
+  const fail = (where: string, e: unknown, mint?: string): void => errors.fail(where, e, mint);
   let nextTimer = 1;
-
-  /** Counts a token's error; true when it quarantined the token (its errors then halt nothing). */
-  const quarantine = (mint: string, now: number, where: string, e: unknown): boolean => {
-    const times = (tokenErrors.get(mint) ?? []).filter((t) => now - t <= d.errorPolicy.windowMs);
-    times.push(now);
-    tokenErrors.delete(mint); // re-inserted last: the map's first key is the token that erred longest ago
-    tokenErrors.set(mint, times);
-    if (tokenErrors.size > MAX_TOKENS_ERRING) tokenErrors.delete(tokenErrors.keys().next().value!);
-    if (quarantineAfter < 2 || times.length < quarantineAfter) return false;
-    tokenErrors.delete(mint);
-    quarantined.add(mint);
-    errorTimes = errorTimes.filter((x) => x.mint !== mint);
-    d.stats.tokenQuarantined(id, mint);
-    log.warn(
-      { mint, errors: times.length, where },
-      `strategy ${id} quarantined token ${mint} after ${times.length} errors in ${d.errorPolicy.windowMs} ms (last in ${where}: ${describeError(e)}); it gets no more events of that token and keeps trading the others`,
-    );
-    return true;
-  };
-
-  const fail = (where: string, e: unknown, mint?: string): void => {
-    d.stats.strategyError(id, where, e);
-    log.error({ err: e, where, ...(mint !== undefined ? { mint } : {}) }, `strategy ${id} failed in ${where}`);
-    if (d.errorPolicy.maxErrors <= 0) return;
-    const now = clock.now();
-    if (mint !== undefined && quarantine(mint, now, where, e)) return;
-    errorTimes.push({ at: now, mint });
-    errorTimes = errorTimes.filter((x) => now - x.at <= d.errorPolicy.windowMs);
-    if (errorTimes.length >= d.errorPolicy.maxErrors && !halted) {
-      halted = true;
-      const message = `strategy ${id} halted after ${errorTimes.length} errors in ${d.errorPolicy.windowMs} ms (last in ${where}: ${describeError(e)}); its open positions keep their exit rules`;
-      log.error({ errors: errorTimes.length }, message);
-      d.onHalted?.(id, message);
-    }
-  };
 
   const ctx: StrategyContext = {
     strategyId: id,
@@ -238,7 +193,7 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
   const runner: StrategyRunner = {
     id,
     get halted() {
-      return halted;
+      return errors.halted;
     },
     start() {
       if (def.onStart) invoke('onStart', () => def.onStart?.(ctx));
@@ -252,9 +207,9 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
       runner.call(HANDLER[ev.type], ev);
     },
     call(handler, arg) {
-      const mint = !halted && (quarantined.size > 0 || d.errorPolicy.maxErrors > 0) ? mintOf(arg) : undefined;
+      const mint = !errors.halted && errors.tracksTokens ? mintOf(arg) : undefined;
       const fn =
-        halted || (mint !== undefined && quarantined.has(mint))
+        errors.halted || !errors.delivers(mint)
           ? undefined
           : // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with fn.call(def, ...)
             (def[handler] as ((e: unknown, c: StrategyContext) => void | Promise<void>) | undefined);
