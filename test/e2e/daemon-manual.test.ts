@@ -183,9 +183,9 @@ describe('manual actions on a running daemon', () => {
   }, 120_000);
 
   it('answers a forced buy of a token that has no price feed as waiting for a price, and reports PAPER_NO_PRICE when none comes', async () => {
-    const mint = 'NoPriceMint111111111111111111111111111111111';
+    const mint = '6HBFLwtGL7kBuEyXabENC5TeEvxJnWqtqbSgTWhsb6ab'; // 'NoPriceMint' in 32 bytes: an address no market trades
     const placed = await api('/api/deployments/hands/entries', { mint, spendLamports: '10000000', by: 'erin' });
-    expect(placed.status).toBe(200);
+    expect(placed.status, JSON.stringify(placed.body)).toBe(200);
     const { intentId, waitsForPrice } = schemas.manualResultBody.parse(placed.body);
     expect(waitsForPrice).toBe(true);
     // It waits in its price room (joined on placement) for 10 s of run clock, then is rejected with the code.
