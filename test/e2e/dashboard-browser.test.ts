@@ -9,8 +9,9 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsRun, launchChromium } from '../helpers/chromium.js';
 import { silentLogger } from '../../src/core/index.js';
 import { createDeployment } from '../../src/runtime/handle/create-deployment.js';
 import * as schemas from '../../src/service/api-schemas.js';
@@ -19,8 +20,6 @@ import { createSharedEndpoints, type SharedEndpoints } from '../../src/service/d
 import { createDashboard } from '../../src/service/dashboard/dashboard-routes.js';
 import { waitFor } from './support/wait-for.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
 const TOKEN = 'dashboard-e2e-token-0123456789abcdef';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
@@ -49,7 +48,7 @@ interface PageStats {
   messages: number;
 }
 
-describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
+describe.runIf(browserTestsRun('dashboard-browser.test'))('the dashboard in headless Chromium', () => {
   let dir = '';
   let daemon: RunningDaemon;
   let endpoints: SharedEndpoints;
@@ -107,10 +106,7 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     endpoints = createSharedEndpoints({ log: silentLogger(), redactor: (await import('../../src/core/index.js')).createRedactor() });
     daemon = await start('127.0.0.1:0');
     port = Number(new URL(daemon.url).port);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
     page.on('request', (r) => requested.push(r.url()));
   }, 120_000);
@@ -271,12 +267,4 @@ describe.skipIf(!haveChromium)('the dashboard in headless Chromium', () => {
     for (const keys of await rowKeys()) expect(new Set(keys).size).toBe(keys.length);
     await screenshot('dashboard-after-restart.png');
   }, 180_000);
-});
-
-describe.runIf(!haveChromium)('the dashboard in headless Chromium (no browser here)', () => {
-  it('is skipped only outside CI', () => {
-    if (process.env['CI'] === 'true')
-      throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium) to run the dashboard browser test`);
-    console.warn(`skipped: ${CHROMIUM} is missing (apt-get install -y chromium to run the dashboard browser test)`);
-  });
 });

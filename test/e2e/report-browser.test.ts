@@ -5,29 +5,23 @@
  * fits its width and the exits table is by rule.
  * Skipped with a reason when /usr/bin/chromium is absent, except under CI=true where it must run.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { browserTestsRun, launchChromium, openRendered, watchedPage } from '../helpers/chromium.js';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import type { BacktestReport } from '../../src/research/report/report-types.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env['CI'] !== 'true') {
-  process.stdout.write(
-    `report-browser.test: skipped: ${CHROMIUM} is not installed (apt-get install -y chromium); under CI=true this test runs and fails without it\n`,
-  );
-}
+const runs = browserTestsRun('report-browser.test');
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!present && process.env['CI'] !== 'true')('HTML report in headless Chromium', () => {
+describe.runIf(runs)('HTML report in headless Chromium', () => {
   it('draws every chart, logs no error, makes no request, and its trades table matches report.json', async () => {
     const file = 'config/paper-sim.yaml';
     await recordSimulator({ seed: 11, durationMs: 30 * 60_000, loaded: loadDeployment(file), dir: join(dir, 'rec'), redactor: createRedactor() });
@@ -36,24 +30,10 @@ describe.skipIf(!present && process.env['CI'] !== 'true')('HTML report in headle
     expect(report.trades.length).toBeGreaterThan(3);
     expect(statSync(job.files.html).size).toBeLessThan(300 * 1024);
 
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
-    });
+    const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      page.on('request', (r) => {
-        if (!r.url().startsWith('file:')) requests.push(r.url());
-      });
-      await page.goto(pathToFileURL(job.files.html).href);
-      await page.waitForSelector('body[data-rendered="true"]', { timeout: 15_000 });
+      const { page, problems, offFile: requests } = await watchedPage(browser, { width: 1280, height: 900 });
+      await openRendered(page, job.files.html);
 
       // Every canvas has painted pixels: equity, drawdown and one price chart per traded token.
       // (a string expression: the test is compiled without the DOM library)

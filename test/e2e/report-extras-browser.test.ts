@@ -5,11 +5,12 @@
  * a breakdown column sorts, and sweep.html shows the out-of-sample headline and every fold.
  * Skipped with a reason when /usr/bin/chromium is absent, except under CI=true where it must run.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { browserTestsRun, launchChromium, openRendered, watchedPage } from '../helpers/chromium.js';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import type { BacktestReport } from '../../src/research/report/report-types.js';
@@ -18,18 +19,12 @@ import { runSweep } from '../../src/research/backtest/run-sweep.js';
 import { parseSetOption } from '../../src/research/backtest/sweep-grid.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env['CI'] !== 'true') {
-  process.stdout.write(
-    `report-extras-browser.test: skipped: ${CHROMIUM} is not installed (apt-get install -y chromium); under CI=true this test runs and fails without it\n`,
-  );
-}
+const runs = browserTestsRun('report-extras-browser.test');
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-report-x-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!present && process.env['CI'] !== 'true')('report breakdowns and sweep page in headless Chromium', () => {
+describe.runIf(runs)('report breakdowns and sweep page in headless Chromium', () => {
   it('shows the breakdowns as report.json has them, and the sweep headline with its folds', async () => {
     const file = 'config/paper-sim.yaml';
     const rec = join(dir, 'rec');
@@ -50,20 +45,10 @@ describe.skipIf(!present && process.env['CI'] !== 'true')('report breakdowns and
       outDir: join(dir, 'sweep'),
     });
 
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
-    });
+    const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      await page.goto(pathToFileURL(job.files.html).href);
-      await page.waitForSelector('body[data-rendered="true"]', { timeout: 15_000 });
+      const { page, problems } = await watchedPage(browser, { width: 1280, height: 900 });
+      await openRendered(page, job.files.html);
       const rows = (id: string): Promise<string[][]> =>
         page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
 

@@ -4,40 +4,27 @@
  * last, and the page fits its width. Skipped with a reason when /usr/bin/chromium is absent, except
  * under CI=true where it must run.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { browserTestsRun, launchChromium, openRendered, watchedPage } from '../helpers/chromium.js';
 import { renderSweepHtml } from '../../src/research/report/sweep-output.js';
 import { sweepFixture } from '../helpers/sweep-fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env['CI'] !== 'true') {
-  process.stdout.write(
-    `sweep-browser.test: skipped: ${CHROMIUM} is not installed (apt-get install -y chromium); under CI=true this test runs and fails without it\n`,
-  );
-}
+const runs = browserTestsRun('sweep-browser.test');
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-sweep-html-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!present && process.env['CI'] !== 'true')('sweep.html in headless Chromium', () => {
+describe.runIf(runs)('sweep.html in headless Chromium', () => {
   it('sorts the cells table by a clicked column, numbers as numbers and n/a last, and fits the page', async () => {
     const file = join(dir, 'sweep.html');
     writeFileSync(file, renderSweepHtml(sweepFixture()));
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
-    });
+    const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      await page.goto(pathToFileURL(file).href);
-      await page.waitForSelector('body[data-rendered="true"]', { timeout: 15_000 });
+      const { page, problems } = await watchedPage(browser, { width: 1024, height: 800 });
+      await openRendered(page, file);
       const col = (n: number) => page.$$eval(`#cells tbody tr td:nth-child(${n})`, (tds) => tds.map((td) => td.textContent ?? ''));
       expect(await col(3)).toEqual(['3', '2', '10']); // ranked order
       await page.click('#cells thead th:nth-child(3)');
