@@ -106,8 +106,8 @@ export function journalConformance(name: string, backend: () => JournalBackend):
 
     it('refuses transitions the state machine does not allow', async () => {
       await j.create(intent('a'), spend, 1);
-      await expect(j.recordSigned('a', attempt('s'), 2)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
       await expect(j.markSent('a', 's', 2)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
+      await expect(j.resolve('a', { state: 'EXPIRED', signature: 's', final: true }, 2)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
       await j.markBuilt('a', 2);
       await j.recordSigned('a', attempt('s'), 3);
       await expect(j.deny('a', 'LIVE_X', 'signed intents cannot be denied', 4)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' });
@@ -117,6 +117,28 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       await expect(j.markBuilt('nope', 6)).rejects.toMatchObject({ code: 'JOURNAL_NOT_FOUND' });
       const rec = await j.get('a');
       expect([rec?.state, rec?.done, rec?.code, rec?.reason, rec?.feeLamports]).toEqual(['FAILED_ON_CHAIN', true, 'LIVE_FAILED_ON_CHAIN', 'r', 5000n]);
+    });
+
+    it('journals the signed attempt straight from NEW and, for a rebuild, from EXPIRED: one write before each send', async () => {
+      await j.create(intent('a'), spend, 1);
+      await j.recordSigned('a', attempt('d-1'), 2);
+      let rec = await j.get('a');
+      expect([rec?.state, rec?.done, rec?.attempts.map((a) => [a.n, a.signature, a.state])]).toEqual(['SIGNED', false, [[0, 'd-1', 'SIGNED']]]);
+      await j.markSent('a', 'd-1', 3);
+      await j.resolve('a', { state: 'EXPIRED', signature: 'd-1', final: false }, 4);
+      await j.recordSigned('a', attempt('d-2'), 5);
+      rec = await j.get('a');
+      expect([rec?.state, rec?.attempts.map((a) => [a.n, a.signature, a.state])]).toEqual([
+        'SIGNED',
+        [
+          [0, 'd-1', 'EXPIRED'],
+          [1, 'd-2', 'SIGNED'],
+        ],
+      ]);
+      await expect(j.recordSigned('a', attempt('d-3'), 6)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' }); // SIGNED → SIGNED
+      await j.resolve('a', { state: 'EXPIRED', signature: 'd-2', final: true }, 7);
+      await expect(j.recordSigned('a', attempt('d-3'), 8)).rejects.toMatchObject({ code: 'JOURNAL_BAD_TRANSITION' }); // a final expiry is done
+      expect((await j.get('a'))?.attempts).toHaveLength(2);
     });
 
     it('ends a final expiry done and a non-final one open for a rebuild', async () => {
@@ -134,10 +156,10 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       await j.create(intent('a'), spend, 1);
       await j.create(intent('b'), spend, 1);
       await j.markBuilt('a', 2);
-      await j.markBuilt('b', 2);
       await j.recordSigned('a', attempt('same'), 3);
       await expect(j.recordSigned('b', attempt('same'), 3)).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE_SIGNATURE', retry: 'retryable' });
-      expect((await j.get('b'))?.state).toBe('BUILT'); // the failed write changed nothing
+      const b = await j.get('b');
+      expect([b?.state, b?.attempts.length]).toEqual(['NEW', 0]); // the failed write changed nothing
     });
 
     it('checks the daily cap and inserts in one step, ignoring denied intents and other days', async () => {

@@ -167,8 +167,11 @@ const lamports = async (wd: World): Promise<bigint> => BigInt(await wd.sim.conne
 
 /** Call sites after the send: the intent must be tracked, and its outcome handed over, while they fail. */
 const AFTER_SEND: readonly JournalOp[] = ['markSent', 'resolve', 'markReported', 'get'];
-/** Call sites before the send: nothing leaves until the journal holds it; the intent waits and goes on. */
-const BEFORE_SEND: readonly JournalOp[] = ['markBuilt', 'recordSigned'];
+/**
+ * The call site before the send (the one write between the decision and the send): nothing leaves
+ * until the journal holds it; the intent waits and goes on.
+ */
+const BEFORE_SEND: readonly JournalOp[] = ['recordSigned'];
 
 describe('a journal that cannot write (issue 38 case 4): nothing sent is ever untracked', () => {
   it.each([...AFTER_SEND, ...BEFORE_SEND])(

@@ -56,6 +56,35 @@ describe('live executor on the fake chain', () => {
     expect(landedAt).toBeGreaterThan(first.expiryBlockHeight + h.executor.settings.expiryMarginBlocks);
   });
 
+  it('journals one write between the decision and each send: the signed attempt (no separate BUILT step)', async () => {
+    const writes: [op: string, sentBefore: number][] = [];
+    const WRITES: ReadonlySet<string> = new Set(['create', 'markBuilt', 'recordSigned', 'markSent', 'resolve', 'deny', 'markReported']);
+    h = await createHarness({
+      wrapJournal: (j) =>
+        new Proxy(j, {
+          get(target, prop, receiver) {
+            const v: unknown = Reflect.get(target, prop, receiver);
+            if (typeof prop !== 'string' || !WRITES.has(prop) || typeof v !== 'function') return v;
+            return (...args: unknown[]): unknown => {
+              writes.push([prop, h.chain.stats.received.size]);
+              return Reflect.apply(v, target, args);
+            };
+          },
+        }),
+    });
+    await startHarness(h);
+    h.chain.fates.push({ kind: 'drop' }); // the first transaction never lands: a rebuild after its expiry
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(h.chain.stats.received.size).toBe(2);
+    // the decision (create), then one write before the first transaction left; the expiry, then one write before the second
+    expect(writes.filter(([, sent]) => sent === 0).map(([op]) => op)).toEqual(['create', 'recordSigned']);
+    const afterFirst = writes.filter(([, sent]) => sent === 1).map(([op]) => op);
+    expect(afterFirst.slice(afterFirst.indexOf('resolve'))).toEqual(['resolve', 'recordSigned']);
+    expect(writes.map(([op]) => op)).not.toContain('markBuilt');
+  });
+
   it('waits out a send that timed out but landed late, and never builds a second transaction', async () => {
     h = await createHarness();
     await startHarness(h);

@@ -23,7 +23,7 @@ function crashAt(point: LiveProbePoint): { probe: (p: LiveProbePoint) => void; c
 
 describe('start-up reconciliation', () => {
   it.each<[LiveProbePoint, string]>([
-    ['built', 'BUILT'],
+    ['built', 'NEW'], // built and inspected, nothing journaled until the signed attempt
     ['signed', 'SIGNED'],
     ['sent', 'SIGNED'],
     ['resolved', 'LANDED'],

@@ -7,19 +7,21 @@ import type { Fill, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { Lamports } from '../../core/index.js';
 
 /**
- * `NEW → BUILT → SIGNED → SENT → LANDED | FAILED_ON_CHAIN | EXPIRED`, plus `DENIED`.
- * `EXPIRED → BUILT` is the one way back: a rebuild after the chain proved the old transaction dead.
- * `BUILT → BUILT` is a rebuild after a crash between build and sign (nothing was signed).
+ * `NEW → SIGNED → SENT → LANDED | FAILED_ON_CHAIN | EXPIRED`, plus `DENIED`. The live executor
+ * writes nothing between the decision (create) and the signed attempt: `NEW → SIGNED` and, for a
+ * rebuild after the chain proved the old transaction dead, `EXPIRED → SIGNED` are one write each.
+ * `BUILT` (built and inspected, not signed) is still read and accepted in journals written before
+ * that; `BUILT → BUILT` and `EXPIRED → BUILT` are its rebuilds.
  */
 export type IntentState = 'NEW' | 'BUILT' | 'SIGNED' | 'SENT' | 'LANDED' | 'FAILED_ON_CHAIN' | 'EXPIRED' | 'DENIED';
 
 /** Allowed transitions (checked by every journal implementation). */
 export const TRANSITIONS: Readonly<Record<IntentState, readonly IntentState[]>> = {
-  NEW: ['BUILT', 'DENIED'],
+  NEW: ['BUILT', 'SIGNED', 'DENIED'],
   BUILT: ['BUILT', 'SIGNED', 'DENIED'],
   SIGNED: ['SENT', 'LANDED', 'FAILED_ON_CHAIN', 'EXPIRED'],
   SENT: ['LANDED', 'FAILED_ON_CHAIN', 'EXPIRED'],
-  EXPIRED: ['BUILT', 'DENIED', 'EXPIRED'],
+  EXPIRED: ['BUILT', 'SIGNED', 'DENIED', 'EXPIRED'],
   LANDED: [],
   FAILED_ON_CHAIN: [],
   DENIED: [],
@@ -89,10 +91,15 @@ export interface IntentJournal {
     at: number,
   ): Promise<CreateResult>;
   get(id: string): Promise<IntentRecord | undefined>;
-  /** NEW/EXPIRED → BUILT: a transaction was built and passed inspection (nothing signed yet). */
+  /**
+   * NEW/EXPIRED → BUILT: a transaction was built and passed inspection (nothing signed yet). The live
+   * executor no longer writes it (its recovery is the same as NEW's: build again); kept for
+   * journals written by versions that did, and for tools that mark the step.
+   */
   markBuilt(id: string, at: number): Promise<void>;
   /**
-   * BUILT → SIGNED: appends the attempt (signature, bytes, blockhash, expiry) in the same write.
+   * NEW/BUILT/EXPIRED → SIGNED: appends the attempt (signature, bytes, blockhash, expiry) in the
+   * same write. The only write between the decision and the first send.
    * Throws JOURNAL_DUPLICATE_SIGNATURE (retryable, nothing written) when the signature is already
    * journaled for any intent.
    */

@@ -12,11 +12,11 @@
 /** Shared helpers: fence, transition table, decimal-string arithmetic. Prepended to every journal script. */
 const PRELUDE = `
 local T = {
-  NEW = { BUILT = true, DENIED = true },
+  NEW = { BUILT = true, SIGNED = true, DENIED = true },
   BUILT = { BUILT = true, SIGNED = true, DENIED = true },
   SIGNED = { SENT = true, LANDED = true, FAILED_ON_CHAIN = true, EXPIRED = true },
   SENT = { LANDED = true, FAILED_ON_CHAIN = true, EXPIRED = true },
-  EXPIRED = { BUILT = true, DENIED = true, EXPIRED = true },
+  EXPIRED = { BUILT = true, SIGNED = true, DENIED = true, EXPIRED = true },
   LANDED = {}, FAILED_ON_CHAIN = {}, DENIED = {},
 }
 local function fence(leaseKey, epoch)

@@ -178,7 +178,8 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
     return;
   }
   const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }), 'reading the block height');
-  await ctx.journal.markBuilt(intent.id, ctx.clock.now());
+  // Nothing is journaled between the decision and the signed attempt: a crash before recordSigned
+  // leaves the intent NEW (or EXPIRED), which is built afresh by the same rules (nothing was signed).
   ctx.probe?.('built', intent.id);
   const signed = ctx.signer.signWire(built.raw);
   try {
@@ -196,7 +197,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   } catch (e) {
     if (!isChainpilotError(e, 'JOURNAL_DUPLICATE_SIGNATURE')) throw e;
     // Another decision already owns these exact bytes: never send them for this one. Wait for a
-    // newer blockhash and build again (the intent stays BUILT, nothing of this one was sent).
+    // newer blockhash and build again (the intent stays as it was, nothing of this one was sent).
     ctx.log.info({ intentId: intent.id, signature: signed.signature }, 'swap service built bytes another intent owns; rebuilding');
     await clockSleep(ctx.clock, ctx.settings.pollMs, ctx.signal);
     return;

@@ -47,7 +47,13 @@ export const TEST_SETTINGS: LiveSettingsInput = {
 };
 
 export async function createHarness(
-  opts: { settings?: Partial<LiveSettingsInput>; logger?: Logger; probe?: (p: LiveProbePoint, id: string) => void } = {},
+  opts: {
+    settings?: Partial<LiveSettingsInput>;
+    logger?: Logger;
+    probe?: (p: LiveProbePoint, id: string) => void;
+    /** Wraps the journal the executor writes (e.g. to record its calls); the harness's `journal` stays the bare one. */
+    wrapJournal?: (j: IntentJournal) => IntentJournal;
+  } = {},
 ): Promise<Harness> {
   const clock = manualClock(START_MS);
   const chain = createFakeChain({ clock });
@@ -65,7 +71,7 @@ export async function createHarness(
       rpc: chain,
       swap,
       signer: keypairSigner(WALLET_KEY),
-      journal,
+      journal: opts.wrapJournal ? opts.wrapJournal(journal) : journal,
       clock,
       settings: { ...TEST_SETTINGS, ...opts.settings },
       ...(opts.logger ? { logger: opts.logger } : {}),
