@@ -3,6 +3,7 @@
  * market's tokens, pool authorities and vaults, liquidity top-ups and balance snapshots for
  * transaction metadata. Remembers the slot of the last write to each account.
  */
+import { createHash } from 'node:crypto';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import type { Logger, Random } from '../../core/index.js';
@@ -215,7 +216,8 @@ export function createLedgerAccounts(svm: NativeSvm, slot: () => number, keyRand
     const id = addresses.join(',');
     let table = tables.get(id);
     if (!table) {
-      table = Keypair.fromSeed(keyRandom.bytes(32)).publicKey.toBase58();
+      // Derived from the list, not drawn from keyRandom: tables leave the pool keys of a seeded run as they were.
+      table = Keypair.fromSeed(createHash('sha256').update(`lookup-table:${id}`).digest()).publicKey.toBase58();
       const data = lookupTableData(addresses);
       setAccount({ address: table, lamports: svm.rentExemptLamports(data.length), owner: LOOKUP_TABLE_PROGRAM, data, executable: false });
       tables.set(id, table);
