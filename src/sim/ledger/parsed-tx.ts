@@ -53,7 +53,7 @@ export function parseTx(bytes: Uint8Array, tables: TableReader = () => undefined
   const parsed = parseWireTransaction(bytes);
   if (!parsed.ok) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', parsed.reason, { retry: 'not_retryable' });
   const w = parsed.tx;
-  const keys = [...w.staticKeys, ...loadedKeys(w, tables)];
+  const keys = w.lookups.length === 0 ? w.staticKeys : [...w.staticKeys, ...loadedKeys(w, tables)];
   if (w.signatureCount === 0 || keys.length === 0)
     throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'transaction has no signature or no fee payer', { retry: 'not_retryable' });
   const signatures: Uint8Array[] = [];
@@ -77,7 +77,6 @@ export function parseTx(bytes: Uint8Array, tables: TableReader = () => undefined
 
 /** The keys a v0 message loads from its tables: every writable one, then every read-only one. */
 function loadedKeys(w: WireTransaction, tables: TableReader): Uint8Array[] {
-  if (w.lookups.length === 0) return [];
   const writable: Uint8Array[] = [];
   const readonly: Uint8Array[] = [];
   for (const l of w.lookups) {
