@@ -1,6 +1,6 @@
 /**
  * The simulator's swap service in its v0 mode (issue 38): every swap is a versioned transaction
- * that loads the pool's token vault from the pool's address lookup table on the
+ * that loads the pool's token vault and the mint from the pool's address lookup table on the
  * ledger. Against the live executor on the simulator's real ledger: simulate mode resolves the
  * table through RPC, signs, and the buy and the sell land; static mode cannot resolve it and
  * refuses before signing.
@@ -64,7 +64,7 @@ describe.each<InspectionMode>(['simulate', 'static'])('an honest swap service an
   afterAll(() => live.close());
 
   if (mode === 'simulate') {
-    it('signs and lands a buy and a sell whose pool vault is loaded from the table', async () => {
+    it('signs and lands a buy and a sell whose pool vault and mint are loaded from the table', async () => {
       const buy = await submit({});
       expect(buy).toMatchObject({ type: 'filled' });
       if (buy.type !== 'filled') return;
@@ -74,7 +74,9 @@ describe.each<InspectionMode>(['simulate', 'static'])('an honest swap service an
       const tx = VersionedTransaction.deserialize(landed!.bytes);
       expect(tx.message.addressTableLookups).toHaveLength(1);
       const vault = sim.ledger.poolAccounts(sim.market.pool(mint)!).tokenVaultAddress;
-      expect(tx.message.staticAccountKeys.map((k) => k.toBase58())).not.toContain(vault); // the vault came from the table
+      const statics = tx.message.staticAccountKeys.map((k) => k.toBase58());
+      expect(statics).not.toContain(vault); // the vault and the mint came from the table
+      expect(statics).not.toContain(mint);
       expect(sim.ledger.tokenAccountsByOwner(wallet.publicKey.toBase58(), mint).length).toBe(1);
 
       const sell = await submit({ side: 'sell', sellRaw: buy.fill.tokenAmount });
@@ -91,7 +93,7 @@ describe.each<InspectionMode>(['simulate', 'static'])('an honest swap service an
       expect(r).toMatchObject({ type: 'rejected', code: 'LIVE_INSPECTION_INSTRUCTION' });
       if (r.type !== 'rejected') return;
       expect(r.reason).toMatch(
-        /^instruction #\d+ \(Token Transfer\) names an account loaded from an address lookup table \(lookup:\w+#\d+\), which static inspection does not resolve: use simulate mode$/,
+        /^instruction #\d+ \((AssociatedToken CreateIdempotent|Token Transfer)\) names an account loaded from an address lookup table \(lookup:\w+#\d+\), which static inspection does not resolve: use simulate mode$/,
       );
       expect(sends).toBe(0);
       expect(sim.ledger.balance(owner)).toBe(lamportsBefore);

@@ -16,7 +16,7 @@ export interface LedgerServicesOptions extends Pick<LedgerOptions, 'slotMs' | 'v
   /** Fixed ports (0 or absent = ephemeral). */
   readonly rpcPort?: number;
   readonly swapPort?: number;
-  /** The swap service's transactions: `legacy` (default) or `v0` loading the pool's token vault from a lookup table (src/sim/swap/swap-builder.ts). */
+  /** The swap service's transactions: `legacy` (default) or `v0` loading the pool's token vault and the mint from a lookup table (src/sim/swap/swap-builder.ts). */
   readonly swapTransactions?: SwapTransactionFormat;
   /** Called with the ledger once it exists (tests and benches use it to inject faults, airdrop, read state). */
   readonly onLedger?: (ledger: Ledger) => void;

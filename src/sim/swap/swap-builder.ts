@@ -30,7 +30,7 @@ export interface SwapBuilderDeps {
   readonly random: Random;
   /**
    * `legacy` (default): legacy transactions naming every account. `v0`: versioned transactions
-   * that load the pool's token vault from the pool's address lookup table on the ledger.
+   * that load the pool's token vault and the mint from the pool's address lookup table on the ledger.
    */
   readonly transactions?: SwapTransactionFormat;
 }
@@ -132,7 +132,7 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       let tx: TransactionInstruction[] = [];
       let payer = wallet;
       let coSigners: Keypair[] | undefined;
-      let tableAddresses: PublicKey[] | undefined = deps.transactions === 'v0' ? [accounts.tokenVault] : undefined;
+      let tableAddresses: PublicKey[] | undefined = deps.transactions === 'v0' ? [accounts.tokenVault, accounts.mint] : undefined;
       tx.push(computeUnitLimit(SWAP_CU_LIMIT), computeUnitPrice(microLamports));
       if (hostile) {
         const parts = { side: req.side, wallet, walletAta, authority, mint: accounts.mint, decimals: pool.decimals, tokenVault: accounts.tokenVault };
