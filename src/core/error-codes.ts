@@ -184,7 +184,8 @@ export const ERROR_CODES = {
   CORE_INVALID_ARGUMENT: 'a function was called with an argument outside its domain (a bug in the caller; the message names the argument)',
   HTTP_POOL_CLOSED: 'a request was made through an HTTP connection pool registry after it was closed',
   SIM_REQUEST_TOO_LARGE: "a request body to the simulator's JSON-RPC or swap server exceeded its size limit",
-  LEDGER_UNSUPPORTED_TRANSACTION: "a transaction sent to the simulator's ledger uses address lookup tables, or has no signature or fee payer",
+  LEDGER_UNSUPPORTED_TRANSACTION:
+    "a transaction sent to the simulator's ledger has no signature or fee payer, or names an address lookup table the ledger does not hold or an index past a table's end",
   SIM_PREDICTION_OFF: 'a prediction-markets view was asked of a simulator whose prediction model has not started',
   LEDGER_MALFORMED_TRANSACTION:
     "transaction bytes sent to the simulator's ledger did not decode (truncated, an unknown version, an account index beyond the keys); refused as an invalid transaction",

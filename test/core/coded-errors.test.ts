@@ -38,7 +38,7 @@ describe('coded errors instead of plain ones', () => {
     await expect(readBody(body() as unknown as IncomingMessage)).rejects.toMatchObject({ code: 'SIM_REQUEST_TOO_LARGE' });
   });
 
-  it('refuses a transaction with address lookup tables on the ledger with LEDGER_UNSUPPORTED_TRANSACTION', () => {
+  it('refuses a transaction naming a lookup table the ledger does not hold with LEDGER_UNSUPPORTED_TRANSACTION', () => {
     const payer = Keypair.generate();
     const message = new MessageV0({
       header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 0 },
@@ -50,6 +50,7 @@ describe('coded errors instead of plain ones', () => {
     const tx = new VersionedTransaction(message);
     tx.sign([payer]);
     expect(() => parseTx(tx.serialize())).toThrow(code('LEDGER_UNSUPPORTED_TRANSACTION'));
+    expect(() => parseTx(tx.serialize())).toThrow(/address lookup table \w+ does not exist on the ledger/);
   });
 
   it('refuses prediction views before the prediction model starts with SIM_PREDICTION_OFF', () => {

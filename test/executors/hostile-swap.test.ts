@@ -122,6 +122,20 @@ const variants: [HostileSwapVariant, 'buy' | 'sell', Expect, Expect][] = [
     ['LIVE_INSPECTION_SIGNERS', /^the transaction requires 12 signatures, ours and 11 others \(.*\); at most 1 co-signer\(s\) may sign with us/],
     ['LIVE_INSPECTION_SIGNERS', /^the transaction requires 12 signatures, ours and 11 others \(.*\); at most 1 co-signer\(s\) may sign with us/],
   ],
+  [
+    // A take-back in a v0 transaction, our account only in its lookup table: simulate mode reads
+    // the table over RPC and finds our account; static mode cannot read it, and refuses.
+    'lookupTakeBack',
+    'buy',
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #5 \(Token Transfer\) moves \d+ raw tokens out of our token account [1-9A-HJ-NP-Za-km-z]{32,44} on the signature of \w+, not our wallet$/,
+    ],
+    [
+      'LIVE_INSPECTION_INSTRUCTION',
+      /^instruction #4 \(Token Transfer\) names an account loaded from an address lookup table \(lookup:\w+#\d+\), which static inspection does not resolve: use simulate mode$/,
+    ],
+  ],
 ];
 
 describe.each<InspectionMode>(['simulate', 'static'])('a hostile swap service, inspection mode %s', (mode) => {

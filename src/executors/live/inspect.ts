@@ -169,23 +169,22 @@ export async function inspectSwap(
     classic: viaLookups || w.staticKeys.includes(TOKEN_PROGRAM),
     token2022: viaLookups || w.staticKeys.includes(TOKEN_2022_PROGRAM),
   };
+  const mode = policy.mode ?? 'simulate';
   const decoded = decodeInstructions(w, allKeys(w));
+  if (mode === 'static') {
+    const hidden = hiddenLookup(decoded);
+    if (hidden) return hidden;
+  }
   let ours = swapAccountsOf(intent, walletAddress, reached, decoded);
-  const staticVerdict = checkInstructions(decoded, intent, ours);
-  if (!staticVerdict.ok) return staticVerdict;
+  // Simulate mode judges a v0 transaction's instructions once its tables are read (below): with
+  // placeholders for the loaded addresses, an honest swap whose mint sits in a table would be refused.
+  if (mode === 'static' || tx.lookups.length === 0) {
+    const staticVerdict = checkInstructions(decoded, intent, ours);
+    if (!staticVerdict.ok) return staticVerdict;
+  }
   const blockhash = keyText(tx.recentBlockhash);
   const minOut = policy.minOut ?? minOutOf(intent, intent.slippageBps);
-  if ((policy.mode ?? 'simulate') === 'static') {
-    // Without chain reads a table-loaded address could be one of ours: a base-program instruction
-    // naming one cannot be judged, so it is refused (simulate mode resolves the tables).
-    const hidden = decoded.findIndex((ix) => BASE_PROGRAMS.has(ix.program) && ix.accounts.some((a) => a.startsWith('lookup:')));
-    if (hidden >= 0) {
-      const ix = decoded[hidden]!;
-      return reject(
-        'LIVE_INSPECTION_INSTRUCTION',
-        `instruction #${hidden + 1} (${instructionName(ix)}) names an account loaded from an address lookup table (${ix.accounts.find((a) => a.startsWith('lookup:')) ?? '?'}), which static inspection does not resolve: use simulate mode`,
-      );
-    }
+  if (mode === 'static') {
     const proven = provenOutput(decoded, intent, walletAddress);
     if (proven.amount < minOut) {
       const unit = intent.side === 'buy' ? `raw ${intent.mint}` : 'lamports';
@@ -292,6 +291,20 @@ export async function inspectSwap(
     }
     pre = again;
   }
+}
+
+/**
+ * Without chain reads a table-loaded address could be one of ours: a base-program instruction
+ * naming one cannot be judged, so static mode refuses it (simulate mode resolves the tables).
+ */
+function hiddenLookup(decoded: readonly DecodedInstruction[]): InspectionResult | undefined {
+  const hidden = decoded.findIndex((ix) => BASE_PROGRAMS.has(ix.program) && ix.accounts.some((a) => a.startsWith('lookup:')));
+  if (hidden < 0) return undefined;
+  const ix = decoded[hidden]!;
+  return reject(
+    'LIVE_INSPECTION_INSTRUCTION',
+    `instruction #${hidden + 1} (${instructionName(ix)}) names an account loaded from an address lookup table (${ix.accounts.find((a) => a.startsWith('lookup:')) ?? '?'}), which static inspection does not resolve: use simulate mode`,
+  );
 }
 
 /**

@@ -47,7 +47,10 @@ export const MALICIOUS_SWAP_VARIANTS: readonly MaliciousSwapVariant[] = [
  * so the only SOL we get back is that account's own rent; `delegateTakeBack` / `delegateBurn` a
  * buy paid in full into our Token-2022 account and then moved out / burned in the same
  * transaction on the signature of the mint's permanent delegate (the pool authority, co-signing); `extraSigners` the
- * honest swap plus a Memo signed by 10 strangers, whose base fees our wallet pays.
+ * honest swap plus a Memo signed by 10 strangers, whose base fees our wallet pays;
+ * `lookupTakeBack` a v0 buy paid in full into our existing associated token account, then as
+ * much out of it to a stranger on the pool authority's signature, both accounts named only
+ * through the transaction's address lookup table.
  */
 export type HostileSwapVariant =
   | 'sellToStranger'
@@ -62,7 +65,8 @@ export type HostileSwapVariant =
   | 'closeForRent'
   | 'delegateTakeBack'
   | 'delegateBurn'
-  | 'extraSigners';
+  | 'extraSigners'
+  | 'lookupTakeBack';
 
 /** Every hostile swap variant. */
 export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
@@ -79,6 +83,7 @@ export const HOSTILE_SWAP_VARIANTS: readonly HostileSwapVariant[] = [
   'delegateTakeBack',
   'delegateBurn',
   'extraSigners',
+  'lookupTakeBack',
 ];
 
 /** What happens to one JSON-RPC request. */

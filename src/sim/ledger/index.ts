@@ -5,7 +5,7 @@
 import type { SimServiceFactory } from '../market-port.js';
 import { startRpcServer } from '../rpc/rpc-server.js';
 import { rpcMethods } from '../rpc/rpc-methods.js';
-import { createSwapBuilder } from '../swap/swap-builder.js';
+import { createSwapBuilder, type SwapTransactionFormat } from '../swap/swap-builder.js';
 import { startSwapServer } from '../swap/swap-server.js';
 import type { FaultRates } from './faults.js';
 import { createLedger } from './ledger.js';
@@ -16,6 +16,8 @@ export interface LedgerServicesOptions extends Pick<LedgerOptions, 'slotMs' | 'v
   /** Fixed ports (0 or absent = ephemeral). */
   readonly rpcPort?: number;
   readonly swapPort?: number;
+  /** The swap service's transactions: `legacy` (default) or `v0` loading the pool's token vault and the mint from a lookup table (src/sim/swap/swap-builder.ts). */
+  readonly swapTransactions?: SwapTransactionFormat;
   /** Called with the ledger once it exists (tests and benches use it to inject faults, airdrop, read state). */
   readonly onLedger?: (ledger: Ledger) => void;
 }
@@ -27,10 +29,15 @@ export interface LedgerServicesOptions extends Pick<LedgerOptions, 'slotMs' | 'v
  */
 export function ledgerServices(options: LedgerServicesOptions = {}): SimServiceFactory {
   return async (ctx) => {
-    const { rpcPort: _rpcPort, swapPort: _swapPort, onLedger: _onLedger, ...knobs } = options;
+    const { rpcPort: _rpcPort, swapPort: _swapPort, onLedger: _onLedger, swapTransactions, ...knobs } = options;
     const ledger = createLedger({ ...knobs, market: ctx.market, clock: ctx.clock, random: ctx.random.fork('ledger'), log: ctx.log });
     options.onLedger?.(ledger);
-    const builder = createSwapBuilder({ market: ctx.market, ledger, random: ctx.random.fork('swap') });
+    const builder = createSwapBuilder({
+      market: ctx.market,
+      ledger,
+      random: ctx.random.fork('swap'),
+      ...(swapTransactions ? { transactions: swapTransactions } : {}),
+    });
     let rpc: Awaited<ReturnType<typeof startRpcServer>> | undefined;
     try {
       rpc = await startRpcServer({
@@ -61,4 +68,5 @@ export function ledgerServices(options: LedgerServicesOptions = {}): SimServiceF
 export { createLedger } from './ledger.js';
 export type { Ledger, LedgerOptions, LedgerAccount, PoolAccounts, SignatureStatusView, SendResult, LedgerRefusal } from './ledger-types.js';
 export type { FaultPlan, FaultRates, LandingFault, RpcFault } from './faults.js';
+export type { SwapTransactionFormat } from '../swap/swap-builder.js';
 export { WRAPPED_SOL_MINT } from '../swap/swap-request.js';

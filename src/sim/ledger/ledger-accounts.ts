@@ -3,11 +3,13 @@
  * market's tokens, pool authorities and vaults, liquidity top-ups and balance snapshots for
  * transaction metadata. Remembers the slot of the last write to each account.
  */
+import { createHash } from 'node:crypto';
 import { Keypair, PublicKey } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import type { Logger, Random } from '../../core/index.js';
 import type { SimPool } from '../market-port.js';
 import type { LedgerAccount, PoolAccounts } from './ledger-types.js';
+import { LOOKUP_TABLE_PROGRAM, lookupTableData, readLookupTable } from './lookup-tables.js';
 import type { NativeSvm } from './native-svm.js';
 import type { ParsedTx } from './parsed-tx.js';
 import { mintData, mintSupply, readTokenAccount, tokenAccountData, TOKEN_PROGRAM_ID, ACCOUNT_SIZE, MINT_SIZE } from './spl-accounts.js';
@@ -40,6 +42,10 @@ export interface LedgerAccounts {
    * `wallet` (or back), as a swap program computing its output at execution would have paid.
    */
   settleAtLanding(terms: SwapTerms, pool: PoolAccounts, wallet: string, out: bigint): void;
+  /** A frozen address lookup table holding `addresses`, created on first use (the same list gives the same table). */
+  lookupTable(addresses: readonly string[]): string;
+  /** The addresses of the lookup table at `address`, or undefined when there is no table there. */
+  tableAddresses(address: string): string[] | undefined;
 }
 
 /**
@@ -205,9 +211,30 @@ export function createLedgerAccounts(svm: NativeSvm, slot: () => number, keyRand
     }
   };
 
+  const tables = new Map<string, string>();
+  const lookupTable = (addresses: readonly string[]): string => {
+    const id = addresses.join(',');
+    let table = tables.get(id);
+    if (!table) {
+      // Derived from the list, not drawn from keyRandom: tables leave the pool keys of a seeded run as they were.
+      table = Keypair.fromSeed(createHash('sha256').update(`lookup-table:${id}`).digest()).publicKey.toBase58();
+      const data = lookupTableData(addresses);
+      setAccount({ address: table, lamports: svm.rentExemptLamports(data.length), owner: LOOKUP_TABLE_PROGRAM, data, executable: false });
+      tables.set(id, table);
+      log?.debug({ table, addresses: addresses.length }, 'ledger lookup table created');
+    }
+    return table;
+  };
+  const tableAddresses = (address: string): string[] | undefined => {
+    const a = getAccount(address);
+    return a ? readLookupTable(a) : undefined;
+  };
+
   return {
     getAccount,
     setLamports,
+    lookupTable,
+    tableAddresses,
     settleAtLanding,
     ensureMint,
     poolAccounts,

@@ -118,6 +118,11 @@ export interface Ledger {
   recentPrioritizationFees(accounts?: readonly string[]): { slot: number; prioritizationFee: number }[];
   /** The pool's accounts on the ledger, created on first use (mint, vault, authority). */
   poolAccounts(pool: SimPool): PoolAccounts;
+  /**
+   * A frozen address lookup table holding `addresses` (base58), created on first use: the same
+   * list gives the same table. Its account is served over JSON-RPC like any other.
+   */
+  lookupTable(addresses: readonly string[]): string;
   /** Stops producing slots. */
   stop(): void;
 }

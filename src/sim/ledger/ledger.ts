@@ -48,7 +48,16 @@ export function createLedger(options: LedgerOptions): Ledger {
   const swaps = createSwapCheck(market, accounts);
   const execution = createTxExecution({ svm, accounts, window, store, swaps, market, clock, ...(options.log ? { log: options.log } : {}) });
   const schedule = createLandingSchedule({ clock, slotMs: options.slotMs ?? 400, svm, window, store, execution });
-  const pipeline = createTxPipeline({ svm, window, store, faults, execution, schedule, ...(options.log ? { log: options.log } : {}) });
+  const pipeline = createTxPipeline({
+    svm,
+    tables: (a) => accounts.tableAddresses(a),
+    window,
+    store,
+    faults,
+    execution,
+    schedule,
+    ...(options.log ? { log: options.log } : {}),
+  });
 
   for (const t of market.tokens()) accounts.ensureMint(t.mint, t.decimals);
   const unsubscribe = market.onTokenLaunched((t) => accounts.ensureMint(t.mint, t.decimals));
@@ -113,6 +122,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     transaction: (signature, commitment = 'finalized') => store.transaction(signature, commitment),
     recentPrioritizationFees: (writing) => store.recentPrioritizationFees(writing),
     poolAccounts: (pool) => accounts.poolAccounts(pool),
+    lookupTable: (addresses) => accounts.lookupTable(addresses),
     rentExemptLamports: (len) => svm.rentExemptLamports(len),
     decimalsOf: (mint) => accounts.decimalsOf(mint),
     lastWriteSlot: (a) => accounts.lastWriteSlot(a),

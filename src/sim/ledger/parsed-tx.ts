@@ -1,5 +1,6 @@
 /**
- * Decoding of wire transactions (legacy and v0 without lookup tables) straight from the bytes (the
+ * Decoding of wire transactions (legacy and v0, its lookup tables resolved from the ledger's
+ * accounts) straight from the bytes (the
  * client's wire parser), and ed25519 signature verification with node:crypto, so the ledger can
  * refuse a bad transaction with the right JSON-RPC error before it reaches the runtime. No web3.js
  * objects: the keys stay views of the wire bytes, and their base58 text comes from a bounded cache
@@ -9,8 +10,8 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { BoundedMap } from '../../core/bounded-map.js';
 import { ChainpilotError } from '../../core/errors.js';
-import { keyText } from '../../client/key-text.js';
-import { isWritableIndex, parseWireTransaction } from '../../client/wire-transaction.js';
+import { keyBytes, keyText } from '../../client/key-text.js';
+import { isWritableIndex, parseWireTransaction, type WireTransaction } from '../../client/wire-transaction.js';
 
 const base58 = getBase58Decoder();
 
@@ -26,7 +27,7 @@ export interface ParsedTx {
   /** First signature, base58: the transaction id. */
   readonly signature: string;
   readonly version: 'legacy' | 0;
-  /** The 32-byte account keys, views of `bytes`. */
+  /** The 32-byte account keys: static keys (views of `bytes`), then those loaded from lookup tables (writable, then read-only). */
   readonly keys: readonly Uint8Array[];
   readonly keyStrings: readonly string[];
   readonly numSigners: number;
@@ -38,21 +39,21 @@ export interface ParsedTx {
   isWritable(index: number): boolean;
 }
 
+/** The addresses of the lookup table at an address, or undefined when there is none. */
+export type TableReader = (address: string) => readonly string[] | undefined;
+
 /**
  * Decodes wire bytes with the client's wire parser (one reading of the format for the whole
  * project); throws LEDGER_MALFORMED_TRANSACTION with the parser's reason, or
- * LEDGER_UNSUPPORTED_TRANSACTION for address lookup tables or a transaction without a signature.
+ * LEDGER_UNSUPPORTED_TRANSACTION for a transaction without a signature, or one whose lookup table
+ * `tables` does not know or whose index runs past the table's end (a node's AddressLookupTableNotFound
+ * and InvalidAddressLookupTableIndex).
  */
-export function parseTx(bytes: Uint8Array): ParsedTx {
+export function parseTx(bytes: Uint8Array, tables: TableReader = () => undefined): ParsedTx {
   const parsed = parseWireTransaction(bytes);
   if (!parsed.ok) throw new ChainpilotError('LEDGER_MALFORMED_TRANSACTION', parsed.reason, { retry: 'not_retryable' });
   const w = parsed.tx;
-  if (w.lookups.length > 0) {
-    throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'address lookup tables are not supported by the simulator; list every account in the message', {
-      retry: 'not_retryable',
-    });
-  }
-  const keys = w.staticKeys;
+  const keys = w.lookups.length === 0 ? w.staticKeys : [...w.staticKeys, ...loadedKeys(w, tables)];
   if (w.signatureCount === 0 || keys.length === 0)
     throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', 'transaction has no signature or no fee payer', { retry: 'not_retryable' });
   const signatures: Uint8Array[] = [];
@@ -72,6 +73,35 @@ export function parseTx(bytes: Uint8Array): ParsedTx {
     signatures,
     isWritable: (i) => isWritableIndex(w, i),
   };
+}
+
+/** The keys a v0 message loads from its tables: every writable one, then every read-only one. */
+function loadedKeys(w: WireTransaction, tables: TableReader): Uint8Array[] {
+  const writable: Uint8Array[] = [];
+  const readonly: Uint8Array[] = [];
+  for (const l of w.lookups) {
+    const table = keyText(l.table);
+    const addresses = tables(table);
+    if (!addresses) {
+      throw new ChainpilotError('LEDGER_UNSUPPORTED_TRANSACTION', `address lookup table ${table} does not exist on the ledger (AddressLookupTableNotFound)`, {
+        retry: 'not_retryable',
+      });
+    }
+    const at = (i: number): Uint8Array => {
+      const a = addresses[i];
+      if (a === undefined) {
+        throw new ChainpilotError(
+          'LEDGER_UNSUPPORTED_TRANSACTION',
+          `index ${i} is past the end of address lookup table ${table}, which holds ${addresses.length} (InvalidAddressLookupTableIndex)`,
+          { retry: 'not_retryable' },
+        );
+      }
+      return keyBytes(a);
+    };
+    for (const i of l.writableIndexes) writable.push(at(i));
+    for (const i of l.readonlyIndexes) readonly.push(at(i));
+  }
+  return [...writable, ...readonly];
 }
 
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

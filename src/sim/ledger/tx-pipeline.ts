@@ -12,13 +12,15 @@ import { readComputeBudget, transactionFeeLamports } from './fees.js';
 import type { LandingSchedule } from './landing-schedule.js';
 import type { Ledger, LedgerRefusal } from './ledger-types.js';
 import type { NativeSvm } from './native-svm.js';
-import { parseTx, verifySignatures, type ParsedTx } from './parsed-tx.js';
+import { parseTx, verifySignatures, type ParsedTx, type TableReader } from './parsed-tx.js';
 import type { SignatureStore } from './signature-store.js';
 import { describeTxError, type TxErrorJson } from './tx-error.js';
 import type { TxExecution } from './tx-execution.js';
 
 export interface TxPipelineDeps {
   readonly svm: Pick<NativeSvm, 'balance'>;
+  /** Resolves a v0 transaction's lookup tables (the ledger's table accounts). */
+  readonly tables: TableReader;
   readonly window: Pick<BlockWindow, 'isValid' | 'latest'>;
   readonly store: Pick<SignatureStore, 'get'>;
   readonly faults: Pick<FaultPlan, 'nextLanding'>;
@@ -33,9 +35,9 @@ export type TxPipeline = Pick<Ledger, 'send' | 'simulate'>;
 const refusal = (rpcCode: number, message: string, data?: unknown): LedgerRefusal =>
   data === undefined ? { ok: false, rpcCode, message } : { ok: false, rpcCode, message, data };
 
-const decode = (bytes: Uint8Array): ParsedTx | LedgerRefusal => {
+const decode = (bytes: Uint8Array, tables: TableReader): ParsedTx | LedgerRefusal => {
   try {
-    return parseTx(bytes);
+    return parseTx(bytes, tables);
   } catch (e) {
     return refusal(-32602, `invalid transaction: failed to deserialize: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -48,10 +50,10 @@ const signatureFailure = (): LedgerRefusal => refusal(-32003, 'Transaction signa
 
 /** Creates the pipeline over the ledger's parts. */
 export function createTxPipeline(deps: TxPipelineDeps): TxPipeline {
-  const { svm, window, store, faults, execution, schedule, log } = deps;
+  const { svm, tables, window, store, faults, execution, schedule, log } = deps;
   return {
     send(bytes, sendOptions = {}) {
-      const tx = decode(bytes);
+      const tx = decode(bytes, tables);
       if ('ok' in tx) return tx;
       if (!verifySignatures(tx)) return signatureFailure();
       const known = store.get(tx.signature);
@@ -75,7 +77,7 @@ export function createTxPipeline(deps: TxPipelineDeps): TxPipeline {
       return { ok: true, signature: tx.signature };
     },
     simulate(bytes, simOptions = {}) {
-      const tx = decode(bytes);
+      const tx = decode(bytes, tables);
       if ('ok' in tx) return tx;
       if (simOptions.sigVerify && !verifySignatures(tx)) return signatureFailure();
       const addresses = simOptions.addresses ?? [];

@@ -6,7 +6,8 @@ import { VersionedMessage } from '@solana/web3.js';
 import { readComputeBudget, transactionFeeLamports } from '../ledger/fees.js';
 import { invalidParams, RpcError } from './rpc-error.js';
 import { addressParam, commitmentOf, config, MAX_MULTIPLE_ACCOUNTS, stringArray, wireBytes, type Config, type RpcMethod, type RpcScope } from './rpc-params.js';
-import { encodeTransaction } from './rpc-transaction.js';
+import { encodeTransaction, loadedAddressesOf } from './rpc-transaction.js';
+import { readLookupTable } from '../ledger/lookup-tables.js';
 
 const MAX_SIGNATURES = 256;
 
@@ -89,7 +90,10 @@ export function transactionMethods({ ledger, context, encode }: RpcScope): Recor
           innerInstructions: [],
           logMessages: m.logMessages,
           rewards: [],
-          loadedAddresses: { writable: [], readonly: [] },
+          loadedAddresses: loadedAddressesOf(t.bytes, (a) => {
+            const account = ledger.account(a);
+            return account && readLookupTable(account);
+          }),
           computeUnitsConsumed: Number(m.computeUnitsConsumed),
         },
       };

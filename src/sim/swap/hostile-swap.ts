@@ -37,8 +37,17 @@ export interface HonestSwap {
   readonly attacker: PublicKey;
 }
 
-/** Instructions (memo excluded) and fee payer of `variant` applied to `s`. */
-export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instructions: TransactionInstruction[]; payer: PublicKey; coSigners?: Keypair[] } {
+/** What a hostile variant builds: instructions (memo excluded), fee payer, extra signers, and the accounts a v0 answer loads from a table. */
+export interface HostileBuild {
+  readonly instructions: TransactionInstruction[];
+  readonly payer: PublicKey;
+  readonly coSigners?: Keypair[];
+  /** When set, the answer is a v0 transaction loading these accounts from one lookup table. */
+  readonly tableAddresses?: PublicKey[];
+}
+
+/** `variant` applied to `s`. */
+export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): HostileBuild {
   const budget = (micro: bigint): TransactionInstruction[] => [
     ComputeBudgetProgram.setComputeUnitLimit({ units: s.computeUnits }),
     ComputeBudgetProgram.setComputeUnitPrice({ microLamports: micro }),
@@ -93,6 +102,20 @@ export function hostileSwap(variant: HostileSwapVariant, s: HonestSwap): { instr
       const ours = getAssociatedTokenAddressSync(s.mint, s.wallet, true, TOKEN_2022_PROGRAM_ID);
       const theirs = getAssociatedTokenAddressSync(s.mint, s.attacker, true, TOKEN_2022_PROGRAM_ID);
       return wallet([...buy2022(s, 0n), createTransferCheckedInstruction(ours, s.mint, theirs, s.authority, s.amountOut, s.decimals, TOKEN_2022_PROGRAM_ID)]);
+    }
+    case 'lookupTakeBack': {
+      // A buy into our (existing) associated account paid in full, then as much out of it to a
+      // stranger on the pool authority's signature, as a delegate of ours would; both accounts
+      // only through the lookup table, so no static key and no instruction creating it names ours.
+      const theirs = getAssociatedTokenAddressSync(s.mint, s.attacker, true);
+      return {
+        ...wallet([
+          SystemProgram.transfer({ fromPubkey: s.wallet, toPubkey: s.authority, lamports: s.amountIn }),
+          createTransferInstruction(s.tokenVault, s.walletAta, s.authority, s.amountOut),
+          createTransferInstruction(s.walletAta, theirs, s.authority, s.amountOut),
+        ]),
+        tableAddresses: [s.walletAta, theirs],
+      };
     }
     case 'delegateBurn': {
       // The full output into our Token-2022 account, then burned by the permanent delegate (the pool authority).

@@ -9,6 +9,7 @@ import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, TransactionInstruction } from '@solana/web3.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '../../client/spl-token.js';
 import { compileLegacyMessage } from './compile-legacy.js';
+import { compileV0Message } from './compile-v0.js';
 import { maliciousInstruction } from './malicious-builder.js';
 import { hostileSwap } from './hostile-swap.js';
 import { BoundedMap, ChainpilotError, mulDiv, toRaw, type Random } from '../../core/index.js';
@@ -27,7 +28,15 @@ export interface SwapBuilderDeps {
   readonly market: SimMarketPort;
   readonly ledger: Ledger;
   readonly random: Random;
+  /**
+   * `legacy` (default): legacy transactions naming every account. `v0`: versioned transactions
+   * that load the pool's token vault and the mint from the pool's address lookup table on the ledger.
+   */
+  readonly transactions?: SwapTransactionFormat;
 }
+
+/** The format of the swap service's transactions. */
+export type SwapTransactionFormat = 'legacy' | 'v0';
 
 export interface BuiltSwap {
   /** Base64 wire transaction, partially signed (the wallet signs next). */
@@ -123,21 +132,20 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       let tx: TransactionInstruction[] = [];
       let payer = wallet;
       let coSigners: Keypair[] | undefined;
+      let tableAddresses: PublicKey[] | undefined = deps.transactions === 'v0' ? [accounts.tokenVault, accounts.mint] : undefined;
       tx.push(computeUnitLimit(SWAP_CU_LIMIT), computeUnitPrice(microLamports));
       if (hostile) {
         const parts = { side: req.side, wallet, walletAta, authority, mint: accounts.mint, decimals: pool.decimals, tokenVault: accounts.tokenVault };
-        ({
-          instructions: tx,
-          payer,
-          coSigners,
-        } = hostileSwap(hostile, {
+        const built = hostileSwap(hostile, {
           ...parts,
           amountIn,
           amountOut: quote.amountOut,
           computeUnits: SWAP_CU_LIMIT,
           microLamports,
           attacker,
-        }));
+        });
+        ({ instructions: tx, payer, coSigners } = built);
+        tableAddresses = built.tableAddresses ?? tableAddresses;
       } else if (req.side === 'buy') {
         tx.push(
           createAssociatedTokenAccountIdempotentInstruction(wallet, walletAta, wallet, accounts.mint),
@@ -154,7 +162,12 @@ export function createSwapBuilder(deps: SwapBuilderDeps): { build(req: SwapReque
       tx.push(new TransactionInstruction({ programId: memoProgram, keys: [], data: Buffer.from(encodeSwapMemo(terms), 'utf8') }));
       // Compile once and lay out the wire bytes here (web3.js compiles the message again for each
       // of addSignature and serialize, sorting keys by their base58 text each time).
-      const { message, signers } = compileLegacyMessage(payer, blockhash, tx);
+      const { message, signers } = tableAddresses
+        ? compileV0Message(payer, blockhash, tx, {
+            address: new PublicKey(deps.ledger.lookupTable(tableAddresses.map((a) => a.toBase58()))),
+            addresses: tableAddresses,
+          })
+        : compileLegacyMessage(payer, blockhash, tx);
       const signature = sign(null, message, signingKey(accounts));
       rememberOwnSignature(signature, accounts.authorityAddress, message); // the ledger need not verify it again
       const signed: [PublicKey, Buffer][] = [[authority, signature]];

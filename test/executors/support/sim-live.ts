@@ -16,6 +16,7 @@ import { createLiveExecutor, type LiveExecutor } from '../../../src/executors/li
 import type { LiveSettingsInput } from '../../../src/executors/live/live-settings.js';
 import type { LiveRpcPort } from '../../../src/executors/live/ports.js';
 import { keypairSigner } from '../../../src/executors/signer/signer.js';
+import type { SwapTransactionFormat } from '../../../src/sim/ledger/index.js';
 import { API_KEY, startHarness, type Harness } from '../../sim-ledger/harness.js';
 
 export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -30,6 +31,8 @@ export interface SimLiveOptions {
   readonly settings: Omit<LiveSettingsInput, 'maxTradeLamports' | 'allowedPrograms' | 'blockhashValidityBlocks'>;
   /** Called on every sendTransaction the executor makes. */
   readonly onSend?: () => void;
+  /** The swap service's transactions (default legacy). */
+  readonly swapTransactions?: SwapTransactionFormat;
 }
 
 export interface SimLive {
@@ -65,7 +68,7 @@ export async function runSimUntil(sim: Pick<Harness, 'clock'>, cond: () => boole
 
 /** Starts the simulator and a started live executor against it. */
 export async function startSimLive(o: SimLiveOptions): Promise<SimLive> {
-  const sim = await startHarness({ validBlocks: o.validBlocks });
+  const sim = await startHarness({ validBlocks: o.validBlocks, ...(o.swapTransactions ? { swapTransactions: o.swapTransactions } : {}) });
   const mints: string[] = [];
   for (let i = 0; i < o.mints; i++) mints.push(sim.market.launch(30n * BigInt(LAMPORTS_PER_SOL), 1_000_000_000_000_000n, 6));
   const wallet = await sim.wallet(10);
