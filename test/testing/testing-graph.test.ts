@@ -20,9 +20,9 @@ describe('the strategy test kit entry (chainpilot/testing)', () => {
     expect(
       inputs.filter((f) => /node_modules\/(@solana|litesvm|better-sqlite3|bigint-buffer|bullmq|ioredis|ws|undici)\//.test(f) || f.endsWith('.node')),
     ).toEqual([]);
-    expect(inputs.filter((f) => /^src\/(sim|config|runtime|research|service|cli|client)\//.test(f) || /^src\/executors\/(?!paper\/|admission)/.test(f))).toEqual(
-      [],
-    );
+    expect(
+      inputs.filter((f) => /^src\/(sim|config|runtime|research|service|cli|client)\//.test(f) || /^src\/executors\/(?!paper\/|admission)/.test(f)),
+    ).toEqual([]);
   });
 
   it('is what the package exports as chainpilot/testing', () => {
