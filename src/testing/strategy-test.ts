@@ -58,6 +58,11 @@ export interface StrategyTest {
   send(...events: readonly DomainEvent[]): void;
   /** Rooms joined right now (the strategy's and those of open positions). */
   rooms(): string[];
+  /**
+   * Events sent on a room nobody had joined: they reached no strategy (the market view and exit
+   * rules still saw them). A test whose strategy "does nothing" looks here first.
+   */
+  unwatched(): readonly DomainEvent[];
   /** Intents the strategy and its exit rules placed, in order. */
   intents(): readonly OrderIntent[];
   /** Paper fills, in order. */
@@ -139,6 +144,7 @@ export async function testStrategy<P, S>(definition: StrategyDefinition<P, S>, o
   });
   await engine.start();
   let taken = 0;
+  const unwatched: DomainEvent[] = [];
 
   const intentList = (list: readonly OrderIntent[]): string => describeAll('intents', list);
   return {
@@ -148,9 +154,13 @@ export async function testStrategy<P, S>(definition: StrategyDefinition<P, S>, o
     now: () => clock.now(),
     advance: (ms) => clock.advance(ms),
     send: (...events) => {
-      for (const e of events) engine.dispatch(e);
+      for (const e of events) {
+        if (e.type !== 'gap' && !engine.rooms().includes(e.room)) unwatched.push(e);
+        engine.dispatch(e);
+      }
     },
     rooms: () => engine.rooms(),
+    unwatched: () => unwatched,
     intents: () => intents,
     fills: () => fills,
     denials: () => decisions.filter((d): d is DeniedEntry => d.kind === 'denied'),

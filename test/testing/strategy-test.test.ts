@@ -71,10 +71,13 @@ describe('chainpilot/testing', () => {
 
   it('routes an event only to a strategy that watches its room', async () => {
     const t = await testStrategy(eager);
-    t.send(t.events.trade({ mint: 'Other111111111111111111111111111111111111111', side: 'buy', sol: '1' }));
+    const other = t.events.trade({ mint: 'Other111111111111111111111111111111111111111', side: 'buy', sol: '1' });
+    t.send(other);
     expect(t.intents()).toEqual([]);
+    expect(t.unwatched()).toEqual([other]);
     t.send(t.events.trade({ mint: MINT, side: 'buy', sol: '1' }));
     expect(t.expectIntent({ reason: 'trade of 1000000000 lamports' }).spendLamports).toBe(100_000_000n);
+    expect(t.unwatched()).toEqual([other]);
     await t.stop();
   });
 
