@@ -4,7 +4,7 @@
  * `t.advance(ms)` and reads the intents, denials, fills and positions it led to. Loads no Solana
  * SDK, no SQLite and no network code.
  */
-export { testStrategy, type StrategyTest, type StrategyTestOptions } from './strategy-test.js';
+export { testStrategy, type IntentOf, type StrategyTest, type StrategyTestOptions } from './strategy-test.js';
 export { eventBuilders, type EventBuilders, type LaunchInit, type PriceInit, type TradeInit } from './events.js';
 export type { DeniedEntry, FillMatch, IntentMatch } from './matchers.js';
 export type { DecisionEntry } from '../engine/logs/decision-log.js';

@@ -13,7 +13,7 @@ import type { DomainEvent } from '../engine/events/events.js';
 import type { StreamFeed } from '../engine/events/feed-port.js';
 import type { DecisionEntry } from '../engine/logs/decision-log.js';
 import type { Position, PortfolioTotals } from '../engine/market/portfolio.js';
-import type { ExecutionSink, Fill, OrderIntent } from '../engine/orders/execution-port.js';
+import type { BuyIntent, ExecutionSink, Fill, OrderIntent, SellIntent } from '../engine/orders/execution-port.js';
 import type { RiskLimits } from '../engine/orders/risk-gate.js';
 import type { StrategyDefinition } from '../engine/strategy/strategy-api.js';
 import { instantiateStrategy } from '../engine/strategy/strategy-instance.js';
@@ -81,8 +81,11 @@ export interface StrategyTest {
   halted(): string | undefined;
   /** The engine itself, for what the kit does not wrap (market view, exit levels). */
   readonly engine: Engine;
-  /** The one intent since the last `take` matching `match`; throws STRATEGY_TEST_ASSERTION listing the intents otherwise. */
-  expectIntent(match?: IntentMatch): OrderIntent;
+  /**
+   * The one intent matching `match` among those placed since the last intent this returned (a buy
+   * intent for `side: 'buy'`); throws STRATEGY_TEST_ASSERTION listing them otherwise.
+   */
+  expectIntent<M extends IntentMatch>(match?: M): IntentOf<M>;
   /** Throws STRATEGY_TEST_ASSERTION listing them when any intent matches `match` (default: any intent at all). */
   expectNoIntent(match?: IntentMatch): void;
   /** The last fill matching `match`; throws STRATEGY_TEST_ASSERTION listing the fills otherwise. */
@@ -92,6 +95,9 @@ export interface StrategyTest {
   /** Stops the strategy and the engine (timers cancelled, rooms left). */
   stop(): Promise<void>;
 }
+
+/** The intent type a match names: `BuyIntent` for `side: 'buy'`, `SellIntent` for `side: 'sell'`. */
+export type IntentOf<M extends IntentMatch> = M extends { readonly side: 'buy' } ? BuyIntent : M extends { readonly side: 'sell' } ? SellIntent : OrderIntent;
 
 const DEFAULT_START = Date.UTC(2026, 0, 1);
 
@@ -169,12 +175,13 @@ export async function testStrategy<P, S>(definition: StrategyDefinition<P, S>, o
     totals: () => engine.portfolio.totals(),
     errors: () => engine.stats.errorsOf(instance.id),
     halted: () => engine.haltedStrategies().find((h) => h.strategyId === instance.id)?.message,
-    expectIntent(match = {}) {
+    expectIntent<M extends IntentMatch>(match?: M): IntentOf<M> {
       const fresh = intents.slice(taken);
-      const hits = fresh.filter((i) => matches(i, match));
-      if (hits.length !== 1) throw failed(`expected one new intent matching ${JSON.stringify(match, bigintText)}, found ${hits.length}`, intentList(fresh));
+      const hits = fresh.filter((i) => matches(i, match ?? {}));
+      if (hits.length !== 1)
+        throw failed(`expected one new intent matching ${JSON.stringify(match ?? {}, bigintText)}, found ${hits.length}`, intentList(fresh));
       taken = intents.indexOf(hits[0]!) + 1;
-      return hits[0]!;
+      return hits[0] as IntentOf<M>; // matched on `side`, so of the side's type
     },
     expectNoIntent(match = {}) {
       const hits = intents.filter((i) => matches(i, match));
@@ -195,7 +202,7 @@ export async function testStrategy<P, S>(definition: StrategyDefinition<P, S>, o
   };
 }
 
-/** JSON.stringify's replacer for bigint amounts. */
+/** JSON.stringify's replacer for a match: bigint amounts as `123n`, a reason pattern as `/text/`. */
 function bigintText(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? `${value}n` : value;
+  return typeof value === 'bigint' ? `${value}n` : value instanceof RegExp ? String(value) : value;
 }

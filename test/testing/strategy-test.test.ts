@@ -76,7 +76,7 @@ describe('chainpilot/testing', () => {
     expect(t.intents()).toEqual([]);
     expect(t.unwatched()).toEqual([other]);
     t.send(t.events.trade({ mint: MINT, side: 'buy', sol: '1' }));
-    expect(t.expectIntent({ reason: 'trade of 1000000000 lamports' }).spendLamports).toBe(100_000_000n);
+    expect(t.expectIntent({ side: 'buy', reason: 'trade of 1000000000 lamports' }).spendLamports).toBe(100_000_000n);
     expect(t.unwatched()).toEqual([other]);
     await t.stop();
   });
