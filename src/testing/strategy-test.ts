@@ -22,6 +22,7 @@ import { createPaperExecutor } from '../executors/paper/paper-executor.js';
 import { eventBuilders, type EventBuilders } from './events.js';
 import { describeAll, matches, type DeniedEntry, type FillMatch, type IntentMatch } from './matchers.js';
 
+/** A deployment's defaults where the options say nothing (src/config/schema.ts: `paper`, `execution`). */
 export interface StrategyTestOptions {
   /** The strategy's parameters as a deployment file gives them (`"10m"`, `"0.1"`), checked by its schema. */
   readonly params?: unknown;
@@ -144,7 +145,7 @@ export async function testStrategy<P, S>(definition: StrategyDefinition<P, S>, o
     strategies: [instance],
     risk: options.risk ?? {},
     startingCashLamports: cash,
-    execution: { slippageBps: bps(options.slippageBps ?? 300), priorityFeeLamports: lamports(10_000n), defaultDecimals: 6 },
+    execution: { slippageBps: bps(options.slippageBps ?? 300), priorityFeeLamports: lamports(100_000n), defaultDecimals: 6 },
     decisions: (e) => decisions.push(e),
     onIntent: (i) => intents.push(i),
   });
