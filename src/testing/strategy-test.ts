@@ -57,6 +57,11 @@ export interface StrategyTest {
    * the event's room (its `rooms()` or `ctx.watch`). A `gap` reaches it always.
    */
   send(...events: readonly DomainEvent[]): void;
+  /**
+   * Lets async handlers finish what they awaited (one turn of the event loop: their promise
+   * chains, with no I/O in the kit, resolve in it); no time passes on the clock.
+   */
+  settle(): Promise<void>;
   /** Rooms joined right now (the strategy's and those of open positions). */
   rooms(): string[];
   /**
@@ -166,6 +171,7 @@ export async function testStrategy<P, S>(definition: StrategyDefinition<P, S>, o
         engine.dispatch(e);
       }
     },
+    settle: () => new Promise<void>((resolve) => setImmediate(resolve)),
     rooms: () => engine.rooms(),
     unwatched: () => unwatched,
     intents: () => intents,

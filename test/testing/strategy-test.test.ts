@@ -108,4 +108,33 @@ describe('chainpilot/testing', () => {
   it('checks the parameters as a deployment does', async () => {
     await expect(testStrategy(dipBuyer, { params: { dipBp: 100 } })).rejects.toThrow(/STRATEGY_INVALID_PARAMS|invalid parameters/);
   });
+
+  it('lets an async handler finish with settle(), delivers a gap to the strategy, and prices paper fills from pool reserves', async () => {
+    const sniper = defineStrategy({
+      id: 'async-sniper',
+      params: z.strictObject({}),
+      rooms: () => [rooms.graduated()],
+      async onGraduated(e, ctx) {
+        await Promise.resolve(); // as a handler awaiting a lookup would
+        ctx.buy({ mint: e.mint, lamports: lamports(200_000_000n), reason: 'graduated' });
+      },
+      onGap(g, ctx) {
+        ctx.log.info('gap', { rooms: g.rooms.length });
+        ctx.buy({ mint: MINT, lamports: lamports(100_000_000n), reason: `gap of ${g.endedAt - g.startedAt} ms` });
+      },
+    });
+    const t = await testStrategy(sniper);
+    t.send(t.events.graduated(MINT, { market: 'amm', poolId: 'Pool1' }));
+    expect(t.intents()).toEqual([]); // the handler is still awaiting
+    await t.settle();
+    t.expectIntent({ side: 'buy', reason: 'graduated' });
+    t.send(t.events.price(MINT, '0.0001', { solReserveLamports: 50_000_000_000n, tokenReserveRaw: 500_000_000_000_000n, poolFeeBps: 25 }));
+    t.advance(250);
+    const fill = t.expectFill({ side: 'buy', mint: MINT });
+    expect(fill.tokenAmount).toBeGreaterThan(0n);
+    expect(fill.tokenAmount).toBeLessThan(2_000_000_000_000n); // 0.2 SOL at 0.0001 would be 2000 tokens: the curve and fees give fewer
+    t.send(t.events.gap([rooms.graduated()], 5_000));
+    t.expectIntent({ side: 'buy', reason: 'gap of 5000 ms' });
+    await t.stop();
+  });
 });
