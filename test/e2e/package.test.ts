@@ -238,7 +238,8 @@ console.log(JSON.stringify([typeof s.defineStrategy, typeof m.ChainpilotError, t
 import * as cp from 'chainpilot';
 import * as sim from 'chainpilot/sim';
 import * as rt from 'chainpilot/runtime';
-export const used = [defineStrategy, cp.ChainpilotError, sim.startSimulator, rt.runPaper];
+import * as kit from 'chainpilot/testing';
+export const used = [defineStrategy, cp.ChainpilotError, sim.startSimulator, rt.runPaper, kit.testStrategy];
 `;
     writeFileSync(join(app, 'types-esm.mts'), imports);
     writeFileSync(join(cjsApp, 'types-cjs.cts'), imports);
