@@ -102,6 +102,13 @@ export default tseslint.config(
   ...layer('src/executors/**/*.ts', ['strategies', 'config', 'sim', ...HOUSES], 'executors never import strategies or composition roots'),
   ...layer('src/config/**/*.ts', ['client', 'engine', 'executors', 'strategies', 'sim', ...HOUSES], 'config is data: it imports core only'),
   ...layer('src/sim/**/*.ts', ['engine', 'strategies', 'executors', 'config', ...HOUSES], 'the simulator is a service: it imports core and client types only'),
+  // chainpilot/testing (issue 41) runs a strategy on the engine and the paper executor: nothing that
+  // loads the Solana SDK, SQLite or the network (live executors, journals, queues, client, sim, houses).
+  ...layer(
+    'src/testing/**/*.ts',
+    ['client', 'config', 'sim', 'strategies', 'live', 'journal', 'queue', 'signer', ...HOUSES],
+    'the test kit is built on core, the engine and the paper executor only',
+  ),
   ...layer('src/runtime/**/*.ts', ['research', 'service', 'cli'], 'runtime runs one deployment: research and service use it, never the reverse'),
   ...layer('src/research/**/*.ts', ['service', 'cli'], 'research (history) uses runtime and the floors below, never the daemon'),
   ...layer('src/service/**/*.ts', ['cli'], 'nothing imports the CLI'),

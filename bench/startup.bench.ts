@@ -3,6 +3,8 @@
  * a bare `node -e 0`, measured interleaved in the same run (median of each). Goals (design.md §9,
  * issue 18): `--version` within 2x, `validate FILE` within 4x. Run `npm run build` first: with a
  * missing or stale dist/ the command runs the sources through tsx and the note says so.
+ * Issue 41: the import cost (time over `node -e 0`) of `chainpilot/testing` within 2x that of
+ * `chainpilot/strategy`, both imported from the compiled dist/ in the same rounds.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -38,8 +40,10 @@ const bench: Bench = {
       baseline: ['-e', '0'],
       version: ['bin/chainpilot.js', '--version'],
       validate: ['bin/chainpilot.js', 'validate', 'config/paper-sim.yaml'],
+      strategyApi: ['--input-type=module', '-e', "await import('./dist/strategies/api.js')"],
+      testKit: ['--input-type=module', '-e', "await import('./dist/testing/index.js')"],
     } as const;
-    const samples: Record<keyof typeof cases, number[]> = { baseline: [], version: [], validate: [] };
+    const samples: Record<keyof typeof cases, number[]> = { baseline: [], version: [], validate: [], strategyApi: [], testKit: [] };
     for (const args of Object.values(cases)) wallMs(args); // warm the file cache
     for (let i = 0; i < ROUNDS; i++) {
       for (const [name, args] of Object.entries(cases)) samples[name as keyof typeof cases].push(wallMs(args));
@@ -47,10 +51,20 @@ const bench: Bench = {
     const base = percentile(samples.baseline, 50);
     const validate = percentile(samples.validate, 50);
     const version = percentile(samples.version, 50);
+    const strategyCost = percentile(samples.strategyApi, 50) - base;
+    const kitCost = percentile(samples.testKit, 50) - base;
     return [
       { name: 'node -e 0 (baseline), median', value: base, unit: 'ms' },
       { name: 'chainpilot --version, median', value: version, unit: 'ms', ratio: version / base, note: `goal <= 2; ${note}` },
       { name: 'chainpilot validate config/paper-sim.yaml, median', value: validate, unit: 'ms', ratio: validate / base, note: 'goal <= 4' },
+      { name: 'import chainpilot/strategy, over baseline', value: strategyCost, unit: 'ms' },
+      {
+        name: 'import chainpilot/testing, over baseline',
+        value: kitCost,
+        unit: 'ms',
+        ratio: kitCost / strategyCost,
+        note: `goal <= 2 (ratio to chainpilot/strategy's import); ${note}`,
+      },
     ];
   },
 };

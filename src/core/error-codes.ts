@@ -268,6 +268,11 @@ export const ERROR_CODES = {
   // --- issue 38 (journal outage): add this issue's codes here only ---
   LIVE_JOURNAL_UNAVAILABLE:
     'the intent journal could not write (a full disk, an I/O error, Redis unreachable): an intent already sent is kept in memory and its write retried, a new intent is refused; the deployment is degraded until the journal accepts every waiting write',
+  // --- issue 41 (strategy test kit): add this issue's codes here only ---
+  STRATEGY_TEST_BAD_EVENT:
+    'an event builder of chainpilot/testing was given a bad value (a SOL amount or price that is not an exact decimal string); the message names the field',
+  STRATEGY_TEST_ASSERTION:
+    'an assertion helper of chainpilot/testing found no intent, fill or denial matching what the test expects; the message lists what the strategy did',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -28,6 +28,8 @@ export interface Dispatcher {
    * counted, logged and skipped. A property, so the engine hands it out as is (no wrapper per message).
    */
   readonly ingest: (msg: StreamMessage) => void;
+  /** Dispatches one domain event to the owners of its room (a `gap` event to every strategy), as a frame's would be. */
+  readonly event: (ev: DomainEvent) => void;
   /** Dispatches a closed feed gap to every strategy. */
   readonly gap: (gap: StreamGap) => void;
   /** The domain event being dispatched right now, undefined between events. */
@@ -91,6 +93,17 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
     }
   };
 
+  const gapEvent = (ev: DomainEvent): void => {
+    stats.eventSeen();
+    const outer = current;
+    current = ev;
+    try {
+      for (const r of runners.values()) r.event(ev);
+    } finally {
+      current = outer;
+    }
+  };
+
   return {
     ingest: (msg) => {
       stats.frameSeen();
@@ -106,8 +119,12 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
       if (isEventList(events)) for (const ev of events) dispatch(ev, owners);
       else dispatch(events, owners);
     },
+    event: (ev) => {
+      if (ev.type === 'gap') gapEvent(ev);
+      else dispatch(ev, rooms.owners(ev.room));
+    },
     gap: (gap) => {
-      const ev: DomainEvent = {
+      gapEvent({
         type: 'gap',
         room: '',
         receivedAt: clock.now(),
@@ -115,15 +132,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
         startedAt: gap.startedAt,
         endedAt: gap.endedAt,
         rooms: gap.rooms,
-      };
-      stats.eventSeen();
-      const outer = current;
-      current = ev;
-      try {
-        for (const r of runners.values()) r.event(ev);
-      } finally {
-        current = outer;
-      }
+      });
     },
     current: () => current,
   };

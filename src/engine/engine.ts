@@ -119,6 +119,8 @@ export interface Engine {
   readonly stats: EngineStats;
   /** Feeds one message as if it came from the feed (replay, tests). */
   ingest(msg: StreamMessage): void;
+  /** Dispatches one domain event as if a frame on its room had brought it (the strategy test kit). */
+  dispatch(event: DomainEvent): void;
   /** Rooms joined right now. */
   rooms(): string[];
   /**
@@ -270,6 +272,7 @@ export function createEngine(options: EngineOptions): Engine {
       );
     },
     ingest: dispatcher.ingest,
+    dispatch: dispatcher.event,
     async start() {
       if (running) return;
       await executor.start((r) => orders.onReport(r));

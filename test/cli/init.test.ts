@@ -1,12 +1,14 @@
 /**
  * `chainpilot init DIR` makes a strategy project that works with the package from this repository:
  * its deployment validates (strategy loaded through `chainpilot/strategy` from dist/), its strategy
- * and test typecheck against dist's types; `new strategy NAME` adds one more, never over a file.
+ * and test typecheck against dist's types, and its test (on chainpilot/testing) passes; `new strategy
+ * NAME` adds one more, never over a file.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDeployment } from '../../src/config/index.js';
 import { resolveStrategies } from '../../src/runtime/compose/resolve-strategies.js';
@@ -48,6 +50,19 @@ describe('chainpilot init', () => {
     });
     expect(tsc.stdout).toBe('');
     expect(tsc.status).toBe(0);
+  }, 120_000);
+
+  it("runs its strategy's test, which trades on the test kit (chainpilot/testing from dist), and it passes", () => {
+    expect(readFileSync(join(app, 'strategies/dip-buyer.test.ts'), 'utf8')).toContain("import { testStrategy } from 'chainpilot/testing';");
+    const run = spawnSync(process.execPath, [resolve('node_modules/vitest/vitest.mjs'), 'run', '--reporter=verbose'], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const out = stripVTControlCharacters(run.stdout); // vitest colours its report when the parent run does
+    expect(out).toContain('buys a dip once enough wallets hold the token, and its take-profit rule sells it');
+    expect(out).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(run.status).toBe(0);
   }, 120_000);
 
   it('adds a strategy and its test with new strategy NAME, and refuses a bad or taken name', () => {

@@ -58,6 +58,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   'chainpilot/strategy': '../../../src/strategies/api.js',
   'chainpilot/sim': '../../../src/sim/index.js',
   'chainpilot/runtime': '../../../src/runtime/index.js',
+  'chainpilot/testing': '../../../src/testing/index.js',
 };
 const REGION = /\/\/ #region doc\n([\s\S]*?)\n\/\/ #endregion doc/;
 

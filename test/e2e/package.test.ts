@@ -132,7 +132,7 @@ describe('the packed chainpilot package', () => {
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules/chainpilot/package.json'), 'utf8')) as {
       exports: Record<string, { import?: string; types?: string }>;
     };
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', './runtime', './sim', './strategy']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './package.json', './runtime', './sim', './strategy', './testing']);
     for (const [name, entry] of Object.entries(pkg.exports)) {
       if (name === './package.json') continue;
       expect(readFileSync(join(app, 'node_modules/chainpilot', entry.import!), 'utf8').length).toBeGreaterThan(0);
@@ -152,6 +152,13 @@ console.log(JSON.stringify([typeof m.createServiceClients, typeof m.ChainpilotEr
     const r = await run(process.execPath, ['graph-probe.mjs', 'chainpilot/strategy'], { cwd: app });
     const loaded = r.stdout.trim().split('\n');
     expect(loaded.some((u) => u.includes('/node_modules/chainpilot/dist/strategies/api.js'))).toBe(true);
+    expect(loaded.filter((u) => /@solana|litesvm|better-sqlite3|bigint-buffer|\.node$/.test(u))).toEqual([]);
+  });
+
+  it('loads no native addon and no Solana SDK for chainpilot/testing (the strategy test kit)', async () => {
+    const r = await run(process.execPath, ['graph-probe.mjs', 'chainpilot/testing'], { cwd: app });
+    const loaded = r.stdout.trim().split('\n');
+    expect(loaded.some((u) => u.includes('/node_modules/chainpilot/dist/testing/index.js'))).toBe(true);
     expect(loaded.filter((u) => /@solana|litesvm|better-sqlite3|bigint-buffer|\.node$/.test(u))).toEqual([]);
   });
 
@@ -231,7 +238,8 @@ console.log(JSON.stringify([typeof s.defineStrategy, typeof m.ChainpilotError, t
 import * as cp from 'chainpilot';
 import * as sim from 'chainpilot/sim';
 import * as rt from 'chainpilot/runtime';
-export const used = [defineStrategy, cp.ChainpilotError, sim.startSimulator, rt.runPaper];
+import * as kit from 'chainpilot/testing';
+export const used = [defineStrategy, cp.ChainpilotError, sim.startSimulator, rt.runPaper, kit.testStrategy];
 `;
     writeFileSync(join(app, 'types-esm.mts'), imports);
     writeFileSync(join(cjsApp, 'types-cjs.cts'), imports);

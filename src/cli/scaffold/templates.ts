@@ -59,10 +59,17 @@ export default defineStrategy<Params, State>({
 `;
 }
 
-/** A test of the strategy in `./${id}.ts`: its parameters, as a deployment file gives them. */
+/**
+ * A test of the strategy in `./${id}.ts`: its parameters as a deployment file gives them, and its
+ * trading on the strategy test kit (`chainpilot/testing`: the real engine and paper executor, a
+ * manual clock, events built by the test).
+ */
 export function strategyTestFile(id: string): string {
   return `import { describe, expect, it } from 'vitest';
+import { testStrategy } from 'chainpilot/testing';
 import strategy from './${id}.js';
+
+const MINT = 'Mint1111111111111111111111111111111111111111';
 
 describe(${JSON.stringify(id)}, () => {
   it('takes durations as "10m", SOL as exact lamports, and refuses an unknown parameter', () => {
@@ -70,6 +77,22 @@ describe(${JSON.stringify(id)}, () => {
     expect(p.watchMs).toBe(600_000);
     expect(p.buySol).toBe(100_000_000n);
     expect(strategy.params.safeParse({ dipBp: 100 }).success).toBe(false);
+  });
+
+  it('buys a dip once enough wallets hold the token, and its take-profit rule sells it', async () => {
+    const t = await testStrategy(strategy, { params: { buySol: '0.1', minHolders: 5 } });
+    t.send(t.events.launch({ mint: MINT })); // it watches the token's price and holders
+    t.send(t.events.safety(MINT, 'holders', 20), t.events.price(MINT, '0.0001'));
+    t.expectNoIntent(); // no dip yet
+    t.send(t.events.price(MINT, '0.00007')); // 30 % below the high
+    t.expectIntent({ side: 'buy', mint: MINT, spendLamports: 100_000_000n });
+    t.advance(250); // the paper latency passes on the manual clock: a paper fill
+    t.expectFill({ side: 'buy', mint: MINT });
+    t.send(t.events.price(MINT, '0.0001')); // past 1.25x the entry
+    t.expectIntent({ side: 'sell', mint: MINT });
+    t.advance(250);
+    expect(t.positions()).toEqual([]);
+    await t.stop();
   });
 });
 `;

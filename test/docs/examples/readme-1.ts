@@ -4,4 +4,5 @@ import { createServiceClients } from '../../../src/index.js';                   
 import { defineStrategy, solParam, z } from '../../../src/strategies/api.js';    // everything a strategy file needs
 import { startSimulator, ledgerServices } from '../../../src/sim/index.js';     // the embedded simulator
 import { runPaper, loadDeployment } from '../../../src/runtime/index.js';       // composition roots, engine, executors
+import { testStrategy } from '../../../src/testing/index.js';                    // a strategy's tests: engine, paper fills, manual clock
 // #endregion doc
