@@ -31,11 +31,14 @@ function commandsAfter(heading: string): string[][] {
   const at = doc.indexOf(heading);
   expect(at).toBeGreaterThan(0);
   const block = /```sh\n([\s\S]*?)\n```/.exec(doc.slice(at))![1]!;
-  return block
-    .split('\n')
-    .map((l) => l.replace(/#.*$/, '').trim())
-    .filter((l) => l.length > 0)
-    .map((l) => l.split(/\s+/));
+  return (
+    block
+      .split('\n')
+      .map((l) => l.replace(/#.*$/, '').trim())
+      .filter((l) => l.length > 0)
+      // words as the shell splits them: a '...' word is one word, its quotes removed
+      .map((l) => (l.match(/'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^'(.*)'$/, '$1')))
+  );
 }
 
 function run(words: readonly string[]): { stdout: string; stderr: string } {
@@ -72,12 +75,15 @@ describe('docs/backtesting.md walk-through: search → report', () => {
     expect(rate![1]).toBe(rate![2]);
     expect(Number(rate![3]!.replace(/,/g, ''))).toBeGreaterThan(0);
 
-    run(lines[2]!);
+    const random = run(lines[2]!);
     const r = json<SweepOutput>('sweep-random/sweep.json');
     expect(r.search).toEqual({ method: 'random', budget: 4, seed: 3 });
     expect(r.cells.length).toBe(4);
     expect(r.walkForward).toEqual({ folds: 3, inSamplePct: 60, mode: 'anchored' });
-    expect(r.axes[0]!.path).toBe('strategies[curve-momentum].params.milestonePct');
+    // it searches axes the recording holds: no warning before, no cell blind to its curve milestone after
+    expect(r.axes.map((a) => a.path)).toEqual(['strategies[curve-momentum].params.confirmMs', 'strategies[curve-momentum].params.minHolders']);
+    expect(random.stderr).not.toContain('warning:');
+    expect(r.cells.flatMap((c) => c.silentRooms?.kinds.map((k) => k.kind) ?? []).filter((k) => k.includes('curve:'))).toEqual([]);
     expect(new Set(r.windows.filter((w) => w.name.endsWith('-in')).map((w) => w.fromMs)).size).toBe(1);
 
     run(lines[3]!);

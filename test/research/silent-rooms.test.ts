@@ -15,6 +15,7 @@ import { classifySilentRooms, roomKind } from '../../src/research/report/silent-
 import { silentRoomsOf } from '../../src/research/backtest/silent-rooms-of.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { recordedRoomsOf } from '../../src/research/replay/replay-feed.js';
+import { runSweep } from '../../src/research/backtest/run-sweep.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-silent-'));
 const file = 'config/paper-sim.yaml';
@@ -102,4 +103,30 @@ describe('silent rooms', () => {
     expect(html).toContain('<section id="silent-rooms"');
     expect(html).toContain('1 of 2 cells joined rooms of kinds this data never holds');
   }, 120_000);
+
+  it('warns before running any cell, once per milestone the recording never holds, naming the cells that need it', async () => {
+    const events: string[] = [];
+    await runSweep({
+      file,
+      data: [join(dir, 'rec')],
+      axes: [
+        { path: 'strategies[curve-momentum].params.milestonePct', values: [40, 50] },
+        { path: 'strategies[curve-momentum].params.minHolders', values: [5, 10] },
+      ],
+      workers: 0,
+      outDir: join(dir, 'sw-warn'),
+      onWarning: (line) => events.push(line),
+      onCell: () => events.push('cell'),
+    });
+    const warnings = events.filter((e) => e !== 'cell');
+    // one line for the missing milestone 40 (two cells need it), none for the recorded milestone 50
+    expect(warnings).toEqual([
+      'warning: 2 of 4 cells join venue_a:curve:40, which this recording never holds (no frame of this kind in the recording): they will decide blind there: ' +
+        'cell 0 {"strategies[curve-momentum].params.milestonePct":40,"strategies[curve-momentum].params.minHolders":5}, ' +
+        'cell 1 {"strategies[curve-momentum].params.milestonePct":40,"strategies[curve-momentum].params.minHolders":10}',
+    ]);
+    expect(events.join('\n')).not.toContain('curve:50');
+    // said before the first cell ran
+    expect(events.indexOf(warnings[0]!)).toBeLessThan(events.indexOf('cell'));
+  }, 180_000);
 });

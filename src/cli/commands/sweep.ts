@@ -110,6 +110,7 @@ export function registerSweep(program: Command): void {
           ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
           ...(opts.redis !== undefined ? { redisUrl: opts.redis } : {}),
           ...(opts.queuePrefix !== undefined ? { queuePrefix: opts.queuePrefix } : {}),
+          onWarning: (line) => process.stderr.write(`${line}\n`),
           onCell: (done, total) => progress.update(done, total, `${done}/${total} cells`, done / Math.max(0.001, (performance.now() - t0) / 1000)),
         });
         progress.stop();

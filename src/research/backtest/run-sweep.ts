@@ -21,6 +21,7 @@ import type { CellJob, CellWindow } from './sweep-cell.js';
 import { cellDeployment, type SweepAxis } from './sweep-grid.js';
 import { loadObjective, rankBy, scoreOf } from './sweep-objective.js';
 import { inlineRunner, threadRunner, type TaskRunner } from './sweep-pool.js';
+import { missingRoomWarnings, type CellStrategies } from './sweep-room-check.js';
 import { readSweepSpec } from './sweep-spec.js';
 import { foldWindows, type WalkForwardMode } from './walk-forward.js';
 
@@ -55,6 +56,8 @@ export interface SweepOptions {
   readonly cache?: boolean;
   readonly cacheDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Before any cell runs, each warning: one per room kind starting cells join that the recording never holds. */
+  readonly onWarning?: (line: string) => void;
   /** Each finished task: tasks done and known so far (a search adds rounds as it goes). */
   readonly onCell?: (done: number, total: number) => void;
 }
@@ -81,9 +84,12 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   const strategyIds = picksByName(axes.map((a) => a.path)) ? await strategyIdsOf(o.file, fileText) : undefined;
   const start = startingCells(axes, method, budget, seed);
   // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
-  for (const c of start) await resolveStrategies(cellDeployment(fileText, o.file, c, o.env, strategyIds));
+  const resolved: CellStrategies[] = [];
+  for (const cell of start) resolved.push({ cell, strategies: await resolveStrategies(cellDeployment(fileText, o.file, cell, o.env, strategyIds)) });
 
   const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
+  // before any cell runs: the cells whose strategies join rooms this recording never holds
+  for (const line of missingRoomWarnings(resolved, recording)) o.onWarning?.(line);
   const lines = recording.lines;
   const first = lines.find((l) => l.kind === 'start')?.t ?? recording.files[0]?.header.startedAt ?? 0;
   const last = lines.findLast((l) => l.kind === 'end')?.t ?? lines[lines.length - 1]?.t ?? first;
