@@ -92,7 +92,7 @@ export interface StrategyTest {
    * intent for `side: 'buy'`); throws STRATEGY_TEST_ASSERTION listing them otherwise.
    */
   expectIntent<M extends IntentMatch>(match?: M): IntentOf<M>;
-  /** Throws STRATEGY_TEST_ASSERTION listing them when any intent matches `match` (default: any intent at all). */
+  /** Throws STRATEGY_TEST_ASSERTION listing them when any intent matches `match` (by default, every intent counts). */
   expectNoIntent(match?: IntentMatch): void;
   /** The last fill matching `match`; throws STRATEGY_TEST_ASSERTION listing the fills otherwise. */
   expectFill(match?: FillMatch): Fill;

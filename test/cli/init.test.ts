@@ -65,6 +65,15 @@ describe('chainpilot init', () => {
     expect(run.status).toBe(0);
   }, 120_000);
 
+  it('runs its paper deployment on the embedded simulator as its README says, and the strategy trades', () => {
+    const run = cli(app, 'paper', 'deploy.yaml', '--duration', '5s');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const fills = /summary over .*?, (\d+) fills,/.exec(String(run.stdout));
+    expect(fills, String(run.stdout)).not.toBeNull();
+    expect(Number(fills![1])).toBeGreaterThan(0);
+  }, 120_000);
+
   it('adds a strategy and its test with new strategy NAME, and refuses a bad or taken name', () => {
     const r = cli(app, 'new', 'strategy', 'momentum-2');
     expect(r.status).toBe(0);
