@@ -21,12 +21,25 @@ const WHY = { absent: 'the recording says it cannot hold it', missing: 'no frame
 /** Shown cells per warning line; the rest are counted. */
 const SHOWN = 3;
 
+/**
+ * The rooms a strategy joins at start. A `rooms()` that throws for these parameters joins nothing
+ * here: running the cell meets the same throw and stops the sweep with BACKTEST_CELL_FAILED naming
+ * the cell, so the warning pass leaves the report of it to that run.
+ */
+function startRooms(s: StrategyInstance): readonly string[] {
+  try {
+    return s.definition.rooms?.(s.params) ?? [];
+  } catch {
+    return [];
+  }
+}
+
 /** One line per room kind some starting cell joins at start and the recording never holds (empty when none). */
 export function missingRoomWarnings(cells: readonly CellStrategies[], recording: Recording): string[] {
   const recorded = recordedRoomsOf(recording.lines);
   const byKind = new Map<string, { why: 'absent' | 'missing'; cells: SweepCell[] }>();
   for (const { cell, strategies } of cells) {
-    const rooms = strategies.flatMap((s) => s.definition.rooms?.(s.params) ?? []).filter((r) => !recorded.has(r));
+    const rooms = strategies.flatMap(startRooms).filter((r) => !recorded.has(r));
     for (const k of silentRoomsOf(rooms, recording).kinds) {
       let entry = byKind.get(k.kind);
       if (!entry) byKind.set(k.kind, (entry = { why: k.why, cells: [] }));
