@@ -2,8 +2,7 @@ import type { PublicKey } from '@solana/web3.js';
 import { Keypair, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from '../../src/client/spl-token.js';
 import { describe, expect, it } from 'vitest';
-import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
+import { inspectedBuy } from '../helpers/intents.js';
 import { BASE_ALLOWED_PROGRAMS, inspectSwap } from '../../src/executors/live/inspect.js';
 import type { LiveRpcPort, RpcAccount } from '../../src/executors/live/ports.js';
 
@@ -65,19 +64,7 @@ function builtWith(...extra: PublicKey[]) {
   return { transaction, raw, base64: Buffer.from(raw).toString('base64') };
 }
 
-const intent: OrderIntent = {
-  id: 'b1',
-  strategyId: 's',
-  side: 'buy',
-  mint: mint.toBase58(),
-  decimals: 6,
-  spendLamports: 1_000_000n as Lamports,
-  slippageBps: 100 as Bps,
-  priorityFeeLamports: 0n as Lamports,
-  referencePrice: undefined,
-  createdAt: 0 as UnixMs,
-  reason: 't',
-};
+const intent = inspectedBuy(mint.toBase58(), { referencePrice: undefined });
 
 /** An RPC whose simulation turns `pre` into `post` (accounts keyed by address). */
 function rpc(pre: Map<string, RpcAccount>, post: Map<string, RpcAccount | null>): Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> {

@@ -15,8 +15,7 @@ import {
   TOKEN_2022_PROGRAM_ID,
   getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
-import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
-import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
+import { inspectedBuy } from '../helpers/intents.js';
 import { BASE_ALLOWED_PROGRAMS, inspectSwap, type InspectionMode } from '../../src/executors/live/inspect.js';
 import type { LiveRpcPort, RpcAccount } from '../../src/executors/live/ports.js';
 
@@ -68,19 +67,7 @@ function built() {
   return { transaction: tx, raw, base64: Buffer.from(raw).toString('base64') };
 }
 
-const intent: OrderIntent = {
-  id: 'b1',
-  strategyId: 's',
-  side: 'buy',
-  mint: mint.toBase58(),
-  decimals: 6,
-  spendLamports: 1_000_000n as Lamports,
-  slippageBps: 100 as Bps,
-  priorityFeeLamports: 0n as Lamports,
-  referencePrice: '0.001',
-  createdAt: 0 as UnixMs,
-  reason: 't',
-};
+const intent = inspectedBuy(mint.toBase58());
 
 const rpc: Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> = {
   getMultipleAccounts: async (addresses) => ({

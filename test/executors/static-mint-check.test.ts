@@ -15,8 +15,8 @@ import {
   createTransferInstruction,
   getAssociatedTokenAddressSync,
 } from '../../src/client/spl-token.js';
-import type { Bps, Lamports, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
+import { inspectedBuy } from '../helpers/intents.js';
 import { BASE_ALLOWED_PROGRAMS, inspectSwap } from '../../src/executors/live/inspect.js';
 import type { LiveRpcPort, RpcAccount } from '../../src/executors/live/ports.js';
 
@@ -69,19 +69,7 @@ function buyOf(mint: PublicKey, program: PublicKey) {
   return { transaction: tx, raw, base64: raw.toString('base64') };
 }
 
-const intentOf = (mint: PublicKey): OrderIntent => ({
-  id: 'b1',
-  strategyId: 's',
-  side: 'buy',
-  mint: mint.toBase58(),
-  decimals: 6,
-  spendLamports: 1_000_000n as Lamports,
-  slippageBps: 100 as Bps,
-  priorityFeeLamports: 0n as Lamports,
-  referencePrice: '0.001',
-  createdAt: 0 as UnixMs,
-  reason: 't',
-});
+const intentOf = (mint: PublicKey): OrderIntent => inspectedBuy(mint.toBase58());
 
 /** Answers the mint read only; static mode must never simulate. */
 const rpcOf = (mint: PublicKey, account: RpcAccount): Pick<LiveRpcPort, 'simulateTransaction' | 'getMultipleAccounts'> => ({

@@ -1,8 +1,9 @@
-/** A small sweep output for the sweep page's tests (test/report/sweep-html.test.ts, test/e2e/sweep-browser.test.ts). */
+/** A small sweep output for the sweep page's tests (test/report/sweep-html.test.ts, test/e2e/sweep-browser.test.ts), and window metrics for the search tests. */
 import type { WindowMetrics } from '../../src/engine/strategy/param-space.js';
 import type { SweepOutput } from '../../src/research/report/sweep-output.js';
 
-const metrics = (over: Partial<WindowMetrics>): WindowMetrics & { fingerprint: string } => ({
+/** A window's metrics: a dull middle (10 trades, profit factor 1, nothing earned) with `over` applied. */
+export const windowMetrics = (over: Partial<WindowMetrics>): WindowMetrics => ({
   netPnlSol: '0',
   returnPct: 0,
   trades: 10,
@@ -13,9 +14,10 @@ const metrics = (over: Partial<WindowMetrics>): WindowMetrics & { fingerprint: s
   sharpe: null,
   hourlySharpe: null,
   feesSol: '0',
-  fingerprint: 'f',
   ...over,
 });
+
+const metrics = (over: Partial<WindowMetrics>): WindowMetrics & { fingerprint: string } => ({ ...windowMetrics(over), fingerprint: 'f' });
 
 /** Three cells ranked 2, 0, 1 by profit factor; cell 1's is n/a. */
 export function sweepFixture(): SweepOutput {

@@ -7,30 +7,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { choice, range, spaceValues, type WindowMetrics } from '../../src/engine/strategy/param-space.js';
+import { choice, range, spaceValues } from '../../src/engine/strategy/param-space.js';
 import { startingCells } from '../../src/research/backtest/search-methods.js';
 import { declaredAxes } from '../../src/research/backtest/search-space.js';
 import { cellAt, gridCells, parseSetOption } from '../../src/research/backtest/sweep-grid.js';
 import { BUILTIN_OBJECTIVES, loadObjective, rankBy } from '../../src/research/backtest/sweep-objective.js';
 import { readSweepSpec } from '../../src/research/backtest/sweep-spec.js';
 import { foldWindows } from '../../src/research/backtest/walk-forward.js';
+import { windowMetrics as metrics } from '../helpers/sweep-fixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-search-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const metrics = (over: Partial<WindowMetrics>): WindowMetrics => ({
-  netPnlSol: '0',
-  returnPct: 0,
-  trades: 10,
-  winRatePct: 50,
-  profitFactor: 1,
-  expectancySol: '0',
-  maxDrawdownPct: 1,
-  sharpe: null,
-  hourlySharpe: null,
-  feesSol: '0',
-  ...over,
-});
 
 describe('parameter spaces', () => {
   it('enumerate a decimal range without float drift, and choices as given', () => {
