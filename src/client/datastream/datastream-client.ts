@@ -13,6 +13,7 @@ import { createBackfillRunner } from './backfill/backfill-runner.js';
 import { createConnection, type ConnectionState } from './connection/connection.js';
 import { createGapTracker } from './connection/gap-tracker.js';
 import { createOpenWaiters } from './connection/open-waiters.js';
+import { createDeliveryQueue } from './delivery/delivery-queue.js';
 import { createFrameDispatch } from './delivery/frame-dispatch.js';
 import { createFrameIntake } from './delivery/frame-intake.js';
 import { createRoomRouter, type RouterHooks } from './delivery/room-router.js';
@@ -40,7 +41,7 @@ export interface DatastreamClient {
   /** Rooms currently joined (or to be joined on connect). */
   rooms(): string[];
   stats(): DatastreamStats;
-  /** Frames received so far (`stats().frames` without copying every counter): cheap enough to poll. */
+  /** Frames received so far (`stats().frames` without copying every counter, less a frame whose deliveries still wait): cheap enough to poll. */
   framesReceived(): number;
   /** Resolves when every backfill started so far has finished (for tests and orderly shutdown). */
   backfillsIdle(): Promise<void>;
@@ -55,7 +56,13 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   const s = book.s;
   const events = createEventHub(s);
   const emit = events.emit;
-  const router = createRoomRouter({ maxQueue: o.maxQueue, overflow: o.overflow, dedupCapacity: o.dedupCapacity }, book, reportingHooks(book, emit));
+  // deliveries in bounded slices only when a read's frames are (sliceMs) and the owner allows pauses inside a frame
+  const queue = o.sliceMs !== undefined && o.deliveriesMayPause ? createDeliveryQueue<DatastreamMessage>(o.deliveriesMayPause) : undefined;
+  const router = createRoomRouter(
+    { maxQueue: o.maxQueue, overflow: o.overflow, dedupCapacity: o.dedupCapacity, ...(queue ? { queue } : {}) },
+    book,
+    reportingHooks(book, emit),
+  );
   // the connection is created last (its handlers use every part); the parts reach it through this
   const server = {
     send: (frame: object): boolean => conn.send(frame),
@@ -63,7 +70,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     noteAuthError: (): void => conn.noteAuthError(),
   };
   const dispatch = createFrameDispatch(o, { stats: book, router, server, emit });
-  const intake = createFrameIntake({ sliceMs: o.sliceMs, handle: dispatch.handle, undecodable: dispatch.undecodable });
+  const intake = createFrameIntake({ sliceMs: o.sliceMs, handle: dispatch.handle, undecodable: dispatch.undecodable, ...(queue ? { queue } : {}) });
   const subscriptions = createSubscriptionBook(router, server);
   const backfills = createBackfillRunner(o, { router, stats: book, emit });
   const gaps = createGapTracker(s);
@@ -118,7 +125,8 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
     },
     rooms: subscriptions.rooms,
     stats: () => ({ ...book.snapshot(), liveSockets: conn.liveSockets }),
-    framesReceived: () => s.frames,
+    // a frame whose deliveries wait for a later turn (with `deliveriesMayPause`) is not received yet
+    framesReceived: () => (queue !== undefined && queue.waiting() > 0 ? s.frames - 1 : s.frames),
     backfillsIdle: backfills.idle,
     close() {
       if (closed) return;

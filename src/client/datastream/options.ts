@@ -79,6 +79,13 @@ export interface DatastreamClientOptions extends DatastreamKnobs {
    * At most 8,192 frames wait: beyond, a read is handled in full.
    */
   readonly sliceMs?: number;
+  /**
+   * With `sliceMs`: whether one frame's delivery may also pause between two of its subscribers,
+   * asked when the slice is spent inside a frame (delivery/delivery-queue.ts; default: never, a
+   * frame goes to every subscriber in one turn). The rest of the frame's deliveries go first in the
+   * next turn, before any later frame; the frame counts in `framesReceived` once they are made.
+   */
+  readonly deliveriesMayPause?: () => boolean;
 }
 
 export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
@@ -89,11 +96,12 @@ export type ResolvedOptions = Readonly<Required<DatastreamKnobs>> & {
   readonly backfill?: BackfillSource;
   readonly onRawFrame?: (text: string, receivedAt: UnixMs) => void;
   readonly sliceMs?: number;
+  readonly deliveriesMayPause?: () => boolean;
 };
 
 /** Validates options once; throws STREAM_INVALID_OPTIONS naming the field. */
 export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
-  const { url, apiKey, clock, random, backfill, onRawFrame, sliceMs, ...knobs } = o;
+  const { url, apiKey, clock, random, backfill, onRawFrame, sliceMs, deliveriesMayPause, ...knobs } = o;
   const parsed = datastreamKnobs.safeParse(knobs);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -141,5 +149,6 @@ export function resolveOptions(o: DatastreamClientOptions): ResolvedOptions {
     ...(backfill ? { backfill } : {}),
     ...(onRawFrame ? { onRawFrame } : {}),
     ...(sliceMs !== undefined ? { sliceMs } : {}),
+    ...(deliveriesMayPause ? { deliveriesMayPause } : {}),
   });
 }

@@ -86,6 +86,8 @@ export function connectFeed(o: {
   readonly telemetry?: HttpTelemetry;
   /** Real ms per event-loop turn of handing frames over (the client's `sliceMs`; default: reads in full). */
   readonly sliceMs?: number;
+  /** With `sliceMs`: whether a frame's delivery may pause between subscribers (the client's `deliveriesMayPause`). */
+  readonly deliveriesMayPause?: () => boolean;
 }): OwnedConnection {
   const random = seededRandom(o.seed);
   const rest = createRestPorts({
@@ -105,6 +107,7 @@ export function connectFeed(o: {
     ...o.knobs,
     ...(o.onRawFrame ? { onRawFrame: o.onRawFrame } : {}),
     ...(o.sliceMs !== undefined ? { sliceMs: o.sliceMs } : {}),
+    ...(o.deliveriesMayPause ? { deliveriesMayPause: o.deliveriesMayPause } : {}),
   });
   let released = false;
   return {

@@ -80,6 +80,13 @@ export interface SharedEndpointsOptions {
  */
 export const FEED_SLICE_MS = 5;
 
+/**
+ * A shared connection's frame may reach some holders in one turn and the rest in the next (the
+ * client's `deliveriesMayPause`) while no holder records: a recording holder's frames are written
+ * when read, so each holder's delivery must happen in that turn too (delivery-queue.ts).
+ */
+const pauseUnlessRecorded = (taps: ReadonlySet<unknown>) => (): boolean => taps.size === 0;
+
 /** One raw-frame hook for the shared client that calls every holder's recorder tap. */
 const fanOut =
   (taps: ReadonlySet<(text: string, receivedAt: UnixMs) => void>) =>
@@ -123,6 +130,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
         clock,
         onRawFrame: fanOut(taps),
         sliceMs: FEED_SLICE_MS,
+        deliveriesMayPause: pauseUnlessRecorded(taps),
         ...(o.datastream ? { knobs: o.datastream } : {}),
         ...observed,
       });
@@ -149,6 +157,7 @@ export function createSharedEndpoints(o: SharedEndpointsOptions): SharedEndpoint
       knobs: { livenessTimeoutMs: EMBEDDED_LIVENESS_MS },
       onRawFrame: fanOut(taps),
       sliceMs: FEED_SLICE_MS,
+      deliveriesMayPause: pauseUnlessRecorded(taps),
       ...observed,
     });
     const idle = isolatedIdle(owned);

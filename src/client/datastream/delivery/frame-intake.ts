@@ -11,11 +11,16 @@
  * before; in a burst, the first frame of a batch waits for the parsing of the others (MAX_BATCH
  * bounds that: about 50 µs of parsing for liquidity frames).
  *
+ * With `sliceMs` and a delivery queue (delivery-queue.ts) one frame's deliveries may end the slice
+ * too: the queue learns the slice's deadline, and no later frame is handled before the deliveries
+ * that wait were made (`drain` first in the next turn).
+ *
  * State: the batch (parallel arrays from `head` to `size`), whether a handling loop is running, the
  * slice deadline and its queued resume, and `closed`.
  */
 import { isUtf8 } from 'node:buffer';
 import type { UnixMs } from '../../../core/index.js';
+import type { DeliveryQueue } from './delivery-queue.js';
 
 /** The parsed value of a frame whose text is not JSON (its text still reaches the raw-frame tap). */
 export const NOT_JSON: unknown = Symbol('not JSON');
@@ -31,6 +36,8 @@ export interface FrameIntakeOptions {
   readonly handle: FrameHandler;
   /** Decoding a frame threw (it is not batched): called after every frame before it was handled. Must not throw. */
   readonly undecodable: (error: unknown) => void;
+  /** The router's delivery queue when deliveries may pause between subscribers (with `sliceMs`). */
+  readonly queue?: Pick<DeliveryQueue<unknown>, 'waiting' | 'drain' | 'until'>;
 }
 
 export interface FrameIntake {
@@ -49,7 +56,7 @@ const MAX_BATCH = 32;
 const MAX_BACKLOG = 8_192;
 
 export function createFrameIntake(o: FrameIntakeOptions): FrameIntake {
-  const { sliceMs, handle, undecodable } = o;
+  const { sliceMs, handle, undecodable, queue } = o;
   const batchText: string[] = [];
   const batchFrame: unknown[] = [];
   const batchBytes: number[] = [];
@@ -103,7 +110,10 @@ export function createFrameIntake(o: FrameIntakeOptions): FrameIntake {
     if (handling) return; // a handler's call re-entered: the running loop takes every frame in order
     handling = true;
     let i = head;
+    if (queue !== undefined) queue.until = until ?? Infinity;
     try {
+      // deliveries of an earlier frame that wait go first; none of the next frame's before them
+      if (queue !== undefined && queue.waiting() > 0 && !queue.drain()) return;
       while (i < batchSize) {
         const text = batchText[i]!;
         const frame = batchFrame[i];
@@ -114,9 +124,11 @@ export function createFrameIntake(o: FrameIntakeOptions): FrameIntake {
         i++;
         if (closed) continue; // close() from a handler: the rest of the read is dropped, as the socket would have dropped it
         handle(text, frame, bytes, at);
+        if (queue !== undefined && queue.waiting() > 0) break; // the slice ended inside this frame's deliveries
         if (until !== undefined && i < batchSize && performance.now() >= until) break;
       }
     } finally {
+      if (queue !== undefined) queue.until = Infinity;
       if (i >= batchSize) batchSize = head = 0;
       else head = i;
       handling = false;
@@ -137,7 +149,7 @@ export function createFrameIntake(o: FrameIntakeOptions): FrameIntake {
     if (resumeQueued) return; // earlier frames wait for a later turn: these wait behind them
     if (sliceUntil === 0) sliceUntil = performance.now() + sliceMs;
     handleBatch(sliceUntil);
-    if (head < batchSize && !closed) {
+    if ((head < batchSize || (queue !== undefined && queue.waiting() > 0)) && !closed) {
       resumeQueued = true;
       setImmediate(resume);
     }

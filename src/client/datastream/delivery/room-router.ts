@@ -6,6 +6,7 @@
  */
 import type { UnixMs } from '../../../core/index.js';
 import { createDedupWindow, type DedupWindow } from '../dedup/dedup-window.js';
+import type { DeliveryQueue } from './delivery-queue.js';
 import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './subscriber.js';
 import { fingerprintRows } from '../dedup/event-key.js';
 import { fpHi, fpLo } from '../dedup/fingerprint.js';
@@ -40,6 +41,8 @@ export interface RouterOptions {
   readonly maxQueue: number;
   readonly overflow: OverflowPolicy;
   readonly dedupCapacity: number;
+  /** Deliveries in bounded slices (delivery-queue.ts); absent: each message goes to every subscriber at once. */
+  readonly queue?: DeliveryQueue<DatastreamMessage>;
 }
 
 type Commitment = DatastreamMessage['commitment'];
@@ -58,6 +61,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
   let scratchHi = new Uint32Array(16);
   let scratchLo = new Uint32Array(16);
   let routing = 0;
+  const push: (sub: Subscriber<DatastreamMessage>, msg: DatastreamMessage) => void = o.queue?.deliver ?? ((sub, msg) => sub.push(msg));
 
   const commitmentOf = (e: RoomEntry, origin: 'live' | 'backfill'): Commitment =>
     origin === 'backfill' ? 'confirmed' : e.resolved.family.provisional ? 'processed' : 'unspecified';
@@ -74,7 +78,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
 
   const deliverAll = (e: RoomEntry, msg: DatastreamMessage): void => {
     const subs = e.subs;
-    for (let j = 0; j < subs.length; j++) subs[j]!.push(msg);
+    for (let j = 0; j < subs.length; j++) push(subs[j]!, msg);
   };
 
   const routeRows = (e: RoomEntry, data: unknown, at: UnixMs, origin: 'live' | 'backfill'): number => {
@@ -91,7 +95,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       // the common case, without allocating fingerprint arrays
       fingerprintInto(e.resolved, items[0]);
       if (dedup.admitPair(fpHi(), fpLo(), subs[0]!.id)) {
-        subs[0]!.push(message(e, items, at, origin));
+        push(subs[0]!, message(e, items, at, origin));
         return 1;
       }
       e.stats.duplicates++;
@@ -132,7 +136,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         s.duplicates += dups;
       }
       const payload = out ?? items;
-      if (payload.length > 0) sub.push(message(e, payload, at, origin));
+      if (payload.length > 0) push(sub, message(e, payload, at, origin));
     }
     if (anyAdmitted) for (let i = 0; i < anyAdmitted.length; i++) admitted += anyAdmitted[i]!;
     return admitted;
@@ -210,7 +214,7 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
       for (let j = 0; j < subs.length; j++) {
         const sub = subs[j]!;
         if (dedup.admitPair(hi, lo, sub.id)) {
-          sub.push(msg);
+          push(sub, msg);
           delivered = 1;
         } else {
           e.stats.duplicates++;
