@@ -15,6 +15,10 @@
  * ready). The machine's load average is printed with each row: on a shared machine CPU and latency
  * are noisy.
  *
+ * `CHAINPILOT_BENCH_SCALE_BASE=DIR` measures before/after pairwise in one run: each case runs the daemon
+ * of another checkout DIR (built, e.g. a `git worktree` of main) and this one's, alternating,
+ * `CHAINPILOT_BENCH_SCALE_ROUNDS` times (default 1); rows say which.
+ *
  * `CHAINPILOT_BENCH_SOAK_MINUTES=N` runs the accelerated RSS soak instead: 100 deployments on one
  * feed with the simulator at `CHAINPILOT_BENCH_SOAK_SPEED` (default 360: a wall hour then holds the
  * market of six wall hours at the usual speed 60) for N wall minutes, sampling every minute the
@@ -76,12 +80,12 @@ function writeConfigs(dir: string, deployments: number, feeds: number, speed = 6
   }
 }
 
-async function startDaemon(dir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startDaemon(dir: string, cwd = root): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [...NODE_ARGS, 'bin/chainpilot.js', 'daemon', join(dir, 'conf'), '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'), '--log-level', 'warn'],
     {
-      cwd: root,
+      cwd,
       env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'ignore'],
     },
@@ -213,11 +217,11 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
   }
 }
 
-async function measure(deployments: number, feeds: number): Promise<{ cpu: number; note: string }> {
+async function measure(deployments: number, feeds: number, cwd = root): Promise<{ cpu: number; note: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'cp-bench-scale-'));
   mkdirSync(join(dir, 'conf'));
   writeConfigs(join(dir, 'conf'), deployments, feeds);
-  const { child, url } = await startDaemon(dir);
+  const { child, url } = await startDaemon(dir, cwd);
   const pid = child.pid ?? 0;
   try {
     await waitRunning(url, deployments);
@@ -276,18 +280,29 @@ const bench: Bench = {
     let one = NaN;
     // `CHAINPILOT_BENCH_SCALE_CASES=1x1,100x1` runs only those (deployments x feeds); the first is the baseline
     const only = process.env['CHAINPILOT_BENCH_SCALE_CASES']?.split(',');
-    for (const c of CASES.filter((k) => !only || only.includes(`${k.deployments}x${k.feeds}`))) {
-      const r = await measure(c.deployments, c.feeds);
-      if (c.deployments === 1) one = r.cpu;
-      rows.push({
-        name: `${c.deployments} deployment(s), ${c.feeds} feed(s)${c.deployments === 1 ? ' (baseline)' : ''}`,
-        value: r.cpu * 100,
-        unit: '% CPU',
-        ...(c.deployments === 1 ? {} : { ratio: r.cpu / one }),
-        note: `${r.note}; ${SECONDS} s window`,
-      });
-      console.log(`daemon-scale: ${rows.at(-1)?.name}: ${rows.at(-1)?.note ?? ''}`);
-    }
+    const base = process.env['CHAINPILOT_BENCH_SCALE_BASE'];
+    const rounds = base === undefined ? 1 : Number(process.env['CHAINPILOT_BENCH_SCALE_ROUNDS'] ?? 1);
+    const builds: readonly { readonly label: string; readonly cwd: string }[] =
+      base === undefined
+        ? [{ label: '', cwd: root }]
+        : [
+            { label: ' [base]', cwd: base },
+            { label: ' [this]', cwd: root },
+          ];
+    for (let round = 0; round < rounds; round++)
+      for (const c of CASES.filter((k) => !only || only.includes(`${k.deployments}x${k.feeds}`)))
+        for (const b of builds) {
+          const r = await measure(c.deployments, c.feeds, b.cwd);
+          if (c.deployments === 1) one = r.cpu;
+          rows.push({
+            name: `${c.deployments} deployment(s), ${c.feeds} feed(s)${c.deployments === 1 ? ' (baseline)' : ''}${b.label}`,
+            value: r.cpu * 100,
+            unit: '% CPU',
+            ...(c.deployments === 1 ? {} : { ratio: r.cpu / one }),
+            note: `${r.note}; ${SECONDS} s window`,
+          });
+          console.log(`daemon-scale: ${rows.at(-1)?.name}: ${rows.at(-1)?.note ?? ''}`);
+        }
     return rows;
   },
 };
