@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { manualClock, type UnixMs } from '../../src/core/index.js';
-import { createLockstepDriver } from '../../src/runtime/embedded/lockstep-driver.js';
+import { createLockstepDriver, LATER_FALLBACK_MS } from '../../src/runtime/embedded/lockstep-driver.js';
 
 /** Runs the driver at max speed over two steps (1 s each) and reports what fired, and when. */
 async function twoSteps(sliceMs: number | undefined) {
@@ -79,5 +79,57 @@ describe('lockstep driver least step', () => {
     expect(steps.length).toBeGreaterThan(0);
     // 4 real ms at speed 60 is 240 simulated ms, under the 250 ms step
     for (const s of steps) expect(s).toBeGreaterThanOrEqual(240);
+  });
+});
+
+describe('lockstep driver waiting for an answer', () => {
+  it("does not look again every turn while idle() says 'later', and steps in the turn after poke()", async () => {
+    const clock = manualClock(0 as UnixMs);
+    let idleCalls = 0;
+    let answer: boolean | 'later' = 'later';
+    const driver = createLockstepDriver({
+      clock,
+      speed: 'max',
+      idle: () => {
+        idleCalls++;
+        return answer;
+      },
+    });
+    const t0 = performance.now();
+    driver.start();
+    // 200 event-loop turns: a driver that looked every turn would ask 200 times
+    for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
+    const waitedMs = performance.now() - t0;
+    // one look, then one more per fallback period at most (LATER_FALLBACK_MS: 20 ms)
+    expect(idleCalls).toBeGreaterThanOrEqual(1);
+    expect(idleCalls).toBeLessThanOrEqual(2 + Math.floor(waitedMs / LATER_FALLBACK_MS));
+    expect(clock.now()).toBe(0);
+    answer = true;
+    const before = idleCalls;
+    driver.poke();
+    await new Promise((r) => setImmediate(r));
+    expect(idleCalls).toBe(before + 1);
+    expect(clock.now()).toBe(1_000);
+    driver.stop();
+  });
+
+  it('looks again after LATER_FALLBACK_MS when no poke comes (a lost answer never freezes the market)', async () => {
+    const clock = manualClock(0 as UnixMs);
+    const looks: number[] = [];
+    const driver = createLockstepDriver({
+      clock,
+      speed: 'max',
+      idle: () => {
+        looks.push(performance.now());
+        return looks.length > 1 || 'later';
+      },
+    });
+    driver.start();
+    const t0 = performance.now();
+    while (clock.now() === 0 && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 5));
+    driver.stop();
+    expect(clock.now()).toBeGreaterThanOrEqual(1_000);
+    // the second look came from the fallback timer, not the next turn
+    expect(looks[1]! - looks[0]!).toBeGreaterThanOrEqual(LATER_FALLBACK_MS - 1);
   });
 });

@@ -186,9 +186,11 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
         } else if (m.type === 'ack') {
           ackedTo = m.to;
           latest = m.stats;
+          driver?.poke();
         } else {
           statsAsked = false;
           latest = m.stats;
+          driver?.poke();
         }
       });
       let failure: unknown;
@@ -281,10 +283,11 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
     restarts: () => restarts,
     drive(idle, onForced) {
       if (driver) return;
-      const idleNow = (): boolean => {
+      // 'later': an answer of the worker is awaited, and its message pokes the driver
+      const idleNow = (): boolean | 'later' => {
         // no simulator (restarting): nothing is unsent, the run's time goes on
         if (!worker || latest === undefined) return worker === undefined;
-        if (ackedTo < postedTo) return false;
+        if (ackedTo < postedTo) return 'later';
         const now = idle(latest, restarts);
         if (now === true) return true;
         // Frames the last answer counts are still on the socket: asking the worker again would
@@ -294,7 +297,7 @@ export async function startIsolatedSim(o: IsolatedSimOptions): Promise<IsolatedS
           statsAsked = true;
           post({ type: 'stats' });
         }
-        return false;
+        return 'later';
       };
       driver = createLockstepDriver({
         clock: driven,

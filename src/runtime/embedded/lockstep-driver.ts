@@ -15,8 +15,13 @@ import type { ManualClock, UnixMs } from '../../core/index.js';
 export interface LockstepDriverOptions {
   readonly clock: ManualClock;
   readonly speed: number | 'max';
-  /** True when the consumer has taken in everything sent so far. */
-  readonly idle: () => boolean;
+  /**
+   * True when the consumer has taken in everything sent so far. `'later'`: not yet, and what it
+   * waits for (an answer of a simulator worker) calls `poke()` when it comes: the driver waits for
+   * that instead of looking again every turn (a loop of `setImmediate` kept the event loop spinning
+   * while the worker worked), at most {@link LATER_FALLBACK_MS} before it looks anyway.
+   */
+  readonly idle: () => boolean | 'later';
   /** Simulated milliseconds per step (default 1000 at max speed, 250 otherwise). */
   readonly stepMs?: number;
   /** Real milliseconds to wait for `idle` before stepping anyway (a dead consumer must not freeze the market). */
@@ -42,9 +47,14 @@ export interface LockstepDriverOptions {
   readonly minStepRealMs?: number;
 }
 
+/** Real ms the driver waits for a `poke()` after `idle()` said `'later'` before it looks again anyway. */
+export const LATER_FALLBACK_MS = 20;
+
 export interface LockstepDriver {
   start(): void;
   stop(): void;
+  /** What an `idle()` of `'later'` waited for happened: look again in the next turn. */
+  poke(): void;
   /** Steps taken without the consumer idle (idle timeouts). */
   readonly forcedSteps: number;
 }
@@ -63,6 +73,8 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
   let base = 0;
   /** The target of a step whose timers did not all fire in one turn (`sliceMs`). */
   let partial: number | undefined;
+  /** `idle()` said `'later'`: the loop waits for `poke()` (or the fallback timer in `pacer`). */
+  let later = false;
 
   const advance = (target: number): void => {
     if (o.sliceMs === undefined) {
@@ -73,14 +85,15 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
     partial = clock.advanceToUntil(target as UnixMs, () => performance.now() >= until) ? undefined : target;
   };
 
-  const ready = (): boolean => {
-    if (o.idle()) {
+  const ready = (): boolean | 'later' => {
+    const idle = o.idle();
+    if (idle === true) {
       waitingSince = undefined;
       return true;
     }
     const now = performance.now();
     waitingSince ??= now;
-    if (now - waitingSince < idleTimeoutMs) return false;
+    if (now - waitingSince < idleTimeoutMs) return idle === 'later' ? 'later' : false;
     forced++;
     waitingSince = undefined;
     o.onForced?.();
@@ -89,6 +102,8 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
 
   const loop = (): void => {
     immediate = undefined;
+    pacer = undefined;
+    later = false;
     if (!running) return;
     if (partial !== undefined) {
       advance(partial);
@@ -114,7 +129,13 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
       target = Math.min(wall, clock.now() + step);
     }
     // Two idle checks a turn apart: the consumer's microtasks settle in between.
-    if (ready()) advance(target);
+    const r = ready();
+    if (r === 'later') {
+      later = true;
+      pacer = setTimeout(loop, LATER_FALLBACK_MS);
+      return;
+    }
+    if (r) advance(target);
     immediate = setImmediate(loop);
   };
 
@@ -126,9 +147,17 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
       base = clock.now();
       immediate = setImmediate(loop);
     },
+    poke() {
+      if (!running || !later) return;
+      later = false;
+      if (pacer) clearTimeout(pacer);
+      pacer = undefined;
+      immediate = setImmediate(loop);
+    },
     stop() {
       running = false;
       partial = undefined;
+      later = false;
       if (immediate) clearImmediate(immediate);
       if (pacer) clearTimeout(pacer);
       immediate = undefined;
