@@ -15,8 +15,8 @@
  * ready). The machine's load average is printed with each row: on a shared machine CPU and latency
  * are noisy.
  *
- * `CHAINPILOT_BENCH_SCALE_BASE=DIR` measures before/after pairwise in one run: each case runs the daemon
- * of another checkout DIR (built, e.g. a `git worktree` of main) and this one's, alternating,
+ * `CHAINPILOT_BENCH_SCALE_BASE=DIR[,DIR2...]` measures before/after pairwise in one run: each case runs the
+ * daemon of each other checkout DIR (built, e.g. a `git worktree` of main) and this one's, alternating,
  * `CHAINPILOT_BENCH_SCALE_ROUNDS` times (default 1); rows say which.
  *
  * `CHAINPILOT_BENCH_SOAK_MINUTES=N` runs the accelerated RSS soak instead: 100 deployments on one
@@ -282,13 +282,13 @@ const bench: Bench = {
     const only = process.env['CHAINPILOT_BENCH_SCALE_CASES']?.split(',');
     const base = process.env['CHAINPILOT_BENCH_SCALE_BASE'];
     const rounds = base === undefined ? 1 : Number(process.env['CHAINPILOT_BENCH_SCALE_ROUNDS'] ?? 1);
-    const builds: readonly { readonly label: string; readonly cwd: string }[] =
-      base === undefined
-        ? [{ label: '', cwd: root }]
-        : [
-            { label: ' [base]', cwd: base },
-            { label: ' [this]', cwd: root },
-          ];
+    const builds: readonly { readonly label: string; readonly cwd: string }[] = [
+      ...(base ?? '')
+        .split(',')
+        .filter((d) => d !== '')
+        .map((d) => ({ label: ` [${d}]`, cwd: d })),
+      { label: base === undefined ? '' : ' [this]', cwd: root },
+    ];
     for (let round = 0; round < rounds; round++)
       for (const c of CASES.filter((k) => !only || only.includes(`${k.deployments}x${k.feeds}`)))
         for (const b of builds) {

@@ -10,6 +10,9 @@
  * expired 5 ms later, so rooms are joined and left as in a run. Latency is from the server's write
  * to the submit (or the bare decision): both readers pay the same socket. Rounds alternate the two
  * readers; each round's ratio is the reader's percentile over the baseline's; rows are medians.
+ * CPU per frame (issue 42: both readers' p50 is mostly wake-up time, which hides it): this
+ * process's CPU time (user + system; the server is a child process) over a reader's whole run,
+ * connection and warm-up included, divided by its frames; the ratio is ours over bare's per round.
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -43,8 +46,9 @@ async function startServer(): Promise<Server> {
  * Young-generation collections (scavenges) while `run` reads: the garbage a reader makes per frame
  * shows as their count (the baseline's JSON.parse and `ws` buffers make some too). Per 10k frames.
  */
-async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number }> {
+async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number; cpuUs: number }> {
   let n = 0;
+  const cpu0 = process.cpuUsage();
   const count = (entries: readonly PerformanceEntry[]): void => {
     for (const e of entries) if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) n++;
   };
@@ -52,8 +56,9 @@ async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; s
   obs.observe({ entryTypes: ['gc'] });
   try {
     const result = await run();
+    const cpu = process.cpuUsage(cpu0);
     count(obs.takeRecords());
-    return { result, scavenges: (n / FRAMES) * 10_000 };
+    return { result, scavenges: (n / FRAMES) * 10_000, cpuUs: (cpu.user + cpu.system) / FRAMES };
   } finally {
     obs.disconnect();
   }
@@ -136,18 +141,21 @@ const bench: Bench = {
     try {
       const p50: number[] = [];
       const p99: number[] = [];
-      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[] };
-      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[] };
+      const cpu: number[] = [];
+      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[] };
+      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[] };
       const loads: string[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const readBare = async (): Promise<number[]> => {
-          const { result, scavenges } = await scavengesPer10k(() => bare(server.url));
+          const { result, scavenges, cpuUs } = await scavengesPer10k(() => bare(server.url));
           base.scavenges.push(scavenges);
+          base.cpuUs.push(cpuUs);
           return result;
         };
         const readOurs = async (): Promise<number[]> => {
-          const { result, scavenges } = await scavengesPer10k(() => chainpilot(server.url));
+          const { result, scavenges, cpuUs } = await scavengesPer10k(() => chainpilot(server.url));
           ours.scavenges.push(scavenges);
+          ours.cpuUs.push(cpuUs);
           return result;
         };
         let b: number[];
@@ -166,6 +174,7 @@ const bench: Bench = {
         ours.p99.push(percentile(c, 99));
         p50.push(ours.p50.at(-1)! / base.p50.at(-1)!);
         p99.push(ours.p99.at(-1)! / base.p99.at(-1)!);
+        cpu.push(ours.cpuUs.at(-1)! / base.cpuUs.at(-1)!);
       }
       const note = `${FRAMES - WARMUP} frames per reader per round, 1 per ${GAP_MS} ms; median of ${ROUNDS} alternating rounds; ${loads.join(', ')}`;
       return [
@@ -178,6 +187,14 @@ const bench: Bench = {
           unit: 'µs',
           ratio: median(p99),
           note: 'goal ≤ 2; room join of each new mint on the path',
+        },
+        { name: 'CPU per frame, bare ws + JSON.parse + decision (baseline)', value: median(base.cpuUs), unit: 'µs' },
+        {
+          name: 'CPU per frame, frame -> intent',
+          value: median(ours.cpuUs),
+          unit: 'µs',
+          ratio: median(cpu),
+          note: `goal ≤ 1.5 (issue 42); per round ${cpu.map((x) => x.toFixed(2)).join(', ')}; connection and warm-up included`,
         },
         { name: 'breakdown: scavenges per 10k frames, bare', value: median(base.scavenges), unit: 'scavenges' },
         {
