@@ -32,7 +32,17 @@ afterEach(async () => {
 const mintOf = (n: number): string => `mint-${n}`;
 
 function intentOf(id: string, mint: string, side: 'buy' | 'sell', at: number, strategyId = 'round-trip'): OrderIntent {
-  const common = { id, strategyId, mint, decimals: 6, slippageBps: bps(300), priorityFeeLamports: lamports(10_000n), referencePrice: undefined, createdAt: at as UnixMs, reason: 'test' };
+  const common = {
+    id,
+    strategyId,
+    mint,
+    decimals: 6,
+    slippageBps: bps(300),
+    priorityFeeLamports: lamports(10_000n),
+    referencePrice: undefined,
+    createdAt: at as UnixMs,
+    reason: 'test',
+  };
   return side === 'buy' ? { ...common, side, spendLamports: lamports(100_000_000n) } : { ...common, side, sellRaw: rawAmount(1_000_000n) };
 }
 function fillOf(intentId: string, mint: string, side: 'buy' | 'sell', sol: bigint, tokens: bigint, at: number): Fill {
@@ -83,7 +93,11 @@ function trade(book: PaperBook, days: number): number {
 }
 
 /** Totals and open positions a restart builds from the store at `path`, reopened at `at`. */
-async function restart(path: string, at: number, retentionMs?: number): Promise<{ cash: bigint; realised: bigint; fees: bigint; open: unknown[]; rows: number }> {
+async function restart(
+  path: string,
+  at: number,
+  retentionMs?: number,
+): Promise<{ cash: bigint; realised: bigint; fees: bigint; open: unknown[]; rows: number }> {
   const s = openDeploymentStore({ path, deployment: 'book', paper: { market: 'm1', at, ...(retentionMs !== undefined ? { retentionMs } : {}) } });
   const r = s.paper!.restored();
   await s.close();
@@ -177,7 +191,9 @@ describe('paper.bookRetention', () => {
 
   it('is refused below a day, naming the field and the range', () => {
     const yaml = (v: string): string =>
-      ['version: 1', 'name: r', 'endpoints:', '  simulator: { seed: 1 }', 'strategies:', '  - use: graduation-sniper', 'paper:', `  bookRetention: ${v}`].join('\n');
+      ['version: 1', 'name: r', 'endpoints:', '  simulator: { seed: 1 }', 'strategies:', '  - use: graduation-sniper', 'paper:', `  bookRetention: ${v}`].join(
+        '\n',
+      );
     expect(() => parseDeployment(yaml('12h'), 'r.yaml')).toThrow(/paper\.bookRetention.*expected a duration from 1d/s);
     expect(parseDeployment(yaml('7d'), 'r.yaml').deployment.paper.bookRetention).toBe(7 * DAY);
   });

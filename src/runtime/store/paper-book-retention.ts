@@ -112,7 +112,8 @@ export function pruneBook(db: Database.Database, horizon: number): PruneResult {
       for (const r of folded) {
         const intent = decodeIntent(r.intent_json);
         if (r.state === 'FILLED' && r.fill_json !== null) scratch.applyFill(intent.strategyId, decodeFill(r.fill_json));
-        else if (r.fee_lamports !== null && BigInt(r.fee_lamports) > 0n) scratch.applyFailedFee(intent.strategyId, intent.mint, lamports(BigInt(r.fee_lamports)));
+        else if (r.fee_lamports !== null && BigInt(r.fee_lamports) > 0n)
+          scratch.applyFailedFee(intent.strategyId, intent.mint, lamports(BigInt(r.fee_lamports)));
       }
       const t = scratch.totals();
       const before = readCarry(db);

@@ -188,10 +188,14 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
       try {
         pruneBook(db, latest - retentionMs);
       } catch (e) {
-        throw new ChainpilotError('RUNTIME_PAPER_BOOK_WRITE_FAILED', `pruning the paper book (paper.bookRetention) failed (${describeError(e)}); the book on disk is unchanged`, {
-          retry: 'not_retryable',
-          cause: e,
-        });
+        throw new ChainpilotError(
+          'RUNTIME_PAPER_BOOK_WRITE_FAILED',
+          `pruning the paper book (paper.bookRetention) failed (${describeError(e)}); the book on disk is unchanged`,
+          {
+            retry: 'not_retryable',
+            cause: e,
+          },
+        );
       }
     }
   };
