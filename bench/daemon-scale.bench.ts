@@ -156,14 +156,17 @@ function storeFiles(dir: string): { db: number; wal: number; walMax: number; unr
 async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
   const every = Number(process.env['CHAINPILOT_BENCH_SOAK_SAMPLE_SECONDS'] ?? 60);
   const logFile = process.env['CHAINPILOT_BENCH_SOAK_LOG'];
+  const deployments = Number(process.env['CHAINPILOT_BENCH_SOAK_DEPLOYMENTS'] ?? 100);
+  const feeds = Number(process.env['CHAINPILOT_BENCH_SOAK_FEEDS'] ?? 1);
   const dir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
   mkdirSync(join(dir, 'conf'));
-  writeConfigs(join(dir, 'conf'), 100, 1, speed);
+  writeConfigs(join(dir, 'conf'), deployments, feeds, speed);
   const { child, url } = await startDaemon(dir);
   const pid = child.pid ?? 0;
   const rows: BenchRow[] = [];
+  const rssAt: { minute: number; rss: number }[] = [];
   try {
-    await waitRunning(url, 100);
+    await waitRunning(url, deployments);
     const detail = async (): Promise<{ at: number; started: number }> => {
       const d = JSON.parse((await get(`${url}/api/deployments/scale-0`)).text) as {
         feed?: { lastFrameAt: number | null };
@@ -180,10 +183,12 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
       const text = (await get(`${url}/metrics`)).text;
       const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
       const heapTotal = Number(/^nodejs_heap_size_total_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
-      const simHeap = Number(/^chainpilot_simulator_heap_used_bytes\{[^}]*\} (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
+      // every simulator's heap in use, summed (one series per simulator)
+      const simHeap = sumSeries(text, 'chainpilot_simulator_heap_used_bytes') / 2 ** 20;
       const d = await detail();
       const simH = (d.at - first.started) / 3_600_000;
       const rss = rssMb(pid);
+      rssAt.push({ minute: m, rss });
       const maps = smapsBreakdown(pid);
       const files = storeFiles(join(dir, 'data', 'stores'));
       rows.push({
@@ -206,6 +211,19 @@ async function soak(minutes: number, speed: number): Promise<BenchRow[]> {
         value: last.value / warm.value,
         unit: 'x RSS',
         note: `${warm.value.toFixed(0)} MB -> ${last.value.toFixed(0)} MB (flat means within 1.2x); speed ${speed}`,
+      });
+    }
+    // issue 42's gauge: RSS from minute 10 on against the sample at minute 10 (flat is within ±15 %)
+    const from10 = rssAt.filter((r) => r.minute >= 10);
+    const at10 = from10[0];
+    if (at10 && from10.length > 1) {
+      const least = Math.min(...from10.map((r) => r.rss));
+      const most = Math.max(...from10.map((r) => r.rss));
+      rows.push({
+        name: `soak: RSS from minute ${at10.minute.toFixed(1)} to ${(rssAt.at(-1)?.minute ?? 0).toFixed(1)}, most vs minute ${at10.minute.toFixed(1)}`,
+        value: most / at10.rss,
+        unit: 'x RSS',
+        note: `least ${least.toFixed(0)} MB (${(least / at10.rss).toFixed(2)}x), most ${most.toFixed(0)} MB, at minute ${at10.minute.toFixed(1)} ${at10.rss.toFixed(0)} MB (flat: 0.85x..1.15x); ${deployments} deployment(s) on ${feeds} simulator(s), speed ${speed}`,
       });
     }
     return rows;

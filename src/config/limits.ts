@@ -67,6 +67,8 @@ export const CONFIG_LIMITS = {
   'paper.startingBalanceSol': sol(),
   'paper.latency': { kind: 'duration', min: 0, max: MINUTE_MS },
   'paper.manualHold': { kind: 'duration', min: 0, max: HOUR_MS },
+  // at least a day: a restart reads today's intents for the day's spend (live.maxDaySpendSol)
+  'paper.bookRetention': { kind: 'duration', min: DAY_MS, max: 3_650 * DAY_MS },
   // below 0: a calibrated correction giving back cost the model charges beyond what live paid (see calibrate's second stage)
   'paper.extraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
   'paper.defaultPoolFeeBps': bps(),

@@ -268,6 +268,8 @@ const paper = z
     latency: durationIn('paper.latency').default(250),
     /** An operator's intent (manual close, forced entry) waits this long before its latency, so that a cancel can catch it; 0: no hold. */
     manualHold: durationIn('paper.manualHold').default(0),
+    /** The paper book forgets closed positions and unfilled intents older than this (run clock; their PnL stays in the totals); absent: keeps all. */
+    bookRetention: durationIn('paper.bookRetention').optional(),
     extraSlippageBps: intIn('paper.extraSlippageBps').default(50),
     defaultPoolFeeBps: intIn('paper.defaultPoolFeeBps').default(100),
     networkFeeLamports: intIn('paper.networkFeeLamports').default(5_000),

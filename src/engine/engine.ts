@@ -19,7 +19,7 @@ import { createMarketFlow } from './market/market-flow.js';
 import { createMarketBars } from './market/market-bars.js';
 import { createManualActions, type ManualAction, type ManualMeta } from './orders/manual-actions.js';
 import { createOrderFlow, type Admission, type OrderFlow } from './orders/order-flow.js';
-import { createPortfolio, type Portfolio } from './market/portfolio.js';
+import { createPortfolio, type CarriedTotals, type Portfolio } from './market/portfolio.js';
 import { createRiskGate, type RiskGate, type RiskLimits } from './orders/risk-gate.js';
 import { createRoomOwners } from './room-owners.js';
 import { createRiskDay, type RiskStateStore } from './orders/risk-day.js';
@@ -78,6 +78,8 @@ export interface EngineOptions {
   readonly admission?: Admission;
   /** Fees of earlier runs' transactions that failed on chain: realised PnL includes every fee paid. */
   readonly restoredFailedFees?: readonly RestoredFailedFee[];
+  /** What earlier runs' forgotten closed positions added to cash, realised PnL and fees (a paper book's retention). */
+  readonly restoredCarry?: CarriedTotals;
   /** Prefix of intent ids (default `int_`); live runs add a random run prefix so ids never repeat across runs and processes. */
   readonly intentIdPrefix?: string;
   /** Where the risk day, daily-loss halt and kill switch persist (default: in memory). */
@@ -159,6 +161,7 @@ export function createEngine(options: EngineOptions): Engine {
     options.restoredFills ?? [],
     options.restoredFailedFees ?? [],
     (mint) => market.get(mint)?.price,
+    options.restoredCarry,
   );
   const riskDay = createRiskDay({
     clock,
@@ -313,19 +316,24 @@ export function createEngine(options: EngineOptions): Engine {
  * A portfolio holding the positions of `restored` fills with cash equal to `cashLamports`: the
  * fills' cash impact is measured on a scratch portfolio first, then added back to the start, so
  * the replay reproduces cost basis and realised PnL exactly without counting the cash twice.
+ * `carried`: the sums of positions the book no longer holds (a paper book's retention), in
+ * `cashLamports` already and added to realised PnL and fees.
  */
-function restorePortfolio(
+export function restorePortfolio(
   cashLamports: bigint,
   restored: readonly RestoredFill[],
   fees: readonly RestoredFailedFee[],
   priceOf: (mint: string) => string | undefined,
+  carried?: CarriedTotals,
 ): Portfolio {
-  if (restored.length === 0 && fees.length === 0) return createPortfolio(cashLamports, priceOf);
+  if (restored.length === 0 && fees.length === 0 && carried === undefined) return createPortfolio(cashLamports, priceOf);
   const replay = (p: Portfolio): Portfolio => {
     for (const r of restored) p.applyFill(r.strategyId, r.fill, r.seenAt);
     for (const f of fees) p.applyFailedFee(f.strategyId, f.mint, lamports(f.feeLamports));
     return p;
   };
   const scratch = replay(createPortfolio(0n));
-  return replay(createPortfolio(cashLamports - scratch.totals().cashLamports, priceOf));
+  // the carried cash is in `cashLamports` already, but not in the starting cash the totals report
+  const start = cashLamports - scratch.totals().cashLamports - (carried?.cashLamports ?? 0n);
+  return replay(createPortfolio(start, priceOf, carried));
 }

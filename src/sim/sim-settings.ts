@@ -53,6 +53,17 @@ export const marketSettingsSchema = z
     maxRetiredTokens: z.number().int().min(0).default(20_000),
     /** Distinct deployer wallets kept for re-use by new launches (oldest dropped first). */
     maxDeployers: z.number().int().min(1).default(2_000),
+    /**
+     * Lighthouse activity stays in one-minute buckets (each with its set of wallets) this long, then
+     * merges into hourly buckets (kept 48 h). The 5 m and 1 h windows need 2 h of minutes; the 6 h
+     * window is exact to the minute only with 12 h (the default), else it starts on an hour.
+     */
+    activityMinuteDetailMs: z
+      .number()
+      .int()
+      .min(2 * 3_600_000)
+      .max(48 * 3_600_000)
+      .default(12 * 3_600_000),
     /** Settled up/down prediction events kept (with their markets) for REST; older ones are forgotten first. */
     maxSettledPredictionEvents: z.number().int().min(1).default(500),
   })

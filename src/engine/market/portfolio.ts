@@ -27,6 +27,17 @@ import {
 import { plainDecimalParts, pow10, quotientString } from '../../core/exact-ratio.js';
 import type { Fill } from '../orders/execution-port.js';
 
+/**
+ * What positions no longer in the book added to the totals: cash (realised PnL plus rent returned),
+ * realised PnL and fees, each signed lamports. A paper book that forgets old closed positions
+ * (`paper.bookRetention`) keeps their sums so a restart's totals match a run that kept them.
+ */
+export interface CarriedTotals {
+  readonly cashLamports: bigint;
+  readonly realisedLamports: bigint;
+  readonly feesLamports: bigint;
+}
+
 /** One strategy's holding of one token. */
 export interface Position {
   readonly key: string;
@@ -150,6 +161,8 @@ export function createPortfolio(
    * holds no tick of every token ever seen; without it, every mark is kept.
    */
   priceOf?: (mint: string) => string | undefined,
+  /** Sums of positions no longer held in any book (see {@link CarriedTotals}), counted from the start. */
+  carried?: CarriedTotals,
 ): Portfolio {
   if (startingCashLamports < 0n)
     throw new ChainpilotError('CORE_INVALID_ARGUMENT', `startingCashLamports must be >= 0; got ${startingCashLamports}`, { retry: 'not_retryable' });
@@ -209,9 +222,9 @@ export function createPortfolio(
     costSum += p.costLamports;
   };
   const venues = new Map<string, { market: string | undefined; pool: string | undefined }>();
-  let cash = startingCashLamports;
-  let realisedClosed = 0n;
-  let fees = 0n;
+  let cash = startingCashLamports + (carried?.cashLamports ?? 0n);
+  let realisedClosed = carried?.realisedLamports ?? 0n;
+  let fees = carried?.feesLamports ?? 0n;
 
   const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
 

@@ -15,6 +15,7 @@ import type { Executor, OrderIntent } from '../../engine/orders/execution-port.j
 import type { StreamFeed } from '../../engine/events/feed-port.js';
 import type { StrategyInstance } from '../../engine/strategy/strategy-instance.js';
 import type { RestoredFailedFee, RestoredFill } from '../../engine/engine.js';
+import type { CarriedTotals } from '../../engine/market/portfolio.js';
 import type { Admission } from '../../engine/orders/order-flow.js';
 import { dayBoundaryOffsetMs, type RiskStateStore } from '../../engine/orders/risk-day.js';
 
@@ -39,6 +40,8 @@ export interface DeploymentEngineOptions {
   readonly riskStore?: RiskStateStore;
   /** Fees of failed transactions of earlier runs (live: the journal). */
   readonly restoredFailedFees?: readonly RestoredFailedFee[];
+  /** Sums of closed positions a paper book no longer holds (its retention). */
+  readonly restoredCarry?: CarriedTotals;
   /** Prefix of intent ids (live: a random run prefix; default `int_`). */
   readonly intentIdPrefix?: string;
 }
@@ -89,6 +92,7 @@ export function createDeploymentEngine(o: DeploymentEngineOptions): DeploymentEn
     ...(o.restoredFills ? { restoredFills: o.restoredFills } : {}),
     ...(o.riskStore ? { riskStore: o.riskStore } : {}),
     ...(o.restoredFailedFees ? { restoredFailedFees: o.restoredFailedFees } : {}),
+    ...(o.restoredCarry ? { restoredCarry: o.restoredCarry } : {}),
     ...(o.intentIdPrefix ? { intentIdPrefix: o.intentIdPrefix } : {}),
     dayBoundaryOffsetMs: dayBoundaryOffsetMs(r.dayBoundary),
     risk: {

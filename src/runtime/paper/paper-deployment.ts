@@ -51,6 +51,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
             market: marketId,
             at: clock.now(),
             onError: c.onFatal,
+            ...(d.paper.bookRetention !== undefined ? { retentionMs: d.paper.bookRetention } : {}),
             ...(c.deps.paperBookWrites ? { defer: c.deps.paperBookWrites } : {}),
           },
         });
@@ -82,6 +83,7 @@ export async function assemblePaper(c: AssemblyContext): Promise<Assembly> {
     admission: c.admission,
     restoredFills: restored.fills,
     restoredFailedFees: restored.failedFees,
+    ...(restored.carry ? { restoredCarry: restored.carry } : {}),
     ...(store ? { riskStore: store.risk } : {}),
     // Ids of a resumed book never repeat an earlier run's; a fresh book's are those of a run without a store.
     ...(book && book.run > 1 ? { intentIdPrefix: `int_r${book.run}_` } : {}),

@@ -24,6 +24,7 @@ import { createPortfolio } from '../../engine/market/portfolio.js';
 import { decodeFill, decodeIntent, encodeFill, encodeIntent } from '../../executors/journal/codec.js';
 import { migrateSchema, type SchemaPart } from '../../executors/journal/sqlite-schema.js';
 import { spendOf, utcDay, type AdmissionCode } from '../../executors/admission.js';
+import { PAPER_CARRY_MIGRATION, pruneBook, readCarry, type PaperCarry } from './paper-book-retention.js';
 
 /** Codes of the admission module's refusals: such an intent committed no spend. */
 const ADMISSION_CODES: ReadonlySet<string> = new Set<AdmissionCode>([
@@ -56,6 +57,7 @@ CREATE TABLE IF NOT EXISTS paper_intents (
   resolved_seq INTEGER UNIQUE
 );
 `,
+    PAPER_CARRY_MIGRATION,
   ],
 };
 
@@ -66,6 +68,8 @@ export const ABANDONED_REASON = 'in flight when the previous run ended; a paper 
 export interface PaperRestore {
   readonly fills: readonly RestoredFill[];
   readonly failedFees: readonly RestoredFailedFee[];
+  /** What the closed positions the book forgot (its retention) added to the totals; absent: nothing forgotten. */
+  readonly carry?: PaperCarry;
 }
 
 export interface PaperBook {
@@ -103,7 +107,16 @@ export interface PaperBookOptions {
   readonly defer?: (write: () => void) => void;
   /** Called after each batch committed (the store asks for WAL checkpoints off the main thread, wal-checkpointer.ts). */
   readonly committed?: () => void;
+  /**
+   * `paper.bookRetention` (ms of run clock, at least a day): what resolved longer ago is forgotten
+   * (paper-book-retention.ts), at open and then once per {@link PRUNE_EVERY_MS} of the reports'
+   * times, after a batch; absent: the book keeps everything.
+   */
+  readonly retentionMs?: number;
 }
+
+/** Run-clock milliseconds between two prunes of a book with a retention. */
+export const PRUNE_EVERY_MS = 3_600_000;
 
 interface Row {
   readonly intent_json: string;
@@ -145,6 +158,11 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
     "SELECT intent_json, state, fill_json, fee_lamports, resolved_at FROM paper_intents WHERE state IN ('FILLED', 'FAILED') ORDER BY resolved_seq",
   );
   const o = opened.immediate();
+  const retentionMs = options.retentionMs;
+  let prunedAt = at;
+  if (retentionMs !== undefined) pruneBook(db, at - retentionMs);
+  /** Reports' latest time: the run clock as the book sees it. */
+  let latest = at;
   type Change = readonly [Database.Statement, readonly (string | number | null)[]];
   let queue: Change[] = [];
   let scheduled = false;
@@ -165,6 +183,21 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
       );
     }
     options.committed?.();
+    if (retentionMs !== undefined && latest - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = latest;
+      try {
+        pruneBook(db, latest - retentionMs);
+      } catch (e) {
+        throw new ChainpilotError(
+          'RUNTIME_PAPER_BOOK_WRITE_FAILED',
+          `pruning the paper book (paper.bookRetention) failed (${describeError(e)}); the book on disk is unchanged`,
+          {
+            retry: 'not_retryable',
+            cause: e,
+          },
+        );
+      }
+    }
   };
   const defer = options.defer ?? ((write: () => void) => void setImmediate(write));
   const endOfTurn = (): void => {
@@ -209,6 +242,7 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
     },
     resolved(r) {
       const args = resolveArgs(r);
+      if (r.at > latest) latest = r.at;
       if (args) enqueue(resolve, args);
     },
     flush,
@@ -227,7 +261,8 @@ export function openPaperBook(db: Database.Database, market: string, at: number,
           failedFees.push({ strategyId: intent.strategyId, mint: intent.mint, feeLamports: lamports(BigInt(row.fee_lamports)) });
         }
       }
-      return { fills, failedFees };
+      const carry = readCarry(db);
+      return { fills, failedFees, ...(carry.intents > 0 ? { carry } : {}) };
     },
   };
 }
@@ -273,5 +308,5 @@ export function paperCashAfter(startingLamports: bigint, r: PaperRestore): bigin
   const scratch = createPortfolio(0n);
   for (const f of r.fills) scratch.applyFill(f.strategyId, f.fill);
   for (const f of r.failedFees) scratch.applyFailedFee(f.strategyId, f.mint, lamports(f.feeLamports));
-  return startingLamports + scratch.totals().cashLamports;
+  return startingLamports + scratch.totals().cashLamports + (r.carry?.cashLamports ?? 0n);
 }

@@ -1,7 +1,8 @@
 /**
  * Market-wide activity per (market, launchpad), kept for 48 hours: the lighthouse windows read
  * these instead of a raw market-wide tape, so memory stays bounded. Buckets are one minute wide for
- * the last {@link MINUTE_DETAIL_MS}; older ones are merged into one-hour buckets (their unique-wallet
+ * the last {@link MINUTE_DETAIL_MS} (or `activityMinuteDetailMs`: the daemon's simulators keep 2 hours,
+ * isolated-sim.ts); older ones are merged into one-hour buckets (their unique-wallet
  * sets too), so the 24 h windows cost 48 hourly sets instead of 2 880 per-minute ones. A window
  * that reaches past the minute detail therefore starts on an hour boundary.
  */
@@ -27,6 +28,11 @@ export const HOUR_MS = 3_600_000;
 /** Minute buckets younger than this stay minute buckets (covers the 5 m, 1 h and 6 h windows and the windows before them). */
 export const MINUTE_DETAIL_MS = 12 * HOUR_MS;
 
+/** How long minute buckets stay minute buckets (default {@link MINUTE_DETAIL_MS}); `activityMinuteDetailMs` of the market settings. */
+export interface ActivityBucketOptions {
+  readonly minuteDetailMs?: number;
+}
+
 export interface ActivityBuckets {
   add(trade: TradeRecord, launchpad: string): void;
   /** Counts a launch (on its launchpad) or a migration (on `venue_a-amm`). */
@@ -36,7 +42,8 @@ export interface ActivityBuckets {
   prune(nowMs: number): void;
 }
 
-export function createActivityBuckets(): ActivityBuckets {
+export function createActivityBuckets(options: ActivityBucketOptions = {}): ActivityBuckets {
+  const minuteDetailMs = options.minuteDetailMs ?? MINUTE_DETAIL_MS;
   const minutes = new Map<number, Map<string, ActivityBucket>>();
   const bucket = (atMs: number, market: string, launchpad: string): ActivityBucket => {
     const minute = Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
@@ -93,7 +100,7 @@ export function createActivityBuckets(): ActivityBuckets {
           continue;
         }
         const hour = Math.floor(start / HOUR_MS) * HOUR_MS;
-        if (hour === start || start >= nowMs - MINUTE_DETAIL_MS) continue;
+        if (hour === start || start >= nowMs - minuteDetailMs) continue;
         // Merge this old minute into its hour bucket (kept under the hour's start time).
         minutes.delete(start);
         let h = minutes.get(hour);

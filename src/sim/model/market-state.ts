@@ -45,7 +45,7 @@ export function createMarketState(settings: MarketSettings, random: Random, gene
     active: [],
     poolToMint: new Map(),
     tradesByToken: new Map(),
-    activity: createActivityBuckets(),
+    activity: createActivityBuckets({ minuteDetailMs: settings.activityMinuteDetailMs }),
     liquidityByToken: new Map(),
     wallets: new Map(),
     byRole: new Map(),
