@@ -6,7 +6,9 @@ import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, typ
 import type { SafetySignalKind } from '../events/events.js';
 import type { ExitRules } from './exit-rules.js';
 import { priceOf, type Position } from '../market/portfolio.js';
-import { comparePrice, HighMark, keptLevel, multipleLevel, priceLevel, stopLevel, type PriceLevel } from './price-levels.js';
+import { comparePrice, HighMark, looseKeptLevel, multipleLevel, priceLevel, stopLevel, type PriceLevel } from './price-levels.js';
+import { solPerToken } from '../events/price-tick.js';
+import type { PriceTick } from '../events/events.js';
 
 export interface ExitOrder {
   readonly strategyId: string;
@@ -56,8 +58,12 @@ export interface ExitManager {
   levels(key: string): ExitLevels | undefined;
   /** After each fill: starts tracking a newly opened position, forgets a closed one. */
   positionChanged(p: Position): void;
-  /** Orders triggered by a new price of `mint` for the given open positions. */
-  onPrice(positions: readonly Position[], price: string): ExitOrder[];
+  /**
+   * Orders triggered by a new price of `mint` for the given open positions: an exact decimal string,
+   * or a price tick (compared on its wire number; its exact string is read only for a price that
+   * close to a level, or once it set a high that a level is then worked out from).
+   */
+  onPrice(positions: readonly Position[], price: string | PriceTick): ExitOrder[];
   onSafety(positions: readonly Position[], signal: SafetySignalKind, value: number): ExitOrder[];
   /** The exit sell was placed (`ok`) or not; a failed or denied sell re-arms its level. */
   settled(key: string, level: number, landed: boolean): void;
@@ -99,7 +105,7 @@ function setHigh(st: ExitState, high: PriceLevel): void {
 /** The trailing stop's level below the high (undefined: rule off). */
 function trailOf(st: ExitState, rules: ExitRules): PriceLevel | undefined {
   if (st.trailAt === null) {
-    st.trailAt = rules.trailingStopBps === undefined ? undefined : keptLevel(st.highest, rules.trailingStopBps);
+    st.trailAt = rules.trailingStopBps === undefined ? undefined : looseKeptLevel(st.highest, rules.trailingStopBps);
   }
   return st.trailAt;
 }
@@ -210,17 +216,17 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         armTimeStop(p.key, fresh, Math.max(0, fresh.timeStopAt - clock.now()));
       }
     },
-    onPrice(positions, priceStr) {
+    onPrice(positions, tick) {
       const out: ExitOrder[] = [];
-      const price = Number(priceStr);
+      const price = typeof tick === 'string' ? Number(tick) : solPerToken(tick);
       let exact: Decimal | undefined;
-      const exactPrice = (): Decimal => (exact ??= decimal(priceStr, 'price'));
+      const exactPrice = (): Decimal => (exact ??= decimal(typeof tick === 'string' ? tick : tick.price, 'price'));
       for (const p of positions) {
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
         const newHigh = comparePrice(price, exactPrice, st.highest) > 0;
-        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, priceStr) : priceLevel(exact));
+        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, tick) : priceLevel(exact));
         const entry = st.entry;
         if (entry.isZero()) continue;
         if (st.timeStopDue) {
@@ -244,15 +250,17 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           continue;
         }
         if (st.exiting) continue;
-        (rules.takeProfit ?? []).forEach((lvl, i) => {
-          if (st.fired.has(i) || st.exiting) return;
+        const takes = rules.takeProfit ?? [];
+        for (let i = 0; i < takes.length; i++) {
+          const lvl = takes[i]!;
+          if (st.fired.has(i) || st.exiting) continue;
           const at = st.takeAt[i];
           if (at !== undefined && comparePrice(price, exactPrice, at) >= 0) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
             out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
           }
-        });
+        }
       }
       return out;
     },
