@@ -39,8 +39,8 @@ describe('exit manager', () => {
           expect(got.approx).toBe(want.approx);
           expect(got.exact.toFixed()).toBe(want.exact.toFixed());
         };
-        same(stopLevel(entry, text, bps), priceLevel(entry.times(10_000 - bps).div(10_000)));
-        same(multipleLevel(entry, text, multiple), priceLevel(entry.times(multiple)));
+        same(stopLevel(text, bps), priceLevel(entry.times(10_000 - bps).div(10_000)));
+        same(multipleLevel(text, multiple), priceLevel(entry.times(multiple)));
       }),
       { numRuns: 5000 },
     );

@@ -111,14 +111,20 @@ function keptOfText(text: string, bps: number): PriceLevel | undefined {
   return new HighMark(Number(t), t);
 }
 
-/** The stop-loss level `entry × (10000 − bps) / 10000` (`text` is the entry's plain text): in bigints, else by bignumber.js. */
-export const stopLevel = (entry: Decimal, text: string, bps: number): PriceLevel => keptOfText(text, bps) ?? priceLevel(entry.times(10_000 - bps).div(10_000));
+/** The stop-loss level `entry × (10000 − bps) / 10000` of the entry's exact text: in bigints, else by bignumber.js. */
+export const stopLevel = (entry: string, bps: number): PriceLevel =>
+  keptOfText(entry, bps) ??
+  priceLevel(
+    decimal(entry, 'price')
+      .times(10_000 - bps)
+      .div(10_000),
+  );
 
 /** `entry × multiple` (exact, as bignumber.js's `times`): in bigints when both are plain decimal texts, else by bignumber.js. */
-export function multipleLevel(entry: Decimal, text: string, multiple: string): PriceLevel {
+export function multipleLevel(text: string, multiple: string): PriceLevel {
   const a = plainDecimalParts(text);
   const m = a === undefined ? undefined : plainDecimalParts(multiple);
-  if (a === undefined || m === undefined) return priceLevel(entry.times(multiple));
+  if (a === undefined || m === undefined) return priceLevel(decimal(text, 'price').times(multiple));
   const t = plainText(a.digits * m.digits, a.scale + m.scale);
   return new HighMark(Number(t), t);
 }
