@@ -68,7 +68,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
       portfolio.mark(ev.mint, ev);
       const held = portfolio.openOn(ev.mint);
       if (held.length > 0) {
-        for (const o of exits.onPrice(held, ev.price)) orders.placeExit(o);
+        for (const o of exits.onPrice(held, ev)) orders.placeExit(o);
         stats.markEquity();
       }
     } else if (ev.type === 'trade') {

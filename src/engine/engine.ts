@@ -166,7 +166,7 @@ export function createEngine(options: EngineOptions): Engine {
   const riskDay = createRiskDay({
     clock,
     log,
-    equity: () => portfolio.totals().equityLamports,
+    equity: () => portfolio.equityLamports(),
     boundaryOffsetMs: options.dayBoundaryOffsetMs ?? 0,
     ...(options.riskStore ? { store: options.riskStore } : {}),
   });

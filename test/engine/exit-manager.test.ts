@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, type Decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
 import { createExitManager, type ExitOrder } from '../../src/engine/exits/exit-manager.js';
-import { comparePrice, keptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/exits/price-levels.js';
-import { exactString } from '../../src/engine/events/price-tick.js';
+import { comparePrice, keptLevel, looseKeptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/exits/price-levels.js';
+import { exactString, PriceTickEvent } from '../../src/engine/events/price-tick.js';
 import { priceOf, type Position } from '../../src/engine/market/portfolio.js';
 
 const position = (tokenRaw: bigint, openedAt: number): Position => ({
@@ -39,8 +39,8 @@ describe('exit manager', () => {
           expect(got.approx).toBe(want.approx);
           expect(got.exact.toFixed()).toBe(want.exact.toFixed());
         };
-        same(stopLevel(entry, text, bps), priceLevel(entry.times(10_000 - bps).div(10_000)));
-        same(multipleLevel(entry, text, multiple), priceLevel(entry.times(multiple)));
+        same(stopLevel(text, bps), priceLevel(entry.times(10_000 - bps).div(10_000)));
+        same(multipleLevel(text, multiple), priceLevel(entry.times(multiple)));
       }),
       { numRuns: 5000 },
     );
@@ -168,6 +168,46 @@ describe('exit levels', () => {
   });
 });
 
+describe('loose trailing levels', () => {
+  it('order a price against the trailing level exactly as the exact level does, on the doubles next to it too, and work the exact level out only that close', () => {
+    const highs = fc.double({ min: 1e-12, max: 1e4, noNaN: true, noDefaultInfinity: true });
+    fc.assert(
+      fc.property(highs, fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: -4, max: 4 }), (high, bps, step) => {
+        const h = tickLevel(exactString(high));
+        const exact = keptLevel(h, bps);
+        const loose = looseKeptLevel(h, bps);
+        // the exact level, its nearest double and the doubles `step` ulps away, the float estimate and prices clearly away
+        const ulp = (x: number): number => Math.max(Number.MIN_VALUE, Math.abs(x) * Number.EPSILON);
+        const candidates = [
+          exact.approx,
+          exact.approx + step * ulp(exact.approx),
+          loose.approx,
+          loose.approx + step * ulp(loose.approx),
+          exact.approx * (1 + step * 1e-3),
+        ].filter((x) => x > 0 && Number.isFinite(x));
+        for (const p of candidates) {
+          const text = exactString(p);
+          expect(
+            comparePrice(p, () => decimal(text), loose),
+            `${text} vs ${exact.exact.toFixed()}`,
+          ).toBe(decimal(text).comparedTo(exact.exact));
+        }
+        expect(loose.exact.toFixed()).toBe(exact.exact.toFixed());
+      }),
+      { numRuns: 2_000 },
+    );
+    // a price far from the level is ordered without the exact level
+    let worked = 0;
+    const h = tickLevel('0.000000123');
+    const far = looseKeptLevel(h, 1_500);
+    const probe = Object.create(far) as typeof far;
+    Object.defineProperty(probe, 'level', { value: () => (worked++, keptLevel(h, 1_500)) });
+    expect(comparePrice(1e-7, () => decimal('0.0000001'), probe)).toBe(-1);
+    expect(comparePrice(1.1e-7, () => decimal('0.00000011'), probe)).toBe(1);
+    expect(worked).toBe(0);
+  });
+});
+
 describe('exit rules on price paths', () => {
   /** The rules as first written, all in bignumber.js: what the exit manager must decide, order for order. */
   function reference(entry: Decimal, rules: { stopLossBps: number; trailingStopBps: number; takeProfit: { multiple: string; sellBps: number }[] }) {
@@ -223,7 +263,8 @@ describe('exit rules on price paths', () => {
         fc.integer({ min: 1, max: 5_000 }),
         fc.integer({ min: 1, max: 5_000 }),
         fc.array(step, { maxLength: 60 }),
-        (bought, raw, stopLossBps, trailingStopBps, steps) => {
+        fc.boolean(),
+        (bought, raw, stopLossBps, trailingStopBps, steps, asTicks) => {
           const rules = {
             stopLossBps,
             trailingStopBps,
@@ -266,9 +307,13 @@ describe('exit rules on price paths', () => {
               };
               price = levels[s.at];
             }
+            // half the paths are fed price ticks built from the price's double, as the normaliser builds them
+            if (asTicks) price = decimal(exactString(price.toNumber()));
             if (price.gt(high)) high = price;
             const text = price.toFixed();
-            const got = exits.onPrice([p], text).map((o) => (o.level >= 0 ? `take ${o.level}` : o.reason.startsWith('stop') ? 'stop' : 'trail'));
+            const got = exits
+              .onPrice([p], asTicks ? priceTick(price.toNumber()) : text)
+              .map((o) => (o.level >= 0 ? `take ${o.level}` : o.reason.startsWith('stop') ? 'stop' : 'trail'));
             expect(got, `at ${text}`).toEqual(ref.onPrice(text));
             const last = got.at(-1);
             if (last !== undefined) pending = last.startsWith('take') ? Number(last.slice(5)) : -1;
@@ -355,3 +400,9 @@ describe('exit rules on price paths', () => {
     });
   });
 });
+
+/** A price tick at `sol` SOL per token, as the normaliser builds it from a wire number. */
+function priceTick(sol: number): PriceTickEvent {
+  const at = unixMs(0);
+  return new PriceTickEvent('price:token:M', at, 'live', 'M', sol, 150, undefined, false, undefined, undefined, undefined, undefined, undefined, undefined, at);
+}

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, Decimal, lamports, rawAmount, type UnixMs } from '../../src/core/index.js';
-import { exactString } from '../../src/engine/events/price-tick.js';
+import { exactString, PriceTickEvent } from '../../src/engine/events/price-tick.js';
 import type { Fill } from '../../src/engine/orders/execution-port.js';
-import { createPortfolio, MAX_CLOSED_POSITIONS, MAX_VENUES, priceOf, valueLamports } from '../../src/engine/market/portfolio.js';
+import { createPortfolio, MAX_CLOSED_POSITIONS, MAX_VENUES, priceOf, valueLamports, valueLamportsOfWire } from '../../src/engine/market/portfolio.js';
 
 const fill = (side: 'buy' | 'sell', mint: string, sol: bigint, tokens: bigint, fee: bigint, at = 0): Fill => ({
   intentId: `i${at}`,
@@ -207,6 +207,50 @@ describe('portfolio accounting', () => {
     expect(valueLamports(3_000_000n, 6, decimal('0.0015'))).toBe(4_500_000n);
   });
 
+  it("values a position from a tick's wire number on doubles only where that gives the exact value, and most of the time", () => {
+    const raw = fc.bigInt({ min: 0n, max: 2n ** 60n });
+    const decimals = fc.integer({ min: 0, max: 18 });
+    // any wire double, and doubles picked so that the value lands on or next to a whole lamport (the ties the doubles cannot decide)
+    const cases = fc.oneof(
+      fc.tuple(raw, decimals, fc.double({ min: 1e-12, max: 1e6, noNaN: true, noDefaultInfinity: true })),
+      fc
+        .tuple(
+          raw.filter((r) => r > 0n),
+          decimals,
+          fc.bigInt({ min: 0n, max: 10n ** 15n }),
+          fc.integer({ min: -2, max: 2 }),
+        )
+        .map(([r, d, l, ulps]) => {
+          const sol = Number(l) / (Number(r) * 10 ** (9 - d));
+          return [r, d, sol * (1 + ulps * Number.EPSILON)] as const;
+        }),
+    );
+    fc.assert(
+      fc.property(cases, ([r, d, sol]) => {
+        const fast = Number.isFinite(sol) ? valueLamportsOfWire(r, d, sol) : undefined;
+        if (fast !== undefined) expect(fast).toBe(valueLamports(r, d, exactString(sol)));
+      }),
+      { numRuns: 5_000 },
+    );
+    // on what positions hold (up to 1e15 raw units of a 6 to 9 decimals token, priced 1e-12 to 1e-3 SOL, worth up to 100 SOL) the doubles decide nearly always
+    const held = fc.tuple(
+      fc.bigInt({ min: 1n, max: 10n ** 15n }),
+      fc.integer({ min: 6, max: 9 }),
+      fc.double({ min: 1e-12, max: 1e-3, noNaN: true, noDefaultInfinity: true }),
+    );
+    const sample = fc.sample(fc.noBias(held), { numRuns: 4_000, seed: 40 }).filter(([r, d, sol]) => valueLamports(r, d, exactString(sol)) <= 100n * 10n ** 9n);
+    expect(sample.length).toBeGreaterThan(1_000);
+    expect(sample.filter(([r, d, sol]) => valueLamportsOfWire(r, d, sol) !== undefined).length / sample.length).toBeGreaterThan(0.99);
+    // a value on a whole lamport (in doubles 0.3 × 1e9 may fall either side of it) is left to the bigints, and the book gets it exact
+    expect(valueLamportsOfWire(1_000_000n, 6, 0.3)).toBeUndefined();
+    const book = createPortfolio(0n);
+    book.applyFill('s', fill('buy', 'M', 1n, 1_000_000n, 0n, 0));
+    book.mark('M', tick('M', 0.3));
+    expect(book.valueOf(book.position('s', 'M')!)).toBe(300_000_000n);
+    expect(valueLamportsOfWire(-1n, 6, 0.3)).toBeUndefined();
+    expect(valueLamportsOfWire(2n ** 60n, 0, 1e6)).toBeUndefined();
+  });
+
   it('keeps its totals equal to a sum over the open positions after every step (marks, fills, failed fees, moves to a new pool)', () => {
     const op = fc.oneof(
       fc.record({
@@ -220,6 +264,12 @@ describe('portfolio accounting', () => {
         fee: fc.bigInt({ min: 0n, max: 2_000_000n }),
       }),
       fc.record({ kind: fc.constant('mark' as const), mint: fc.constantFrom('M1', 'M2', 'M3'), price: fc.integer({ min: 1, max: 1_000_000 }) }),
+      // a price tick as the normaliser builds it: the book values from its wire number
+      fc.record({
+        kind: fc.constant('tick' as const),
+        mint: fc.constantFrom('M1', 'M2', 'M3'),
+        sol: fc.double({ min: 1e-12, max: 10, noNaN: true, noDefaultInfinity: true }),
+      }),
       fc.record({
         kind: fc.constant('failed' as const),
         strategy: fc.constantFrom('a', 'b'),
@@ -236,6 +286,9 @@ describe('portfolio accounting', () => {
           if (o.kind === 'mark') {
             prices.set(o.mint, (o.price / 1000).toString());
             book.mark(o.mint, (o.price / 1000).toString());
+          } else if (o.kind === 'tick') {
+            prices.set(o.mint, exactString(o.sol));
+            book.mark(o.mint, tick(o.mint, o.sol));
           } else if (o.kind === 'failed') {
             book.applyFailedFee(o.strategy, o.mint, lamports(o.fee));
           } else if (o.kind === 'relocate') {
@@ -260,9 +313,33 @@ describe('portfolio accounting', () => {
           expect(t.marketValueLamports).toBe(value);
           expect(t.unrealisedLamports).toBe(value - cost);
           expect(t.equityLamports).toBe(t.cashLamports + value);
+          expect(book.equityLamports()).toBe(t.equityLamports);
+          expect(book.openCount()).toBe(t.openPositions);
         });
       }),
       { numRuns: 300 },
     );
   });
 });
+
+/** A price tick of `mint` at `sol` SOL per token, as the normaliser builds it. */
+function tick(mint: string, sol: number): PriceTickEvent {
+  const at = 0 as UnixMs;
+  return new PriceTickEvent(
+    `price:token:${mint}`,
+    at,
+    'live',
+    mint,
+    sol,
+    150,
+    undefined,
+    false,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    at,
+  );
+}

@@ -6,7 +6,9 @@ import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, typ
 import type { SafetySignalKind } from '../events/events.js';
 import type { ExitRules } from './exit-rules.js';
 import { priceOf, type Position } from '../market/portfolio.js';
-import { comparePrice, HighMark, keptLevel, multipleLevel, priceLevel, stopLevel, type PriceLevel } from './price-levels.js';
+import { comparePrice, HighMark, looseKeptLevel, multipleLevel, priceLevel, stopLevel, tickLevel, type PriceLevel } from './price-levels.js';
+import { solPerToken } from '../events/price-tick.js';
+import type { PriceTick } from '../events/events.js';
 
 export interface ExitOrder {
   readonly strategyId: string;
@@ -20,7 +22,9 @@ export interface ExitOrder {
 interface ExitState {
   readonly strategyId: string;
   readonly mint: string;
-  entry: Decimal;
+  /** The average entry price as a level: its double at once, its Decimal only when something reads it. */
+  entry: PriceLevel;
+  entryZero: boolean;
   highest: PriceLevel;
   /** Thresholds from entry and high (undefined: rule off); the trailing level is worked out when first compared with (null: not yet). */
   stopAt: PriceLevel | undefined;
@@ -56,8 +60,12 @@ export interface ExitManager {
   levels(key: string): ExitLevels | undefined;
   /** After each fill: starts tracking a newly opened position, forgets a closed one. */
   positionChanged(p: Position): void;
-  /** Orders triggered by a new price of `mint` for the given open positions. */
-  onPrice(positions: readonly Position[], price: string): ExitOrder[];
+  /**
+   * Orders triggered by a new price of `mint` for the given open positions: an exact decimal string,
+   * or a price tick (compared on its wire number; its exact string is read only for a price that
+   * close to a level, or once it set a high that a level is then worked out from).
+   */
+  onPrice(positions: readonly Position[], price: string | PriceTick): ExitOrder[];
   onSafety(positions: readonly Position[], signal: SafetySignalKind, value: number): ExitOrder[];
   /** The exit sell was placed (`ok`) or not; a failed or denied sell re-arms its level. */
   settled(key: string, level: number, landed: boolean): void;
@@ -78,16 +86,15 @@ const SAFETY_LIMIT: Partial<Record<SafetySignalKind, keyof NonNullable<ExitRules
   dev_holding: 'maxDevHoldingPct',
 };
 
-/** The average entry price of a position (SOL per whole token). */
-const entryOf = (p: Position): Decimal => decimal(priceOf(p.boughtLamports, p.boughtRaw, p.decimals));
+/** The average entry price of a position (SOL per whole token) as exact text. */
+const entryOf = (p: Position): string => priceOf(p.boughtLamports, p.boughtRaw, p.decimals);
 
-/** A new entry price and the levels measured from it. */
-function setEntry(st: ExitState, entry: Decimal, rules: ExitRules | undefined): void {
-  st.entry = entry;
-  // entry.toFixed() is the text priceOf wrote (a Decimal writes back the plain decimal it parsed)
-  const text = entry.toFixed();
-  st.stopAt = rules?.stopLossBps === undefined ? undefined : stopLevel(entry, text, rules.stopLossBps);
-  st.takeAt = (rules?.takeProfit ?? []).map((l) => multipleLevel(entry, text, l.multiple));
+/** A new entry price (exact text) and the levels measured from it, in bigints (bignumber.js parses the entry only if read). */
+function setEntry(st: ExitState, text: string, rules: ExitRules | undefined): void {
+  st.entry = tickLevel(text);
+  st.entryZero = !/[1-9]/.test(text);
+  st.stopAt = rules?.stopLossBps === undefined ? undefined : stopLevel(text, rules.stopLossBps);
+  st.takeAt = (rules?.takeProfit ?? []).map((l) => multipleLevel(text, l.multiple));
 }
 
 /** A new high since entry; the trailing level is worked out again when next compared with. */
@@ -99,7 +106,7 @@ function setHigh(st: ExitState, high: PriceLevel): void {
 /** The trailing stop's level below the high (undefined: rule off). */
 function trailOf(st: ExitState, rules: ExitRules): PriceLevel | undefined {
   if (st.trailAt === null) {
-    st.trailAt = rules.trailingStopBps === undefined ? undefined : keptLevel(st.highest, rules.trailingStopBps);
+    st.trailAt = rules.trailingStopBps === undefined ? undefined : looseKeptLevel(st.highest, rules.trailingStopBps);
   }
   return st.trailAt;
 }
@@ -165,10 +172,10 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       });
       const trail = rules === undefined ? undefined : trailOf(st, rules);
       return {
-        entry: st.entry,
+        entry: st.entry.exact,
         takeProfit,
         stopLoss: st.stopAt?.exact,
-        trailing: trail !== undefined && st.highest.exact.gt(st.entry) ? trail.exact : undefined,
+        trailing: trail !== undefined && st.highest.exact.gt(st.entry.exact) ? trail.exact : undefined,
         timeStopAt: st.timeStopAt,
       };
     },
@@ -189,8 +196,9 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       const fresh: ExitState = {
         strategyId: p.strategyId,
         mint: p.mint,
-        entry,
-        highest: priceLevel(entry),
+        entry: tickLevel(entry),
+        entryZero: false,
+        highest: tickLevel(entry),
         stopAt: undefined,
         trailAt: undefined,
         takeAt: [],
@@ -203,26 +211,25 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         timeStopFailures: 0,
       };
       setEntry(fresh, entry, rules);
-      setHigh(fresh, priceLevel(entry));
+      setHigh(fresh, tickLevel(entry));
       states.set(p.key, fresh);
       if (rules?.timeStopMs !== undefined) {
         fresh.timeStopAt = (p.openedAt + rules.timeStopMs) as UnixMs;
         armTimeStop(p.key, fresh, Math.max(0, fresh.timeStopAt - clock.now()));
       }
     },
-    onPrice(positions, priceStr) {
+    onPrice(positions, tick) {
       const out: ExitOrder[] = [];
-      const price = Number(priceStr);
+      const price = typeof tick === 'string' ? Number(tick) : solPerToken(tick);
       let exact: Decimal | undefined;
-      const exactPrice = (): Decimal => (exact ??= decimal(priceStr, 'price'));
+      const exactPrice = (): Decimal => (exact ??= decimal(typeof tick === 'string' ? tick : tick.price, 'price'));
       for (const p of positions) {
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
         const newHigh = comparePrice(price, exactPrice, st.highest) > 0;
-        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, priceStr) : priceLevel(exact));
-        const entry = st.entry;
-        if (entry.isZero()) continue;
+        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, tick) : priceLevel(exact));
+        if (st.entryZero) continue;
         if (st.timeStopDue) {
           // The time stop is due and its sell has not gone through: a tick places it now (its retry timer, if any, is dropped).
           if (!st.exiting) {
@@ -234,25 +241,27 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           continue;
         }
         if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
-          out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${entry.toFixed()}`, st));
+          out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${st.entry.exact.toFixed()}`, st));
           continue;
         }
         // a price that just set the high is above a trailing level any distance below it
         const trailAt = newHigh && (rules.trailingStopBps ?? 0) > 0 ? undefined : trailOf(st, rules);
-        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && st.highest.exact.gt(entry)) {
+        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && st.highest.exact.gt(st.entry.exact)) {
           out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st));
           continue;
         }
         if (st.exiting) continue;
-        (rules.takeProfit ?? []).forEach((lvl, i) => {
-          if (st.fired.has(i) || st.exiting) return;
+        const takes = rules.takeProfit ?? [];
+        for (let i = 0; i < takes.length; i++) {
+          const lvl = takes[i]!;
+          if (st.fired.has(i) || st.exiting) continue;
           const at = st.takeAt[i];
           if (at !== undefined && comparePrice(price, exactPrice, at) >= 0) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
             out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
           }
-        });
+        }
       }
       return out;
     },

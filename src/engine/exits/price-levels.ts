@@ -22,25 +22,75 @@ export const priceLevel = (exact: Decimal): PriceLevel => ({ exact, approx: exac
  * the exact decimals: bignumber.js parses the price only for a tick that close to a level.
  */
 export function comparePrice(price: number, exactPrice: () => Decimal, at: PriceLevel): number {
+  if (at instanceof LooseLevel) {
+    // a double within LOOSE_REL_ERROR of the level: the order is certain past that distance
+    const d = price - at.approx;
+    if (Math.abs(d) > (Math.abs(price) + Math.abs(at.approx)) * LOOSE_REL_ERROR) return d > 0 ? 1 : -1; // false for NaN: the exact path refuses it
+    return comparePrice(price, exactPrice, at.level());
+  }
   if (price !== at.approx && price === price) return price > at.approx ? 1 : -1; // NaN: the exact path refuses it
   // both sides are finite decimals (decimal() refuses anything else), so never null
   return exactPrice().comparedTo(at.exact) ?? 0;
 }
 
+/** Something that writes an exact price string when asked (a price tick). */
+interface PriceText {
+  readonly price: string;
+}
+
 /**
  * The highest price since entry as a level, from the tick that set it: its double is the tick's
  * wire number and its exact value is parsed from the tick's price string only when something
- * needs it (a rising price sets a new high on many ticks and is compared with none of them).
+ * needs it (a rising price sets a new high on many ticks and is compared with none of them). Given
+ * the tick, not its string, the string is not even written until then.
  */
 export class HighMark implements PriceLevel {
   #exact: Decimal | undefined;
+  #text: string | undefined;
+  readonly #tick: PriceText | undefined;
   constructor(
     readonly approx: number,
-    readonly text: string,
-  ) {}
+    text: string | PriceText,
+  ) {
+    if (typeof text === 'string') this.#text = text;
+    else this.#tick = text;
+  }
+
+  get text(): string {
+    return (this.#text ??= this.#tick!.price);
+  }
 
   get exact(): Decimal {
     return (this.#exact ??= decimal(this.text, 'price'));
+  }
+}
+
+/**
+ * Bound on the relative distance between a {@link LooseLevel}'s double and its exact value plus
+ * that between a tick's double and its exact price (a few roundings of 2^-53 each: 1e-14 leaves
+ * room to spare).
+ */
+export const LOOSE_REL_ERROR = 1e-14;
+
+/**
+ * A level known first as a double computed in floating point (within `LOOSE_REL_ERROR` of the
+ * exact level, not necessarily its nearest double): a price farther than that from it is ordered
+ * by the doubles; a price that close compares with the exact level, worked out then, once.
+ */
+export class LooseLevel implements PriceLevel {
+  #level: PriceLevel | undefined;
+  constructor(
+    readonly approx: number,
+    private readonly exactLevel: () => PriceLevel,
+  ) {}
+
+  /** The exact level (its `approx` the nearest double). */
+  level(): PriceLevel {
+    return (this.#level ??= this.exactLevel());
+  }
+
+  get exact(): Decimal {
+    return this.level().exact;
   }
 }
 
@@ -61,14 +111,20 @@ function keptOfText(text: string, bps: number): PriceLevel | undefined {
   return new HighMark(Number(t), t);
 }
 
-/** The stop-loss level `entry × (10000 − bps) / 10000` (`text` is the entry's plain text): in bigints, else by bignumber.js. */
-export const stopLevel = (entry: Decimal, text: string, bps: number): PriceLevel => keptOfText(text, bps) ?? priceLevel(entry.times(10_000 - bps).div(10_000));
+/** The stop-loss level `entry × (10000 − bps) / 10000` of the entry's exact text: in bigints, else by bignumber.js. */
+export const stopLevel = (entry: string, bps: number): PriceLevel =>
+  keptOfText(entry, bps) ??
+  priceLevel(
+    decimal(entry, 'price')
+      .times(10_000 - bps)
+      .div(10_000),
+  );
 
 /** `entry × multiple` (exact, as bignumber.js's `times`): in bigints when both are plain decimal texts, else by bignumber.js. */
-export function multipleLevel(entry: Decimal, text: string, multiple: string): PriceLevel {
+export function multipleLevel(text: string, multiple: string): PriceLevel {
   const a = plainDecimalParts(text);
   const m = a === undefined ? undefined : plainDecimalParts(multiple);
-  if (a === undefined || m === undefined) return priceLevel(entry.times(multiple));
+  if (a === undefined || m === undefined) return priceLevel(decimal(text, 'price').times(multiple));
   const t = plainText(a.digits * m.digits, a.scale + m.scale);
   return new HighMark(Number(t), t);
 }
@@ -79,3 +135,14 @@ export const tickLevel = (text: string): PriceLevel => new HighMark(Number(text)
 /** The trailing level `high × (10000 − bps) / 10000`: in bigints when the high is a tick's text, else by bignumber.js. */
 export const keptLevel = (high: PriceLevel, bps: number): PriceLevel =>
   (high instanceof HighMark ? keptOfText(high.text, bps) : undefined) ?? priceLevel(high.exact.times(10_000 - bps).div(10_000));
+
+/**
+ * {@link keptLevel} as a {@link LooseLevel}: its double is `high.approx × (10000 − bps) / 10000` (the
+ * high's double is its nearest, two roundings more), and the exact level is worked out only for a
+ * price within `LOOSE_REL_ERROR` of it. A trailing level moves with every new high, and nearly
+ * every price after one is clearly above or below it.
+ */
+export const looseKeptLevel = (high: PriceLevel, bps: number): PriceLevel => {
+  const approx = (high.approx * (10_000 - bps)) / 10_000;
+  return Number.isFinite(approx) && bps >= 0 && bps <= 10_000 ? new LooseLevel(approx, () => keptLevel(high, bps)) : keptLevel(high, bps);
+};

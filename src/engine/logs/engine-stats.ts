@@ -180,7 +180,7 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       const now = clock.now();
       if (!force && now - sampledAt < EQUITY_SAMPLE_MS) return;
       sampledAt = now;
-      const eq = portfolio.totals().equityLamports;
+      const eq = portfolio.equityLamports();
       if (peak === undefined || eq > peak) peak = eq;
       if (peak - eq > maxDrawdown) maxDrawdown = peak - eq;
     },

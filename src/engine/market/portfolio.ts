@@ -61,9 +61,14 @@ export interface Position {
   readonly pool: string | undefined;
 }
 
-/** Something that knows a price (SOL per whole token) as an exact decimal string: a price tick. */
+/**
+ * Something that knows a price (SOL per whole token) as an exact decimal string: a price tick. A
+ * tick built from a wire number also gives that number (`wireSol`, NaN otherwise), whose exact
+ * decimal is `price`: a mark values a position from it without writing the string out.
+ */
 export interface PriceSource {
   readonly price: string;
+  wireSol?(): number;
 }
 
 /** Totals of the whole book. */
@@ -105,6 +110,13 @@ export interface Portfolio {
   /** Mark value of a position in lamports, rounded down; undefined without a price. */
   valueOf(p: Position): bigint | undefined;
   totals(): PortfolioTotals;
+  /**
+   * `totals().equityLamports` and `totals().openPositions` without building the totals: the
+   * backtest's drawdown watch and the engine's equity marks read them after every event while a
+   * position is open.
+   */
+  equityLamports(): bigint;
+  openCount(): number;
 }
 
 /**
@@ -124,6 +136,40 @@ export function valueLamports(raw: bigint, decimals: number, price: string | Dec
     .times(raw.toString())
     .shiftedBy(9 - decimals);
   return BigInt(v.integerValue(Decimal.ROUND_DOWN).toFixed(0));
+}
+
+/** Powers of ten as doubles, exact up to 1e22. */
+const POW10_NUMBER: readonly number[] = Array.from({ length: 23 }, (_, k) => 10 ** k);
+/** Bound on the relative error of the double product below (4 roundings of 2^-53 each, with room to spare). */
+const VALUE_REL_ERROR = 1e-14;
+
+/**
+ * `valueLamports(raw, decimals, exactString(sol))` on doubles: `sol` is a wire number whose exact
+ * price is its shortest decimal (within half an ulp of it), so `raw × sol × 10^(9 − decimals)` in
+ * doubles is within `VALUE_REL_ERROR` of the exact value. When no integer lies within that error
+ * of it, its floor is the exact value's floor; otherwise (and for anything outside the doubles'
+ * exact integers) undefined, and the caller works it out in bigints. Tested against the bigint
+ * path on random prices and amounts, ties near integers included.
+ */
+export function valueLamportsOfWire(raw: bigint, decimals: number, sol: number): bigint | undefined {
+  const exp = 9 - decimals;
+  if (!(sol >= 0) || sol === Infinity || raw < 0n || raw > 9_007_199_254_740_991n || exp > 22 || exp < -22) return undefined;
+  const r = Number(raw);
+  const v = exp >= 0 ? r * sol * POW10_NUMBER[exp]! : (r * sol) / POW10_NUMBER[-exp]!;
+  if (!(v < 4_503_599_627_370_496)) return undefined; // 2^52: an integer and its neighbours stay exact
+  const err = v * VALUE_REL_ERROR;
+  const f = Math.floor(v - err);
+  return f === Math.floor(v + err) && f >= 0 ? BigInt(f) : undefined;
+}
+
+/** Value of `raw` at a mark: from a tick's wire number when the doubles decide it, else from its exact string. */
+function valueAt(raw: bigint, decimals: number, price: string | PriceSource): bigint {
+  if (typeof price !== 'string') {
+    const sol = price.wireSol?.();
+    const fast = sol === undefined || sol !== sol ? undefined : valueLamportsOfWire(raw, decimals, sol);
+    return fast ?? valueLamports(raw, decimals, price.price);
+  }
+  return valueLamports(raw, decimals, price);
 }
 
 /** Exact price (SOL per whole token) of `lamports` for `raw` units (40 decimal places before the decimals shift, half even). */
@@ -173,20 +219,17 @@ export function createPortfolio(
    * reads it for every decision) costs the same with 3 open positions as with 3,000.
    */
   const openByMint = new Map<string, Set<string>>();
-  const values = new Map<string, { readonly value: bigint; readonly cost: bigint }>();
+  const values = new Map<string, { value: bigint; cost: bigint }>();
   let valueSum = 0n;
   let costSum = 0n;
   const dirty = new Set<string>();
   /** Keys of closed positions, the least recently changed first (see MAX_CLOSED_POSITIONS). */
   const closed = new Set<string>();
   const prices = new Map<string, string | PriceSource>();
-  const priceOfMint = (mint: string): string | undefined => {
-    const p = prices.get(mint);
-    if (p === undefined) return priceOf?.(mint);
-    return typeof p === 'string' ? p : p.price;
-  };
+  /** The mark of a token: the tick itself when one was marked (its string is written only if the doubles cannot value it). */
+  const markOf = (mint: string): string | PriceSource | undefined => prices.get(mint) ?? priceOf?.(mint);
   const revalue = (p: Position): void => {
-    const price = priceOfMint(p.mint);
+    const price = markOf(p.mint);
     const old = values.get(p.key);
     if (old) {
       valueSum -= old.value;
@@ -216,8 +259,11 @@ export function createPortfolio(
       openByMint.set(p.mint, set);
     }
     set.add(p.key);
-    const value = price === undefined ? p.costLamports : valueLamports(p.tokenRaw, p.decimals, price);
-    values.set(p.key, { value, cost: p.costLamports });
+    const value = price === undefined ? p.costLamports : valueAt(p.tokenRaw, p.decimals, price);
+    if (old) {
+      old.value = value;
+      old.cost = p.costLamports;
+    } else values.set(p.key, { value, cost: p.costLamports });
     valueSum += value;
     costSum += p.costLamports;
   };
@@ -227,6 +273,13 @@ export function createPortfolio(
   let fees = carried?.feesLamports ?? 0n;
 
   const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
+  /** Strategies with a position in the book (open or remembered closed): a mint's positions are found by key, never by a scan. */
+  const strategies = new Set<string>();
+  const revalueDirty = (): void => {
+    if (dirty.size === 0) return;
+    for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
+    dirty.clear();
+  };
 
   const book: Portfolio = {
     applyFill(strategyId, fill, seenAt) {
@@ -292,6 +345,7 @@ export function createPortfolio(
       }
       cash += fill.rentReturnedLamports ?? 0n; // back in the wallet, but never proceeds: not in the PnL above
       fees += fill.feeLamports;
+      strategies.add(strategyId);
       positions.set(key, next);
       revalue(next);
       return next;
@@ -327,16 +381,23 @@ export function createPortfolio(
       venues.delete(mint);
       venues.set(mint, { market, pool });
       if (venues.size > MAX_VENUES) venues.delete(venues.keys().next().value as string);
-      for (const p of positions.values()) if (p.mint === mint) positions.set(p.key, { ...p, market, pool });
+      for (const id of strategies) {
+        const p = positions.get(keyOf(id, mint));
+        if (p !== undefined) positions.set(p.key, { ...p, market, pool });
+      }
       for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
     },
     valueOf(p) {
-      const price = priceOfMint(p.mint);
-      return price === undefined ? undefined : valueLamports(p.tokenRaw, p.decimals, price);
+      const price = markOf(p.mint);
+      return price === undefined ? undefined : valueAt(p.tokenRaw, p.decimals, price);
     },
+    equityLamports() {
+      revalueDirty();
+      return cash + valueSum;
+    },
+    openCount: () => values.size,
     totals() {
-      for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
-      dirty.clear();
+      revalueDirty();
       return {
         startingCashLamports,
         cashLamports: cash,

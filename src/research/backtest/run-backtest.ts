@@ -178,9 +178,9 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const watchEquity = (): void => {
     if (!ddOpen && decisions.length === ddDecisions) return;
     ddDecisions = decisions.length;
-    const t = session.engine.portfolio.totals();
-    ddOpen = t.openPositions > 0;
-    dd.observe(clock.now(), t.equityLamports);
+    const book = session.engine.portfolio;
+    ddOpen = book.openCount() > 0;
+    dd.observe(clock.now(), book.equityLamports());
   };
   let done = 0;
   let lastProgress = performance.now();
