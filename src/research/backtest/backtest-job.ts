@@ -84,7 +84,11 @@ export function loadRecording(
   opts: { readonly shared?: boolean } = {},
 ): { readonly recording: Recording; readonly cache: BacktestJobResult['cache'] } {
   if (!cache) return { recording: prepareRecording(data, opts.shared ?? false), cache: { status: 'off' } };
-  return readRecordingPrepared(data, { version: chainpilotVersion(), ...(cacheDir !== undefined ? { dir: cacheDir } : {}), ...(opts.shared ? { shared: true } : {}) });
+  return readRecordingPrepared(data, {
+    version: chainpilotVersion(),
+    ...(cacheDir !== undefined ? { dir: cacheDir } : {}),
+    ...(opts.shared ? { shared: true } : {}),
+  });
 }
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
@@ -152,7 +156,13 @@ export function fillDrift(expected: string, actual: string): FillDrift {
 }
 
 /** Builds the report of a finished backtest. */
-export function reportOf(result: BacktestResult, recording: RecordingInfo, loaded: LoadedDeployment, sampleMs: number, minRatioSpanMs?: number): BacktestReport {
+export function reportOf(
+  result: BacktestResult,
+  recording: RecordingInfo,
+  loaded: LoadedDeployment,
+  sampleMs: number,
+  minRatioSpanMs?: number,
+): BacktestReport {
   const d = result.deployment;
   return computeReport({
     decisions: result.decisions,

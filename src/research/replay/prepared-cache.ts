@@ -62,7 +62,10 @@ export function preparedCachePath(paths: readonly string[], dir?: string): strin
  * The prepared form of recording files already read: each file's text is split and parsed a line at
  * a time into the builder (no array of parsed lines). `key`/`version` go into its meta for the cache.
  */
-export function prepareFiles(read: readonly RecordingFile[], o: { readonly key?: string; readonly version?: string; readonly shared?: boolean } = {}): Uint8Array {
+export function prepareFiles(
+  read: readonly RecordingFile[],
+  o: { readonly key?: string; readonly version?: string; readonly shared?: boolean } = {},
+): Uint8Array {
   const b = createPreparedBuilder();
   let badLines = 0;
   let firstBad: string | undefined;
@@ -120,17 +123,26 @@ function toShared(bytes: Uint8Array): Uint8Array {
 }
 
 /** Opens cache bytes for recording files `current` (path and sha256 in name order), or says why it cannot be used. */
-export function openPreparedCache(bytes: Uint8Array, current: readonly { readonly path: string; readonly sha256: string }[], key: string, version: string): Recording | string {
+export function openPreparedCache(
+  bytes: Uint8Array,
+  current: readonly { readonly path: string; readonly sha256: string }[],
+  key: string,
+  version: string,
+): Recording | string {
   const problem = preparedProblem(bytes);
   if (problem !== undefined) return problem;
-  if (!Buffer.from(createHash('sha256').update(bytes.subarray(PREPARED_BODY_AT)).digest()).equals(bytes.subarray(16, 48))) return 'corrupt (body checksum mismatch)';
+  if (!Buffer.from(createHash('sha256').update(bytes.subarray(PREPARED_BODY_AT)).digest()).equals(bytes.subarray(16, 48)))
+    return 'corrupt (body checksum mismatch)';
   let r: Recording;
   try {
     r = openPrepared(bytes);
   } catch (e) {
     return `corrupt (${e instanceof Error ? e.message : String(e)})`;
   }
-  if (r.meta.key !== key) return r.meta.chainpilot !== version ? `written by chainpilot ${r.meta.chainpilot ?? '?'}, this is ${version}` : 'stale (the recording files changed since it was built)';
+  if (r.meta.key !== key)
+    return r.meta.chainpilot !== version
+      ? `written by chainpilot ${r.meta.chainpilot ?? '?'}, this is ${version}`
+      : 'stale (the recording files changed since it was built)';
   const bySha = new Map(current.map((c) => [c.sha256, c.path]));
   if (r.files.length !== current.length || r.files.some((f) => !bySha.has(f.sha256))) return 'stale (it describes other recording files)';
   // the files where they are now (the cache is found by their names)
@@ -190,5 +202,10 @@ export function readRecordingPrepared(spec: string | readonly string[], o: Prepa
 
 /** The recording of `spec` prepared in memory, nothing written (`--no-cache` sweeps). */
 export function prepareRecording(spec: string | readonly string[], shared = false): Recording {
-  return openPrepared(prepareFiles(recordingPaths(spec).map((p) => readRecordingFile(p)), { shared }));
+  return openPrepared(
+    prepareFiles(
+      recordingPaths(spec).map((p) => readRecordingFile(p)),
+      { shared },
+    ),
+  );
 }

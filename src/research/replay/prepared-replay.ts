@@ -176,7 +176,8 @@ class PreparedCursor implements LineCursor {
 
   data(): DataLine {
     const l = this.r.dataAt.get(this.index);
-    if (l === undefined) throw new ChainpilotError('RECORDING_CACHE_CORRUPT', `prepared recording: line ${this.index} is not a data line`, { retry: 'not_retryable' });
+    if (l === undefined)
+      throw new ChainpilotError('RECORDING_CACHE_CORRUPT', `prepared recording: line ${this.index} is not a data line`, { retry: 'not_retryable' });
     return l;
   }
 

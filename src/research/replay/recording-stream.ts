@@ -29,7 +29,8 @@ export interface StreamedFile {
   readonly raw: Buffer;
 }
 
-const invalid = (path: string, why: string): ChainpilotError => new ChainpilotError('RECORDING_INVALID', `${path}: ${why}`, { retry: 'not_retryable', context: { path } });
+const invalid = (path: string, why: string): ChainpilotError =>
+  new ChainpilotError('RECORDING_INVALID', `${path}: ${why}`, { retry: 'not_retryable', context: { path } });
 
 /** Reads a file's bytes and checks its header (decompressing only its start). */
 export function openStreamedFile(path: string): StreamedFile {

@@ -183,7 +183,14 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
       e.stats.rows += items.length;
       const f = e.resolved.family;
       const msg = (data: readonly unknown[]): StreamMessage =>
-        ({ room: e.resolved.name.room, family: f.name, data, receivedAt, origin: 'live', commitment: f.provisional ? 'processed' : 'unspecified' }) as StreamMessage;
+        ({
+          room: e.resolved.name.room,
+          family: f.name,
+          data,
+          receivedAt,
+          origin: 'live',
+          commitment: f.provisional ? 'processed' : 'unspecified',
+        }) as StreamMessage;
       const subs = e.subs;
       if (fpAt < 0) {
         const m = msg(items);
