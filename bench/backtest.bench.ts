@@ -176,7 +176,7 @@ const bench: Bench = {
       const seen = { n: 0 };
       const simple = countingStrategy(rooms, seen);
       let events = 0;
-      const simpleRun = async (recording: Recording): Promise<void> => {
+      const simpleRun = async (recording: Parameters<typeof runBacktest>[0]['recording']): Promise<void> => {
         seen.n = 0;
         await runBacktest({ loaded, recording, strategies: [simple] });
         events = seen.n;

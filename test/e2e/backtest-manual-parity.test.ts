@@ -16,7 +16,7 @@ import { memoryDecisionLog, type DecisionEntry } from '../../src/engine/logs/dec
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { runRecording } from '../../src/research/record/run-recorder.js';
 import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
-import { readRecording, type Recording } from '../../src/research/replay/recording-reader.js';
+import { readRecording, type ParsedRecording } from '../../src/research/replay/recording-reader.js';
 import { createDeployment, type RuntimeHandle } from '../../src/runtime/handle/create-deployment.js';
 import { until } from '../runtime/helpers.js';
 
@@ -27,7 +27,7 @@ interface Ran {
   readonly loaded: LoadedDeployment;
   readonly paperLog: string;
   readonly manualLines: readonly string[];
-  readonly recording: Recording;
+  readonly recording: ParsedRecording;
   readonly recDir: string;
 }
 

@@ -14,6 +14,8 @@ import { loadDeployment, parseDeployment } from '../../src/config/index.js';
 import { memoryDecisionLog } from '../../src/engine/logs/decision-log.js';
 import { readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
+import { PREPARED_FORMAT } from '../../src/research/replay/prepared-recording.js';
+import { openRecordingStream } from '../../src/research/replay/recording-stream.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 
@@ -40,6 +42,12 @@ describe('backtest parity with a recorded paper session', () => {
     expect(bt.decisionLog).toBe(paperLog);
     expect(bt.data.misses).toBe(0);
 
+    // recording format 1 streamed from the file (the client's path), nothing held
+    const streamed = await runBacktest({ loaded, recording: await openRecordingStream(dir) });
+    expect(streamed.decisionLog).toBe(paperLog);
+
+    // prepared format 4 (PREPARED_FORMAT), from its cache file
+    expect(PREPARED_FORMAT).toBe(4);
     expect(readRecordingPrepared(dir, { version: 'parity' }).cache.status).toBe('built');
     const cached = readRecordingPrepared(dir, { version: 'parity' });
     expect(cached.cache.status).toBe('hit');

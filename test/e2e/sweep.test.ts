@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { loadRecording } from '../../src/research/backtest/backtest-job.js';
+import { readRecording } from '../../src/research/replay/recording-reader.js';
 import { runBacktest } from '../../src/research/backtest/run-backtest.js';
 import { CACHE_DIR_NAME } from '../../src/research/replay/prepared-cache.js';
 import { runSweep } from '../../src/research/backtest/run-sweep.js';
@@ -63,9 +64,10 @@ describe('sweep', () => {
 
   it('replays every recorded line of a split in exactly one window: in-sample and out-of-sample frames add up to the whole', async () => {
     const { recording } = loadRecording([rec]);
-    const lines = recording.lines;
-    const first = lines.find((l) => l.kind === 'start')!.t;
-    const last = lines.findLast((l) => l.kind === 'end')!.t;
+    const lines = readRecording([rec]).lines;
+    const { first, last } = recording.span;
+    expect(first).toBe(lines.find((l) => l.kind === 'start')!.t);
+    expect(last).toBe(lines.findLast((l) => l.kind === 'end')!.t);
     const loaded = loadDeployment(file);
     const [fold] = foldWindows(first, last, { folds: 1, inSamplePct: 70, mode: 'rolling' });
     // Put the split on a recorded frame's instant: the case that used to be replayed in both windows.

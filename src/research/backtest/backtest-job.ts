@@ -13,11 +13,12 @@ import { loadDeploymentFully } from '../../runtime/compose/check-deployment.js';
 import { computeReport } from '../report/compute-report.js';
 import { renderReportHtml } from '../report/render-html.js';
 import type { BacktestReport } from '../report/report-types.js';
-import { readRecordingPrepared, type PreparedRecording } from '../replay/prepared-cache.js';
-import { readRecording, type Recording } from '../replay/recording-reader.js';
+import { prepareRecording, readRecordingPrepared, type PreparedRecording } from '../replay/prepared-cache.js';
+import type { Recording } from '../replay/prepared-recording.js';
+import { openRecordingStream } from '../replay/recording-stream.js';
 import type { DataMissFallback } from '../replay/replay-data.js';
 import { chainpilotVersion } from '../record/version.js';
-import { runBacktest, type BacktestProgress, type BacktestResult } from './run-backtest.js';
+import { runBacktest, type BacktestProgress, type BacktestResult, type RecordingInfo } from './run-backtest.js';
 import { silentRoomsOf } from './silent-rooms-of.js';
 import { pairFills, type LiveVsBacktest } from './pair-fills.js';
 
@@ -71,16 +72,23 @@ export interface BacktestJobResult {
 }
 
 /**
- * Reads the recording of a backtest or sweep once: through its prepared cache unless `cache` is
- * false (a cache that does not check is rebuilt, see src/research/replay/prepared-cache.ts).
+ * Reads the recording of a backtest or sweep once, in its prepared form: through its prepared cache
+ * unless `cache` is false (then prepared in memory, nothing written; a cache that does not check is
+ * rebuilt, see src/research/replay/prepared-cache.ts). With `shared` the prepared bytes are in a
+ * SharedArrayBuffer (`recording.bytes`), for worker threads to open as they are (`openPrepared`).
  */
 export function loadRecording(
   data: string | readonly string[],
   cache = true,
   cacheDir?: string,
+  opts: { readonly shared?: boolean } = {},
 ): { readonly recording: Recording; readonly cache: BacktestJobResult['cache'] } {
-  if (!cache) return { recording: readRecording(data), cache: { status: 'off' } };
-  return readRecordingPrepared(data, { version: chainpilotVersion(), ...(cacheDir !== undefined ? { dir: cacheDir } : {}) });
+  if (!cache) return { recording: prepareRecording(data, opts.shared ?? false), cache: { status: 'off' } };
+  return readRecordingPrepared(data, {
+    version: chainpilotVersion(),
+    ...(cacheDir !== undefined ? { dir: cacheDir } : {}),
+    ...(opts.shared ? { shared: true } : {}),
+  });
 }
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
@@ -91,7 +99,7 @@ export function deploymentIdentity(d: Deployment): string {
 }
 
 /** sha256 over the recordings' hashes, the deployment, the chainpilot version and the decision log. */
-export function runFingerprint(recording: Recording, d: Deployment, decisionLog: string): string {
+export function runFingerprint(recording: Pick<RecordingInfo, 'files'>, d: Deployment, decisionLog: string): string {
   return sha256(
     JSON.stringify({
       recordings: recording.files.map((f) => f.sha256),
@@ -148,7 +156,13 @@ export function fillDrift(expected: string, actual: string): FillDrift {
 }
 
 /** Builds the report of a finished backtest. */
-export function reportOf(result: BacktestResult, recording: Recording, loaded: LoadedDeployment, sampleMs: number, minRatioSpanMs?: number): BacktestReport {
+export function reportOf(
+  result: BacktestResult,
+  recording: RecordingInfo,
+  loaded: LoadedDeployment,
+  sampleMs: number,
+  minRatioSpanMs?: number,
+): BacktestReport {
   const d = result.deployment;
   return computeReport({
     decisions: result.decisions,
@@ -211,11 +225,13 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
       );
     }
   }
-  const { recording, cache } = loadRecording(o.data, o.cache, o.cacheDir);
+  // With the cache: its prepared form (built first if need be). Without: the files streamed through the engine, nothing kept.
+  const prepared = o.cache === false ? undefined : loadRecording(o.data, true, o.cacheDir);
+  const cache: BacktestJobResult['cache'] = prepared ? prepared.cache : { status: 'off' };
   const sampleMs = o.sampleMs ?? 60_000;
   const result = await runBacktest({
     loaded,
-    recording,
+    recording: prepared ? prepared.recording : await openRecordingStream(o.data),
     sampleMs,
     ...(o.fromMs !== undefined ? { fromMs: o.fromMs } : {}),
     ...(o.toMs !== undefined ? { toMs: o.toMs } : {}),
@@ -225,7 +241,7 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
   const liveVsBacktest = expected === undefined ? undefined : pairFills(expected, result.decisionLog);
-  const base = reportOf(result, recording, loaded, sampleMs, o.minRatioSpanMs);
+  const base = reportOf(result, result.recording, loaded, sampleMs, o.minRatioSpanMs);
   const report = redactor.redactValue(liveVsBacktest ? { ...base, liveVsBacktest } : base);
   mkdirSync(o.outDir, { recursive: true });
   const files = { report: join(o.outDir, 'report.json'), html: join(o.outDir, 'report.html'), decisions: join(o.outDir, 'decisions.jsonl') };

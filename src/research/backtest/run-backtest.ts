@@ -13,9 +13,14 @@ import { formatDecision, type DecisionEntry } from '../../engine/logs/decision-l
 import type { RunSummary } from '../../engine/logs/engine-stats.js';
 import { manualActionOf } from '../../engine/orders/manual-actions.js';
 import type { StrategyInstance } from '../../engine/strategy/strategy-instance.js';
-import type { Recording } from '../replay/recording-reader.js';
+import { K, type Recording } from '../replay/prepared-recording.js';
+import { preparedBounds, preparedCursor, type LineCursor, type ReplayBounds } from '../replay/prepared-replay.js';
+import { preparedFromParsed } from '../replay/prepared-cache.js';
+import type { ParsedRecording } from '../replay/recording-reader.js';
+import type { StreamedRecording } from '../replay/recording-stream.js';
 import { createReplayData, type DataMissFallback } from '../replay/replay-data.js';
-import { createReplayFeed, recordedRoomsOf, replayDedupCapacity, type ReplayFeedStats } from '../replay/replay-feed.js';
+import { createReplayFeed, REPLAY_DEDUP_CAPACITY, type ReplayFeedStats } from '../replay/replay-feed.js';
+import type { RecordingHeader } from '../replay/recording-format.js';
 import { createPaperSession } from '../../runtime/paper/paper-session.js';
 import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import { STOPPING_DENIAL } from '../../runtime/handle/stopping-denial.js';
@@ -31,9 +36,21 @@ export interface BacktestProgress {
   readonly linesPerSec: number;
 }
 
+/** What a report says of the recording a backtest read (a prepared recording is one). */
+export interface RecordingInfo {
+  readonly files: readonly { readonly path: string; readonly sha256: string; readonly header: RecordingHeader }[];
+  readonly badLines: number;
+  readonly firstBad: string | undefined;
+  readonly recordedRooms: ReadonlySet<string>;
+}
+
 export interface BacktestOptions {
   readonly loaded: LoadedDeployment;
-  readonly recording: Recording;
+  /**
+   * The recording: prepared (`loadRecording`, `openPrepared`), streamed from its files
+   * (`openRecordingStream`: nothing held but a chunk), or parsed lines (`readRecording`, prepared here first).
+   */
+  readonly recording: Recording | StreamedRecording | ParsedRecording;
   /** Only replay lines at or after / at or before these run-clock times. */
   readonly fromMs?: number;
   readonly toMs?: number;
@@ -69,6 +86,8 @@ export interface BacktestResult {
   readonly data: { readonly exact: number; readonly misses: number; readonly fallbackAnswers: number };
   readonly denialsByCode: Readonly<Record<string, number>>;
   readonly lines: number;
+  /** The recording as the report describes it (a streamed one's counts are known only after the run). */
+  readonly recording: RecordingInfo;
   readonly wallMs: number;
   /** Positions still open at the end, marked at the last observed price. */
   readonly openPositions: readonly { readonly strategyId: string; readonly mint: string; readonly valueLamports: bigint | undefined }[];
@@ -82,35 +101,74 @@ const isAsyncFn = (f: unknown): boolean => typeof f === 'function' && f.construc
 
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** The recording's lines for one replay, what it says up front, and what it says only once read. */
+interface Source {
+  readonly cursor: LineCursor;
+  readonly bounds: ReplayBounds;
+  readonly header: RecordingHeader | undefined;
+  readonly dataLines: Parameters<typeof createReplayData>[0];
+  readonly dedupCapacity: number;
+  readonly recordedRooms: ReadonlySet<string>;
+  /** Reads what is left (a streamed recording) and describes the recording. */
+  finish(): Promise<{ readonly info: RecordingInfo; readonly lines: number }>;
+}
+
+function sourceOf(r: Recording | StreamedRecording | ParsedRecording): Source {
+  if ('cursor' in r) {
+    const cursor = r.cursor();
+    return {
+      cursor,
+      bounds: r.bounds,
+      header: r.files[0]?.header,
+      dataLines: r.dataLines,
+      dedupCapacity: REPLAY_DEDUP_CAPACITY,
+      recordedRooms: cursor.recordedRooms,
+      async finish() {
+        await cursor.finish();
+        const files = r.files.map((f) => ({ path: f.path, sha256: f.sha256, header: f.header }));
+        return { info: { files, badLines: cursor.badLines, firstBad: cursor.firstBad, recordedRooms: cursor.recordedRooms }, lines: cursor.lines };
+      },
+    };
+  }
+  const p = 'lines' in r ? preparedFromParsed(r) : r;
+  return {
+    cursor: preparedCursor(p),
+    bounds: preparedBounds(p),
+    header: p.files[0]?.header,
+    dataLines: p.dataLines,
+    // a window at least as large as the rows never evicts: it dedups as the default one does, in less memory
+    dedupCapacity: Math.max(1, Math.min(REPLAY_DEDUP_CAPACITY, p.meta.rows)),
+    recordedRooms: p.recordedRooms,
+    finish: () => Promise.resolve({ info: p, lines: p.lineCount }),
+  };
+}
+
 /** Runs `loaded`'s deployment over `recording` and returns what it decided. */
 export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const wall0 = performance.now();
-  const { recording } = o;
-  const header = recording.files[0]?.header;
+  const src = sourceOf(o.recording);
+  const { cursor, bounds, header } = src;
   const d0 = o.loaded.deployment;
   // The backtest collects its own decision log: never overwrite the paper run's file.
   const deployment: Deployment = { ...d0, telemetry: { ...d0.telemetry, decisionLog: undefined } };
   const strategies = o.strategies ?? (await resolveStrategies({ ...o.loaded, deployment }));
   const seed = o.seed ?? header?.seed ?? d0.endpoints.simulator?.seed ?? 1;
-  const lines = recording.lines;
-  const startLine = lines.find((l) => l.kind === 'start');
   const from = o.fromMs ?? -Infinity;
   const to = o.toMs ?? Infinity;
-  const recordedStart = startLine?.t ?? header?.startedAt ?? lines[0]?.t ?? 0;
+  const recordedStart = bounds.startT ?? header?.startedAt ?? 0;
   const startAt = Math.max(recordedStart, Number.isFinite(from) ? from : recordedStart);
   // A run with a drain ends where its drain ended (what was still in flight then expired), else at its end line.
   // It ends at that line, not at its millisecond: what was recorded after it in the same millisecond reached a stopped engine.
-  const endLine = lines.findLast((l) => l.kind === 'drained') ?? lines.findLast((l) => l.kind === 'end');
-  const lastT = lines.length > 0 ? lines[lines.length - 1]!.t : startAt;
-  const endAt = Math.min(to, endLine?.t ?? lastT);
+  const endIndex = bounds.endIndex;
+  const endAt = Math.min(to, bounds.endT ?? bounds.lastT ?? startAt);
   /** Set at the recording's stop mark: from there every new intent is refused as the run refused it. */
   let stopping = false;
   /** What the recorded run refused each side with, from its control marks (pauses, feed pauses, halts). */
   let refused: { buy: AdmissionRefusal | null; sell: AdmissionRefusal | null } = { buy: null, sell: null };
 
   const clock = manualClock(startAt);
-  const feed = createReplayFeed(recordedRoomsOf(lines), { dedupCapacity: replayDedupCapacity(lines) });
-  const data = createReplayData(lines, clock, o.dataMiss ?? 'latest');
+  const feed = createReplayFeed(src.recordedRooms, { dedupCapacity: src.dedupCapacity });
+  const data = createReplayData(src.dataLines, clock, o.dataMiss ?? 'latest');
   const decisions: DecisionEntry[] = [];
   const log = o.log ?? silentLogger();
   const session = createPaperSession({
@@ -124,6 +182,19 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     data: data.port,
     decisions: (e) => decisions.push(e),
     admission: (side) => (stopping ? STOPPING_DENIAL : ((side === 'buy' ? refused.buy : refused.sell) ?? undefined)),
+  });
+  const engine = session.engine;
+  // Events the prepared form holds already normalised reach the engine as its own handler would hand them on.
+  feed.attach({
+    event(ev) {
+      engine.stats.frameSeen();
+      engine.dispatch(ev);
+    },
+    badFrame(room, err) {
+      engine.stats.frameSeen();
+      engine.stats.badFrame(room, err);
+      log.warn({ room, err: err.message }, 'bad frame skipped');
+    },
   });
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
@@ -183,37 +254,52 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     dd.observe(clock.now(), book.equityLamports());
   };
   let done = 0;
+  const totalLines = bounds.totalLines ?? 0;
   let lastProgress = performance.now();
   let dataActivity = false;
-  for (const l of lines) {
+  for (;;) {
+    if (!cursor.next()) {
+      if (await cursor.refill()) continue;
+      break;
+    }
     done++;
-    if (l.t < startAt || l.kind === 'start' || l.kind === 'conn') continue;
-    if (l.t > endAt || l === endLine) break;
-    advance(l.t);
+    const kind = cursor.kind;
+    const t = cursor.t;
+    if (t < startAt || kind === K.START || kind === K.CONN) continue;
+    if (t > endAt || cursor.index === endIndex) break;
+    advance(t);
     watchEquity();
-    switch (l.kind) {
-      case 'frame':
-        feed.frame(l.frame, l.text, (l.rt ?? l.t) as UnixMs);
+    switch (kind) {
+      case K.PRICE:
+      case K.EVENT:
+      case K.ROWS:
+      case K.RAW:
+      case K.TEXT:
+        cursor.deliver(feed);
         break;
-      case 'gap':
-        feed.gap({ startedAt: l.startedAt as UnixMs, endedAt: l.endedAt as UnixMs, rooms: l.rooms });
+      case K.GAP: {
+        const g = cursor.gap();
+        feed.gap({ startedAt: g.startedAt as UnixMs, endedAt: g.endedAt as UnixMs, rooms: g.rooms });
         break;
-      case 'data':
-        data.reached(l);
+      }
+      case K.DATA:
+        data.reached(cursor.data());
         dataActivity = true;
         break;
-      case 'stop':
+      case K.STOP:
         stopping = true;
         break;
-      case 'control':
+      case K.CONTROL: {
         // What the run admitted changed here (an operator's pause, a pause for the feed, a halt, the kill switch): so does the backtest's.
-        if (l.mark.kind === 'entries') refused = { buy: l.mark.buy, sell: l.mark.sell };
-        else if (l.mark.on) session.engine.kill(l.mark.reason ?? 'no reason given');
+        const mark = cursor.control();
+        if (mark.kind === 'entries') refused = { buy: mark.buy, sell: mark.sell };
+        else if (mark.on) session.engine.kill(mark.reason ?? 'no reason given');
         else session.engine.unkill();
         break;
-      case 'manual': {
+      }
+      case K.MANUAL: {
         // The operator's action, at the instant it was taken: the same journal line, gate and intents.
-        const m = manualActionOf(l.entry);
+        const m = manualActionOf(cursor.manual());
         session.engine.manual(m.action, m.meta);
         break;
       }
@@ -229,7 +315,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
       const now = performance.now();
       if (now - lastProgress > 200) {
         lastProgress = now;
-        o.onProgress?.({ lines: done, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: done / ((now - wall0) / 1000) });
+        o.onProgress?.({ lines: done, totalLines, at: clock.now(), endAt, linesPerSec: done / ((now - wall0) / 1000) });
         await yieldTurn();
       }
     }
@@ -240,7 +326,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   equity.push([clock.now(), session.engine.portfolio.totals().equityLamports]);
   dd.observe(clock.now(), session.engine.portfolio.totals().equityLamports);
   const summary = session.engine.stats.summary();
-  o.onProgress?.({ lines: lines.length, totalLines: lines.length, at: clock.now(), endAt, linesPerSec: lines.length / ((performance.now() - wall0) / 1000) });
+  const { info, lines } = await src.finish();
+  o.onProgress?.({ lines, totalLines: lines, at: clock.now(), endAt, linesPerSec: lines / ((performance.now() - wall0) / 1000) });
   return {
     deployment,
     seed,
@@ -255,7 +342,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     feed: feed.stats(),
     data: data.stats(),
     denialsByCode: Object.fromEntries(session.engine.stats.denialsByCode),
-    lines: lines.length,
+    lines,
+    recording: info,
     wallMs: performance.now() - wall0,
     openPositions: session.engine.portfolio.open().map((p) => ({ strategyId: p.strategyId, mint: p.mint, valueLamports: session.engine.portfolio.valueOf(p) })),
   };

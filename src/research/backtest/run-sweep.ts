@@ -90,9 +90,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
   // before any cell runs: the cells whose strategies join rooms this recording never holds
   for (const line of missingRoomWarnings(resolved, recording)) o.onWarning?.(line);
-  const lines = recording.lines;
-  const first = lines.find((l) => l.kind === 'start')?.t ?? recording.files[0]?.header.startedAt ?? 0;
-  const last = lines.findLast((l) => l.kind === 'end')?.t ?? lines[lines.length - 1]?.t ?? first;
+  const { first, last } = recording.span;
   const wfSpec = spec?.walkForward;
   const wantWf = o.folds !== undefined || o.walkForwardPct !== undefined || wfSpec !== undefined;
   const walkForward = wantWf

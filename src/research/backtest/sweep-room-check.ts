@@ -36,7 +36,7 @@ function startRooms(s: StrategyInstance): readonly string[] {
 
 /** One line per room kind some starting cell joins at start and the recording never holds (empty when none). */
 export function missingRoomWarnings(cells: readonly CellStrategies[], recording: Recording): string[] {
-  const recorded = recordedRoomsOf(recording.lines);
+  const recorded = recordedRoomsOf(recording);
   const byKind = new Map<string, { why: 'absent' | 'missing'; cells: SweepCell[] }>();
   for (const { cell, strategies } of cells) {
     const rooms = strategies.flatMap(startRooms).filter((r) => !recorded.has(r));

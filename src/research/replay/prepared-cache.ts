@@ -1,31 +1,27 @@
 /**
- * The prepared cache of a recording: the parsed record lines of a set of recording files, stored
- * in a compact binary file (prepared-codec.ts) so that later runs and sweep cells skip gunzip,
- * the line split and `JSON.parse`. It is built on first use and lives in `.chainpilot-cache/` next
- * to the (first) recording file, one file per set of recording file names.
+ * The prepared cache of a recording: its prepared form (prepared-recording.ts) in a file, so that
+ * later runs and sweep cells skip gunzip, the line split, `JSON.parse`, the client's guard and the
+ * normaliser. It is built on first use and lives in `.chainpilot-cache/` next to the (first)
+ * recording file, one file per set of recording file names.
  *
- * A cache is used only when everything checks: magic and cache format, byte order, the sha256 of
- * its body, its recorded key (sha256 of the cache format, the chainpilot version and the sha256 of
- * every recording file's bytes as they are now, in order) and a clean decode. Anything else (a
- * recording that changed, another chainpilot version, a truncated or altered file) makes it
+ * A cache is used only when everything checks: magic and prepared format, byte order, the section
+ * table, the sha256 of its body, its recorded key (sha256 of the prepared format, the chainpilot
+ * version and the sha256 of every recording file's bytes as they are now, in order). Anything else
+ * (a recording that changed, another chainpilot version, a truncated or altered file) makes it
  * rebuilt from the recording, never trusted. Writing it is best effort: a directory that cannot be
- * written leaves the run on the parsed recording (status `unwritable`).
+ * written leaves the run on the prepared form built in memory (status `unwritable`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { ChainpilotError } from '../../core/index.js';
-import type { RecordingHeader, RecordLine } from './recording-format.js';
-import { parseRecordingFiles, readRecordingFile, recordingPaths, replayOrder, type Recording } from './recording-reader.js';
-import { decodeTree, encodeTree, type EncodedTree } from './prepared-codec.js';
+import { createPreparedBuilder } from './prepared-builder.js';
+import { openPrepared, PREPARED_BODY_AT, PREPARED_FORMAT, preparedProblem, type Recording } from './prepared-recording.js';
+import { parseRecordLine } from './recording-format.js';
+import { readRecordingFile, recordingPaths, replayOrder, type ParsedRecording, type RecordingFile } from './recording-reader.js';
 
-/** Bumped whenever the cache layout or the record lines it holds change shape. */
-export const PREPARED_CACHE_FORMAT = 3;
-
-const MAGIC = Buffer.from('CPREPLAY', 'latin1');
-const HEADER_BYTES = 72;
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** The cache's format is the prepared form's. */
+export const PREPARED_CACHE_FORMAT = PREPARED_FORMAT;
 export const CACHE_DIR_NAME = '.chainpilot-cache';
 
 export interface PreparedCacheOptions {
@@ -33,28 +29,20 @@ export interface PreparedCacheOptions {
   readonly version: string;
   /** Directory of the cache files (default: `.chainpilot-cache` next to the first recording file). */
   readonly dir?: string;
+  /** Hold the prepared bytes in a SharedArrayBuffer (to hand to worker threads as they are). */
+  readonly shared?: boolean;
 }
 
 /**
  * `hit`: replayed from the cache; `built`: there was none, it was written; `rebuilt`: there was one
  * but it did not check (`reason` says why), it was replaced; `unwritable`: no usable cache and
- * none could be written (`reason`), the recording was parsed.
+ * none could be written (`reason`), the recording was prepared in memory.
  */
 export type PreparedCacheStatus = 'hit' | 'built' | 'rebuilt' | 'unwritable';
 
 export interface PreparedRecording {
   readonly recording: Recording;
   readonly cache: { readonly path: string; readonly status: PreparedCacheStatus; readonly reason?: string };
-}
-
-interface CacheMeta {
-  readonly key: string;
-  readonly chainpilot: string;
-  /** Per recording file, in name order. */
-  readonly files: readonly { readonly sha256: string; readonly header: RecordingHeader }[];
-  readonly badLines: number;
-  /** Index (replay order) of the file of the first bad line, and the message after its path. */
-  readonly firstBad: readonly [number, string] | null;
 }
 
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
@@ -70,117 +58,103 @@ export function preparedCachePath(paths: readonly string[], dir?: string): strin
   return join(d, `${sha256(paths.map((p) => basename(p)).join('\n')).slice(0, 32)}.cpreplay`);
 }
 
-/** Serialises a parsed recording and its key into the cache file's bytes. */
-export function encodePreparedCache(recording: Recording, namesInOrder: readonly string[], key: string, version: string): Buffer {
-  const byPath = new Map(recording.files.map((f) => [f.path, f]));
-  let firstBad: [number, string] | null = null;
-  if (recording.firstBad !== undefined) {
-    const fb = recording.firstBad;
-    const i = recording.files.findIndex((f) => fb.startsWith(`${f.path}: `));
-    firstBad = i < 0 ? [-1, fb] : [i, fb.slice(recording.files[i]!.path.length + 2)];
+/**
+ * The prepared form of recording files already read: each file's text is split and parsed a line at
+ * a time into the builder (no array of parsed lines). `key`/`version` go into its meta for the cache.
+ */
+export function prepareFiles(
+  read: readonly RecordingFile[],
+  o: { readonly key?: string; readonly version?: string; readonly shared?: boolean } = {},
+): Uint8Array {
+  const b = createPreparedBuilder();
+  let badLines = 0;
+  let firstBad: string | undefined;
+  const files = replayOrder(read);
+  for (const f of files) {
+    const text = f.text;
+    let start = text.indexOf('\n') + 1;
+    while (start > 0 && start < text.length) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      if (end > start) {
+        const line = text.slice(start, end);
+        try {
+          b.add(parseRecordLine(line));
+        } catch (e) {
+          badLines++;
+          firstBad ??= `${f.path}: ${e instanceof Error ? e.message : String(e)}: ${line.slice(0, 120)}`;
+        }
+      }
+      start = end + 1;
+    }
   }
-  const meta: CacheMeta = {
-    key,
-    chainpilot: version,
-    badLines: recording.badLines,
+  return b.finish(
+    files.map((f) => ({ path: f.path, sha256: f.sha256, header: f.header })),
+    badLines,
     firstBad,
-    files: namesInOrder.map((p) => {
-      const f = byPath.get(p);
-      if (!f) throw new ChainpilotError('CORE_INVALID_ARGUMENT', `prepared cache: ${p} is not part of the recording`, { retry: 'not_retryable' });
-      return { sha256: f.sha256, header: f.header };
-    }),
-  };
-  const tree = encodeTree(recording.lines);
-  const metaBuf = Buffer.from(JSON.stringify(meta), 'utf8');
-  const stringsBuf = Buffer.from(JSON.stringify(tree.strings), 'utf8');
-  const shapesBuf = Buffer.from(JSON.stringify(tree.shapes), 'utf8');
-  const floatBytes = tree.floats.length * 8;
-  const intBytes = tree.ints.length * 4;
-  const total = HEADER_BYTES + floatBytes + intBytes + tree.tags.length + metaBuf.length + stringsBuf.length + shapesBuf.length;
-  const out = Buffer.alloc(total);
-  MAGIC.copy(out, 0);
-  out.writeUInt32LE(PREPARED_CACHE_FORMAT, 8);
-  out.writeUInt32LE(LITTLE_ENDIAN ? 1 : 0, 12);
-  const counts = [tree.floats.length, tree.ints.length, tree.tags.length, metaBuf.length, stringsBuf.length, shapesBuf.length];
-  counts.forEach((n, i) => out.writeUInt32LE(n, 48 + i * 4));
-  let at = HEADER_BYTES;
-  out.set(new Uint8Array(tree.floats.buffer, tree.floats.byteOffset, floatBytes), at);
-  at += floatBytes;
-  out.set(new Uint8Array(tree.ints.buffer, tree.ints.byteOffset, intBytes), at);
-  at += intBytes;
-  for (const b of [tree.tags, metaBuf, stringsBuf, shapesBuf]) {
-    out.set(b, at);
-    at += b.length;
+    { key: o.key, chainpilot: o.version },
+    o.shared ?? false,
+  );
+}
+
+const fromParsed = new WeakMap<ParsedRecording, Recording>();
+
+/** The prepared form of parsed lines (`readRecording`'s), built once per parsed recording. */
+export function preparedFromParsed(parsed: ParsedRecording): Recording {
+  let r = fromParsed.get(parsed);
+  if (r === undefined) {
+    const b = createPreparedBuilder();
+    for (const l of parsed.lines) b.add(l);
+    r = openPrepared(b.finish(parsed.files, parsed.badLines, parsed.firstBad, {}));
+    fromParsed.set(parsed, r);
   }
-  createHash('sha256').update(out.subarray(HEADER_BYTES)).digest().copy(out, 16);
+  return r;
+}
+
+/** Puts the body's sha256 in place (bytes 16..48). */
+function seal(bytes: Uint8Array): void {
+  bytes.set(createHash('sha256').update(bytes.subarray(PREPARED_BODY_AT)).digest(), 16);
+}
+
+function toShared(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  out.set(bytes);
   return out;
 }
 
-/**
- * Decodes the cache file's bytes for recording files `current` (path and sha256 in name order).
- * Returns the recording, or why the cache cannot be used.
- */
-export function decodePreparedCache(
-  bytes: Buffer,
+/** Opens cache bytes for recording files `current` (path and sha256 in name order), or says why it cannot be used. */
+export function openPreparedCache(
+  bytes: Uint8Array,
   current: readonly { readonly path: string; readonly sha256: string }[],
   key: string,
   version: string,
 ): Recording | string {
-  if (bytes.length < HEADER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) return 'not a prepared cache file';
-  const format = bytes.readUInt32LE(8);
-  if (format !== PREPARED_CACHE_FORMAT) return `cache format ${format}, this chainpilot writes ${PREPARED_CACHE_FORMAT}`;
-  if ((bytes.readUInt32LE(12) === 1) !== LITTLE_ENDIAN) return 'written on a machine of the other byte order';
-  const [nFloats, nInts, nTags, metaLen, stringsLen, shapesLen] = [0, 1, 2, 3, 4, 5].map((i) => bytes.readUInt32LE(48 + i * 4)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (HEADER_BYTES + nFloats * 8 + nInts * 4 + nTags + metaLen + stringsLen + shapesLen !== bytes.length)
-    return 'truncated or padded (section lengths do not add up to its size)';
-  if (!createHash('sha256').update(bytes.subarray(HEADER_BYTES)).digest().equals(bytes.subarray(16, 48))) return 'corrupt (body checksum mismatch)';
-  // Typed-array views need aligned offsets: copy when the file's buffer is not 8-aligned.
-  let b = bytes;
-  if (b.byteOffset % 8 !== 0) {
-    const copy = new ArrayBuffer(bytes.length);
-    new Uint8Array(copy).set(bytes);
-    b = Buffer.from(copy);
-  }
-  let at = b.byteOffset + HEADER_BYTES;
-  const floats = new Float64Array(b.buffer, at, nFloats);
-  at += nFloats * 8;
-  const ints = new Int32Array(b.buffer, at, nInts);
-  at += nInts * 4;
-  const tags = new Uint8Array(b.buffer, at, nTags);
-  let off = HEADER_BYTES + nFloats * 8 + nInts * 4 + nTags;
-  const text = (n: number): string => b.toString('utf8', off, (off += n));
-  let meta: CacheMeta;
-  let tree: EncodedTree;
-  let lines: unknown;
+  const problem = preparedProblem(bytes);
+  if (problem !== undefined) return problem;
+  if (!Buffer.from(createHash('sha256').update(bytes.subarray(PREPARED_BODY_AT)).digest()).equals(bytes.subarray(16, 48)))
+    return 'corrupt (body checksum mismatch)';
+  let r: Recording;
   try {
-    meta = JSON.parse(text(metaLen)) as CacheMeta;
-    if (meta.key !== key)
-      return meta.chainpilot !== version
-        ? `written by chainpilot ${meta.chainpilot}, this is ${version}`
-        : 'stale (the recording files changed since it was built)';
-    tree = { floats, ints, tags, strings: JSON.parse(text(stringsLen)) as string[], shapes: JSON.parse(text(shapesLen)) as string[][] };
-    lines = decodeTree(tree);
+    r = openPrepared(bytes);
   } catch (e) {
     return `corrupt (${e instanceof Error ? e.message : String(e)})`;
   }
-  if (!Array.isArray(lines) || meta.files.length !== current.length || meta.files.some((f, i) => f.sha256 !== current[i]!.sha256))
-    return 'stale (it describes other recording files)';
-  const files = replayOrder(meta.files.map((f, i) => ({ path: current[i]!.path, sha256: f.sha256, header: f.header })));
-  const fb = meta.firstBad;
-  const firstBad = fb === null ? undefined : fb[0] >= 0 && files[fb[0]] ? `${files[fb[0]]!.path}: ${fb[1]}` : fb[1];
-  return { files, lines: lines as RecordLine[], badLines: meta.badLines, firstBad };
+  if (r.meta.key !== key)
+    return r.meta.chainpilot !== version
+      ? `written by chainpilot ${r.meta.chainpilot ?? '?'}, this is ${version}`
+      : 'stale (the recording files changed since it was built)';
+  const bySha = new Map(current.map((c) => [c.sha256, c.path]));
+  if (r.files.length !== current.length || r.files.some((f) => !bySha.has(f.sha256))) return 'stale (it describes other recording files)';
+  // the files where they are now (the cache is found by their names)
+  const files = r.files.map((f) => ({ ...f, path: bySha.get(f.sha256)! }));
+  const moved = r.firstBad !== undefined ? r.files.find((f) => r.firstBad!.startsWith(`${f.path}: `)) : undefined;
+  const firstBad = moved && r.firstBad !== undefined ? `${bySha.get(moved.sha256)!}${r.firstBad.slice(moved.path.length)}` : r.firstBad;
+  return { ...r, files, firstBad };
 }
 
 /**
  * Reads the recording of `spec` through its prepared cache: the cache when it checks, otherwise
- * the recording files (parsed once) and a new cache written for next time.
+ * the recording files (read and prepared once) and a new cache written for next time.
  */
 export function readRecordingPrepared(spec: string | readonly string[], o: PreparedCacheOptions): PreparedRecording {
   const paths = recordingPaths(spec);
@@ -199,14 +173,18 @@ export function readRecordingPrepared(spec: string | readonly string[], o: Prepa
     bytes = undefined;
   }
   if (bytes) {
-    const r = decodePreparedCache(bytes, current, key, o.version);
+    const r = openPreparedCache(o.shared ? toShared(bytes) : bytes, current, key, o.version);
     if (typeof r !== 'string') return { recording: r, cache: { path, status: 'hit' } };
     rejected = r;
   }
-  const recording = parseRecordingFiles(paths.map((p, i) => readRecordingFile(p, raw[i])));
+  const out = prepareFiles(
+    paths.map((p, i) => readRecordingFile(p, raw[i])),
+    { key, version: o.version, shared: o.shared ?? false },
+  );
+  seal(out);
+  const recording = openPrepared(out);
   const tmp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    const out = encodePreparedCache(recording, paths, key, o.version);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(tmp, out);
     renameSync(tmp, path); // atomic: a concurrent reader sees the old file or the new one, never half
@@ -220,4 +198,14 @@ export function readRecordingPrepared(spec: string | readonly string[], o: Prepa
     return { recording, cache: { path, status: 'unwritable', reason: rejected ? `${rejected}; and ${why}` : why } };
   }
   return { recording, cache: rejected ? { path, status: 'rebuilt', reason: rejected } : { path, status: 'built' } };
+}
+
+/** The recording of `spec` prepared in memory, nothing written (`--no-cache` sweeps). */
+export function prepareRecording(spec: string | readonly string[], shared = false): Recording {
+  return openPrepared(
+    prepareFiles(
+      recordingPaths(spec).map((p) => readRecordingFile(p)),
+      { shared },
+    ),
+  );
 }

@@ -10,6 +10,9 @@ import { gunzipSync } from 'node:zlib';
 import { ChainpilotError } from '../../core/index.js';
 import { parseRecordLine, RECORDING_FORMAT, type RecordingHeader, type RecordLine } from './recording-format.js';
 
+/** The prepared recording a backtest replays (prepared-recording.ts). */
+export type { Recording } from './prepared-recording.js';
+
 /** A recording file; not the decision log `record` writes beside it (`PREFIX.decisions.jsonl`). */
 const RECORDING_FILE = /^(?!.*\.decisions\.jsonl$).*\.jsonl(\.gz)?$/;
 
@@ -84,7 +87,8 @@ export function readRecordingFile(path: string, raw: Buffer = readFileSync(path)
   return { path, header, sha256, text };
 }
 
-export interface Recording {
+/** A recording parsed into line objects (`readRecording`: tests and tools; a backtest streams or prepares instead). */
+export interface ParsedRecording {
   readonly files: readonly { readonly path: string; readonly sha256: string; readonly header: RecordingHeader }[];
   readonly lines: readonly RecordLine[];
   /** Lines that were not records (a truncated last line after a crash, for example). */
@@ -103,12 +107,12 @@ export function replayOrder<F extends { readonly path: string; readonly header: 
 }
 
 /** Reads every file of `spec` in time order and parses its lines. */
-export function readRecording(spec: string | readonly string[]): Recording {
+export function readRecording(spec: string | readonly string[]): ParsedRecording {
   return parseRecordingFiles(recordingPaths(spec).map((p) => readRecordingFile(p)));
 }
 
 /** Parses the lines of files already read, in replay order. */
-export function parseRecordingFiles(read: readonly RecordingFile[]): Recording {
+export function parseRecordingFiles(read: readonly RecordingFile[]): ParsedRecording {
   const files = replayOrder(read);
   const lines: RecordLine[] = [];
   let badLines = 0;

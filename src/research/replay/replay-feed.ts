@@ -5,10 +5,12 @@
  * moment is dropped as the client drops it. The engine cannot tell the two feeds apart.
  */
 import type { UnixMs } from '../../core/index.js';
-import { createRoomRouter, type RoomRouter } from '../../client/datastream/delivery/room-router.js';
+import { createRoomRouter, type RoomEntry, type RoomRouter } from '../../client/datastream/delivery/room-router.js';
 import { createStats, type StatsBook } from '../../client/datastream/stats.js';
+import type { DomainEvent } from '../../engine/events/events.js';
 import type { StreamFeed, StreamGap, StreamMessage } from '../../engine/events/feed-port.js';
 import type { RecordLine } from './recording-format.js';
+import type { Recording } from './prepared-recording.js';
 
 export interface ReplayFeedStats {
   readonly frames: number;
@@ -24,9 +26,37 @@ export interface ReplayFeedStats {
   readonly silentRooms: readonly string[];
 }
 
+/**
+ * Where the prepared replay hands an event the normaliser already made: the engine, as its own
+ * handler would have after normalising the message (`frameSeen`, then `dispatch`).
+ */
+export interface EventSink {
+  event(ev: DomainEvent): void;
+  /** A message the normaliser refuses (counted and logged as the engine's handler does). */
+  badFrame(room: string, error: Error): void;
+}
+
 export interface ReplayFeed extends StreamFeed {
   /** Delivers one recorded frame (parsed `frame`, or the raw `text` of a non-JSON frame). */
   frame(frame: unknown, text: string | undefined, receivedAt: UnixMs): void;
+  /**
+   * The prepared path (prepared-replay.ts), for a message frame of `room` the client's guard accepts:
+   * counts it as `frame` would and returns the room's route, or undefined when nobody has joined it.
+   */
+  enter(room: string): RoomEntry | undefined;
+  /**
+   * How many of the room's subscribers get a single-event message with this fingerprint (the dedup
+   * window's answer; `hasFp` false: a family without identity, every subscriber).
+   */
+  admit(entry: RoomEntry, hasFp: boolean, hi: number, lo: number): number;
+  /** Hands a normalised event to the sink (set by `attach`) as the subscriber's handler would. */
+  deliver(ev: DomainEvent): void;
+  /** A message the normaliser refuses, as the subscriber's handler reports it. */
+  refuse(room: string, error: Error): void;
+  /** Typed rows of a row family, deduplicated by their stored fingerprints and delivered as the router does. */
+  rows(entry: RoomEntry, items: readonly unknown[], fpAt: number, his: Uint32Array, los: Uint32Array, receivedAt: UnixMs): void;
+  /** The engine the prepared path hands events to. */
+  attach(sink: EventSink): void;
   /** Calls the gap handlers with a recorded gap. */
   gap(gap: StreamGap): void;
   stats(): ReplayFeedStats;
@@ -46,6 +76,7 @@ export interface ReplayFeedOptions {
 
 /** `recordedRooms`: every room that has a frame in the recording (to report rooms it lacks). */
 export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: ReplayFeedOptions = {}): ReplayFeed {
+  let sink: EventSink | undefined;
   // Only totals are reported: every room shares one counter record instead of one record per room.
   const counts = createStats();
   const shared = counts.room('(replay)');
@@ -110,6 +141,85 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
       }
       router.route(entry, f.data, receivedAt, 'live');
     },
+    enter(room) {
+      frames++;
+      s.messages++;
+      const entry = router.lookup(room);
+      if (entry === undefined) {
+        s.unroutedMessages++;
+        return undefined;
+      }
+      entry.stats.messages++;
+      return entry;
+    },
+    admit(entry, hasFp, hi, lo) {
+      const subs = entry.subs;
+      if (!hasFp) return subs.length;
+      let n = 0;
+      for (let j = 0; j < subs.length; j++) {
+        if (router.dedup.admitPair(hi, lo, subs[j]!.id)) n++;
+        else {
+          entry.stats.duplicates++;
+          s.duplicates++;
+        }
+      }
+      return n;
+    },
+    deliver(ev) {
+      try {
+        sink!.event(ev);
+      } catch {
+        s.handlerErrors++;
+      }
+    },
+    refuse(room, error) {
+      try {
+        sink!.badFrame(room, error);
+      } catch {
+        s.handlerErrors++;
+      }
+    },
+    rows(e, items, fpAt, his, los, receivedAt) {
+      e.stats.rows += items.length;
+      const f = e.resolved.family;
+      const msg = (data: readonly unknown[]): StreamMessage =>
+        ({
+          room: e.resolved.name.room,
+          family: f.name,
+          data,
+          receivedAt,
+          origin: 'live',
+          commitment: f.provisional ? 'processed' : 'unspecified',
+        }) as StreamMessage;
+      const subs = e.subs;
+      if (fpAt < 0) {
+        const m = msg(items);
+        for (let j = 0; j < subs.length; j++) subs[j]!.push(m);
+        return;
+      }
+      for (let j = 0; j < subs.length; j++) {
+        const sub = subs[j]!;
+        let out: unknown[] | undefined;
+        let dups = 0;
+        for (let i = 0; i < items.length; i++) {
+          if (router.dedup.admitPair(his[fpAt + i]!, los[fpAt + i]!, sub.id)) {
+            if (out !== undefined) out.push(items[i]);
+          } else {
+            if (out === undefined) out = items.slice(0, i); // every earlier row was admitted
+            dups++;
+          }
+        }
+        if (dups > 0) {
+          e.stats.duplicates += dups;
+          s.duplicates += dups;
+        }
+        const payload = out ?? items;
+        if (payload.length > 0) sub.push(msg(payload));
+      }
+    },
+    attach(to) {
+      sink = to;
+    },
     gap(gap) {
       for (const h of gapHandlers) {
         try {
@@ -134,8 +244,10 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
 
 const recordedRooms = new WeakMap<readonly RecordLine[], ReadonlySet<string>>();
 
-/** Every room with a message frame in a recording's lines, computed once per lines array (sweep cells share it). */
-export function recordedRoomsOf(lines: readonly RecordLine[]): ReadonlySet<string> {
+/** Every room with a message frame in a recording (or its parsed lines, computed once per lines array). */
+export function recordedRoomsOf(recording: Recording | readonly RecordLine[]): ReadonlySet<string> {
+  if (!Array.isArray(recording)) return (recording as Recording).recordedRooms;
+  const lines = recording as readonly RecordLine[];
   let rooms = recordedRooms.get(lines);
   if (rooms === undefined) {
     const out = new Set<string>();

@@ -1,0 +1,265 @@
+/**
+ * A recording streamed from its files: lines are gunzipped, split and parsed a chunk at a time and
+ * go through the backtest as they come, so memory holds the engine's state and one chunk, never the
+ * recording. What the backtest needs up front (the start line, the run's end line, the last line's
+ * time, the `ctx.data` answers) comes from a first pass that decompresses the files and reads only
+ * the lines that are not frames (a frame line starts `{"t"`, every other `{"k"`: one byte tells).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { constants, createGunzip, gunzipSync } from 'node:zlib';
+import { ChainpilotError, type UnixMs } from '../../core/index.js';
+import type { ManualDecision } from '../../engine/logs/decision-log.js';
+import type { ControlMark } from '../../engine/logs/control-mark.js';
+import { K } from './prepared-recording.js';
+import type { DataLine, LineCursor, ReplayBounds } from './prepared-replay.js';
+import { parseRecordLine, RECORDING_FORMAT, type RecordingHeader, type RecordLine } from './recording-format.js';
+import { recordingPaths, replayOrder } from './recording-reader.js';
+import type { ReplayFeed } from './replay-feed.js';
+
+const CHUNK = 1 << 18;
+const NL = 10;
+const K_BYTE = 107; // 'k' in `{"k"`
+
+export interface StreamedFile {
+  readonly path: string;
+  readonly header: RecordingHeader;
+  readonly sha256: string;
+  /** The file's bytes as stored (compressed: a small fraction of its text). */
+  readonly raw: Buffer;
+}
+
+const invalid = (path: string, why: string): ChainpilotError =>
+  new ChainpilotError('RECORDING_INVALID', `${path}: ${why}`, { retry: 'not_retryable', context: { path } });
+
+/** Reads a file's bytes and checks its header (decompressing only its start). */
+export function openStreamedFile(path: string): StreamedFile {
+  const raw = readFileSync(path);
+  const head = path.endsWith('.gz') ? gunzipSync(raw.subarray(0, 1 << 16), { finishFlush: constants.Z_SYNC_FLUSH }) : raw.subarray(0, 1 << 16);
+  const nl = head.indexOf(NL);
+  let header: RecordingHeader | undefined;
+  try {
+    const h = JSON.parse(head.toString('utf8', 0, nl < 0 ? head.length : nl)) as RecordingHeader;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks parsed JSON at runtime
+    if (h.k === 'header') header = h;
+  } catch {
+    header = undefined;
+  }
+  if (!header) throw invalid(path, "the first line is not a recording header; record with `chainpilot record` or a deployment's record: option");
+  if (header.format !== RECORDING_FORMAT) throw invalid(path, `recording format ${header.format}, this chainpilot reads format ${RECORDING_FORMAT}`);
+  return { path, header, sha256: createHash('sha256').update(raw).digest('hex'), raw };
+}
+
+/** The decompressed bytes of a file, a chunk at a time. */
+async function* chunksOf(f: StreamedFile): AsyncGenerator<Buffer> {
+  if (!f.path.endsWith('.gz')) {
+    for (let at = 0; at < f.raw.length; at += CHUNK) yield f.raw.subarray(at, at + CHUNK);
+    return;
+  }
+  const gz = createGunzip({ chunkSize: CHUNK });
+  gz.end(f.raw);
+  for await (const c of gz) yield c as Buffer;
+}
+
+/**
+ * The lines of the files (after each header, empty lines skipped), as text, a batch per chunk.
+ * `fileIndex` of a batch says which file it is from.
+ */
+async function* lineBatches(files: readonly StreamedFile[]): AsyncGenerator<{ readonly fileIndex: number; readonly lines: string[] }> {
+  for (let fi = 0; fi < files.length; fi++) {
+    let carry: Buffer | undefined;
+    let header = true;
+    for await (const chunk of chunksOf(files[fi]!)) {
+      const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+      const last = buf.lastIndexOf(NL);
+      if (last < 0) {
+        carry = buf;
+        continue;
+      }
+      carry = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : undefined;
+      const lines = buf.toString('utf8', 0, last).split('\n');
+      if (header) {
+        lines.shift();
+        header = false;
+      }
+      yield { fileIndex: fi, lines: lines.filter((l) => l.length > 0) };
+    }
+    if (carry && carry.length > 0) {
+      const lines = carry.toString('utf8').split('\n');
+      if (header) lines.shift();
+      yield { fileIndex: fi, lines: lines.filter((l) => l.length > 0) };
+    }
+  }
+}
+
+/** A recording opened for streaming: its files, and what its first pass found. */
+export interface StreamedRecording {
+  readonly files: readonly StreamedFile[];
+  readonly bounds: ReplayBounds;
+  readonly dataLines: readonly DataLine[];
+  /** A cursor over the lines (one per recording: it is consumed). */
+  cursor(): StreamCursor;
+}
+
+/** The streamed cursor, and what only reading every line tells. */
+export interface StreamCursor extends LineCursor {
+  /** Reads the rest of the recording (after the backtest's end) for the counts below. */
+  finish(): Promise<void>;
+  readonly lines: number;
+  readonly badLines: number;
+  readonly firstBad: string | undefined;
+  /** Rooms with a frame, so far (every one after `finish`). */
+  readonly recordedRooms: ReadonlySet<string>;
+}
+
+/** Opens the recording of `spec` for streaming: reads its files' bytes and runs the first pass. */
+export async function openRecordingStream(spec: string | readonly string[]): Promise<StreamedRecording> {
+  const files = replayOrder(recordingPaths(spec).map(openStreamedFile));
+  // The first pass: every non-frame line, by its position among the non-empty lines.
+  let index = 0;
+  let startT: number | null = null;
+  let endIndex = -1;
+  let endT: number | null = null;
+  let lastEnd: [number, number] | undefined;
+  let lastDrained: [number, number] | undefined;
+  let lastT: number | null = null;
+  const dataAt = new Map<number, DataLine>();
+  for await (const { lines } of lineBatches(files)) {
+    for (const line of lines) {
+      const i = index++;
+      if (line.charCodeAt(2) !== K_BYTE) continue;
+      let l: RecordLine;
+      try {
+        l = parseRecordLine(line);
+      } catch {
+        continue;
+      }
+      if (l.kind === 'start') startT ??= l.t;
+      else if (l.kind === 'end') lastEnd = [i, l.t];
+      else if (l.kind === 'drained') lastDrained = [i, l.t];
+      else if (l.kind === 'data') dataAt.set(i, l);
+    }
+    // the last good line's time: the batch's last lines, newest first (a crash leaves at most a torn last line)
+    for (let j = lines.length - 1; j >= 0; j--) {
+      try {
+        lastT = parseRecordLine(lines[j]!).t;
+        break;
+      } catch {
+        // a torn line: the one before it
+      }
+    }
+  }
+  const end = lastDrained ?? lastEnd;
+  if (end) [endIndex, endT] = end;
+  const bounds: ReplayBounds = { startT, endIndex, endT, lastT, totalLines: index };
+  let used = false;
+  return {
+    files,
+    bounds,
+    dataLines: [...dataAt.values()],
+    cursor() {
+      if (used) throw new ChainpilotError('CORE_INVALID_ARGUMENT', 'a streamed recording is read once', { retry: 'not_retryable' });
+      used = true;
+      return streamCursor(files, dataAt);
+    },
+  };
+}
+
+const LINE_KIND: Readonly<Record<RecordLine['kind'], number>> = {
+  frame: K.RAW,
+  conn: K.CONN,
+  gap: K.GAP,
+  data: K.DATA,
+  start: K.START,
+  stop: K.STOP,
+  drained: K.DRAINED,
+  manual: K.MANUAL,
+  control: K.CONTROL,
+  end: K.END,
+};
+
+function streamCursor(files: readonly StreamedFile[], dataAt: ReadonlyMap<number, DataLine>): StreamCursor {
+  const batches = lineBatches(files);
+  let batch: string[] = [];
+  let fileIndex = 0;
+  let at = 0;
+  let line: RecordLine | undefined;
+  let lines = 0;
+  let badLines = 0;
+  let firstBad: string | undefined;
+  const rooms = new Set<string>();
+  const c: StreamCursor = {
+    kind: -1,
+    t: 0,
+    index: -1,
+    next() {
+      const self = c as { kind: number; t: number; index: number };
+      while (at < batch.length) {
+        const text = batch[at++]!;
+        self.index++;
+        let l: RecordLine;
+        try {
+          l = parseRecordLine(text);
+        } catch (e) {
+          badLines++;
+          firstBad ??= `${files[fileIndex]!.path}: ${e instanceof Error ? e.message : String(e)}: ${text.slice(0, 120)}`;
+          continue;
+        }
+        lines++;
+        if (l.kind === 'frame') {
+          const room = (l.frame as { room?: unknown } | undefined)?.room;
+          if (typeof room === 'string') rooms.add(room);
+        }
+        line = l;
+        self.kind = LINE_KIND[l.kind];
+        self.t = l.t;
+        return true;
+      }
+      return false;
+    },
+    async refill() {
+      const r = await batches.next();
+      if (r.done === true) return false;
+      batch = r.value.lines;
+      fileIndex = r.value.fileIndex;
+      at = 0;
+      return true;
+    },
+    deliver(feed: ReplayFeed) {
+      const l = line as Extract<RecordLine, { kind: 'frame' }>;
+      feed.frame(l.frame, l.text, (l.rt ?? l.t) as UnixMs);
+    },
+    gap() {
+      const l = line as Extract<RecordLine, { kind: 'gap' }>;
+      return { startedAt: l.startedAt, endedAt: l.endedAt, rooms: l.rooms };
+    },
+    data() {
+      return dataAt.get(c.index) ?? (line as DataLine);
+    },
+    manual(): ManualDecision {
+      return (line as Extract<RecordLine, { kind: 'manual' }>).entry;
+    },
+    control(): ControlMark {
+      return (line as Extract<RecordLine, { kind: 'control' }>).mark;
+    },
+    async finish() {
+      for (;;) {
+        while (c.next()) {
+          // counted and its room noted by next()
+        }
+        if (!(await c.refill())) return;
+      }
+    },
+    get lines() {
+      return lines;
+    },
+    get badLines() {
+      return badLines;
+    },
+    get firstBad() {
+      return firstBad;
+    },
+    recordedRooms: rooms,
+  };
+  return c;
+}
