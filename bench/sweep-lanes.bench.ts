@@ -117,6 +117,10 @@ const bench: Bench = {
         p.cpuBase.push(base.cpuS);
         p.cpuCand.push(cand.cpuS);
         p.loads.push(loadNote());
+        // each pair as it comes: a long run on a loaded machine shows something before its end
+        process.stderr.write(
+          `sweep-lanes: ${base.wallS.toFixed(1)} s ÷ ${cand.wallS.toFixed(1)} s wall = ${ratio.toFixed(3)}, CPU ${base.cpuS.toFixed(1)} / ${cand.cpuS.toFixed(1)} s, ${loadNote()}\n`,
+        );
       };
       for (let i = 0; i < PAIRS; i++) {
         const swap = i % 2 === 1;
