@@ -1,6 +1,6 @@
 /**
  * Sweeps and searches over one simulator recording: the same sweep.json, sweep.csv and sweep.html
- * with 0, 1 and 2 worker threads; walk-forward folds whose in-sample and out-of-sample windows share
+ * with 0 to 3 lanes; walk-forward folds whose in-sample and out-of-sample windows share
  * no recorded line; successive halving pruning on in-sample data and reproducible for a seed; an
  * objective exported by a module; the spaces a strategy declares searched when no --set is given.
  */
@@ -31,16 +31,18 @@ const axes = [parseSetOption('strategies[curve-momentum].params.confirmMs=2000,5
 const read = (sub: string, f: string): string => readFileSync(join(dir, sub, f), 'utf8');
 
 describe('sweep', () => {
-  it('writes byte-identical outputs with 0, 1 and 2 worker threads, over two rolling walk-forward folds', async () => {
+  it('writes byte-identical outputs with --workers 0, 1, 2 and 3 (this thread, and 1 or 2 worker threads beside it), over two rolling walk-forward folds', async () => {
     const base = { file, data: [rec], axes, folds: 2, walkForwardPct: 70, minTrades: 1 };
     const zero = await runSweep({ ...base, outDir: join(dir, 'w0'), workers: 0 });
     // The first sweep built the recording's prepared cache; the others and their workers read it.
     expect(readdirSync(join(rec, CACHE_DIR_NAME)).filter((f) => f.endsWith('.cpreplay')).length).toBe(1);
     await runSweep({ ...base, outDir: join(dir, 'w1'), workers: 1 });
     await runSweep({ ...base, outDir: join(dir, 'w2'), workers: 2 });
+    await runSweep({ ...base, outDir: join(dir, 'w3'), workers: 3 });
     for (const f of ['sweep.json', 'sweep.csv', 'sweep.html']) {
       expect(read('w1', f)).toBe(read('w0', f));
       expect(read('w2', f)).toBe(read('w0', f));
+      expect(read('w3', f)).toBe(read('w0', f));
     }
     expect(zero.cells.length).toBe(4);
     expect(zero.windows.map((w) => w.name)).toEqual(['fold1-in', 'fold1-out', 'fold2-in', 'fold2-out']);
@@ -147,15 +149,16 @@ describe('sweep', () => {
       join(dir, 'throws.mjs'),
       // (no import: a worker thread resolves modules from the file's own directory, which has no node_modules here)
       `const params = { safeParse: (v) => ({ success: true, data: { n: (v && v.n) || 1 } }) };
-export default { id: 'throws', params, rooms(p) { if (p.n === 2) throw new Error('n = 2 is cursed'); return []; } };
+export default { id: 'throws', params, rooms(p) { if (p.n >= 2) throw new Error('n = ' + p.n + ' is cursed'); return []; } };
 `,
     );
     const deployment = join(dir, 'throws.yaml');
     writeFileSync(deployment, `${readFileSync(file, 'utf8').split('strategies:')[0]!}strategies:\n  - use: ./throws.mjs\n`);
-    for (const workers of [0, 1])
+    // Cells 1 to 3 fail: every lane count names the first of them, whichever lane failed first.
+    for (const workers of [0, 2, 3])
       await expect(
-        runSweep({ file: deployment, data: [rec], axes: [parseSetOption('strategies[0].params.n=1,2')], outDir: join(dir, `fail${workers}`), workers }),
-      ).rejects.toMatchObject({ code: 'BACKTEST_CELL_FAILED', message: expect.stringMatching(/sweep cell 1 failed: .*cursed/) });
+        runSweep({ file: deployment, data: [rec], axes: [parseSetOption('strategies[0].params.n=1,2,3,4')], outDir: join(dir, `fail${workers}`), workers }),
+      ).rejects.toMatchObject({ code: 'BACKTEST_CELL_FAILED', message: expect.stringMatching(/sweep cell 1 failed: n = 2 is cursed/) });
   }, 120_000);
 
   it('refuses to put a deployment holding a literal secret on a queue, before connecting', async () => {

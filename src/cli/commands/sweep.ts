@@ -74,7 +74,11 @@ export function registerSweep(program: Command): void {
     .option('--folds <k>', 'walk-forward folds: k out-of-sample windows after the in-sample share', intOption)
     .option('--walk-forward <in/out>', 'in-sample / out-of-sample shares, e.g. 70/30 (default 70/30 when --folds is given)')
     .option('--walk-forward-mode <mode>', 'rolling (default: a fixed in-sample length before each fold) or anchored (from the start)', modeOption)
-    .option('--workers <n>', 'worker threads (default: every core; 0 = in this thread)', intOption)
+    .option(
+      '--workers <n>',
+      'cells run at once: this thread and n-1 worker threads sharing its recording (default: every core; 0 or 1 = this thread only)',
+      intOption,
+    )
     .option('--redis <url>', 'put the cells on BullMQ at this Redis; `chainpilot worker --sweeps` processes run them', redisOption)
     .option('--queue-prefix <prefix>', 'key prefix of the sweep queue on Redis (default chainpilot)')
     .option('--out <dir>', 'output directory', './sweep-out')

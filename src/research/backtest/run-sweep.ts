@@ -3,9 +3,10 @@
  * sweep.csv and sweep.html. The axes come from `--set`, the sweep file's `space:`, or the spaces the
  * strategies declare (search-space.ts); the method (grid, random, successive halving), the objective
  * and the walk-forward folds are in search-methods.ts, sweep-objective.ts and walk-forward.ts.
- * Tasks run in this thread, on worker threads (each loads the recording once, from the prepared
- * cache the sweep builds first), or on BullMQ workers (`redisUrl`, sweep-queue.ts). Results depend
- * only on the options and the recording, never on the number of workers or their timing.
+ * Tasks run on lanes: this thread and `workers − 1` worker threads, which open the recording this
+ * thread loaded from shared memory (sweep-pool.ts, sweep-shared.ts); or on BullMQ workers
+ * (`redisUrl`, sweep-queue.ts). Results depend only on the options and the recording, never on the
+ * number of workers or their timing.
  */
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,8 +21,9 @@ import { declaredAxes } from './search-space.js';
 import type { CellJob, CellWindow } from './sweep-cell.js';
 import { cellDeployment, type SweepAxis } from './sweep-grid.js';
 import { loadObjective, rankBy, scoreOf } from './sweep-objective.js';
-import { inlineRunner, threadRunner, type TaskRunner } from './sweep-pool.js';
+import { inlineRunner, lanePool, type LanePool, type TaskRunner } from './sweep-pool.js';
 import { missingRoomWarnings, type CellStrategies } from './sweep-room-check.js';
+import { shareRecording } from './sweep-shared.js';
 import { readSweepSpec } from './sweep-spec.js';
 import { foldWindows, type WalkForwardMode } from './walk-forward.js';
 
@@ -46,13 +48,16 @@ export interface SweepOptions {
   /** In-sample share in percent, e.g. 70 for `--walk-forward 70/30`. */
   readonly walkForwardPct?: number;
   readonly walkForwardMode?: WalkForwardMode;
-  /** Worker threads (default: available cores; 0 runs in this thread). Ignored with `redisUrl`. */
+  /**
+   * Cells run at once (default: available cores): this thread and `workers − 1` worker threads; 0 or
+   * 1 runs every cell in this thread. Ignored with `redisUrl`.
+   */
   readonly workers?: number;
   /** Put the tasks on BullMQ at this Redis; `chainpilot worker --sweeps` processes run them. */
   readonly redisUrl?: string;
   readonly queuePrefix?: string;
   readonly sampleMs?: number;
-  /** Use the recording's prepared cache, building it on first use (default true); workers read it too. */
+  /** Use the recording's prepared cache, building it on first use (default true); workers get its bytes in shared memory. */
   readonly cache?: boolean;
   readonly cacheDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -83,21 +88,6 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   const fileText = readFileSync(o.file, 'utf8');
   const strategyIds = picksByName(axes.map((a) => a.path)) ? await strategyIdsOf(o.file, fileText) : undefined;
   const start = startingCells(axes, method, budget, seed);
-  // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
-  const resolved: CellStrategies[] = [];
-  for (const cell of start) resolved.push({ cell, strategies: await resolveStrategies(cellDeployment(fileText, o.file, cell, o.env, strategyIds)) });
-
-  const { recording } = loadRecording(o.data, o.cache, o.cacheDir);
-  // before any cell runs: the cells whose strategies join rooms this recording never holds
-  for (const line of missingRoomWarnings(resolved, recording)) o.onWarning?.(line);
-  const { first, last } = recording.span;
-  const wfSpec = spec?.walkForward;
-  const wantWf = o.folds !== undefined || o.walkForwardPct !== undefined || wfSpec !== undefined;
-  const walkForward = wantWf
-    ? { folds: o.folds ?? wfSpec?.folds ?? 1, inSamplePct: o.walkForwardPct ?? wfSpec?.inSamplePct ?? 70, mode: o.walkForwardMode ?? wfSpec?.mode ?? 'rolling' }
-    : null;
-  const folds = searchFolds(walkForward ? foldWindows(first, last, walkForward) : null, first, last);
-
   const job: CellJob = {
     file: o.file,
     fileText,
@@ -108,7 +98,51 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   let done = 0;
   let known = 0;
   const onResult = (): void => o.onCell?.(++done, known);
-  const workers = o.workers ?? availableParallelism();
+  // No search round has more tasks than its first: lanes beyond that would never get one.
+  const lanes = o.redisUrl ? 0 : Math.min(o.workers ?? availableParallelism(), start.length);
+  // The worker threads start now: their modules load while this thread checks the cells and loads the recording.
+  const pool = lanes >= 2 ? lanePool(lanes - 1, job, onResult) : undefined;
+  try {
+    return await sweepWith(o, { spec, method, seed, budget, objective, axes, start, job, pool, fileText, onResult, countTasks: (n) => (known += n) });
+  } finally {
+    await pool?.close();
+  }
+}
+
+interface SweepPlan {
+  readonly spec: ReturnType<typeof readSweepSpec> | undefined;
+  readonly method: SearchMethod;
+  readonly seed: number;
+  readonly budget: number;
+  readonly objective: Awaited<ReturnType<typeof loadObjective>>;
+  readonly axes: readonly SweepAxis[];
+  readonly start: ReturnType<typeof startingCells>;
+  readonly job: CellJob;
+  readonly pool: LanePool | undefined;
+  readonly fileText: string;
+  readonly onResult: () => void;
+  readonly countTasks: (n: number) => void;
+}
+
+async function sweepWith(o: SweepOptions, p: SweepPlan): Promise<SweepOutput> {
+  const { spec, method, seed, budget, objective, axes, start, job, pool, fileText, onResult } = p;
+  // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
+  const resolved: CellStrategies[] = [];
+  for (const cell of start) resolved.push({ cell, strategies: await resolveStrategies(cellDeployment(fileText, o.file, cell, o.env, job.strategyIds)) });
+
+  const loadedRecording = loadRecording(o.data, o.cache, o.cacheDir);
+  const { recording } = loadedRecording;
+  if (pool) pool.share(recording, shareRecording(o.data, loadedRecording));
+  // before any cell runs: the cells whose strategies join rooms this recording never holds
+  for (const line of missingRoomWarnings(resolved, recording)) o.onWarning?.(line);
+  const { first, last } = recording.span;
+  const wfSpec = spec?.walkForward;
+  const wantWf = o.folds !== undefined || o.walkForwardPct !== undefined || wfSpec !== undefined;
+  const walkForward = wantWf
+    ? { folds: o.folds ?? wfSpec?.folds ?? 1, inSamplePct: o.walkForwardPct ?? wfSpec?.inSamplePct ?? 70, mode: o.walkForwardMode ?? wfSpec?.mode ?? 'rolling' }
+    : null;
+  const folds = searchFolds(walkForward ? foldWindows(first, last, walkForward) : null, first, last);
+
   let runner: TaskRunner;
   if (o.redisUrl) {
     // The deployment's text goes on the queue: refuse one that holds a secret itself rather than as ${VAR}.
@@ -120,13 +154,12 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
       );
     const { queueRunner } = await import('./sweep-queue.js');
     runner = await queueRunner({ redisUrl: o.redisUrl, ...(o.queuePrefix ? { prefix: o.queuePrefix } : {}), job, data: o.data, recording, onResult });
-  } else if (workers <= 0) runner = inlineRunner(job, recording, onResult);
-  else runner = threadRunner(workers, { job, data: o.data, cache: o.cache ?? true, cacheDir: o.cacheDir }, onResult);
+  } else runner = pool ?? inlineRunner(job, recording, onResult);
   const windowsRun = new Map<string, CellWindow>();
   let search: Awaited<ReturnType<typeof runSearch>>;
   try {
     search = await runSearch(method, start, folds, objective, async (tasks) => {
-      known += tasks.length;
+      p.countTasks(tasks.length);
       for (const t of tasks) for (const w of t.windows) if (!windowsRun.has(w.name)) windowsRun.set(w.name, w);
       return runner.run(tasks);
     });

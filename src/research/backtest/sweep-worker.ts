@@ -1,21 +1,33 @@
 /**
- * A sweep worker thread: reads the recording once (from its prepared cache, which the sweep built
- * before starting the workers), then runs every task it is sent and posts each result back.
- * Messages: `{ task }` to run one.
+ * A sweep worker thread (sweep-pool.ts): opens the recording from the shared memory the sweep sends
+ * once (no file read, no hash), then for each round takes tasks from the round's shared counter,
+ * as the main thread does, and posts each result back. Its modules and the code V8 compiles for
+ * them stay for every cell it runs.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadRecording } from './backtest-job.js';
-import { runCell, type CellTask } from './sweep-cell.js';
-import type { SweepWorkerData } from './sweep-pool.js';
+import type { Recording } from '../replay/recording-reader.js';
+import { runLane, type FromWorker, type SweepWorkerData, type ToWorker } from './sweep-pool.js';
+import { openSharedRecording } from './sweep-shared.js';
 
-const init = workerData as SweepWorkerData & { entry: string };
-const { recording } = loadRecording(init.data, init.cache, init.cacheDir);
+const { job } = workerData as SweepWorkerData;
 const port = parentPort!;
-port.on('message', (m: { task?: CellTask }) => {
-  const task = m.task;
-  if (!task) return;
-  runCell(init.job, recording, task).then(
-    (result) => port.postMessage({ result }),
-    (e: unknown) => port.postMessage({ error: { index: task.cell.index, message: e instanceof Error ? e.message : String(e) } }),
-  );
+const post = (m: FromWorker): void => port.postMessage(m);
+let recording: Recording | undefined;
+// Rounds arrive one at a time (the sweep waits for a round before it sends the next).
+port.on('message', (m: ToWorker) => {
+  if (m.kind === 'recording') {
+    recording = openSharedRecording(m.shared);
+    post({ kind: 'ready' });
+    return;
+  }
+  const { round, tasks, next } = m;
+  void runLane(
+    job,
+    recording!,
+    tasks,
+    next,
+    (i, result) => post({ kind: 'result', round, i, result }),
+    (i, message) => post({ kind: 'failed', round, i, message }),
+    // (a result that cannot be posted rejects: unhandled, it ends this thread and the sweep reports it)
+  ).finally(() => post({ kind: 'idle', round }));
 });

@@ -1,0 +1,170 @@
+/**
+ * A 64-cell sweep over 6 simulated hours of config/paper-sim.yaml (seed 5), as a user runs it:
+ * whole `chainpilot sweep` processes from the prepared cache (built by a first sweep), in
+ * alternating pairs, with the load at each pair:
+ * - `--workers 2` ÷ `--workers 1` by wall time (this thread and one worker thread against this
+ *   thread alone; issue 40's goal ≥ 1.7 on a 2-core machine) and what the second lane costs in CPU;
+ * - `--workers 1` ÷ `--workers 0`: both run every cell in this thread (the ratio shows the lane
+ *   pool costs nothing when there is one lane);
+ * - with `BENCH_SWEEP_BEFORE=DIR` (a built checkout of the code before, e.g. `git archive` of main
+ *   plus `npm run build`), the same pairs of that code's CLI, `--workers 2` ÷ `--workers 1`, on the
+ *   same recording in the same rounds.
+ * Every sweep's sweep.json must be byte-identical to the first one's (else the bench fails).
+ * `BENCH_SWEEP_RECORDING=DIR` reuses a recording (recording 6 hours takes about a minute);
+ * `BENCH_SWEEP_PAIRS` sets the rounds (default 3). Each child reports its own CPU seconds
+ * (bench/support/cpu-report.mjs, every thread counted).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRedactor } from '../src/core/index.js';
+import { loadDeployment } from '../src/config/index.js';
+import { recordSimulator } from '../src/research/record/record-sim.js';
+import { loadNote, median, type Bench, type BenchRow } from './harness.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CPU_REPORT = fileURLToPath(new URL('./support/cpu-report.mjs', import.meta.url));
+const PAIRS = Number(process.env['BENCH_SWEEP_PAIRS'] ?? 3);
+const FILE = 'config/paper-sim.yaml';
+const GRID = [
+  '--set',
+  'strategies[curve-momentum].params.minHolders=5,10,15,20',
+  '--set',
+  'strategies[curve-momentum].params.confirmMs=2000,5000,8000,10000',
+  '--set',
+  'risk.maxOpenPositions=2,4,6,8',
+];
+
+interface Run {
+  readonly wallS: number;
+  readonly cpuS: number;
+  readonly json: string;
+}
+
+/** One `chainpilot sweep` process of the checkout at `root`; rejects on a non-zero exit. */
+async function sweep(root: string, rec: string, workers: number, dir: string): Promise<Run> {
+  const out = join(dir, `out-${process.hrtime.bigint()}`);
+  const report = join(dir, `cpu-${process.hrtime.bigint()}.json`);
+  const t0 = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', CPU_REPORT, join(root, 'bin/chainpilot.js'), 'sweep', FILE, '--data', rec, ...GRID, '--workers', String(workers), '--out', out],
+    {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_CPU_REPORT: report, NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let err = '';
+  child.stderr.on('data', (b: Buffer) => void (err += b.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  const wallS = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`sweep --workers ${workers} (${root}) exited ${code}: ${err.slice(-2000)}`);
+  const { cpuS } = JSON.parse(readFileSync(report, 'utf8')) as { cpuS: number };
+  const json = readFileSync(join(out, 'sweep.json'), 'utf8');
+  rmSync(out, { recursive: true, force: true });
+  return { wallS, cpuS, json };
+}
+
+/** `a` then `b`, or `b` then `a` when `swap`; results as [a, b]. */
+async function inTurn<T>(a: () => Promise<T>, b: () => Promise<T>, swap: boolean): Promise<[T, T]> {
+  if (!swap) {
+    const x = await a();
+    return [x, await b()];
+  }
+  const y = await b();
+  return [await a(), y];
+}
+
+interface Pairs {
+  readonly base: number[];
+  readonly cand: number[];
+  readonly ratio: number[];
+  readonly cpuBase: number[];
+  readonly cpuCand: number[];
+  readonly loads: string[];
+}
+
+const pairs = (): Pairs => ({ base: [], cand: [], ratio: [], cpuBase: [], cpuCand: [], loads: [] });
+
+const bench: Bench = {
+  name: 'sweep-lanes',
+  async run(): Promise<BenchRow[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-bench-sweep-'));
+    try {
+      let rec = process.env['BENCH_SWEEP_RECORDING'];
+      if (!rec) {
+        rec = join(dir, 'rec');
+        await recordSimulator({ seed: 5, durationMs: 6 * 3_600_000, loaded: loadDeployment(FILE), dir: rec, redactor: createRedactor() });
+      }
+      const recording = rec;
+      const before = process.env['BENCH_SWEEP_BEFORE'];
+      const first = await sweep(ROOT, recording, 1, dir); // builds the prepared cache the sweeps below load
+      const same = (r: Run, what: string): Run => {
+        if (r.json !== first.json) throw new Error(`bench: ${what} wrote another sweep.json than --workers 1`);
+        return r;
+      };
+      const run = (root: string, workers: number, what: string) => async (): Promise<Run> => same(await sweep(root, recording, workers, dir), what);
+      const two = pairs();
+      const zero = pairs();
+      const old = pairs();
+      const add = (p: Pairs, base: Run, cand: Run, ratio: number): void => {
+        p.base.push(base.wallS);
+        p.cand.push(cand.wallS);
+        p.ratio.push(ratio);
+        p.cpuBase.push(base.cpuS);
+        p.cpuCand.push(cand.cpuS);
+        p.loads.push(loadNote());
+        // each pair as it comes: a long run on a loaded machine shows something before its end
+        process.stderr.write(
+          `sweep-lanes: ${base.wallS.toFixed(1)} s ÷ ${cand.wallS.toFixed(1)} s wall = ${ratio.toFixed(3)}, CPU ${base.cpuS.toFixed(1)} / ${cand.cpuS.toFixed(1)} s, ${loadNote()}\n`,
+        );
+      };
+      for (let i = 0; i < PAIRS; i++) {
+        const swap = i % 2 === 1;
+        const [w1, w2] = await inTurn(run(ROOT, 1, '--workers 1'), run(ROOT, 2, '--workers 2'), swap);
+        add(two, w1, w2, w1.wallS / w2.wallS);
+        const [w0, w1b] = await inTurn(run(ROOT, 0, '--workers 0'), run(ROOT, 1, '--workers 1'), swap);
+        add(zero, w0, w1b, w0.wallS / w1b.wallS);
+        if (before) {
+          const [o1, o2] = await inTurn(run(before, 1, 'the code before, --workers 1'), run(before, 2, 'the code before, --workers 2'), swap);
+          add(old, o1, o2, o1.wallS / o2.wallS);
+        }
+      }
+      const note = (p: Pairs): string =>
+        `median of ${PAIRS} alternating pairs; CPU s ${median(p.cpuBase).toFixed(2)} → ${median(p.cpuCand).toFixed(2)}; ${p.loads.join(', ')}`;
+      const rows: BenchRow[] = [
+        { name: '64-cell sweep, --workers 1 (this thread)', value: median(two.base), unit: 's wall', note: 'whole process, from the prepared cache' },
+        {
+          name: '64-cell sweep, --workers 2 (+1 worker thread)',
+          value: median(two.cand),
+          unit: 's wall',
+          ratio: median(two.ratio),
+          note: `speed-up (1 ÷ 2 wall), goal ≥ 1.7; ${note(two)}`,
+        },
+        {
+          name: '64-cell sweep, --workers 1 vs 0',
+          value: median(zero.cand),
+          unit: 's wall',
+          ratio: median(zero.ratio),
+          note: `0 ÷ 1 wall (both this thread only); ${note(zero)}`,
+        },
+      ];
+      if (before)
+        rows.push({
+          name: '64-cell sweep before, --workers 2 vs 1',
+          value: median(old.cand),
+          unit: 's wall',
+          ratio: median(old.ratio),
+          note: `the code at ${before}: 1 worker thread ÷ 2 worker threads wall; ${note(old)}`,
+        });
+      return rows;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export default bench;
