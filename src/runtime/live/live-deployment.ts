@@ -46,7 +46,10 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const strategies = await resolveStrategies(c.loaded);
   const signer = walletSigner(d);
   const fund = d.live.simulatorFundLamports;
-  const services = [ledgerServices({ ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) })];
+  // The rehearsal's ledger lands transactions by the landing model (docs/simulator.md "Landing") unless the caller's knobs say otherwise.
+  const services = [
+    ledgerServices({ landing: {}, ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) }),
+  ];
   c.step('opening the endpoint');
   const { clock, connection, owned, sim } = await openEndpoint(c, services);
 
