@@ -59,6 +59,8 @@ export interface SimMarketPort {
   quote(mint: string, side: 'buy' | 'sell', amountIn: bigint): SimQuote | undefined;
   /** Applies a landed swap: moves reserves by exactly these amounts, records it on the trade tape, streams it. */
   applyLandedSwap(swap: LandedSwap): void;
+  /** Market-wide swaps per slot, a moving average over the recent slots (the landing model's activity); absent: 0. */
+  swapsPerSlot?(): number;
   /** Every token known so far. */
   tokens(): Iterable<SimTokenInfo>;
   /** Called for each token launched from now on. Returns an unsubscribe function. */

@@ -84,3 +84,43 @@ export function parseMarketSettings(input: unknown): MarketSettings {
   }
   return Object.freeze(r.data);
 }
+
+/**
+ * The landing model of the simulator's ledger (src/sim/ledger/landing-model.ts; docs/simulator.md
+ * "Landing"): each accepted transaction is included in one of the next slots with a per-slot chance
+ * set by its priority fee and the market's activity, or dropped, or never included before its
+ * blockhash expires. Drawn from the simulator's seed, in simulated time.
+ */
+export const landingSettingsSchema = z
+  .object({
+    /** Chance per slot that a transaction paying no priority fee is included while the market is quiet. */
+    quietInclusion: z.number().gt(0).max(1).default(0.6),
+    /** Share of that chance lost when the market is at `busySwapsPerSlot` or above (0: activity never delays). */
+    congestionPenalty: z.number().min(0).lt(1).default(0.7),
+    /** Market-wide swaps per slot (moving average) at which the congestion is full. */
+    busySwapsPerSlot: z.number().positive().default(20),
+    /** Chance per slot that a transaction paying a very high priority fee is included, whatever the activity. */
+    maxInclusion: z.number().gt(0).max(1).default(0.95),
+    /** Compute-unit price (micro-lamports per CU) that earns half the way from the fee-less chance to `maxInclusion`. */
+    feeHalfMicroLamports: z.number().int().positive().default(100_000),
+    /** Chance that an accepted transaction is dropped by the leader and never lands (the client's rebroadcasts of it change nothing). */
+    dropRate: z.number().min(0).max(1).default(0.01),
+  })
+  .strict()
+  .refine((s) => s.maxInclusion >= s.quietInclusion, { message: 'maxInclusion must be at least quietInclusion', path: ['maxInclusion'] });
+
+export type LandingSettings = z.infer<typeof landingSettingsSchema>;
+
+/** Parses landing settings, failing with SIM_INVALID_SETTINGS naming the field. */
+export function parseLandingSettings(input: unknown): LandingSettings {
+  const r = landingSettingsSchema.safeParse(input ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const field = `landing.${issue?.path.join('.') ?? ''}`;
+    throw new ChainpilotError('SIM_INVALID_SETTINGS', `simulator setting ${field}: ${issue?.message ?? 'invalid'}; fix or remove it`, {
+      retry: 'not_retryable',
+      context: { field },
+    });
+  }
+  return Object.freeze(r.data);
+}

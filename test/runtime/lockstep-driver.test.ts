@@ -5,7 +5,8 @@
  * step is done. Real manual clock, real event loop.
  */
 import { describe, expect, it } from 'vitest';
-import { manualClock, type UnixMs } from '../../src/core/index.js';
+import { clockSleep, manualClock, type UnixMs } from '../../src/core/index.js';
+import { createClientWork } from '../../src/runtime/embedded/client-work.js';
 import { createLockstepDriver, LATER_FALLBACK_MS } from '../../src/runtime/embedded/lockstep-driver.js';
 
 /** Runs the driver at max speed over two steps (1 s each) and reports what fired, and when. */
@@ -131,5 +132,56 @@ describe('lockstep driver waiting for an answer', () => {
     expect(clock.now()).toBeGreaterThanOrEqual(1_000);
     // the second look came from the fallback timer, not the next turn
     expect(looks[1]! - looks[0]!).toBeGreaterThanOrEqual(LATER_FALLBACK_MS - 1);
+  });
+});
+
+describe('lockstep driver with client waits (woke)', () => {
+  it("stops a step where a client's wait on the run clock ends, holds while the client works, then goes on to the same target", async () => {
+    const clock = manualClock(0 as UnixMs);
+    const work = createClientWork(clock);
+    const seen: number[] = [];
+    // the client: works (holding the clock) for a few turns, then waits 300 ms on the run clock, twice
+    const client = async (): Promise<void> => {
+      for (let i = 0; i < 2; i++) {
+        const end = work.begin();
+        for (let t = 0; t < 3; t++) await new Promise((r) => setImmediate(r));
+        seen.push(clock.now());
+        const wait = clockSleep(work.clock, 300);
+        end();
+        await wait;
+      }
+      seen.push(clock.now());
+    };
+    const market: number[] = [];
+    for (const at of [100, 500, 900]) clock.setTimeout(() => market.push(clock.now()), at);
+    const driver = createLockstepDriver({ clock, speed: 'max', idle: () => !work.busy(), woke: () => work.woke() });
+    const done = client();
+    driver.start();
+    await done;
+    while (clock.now() < 1_000) await new Promise((r) => setImmediate(r));
+    driver.stop();
+    // the client's CPU time cost no simulated time; each wait cost exactly 300 ms
+    expect(seen).toEqual([0, 300, 600]);
+    expect(market).toEqual([100, 500, 900]);
+    expect(driver.forcedSteps).toBe(0);
+  });
+
+  it('steps on a fixed grid from the start at a numeric speed: wall time only paces', async () => {
+    const clock = manualClock(1_000 as UnixMs);
+    const targets: number[] = [];
+    const recording = {
+      ...clock,
+      advanceTo(to: UnixMs) {
+        targets.push(to);
+        clock.advanceTo(to);
+      },
+    };
+    const driver = createLockstepDriver({ clock: recording, speed: 37, idle: () => true, woke: () => false });
+    const t0 = performance.now();
+    driver.start();
+    while (clock.now() < 3_000 && performance.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 3));
+    driver.stop();
+    expect(targets.length).toBeGreaterThan(4);
+    for (const to of targets) expect((to - 1_000) % 250).toBe(0);
   });
 });

@@ -42,6 +42,12 @@ export interface LiveExecutorOptions {
    * sent are kept in memory and retried, new ones refused) and when it accepted every waiting write.
    */
   readonly onJournalHealth?: (health: JournalHealth) => void;
+  /**
+   * Told when a piece of the executor's work begins (a submit, an intent driven) and ends: the
+   * embedded simulator's lockstep holds its clock while more pieces run than wait on `clock`
+   * (src/runtime/embedded/client-work.ts). Absent: nobody is told.
+   */
+  readonly work?: { begin(): () => void };
 }
 
 /** What `counters()` counts: chain reads and sends retried, journal calls failed, intents refused for them. */
@@ -110,13 +116,17 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   const track = (id: string, work: (id: string) => Promise<void>): Promise<void> => {
     const running = inflight.get(id);
     if (running) return running;
+    const end = options.work?.begin();
     const p = work(id)
       .catch((e: unknown) => {
         if (abort.signal.aborted) return;
         log.error({ intentId: id, err: describeError(e) }, 'intent left unresolved; start-up reconciliation will resume it');
         options.onError?.(e, id);
       })
-      .finally(() => inflight.delete(id));
+      .finally(() => {
+        inflight.delete(id);
+        end?.();
+      });
     inflight.set(id, p);
     return p;
   };
@@ -154,6 +164,55 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     sink?.({ type: 'rejected', intentId: intent.id, at: options.clock.now(), code, reason });
   };
 
+  const submitOne = async (intent: OrderIntent): Promise<void> => {
+    if (phase !== 'running') {
+      throw new ChainpilotError('LIVE_NOT_STARTED', `submit(${intent.id}) while the executor is ${phase}; await start() first`, {
+        retry: 'not_retryable',
+        context: { intentId: intent.id, phase },
+      });
+    }
+    const now = options.clock.now();
+    let admitted: Awaited<ReturnType<typeof admitIntoJournal>>;
+    try {
+      admitted = await admitIntoJournal(journal, intent, settings, now);
+    } catch (e) {
+      if (!isJournalUnavailable(e)) throw e;
+      // The same intent again while it is driven (a re-delivery): it is in flight, not refused.
+      if (inflight.has(intent.id)) return;
+      // Refused, loudly (logged at error, counted, the outage notified): nothing was built.
+      const reason = outage.refused(intent.id, e);
+      sink?.({ type: 'rejected', intentId: intent.id, at: now, code: 'LIVE_JOURNAL_UNAVAILABLE', reason });
+      void track(intent.id, () => settleRefusal(intent, reason));
+      return;
+    }
+    if (admitted.kind === 'denied') {
+      const { code, reason, context } = admitted.denial;
+      const r = repeats.admit(`refused\u0000${code}`);
+      if (r.write)
+        log.warn({ intentId: intent.id, code, reason, context, ...(r.held > 0 ? { repeated: r.held } : {}) }, 'intent refused by admission; nothing was built');
+      if (admitted.journaled)
+        await drive(intent.id); // reports the DENIED row once and marks it reported
+      else {
+        if (admitted.journalError !== undefined) log.warn({ intentId: intent.id, err: admitted.journalError }, 'refused intent could not be journaled');
+        reject(intent, code, reason, false);
+      }
+      return;
+    }
+    if (admitted.kind === 'exists') {
+      // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
+      if (inflight.has(intent.id) || sameIntent(admitted.record.intent, intent)) return;
+      // Another intent under an id another run or process journaled: report it, never leave it pending.
+      reject(
+        intent,
+        'LIVE_INTENT_ID_REPEATED',
+        `intent id ${intent.id} is already in the journal (${admitted.record.state}, created by another run or process); nothing was built`,
+      );
+      return;
+    }
+    sink?.({ type: 'accepted', intentId: intent.id, at: now });
+    void drive(intent.id);
+  };
+
   return {
     settings,
     counters: () => ({ ...counters }),
@@ -169,55 +228,12 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     },
 
     async submit(intent) {
-      if (phase !== 'running') {
-        throw new ChainpilotError('LIVE_NOT_STARTED', `submit(${intent.id}) while the executor is ${phase}; await start() first`, {
-          retry: 'not_retryable',
-          context: { intentId: intent.id, phase },
-        });
-      }
-      const now = options.clock.now();
-      let admitted: Awaited<ReturnType<typeof admitIntoJournal>>;
+      const end = options.work?.begin();
       try {
-        admitted = await admitIntoJournal(journal, intent, settings, now);
-      } catch (e) {
-        if (!isJournalUnavailable(e)) throw e;
-        // The same intent again while it is driven (a re-delivery): it is in flight, not refused.
-        if (inflight.has(intent.id)) return;
-        // Refused, loudly (logged at error, counted, the outage notified): nothing was built.
-        const reason = outage.refused(intent.id, e);
-        sink?.({ type: 'rejected', intentId: intent.id, at: now, code: 'LIVE_JOURNAL_UNAVAILABLE', reason });
-        void track(intent.id, () => settleRefusal(intent, reason));
-        return;
+        await submitOne(intent);
+      } finally {
+        end?.();
       }
-      if (admitted.kind === 'denied') {
-        const { code, reason, context } = admitted.denial;
-        const r = repeats.admit(`refused\u0000${code}`);
-        if (r.write)
-          log.warn(
-            { intentId: intent.id, code, reason, context, ...(r.held > 0 ? { repeated: r.held } : {}) },
-            'intent refused by admission; nothing was built',
-          );
-        if (admitted.journaled)
-          await drive(intent.id); // reports the DENIED row once and marks it reported
-        else {
-          if (admitted.journalError !== undefined) log.warn({ intentId: intent.id, err: admitted.journalError }, 'refused intent could not be journaled');
-          reject(intent, code, reason, false);
-        }
-        return;
-      }
-      if (admitted.kind === 'exists') {
-        // The same intent again (a queue re-delivery): idempotent, the journal drives or drove it.
-        if (inflight.has(intent.id) || sameIntent(admitted.record.intent, intent)) return;
-        // Another intent under an id another run or process journaled: report it, never leave it pending.
-        reject(
-          intent,
-          'LIVE_INTENT_ID_REPEATED',
-          `intent id ${intent.id} is already in the journal (${admitted.record.state}, created by another run or process); nothing was built`,
-        );
-        return;
-      }
-      sink?.({ type: 'accepted', intentId: intent.id, at: now });
-      void drive(intent.id);
     },
 
     async stop(signal) {

@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ChainpilotError, systemClock, type Clock } from '../../core/index.js';
 import type { AssemblyContext } from './assembly.js';
 import type { FeedConnection } from '../handle/deployment-handle.js';
-import { startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from '../embedded/embedded-sim.js';
+import type { ClientWork } from '../embedded/client-work.js';
+import { MAX_SPEED_START_AT, startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from '../embedded/embedded-sim.js';
 import type { RunRecorderContext, RunTap } from './recording-port.js';
 import { connectFeed, type OwnedConnection } from './run-common.js';
 
@@ -37,6 +38,8 @@ export function simulatorMarket(seed: number): string {
 export async function openEndpoint(
   c: AssemblyContext,
   services?: Parameters<typeof startEmbeddedSim>[0]['services'],
+  /** Start the embedded simulator at {@link MAX_SPEED_START_AT} at every speed (a live rehearsal: two runs of one seed see the same instants). */
+  fixedStart = false,
 ): Promise<{ clock: Clock; connection: FeedConnection; market: string; owned?: OwnedConnection; sim?: EmbeddedSim }> {
   const d = c.deployment;
   const injected = c.deps.connection;
@@ -84,7 +87,7 @@ export async function openEndpoint(
     log: c.log.child({ part: 'sim' }),
     ...(services ? { services } : {}),
     ...(c.deps.simulatorClock ? { clock: c.deps.simulatorClock } : {}),
-    ...(c.deps.simulatorStartAt !== undefined ? { startAt: c.deps.simulatorStartAt } : {}),
+    ...(c.deps.simulatorStartAt !== undefined ? { startAt: c.deps.simulatorStartAt } : fixedStart ? { startAt: MAX_SPEED_START_AT } : {}),
   });
   c.own(() => sim.stop());
   const rec = openRecorder(c, { clock: sim.clock, redactor: c.redactor, log: c.log, seed: c.seed, simulator: true });
@@ -143,12 +146,16 @@ async function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap 
  * joined is known to the server (no join lost to a race), no REST in flight. Frames sent to a
  * socket that was dropped never arrive: a forced step writes them off, and so does a client without
  * a socket (in its reconnect backoff), which is idle: the clock must move for its backoff to end.
+ * With `work` (a live rehearsal), the client's work in flight holds the clock too, and a step ends
+ * where one of its waits on the clock ended.
  */
-export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection): LockstepIdle {
+export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection, work?: ClientWork): LockstepIdle {
   let lost = 0;
   return {
+    // always given: the driver then steps on a fixed grid at every speed (repeatable runs of one seed)
+    woke: () => work?.woke() ?? false,
     idle() {
-      if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0) return false;
+      if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0 || work?.busy() === true) return false;
       const hub = sim.sim.stats();
       if (owned.client.state !== 'open') {
         // No socket (waiting out a reconnect backoff, or stopped): nothing more can arrive, and the

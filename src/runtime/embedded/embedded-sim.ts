@@ -20,8 +20,9 @@ import { startSimulator, type RunningSimulator } from '../../sim/start-simulator
 import { createLockstepDriver, type LockstepDriver } from './lockstep-driver.js';
 
 /**
- * Simulated start time at `--speed max` when none is given: a fixed instant, so that two runs with
- * one seed write the same decision log (timestamps included). Numeric speeds start at wall time.
+ * Simulated start time at `--speed max` when none is given, and of a live rehearsal at every speed:
+ * a fixed instant, so that two runs with one seed write the same decision log (timestamps included).
+ * Other numeric-speed runs (paper, record) start at wall time.
  */
 export const MAX_SPEED_START_AT = Date.UTC(2026, 0, 1) as UnixMs;
 
@@ -29,6 +30,8 @@ export const MAX_SPEED_START_AT = Date.UTC(2026, 0, 1) as UnixMs;
 export interface LockstepIdle {
   idle(): boolean;
   resync(): void;
+  /** True once after a wait of the client's work on the run clock ended (client-work.ts): the step stops there. */
+  woke?(): boolean;
 }
 
 /** A {@link Lifecycle} built running: `stop` stops the driver, then the simulator. */
@@ -81,8 +84,16 @@ export async function startEmbeddedSim(o: EmbeddedSimOptions): Promise<EmbeddedS
     speed: o.speed,
     drive(idle) {
       if (o.clock || driver) return;
-      // eslint-disable-next-line @typescript-eslint/unbound-method -- a factory's methods are closures: no `this`
-      driver = createLockstepDriver({ clock, speed: o.speed, idle: idle.idle, onForced: idle.resync });
+      driver = createLockstepDriver({
+        clock,
+        speed: o.speed,
+        idle: () => idle.idle(),
+        onForced: () => {
+          o.log.debug({ forcedSteps: driver?.forcedSteps }, 'lockstep: the client stayed busy past the idle timeout; the simulator clock moved anyway');
+          idle.resync();
+        },
+        ...(idle.woke ? { woke: () => idle.woke?.() === true } : {}),
+      });
       driver.start();
     },
   };

@@ -45,6 +45,14 @@ export interface LockstepDriverOptions {
    * to thousands a second).
    */
   readonly minStepRealMs?: number;
+  /**
+   * True once after a client's wait on the clock ended (client-work.ts): the step stops at that
+   * timer's instant, the driver waits for `idle` again (the client runs at that instant, holding the
+   * clock while it works) and then goes on to the same target. With it, a numeric speed steps on a
+   * fixed grid of `stepMs` from the start and wall time only paces the steps, so two runs of one
+   * seed see the same instants at every speed (the embedded simulator uses it; not with `sliceMs`).
+   */
+  readonly woke?: () => boolean;
 }
 
 /** Real ms the driver waits for a `poke()` after `idle()` said `'later'` before it looks again anyway. */
@@ -75,6 +83,35 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
   let partial: number | undefined;
   /** `idle()` said `'later'`: the loop waits for `poke()` (or the fallback timer in `pacer`). */
   let later = false;
+  /** The target of a step stopped where a client's wait ended (`woke`): the next step goes on to it. */
+  let held: number | undefined;
+
+  /** Advances to `target` timer by timer, stopping at the first instant a client's wait ended. */
+  const advanceUntilWoke = (target: number, woke: () => boolean): void => {
+    for (;;) {
+      const at = clock.nextTimerAt();
+      if (at === undefined || at > target) {
+        clock.advanceTo(target as UnixMs);
+        held = undefined;
+        return;
+      }
+      clock.advanceTo(at);
+      if (woke()) {
+        held = at < target ? target : undefined;
+        return;
+      }
+    }
+  };
+
+  /** The next step's target on the grid, or undefined while wall time has not reached it (a pacer is set). */
+  const gridTarget = (): number | undefined => {
+    const target = held ?? clock.now() + step;
+    if (o.speed === 'max') return target;
+    const wall = base + (performance.now() - t0) * o.speed;
+    if (wall >= target) return target;
+    pacer = setTimeout(loop, Math.max(1, Math.ceil((target - wall) / o.speed)));
+    return undefined;
+  };
 
   const advance = (target: number): void => {
     if (o.sliceMs === undefined) {
@@ -107,6 +144,21 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
     if (!running) return;
     if (partial !== undefined) {
       advance(partial);
+      immediate = setImmediate(loop);
+      return;
+    }
+    const woke = o.woke;
+    if (woke) {
+      const target = gridTarget();
+      if (target === undefined) return;
+      // Two idle checks a turn apart: the consumer's microtasks settle in between.
+      const r = ready();
+      if (r === 'later') {
+        later = true;
+        pacer = setTimeout(loop, LATER_FALLBACK_MS);
+        return;
+      }
+      if (r) advanceUntilWoke(target, woke);
       immediate = setImmediate(loop);
       return;
     }
@@ -158,6 +210,7 @@ export function createLockstepDriver(o: LockstepDriverOptions): LockstepDriver {
       running = false;
       partial = undefined;
       later = false;
+      held = undefined;
       if (immediate) clearImmediate(immediate);
       if (pacer) clearTimeout(pacer);
       immediate = undefined;

@@ -30,6 +30,7 @@ import { checkLiveNetwork } from './live-network.js';
 import { checkLiveDeployment, liveCapWarnings } from './live-rails.js';
 import { readWalletHoldings, walletSigner } from './live-wallet.js';
 import { embeddedIdle, openEndpoint } from '../compose/run-endpoint.js';
+import { createClientWork } from '../embedded/client-work.js';
 import { resolveStrategies } from '../compose/resolve-strategies.js';
 import { timedJournal } from './timed-journal.js';
 import type { LiveEndState } from './live-run-view.js';
@@ -46,9 +47,17 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   const strategies = await resolveStrategies(c.loaded);
   const signer = walletSigner(d);
   const fund = d.live.simulatorFundLamports;
-  const services = [ledgerServices({ ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) })];
+  // The rehearsal's ledger lands transactions by the landing model (docs/simulator.md "Landing") unless the caller's knobs say otherwise.
+  const services = [
+    ledgerServices({ landing: {}, ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) }),
+  ];
   c.step('opening the endpoint');
-  const { clock, connection, owned, sim } = await openEndpoint(c, services);
+  const { clock, connection, owned, sim } = await openEndpoint(c, services, true);
+  // On the embedded simulator the client's chain work holds the simulator's clock, and its waits
+  // (status polls, backoffs) end a lockstep step where they end (client-work.ts): landing latency is
+  // the simulated time the landing model and the poll interval say, never the machine's CPU time.
+  const work = sim ? createClientWork(clock) : undefined;
+  const chainClock = work?.clock ?? clock;
 
   const remote = d.endpoints.remote;
   const rpcUrl = sim ? (sim.sim.urls['rpc'] ?? '') : (remote?.rpcUrl ?? '');
@@ -62,16 +71,24 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
     ...(rpcKey !== undefined ? { apiKey: rpcKey } : {}),
     redactor: c.redactor,
     timeoutMs: 5_000,
-    clock,
+    clock: chainClock,
     random: random.fork('rpc'),
     ...observe,
   });
   c.own(() => rpc.close());
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
-  if (sim && owned) sim.drive(embeddedIdle(sim, owned));
+  if (sim && owned) sim.drive(embeddedIdle(sim, owned, work));
   c.step(`checking the network (${network})`);
-  await checkLiveNetwork(rpc, network, c.signal, { clock, random: () => random.fork('network').next() });
-  const swap = createSwapClient({ url: swapUrl, ...(remote ? { apiKey: remote.apiKey } : {}), redactor: c.redactor, timeoutMs: 10_000, clock, ...observe });
+  const networkCheck = checkLiveNetwork(rpc, network, c.signal, { clock: chainClock, random: () => random.fork('network').next() });
+  await (work ? work.track(networkCheck) : networkCheck);
+  const swap = createSwapClient({
+    url: swapUrl,
+    ...(remote ? { apiKey: remote.apiKey } : {}),
+    redactor: c.redactor,
+    timeoutMs: 10_000,
+    clock: chainClock,
+    ...observe,
+  });
   c.own(() => swap.close());
 
   if (d.execution.queue && sim) {
@@ -129,7 +146,8 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       swap,
       signer,
       journal: c.deps.journal?.(journal) ?? journal,
-      clock,
+      clock: chainClock,
+      ...(work ? { work } : {}),
       logger: c.log.child({ part: 'executor' }),
       settings: liveExecutorSettings(d),
       onError: (e) => {
@@ -172,9 +190,15 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       `rehearsal on a fresh simulator chain (${freshChain}) with a fresh journal at ${storePath}${store.previous !== undefined ? `; the previous rehearsal's journal was moved to ${store.previous}` : ''}`,
     );
   }
+  notes.push(
+    sim
+      ? 'simulated clock in lockstep with the executor: a transaction lands after the simulated time the landing model draws (docs/simulator.md "Landing"), whatever the speed or the machine'
+      : 'wall clock: transactions land in the time the network takes (a remote simulator too: only the embedded one runs in lockstep)',
+  );
   if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
   c.step('reading the wallet balance');
-  const startLamports = (await rpc.getBalance(signer.address, { commitment: 'confirmed' })).value;
+  const balanceRead = rpc.getBalance(signer.address, { commitment: 'confirmed' });
+  const startLamports = (await (work ? work.track(balanceRead) : balanceRead)).value;
   const tracker = c.track(inner, clock);
   const restoredFills = restored.fills;
   if (restoredFills.length > 0) notes.push(`restored ${restoredFills.length} fill(s) from the journal`);

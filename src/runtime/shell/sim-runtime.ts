@@ -22,9 +22,12 @@ export interface SimRuntimeOptions {
   readonly fund?: readonly { readonly address: string; readonly lamports: bigint }[];
 }
 
-/** The default services of `chainpilot sim`: the ledger, JSON-RPC and swap service, funding the given wallets. */
+/**
+ * The default services of `chainpilot sim`: the ledger with its landing model (docs/simulator.md
+ * "Landing"), JSON-RPC and swap service, funding the given wallets.
+ */
 export function defaultSimServices(fund: SimRuntimeOptions['fund'] = []): SimServiceFactory[] {
-  return [ledgerServices({ onLedger: (ledger) => fund.forEach((f) => ledger.airdrop(f.address, f.lamports)) })];
+  return [ledgerServices({ landing: {}, onLedger: (ledger) => fund.forEach((f) => ledger.airdrop(f.address, f.lamports)) })];
 }
 
 export { parseFunding } from './funding.js';

@@ -11,7 +11,10 @@ import type { FaultRates } from './faults.js';
 import { createLedger } from './ledger.js';
 import type { Ledger, LedgerOptions } from './ledger-types.js';
 
-export interface LedgerServicesOptions extends Pick<LedgerOptions, 'slotMs' | 'validBlocks' | 'confirmAfterSlots' | 'finalizeAfterSlots' | 'statusCacheSlots'> {
+export interface LedgerServicesOptions extends Pick<
+  LedgerOptions,
+  'slotMs' | 'validBlocks' | 'confirmAfterSlots' | 'finalizeAfterSlots' | 'statusCacheSlots' | 'landing'
+> {
   readonly faults?: FaultRates;
   /** Fixed ports (0 or absent = ephemeral). */
   readonly rpcPort?: number;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ChainpilotError } from '../../core/index.js';
 import type { FaultRates } from './faults.js';
+import type { LandingSettings } from '../sim-settings.js';
 
 const rate = z.number().min(0).max(1).optional();
 const positiveInt = z.number().int().positive().optional();
@@ -15,6 +16,8 @@ const Knobs = z.strictObject({
   confirmAfterSlots: z.number().int().min(0).optional(),
   finalizeAfterSlots: positiveInt,
   statusCacheSlots: positiveInt,
+  // checked by parseLandingSettings (SIM_INVALID_SETTINGS naming the field)
+  landing: z.record(z.string(), z.unknown()).optional(),
   faults: z
     .strictObject({
       dropRate: rate,
@@ -36,6 +39,7 @@ export interface LedgerKnobs {
   readonly confirmAfterSlots?: number;
   readonly finalizeAfterSlots?: number;
   readonly statusCacheSlots?: number;
+  readonly landing?: Partial<LandingSettings>;
   readonly faults?: FaultRates;
 }
 

@@ -8,6 +8,7 @@ import type { SimMarketPort, SimPool } from '../market-port.js';
 import type { IssuedBlockhash } from './block-window.js';
 import type { FaultPlan, FaultRates } from './faults.js';
 import type { TxErrorJson } from './tx-error.js';
+import type { LandingSettings } from '../sim-settings.js';
 import type { ConfirmationStatus, LandedMeta } from './tx-record.js';
 
 export interface LedgerOptions {
@@ -25,6 +26,13 @@ export interface LedgerOptions {
   readonly finalizeAfterSlots?: number;
   /** Slots a status stays visible to queries that do not search history (300). */
   readonly statusCacheSlots?: number;
+  /**
+   * The landing model (src/sim/ledger/landing-model.ts) with these settings (`{}`: the defaults of
+   * `landingSettingsSchema` in src/sim/sim-settings.ts). Absent: every accepted transaction without
+   * a landing fault lands at once, in the slot it was sent in. The runtime's simulators (a live
+   * rehearsal, `chainpilot sim`) turn it on.
+   */
+  readonly landing?: Partial<LandingSettings>;
   readonly faults?: FaultRates;
 }
 

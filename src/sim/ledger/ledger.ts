@@ -18,6 +18,8 @@ import { ChainpilotError } from '../../core/index.js';
 import { createBlockWindow } from './block-window.js';
 import { createFaultPlan } from './faults.js';
 import { createLandingSchedule } from './landing-schedule.js';
+import { createLandingModel } from './landing-model.js';
+import { parseLandingSettings } from '../sim-settings.js';
 import { validateLedgerKnobs } from './ledger-options.js';
 import { createLedgerAccounts } from './ledger-accounts.js';
 import type { Ledger, LedgerOptions } from './ledger-types.js';
@@ -47,7 +49,14 @@ export function createLedger(options: LedgerOptions): Ledger {
   });
   const swaps = createSwapCheck(market, accounts);
   const execution = createTxExecution({ svm, accounts, window, store, swaps, market, clock, ...(options.log ? { log: options.log } : {}) });
-  const schedule = createLandingSchedule({ clock, slotMs: options.slotMs ?? 400, svm, window, store, execution });
+  const inclusion =
+    options.landing === undefined
+      ? undefined
+      : {
+          model: createLandingModel(parseLandingSettings(options.landing), random.fork('ledger-landing')),
+          swapsPerSlot: () => market.swapsPerSlot?.() ?? 0,
+        };
+  const schedule = createLandingSchedule({ clock, slotMs: options.slotMs ?? 400, svm, window, store, execution, ...(inclusion ? { inclusion } : {}) });
   const pipeline = createTxPipeline({
     svm,
     tables: (a) => accounts.tableAddresses(a),

@@ -29,6 +29,9 @@ export interface MarketModelOptions {
   readonly random: Random;
 }
 
+/** Weight of the newest slot in the moving average of swaps per slot (about the last 10 slots). */
+const SWAP_AVERAGE_WEIGHT = 0.1;
+
 export function createMarketModel(options: MarketModelOptions): MarketModel {
   const { settings, clock } = options;
   const genesis = clock.now();
@@ -39,17 +42,23 @@ export function createMarketModel(options: MarketModelOptions): MarketModel {
   let nextAt = genesis;
   let running = false;
   const launchListeners = new Set<(t: SimTokenInfo) => void>();
+  /** Swaps seen since the last step, and their moving average per slot (landing model's activity). */
+  let swapsThisSlot = 0;
+  let swapsPerSlot = 0;
 
   const tick = (): void => {
     timer = undefined;
     if (!running) return;
+    swapsPerSlot += SWAP_AVERAGE_WEIGHT * (swapsThisSlot - swapsPerSlot);
+    swapsThisSlot = 0;
     stepMarket(state, nextAt, faults);
     nextAt = (nextAt + settings.slotMs) as UnixMs;
     timer = clock.setTimeout(tick, nextAt - clock.now());
   };
 
   state.listeners.add((e) => {
-    if (e.kind === 'launched') for (const l of launchListeners) l(info(e.token));
+    if (e.kind === 'trade') swapsThisSlot++;
+    else if (e.kind === 'launched') for (const l of launchListeners) l(info(e.token));
   });
 
   const model: MarketModel = {
@@ -107,6 +116,7 @@ export function createMarketModel(options: MarketModelOptions): MarketModel {
         external: true,
       });
     },
+    swapsPerSlot: () => swapsPerSlot,
     *tokens() {
       for (const t of state.launched) yield info(t);
     },
