@@ -21,7 +21,7 @@
  * measurement and prints whether each held-out figure came out the same), `LIVE_DRIFT_KEEP` (keep the
  * work folder).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { getBase58Decoder } from '@solana/kit';
@@ -197,6 +197,7 @@ async function backtestWith(run: LiveRun, dir: string, stage: string, paperBlock
 
 /** One whole measurement: live runs of every seed, the fit on the fit seeds, the held-out backtests. */
 async function measure(dir: string, secret: string, rows: BenchRow[], pass: number): Promise<HeldOutFigures[]> {
+  mkdirSync(dir, { recursive: true });
   const figures: HeldOutFigures[] = [];
   for (const deployment of DEPLOYMENTS) {
     const name = basename(deployment, '.yaml');
