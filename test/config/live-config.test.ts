@@ -61,11 +61,12 @@ describe('live settings in the deployment config', () => {
     expect(e.message).toContain('live.allowedPrograms.0: expected a base58 address');
   });
 
-  it('ships config/live-sim.yaml ready for `run --live`: every rail passes', () => {
-    const { deployment: d } = loadDeployment('config/live-sim.yaml', { env: {} });
+  it.each(['config/live-sim.yaml', 'config/live-sim-alt.yaml'])('ships %s ready for `run --live`: every rail passes, no cap warning', (file) => {
+    const { deployment: d } = loadDeployment(file, { env: {} });
     expect(d.network).toBe('simulator');
     expect(missingLimits(d)).toEqual([]);
     expect(() => checkLiveDeployment(d, { live: true })).not.toThrow();
+    expect(liveCapWarnings(d)).toEqual([]);
   });
 
   it('warns when the per-trade spend cap cannot fit the largest allowed buy plus its fee budget', () => {

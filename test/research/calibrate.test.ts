@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
 import { calibrate, fitExtraSlippageBps, modelBlockYaml, secondStage, wilson } from '../../src/research/calibrate/calibrate.js';
@@ -33,6 +34,59 @@ const fill = (id: string, at: number, fee: string, rent?: string): string =>
   });
 const unfilled = (id: string, at: number, outcome: string, code: string, fee = '0'): string =>
   line({ kind: 'unfilled', at, intentId: id, strategyId: 's', outcome, code, reason: 'x', feeLamports: fee });
+
+/**
+ * A real SQLite journal whose rows landed in `slot` with block time `blockTimeMs` (the journal's
+ * `landed_slot INTEGER NULL` column, added here if this journal's schema does not have it yet).
+ */
+async function landedJournal(
+  name: string,
+  rows: readonly { id: string; createdAt: number; slot: number; blockTimeMs: number }[],
+  o: { slotColumn?: boolean } = {},
+): Promise<string> {
+  const path = join(dir, name);
+  const j = openSqliteJournal({ path });
+  try {
+    for (const r of rows) {
+      await j.create(journalIntent(r.id, { createdAt: r.createdAt as UnixMs }), { spendLamports: 100n, day: '2026-01-01' }, r.createdAt);
+      const signature = `sig-${r.id}`;
+      await j.recordSigned(r.id, { signature, txBase64: 'AAEC', blockhash: 'h', expiryBlockHeight: 150, slippageBps: 150 }, r.createdAt);
+      await j.markSent(r.id, signature, r.createdAt);
+      const fill = {
+        intentId: r.id,
+        side: 'buy' as const,
+        mint: 'm',
+        decimals: 6,
+        solAmount: 100n as Lamports,
+        tokenAmount: 10n as RawAmount,
+        feeLamports: 5_000n as Lamports,
+        price: '0.1',
+        filledAt: r.blockTimeMs as UnixMs,
+        signature,
+      };
+      await j.resolve(r.id, { state: 'LANDED', signature, fill }, r.blockTimeMs);
+    }
+  } finally {
+    await j.close();
+  }
+  const db = new Database(path);
+  try {
+    const has = db
+      .prepare<[], { name: string }>('PRAGMA table_info(intents)')
+      .all()
+      .some((c) => c.name === 'landed_slot');
+    if (o.slotColumn === false) {
+      if (has) db.prepare('UPDATE intents SET landed_slot = NULL').run();
+    } else {
+      if (!has) db.exec('ALTER TABLE intents ADD COLUMN landed_slot INTEGER NULL');
+      const set = db.prepare<[number, string]>('UPDATE intents SET landed_slot = ? WHERE id = ?');
+      for (const r of rows) set.run(r.slot, r.id);
+    }
+  } finally {
+    db.close();
+  }
+  return path;
+}
 
 describe('chainpilot calibrate', () => {
   it('fits latency, fee, rent and failure rates from a live decision log, leaving refusals of the rails out', () => {
@@ -124,6 +178,67 @@ describe('chainpilot calibrate', () => {
     expect(f).toMatchObject({ intents: 3, fills: 1, latencyMs: [400], feeLamports: 105_000n });
     expect(f.simulation).toMatchObject({ events: 1, trials: 3 });
     expect(f.slippage).toMatchObject({ events: 1, trials: 3 });
+  });
+
+  it('fits latency at slot resolution from landing slots: the start of the landing slot on the slot clock the landings pin down, not the block time floored to the second', async () => {
+    // A chain whose slot s starts at 100 + 400 s ms: slots 1..5 start at 500, 900, 1300, 1700 and 2100,
+    // so their block times are 0, 0, 1000, 1000 and 2000. The anchor intervals [bt - 400 s, bt - 400 s + 1000)
+    // intersect in [0, 200): anchor 100, known to within 100 ms.
+    const landings = [
+      { id: 'int_S1', createdAt: 0, slot: 1, blockTimeMs: 0 },
+      { id: 'int_S2', createdAt: 100, slot: 2, blockTimeMs: 0 },
+      { id: 'int_S3', createdAt: 200, slot: 3, blockTimeMs: 1_000 },
+      { id: 'int_S4', createdAt: 1_000, slot: 4, blockTimeMs: 1_000 },
+      { id: 'int_S5', createdAt: 1_200, slot: 5, blockTimeMs: 2_000 },
+    ];
+    const path = await landedJournal('slots.sqlite', landings);
+    const f = calibrate([path]);
+    // 500 - 0, 900 - 100, 1300 - 200, 1700 - 1000, 2100 - 1200; from block times: 0, 0, 800, 0, 800
+    expect(f.latencyMs).toEqual([500, 700, 800, 900, 1_100]);
+    expect(f.latencyFrom).toEqual({ slot: 5, 'block-time': 0, 'decision-log': 0 });
+    expect(f.slotUncertaintyMs).toBe(100);
+    expect(modelBlockYaml(f)).toContain('# latency, decision to landing: 5 from landing slots (slot start, known to within 100 ms)');
+
+    // The same rows without the landing slot (a journal written before landed_slot): block times, as before.
+    const old = await landedJournal('no-slots.sqlite', landings, { slotColumn: false });
+    const g = calibrate([old]);
+    expect(g.latencyMs).toEqual([0, 0, 0, 800, 800]);
+    expect(g.latencyFrom).toEqual({ slot: 0, 'block-time': 5, 'decision-log': 0 });
+    expect(g.latencyResolution).toContain('5 from block times');
+  });
+
+  it('keeps block times when the landings are not one slot every slotMs (a real cluster, a wall-paced simulator), and fits each journal on its own slot clock', async () => {
+    const even = [
+      { id: 'int_E1', createdAt: 0, slot: 1, blockTimeMs: 0 },
+      { id: 'int_E2', createdAt: 1_000, slot: 4, blockTimeMs: 1_000 },
+    ];
+    // slot 6 would start at 2,400 to 2,600 on that clock, but its block time says 5 s
+    const skewed = await landedJournal('skewed.sqlite', [...even, { id: 'int_E3', createdAt: 4_000, slot: 6, blockTimeMs: 5_000 }]);
+    const f = calibrate([skewed]);
+    expect(f.latencyFrom).toEqual({ slot: 0, 'block-time': 3, 'decision-log': 0 });
+    expect(f.latencyMs).toEqual([0, 0, 1_000]);
+
+    // Two rehearsals each start their ledger at slot 1 at another time: one clock across them would not fit.
+    const a = await landedJournal('chain-a.sqlite', even);
+    const b = await landedJournal(
+      'chain-b.sqlite',
+      even.map((l) => ({ ...l, id: `${l.id}b`, createdAt: l.createdAt + 50_000, blockTimeMs: l.blockTimeMs + 50_000 })),
+    );
+    const both = calibrate([a, b]);
+    expect(both.latencyFrom).toEqual({ slot: 4, 'block-time': 0, 'decision-log': 0 });
+  });
+
+  it('uses the slot time given (--slot-ms): the same landings at 500 ms slots', async () => {
+    // slot s starts at 250 + 500 s: slots 1..3 start at 750, 1250 and 1750 (block times 0, 1000 and 1000)
+    const path = await landedJournal('slot-500.sqlite', [
+      { id: 'int_F1', createdAt: 0, slot: 1, blockTimeMs: 0 },
+      { id: 'int_F2', createdAt: 0, slot: 2, blockTimeMs: 1_000 },
+      { id: 'int_F3', createdAt: 0, slot: 3, blockTimeMs: 1_000 },
+    ]);
+    const f = calibrate([path], 500);
+    // anchor intervals: [-500, 500), [0, 1000), [-500, 500) -> [0, 500): anchor 250, within 250 ms
+    expect(f.latencyMs).toEqual([750, 1_250, 1_750]);
+    expect(f.slotUncertaintyMs).toBe(250);
   });
 
   it('gives the 95 % Wilson interval of a rate (hand-computed: 1 of 5 is 3.62 % to 62.45 %)', () => {

@@ -1,8 +1,8 @@
 /**
  * `chainpilot download` against the embedded simulator's REST history: a download of a simulated
  * window holds the frames a recording of the same window holds (every price, curve-milestone and
- * graduation frame, with the same values), and a backtest of it agrees with a backtest of the
- * recording; 429 answers are waited out (Retry-After) without changing a byte; an interrupted
+ * graduation frame, with the same values; the safety shares rebuilt from the swaps), and a backtest
+ * of it agrees with a backtest of the recording; 429 answers are waited out (Retry-After) without changing a byte; an interrupted
  * download resumes to the same bytes as an uninterrupted one.
  */
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,7 +73,18 @@ describe('chainpilot download', () => {
   it("holds every price, curve-milestone and graduation frame a recording of the same window holds, with the same values, within a second, and most seconds' last holder count", () => {
     const rec = readRecording(join(dir, 'rec'));
     const dl = readRecording(join(dir, 'dl'));
-    expect(dl.files[0]!.header).toMatchObject({ source: 'download', origin: 'download', clock: 'simulator', absent: expect.arrayContaining(['top10:*']) });
+    expect(dl.files[0]!.header).toMatchObject({
+      source: 'download',
+      origin: 'download',
+      clock: 'simulator',
+      absent: expect.arrayContaining(['latest', 'dca:*']),
+    });
+    // the safety rooms are rebuilt from the swaps' wallets and identities, not marked absent
+    const header = dl.files[0]!.header;
+    for (const family of ['top10', 'bundlers', 'dev_holding', 'sniper', 'insider']) {
+      expect(header.absent!.filter((p) => p.startsWith(`${family}:`))).toEqual([]);
+      expect(header.covered!.filter((p) => p.startsWith(`${family}:`)).length).toBeGreaterThan(10);
+    }
     const byId = new Map<string, { t: number; f: Frame }>();
     for (const l of dl.lines) if (l.kind === 'frame') byId.set(identity(l.frame as Frame) ?? '', { t: l.t, f: l.frame as Frame });
     const counts: Record<string, { recorded: number; matched: number }> = {};
@@ -117,6 +128,47 @@ describe('chainpilot download', () => {
     expect(seen / lastOfSecond.size).toBeGreaterThanOrEqual(0.75);
   });
 
+  it('rebuilds the top-10, bundler, sniper and dev-holding shares the recording holds: most recorded values within a point, at the same time (within a second)', () => {
+    const rec = readRecording(join(dir, 'rec-shipped'));
+    const dl = readRecording(join(dir, 'dl'));
+    const FIELD: Record<string, string> = {
+      top10: 'totalPercentage',
+      bundlers: 'totalBundlerPercentage',
+      sniper: 'totalSniperPercentage',
+      insider: 'totalInsiderPercentage',
+      dev_holding: 'percentage',
+    };
+    const figure = (room: string, d: Record<string, unknown>): number | undefined => {
+      const field = FIELD[room.slice(0, room.indexOf(':'))];
+      const v = field === undefined ? undefined : d[field];
+      return typeof v === 'number' ? v : undefined;
+    };
+    const downloaded = new Map<string, { t: number; v: number }[]>();
+    for (const l of dl.lines) {
+      const f = l.kind === 'frame' ? (l.frame as { room: string; data: Record<string, unknown> }) : undefined;
+      const v = f && figure(f.room, f.data);
+      if (f && v !== undefined) downloaded.set(f.room, [...(downloaded.get(f.room) ?? []), { t: l.t, v }]);
+    }
+    const byFamily: Record<string, { recorded: number; exact: number; withinPoint: number }> = {};
+    for (const l of rec.lines) {
+      const f = l.kind === 'frame' ? (l.frame as { room?: string; data: Record<string, unknown> } | undefined) : undefined;
+      const v = f?.room ? figure(f.room, f.data) : undefined;
+      if (!f?.room || v === undefined) continue;
+      const c = (byFamily[f.room.slice(0, f.room.indexOf(':'))] ??= { recorded: 0, exact: 0, withinPoint: 0 });
+      c.recorded++;
+      // the frame the recording delivered at l.t was published by the swap of its timestamp, at most a second before
+      const near = (downloaded.get(f.room) ?? []).filter((d) => d.t <= l.t && l.t - d.t <= 1_000).map((d) => Math.abs(d.v - v));
+      if (near.some((d) => d < 0.005)) c.exact++;
+      if (near.some((d) => d <= 1)) c.withinPoint++;
+    }
+    if (process.env['DL_MEASURE']) console.log(byFamily);
+    expect(Object.keys(byFamily).sort()).toEqual(['bundlers', 'dev_holding', 'sniper', 'top10']);
+    // measured (seed 5, 20 min): top10 141 of 160 within a point (24 to the hundredth), bundlers 11 of 14, sniper 7 of 10,
+    // dev_holding 17 of 19. Not exact: a wallet's balance summed from its swap rows differs from the simulator's by a
+    // small amount per wallet (not diagnosed; docs/backtesting.md, "What a download holds").
+    for (const c of Object.values(byFamily)) expect(c.withinPoint / c.recorded).toBeGreaterThanOrEqual(0.65);
+  });
+
   it('backtests to decisions that agree with a backtest of the recording, and names the safety rooms it cannot hold', async () => {
     /** Share of the recording backtest's intents (strategy, token, side) that the download's backtest has too, and both counts. */
     const agreement = async (
@@ -136,23 +188,22 @@ describe('chainpilot download', () => {
           left.set(k, n - 1);
         }
       }
-      return { share: matched / intents(a).length, recorded: intents(a).length, downloaded: intents(b).length, b };
+      const out = { share: matched / intents(a).length, recorded: intents(a).length, downloaded: intents(b).length, b };
+      if (process.env['DL_MEASURE']) console.log(rec, matched, out.recorded, out.downloaded);
+      return out;
     };
     // measured: 118 of 133 (89 %); the download's backtest has 140 intents
     const { share, recorded, b } = await agreement(open, 'rec');
     expect(recorded).toBeGreaterThan(50);
     expect(share).toBeGreaterThanOrEqual(0.85);
-    // the shipped deployment also filters on top-10, bundler, sniper and dev shares, which a download cannot rebuild: measured 64 of 89 (72 %), 134 intents
+    // the shipped deployment also filters on top-10, bundler, sniper and dev shares, rebuilt from the swaps'
+    // wallets and identities: measured @@SHIPPED@@ (before they were rebuilt: 64 of 89, 72 %, and 134 intents)
     const s = await agreement(shipped, 'rec-shipped');
-    expect(s.share).toBeGreaterThanOrEqual(0.6);
-    expect(s.downloaded).toBeGreaterThan(s.recorded);
-    // holders are rebuilt from the holder chart; the other safety rooms are named
-    expect(b.report.run.silentRooms!.kinds.map((k) => [k.kind, k.why])).toEqual([
-      ['bundlers:*', 'absent'],
-      ['dev_holding:*', 'absent'],
-      ['sniper:*', 'absent'],
-      ['top10:*', 'absent'],
-    ]);
+    expect(s.share).toBeGreaterThanOrEqual(0.85);
+    expect(s.downloaded / s.recorded).toBeLessThan(1.15);
+    // holders are rebuilt from the holder chart, the other safety rooms from the swaps: none joined blind
+    expect(b.report.run.silentRooms!.kinds.map((k) => [k.kind, k.why])).toEqual([]);
+    expect(s.b.report.run.silentRooms!.kinds.map((k) => [k.kind, k.why])).toEqual([]);
   }, 120_000);
 
   it('waits out 429 answers (Retry-After) and writes the same bytes as a download that met none', async () => {

@@ -1,4 +1,4 @@
-/** `chainpilot calibrate JOURNAL_OR_DECISION_LOG... [--out FILE] [--against REPORT.json... [--used-extra-bps N] [--pool-fee-bps N]]`: fits `paper.model` from live runs. */
+/** `chainpilot calibrate JOURNAL_OR_DECISION_LOG... [--out FILE] [--slot-ms N] [--against REPORT.json... [--used-extra-bps N] [--pool-fee-bps N]]`: fits `paper.model` from live runs. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { isChainpilotError } from '../../core/errors.js';
 
@@ -8,6 +8,15 @@ export function registerCalibrate(program: Command): void {
     .description("fit the paper fill model (paper.model) from live runs' decision logs or journals, with the fit's uncertainty")
     .argument('<files...>', 'live decision logs (.jsonl) or journals (SQLite, store.path of a live run)')
     .option('--out <file>', 'write the paper.model block (YAML) here as well as to stdout')
+    .option(
+      '--slot-ms <n>',
+      "the chain's slot time in ms (default 400, the simulator's and Solana's): a journal's landing slots give each latency to the slot's start",
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 50 || n > 5_000) throw new InvalidArgumentError('an integer from 50 to 5000 (ms)');
+        return n;
+      },
+    )
     .option(
       '--against <report...>',
       "second stage: report.json of backtests of these live runs' recordings, run with --verify-against; adds the fitted extraSlippageBps to the block",
@@ -26,14 +35,14 @@ export function registerCalibrate(program: Command): void {
         return n;
       },
     )
-    .action(async (files: string[], opts: { out?: string; against?: string[]; usedExtraBps?: number; poolFeeBps?: number }) => {
+    .action(async (files: string[], opts: { out?: string; slotMs?: number; against?: string[]; usedExtraBps?: number; poolFeeBps?: number }) => {
       const [{ calibrate, modelBlockYaml, secondStage }, { writeFileSync }] = await Promise.all([
         import('../../research/calibrate/calibrate.js'),
         import('node:fs'),
       ]);
       try {
         const stage2 = opts.against ? secondStage(opts.against, opts.usedExtraBps ?? 50, opts.poolFeeBps) : undefined;
-        const yaml = modelBlockYaml(calibrate(files), stage2);
+        const yaml = modelBlockYaml(calibrate(files, opts.slotMs), stage2);
         process.stdout.write(yaml);
         if (opts.out) {
           writeFileSync(opts.out, yaml);

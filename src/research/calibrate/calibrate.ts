@@ -6,6 +6,10 @@
  * rails (spend caps) are not failures: paper applies the same rails itself. A journal and the
  * decision log of one run give the same counts (a journal's DENIED rows are the log's refusals).
  *
+ * Latency, decision to landing: from a journal that records each landing's slot (`landed_slot`), the
+ * start of that slot on the chain's slot clock (slot-clock.ts: 400 ms resolution on the simulator's
+ * ledger), else the block time (whole seconds); from a decision log, when the engine heard of the fill.
+ *
  * The fit, with its uncertainty: the latencies themselves (at most {@link MAX_LATENCIES}, evenly
  * spaced quantiles when there are more) with their 10/50/90th percentiles; the median fee and rent;
  * each failure rate with its 95 % Wilson interval.
@@ -15,12 +19,18 @@ import Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/index.js';
 import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 import { isSlippageRefusal } from './slippage-refusal.js';
+import { DEFAULT_SLOT_MS, fitSlotClock, type SlotClock } from './slot-clock.js';
+
+/** Where a fill's latency came from. */
+export type LatencySource = 'slot' | 'block-time' | 'decision-log';
 
 /** One intent live sent on its way (past the rails). */
 export interface LiveOutcome {
   /** `slippage`: the price moved past the intent's slippage (refused at simulation or failed on chain); the fill model decides those itself. */
   readonly outcome: 'filled' | 'slippage' | 'simulation' | 'on-chain' | 'other';
   readonly latencyMs: number | undefined;
+  /** Where a fill's latency came from: its landing slot, its block time (whole seconds), or the decision log's fill line. */
+  readonly latencyFrom?: LatencySource;
   readonly feeLamports: bigint;
   readonly rentLamports: bigint;
 }
@@ -40,6 +50,12 @@ export interface CalibrationFit {
   readonly fills: number;
   readonly latencyMs: readonly number[];
   readonly latencyQuantilesMs: { readonly p10: number; readonly p50: number; readonly p90: number } | undefined;
+  /** How many fills' latency came from each source. */
+  readonly latencyFrom: Readonly<Record<LatencySource, number>>;
+  /** The resolution of the fitted latencies, in words (for the YAML comment and the bench). */
+  readonly latencyResolution: string;
+  /** The widest uncertainty of a slot clock used (ms), when any fill's latency came from its slot. */
+  readonly slotUncertaintyMs: number | undefined;
   readonly feeLamports: bigint;
   readonly feeRangeLamports: readonly [bigint, bigint] | undefined;
   readonly rentLamports: bigint;
@@ -79,6 +95,7 @@ export function outcomesOfDecisionLog(text: string): LiveOutcome[] {
       out.push({
         outcome: 'filled',
         latencyMs: at === undefined ? undefined : e.at - at,
+        latencyFrom: 'decision-log',
         feeLamports: BigInt(e.feeLamports),
         rentLamports: BigInt(e.rentLamports ?? '0'),
       });
@@ -97,24 +114,31 @@ interface JournalRow {
   reason: string | null;
   fill_json: string | null;
   fee_lamports: string | null;
+  landed_slot: number | null;
 }
 
-/** The outcomes of a live journal (SQLite), read only. */
-export function outcomesOfJournal(path: string): LiveOutcome[] {
+interface LandedRow {
+  readonly createdAt: number | undefined;
+  readonly slot: number | null;
+  readonly fill: { readonly filledAt: number; readonly feeLamports: string; readonly rentLamports?: string };
+}
+
+/** The outcomes of a live journal (SQLite), read only, and the slot clock its landings fit (if any). */
+export function readJournal(path: string, slotMs = DEFAULT_SLOT_MS): { outcomes: LiveOutcome[]; slotClock: SlotClock | undefined } {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare<[], JournalRow>('SELECT intent_json, state, code, reason, fill_json, fee_lamports FROM intents WHERE done = 1').all();
+    // `landed_slot` (the landing slot) is in journals written since it was added; older ones read without it.
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(intents)').all();
+    const slotColumn = columns.some((c) => c.name === 'landed_slot') ? 'landed_slot' : 'NULL AS landed_slot';
+    const rows = db
+      .prepare<[], JournalRow>(`SELECT intent_json, state, code, reason, fill_json, fee_lamports, ${slotColumn} FROM intents WHERE done = 1`)
+      .all();
+    const landed: LandedRow[] = [];
     const out: LiveOutcome[] = [];
     for (const r of rows) {
       const createdAt = (JSON.parse(r.intent_json) as { createdAt?: number }).createdAt;
       if (r.state === 'LANDED' && r.fill_json !== null) {
-        const f = JSON.parse(r.fill_json) as { filledAt: number; feeLamports: string; rentLamports?: string };
-        out.push({
-          outcome: 'filled',
-          latencyMs: createdAt === undefined ? undefined : f.filledAt - createdAt,
-          feeLamports: BigInt(f.feeLamports),
-          rentLamports: BigInt(f.rentLamports ?? '0'),
-        });
+        landed.push({ createdAt, slot: r.landed_slot, fill: JSON.parse(r.fill_json) as LandedRow['fill'] });
         continue;
       }
       // DENIED is how inspection refusals (simulation, output, outflow) are journaled, as the decision
@@ -122,10 +146,30 @@ export function outcomesOfJournal(path: string): LiveOutcome[] {
       const kind = classify(r.code, r.state === 'FAILED_ON_CHAIN' ? 'failed' : r.state === 'EXPIRED' ? 'expired' : 'rejected', r.reason);
       if (kind) out.push({ outcome: kind, latencyMs: undefined, feeLamports: BigInt(r.fee_lamports ?? '0'), rentLamports: 0n });
     }
-    return out;
+    // A fill's filledAt is its block time (whole seconds); with the landing slots, the slot clock gives the slot's start.
+    const slotClock = fitSlotClock(
+      landed.flatMap((l) => (l.slot === null ? [] : [{ slot: l.slot, blockTimeMs: l.fill.filledAt }])),
+      slotMs,
+    );
+    for (const l of landed) {
+      const landedAt = slotClock !== undefined && l.slot !== null ? slotClock.timeOf(l.slot) : undefined;
+      out.push({
+        outcome: 'filled',
+        latencyMs: l.createdAt === undefined ? undefined : (landedAt ?? l.fill.filledAt) - l.createdAt,
+        latencyFrom: landedAt === undefined ? 'block-time' : 'slot',
+        feeLamports: BigInt(l.fill.feeLamports),
+        rentLamports: BigInt(l.fill.rentLamports ?? '0'),
+      });
+    }
+    return { outcomes: out, slotClock };
   } finally {
     db.close();
   }
+}
+
+/** The outcomes of a live journal (SQLite), read only. */
+export function outcomesOfJournal(path: string, slotMs = DEFAULT_SLOT_MS): LiveOutcome[] {
+  return readJournal(path, slotMs).outcomes;
 }
 
 /** 95 % Wilson score interval of `k` events in `n` trials. */
@@ -147,8 +191,10 @@ const medianBig = (xs: readonly bigint[]): bigint => {
 const nearestRank = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 
 /** Fits the model from the outcomes of live runs. */
-export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly string[]): CalibrationFit {
+export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly string[], slotUncertaintyMs?: number): CalibrationFit {
   const fills = outcomes.filter((o) => o.outcome === 'filled');
+  const latencyFrom: Record<LatencySource, number> = { slot: 0, 'block-time': 0, 'decision-log': 0 };
+  for (const f of fills) if (f.latencyMs !== undefined && f.latencyFrom !== undefined) latencyFrom[f.latencyFrom]++;
   const lat = fills.flatMap((f) => (f.latencyMs === undefined ? [] : [Math.max(0, f.latencyMs)])).sort((a, b) => a - b);
   const kept = lat.length <= MAX_LATENCIES ? lat : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(lat, (i + 0.5) / MAX_LATENCIES));
   const fees = fills.map((f) => f.feeLamports).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -161,6 +207,9 @@ export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly str
     fills: fills.length,
     latencyMs: kept,
     latencyQuantilesMs: lat.length ? { p10: nearestRank(lat, 0.1), p50: nearestRank(lat, 0.5), p90: nearestRank(lat, 0.9) } : undefined,
+    latencyFrom,
+    latencyResolution: resolutionOf(latencyFrom, slotUncertaintyMs),
+    slotUncertaintyMs: latencyFrom.slot > 0 ? slotUncertaintyMs : undefined,
     feeLamports: medianBig(fees),
     feeRangeLamports: fees.length ? [fees[0]!, fees[fees.length - 1]!] : undefined,
     rentLamports: medianBig(rents),
@@ -172,11 +221,21 @@ export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly str
   };
 }
 
-/** Reads every source (decision logs and journals) and fits the model. */
-export function calibrate(paths: readonly string[]): CalibrationFit {
+/** The latencies' resolution in words: how many came from slots (and to within what), block times, decision logs. */
+function resolutionOf(from: Readonly<Record<LatencySource, number>>, slotUncertaintyMs: number | undefined): string {
+  const parts: string[] = [];
+  if (from.slot > 0) parts.push(`${from.slot} from landing slots (slot start, known to within ${slotUncertaintyMs ?? '?'} ms)`);
+  if (from['block-time'] > 0) parts.push(`${from['block-time']} from block times (whole seconds: no landing slot, or slots not evenly spaced)`);
+  if (from['decision-log'] > 0) parts.push(`${from['decision-log']} from decision logs (when the engine heard of the fill)`);
+  return parts.length > 0 ? parts.join('; ') : 'no latency';
+}
+
+/** Reads every source (decision logs and journals) and fits the model; `slotMs`: the chain's slot time (each journal's slot clock). */
+export function calibrate(paths: readonly string[], slotMs = DEFAULT_SLOT_MS): CalibrationFit {
   if (paths.length === 0)
     throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', 'calibrate: give at least one live decision log or journal', { retry: 'not_retryable' });
   const outcomes: LiveOutcome[] = [];
+  let slotUncertaintyMs: number | undefined;
   for (const p of paths) {
     let text: Buffer;
     try {
@@ -187,9 +246,14 @@ export function calibrate(paths: readonly string[]): CalibrationFit {
       });
     }
     const sqlite = text.subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
-    outcomes.push(...(sqlite ? outcomesOfJournal(p) : outcomesOfDecisionLog(text.toString('utf8'))));
+    if (sqlite) {
+      // each journal is its own chain (a rehearsal's ledger starts at slot 1): its own slot clock
+      const j = readJournal(p, slotMs);
+      outcomes.push(...j.outcomes);
+      if (j.slotClock) slotUncertaintyMs = Math.max(slotUncertaintyMs ?? 0, j.slotClock.uncertaintyMs);
+    } else outcomes.push(...outcomesOfDecisionLog(text.toString('utf8')));
   }
-  const fit = fitModel(outcomes, paths);
+  const fit = fitModel(outcomes, paths, slotUncertaintyMs);
   if (fit.fills === 0)
     throw new ChainpilotError(
       'BACKTEST_NO_LIVE_DATA',
@@ -301,6 +365,7 @@ export function modelBlockYaml(f: CalibrationFit, stage2?: SecondStage): string 
     'paper:',
     '  model:',
     `    # ${f.latencyMs.length} latencies${q ? `; p10 ${q.p10} ms, median ${q.p50} ms, p90 ${q.p90} ms` : ''}, each fill draws one with the run's seed`,
+    `    # latency, decision to landing: ${f.latencyResolution}`,
     `    latencyMs: [${f.latencyMs.join(', ')}]`,
     `    feeLamports: ${f.feeLamports}   # median of ${f.fills} fills${f.feeRangeLamports ? ` (min ${f.feeRangeLamports[0]}, max ${f.feeRangeLamports[1]})` : ''}`,
     `    rentLamports: ${f.rentLamports}   # median rent of ${f.rentBuys} buys that opened a token account`,

@@ -15,7 +15,8 @@
  * or search): one `graduated` frame `{token, pools, graduationTx, graduationTime}`. From the holder
  * chart (`/holders/chart`, a count per interval): `holders:{mint}` frames, at the end of each
  * interval the count changed in; a chart cut at its 1000 points leaves the token's `holders` room
- * marked absent.
+ * marked absent. From the swaps' wallets: `dev_holding:{mint}`, `bundlers:{mint}`, `top10:{mint}`, and
+ * `sniper:{mint}` and `insider:{mint}` where the rows' identities name roles (rebuild-safety.ts).
  *
  * Derivations (exact when the history is complete from the pool's creation; the download pages it
  * from the oldest row):
@@ -27,6 +28,7 @@
  *   an assumption about the venue); a milestone fires when progress first reaches a whole percent.
  */
 import { fromRaw, toRaw } from '../../core/index.js';
+import { safetyFrames, safetyRoomsOf } from './rebuild-safety.js';
 
 /** The SOL mint (wrapped SOL), as the stream names the SOL side of a swap. */
 export const SOL_MINT = 'So11111111111111111111111111111111111111112';
@@ -50,6 +52,8 @@ export interface TokenInfo {
   readonly graduationTx?: string | null | undefined;
   /** The holder chart (`/holders/chart`): holder count at the end of each second (Unix seconds) it changed in. */
   readonly holders?: readonly { readonly time: number; readonly holders: number }[] | undefined;
+  /** True when the token's history names its wallets' roles (`identity.roles`): its sniper and insider rooms are rebuilt. */
+  readonly rolesNamed?: boolean | undefined;
 }
 
 /** One rebuilt frame: its time, room and payload. */
@@ -192,6 +196,8 @@ export function rebuildFrames(info: TokenInfo, rows: readonly Row[], fromMs: num
     }
   }
   frames.push(...holderFrames(info, fromMs, toMs));
+  // dev holding, bundlers and top 10 from the same rows' wallets (rebuild-safety.ts)
+  frames.push(...safetyFrames(info, rows, fromMs, toMs));
   if (info.graduationTime !== undefined && inWindow(info.graduationTime)) {
     const data = { token: info.token, pools: info.pools, graduationTx: info.graduationTx ?? null, graduationTime: info.graduationTime };
     // after every row of the same time: the graduation follows the trade that completed the curve
@@ -245,15 +251,24 @@ export function holderPoints(answer: unknown): { time: number; holders: number }
 export const HOLDER_CHART_MAX_POINTS = 1000;
 
 /** Room patterns a download rebuilds whole for a token (the header's `covered`); `holders` when its chart is whole. */
-export function coveredRooms(info: Pick<TokenInfo, 'mint' | 'holders'>): string[] {
+export function coveredRooms(info: Pick<TokenInfo, 'mint' | 'holders' | 'token' | 'pools' | 'rolesNamed'>): string[] {
   const mint = info.mint;
   const holders = info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [`holders:${mint}`] : [];
-  return [`price:token:${mint}`, `transaction:${mint}`, `transaction:${mint}:*`, `liquidity:${mint}`, `liquidity:${mint}:*`, ...holders];
+  return [
+    `price:token:${mint}`,
+    `transaction:${mint}`,
+    `transaction:${mint}:*`,
+    `liquidity:${mint}`,
+    `liquidity:${mint}:*`,
+    ...holders,
+    ...safetyRoomsOf(info).covered,
+  ];
 }
 
-/** Rooms of a token a download could not rebuild whole (its holder chart is missing or cut at 1000 points). */
-export function absentRoomsOf(info: Pick<TokenInfo, 'mint' | 'holders'>): string[] {
-  return info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [] : [`holders:${info.mint}`];
+/** Rooms of a token a download could not rebuild whole: its holder chart missing or cut at 1000 points, its dev holding without a known deployer, its sniper and insider rooms when no row names roles. */
+export function absentRoomsOf(info: Pick<TokenInfo, 'mint' | 'holders' | 'token' | 'pools' | 'rolesNamed'>): string[] {
+  const holders = info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [] : [`holders:${info.mint}`];
+  return [...holders, ...safetyRoomsOf(info).absent];
 }
 
 /** Room patterns REST history cannot rebuild (the header's `absent`): the backtest names them when joined. */
@@ -261,11 +276,6 @@ export const ABSENT_ROOMS: readonly string[] = [
   'latest',
   'graduating',
   'graduating:*:*',
-  'top10:*',
-  'bundlers:*',
-  'sniper:*',
-  'insider:*',
-  'dev_holding:*',
   'token:*',
   'price:aggregated:*',
   'stats:token:*:total',

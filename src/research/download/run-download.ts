@@ -2,7 +2,7 @@
  * `chainpilot download`: builds a recording from the service's REST history for a time window and
  * a token selection (explicit mints, and/or discovery lists with a cap), through the typed data API
  * client. Per token: its record (name, symbol, decimals, pools), its graduation time (search), and
- * its whole trade and liquidity history (`events=all`, oldest first, 500 a page, the opaque cursor
+ * its whole trade and liquidity history (`events=all` with each wallet's identity, oldest first, 500 a page, the opaque cursor
  * sent back unchanged) up to the window's end. Requests are paced and 429s slow the pace (see
  * request-pacer.ts); every page is kept on disk as it arrives, so an interrupted download resumes
  * (download-state.ts). The frames are then rebuilt (rebuild-frames.ts) and written in the format
@@ -20,6 +20,7 @@ import { createRecordingWriter } from '../replay/recording-writer.js';
 import { chainpilotVersion } from '../record/version.js';
 import { openDownloadState, type DownloadState } from './download-state.js';
 import { ABSENT_ROOMS, absentRoomsOf, coveredRooms, holderPoints, rebuildFrames, type TokenInfo } from './rebuild-frames.js';
+import { historyNamesRoles } from './rebuild-safety.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
 import { selectTokens, type DiscoveryList } from './select-tokens.js';
 
@@ -90,7 +91,7 @@ const compactIso = (ms: number): string =>
 function optionsKey(o: DownloadOptions): string {
   const source = o.sourceId ?? new URL(o.baseUrl).host;
   return createHash('sha256')
-    .update(JSON.stringify({ source, from: o.fromMs, to: o.toMs, mints: o.mints ?? [], lists: o.lists ?? [], max: o.maxTokens ?? 100 }))
+    .update(JSON.stringify({ source, from: o.fromMs, to: o.toMs, mints: o.mints ?? [], lists: o.lists ?? [], max: o.maxTokens ?? 100, enrich: 'identity' }))
     .digest('hex');
 }
 
@@ -123,7 +124,10 @@ async function fetchHistory(api: DataApiClient, pacer: RequestPacer, state: Down
     const p = state.data().progress[mint];
     if (p?.done) return;
     const page = await pacer.run(`page ${(p?.pages ?? 0) + 1} of the history of ${mint}`, () =>
-      api.getTradesPage({ token: mint }, { events: 'all', sortDirection: 'ASC', limit: PAGE_LIMIT, ...(p?.cursor !== undefined ? { cursor: p.cursor } : {}) }),
+      api.getTradesPage(
+        { token: mint },
+        { events: 'all', enrich: 'identity', sortDirection: 'ASC', limit: PAGE_LIMIT, ...(p?.cursor !== undefined ? { cursor: p.cursor } : {}) },
+      ),
     );
     const last = page.trades.at(-1) as { time?: unknown } | undefined;
     const pastWindow = typeof last?.time === 'number' && last.time > toMs;
@@ -190,7 +194,7 @@ export async function runDownload(o: DownloadOptions): Promise<DownloadResult> {
     });
     const { files, frames } = await writeDownloadRecording(
       o,
-      tokens.map((m) => state.token(m)!),
+      tokens.map((m) => ({ ...state.token(m)!, rolesNamed: historyNamesRoles(state.rows(m) as Readonly<Record<string, unknown>>[]) })),
       frameFiles,
     );
     state.remove();
