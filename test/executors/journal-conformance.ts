@@ -90,6 +90,43 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       expect((await j.get('a'))?.reported).toBe(true);
     });
 
+    it('keeps the slot each landing landed in (LANDED and FAILED_ON_CHAIN) across a reopen, and none for an expiry or an unknown slot', async () => {
+      const fill = (id: string, sig: string) => ({
+        intentId: id,
+        side: 'buy' as const,
+        mint: 'm',
+        decimals: 6,
+        solAmount: 1n as Lamports,
+        tokenAmount: 2n as RawAmount,
+        feeLamports: 5_000n as Lamports,
+        price: '0.5',
+        filledAt: 9 as UnixMs,
+        signature: sig,
+      });
+      for (const id of ['l', 'f', 'e', 'u']) {
+        await j.create(intent(id), spend, 1);
+        await j.recordSigned(id, attempt(`${id}-1`), 2);
+      }
+      await j.resolve('l', { state: 'LANDED', signature: 'l-1', fill: fill('l', 'l-1'), landedSlot: 312_456_789 }, 3);
+      await j.resolve(
+        'f',
+        { state: 'FAILED_ON_CHAIN', signature: 'f-1', code: 'LIVE_FAILED_ON_CHAIN', reason: 'r', feeLamports: lamports(5_000n), landedSlot: 312_456_790 },
+        3,
+      );
+      await j.resolve('e', { state: 'EXPIRED', signature: 'e-1', final: true }, 3);
+      await j.resolve('u', { state: 'LANDED', signature: 'u-1', fill: fill('u', 'u-1') }, 3);
+      await j.close();
+      j = await b.reopen();
+      expect((await j.get('l'))?.landedSlot).toBe(312_456_789);
+      expect((await j.get('f'))?.landedSlot).toBe(312_456_790);
+      expect(await j.get('e')).not.toHaveProperty('landedSlot');
+      expect(await j.get('u')).not.toHaveProperty('landedSlot');
+      expect((await j.landed()).map((r) => [r.intent.id, r.landedSlot])).toEqual([
+        ['l', 312_456_789],
+        ['u', undefined],
+      ]);
+    });
+
     it('lists unresolved intents oldest first, and keeps a re-sent SENT intent SENT', async () => {
       await j.create(intent('late'), spend, 5);
       await j.create(intent('early'), spend, 2);

@@ -56,6 +56,12 @@ export interface IntentRecord {
   readonly fill?: Fill;
   /** Fee paid by a transaction that failed on chain. */
   readonly feeLamports?: Lamports;
+  /**
+   * Slot the deciding transaction landed in (LANDED or FAILED_ON_CHAIN), as the chain's
+   * `getSignatureStatuses` reported it; absent in rows written before it was recorded. Latency
+   * fits read it (400 ms resolution), not the block time (whole seconds).
+   */
+  readonly landedSlot?: number;
   /** True once the terminal outcome was handed to the sink. */
   readonly reported: boolean;
   readonly updatedAt: number;
@@ -74,9 +80,17 @@ export interface NewAttempt {
   readonly slippageBps: number;
 }
 
+/** How an attempt settled. `landedSlot`: the slot its transaction landed in, from the status read that decided it. */
 export type Resolution =
-  | { readonly state: 'LANDED'; readonly signature: string; readonly fill: Fill }
-  | { readonly state: 'FAILED_ON_CHAIN'; readonly signature: string; readonly code: string; readonly reason: string; readonly feeLamports: Lamports }
+  | { readonly state: 'LANDED'; readonly signature: string; readonly fill: Fill; readonly landedSlot?: number }
+  | {
+      readonly state: 'FAILED_ON_CHAIN';
+      readonly signature: string;
+      readonly code: string;
+      readonly reason: string;
+      readonly feeLamports: Lamports;
+      readonly landedSlot?: number;
+    }
   | { readonly state: 'EXPIRED'; readonly signature: string; readonly final: boolean };
 
 export interface IntentJournal {

@@ -111,6 +111,7 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
       ...(h['reason'] === undefined ? {} : { reason: h['reason'] }),
       ...(h['fill'] === undefined ? {} : { fill: decodeFill(h['fill']) }),
       ...(h['fee'] === undefined ? {} : { feeLamports: lamports(BigInt(h['fee'])) }),
+      ...(h['slot'] === undefined ? {} : { landedSlot: Number(h['slot']) }),
       reported: h['reported'] === '1',
       updatedAt: Number(h['updated'] ?? '0'),
     };
@@ -169,8 +170,13 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
       await run('markSent', id, [keys.lease, keys.intent(id)], [id, signature, String(at)]);
     },
     async resolve(id, r, at) {
+      const slot = r.state === 'EXPIRED' || r.landedSlot === undefined ? '' : String(r.landedSlot);
       const extra =
-        r.state === 'LANDED' ? [encodeFill(r.fill)] : r.state === 'FAILED_ON_CHAIN' ? [r.code, r.reason, r.feeLamports.toString()] : [r.final ? '1' : '0'];
+        r.state === 'LANDED'
+          ? [encodeFill(r.fill), slot]
+          : r.state === 'FAILED_ON_CHAIN'
+            ? [r.code, r.reason, r.feeLamports.toString(), slot]
+            : [r.final ? '1' : '0'];
       await run('resolve', id, [keys.lease, keys.intent(id), keys.landed], [id, r.signature, r.state, String(at), ...extra]);
     },
     async deny(id, code, reason, at) {

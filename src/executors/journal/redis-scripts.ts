@@ -124,7 +124,8 @@ return 'OK'
 
 /**
  * KEYS: lease, intent, landed. ARGV: epoch, id, signature, to, at, then by state:
- * LANDED fillJson; FAILED_ON_CHAIN code, reason, feeLamports; EXPIRED final ('1'/'0').
+ * LANDED fillJson, landedSlot; FAILED_ON_CHAIN code, reason, feeLamports, landedSlot; EXPIRED
+ * final ('1'/'0'). A landedSlot of '' (not known) writes no `slot` field.
  */
 export const RESOLVE = `${PRELUDE}
 local f = fence(KEYS[1], ARGV[1]); if f then return f end
@@ -134,9 +135,11 @@ local n, e2 = current(KEYS[2], ARGV[3], ARGV[2]); if e2 then return e2 end
 redis.call('HSET', KEYS[2], 's' .. n, to, 'state', to, 'updated', ARGV[5])
 if to == 'LANDED' then
   redis.call('HSET', KEYS[2], 'done', '1', 'fill', ARGV[6])
+  if ARGV[7] and ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'slot', ARGV[7]) end
   redis.call('RPUSH', KEYS[3], ARGV[2])
 elseif to == 'FAILED_ON_CHAIN' then
   redis.call('HSET', KEYS[2], 'done', '1', 'code', ARGV[6], 'reason', ARGV[7], 'fee', ARGV[8])
+  if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[2], 'slot', ARGV[9]) end
 else
   redis.call('HSET', KEYS[2], 'done', ARGV[6])
 end

@@ -100,8 +100,8 @@ export function sqliteTransitions(db: Database.Database, q: JournalStatements, r
     expect(id, r.state);
     currentAttempt(id, r.signature);
     q.setAttempt.run(r.state, at, id, r.signature);
-    if (r.state === 'LANDED') q.land.run(encodeFill(r.fill), at, id);
-    else if (r.state === 'FAILED_ON_CHAIN') q.fail.run(r.code, r.reason, r.feeLamports.toString(), at, id);
+    if (r.state === 'LANDED') q.land.run(encodeFill(r.fill), r.landedSlot ?? null, at, id);
+    else if (r.state === 'FAILED_ON_CHAIN') q.fail.run(r.code, r.reason, r.feeLamports.toString(), r.landedSlot ?? null, at, id);
     else q.setState.run('EXPIRED', r.final ? 1 : 0, at, id);
   });
 
