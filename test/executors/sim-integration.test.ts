@@ -94,9 +94,10 @@ describe('live executor against the simulator ledger', () => {
     expect(buy.rentLamports).toBe(2_039_280n);
     expect(w.sim.market.landed).toHaveLength(1);
     // The journal keeps the slot the ledger put the swap in (from the deciding status read), not a clock reading.
-    const landedIn = await w.sim.connection.getTransaction(buy.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const buyRec = await w.journal.get('sim-1');
+    const landedIn = await w.sim.connection.getTransaction(buyRec!.attempts[0]!.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
     expect(landedIn?.slot).toBeGreaterThan(0);
-    expect((await w.journal.get('sim-1'))?.landedSlot).toBe(landedIn?.slot);
+    expect(buyRec?.landedSlot).toBe(landedIn?.slot);
     await w.executor.submit(intent(w, 2, { side: 'sell', sellRaw: buy.tokenAmount }));
     await runUntil(w, outcome(w, 'sim-2'));
     const sell = fillOf(w, 'sim-2');
