@@ -93,6 +93,11 @@ describe('live executor against the simulator ledger', () => {
     // The rent of the token account the buy opened is part of solAmount and named as rent.
     expect(buy.rentLamports).toBe(2_039_280n);
     expect(w.sim.market.landed).toHaveLength(1);
+    // The journal keeps the slot the ledger put the swap in (from the deciding status read), not a clock reading.
+    const buyRec = await w.journal.get('sim-1');
+    const landedIn = await w.sim.connection.getTransaction(buyRec!.attempts[0]!.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(landedIn?.slot).toBeGreaterThan(0);
+    expect(buyRec?.landedSlot).toBe(landedIn?.slot);
     await w.executor.submit(intent(w, 2, { side: 'sell', sellRaw: buy.tokenAmount }));
     await runUntil(w, outcome(w, 'sim-2'));
     const sell = fillOf(w, 'sim-2');
@@ -132,6 +137,10 @@ describe('live executor against the simulator ledger', () => {
     await runUntil(w, outcome(w, 'sim-1'));
     const r = w.reports.find((x) => x.type === 'failed');
     expect(r?.type === 'failed' && r.feeLamports).toBe(sol0 - (await lamports(w)));
+    const failedRec = await w.journal.get('sim-1');
+    const failedIn = await w.sim.connection.getTransaction(failedRec!.attempts[0]!.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(failedIn?.slot).toBeGreaterThan(0);
+    expect(failedRec?.landedSlot).toBe(failedIn?.slot); // a failed swap landed too: its slot is kept
     const sent = sends(w);
     for (let i = 0; i < 50; i++) w.sim.slots(1);
     await runUntil(w, () => true);

@@ -11,6 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
 import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
 import { migrateSchema, SCHEMA_FILE_VERSION } from '../../src/executors/journal/sqlite-schema.js';
+import { JOURNAL_SCHEMA } from '../../src/executors/journal/sqlite-statements.js';
+import { lamports } from '../../src/core/units.js';
+import { attempt as journalAttempt, intent as journalIntent } from './journal-conformance.js';
 import { openDeploymentStore } from '../../src/runtime/store/deployment-store.js';
 import { tempDir, type TempDir } from '../runtime/helpers.js';
 
@@ -68,19 +71,50 @@ describe('schema versions of the SQLite files', () => {
     } finally {
       await store.close();
     }
-    expect(versions(path)).toEqual({ file: SCHEMA_FILE_VERSION, parts: { store: 1, 'paper-book': 1, journal: 1 } });
+    expect(versions(path)).toEqual({ file: SCHEMA_FILE_VERSION, parts: { store: 1, 'paper-book': 1, journal: 2 } });
   });
 
   it('opens a live journal written by the previous version and still knows its landed intent', async () => {
     const path = copyFixture('journal-v0.db');
     const journal = openSqliteJournal({ path });
     try {
-      expect((await journal.get('l-1'))?.state).toBe('LANDED');
+      const old = await journal.get('l-1');
+      expect(old?.state).toBe('LANDED');
+      expect(old).not.toHaveProperty('landedSlot'); // written before slots were kept: not known, never 0
       expect((await journal.landed()).map((l) => l.fill?.intentId)).toEqual(['l-1']);
     } finally {
       await journal.close();
     }
+    expect(versions(path).parts).toEqual({ journal: 2 });
+  });
+
+  it('adds the landing slot to a version-1 journal (NULL for its rows) and keeps the slots written after', async () => {
+    tmp = tempDir('cp-schema-');
+    const path = join(tmp.dir, 'j1.db');
+    const db = new Database(path);
+    migrateSchema(db, path, { name: 'journal', migrations: JOURNAL_SCHEMA.migrations.slice(0, 1) });
+    db.prepare(
+      "INSERT INTO intents (id, intent_json, state, done, spend_lamports, day, reported, created_at, updated_at) VALUES ('v1', '{}', 'DENIED', 1, '0', '2026-01-01', 1, 1, 1)",
+    ).run();
+    db.close();
     expect(versions(path).parts).toEqual({ journal: 1 });
+    const journal = openSqliteJournal({ path });
+    try {
+      const check = new Database(path, { readonly: true });
+      expect(check.prepare<[], { landed_slot: number | null }>("SELECT landed_slot FROM intents WHERE id = 'v1'").get()).toEqual({ landed_slot: null });
+      check.close();
+      await journal.create(journalIntent('n-1'), { spendLamports: 1n, day: '2026-01-01' }, 2);
+      await journal.recordSigned('n-1', journalAttempt('sig-n1'), 3);
+      await journal.resolve(
+        'n-1',
+        { state: 'FAILED_ON_CHAIN', signature: 'sig-n1', code: 'LIVE_FAILED_ON_CHAIN', reason: 'r', feeLamports: lamports(5_000n), landedSlot: 9_007 },
+        4,
+      );
+      expect((await journal.get('n-1'))?.landedSlot).toBe(9_007);
+    } finally {
+      await journal.close();
+    }
+    expect(versions(path).parts).toEqual({ journal: 2 });
   });
 
   it('refuses a file whose part a newer chainpilot migrated, naming the part and both versions, and writes nothing to it', async () => {
@@ -96,7 +130,7 @@ describe('schema versions of the SQLite files', () => {
       expect(isChainpilotError(e, 'JOURNAL_SCHEMA_NEWER')).toBe(true);
       message = (e as Error).message;
     }
-    expect(message).toMatch(/journal version 3, this version knows 1/);
+    expect(message).toMatch(/journal version 3, this version knows 2/);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 

@@ -56,6 +56,12 @@ export interface IntentRecord {
   readonly fill?: Fill;
   /** Fee paid by a transaction that failed on chain. */
   readonly feeLamports?: Lamports;
+  /**
+   * Slot the deciding transaction landed in (LANDED or FAILED_ON_CHAIN), as the chain's
+   * `getSignatureStatuses` reported it; absent in rows written before it was recorded. Latency
+   * fits read it (400 ms resolution), not the block time (whole seconds).
+   */
+  readonly landedSlot?: number;
   /** True once the terminal outcome was handed to the sink. */
   readonly reported: boolean;
   readonly updatedAt: number;
@@ -74,9 +80,17 @@ export interface NewAttempt {
   readonly slippageBps: number;
 }
 
+/** How an attempt settled. `landedSlot`: the slot its transaction landed in, from the status read that decided it. */
 export type Resolution =
-  | { readonly state: 'LANDED'; readonly signature: string; readonly fill: Fill }
-  | { readonly state: 'FAILED_ON_CHAIN'; readonly signature: string; readonly code: string; readonly reason: string; readonly feeLamports: Lamports }
+  | { readonly state: 'LANDED'; readonly signature: string; readonly fill: Fill; readonly landedSlot?: number }
+  | {
+      readonly state: 'FAILED_ON_CHAIN';
+      readonly signature: string;
+      readonly code: string;
+      readonly reason: string;
+      readonly feeLamports: Lamports;
+      readonly landedSlot?: number;
+    }
   | { readonly state: 'EXPIRED'; readonly signature: string; readonly final: boolean };
 
 export interface IntentJournal {
@@ -88,6 +102,21 @@ export interface IntentJournal {
   create(
     intent: OrderIntent,
     spend: { readonly spendLamports: bigint; readonly day: string; readonly dailyCapLamports?: bigint },
+    at: number,
+  ): Promise<CreateResult>;
+  /**
+   * The decision and its first signed attempt in one write: the row is born SIGNED (NEW is never
+   * written), so the live path writes one transaction between the decision and the first send
+   * (deferred-create.ts; docs/executor.md, "One write before the send"). As `create`: nothing is
+   * written, and `exists` or `over_daily_cap` answered, when the id is journaled already or the day's
+   * spend would pass `dailyCapLamports` (check and insert are one atomic step). As `recordSigned`:
+   * JOURNAL_DUPLICATE_SIGNATURE (nothing written) when the signature is journaled for any intent,
+   * and durable before it returns. Optional: a journal without it gets create, then recordSigned.
+   */
+  createSigned?(
+    intent: OrderIntent,
+    spend: { readonly spendLamports: bigint; readonly day: string; readonly dailyCapLamports?: bigint },
+    attempt: NewAttempt,
     at: number,
   ): Promise<CreateResult>;
   get(id: string): Promise<IntentRecord | undefined>;

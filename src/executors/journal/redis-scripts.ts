@@ -93,6 +93,27 @@ redis.call('HSET', KEYS[4], ARGV[5], total)
 return { 'created' }
 `;
 
+/**
+ * CREATE and RECORD_SIGNED in one script: the row is born SIGNED with its first attempt.
+ * KEYS: lease, intent, open, spent, sigs. ARGV: epoch, id, intentJson, spend, day, cap ('' = none),
+ * at, signature, attemptJson. Returns {'exists'} | {'over', spentToday} | {'created'}; DUP_SIG
+ * (nothing written) when the signature is journaled.
+ */
+export const CREATE_SIGNED = `${PRELUDE}
+local f = fence(KEYS[1], ARGV[1]); if f then return f end
+if redis.call('EXISTS', KEYS[2]) == 1 then return { 'exists' } end
+local spent = redis.call('HGET', KEYS[4], ARGV[5]) or '0'
+local total = add(spent, ARGV[4])
+if ARGV[6] ~= '' and cmp(total, ARGV[6]) > 0 then return { 'over', norm(spent) } end
+if redis.call('HEXISTS', KEYS[5], ARGV[8]) == 1 then return redis.error_reply('DUP_SIG ' .. ARGV[8]) end
+redis.call('HSET', KEYS[2], 'intent', ARGV[3], 'state', 'SIGNED', 'done', '0', 'reported', '0', 'spend', ARGV[4], 'day', ARGV[5],
+  'n', '1', 'cur', ARGV[8], 'a0', ARGV[9], 's0', 'SIGNED', 'created', ARGV[7], 'updated', ARGV[7])
+redis.call('ZADD', KEYS[3], tonumber(ARGV[7]), ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[5], total)
+redis.call('HSET', KEYS[5], ARGV[8], ARGV[2])
+return { 'created' }
+`;
+
 /** KEYS: lease, intent. ARGV: epoch, id, at. */
 export const MARK_BUILT = `${PRELUDE}
 local f = fence(KEYS[1], ARGV[1]); if f then return f end
@@ -124,7 +145,8 @@ return 'OK'
 
 /**
  * KEYS: lease, intent, landed. ARGV: epoch, id, signature, to, at, then by state:
- * LANDED fillJson; FAILED_ON_CHAIN code, reason, feeLamports; EXPIRED final ('1'/'0').
+ * LANDED fillJson, landedSlot; FAILED_ON_CHAIN code, reason, feeLamports, landedSlot; EXPIRED
+ * final ('1'/'0'). A landedSlot of '' (not known) writes no `slot` field.
  */
 export const RESOLVE = `${PRELUDE}
 local f = fence(KEYS[1], ARGV[1]); if f then return f end
@@ -134,9 +156,11 @@ local n, e2 = current(KEYS[2], ARGV[3], ARGV[2]); if e2 then return e2 end
 redis.call('HSET', KEYS[2], 's' .. n, to, 'state', to, 'updated', ARGV[5])
 if to == 'LANDED' then
   redis.call('HSET', KEYS[2], 'done', '1', 'fill', ARGV[6])
+  if ARGV[7] and ARGV[7] ~= '' then redis.call('HSET', KEYS[2], 'slot', ARGV[7]) end
   redis.call('RPUSH', KEYS[3], ARGV[2])
 elseif to == 'FAILED_ON_CHAIN' then
   redis.call('HSET', KEYS[2], 'done', '1', 'code', ARGV[6], 'reason', ARGV[7], 'fee', ARGV[8])
+  if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[2], 'slot', ARGV[9]) end
 else
   redis.call('HSET', KEYS[2], 'done', ARGV[6])
 end

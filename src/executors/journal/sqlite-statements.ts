@@ -47,6 +47,8 @@ CREATE TABLE IF NOT EXISTS attempts (
   PRIMARY KEY (intent_id, n)
 );
 `,
+    // version 2: the slot a LANDED or FAILED_ON_CHAIN intent's transaction landed in (NULL in older rows)
+    'ALTER TABLE intents ADD COLUMN landed_slot INTEGER NULL;',
   ],
 };
 
@@ -61,6 +63,7 @@ export interface IntentRow {
   reason: string | null;
   fill_json: string | null;
   fee_lamports: string | null;
+  landed_slot: number | null;
   reported: number;
   updated_at: number;
 }
@@ -123,8 +126,10 @@ export function prepareJournalStatements(db: Database.Database): JournalStatemen
       'INSERT INTO attempts (intent_id, n, signature, tx_base64, blockhash, expiry_block_height, slippage_bps, state, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     setAttempt: db.prepare('UPDATE attempts SET state = ?, updated_at = ? WHERE intent_id = ? AND signature = ?'),
-    land: db.prepare("UPDATE intents SET state = 'LANDED', done = 1, fill_json = ?, updated_at = ? WHERE id = ?"),
-    fail: db.prepare("UPDATE intents SET state = 'FAILED_ON_CHAIN', done = 1, code = ?, reason = ?, fee_lamports = ?, updated_at = ? WHERE id = ?"),
+    land: db.prepare("UPDATE intents SET state = 'LANDED', done = 1, fill_json = ?, landed_slot = ?, updated_at = ? WHERE id = ?"),
+    fail: db.prepare(
+      "UPDATE intents SET state = 'FAILED_ON_CHAIN', done = 1, code = ?, reason = ?, fee_lamports = ?, landed_slot = ?, updated_at = ? WHERE id = ?",
+    ),
     deny: db.prepare("UPDATE intents SET state = 'DENIED', done = 1, code = ?, reason = ?, updated_at = ? WHERE id = ?"),
     reported: db.prepare('UPDATE intents SET reported = 1, updated_at = ? WHERE id = ?'),
     open: db.prepare<[], IntentRow>('SELECT * FROM intents WHERE done = 0 OR reported = 0 ORDER BY created_at, id'),
@@ -169,6 +174,7 @@ export function createJournalRows(q: JournalStatements): JournalRows {
     ...(row.reason === null ? {} : { reason: row.reason }),
     ...(row.fill_json === null ? {} : { fill: decodeFill(row.fill_json) }),
     ...(row.fee_lamports === null ? {} : { feeLamports: lamports(BigInt(row.fee_lamports)) }),
+    ...(row.landed_slot === null ? {} : { landedSlot: row.landed_slot }),
     reported: row.reported === 1,
     updatedAt: row.updated_at,
   });

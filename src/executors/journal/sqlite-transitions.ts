@@ -13,6 +13,7 @@ import type { AttemptRow, IntentRow, JournalRows, JournalStatements } from './sq
 /** The journal's writes, each atomic; a move the state machine does not allow throws JOURNAL_BAD_TRANSITION (fatal). */
 export interface SqliteTransitions {
   create(intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult;
+  createSigned(intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, a: NewAttempt, at: number): CreateResult;
   markBuilt(id: string, at: number): void;
   recordSigned(id: string, a: NewAttempt, at: number): void;
   markSent(id: string, signature: string, at: number): void;
@@ -68,6 +69,34 @@ export function sqliteTransitions(db: Database.Database, q: JournalStatements, r
     };
   });
 
+  /** create and recordSigned in one transaction: the row is inserted SIGNED with its first attempt (or nothing is written). */
+  const createSigned = db.transaction((intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, a: NewAttempt, at: number): CreateResult => {
+    const existing = q.get.get(intent.id);
+    if (existing) return { kind: 'exists', record: toRecord(existing) };
+    const spent = spentOn(day);
+    if (cap !== undefined && spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
+    if (q.bySignature.get(a.signature)) {
+      throw new ChainpilotError(
+        'JOURNAL_DUPLICATE_SIGNATURE',
+        `signature ${a.signature} is already journaled; rebuild intent ${intent.id} with a newer blockhash`,
+        {
+          retry: 'retryable',
+          context: { intentId: intent.id, signature: a.signature },
+        },
+      );
+    }
+    const json = encodeIntent(intent);
+    q.insert.run(intent.id, json, 'SIGNED', spend.toString(), day, at, at);
+    q.insertAttempt.run(intent.id, 0, a.signature, a.txBase64, a.blockhash, a.expiryBlockHeight, a.slippageBps, 'SIGNED', at);
+    remember(json, storedIntent(intent));
+    q.setDaySpent.run(day, (spent + spend).toString());
+    const attempt = { n: 0, ...a, state: 'SIGNED' as const };
+    return {
+      kind: 'created',
+      record: { intent: storedIntent(intent), state: 'SIGNED', done: false, spendLamports: spend, day, attempts: [attempt], reported: false, updatedAt: at },
+    };
+  });
+
   const markBuilt = db.transaction((id: string, at: number) => {
     expect(id, 'BUILT');
     q.setState.run('BUILT', 0, at, id);
@@ -100,8 +129,8 @@ export function sqliteTransitions(db: Database.Database, q: JournalStatements, r
     expect(id, r.state);
     currentAttempt(id, r.signature);
     q.setAttempt.run(r.state, at, id, r.signature);
-    if (r.state === 'LANDED') q.land.run(encodeFill(r.fill), at, id);
-    else if (r.state === 'FAILED_ON_CHAIN') q.fail.run(r.code, r.reason, r.feeLamports.toString(), at, id);
+    if (r.state === 'LANDED') q.land.run(encodeFill(r.fill), r.landedSlot ?? null, at, id);
+    else if (r.state === 'FAILED_ON_CHAIN') q.fail.run(r.code, r.reason, r.feeLamports.toString(), r.landedSlot ?? null, at, id);
     else q.setState.run('EXPIRED', r.final ? 1 : 0, at, id);
   });
 
@@ -112,5 +141,5 @@ export function sqliteTransitions(db: Database.Database, q: JournalStatements, r
     q.setDaySpent.run(row.day, (spentOn(row.day) - BigInt(row.spend_lamports)).toString()); // a denied intent spends nothing
   });
 
-  return { create, markBuilt, recordSigned, markSent, resolve, deny };
+  return { create, createSigned, markBuilt, recordSigned, markSent, resolve, deny };
 }

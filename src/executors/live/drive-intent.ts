@@ -282,6 +282,9 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     `reading transaction ${attempt.signature}`,
   );
   const at = (tx.blockTime === null ? ctx.clock.now() : tx.blockTime * 1000) as UnixMs;
+  // The slot the status read that decided the outcome reports (getSignatureStatuses' `slot`): the journal keeps it as the landing's slot.
+  // A slot that is not a non-negative integer (a broken node's answer) is not kept.
+  const landedSlot = Number.isSafeInteger(outcome.status.slot) && outcome.status.slot >= 0 ? outcome.status.slot : undefined;
   const now = ctx.clock.now();
   if (outcome.kind === 'failed') {
     const code = 'LIVE_FAILED_ON_CHAIN';
@@ -290,7 +293,7 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     await settle(
       ctx,
       intent.id,
-      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code, reason, feeLamports },
+      { state: 'FAILED_ON_CHAIN', signature: attempt.signature, code, reason, feeLamports, landedSlot },
       { type: 'failed', intentId: intent.id, at: now, code, reason, feeLamports },
     );
   } else {
@@ -298,7 +301,7 @@ async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {
     await settle(
       ctx,
       intent.id,
-      { state: 'LANDED', signature: attempt.signature, fill },
+      { state: 'LANDED', signature: attempt.signature, fill, landedSlot },
       { type: 'filled', intentId: intent.id, at: now, fill, strategyId: intent.strategyId },
     );
   }

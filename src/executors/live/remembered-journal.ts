@@ -65,8 +65,9 @@ export function rememberedJournal(journal: IntentJournal, id: string, memory: Re
 }
 
 function resolved(res: Resolution, attempts: readonly AttemptRecord[]): Partial<IntentRecord> {
-  if (res.state === 'LANDED') return { state: 'LANDED', done: true, fill: res.fill, attempts };
+  const slot = res.state !== 'EXPIRED' && res.landedSlot !== undefined ? { landedSlot: res.landedSlot } : {};
+  if (res.state === 'LANDED') return { state: 'LANDED', done: true, fill: res.fill, attempts, ...slot };
   if (res.state === 'FAILED_ON_CHAIN')
-    return { state: 'FAILED_ON_CHAIN', done: true, code: res.code, reason: res.reason, feeLamports: res.feeLamports, attempts };
+    return { state: 'FAILED_ON_CHAIN', done: true, code: res.code, reason: res.reason, feeLamports: res.feeLamports, attempts, ...slot };
   return { state: 'EXPIRED', done: res.final, attempts };
 }
