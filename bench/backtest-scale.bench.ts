@@ -61,7 +61,16 @@ async function recording(hours: number): Promise<string> {
 }
 
 const linesOf = (files: readonly string[]): number =>
-  files.reduce((n, f) => n + gunzipSync(readFileSync(f)).toString('utf8').split('\n').filter((l) => l.length > 0).length - 1, 0);
+  files.reduce(
+    (n, f) =>
+      n +
+      gunzipSync(readFileSync(f))
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.length > 0).length -
+      1,
+    0,
+  );
 
 const PARSE_ONLY = `
 const { readFileSync } = require('node:fs');

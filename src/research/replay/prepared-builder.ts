@@ -275,8 +275,9 @@ export function createPreparedBuilder(): PreparedBuilder {
           line(K.TEXT, l.t, receivedAt, -1, tree.write(l.text ?? ''), -1);
           return;
         }
-        const plain = typeof frame === 'object' && frame !== null && !Array.isArray(frame) && Object.getPrototypeOf(frame) === Object.prototype;
-        if (plain && frame.type === 'message' && typeof frame.room === 'string' && fastFrame(frame as Record<string, unknown>, l.t, receivedAt)) return;
+        const value: unknown = l.frame;
+        const plain = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+        if (plain && frame?.type === 'message' && typeof frame.room === 'string' && fastFrame(value as Record<string, unknown>, l.t, receivedAt)) return;
         line(K.RAW, l.t, receivedAt, -1, tree.write(l.frame), -1);
         return;
       }

@@ -18,6 +18,7 @@ import { threadId } from 'node:worker_threads';
 import { createPreparedBuilder } from './prepared-builder.js';
 import { openPrepared, PREPARED_BODY_AT, PREPARED_FORMAT, preparedProblem, type Recording } from './prepared-recording.js';
 import { parseRecordLine } from './recording-format.js';
+import { hashAndHead } from './recording-stream.js';
 import { readRecordingFile, recordingPaths, replayOrder, type ParsedRecording, type RecordingFile } from './recording-reader.js';
 
 /** The cache's format is the prepared form's. */
@@ -158,8 +159,8 @@ export function openPreparedCache(
  */
 export function readRecordingPrepared(spec: string | readonly string[], o: PreparedCacheOptions): PreparedRecording {
   const paths = recordingPaths(spec);
-  const raw = paths.map((p) => readFileSync(p));
-  const current = paths.map((path, i) => ({ path, sha256: sha256(raw[i]!) }));
+  // hashed a chunk at a time: on a hit the recording's bytes are never held in memory
+  const current = paths.map((path) => ({ path, sha256: hashAndHead(path).sha256 }));
   const key = preparedCacheKey(
     current.map((c) => c.sha256),
     o.version,
@@ -178,7 +179,7 @@ export function readRecordingPrepared(spec: string | readonly string[], o: Prepa
     rejected = r;
   }
   const out = prepareFiles(
-    paths.map((p, i) => readRecordingFile(p, raw[i])),
+    paths.map((p) => readRecordingFile(p)),
     { key, version: o.version, shared: o.shared ?? false },
   );
   seal(out);

@@ -251,14 +251,19 @@ export function createTreeWriter(): TreeWriter {
   };
   const visit = (v: unknown): void => {
     switch (typeof v) {
-      case 'undefined':
-        return tag(T_UNDEFINED);
-      case 'boolean':
-        return tag(v ? T_TRUE : T_FALSE);
+      case 'undefined': {
+        tag(T_UNDEFINED);
+        return;
+      }
+      case 'boolean': {
+        tag(v ? T_TRUE : T_FALSE);
+        return;
+      }
       case 'number':
         if ((v | 0) === v && !(v === 0 && 1 / v < 0)) {
           tag(T_INT);
-          return int(v);
+          int(v);
+          return;
         }
         tag(T_FLOAT);
         floats.push(v);
@@ -266,12 +271,21 @@ export function createTreeWriter(): TreeWriter {
         return;
       case 'string':
         tag(T_STRING);
-        return int(intern(v));
+        {
+          int(intern(v));
+          return;
+        }
       case 'bigint':
         tag(T_BIGINT);
-        return int(intern(v.toString()));
+        {
+          int(intern(v.toString()));
+          return;
+        }
       case 'object': {
-        if (v === null) return tag(T_NULL);
+        if (v === null) {
+          tag(T_NULL);
+          return;
+        }
         if (Array.isArray(v)) {
           tag(T_ARRAY);
           int(v.length);

@@ -166,12 +166,13 @@ class PreparedCursor implements LineCursor {
     );
   }
 
-  private tree<T>(): T {
-    return readTreeAt(this.r.columns.tree, this.r.columns.aux[this.index]!) as T;
+  /** The current line's value (a gap, manual entry or control mark, as the recording line held it). */
+  private tree(): unknown {
+    return readTreeAt(this.r.columns.tree, this.r.columns.aux[this.index]!);
   }
 
   gap(): { startedAt: number; endedAt: number; rooms: string[] } {
-    return this.tree();
+    return this.tree() as { startedAt: number; endedAt: number; rooms: string[] };
   }
 
   data(): DataLine {
@@ -182,11 +183,11 @@ class PreparedCursor implements LineCursor {
   }
 
   manual(): ManualDecision {
-    return this.tree();
+    return this.tree() as ManualDecision;
   }
 
   control(): ControlMark {
-    return this.tree();
+    return this.tree() as ControlMark;
   }
 }
 

@@ -1,12 +1,12 @@
 /**
- * A recording streamed from its files: lines are gunzipped, split and parsed a chunk at a time and
+ * A recording streamed from its files: lines are read, gunzipped, split and parsed a chunk at a time and
  * go through the backtest as they come, so memory holds the engine's state and one chunk, never the
  * recording. What the backtest needs up front (the start line, the run's end line, the last line's
  * time, the `ctx.data` answers) comes from a first pass that decompresses the files and reads only
  * the lines that are not frames (a frame line starts `{"t"`, every other `{"k"`: one byte tells).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { constants, createGunzip, gunzipSync } from 'node:zlib';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import type { ManualDecision } from '../../engine/logs/decision-log.js';
@@ -25,16 +25,33 @@ export interface StreamedFile {
   readonly path: string;
   readonly header: RecordingHeader;
   readonly sha256: string;
-  /** The file's bytes as stored (compressed: a small fraction of its text). */
-  readonly raw: Buffer;
 }
 
 const invalid = (path: string, why: string): ChainpilotError =>
   new ChainpilotError('RECORDING_INVALID', `${path}: ${why}`, { retry: 'not_retryable', context: { path } });
 
-/** Reads a file's bytes and checks its header (decompressing only its start). */
+/** Hashes a file's bytes a megabyte at a time (never the whole file in memory), and returns its first 64 KiB. */
+export function hashAndHead(path: string): { sha256: string; head: Buffer } {
+  const hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  let head: Buffer | undefined;
+  const fd = openSync(path, 'r');
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      head ??= Buffer.from(buf.subarray(0, Math.min(n, 1 << 16)));
+      hash.update(buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0) };
+}
+
+/** Hashes a file and checks its header (decompressing only its start); its lines are read later, streamed. */
 export function openStreamedFile(path: string): StreamedFile {
-  const raw = readFileSync(path);
+  const { sha256, head: raw } = hashAndHead(path);
   const head = path.endsWith('.gz') ? gunzipSync(raw.subarray(0, 1 << 16), { finishFlush: constants.Z_SYNC_FLUSH }) : raw.subarray(0, 1 << 16);
   const nl = head.indexOf(NL);
   let header: RecordingHeader | undefined;
@@ -47,18 +64,14 @@ export function openStreamedFile(path: string): StreamedFile {
   }
   if (!header) throw invalid(path, "the first line is not a recording header; record with `chainpilot record` or a deployment's record: option");
   if (header.format !== RECORDING_FORMAT) throw invalid(path, `recording format ${header.format}, this chainpilot reads format ${RECORDING_FORMAT}`);
-  return { path, header, sha256: createHash('sha256').update(raw).digest('hex'), raw };
+  return { path, header, sha256 };
 }
 
 /** The decompressed bytes of a file, a chunk at a time. */
 async function* chunksOf(f: StreamedFile): AsyncGenerator<Buffer> {
-  if (!f.path.endsWith('.gz')) {
-    for (let at = 0; at < f.raw.length; at += CHUNK) yield f.raw.subarray(at, at + CHUNK);
-    return;
-  }
-  const gz = createGunzip({ chunkSize: CHUNK });
-  gz.end(f.raw);
-  for await (const c of gz) yield c as Buffer;
+  const file = createReadStream(f.path, { highWaterMark: CHUNK });
+  const source = f.path.endsWith('.gz') ? file.pipe(createGunzip({ chunkSize: CHUNK })) : file;
+  for await (const c of source) yield c as Buffer;
 }
 
 /**
