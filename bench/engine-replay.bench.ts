@@ -108,6 +108,8 @@ async function replay(steps: readonly Step[], startAt: number, endAt: number): P
     decisions: () => void decisions++,
   });
   const { portfolio } = session.engine;
+  // each tree's backtest watch: equityLamports()/openCount() where the book has them, else totals() (the tree before issue 40)
+  const cheap = typeof (portfolio as { equityLamports?: unknown }).equityLamports === 'function';
   await session.start();
   const c0 = process.cpuUsage();
   let seen = 0;
@@ -120,9 +122,14 @@ async function replay(steps: readonly Step[], startAt: number, endAt: number): P
     // the backtest's drawdown watch: equity after a decision, or while a position is open
     if (open || decisions !== seen) {
       seen = decisions;
-      const t = portfolio.totals();
-      open = t.openPositions > 0;
-      sink ^= t.equityLamports;
+      if (cheap) {
+        open = portfolio.openCount() > 0;
+        sink ^= portfolio.equityLamports();
+      } else {
+        const t = portfolio.totals();
+        open = t.openPositions > 0;
+        sink ^= t.equityLamports;
+      }
     }
   }
   const cpu = cpuSeconds(c0);

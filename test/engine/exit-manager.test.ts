@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimal, type Decimal, lamports, manualClock, rawAmount, unixMs } from '../../src/core/index.js';
 import { createExitManager, type ExitOrder } from '../../src/engine/exits/exit-manager.js';
-import { comparePrice, keptLevel, looseKeptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/exits/price-levels.js';
+import { comparePrice, isAbove, keptLevel, looseKeptLevel, multipleLevel, priceLevel, stopLevel, tickLevel } from '../../src/engine/exits/price-levels.js';
 import { exactString, PriceTickEvent } from '../../src/engine/events/price-tick.js';
 import { priceOf, type Position } from '../../src/engine/market/portfolio.js';
 
@@ -164,6 +164,26 @@ describe('exit levels', () => {
         }
       }),
       { numRuns: 1_000 },
+    );
+  });
+});
+
+describe('level order', () => {
+  it('orders two levels exactly, on their doubles when they differ and exactly when the doubles tie', () => {
+    // digits past what a double holds: the same double, another decimal
+    const beyond = (t: string, more: string): string => (more === '' ? t : t.includes('.') ? t + more : `${t}.${more}`);
+    const tail = fc.constantFrom('', '000000000000000000001', '000000000000000000009');
+    const text = fc.double({ min: 1e-12, max: 1e4, noNaN: true, noDefaultInfinity: true }).map((n) => exactString(n));
+    const level = fc.tuple(text, tail, fc.boolean()).map(([t, more, tick]) => (tick ? tickLevel(beyond(t, more)) : priceLevel(decimal(beyond(t, more)))));
+    fc.assert(
+      fc.property(level, level, tail, fc.boolean(), (a, b, more, tie) => {
+        // `tie`: a level on a's double with other digits beyond it
+        const other = tie ? tickLevel(beyond(exactString(a.approx), more)) : b;
+        if (tie) expect(other.approx).toBe(a.approx);
+        expect(isAbove(a, other)).toBe(a.exact.gt(other.exact));
+        expect(isAbove(other, a)).toBe(other.exact.gt(a.exact));
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

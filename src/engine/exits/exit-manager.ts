@@ -6,7 +6,7 @@ import { cappedBackoff, decimal, type Clock, type Decimal, type TimerHandle, typ
 import type { SafetySignalKind } from '../events/events.js';
 import type { ExitRules } from './exit-rules.js';
 import { priceOf, type Position } from '../market/portfolio.js';
-import { comparePrice, HighMark, looseKeptLevel, multipleLevel, priceLevel, stopLevel, tickLevel, type PriceLevel } from './price-levels.js';
+import { comparePrice, HighMark, isAbove, looseKeptLevel, multipleLevel, priceLevel, stopLevel, tickLevel, type PriceLevel } from './price-levels.js';
 import { solPerToken } from '../events/price-tick.js';
 import type { PriceTick } from '../events/events.js';
 
@@ -175,7 +175,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         entry: st.entry.exact,
         takeProfit,
         stopLoss: st.stopAt?.exact,
-        trailing: trail !== undefined && st.highest.exact.gt(st.entry.exact) ? trail.exact : undefined,
+        trailing: trail !== undefined && isAbove(st.highest, st.entry) ? trail.exact : undefined,
         timeStopAt: st.timeStopAt,
       };
     },
@@ -246,7 +246,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         }
         // a price that just set the high is above a trailing level any distance below it
         const trailAt = newHigh && (rules.trailingStopBps ?? 0) > 0 ? undefined : trailOf(st, rules);
-        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && st.highest.exact.gt(st.entry.exact)) {
+        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && isAbove(st.highest, st.entry)) {
           out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st));
           continue;
         }

@@ -33,6 +33,16 @@ export function comparePrice(price: number, exactPrice: () => Decimal, at: Price
   return exactPrice().comparedTo(at.exact) ?? 0;
 }
 
+/**
+ * Whether level `a` is above level `b`. Levels other than loose ones carry their nearest double, so
+ * when the doubles differ their order is the exact one; equal doubles (or a loose level) compare
+ * exactly.
+ */
+export function isAbove(a: PriceLevel, b: PriceLevel): boolean {
+  if (a.approx !== b.approx && !(a instanceof LooseLevel) && !(b instanceof LooseLevel)) return a.approx > b.approx;
+  return a.exact.gt(b.exact);
+}
+
 /** Something that writes an exact price string when asked (a price tick). */
 interface PriceText {
   readonly price: string;
