@@ -3,7 +3,7 @@
  * alone (no recording file, no cache file), every lane (this thread included) runs cells of a round,
  * the workers stay for every round, and the results are those of running every cell in this thread.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,6 @@ import { gridCells, parseSetOption } from '../../src/research/backtest/sweep-gri
 import { inlineRunner, lanePool } from '../../src/research/backtest/sweep-pool.js';
 import { openSharedRecording, shareRecording } from '../../src/research/backtest/sweep-shared.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
-import { CACHE_DIR_NAME } from '../../src/research/replay/prepared-cache.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-sweep-lanes-'));
 const file = 'config/paper-sim.yaml';
@@ -44,37 +43,43 @@ describe('sweep lanes', () => {
     const at = copyOfRecording('shared');
     const built = loadRecording([at]);
     expect(built.cache.status).toBe('built');
-    const fromCache = shareRecording([at], built);
-    // --no-cache: no cache file to share, the recording is encoded in memory
+    const fromCache = { loaded: built, shared: shareRecording(built) };
+    // --no-cache: the prepared form built in memory, nothing written
     const off = loadRecording([at], false);
-    const fromMemory = shareRecording([at], off);
+    const fromMemory = { loaded: off, shared: shareRecording(off) };
     rmSync(at, { recursive: true, force: true });
-    for (const shared of [fromCache, fromMemory]) {
+    for (const { loaded, shared } of [fromCache, fromMemory]) {
       expect(shared.bytes).toBeInstanceOf(SharedArrayBuffer);
       const opened = openSharedRecording(shared);
       expect(opened.files).toEqual(built.recording.files);
       expect(opened.badLines).toBe(built.recording.badLines);
-      expect(JSON.stringify(opened.lines)).toBe(JSON.stringify(built.recording.lines));
+      expect(opened.lineCount).toBe(built.recording.lineCount);
+      expect(opened.span).toEqual(built.recording.span);
+      expect([...opened.recordedRooms].sort()).toEqual([...built.recording.recordedRooms].sort());
+      expect(Buffer.compare(Buffer.from(opened.bytes), Buffer.from(loaded.recording.bytes))).toBe(0);
     }
   });
 
-  it('shares from memory when the cache file was replaced after the load, and refuses bytes of another recording', () => {
+  it('shares a recording loaded into shared memory without a copy, and refuses bytes of another recording', () => {
     const at = copyOfRecording('replaced');
-    const loaded = loadRecording([at]);
-    const cacheDir = join(at, CACHE_DIR_NAME);
-    const [cacheFile] = readdirSync(cacheDir);
-    writeFileSync(join(cacheDir, cacheFile!), 'not a cache');
-    const shared = shareRecording([at], loaded);
-    expect(JSON.stringify(openSharedRecording(shared).lines)).toBe(JSON.stringify(loaded.recording.lines));
+    const loaded = loadRecording([at], true, undefined, { shared: true });
+    expect(loaded.recording.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const shared = shareRecording(loaded);
+    expect(shared.bytes).toBe(loaded.recording.bytes.buffer);
+    // the worker's columns are views over the same memory, not copies
+    expect(openSharedRecording(shared).bytes.buffer).toBe(shared.bytes);
     expect(() => openSharedRecording({ ...shared, key: 'another recording' })).toThrow(
       expect.objectContaining({ code: 'BACKTEST_RECORDING_MISMATCH', message: expect.stringContaining('another recording') }),
+    );
+    expect(() => openSharedRecording({ ...shared, bytes: new SharedArrayBuffer(64) })).toThrow(
+      expect.objectContaining({ code: 'BACKTEST_RECORDING_MISMATCH', message: expect.stringContaining('cannot be opened') }),
     );
   });
 
   it('every lane, this thread included, runs cells; the workers stay for every round; results equal this thread alone', async () => {
     const at = copyOfRecording('lanes');
     const loaded = loadRecording([at]);
-    const shared = shareRecording([at], loaded);
+    const shared = shareRecording(loaded);
     const rounds = [tasksOf('5,10,20,30,40'), tasksOf('15,25')];
     const alone: CellResult[][] = [];
     const inline = inlineRunner(job, loaded.recording, () => undefined);

@@ -130,9 +130,10 @@ async function sweepWith(o: SweepOptions, p: SweepPlan): Promise<SweepOutput> {
   const resolved: CellStrategies[] = [];
   for (const cell of start) resolved.push({ cell, strategies: await resolveStrategies(cellDeployment(fileText, o.file, cell, o.env, job.strategyIds)) });
 
-  const loadedRecording = loadRecording(o.data, o.cache, o.cacheDir);
+  // With worker lanes the prepared bytes are loaded into shared memory once, and every lane opens them there.
+  const loadedRecording = loadRecording(o.data, o.cache, o.cacheDir, { shared: pool !== undefined });
   const { recording } = loadedRecording;
-  if (pool) pool.share(recording, shareRecording(o.data, loadedRecording));
+  if (pool) pool.share(recording, shareRecording(loadedRecording));
   // before any cell runs: the cells whose strategies join rooms this recording never holds
   for (const line of missingRoomWarnings(resolved, recording)) o.onWarning?.(line);
   const { first, last } = recording.span;
