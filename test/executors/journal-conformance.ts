@@ -9,7 +9,6 @@ import type { Bps, Lamports, RawAmount, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
-import { deferCreate } from '../../src/executors/journal/deferred-create.js';
 
 /** How a backend opens a fresh journal, reopens the same one, and cleans up. */
 export interface JournalBackend {
@@ -212,71 +211,6 @@ export function journalConformance(name: string, backend: () => JournalBackend):
       expect((await j.create(intent('a'), { ...spend, dailyCapLamports: 0n }, 4)).kind).toBe('exists');
       expect(await j.spentOn('2026-01-01')).toBe(200n);
       expect(await j.spentOn('2026-01-03')).toBe(0n);
-    });
-
-    it('writes the decision and its signed attempt in one step (createSigned): a SIGNED row, the cap checked atomically, nothing written when refused', async () => {
-      const capped = { ...spend, dailyCapLamports: 250n };
-      const made = await j.createSigned!(intent('a'), capped, attempt('cs-a'), 1);
-      expect(made.kind).toBe('created');
-      expect(made.kind === 'created' && [made.record.state, made.record.attempts.map((x) => [x.n, x.signature, x.state])]).toEqual([
-        'SIGNED',
-        [[0, 'cs-a', 'SIGNED']],
-      ]);
-      await j.close();
-      j = await b.reopen();
-      const rec = await j.get('a');
-      expect(rec).toMatchObject({ state: 'SIGNED', done: false, spendLamports: 100n, day: '2026-01-01', reported: false });
-      expect(rec?.intent).toEqual(intent('a'));
-      expect(rec?.attempts).toEqual([{ n: 0, ...attempt('cs-a'), state: 'SIGNED' }]);
-      expect(made.kind === 'created' && made.record).toEqual(rec); // what it answers is what it wrote
-      expect((await j.unresolved()).map((r) => r.intent.id)).toEqual(['a']);
-      expect(await j.spentOn('2026-01-01')).toBe(100n);
-      // the same id again: nothing written, the journaled row answered
-      const again = await j.createSigned!(intent('a'), capped, attempt('cs-a2'), 2);
-      expect(again.kind === 'exists' && again.record.attempts.map((x) => x.signature)).toEqual(['cs-a']);
-      // a signature another intent owns: refused, nothing written
-      await expect(j.createSigned!(intent('b'), capped, attempt('cs-a'), 2)).rejects.toMatchObject({ code: 'JOURNAL_DUPLICATE_SIGNATURE' });
-      expect(await j.get('b')).toBeUndefined();
-      expect(await j.spentOn('2026-01-01')).toBe(100n);
-      // over the day's cap: refused, nothing written
-      expect((await j.createSigned!(intent('b'), capped, attempt('cs-b'), 3)).kind).toBe('created');
-      expect(await j.createSigned!(intent('c'), capped, attempt('cs-c'), 3)).toEqual({ kind: 'over_daily_cap', spentTodayLamports: 200n });
-      expect(await j.get('c')).toBeUndefined();
-      // the row goes on as any SIGNED row does
-      await j.markSent('a', 'cs-a', 4);
-      await j.resolve('a', { state: 'EXPIRED', signature: 'cs-a', final: false }, 5);
-      await j.recordSigned('a', attempt('cs-a2'), 6);
-      expect((await j.get('a'))?.attempts.map((x) => [x.n, x.state])).toEqual([
-        [0, 'EXPIRED'],
-        [1, 'SIGNED'],
-      ]);
-    });
-
-    it('through deferCreate, an accepted decision is written only with its signed attempt; a denial writes it first; the day cap counts what waits', async () => {
-      const raw = j;
-      const d = deferCreate(raw);
-      const capped = { ...spend, dailyCapLamports: 250n };
-      expect((await d.create(intent('a'), capped, 1)).kind).toBe('created');
-      expect(await raw.get('a')).toBeUndefined(); // nothing written
-      expect((await d.get('a'))?.state).toBe('NEW');
-      expect(await d.spentOn('2026-01-01')).toBe(100n); // counted while it waits
-      expect((await d.create(intent('a'), capped, 1)).kind).toBe('exists'); // a re-delivery finds it
-      expect((await d.create(intent('b'), capped, 1)).kind).toBe('created');
-      expect(await d.create(intent('c'), capped, 1)).toEqual({ kind: 'over_daily_cap', spentTodayLamports: 200n });
-      await d.recordSigned('a', attempt('dc-a'), 2); // the one write: createSigned
-      expect((await raw.get('a'))?.attempts.map((x) => [x.signature, x.state])).toEqual([['dc-a', 'SIGNED']]);
-      expect(await raw.spentOn('2026-01-01')).toBe(100n);
-      expect(await d.spentOn('2026-01-01')).toBe(200n);
-      await d.deny('b', 'LIVE_X', 'inspection refused it', 3); // written, then denied
-      expect(await raw.get('b')).toMatchObject({ state: 'DENIED', done: true, code: 'LIVE_X' });
-      expect(await d.spentOn('2026-01-01')).toBe(100n);
-      expect((await d.create(intent('c'), capped, 4)).kind).toBe('created');
-      // another writer spent the rest meanwhile: the atomic check refuses the signed write, the intent is journaled DENIED
-      await raw.create(intent('x'), { spendLamports: 150n, day: '2026-01-01' }, 4);
-      await d.recordSigned('c', attempt('dc-c'), 5);
-      const c = await raw.get('c');
-      expect([c?.state, c?.code, c?.attempts.length]).toEqual(['DENIED', 'LIVE_SPEND_CAP_DAY', 0]);
-      expect(await raw.get('c')).toEqual(await d.get('c'));
     });
 
     it('sums spend exactly beyond 2^53 lamports', async () => {

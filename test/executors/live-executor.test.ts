@@ -56,9 +56,9 @@ describe('live executor on the fake chain', () => {
     expect(landedAt).toBeGreaterThan(first.expiryBlockHeight + h.executor.settings.expiryMarginBlocks);
   });
 
-  it('journals one write between the decision and each send: the decision with its signed attempt, then each rebuild', async () => {
+  it('journals one write between the decision and each send: the signed attempt (no separate BUILT step)', async () => {
     const writes: [op: string, sentBefore: number][] = [];
-    const WRITES: ReadonlySet<string> = new Set(['create', 'createSigned', 'markBuilt', 'recordSigned', 'markSent', 'resolve', 'deny', 'markReported']);
+    const WRITES: ReadonlySet<string> = new Set(['create', 'markBuilt', 'recordSigned', 'markSent', 'resolve', 'deny', 'markReported']);
     h = await createHarness({
       wrapJournal: (j) =>
         new Proxy(j, {
@@ -78,8 +78,8 @@ describe('live executor on the fake chain', () => {
     await h.runUntil(settled('int-1'));
     expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
     expect(h.chain.stats.received.size).toBe(2);
-    // one write (the decision with its signed attempt) before the first transaction left; the expiry, then one write before the second
-    expect(writes.filter(([, sent]) => sent === 0).map(([op]) => op)).toEqual(['createSigned']);
+    // the decision (create), then one write before the first transaction left; the expiry, then one write before the second
+    expect(writes.filter(([, sent]) => sent === 0).map(([op]) => op)).toEqual(['create', 'recordSigned']);
     const afterFirst = writes.filter(([, sent]) => sent === 1).map(([op]) => op);
     expect(afterFirst.slice(afterFirst.indexOf('resolve'))).toEqual(['resolve', 'recordSigned']);
     expect(writes.map(([op]) => op)).not.toContain('markBuilt');

@@ -22,34 +22,8 @@ function crashAt(point: LiveProbePoint): { probe: (p: LiveProbePoint) => void; c
 }
 
 describe('start-up reconciliation', () => {
-  it('after a crash at built nothing of the decision is journaled or sent, and the restart sends nothing for it', async () => {
-    const crash = crashAt('built');
-    h = await createHarness({ probe: crash.probe });
-    await startHarness(h);
-    await h.executor.submit(h.intent(1));
-    await h.runUntil(crash.crashed);
-    await h.runUntil(() => true);
-    // the decision's first write is its signed attempt: a crash before it drops a decision of which nothing left
-    expect(await h.journal.get('int-1')).toBeUndefined();
-    expect(h.swap.builds).toBe(1);
-    await h.restart();
-    await h.runUntil(() => true);
-    expect(await h.journal.unresolved()).toEqual([]);
-    expect(h.chain.stats.received.size).toBe(0);
-    expect(h.reports.map((r) => r.type)).toEqual(['accepted']);
-  });
-
-  it('builds an intent found NEW (a journal written before the decision and its attempt were one write) and lands it exactly once', async () => {
-    h = await createHarness();
-    await h.journal.create(h.intent(1), { spendLamports: 100_010_000n, day: '2026-01-01' }, h.clock.now());
-    await h.restart();
-    await h.runUntil(() => h.reports.some((r) => r.type === 'filled'));
-    expect(h.chain.stats.landed).toHaveLength(1);
-    const rec = await h.journal.get('int-1');
-    expect([rec?.state, rec?.attempts.length, rec?.reported]).toEqual(['LANDED', 1, true]);
-  });
-
   it.each<[LiveProbePoint, string]>([
+    ['built', 'NEW'], // built and inspected, nothing journaled until the signed attempt
     ['signed', 'SIGNED'],
     ['sent', 'SIGNED'],
     ['resolved', 'LANDED'],
@@ -106,8 +80,12 @@ describe('start-up reconciliation', () => {
   });
 
   it('does not build a first transaction for an intent found NEW and older than maxIntentAgeMs', async () => {
-    h = await createHarness({ settings: { maxIntentAgeMs: 5_000 } });
-    await h.journal.create(h.intent(1), { spendLamports: 100_010_000n, day: '2026-01-01' }, h.clock.now());
+    const crash = crashAt('built');
+    h = await createHarness({ probe: crash.probe, settings: { maxIntentAgeMs: 5_000 } });
+    await startHarness(h);
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(crash.crashed);
+    await h.runUntil(() => true);
     h.clock.advance(10_000);
     const builds = h.swap.builds;
     await h.restart();

@@ -104,21 +104,6 @@ export interface IntentJournal {
     spend: { readonly spendLamports: bigint; readonly day: string; readonly dailyCapLamports?: bigint },
     at: number,
   ): Promise<CreateResult>;
-  /**
-   * The decision and its first signed attempt in one write: the row is born SIGNED (NEW is never
-   * written), so the live path writes one transaction between the decision and the first send
-   * (deferred-create.ts; docs/executor.md, "One write before the send"). As `create`: nothing is
-   * written, and `exists` or `over_daily_cap` answered, when the id is journaled already or the day's
-   * spend would pass `dailyCapLamports` (check and insert are one atomic step). As `recordSigned`:
-   * JOURNAL_DUPLICATE_SIGNATURE (nothing written) when the signature is journaled for any intent,
-   * and durable before it returns. Optional: a journal without it gets create, then recordSigned.
-   */
-  createSigned?(
-    intent: OrderIntent,
-    spend: { readonly spendLamports: bigint; readonly day: string; readonly dailyCapLamports?: bigint },
-    attempt: NewAttempt,
-    at: number,
-  ): Promise<CreateResult>;
   get(id: string): Promise<IntentRecord | undefined>;
   /**
    * NEW/EXPIRED → BUILT: a transaction was built and passed inspection (nothing signed yet). The live

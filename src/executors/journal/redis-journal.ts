@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ChainpilotError } from '../../core/errors.js';
 import { lamports } from '../../core/units.js';
-import { decodeFill, decodeIntent, encodeFill, encodeIntent, storedIntent } from './codec.js';
-import type { AttemptRecord, CreateResult, IntentJournal, IntentRecord, IntentState, NewAttempt } from './journal.js';
+import { decodeFill, decodeIntent, encodeFill, encodeIntent } from './codec.js';
+import type { AttemptRecord, CreateResult, IntentJournal, IntentRecord, IntentState } from './journal.js';
 import * as S from './redis-scripts.js';
 
 export interface RedisJournalOptions {
@@ -64,10 +64,9 @@ export function redisJournalKeys(prefix: string, wallet: string): RedisJournalKe
   };
 }
 
-type ScriptName = 'create' | 'createSigned' | 'markBuilt' | 'recordSigned' | 'markSent' | 'resolve' | 'deny' | 'markReported';
+type ScriptName = 'create' | 'markBuilt' | 'recordSigned' | 'markSent' | 'resolve' | 'deny' | 'markReported';
 const SCRIPTS: Readonly<Record<ScriptName, string>> = {
   create: S.CREATE,
-  createSigned: S.CREATE_SIGNED,
   markBuilt: S.MARK_BUILT,
   recordSigned: S.RECORD_SIGNED,
   markSent: S.MARK_SENT,
@@ -153,54 +152,18 @@ export function openRedisJournal(o: RedisJournalOptions): RedisJournal {
         throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${intent.id} vanished right after create`, { retry: 'fatal', context: { intentId: intent.id } });
       return { kind: r[0] === 'exists' ? 'exists' : 'created', record };
     },
-    async createSigned(intent, spend, a, at): Promise<CreateResult> {
-      const attempt = encodeAttempt(a);
-      const r = (await run(
-        'createSigned',
-        intent.id,
-        [keys.lease, keys.intent(intent.id), keys.open, keys.spent, keys.sigs],
-        [
-          intent.id,
-          encodeIntent(intent),
-          spend.spendLamports.toString(),
-          spend.day,
-          spend.dailyCapLamports?.toString() ?? '',
-          String(at),
-          a.signature,
-          attempt,
-        ],
-      )) as string[];
-      if (r[0] === 'over') return { kind: 'over_daily_cap', spentTodayLamports: BigInt(r[1] ?? '0') };
-      if (r[0] === 'exists') {
-        const existing = await get(intent.id);
-        if (!existing)
-          throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${intent.id} vanished right after create`, {
-            retry: 'fatal',
-            context: { intentId: intent.id },
-          });
-        return { kind: 'exists', record: existing };
-      }
-      // written as given: no read back (the one round trip between the decision and the send)
-      return {
-        kind: 'created',
-        record: {
-          intent: storedIntent(intent),
-          state: 'SIGNED',
-          done: false,
-          spendLamports: spend.spendLamports,
-          day: spend.day,
-          attempts: [{ n: 0, ...a, state: 'SIGNED' }],
-          reported: false,
-          updatedAt: at,
-        },
-      };
-    },
     get,
     async markBuilt(id, at) {
       await run('markBuilt', id, [keys.lease, keys.intent(id)], [id, String(at)]);
     },
     async recordSigned(id, a, at) {
-      const attempt = encodeAttempt(a);
+      const attempt = JSON.stringify({
+        signature: a.signature,
+        txBase64: a.txBase64,
+        blockhash: a.blockhash,
+        expiryBlockHeight: a.expiryBlockHeight,
+        slippageBps: a.slippageBps,
+      });
       await run('recordSigned', id, [keys.lease, keys.intent(id), keys.sigs], [id, a.signature, attempt, String(at)]);
     },
     async markSent(id, signature, at) {
@@ -289,16 +252,6 @@ export async function evalScript(redis: Redis, script: string, keys: readonly st
     if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
     return await redis.eval(script, keys.length, ...keys, ...args);
   }
-}
-
-function encodeAttempt(a: NewAttempt): string {
-  return JSON.stringify({
-    signature: a.signature,
-    txBase64: a.txBase64,
-    blockhash: a.blockhash,
-    expiryBlockHeight: a.expiryBlockHeight,
-    slippageBps: a.slippageBps,
-  });
 }
 
 function decodeAttempt(json: string | undefined, state: string | undefined, n: number): AttemptRecord {

@@ -93,27 +93,6 @@ redis.call('HSET', KEYS[4], ARGV[5], total)
 return { 'created' }
 `;
 
-/**
- * CREATE and RECORD_SIGNED in one script: the row is born SIGNED with its first attempt.
- * KEYS: lease, intent, open, spent, sigs. ARGV: epoch, id, intentJson, spend, day, cap ('' = none),
- * at, signature, attemptJson. Returns {'exists'} | {'over', spentToday} | {'created'}; DUP_SIG
- * (nothing written) when the signature is journaled.
- */
-export const CREATE_SIGNED = `${PRELUDE}
-local f = fence(KEYS[1], ARGV[1]); if f then return f end
-if redis.call('EXISTS', KEYS[2]) == 1 then return { 'exists' } end
-local spent = redis.call('HGET', KEYS[4], ARGV[5]) or '0'
-local total = add(spent, ARGV[4])
-if ARGV[6] ~= '' and cmp(total, ARGV[6]) > 0 then return { 'over', norm(spent) } end
-if redis.call('HEXISTS', KEYS[5], ARGV[8]) == 1 then return redis.error_reply('DUP_SIG ' .. ARGV[8]) end
-redis.call('HSET', KEYS[2], 'intent', ARGV[3], 'state', 'SIGNED', 'done', '0', 'reported', '0', 'spend', ARGV[4], 'day', ARGV[5],
-  'n', '1', 'cur', ARGV[8], 'a0', ARGV[9], 's0', 'SIGNED', 'created', ARGV[7], 'updated', ARGV[7])
-redis.call('ZADD', KEYS[3], tonumber(ARGV[7]), ARGV[2])
-redis.call('HSET', KEYS[4], ARGV[5], total)
-redis.call('HSET', KEYS[5], ARGV[8], ARGV[2])
-return { 'created' }
-`;
-
 /** KEYS: lease, intent. ARGV: epoch, id, at. */
 export const MARK_BUILT = `${PRELUDE}
 local f = fence(KEYS[1], ARGV[1]); if f then return f end

@@ -83,8 +83,6 @@ export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJo
 
   return {
     create: async (intent, spend, at) => t.create(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, at),
-    createSigned: async (intent, spend, attempt, at) =>
-      durability.durable(() => t.createSigned(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, attempt, at)),
     get: async (id) => {
       const row = q.get.get(id);
       return row ? rows.toRecord(row) : undefined;

@@ -13,7 +13,6 @@ import type { AttemptRow, IntentRow, JournalRows, JournalStatements } from './sq
 /** The journal's writes, each atomic; a move the state machine does not allow throws JOURNAL_BAD_TRANSITION (fatal). */
 export interface SqliteTransitions {
   create(intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, at: number): CreateResult;
-  createSigned(intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, a: NewAttempt, at: number): CreateResult;
   markBuilt(id: string, at: number): void;
   recordSigned(id: string, a: NewAttempt, at: number): void;
   markSent(id: string, signature: string, at: number): void;
@@ -69,34 +68,6 @@ export function sqliteTransitions(db: Database.Database, q: JournalStatements, r
     };
   });
 
-  /** create and recordSigned in one transaction: the row is inserted SIGNED with its first attempt (or nothing is written). */
-  const createSigned = db.transaction((intent: OrderIntent, spend: bigint, day: string, cap: bigint | undefined, a: NewAttempt, at: number): CreateResult => {
-    const existing = q.get.get(intent.id);
-    if (existing) return { kind: 'exists', record: toRecord(existing) };
-    const spent = spentOn(day);
-    if (cap !== undefined && spent + spend > cap) return { kind: 'over_daily_cap', spentTodayLamports: spent };
-    if (q.bySignature.get(a.signature)) {
-      throw new ChainpilotError(
-        'JOURNAL_DUPLICATE_SIGNATURE',
-        `signature ${a.signature} is already journaled; rebuild intent ${intent.id} with a newer blockhash`,
-        {
-          retry: 'retryable',
-          context: { intentId: intent.id, signature: a.signature },
-        },
-      );
-    }
-    const json = encodeIntent(intent);
-    q.insert.run(intent.id, json, 'SIGNED', spend.toString(), day, at, at);
-    q.insertAttempt.run(intent.id, 0, a.signature, a.txBase64, a.blockhash, a.expiryBlockHeight, a.slippageBps, 'SIGNED', at);
-    remember(json, storedIntent(intent));
-    q.setDaySpent.run(day, (spent + spend).toString());
-    const attempt = { n: 0, ...a, state: 'SIGNED' as const };
-    return {
-      kind: 'created',
-      record: { intent: storedIntent(intent), state: 'SIGNED', done: false, spendLamports: spend, day, attempts: [attempt], reported: false, updatedAt: at },
-    };
-  });
-
   const markBuilt = db.transaction((id: string, at: number) => {
     expect(id, 'BUILT');
     q.setState.run('BUILT', 0, at, id);
@@ -141,5 +112,5 @@ export function sqliteTransitions(db: Database.Database, q: JournalStatements, r
     q.setDaySpent.run(row.day, (spentOn(row.day) - BigInt(row.spend_lamports)).toString()); // a denied intent spends nothing
   });
 
-  return { create, createSigned, markBuilt, recordSigned, markSent, resolve, deny };
+  return { create, markBuilt, recordSigned, markSent, resolve, deny };
 }

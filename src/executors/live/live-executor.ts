@@ -10,7 +10,6 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { amountInOf, type ExecutionReport, type ExecutionSink, type Executor, type OrderIntent } from '../../engine/orders/execution-port.js';
 import { createRepeatLimiter } from '../../engine/logs/repeat-limiter.js';
 import type { IntentJournal } from '../journal/journal.js';
-import { deferCreate, pendingDecisions } from '../journal/deferred-create.js';
 import type { Signer } from '../signer/signer.js';
 import { driveIntent, type DriveContext, type LiveProbePoint, type LiveRetryKind } from './drive-intent.js';
 import { BASE_ALLOWED_PROGRAMS } from './inspect.js';
@@ -87,10 +86,8 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
   const count = (what: LiveCounterKind): void => {
     counters[what]++;
   };
-  // Decisions accepted and not yet written: their first write is the signed attempt (deferred-create.ts).
-  const pending = pendingDecisions();
   const outage = createJournalOutage({
-    journal: deferCreate(options.journal, pending),
+    journal: options.journal,
     clock: options.clock,
     log,
     count,
@@ -129,7 +126,6 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
       .finally(() => {
         inflight.delete(id);
         end?.();
-        pending.delete(id); // a decision whose drive ended before any write of it was dropped (nothing of it was sent)
       });
     inflight.set(id, p);
     return p;

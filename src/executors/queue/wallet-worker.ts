@@ -31,7 +31,6 @@ import type { ExecutionReport, OrderIntent } from '../../engine/orders/execution
 import { decodeIntent } from '../journal/codec.js';
 import type { IntentJournal } from '../journal/journal.js';
 import { openRedisJournal, type RedisJournal } from '../journal/redis-journal.js';
-import { deferCreate, pendingDecisions } from '../journal/deferred-create.js';
 import { driveIntent, type DriveContext, type LiveProbePoint } from '../live/drive-intent.js';
 import { BASE_ALLOWED_PROGRAMS } from '../live/inspect.js';
 import { createPriorityFeeSource } from '../live/priority-fee.js';
@@ -112,8 +111,6 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
   /** Shared by every job: status polls of concurrent intents go out in one batch. */
   const statuses = createStatusBatcher(o.rpc);
   let held: WalletLease | undefined;
-  /** Decisions of running jobs not yet written (their first write is the signed attempt). */
-  const pending = pendingDecisions();
 
   /** One job under `lease`; `turn` is its place in the send order. */
   const runJob = async (job: Job<IntentJobData>, lease: WalletLease, turn: SendTurn): Promise<void> => {
@@ -132,16 +129,14 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
     }
     o.probe?.('leased', intent.id);
     try {
-      const redisJournal = openRedisJournal({ redis: o.redis, prefix: o.prefix, wallet, epoch: lease.epoch });
-      // the decision's first write is its signed attempt (deferred-create.ts); `pending` is shared by the worker's jobs
-      const journal = deferCreate(redisJournal, pending);
+      const journal = openRedisJournal({ redis: o.redis, prefix: o.prefix, wallet, epoch: lease.epoch });
       const staged = new Map<string, ExecutionReport>();
       const ctx: DriveContext = {
         rpc: orderedFencedRpc(o.rpc, lease, turn),
         statuses,
         swap: o.swap,
         signer: o.signer,
-        journal: reportingJournal(redisJournal, staged, journal),
+        journal: reportingJournal(journal, staged),
         clock: o.clock,
         settings,
         allowedPrograms,
@@ -174,8 +169,6 @@ export function startWalletWorker(o: WalletWorkerOptions): WalletWorker {
         throw isChainpilotError(e, 'JOURNAL_FENCED') ? e : lease.signal.reason;
       }
       throw e;
-    } finally {
-      pending.delete(intent.id); // a run that ended before the decision was written: the retried job admits it again
     }
   };
 
@@ -316,9 +309,9 @@ function decodeJob(job: Job<IntentJobData>): OrderIntent {
 }
 
 /** The journal as drive-intent sees it: markReported publishes the staged report in the same script. */
-function reportingJournal(journal: RedisJournal, staged: Map<string, ExecutionReport>, base: IntentJournal = journal): IntentJournal {
+function reportingJournal(journal: RedisJournal, staged: Map<string, ExecutionReport>): IntentJournal {
   return {
-    ...base,
+    ...journal,
     async markReported(id, at) {
       const r = staged.get(id);
       if (r === undefined) return journal.markReported(id, at);

@@ -7,7 +7,7 @@ import type { HttpTelemetry } from '../../client/http/index.js';
 import type { QueueExecutionStats } from '../../executors/queue/queue-executor.js';
 
 /** Journal writes that are timed (reads are not). */
-export type JournalWriteOp = 'create' | 'createSigned' | 'markBuilt' | 'recordSigned' | 'markSent' | 'resolve' | 'deny' | 'markReported';
+export type JournalWriteOp = 'create' | 'markBuilt' | 'recordSigned' | 'markSent' | 'resolve' | 'deny' | 'markReported';
 
 export interface DeploymentTelemetry {
   /** Observer of the deployment's own service clients (live: JSON-RPC and swap). */

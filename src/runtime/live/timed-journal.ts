@@ -26,10 +26,8 @@ export function timedJournal(journal: IntentJournal, observe: DeploymentTelemetr
         }
       }
     };
-  const createSigned = journal.createSigned?.bind(journal);
   return {
     create: timed('create', (intent, spend, at) => journal.create(intent, spend, at)),
-    ...(createSigned ? { createSigned: timed('createSigned', createSigned) } : {}),
     markBuilt: timed('markBuilt', (id, at) => journal.markBuilt(id, at)),
     recordSigned: timed('recordSigned', (id, attempt, at) => journal.recordSigned(id, attempt, at)),
     markSent: timed('markSent', (id, signature, at) => journal.markSent(id, signature, at)),

@@ -89,7 +89,7 @@ export function createServiceMetrics(o: ServiceMetricsOptions = {}): ServiceMetr
   // Journal.
   const journalSeconds = new Histogram({
     name: 'chainpilot_journal_write_duration_seconds',
-    help: 'Intent journal writes by method (create, createSigned, markBuilt, recordSigned, markSent, resolve, deny, markReported)',
+    help: 'Intent journal writes by method (create, markBuilt, recordSigned, markSent, resolve, deny, markReported)',
     labelNames: ['deployment', 'method'],
     registers: [],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
