@@ -1,6 +1,6 @@
 import { LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChainpilotError} from '../../src/core/index.js';
+import type { ChainpilotError } from '../../src/core/index.js';
 import { seededRandom } from '../../src/core/index.js';
 import { WRAPPED_SOL_MINT } from '../../src/sim/ledger/index.js';
 import { createLandingModel, inclusionChance, type LandingDraw } from '../../src/sim/ledger/landing-model.js';

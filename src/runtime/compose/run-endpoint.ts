@@ -152,8 +152,8 @@ async function recorded(c: AssemblyContext, owned: OwnedConnection, rec: RunTap 
 export function embeddedIdle(sim: EmbeddedSim, owned: OwnedConnection, work?: ClientWork): LockstepIdle {
   let lost = 0;
   return {
-    // always given: the driver then steps on a fixed grid at every speed (repeatable runs of one seed)
-    woke: () => work?.woke() ?? false,
+    // a live rehearsal's: the driver then also steps on a fixed grid at every speed (repeatable runs of one seed)
+    ...(work ? { woke: () => work.woke() } : {}),
     idle() {
       if (owned.client.state === 'connecting' || owned.rest.inFlight() > 0 || work?.busy() === true) return false;
       const hub = sim.sim.stats();

@@ -20,6 +20,7 @@ import type { ExecutionReport, ExecutionSink, Executor } from '../../engine/orde
 import type { IntentJournal } from '../../executors/journal/journal.js';
 import { createLiveExecutor } from '../../executors/live/live-executor.js';
 import { ledgerServices } from '../../sim/ledger/index.js';
+import type { SimServiceFactory } from '../../sim/market-port.js';
 import type { Assembly, AssemblyContext } from '../compose/assembly.js';
 import { createDeploymentEngine } from '../compose/deployment-engine.js';
 import { openDeploymentStore, resolveStorePath } from '../store/deployment-store.js';
@@ -46,18 +47,12 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   c.step('loading the strategies');
   const strategies = await resolveStrategies(c.loaded);
   const signer = walletSigner(d);
-  const fund = d.live.simulatorFundLamports;
-  // The rehearsal's ledger lands transactions by the landing model (docs/simulator.md "Landing") unless the caller's knobs say otherwise.
-  const services = [
-    ledgerServices({ landing: {}, ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(signer.address, fund) : undefined) }),
-  ];
   c.step('opening the endpoint');
-  const { clock, connection, owned, sim } = await openEndpoint(c, services, true);
-  // On the embedded simulator the client's chain work holds the simulator's clock, and its waits
-  // (status polls, backoffs) end a lockstep step where they end (client-work.ts): landing latency is
-  // the simulated time the landing model and the poll interval say, never the machine's CPU time.
+  const { clock, connection, owned, sim } = await openEndpoint(c, rehearsalLedger(c, signer.address), true);
+  // On the embedded simulator the client's chain work holds its clock and a wait ends a step (client-work.ts).
   const work = sim ? createClientWork(clock) : undefined;
   const chainClock = work?.clock ?? clock;
+  const held = <T>(p: Promise<T>): Promise<T> => (work ? work.track(p) : p);
 
   const remote = d.endpoints.remote;
   const rpcUrl = sim ? (sim.sim.urls['rpc'] ?? '') : (remote?.rpcUrl ?? '');
@@ -79,16 +74,9 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
   // The network check and reconciliation make RPC calls that wait on simulated time: move it now.
   if (sim && owned) sim.drive(embeddedIdle(sim, owned, work));
   c.step(`checking the network (${network})`);
-  const networkCheck = checkLiveNetwork(rpc, network, c.signal, { clock: chainClock, random: () => random.fork('network').next() });
-  await (work ? work.track(networkCheck) : networkCheck);
-  const swap = createSwapClient({
-    url: swapUrl,
-    ...(remote ? { apiKey: remote.apiKey } : {}),
-    redactor: c.redactor,
-    timeoutMs: 10_000,
-    clock: chainClock,
-    ...observe,
-  });
+  await held(checkLiveNetwork(rpc, network, c.signal, { clock: chainClock, random: () => random.fork('network').next() }));
+  const swapKey = remote ? { apiKey: remote.apiKey } : {};
+  const swap = createSwapClient({ url: swapUrl, ...swapKey, redactor: c.redactor, timeoutMs: 10_000, clock: chainClock, ...observe });
   c.own(() => swap.close());
 
   if (d.execution.queue && sim) {
@@ -190,15 +178,10 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       `rehearsal on a fresh simulator chain (${freshChain}) with a fresh journal at ${storePath}${store.previous !== undefined ? `; the previous rehearsal's journal was moved to ${store.previous}` : ''}`,
     );
   }
-  notes.push(
-    sim
-      ? 'simulated clock in lockstep with the executor: a transaction lands after the simulated time the landing model draws (docs/simulator.md "Landing"), whatever the speed or the machine'
-      : 'wall clock: transactions land in the time the network takes (a remote simulator too: only the embedded one runs in lockstep)',
-  );
+  notes.push(clockNote(sim !== undefined));
   if (reconciled.length > 0) notes.push(`reconciled ${reconciled.length} report(s) of intents left by an earlier run: ${summarise(reconciled)}`);
   c.step('reading the wallet balance');
-  const balanceRead = rpc.getBalance(signer.address, { commitment: 'confirmed' });
-  const startLamports = (await (work ? work.track(balanceRead) : balanceRead)).value;
+  const startLamports = (await held(rpc.getBalance(signer.address, { commitment: 'confirmed' }))).value;
   const tracker = c.track(inner, clock);
   const restoredFills = restored.fills;
   if (restoredFills.length > 0) notes.push(`restored ${restoredFills.length} fill(s) from the journal`);
@@ -255,6 +238,22 @@ export async function assembleLive(c: AssemblyContext, end: (s: LiveEndState) =>
       end({ wallet: signer.address, unresolvedIntents, walletLamports: holdings.lamports, cashLamports: engine.portfolio.totals().cashLamports });
     },
   };
+}
+
+/**
+ * The embedded simulator's ledger of a rehearsal, funding the wallet: it lands transactions by the
+ * landing model (docs/simulator.md "Landing") unless the caller's knobs say otherwise.
+ */
+function rehearsalLedger(c: AssemblyContext, wallet: string): SimServiceFactory[] {
+  const fund = c.deployment.live.simulatorFundLamports;
+  return [ledgerServices({ landing: {}, ...c.deps.ledger, onLedger: (ledger) => (fund > 0n ? void ledger.airdrop(wallet, fund) : undefined) })];
+}
+
+/** What the run's clock is, said once at start: the lockstep of the embedded simulator, or the wall. */
+function clockNote(embedded: boolean): string {
+  return embedded
+    ? 'simulated clock in lockstep with the executor: a transaction lands after the simulated time the landing model draws (docs/simulator.md "Landing"), whatever the speed or the machine'
+    : 'wall clock: transactions land in the time the network takes (a remote simulator too: only the embedded one runs in lockstep)';
 }
 
 function summarise(reports: readonly ExecutionReport[]): string {
