@@ -100,7 +100,8 @@ export function pruneBook(db: Database.Database, horizon: number): PruneResult {
         k.rows.push(r);
         if (r.state === 'FILLED' && r.fill_json !== null) {
           const f = decodeFill(r.fill_json);
-          k.held += f.side === 'buy' ? f.tokenAmount : -f.tokenAmount;
+          const raw: bigint = f.tokenAmount;
+          k.held += f.side === 'buy' ? raw : -raw;
         }
         if (k.held === 0n) k.closedAt = k.rows.length;
       }
