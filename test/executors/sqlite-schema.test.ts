@@ -59,7 +59,7 @@ function codeOf(f: () => unknown): string | undefined {
 }
 
 describe('schema versions of the SQLite files', () => {
-  it('opens a paper store written by the previous version with its book, pending intent and kill switch intact, and records each part at version 1', async () => {
+  it('opens a paper store written by the previous version with its book, pending intent and kill switch intact, and records each part at its current version (the paper book at 2: the retention carry table)', async () => {
     const path = copyFixture('paper-store-v0.db');
     const store = openDeploymentStore({ path, deployment: 'book', paper: { market: MARKET, at: 1_700_000_000_100 } });
     try {
@@ -71,7 +71,7 @@ describe('schema versions of the SQLite files', () => {
     } finally {
       await store.close();
     }
-    expect(versions(path)).toEqual({ file: SCHEMA_FILE_VERSION, parts: { store: 1, 'paper-book': 1, journal: 2 } });
+    expect(versions(path)).toEqual({ file: SCHEMA_FILE_VERSION, parts: { store: 1, 'paper-book': 2, journal: 2 } });
   });
 
   it('opens a live journal written by the previous version and still knows its landed intent', async () => {

@@ -69,11 +69,14 @@ describe('rebuilding frames from REST history', () => {
       [2_000, 'transaction'],
       [2_000, 'transaction'],
       [2_000, 'price'],
+      // the safety rooms a swap's wallets rebuild (rebuild-safety.ts), at the swap's time
+      [2_000, 'bundlers'],
+      [2_000, 'top10'],
       [2_000, 'graduated'],
       [4_999, 'holders'],
     ]);
     expect(frames[0]!.data).toEqual({ token: MINT, total: 3, previous: null, timestamp: 1_999 });
-    expect(frames[5]!.data).toEqual({ token: MINT, total: 5, previous: 3, timestamp: 4_999 });
-    expect(frames[4]!.data).toMatchObject({ pools: [{ poolId: 'AMM' }], graduationTx: 'gtx', graduationTime: 2_000 });
+    expect(frames[7]!.data).toEqual({ token: MINT, total: 5, previous: 3, timestamp: 4_999 });
+    expect(frames[6]!.data).toMatchObject({ pools: [{ poolId: 'AMM' }], graduationTx: 'gtx', graduationTime: 2_000 });
   });
 });

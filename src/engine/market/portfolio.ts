@@ -198,6 +198,55 @@ export const MAX_CLOSED_POSITIONS = 1_024;
  */
 export const MAX_VENUES = 4_096;
 
+/**
+ * A position after one fill, with what it moves in the book's cash (fees included, rent not) and,
+ * for a sell, the PnL it realised. A `reopened` position (it held nothing) starts a new entry.
+ */
+function afterFill(p: Position, fill: Fill, at: UnixMs, reopened: boolean, strategyId: string): { next: Position; cashDelta: bigint; pnl: bigint } {
+  if (fill.side === 'buy') {
+    return {
+      cashDelta: -(fill.solAmount + fill.feeLamports),
+      pnl: 0n,
+      next: {
+        ...p,
+        tokenRaw: addRaw(p.tokenRaw, fill.tokenAmount),
+        costLamports: addLamports(addLamports(p.costLamports, fill.solAmount), fill.feeLamports),
+        boughtLamports: addLamports(reopened ? ZERO_LAMPORTS : p.boughtLamports, fill.solAmount),
+        boughtRaw: addRaw(reopened ? ZERO_RAW : p.boughtRaw, fill.tokenAmount),
+        feesLamports: addLamports(p.feesLamports, fill.feeLamports),
+        openedAt: reopened ? at : p.openedAt,
+        updatedAt: at,
+        pool: fill.pool ?? p.pool,
+      },
+    };
+  }
+  if (fill.tokenAmount > p.tokenRaw) {
+    throw new ChainpilotError(
+      'ENGINE_POSITION_OVERSOLD',
+      `fill ${fill.intentId} sells ${fill.tokenAmount} raw of ${fill.mint} but the position holds ${p.tokenRaw}`,
+      {
+        retry: 'fatal',
+        context: { intentId: fill.intentId, mint: fill.mint, strategyId },
+      },
+    );
+  }
+  // Selling everything removes the whole basis (the rounding remainder included).
+  const removedCost = fill.tokenAmount === p.tokenRaw ? p.costLamports : lamports(mulDiv(p.costLamports, fill.tokenAmount, p.tokenRaw));
+  const pnl = fill.solAmount - fill.feeLamports - removedCost;
+  return {
+    cashDelta: fill.solAmount - fill.feeLamports,
+    pnl,
+    next: {
+      ...p,
+      tokenRaw: subRaw(p.tokenRaw, fill.tokenAmount),
+      costLamports: subLamports(p.costLamports, removedCost),
+      realisedLamports: p.realisedLamports + pnl,
+      feesLamports: addLamports(p.feesLamports, fill.feeLamports),
+      updatedAt: at,
+    },
+  };
+}
+
 /** Creates an empty book with `startingCashLamports` of SOL. */
 export function createPortfolio(
   startingCashLamports: bigint,
@@ -303,46 +352,9 @@ export function createPortfolio(
         market: venue?.market,
         pool: fill.pool ?? venue?.pool,
       };
-      const reopened = prev !== undefined && prev.tokenRaw === 0n;
-      let next: Position;
-      if (fill.side === 'buy') {
-        cash -= fill.solAmount + fill.feeLamports;
-        next = {
-          ...p,
-          tokenRaw: addRaw(p.tokenRaw, fill.tokenAmount),
-          costLamports: addLamports(addLamports(p.costLamports, fill.solAmount), fill.feeLamports),
-          boughtLamports: addLamports(reopened ? ZERO_LAMPORTS : p.boughtLamports, fill.solAmount),
-          boughtRaw: addRaw(reopened ? ZERO_RAW : p.boughtRaw, fill.tokenAmount),
-          feesLamports: addLamports(p.feesLamports, fill.feeLamports),
-          openedAt: reopened ? at : p.openedAt,
-          updatedAt: at,
-          pool: fill.pool ?? p.pool,
-        };
-      } else {
-        if (fill.tokenAmount > p.tokenRaw) {
-          throw new ChainpilotError(
-            'ENGINE_POSITION_OVERSOLD',
-            `fill ${fill.intentId} sells ${fill.tokenAmount} raw of ${fill.mint} but the position holds ${p.tokenRaw}`,
-            {
-              retry: 'fatal',
-              context: { intentId: fill.intentId, mint: fill.mint, strategyId },
-            },
-          );
-        }
-        // Selling everything removes the whole basis (the rounding remainder included).
-        const removedCost = fill.tokenAmount === p.tokenRaw ? p.costLamports : lamports(mulDiv(p.costLamports, fill.tokenAmount, p.tokenRaw));
-        const pnl = fill.solAmount - fill.feeLamports - removedCost;
-        cash += fill.solAmount - fill.feeLamports;
-        realisedClosed += pnl;
-        next = {
-          ...p,
-          tokenRaw: subRaw(p.tokenRaw, fill.tokenAmount),
-          costLamports: subLamports(p.costLamports, removedCost),
-          realisedLamports: p.realisedLamports + pnl,
-          feesLamports: addLamports(p.feesLamports, fill.feeLamports),
-          updatedAt: at,
-        };
-      }
+      const { next, cashDelta, pnl } = afterFill(p, fill, at, prev !== undefined && prev.tokenRaw === 0n, strategyId);
+      cash += cashDelta;
+      realisedClosed += pnl;
       cash += fill.rentReturnedLamports ?? 0n; // back in the wallet, but never proceeds: not in the PnL above
       fees += fill.feeLamports;
       strategies.add(strategyId);

@@ -7,7 +7,7 @@
  * recorded instants through the engine, as the run applied them. Nothing below this file knows it is a backtest.
  */
 import { performance } from 'node:perf_hooks';
-import { manualClock, seededRandom, silentLogger, type Logger, type UnixMs } from '../../core/index.js';
+import { manualClock, seededRandom, silentLogger, type Logger, type ManualClock, type UnixMs } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
 import { formatDecision, type DecisionEntry } from '../../engine/logs/decision-log.js';
 import type { RunSummary } from '../../engine/logs/engine-stats.js';
@@ -21,7 +21,7 @@ import type { StreamedRecording } from '../replay/recording-stream.js';
 import { createReplayData, type DataMissFallback } from '../replay/replay-data.js';
 import { createReplayFeed, REPLAY_DEDUP_CAPACITY, type ReplayFeedStats } from '../replay/replay-feed.js';
 import type { RecordingHeader } from '../replay/recording-format.js';
-import { createPaperSession } from '../../runtime/paper/paper-session.js';
+import { createPaperSession, type PaperSession } from '../../runtime/paper/paper-session.js';
 import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import { STOPPING_DENIAL } from '../../runtime/handle/stopping-denial.js';
 import type { AdmissionRefusal } from '../../engine/logs/control-mark.js';
@@ -143,6 +143,64 @@ function sourceOf(r: Recording | StreamedRecording | ParsedRecording): Source {
   };
 }
 
+/**
+ * The report's samples on the run clock: equity every `sampleMs`, and every `PRICE_SAMPLE_MS` the
+ * price of each token with a decision in the last `ACTIVE_MS` (or a position still open).
+ * `advance(t)` moves the clock to `t`, taking every sample due on the way.
+ */
+function createSamplers(o: {
+  readonly clock: ManualClock;
+  readonly engine: PaperSession['engine'];
+  readonly decisions: readonly DecisionEntry[];
+  readonly startAt: number;
+  readonly sampleMs: number;
+}): { readonly advance: (t: number) => void; readonly equity: [number, bigint][]; readonly prices: Map<string, PricePoint[]> } {
+  const { clock, engine, decisions, startAt, sampleMs } = o;
+  const priceSampleMs = Math.min(sampleMs, PRICE_SAMPLE_MS);
+  const equity: [number, bigint][] = [];
+  const prices = new Map<string, PricePoint[]>();
+  /** Mints with a decision in the last ACTIVE_MS: their prices are sampled at `priceSampleMs`. */
+  const active = new Map<string, number>();
+  let seenDecisions = 0;
+  let nextSample = startAt;
+  let nextPriceSample = startAt;
+  const samplePrices = (at: number): void => {
+    for (; seenDecisions < decisions.length; seenDecisions++) {
+      const e = decisions[seenDecisions]!;
+      if (e.kind === 'unfilled' || e.kind === 'manual') continue;
+      if (!prices.has(e.mint)) prices.set(e.mint, []);
+      active.set(e.mint, e.at);
+    }
+    for (const [mint, lastAt] of active) {
+      if (at - lastAt > ACTIVE_MS && engine.portfolio.openOn(mint).length === 0) {
+        active.delete(mint);
+        continue;
+      }
+      const list = prices.get(mint)!;
+      const p = engine.market.get(mint)?.price;
+      if (p !== undefined && list[list.length - 1]?.[1] !== p) list.push([at, p]);
+    }
+  };
+  const advance = (t: number): void => {
+    for (;;) {
+      const next = Math.min(nextSample, nextPriceSample);
+      if (next > t) break;
+      if (next > clock.now()) clock.advanceTo(next as UnixMs);
+      if (next === nextPriceSample) {
+        samplePrices(next);
+        nextPriceSample += priceSampleMs;
+      }
+      if (next === nextSample) {
+        equity.push([next, engine.portfolio.totals().equityLamports]);
+        nextSample += sampleMs;
+      }
+    }
+    if (t > clock.now()) clock.advanceTo(t as UnixMs);
+  };
+
+  return { advance, equity, prices };
+}
+
 /** Runs `loaded`'s deployment over `recording` and returns what it decided. */
 export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   const wall0 = performance.now();
@@ -198,48 +256,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   });
   const asyncHandlers = strategies.some((s) => Object.values(s.definition).some(isAsyncFn));
 
-  const sampleMs = o.sampleMs ?? 60_000;
-  const priceSampleMs = Math.min(sampleMs, PRICE_SAMPLE_MS);
-  const equity: [number, bigint][] = [];
-  const prices = new Map<string, PricePoint[]>();
-  /** Mints with a decision in the last ACTIVE_MS: their prices are sampled at `priceSampleMs`. */
-  const active = new Map<string, number>();
-  let seenDecisions = 0;
-  let nextSample = startAt;
-  let nextPriceSample = startAt;
-  const samplePrices = (at: number): void => {
-    for (; seenDecisions < decisions.length; seenDecisions++) {
-      const e = decisions[seenDecisions]!;
-      if (e.kind === 'unfilled' || e.kind === 'manual') continue;
-      if (!prices.has(e.mint)) prices.set(e.mint, []);
-      active.set(e.mint, e.at);
-    }
-    for (const [mint, lastAt] of active) {
-      if (at - lastAt > ACTIVE_MS && session.engine.portfolio.openOn(mint).length === 0) {
-        active.delete(mint);
-        continue;
-      }
-      const list = prices.get(mint)!;
-      const p = session.engine.market.get(mint)?.price;
-      if (p !== undefined && list[list.length - 1]?.[1] !== p) list.push([at, p]);
-    }
-  };
-  const advance = (t: number): void => {
-    for (;;) {
-      const next = Math.min(nextSample, nextPriceSample);
-      if (next > t) break;
-      if (next > clock.now()) clock.advanceTo(next as UnixMs);
-      if (next === nextPriceSample) {
-        samplePrices(next);
-        nextPriceSample += priceSampleMs;
-      }
-      if (next === nextSample) {
-        equity.push([next, session.engine.portfolio.totals().equityLamports]);
-        nextSample += sampleMs;
-      }
-    }
-    if (t > clock.now()) clock.advanceTo(t as UnixMs);
-  };
+  const { advance, equity, prices } = createSamplers({ clock, engine, decisions, startAt, sampleMs: o.sampleMs ?? 60_000 });
 
   await session.start();
   const dd = createDrawdownTracker(startAt, session.engine.portfolio.totals().equityLamports);

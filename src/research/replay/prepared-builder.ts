@@ -128,17 +128,13 @@ function priceRow(family: string, d: Record<string, unknown>, parts: readonly st
   };
 }
 
-export function createPreparedBuilder(): PreparedBuilder {
-  const tree = createTreeWriter();
-  const kind = u8();
-  const t = f64();
-  const rt = f64();
-  const room = i32();
-  const aux = i32();
-  const fp = i32();
-  const fpHiCol = u32();
-  const fpLoCol = u32();
-  const p = {
+/** A price row as the builder stores it. */
+type PriceRowOf = NonNullable<ReturnType<typeof priceRow>>;
+
+/** The price rows' columns (strings interned by `str`, an absent number NaN); `push` returns the row's index. */
+function createPriceColumns(str: (s: string | undefined) => number) {
+  const num = (v: number | undefined): number => (v === undefined ? Number.NaN : v);
+  const c = {
     mint: i32(),
     sol: f64(),
     usd: f64(),
@@ -151,6 +147,50 @@ export function createPreparedBuilder(): PreparedBuilder {
     tokenRes: i64(),
     at: f64(),
   };
+  return {
+    push(pr: PriceRowOf): number {
+      const row = c.mint.length;
+      c.mint.push(str(pr.mint));
+      c.sol.push(num(pr.sol));
+      c.usd.push(num(pr.usd));
+      c.flags.push((pr.aggregated ? PF.AGGREGATED : 0) | (pr.solRes !== undefined ? PF.SOL_RES : 0) | (pr.tokenRes !== undefined ? PF.TOKEN_RES : 0));
+      c.pool.push(str(pr.pool));
+      c.market.push(str(pr.market));
+      c.liq.push(num(pr.liq));
+      c.fee.push(num(pr.fee));
+      c.solRes.push(pr.solRes ?? 0n);
+      c.tokenRes.push(pr.tokenRes ?? 0n);
+      c.at.push(num(pr.at));
+      return row;
+    },
+    done() {
+      return {
+        pMint: c.mint.done(),
+        pSol: c.sol.done(),
+        pUsd: c.usd.done(),
+        pFlags: c.flags.done(),
+        pPool: c.pool.done(),
+        pMarket: c.market.done(),
+        pLiq: c.liq.done(),
+        pFee: c.fee.done(),
+        pSolRes: c.solRes.done(),
+        pTokenRes: c.tokenRes.done(),
+        pAt: c.at.done(),
+      };
+    },
+  };
+}
+
+export function createPreparedBuilder(): PreparedBuilder {
+  const tree = createTreeWriter();
+  const kind = u8();
+  const t = f64();
+  const rt = f64();
+  const room = i32();
+  const aux = i32();
+  const fp = i32();
+  const fpHiCol = u32();
+  const fpLoCol = u32();
   const normaliser = createNormaliser(); // only its stateless families are used (price ticks are built at replay)
   const recordedRooms = new Set<number>();
   let rows = 0;
@@ -164,7 +204,7 @@ export function createPreparedBuilder(): PreparedBuilder {
   let lo = new Uint32Array(16);
 
   const str = (s: string | undefined): number => (s === undefined ? -1 : tree.intern(s));
-  const num = (v: number | undefined): number => (v === undefined ? Number.NaN : v);
+  const prices = createPriceColumns(str);
 
   const line = (k: number, time: number, receivedAt: number, roomIx: number, auxIx: number, fpIx: number): void => {
     kind.push(k);
@@ -224,18 +264,7 @@ export function createPreparedBuilder(): PreparedBuilder {
       if (parts[parts.length - 1] === 'enriched') parts.pop();
       const pr = priceRow(f.name, v as Record<string, unknown>, parts, receivedAt);
       if (pr === undefined) return false;
-      const row = p.mint.length;
-      p.mint.push(str(pr.mint));
-      p.sol.push(num(pr.sol));
-      p.usd.push(num(pr.usd));
-      p.flags.push((pr.aggregated ? PF.AGGREGATED : 0) | (pr.solRes !== undefined ? PF.SOL_RES : 0) | (pr.tokenRes !== undefined ? PF.TOKEN_RES : 0));
-      p.pool.push(str(pr.pool));
-      p.market.push(str(pr.market));
-      p.liq.push(num(pr.liq));
-      p.fee.push(num(pr.fee));
-      p.solRes.push(pr.solRes ?? 0n);
-      p.tokenRes.push(pr.tokenRes ?? 0n);
-      p.at.push(num(pr.at));
+      const row = prices.push(pr);
       line(K.PRICE, time, receivedAt, roomIx, row, fpOf());
       return true;
     }
@@ -324,17 +353,7 @@ export function createPreparedBuilder(): PreparedBuilder {
         fp: fp.done(),
         fpHi: fpHiCol.done(),
         fpLo: fpLoCol.done(),
-        pMint: p.mint.done(),
-        pSol: p.sol.done(),
-        pUsd: p.usd.done(),
-        pFlags: p.flags.done(),
-        pPool: p.pool.done(),
-        pMarket: p.market.done(),
-        pLiq: p.liq.done(),
-        pFee: p.fee.done(),
-        pSolRes: p.solRes.done(),
-        pTokenRes: p.tokenRes.done(),
-        pAt: p.at.done(),
+        ...prices.done(),
         tree: treeCols,
       };
       const meta: PreparedMeta = {
