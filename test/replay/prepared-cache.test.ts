@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment, type LoadedDeployment } from '../../src/config/index.js';
-import { decodeTree, encodeTree } from '../../src/research/replay/prepared-codec.js';
+import { createTreeWriter, readTreeAt, type TreeColumns } from '../../src/research/replay/prepared-codec.js';
 import { CACHE_DIR_NAME, preparedCachePath, readRecordingPrepared } from '../../src/research/replay/prepared-cache.js';
 import { K } from '../../src/research/replay/prepared-recording.js';
 import { preparedCursor } from '../../src/research/replay/prepared-replay.js';
@@ -47,14 +47,22 @@ function copyOfRecording(name: string): string {
   return dir;
 }
 
-describe('prepared cache codec', () => {
-  it('decodes to exactly what JSON.parse gave: numbers bit for bit, key order, nesting, __proto__ as a key', () => {
+/** Writes each value as one tree of a fresh writer and returns the columns and the trees' indexes. */
+function written(...values: unknown[]): { cols: TreeColumns; at: number[] } {
+  const w = createTreeWriter();
+  const at = values.map((v) => w.write(v));
+  return { cols: w.done(), at };
+}
+
+describe('prepared form tree codec', () => {
+  it('reads back exactly what JSON.parse gave: numbers bit for bit, key order, nesting, __proto__ as a key', () => {
     const text =
       '{"b":1,"a":[-0,0.1,1e-300,1.7976931348623157e308,2147483647,2147483648,-2147483649,1767225657604,2.606083394683145e-5],' +
       '"10":"ten","2":"two","s":"ünï\\u0000€","n":null,"t":true,"f":false,"e":[],"o":{},"__proto__":{"x":1},"deep":[[[{"k":[1,"1"]}]]]}';
     const parsed = JSON.parse(text) as Record<string, unknown>;
     const tree = { lines: [parsed, parsed], missing: undefined };
-    const back = decodeTree(encodeTree(tree)) as typeof tree;
+    const { cols, at } = written('before', tree, 7);
+    const back = readTreeAt(cols, at[1]!) as typeof tree;
     expect(JSON.stringify(back)).toBe(JSON.stringify(tree));
     const got = back.lines[0]!;
     expect(Object.keys(got)).toEqual(Object.keys(parsed));
@@ -63,18 +71,21 @@ describe('prepared cache codec', () => {
     expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(got, '__proto__')?.value).toEqual({ x: 1 });
     expect('missing' in back && back.missing === undefined).toBe(true);
+    // its neighbours in the same columns are read from their own starts
+    expect(readTreeAt(cols, at[0]!)).toBe('before');
+    expect(readTreeAt(cols, at[2]!)).toBe(7);
   });
 
-  it('refuses values that JSON cannot produce rather than storing them wrong', () => {
-    expect(() => encodeTree({ a: 1n })).toThrow(/bigint/);
-    expect(() => encodeTree([new Date(0)])).toThrow(/plain object/);
-    expect(() => encodeTree({ m: new Map() })).toThrow(/plain object/);
+  it('keeps exact amounts as bigints and refuses values that are not plain data rather than storing them wrong', () => {
+    const { cols, at } = written({ lamports: 18_446_744_073_709_551_615n });
+    expect(readTreeAt(cols, at[0]!)).toEqual({ lamports: 18_446_744_073_709_551_615n });
+    expect(() => createTreeWriter().write([new Date(0)])).toThrow(/plain object/);
+    expect(() => createTreeWriter().write({ m: new Map() })).toThrow(/plain object/);
   });
 
-  it('rejects columns that do not hold exactly one tree', () => {
-    const t = encodeTree({ a: [1, 'x'] });
-    expect(() => decodeTree({ ...t, tags: t.tags.subarray(0, t.tags.length - 1) })).toThrow(expect.objectContaining({ code: 'RECORDING_CACHE_CORRUPT' }));
-    expect(() => decodeTree({ ...t, strings: [] })).toThrow(/string index/);
+  it('rejects columns whose string table does not hold what a tree points at', () => {
+    const { cols, at } = written({ a: [1, 'x'] });
+    expect(() => readTreeAt({ ...cols, strings: [] }, at[0]!)).toThrow(expect.objectContaining({ code: 'RECORDING_CACHE_CORRUPT' }));
   });
 });
 
