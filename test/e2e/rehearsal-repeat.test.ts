@@ -55,8 +55,28 @@ async function rehearse(name: string, speed: string): Promise<DecisionLine[]> {
 function commonWindow(a: readonly DecisionLine[], b: readonly DecisionLine[]): [string[], string[]] {
   const stopAt = (lines: readonly DecisionLine[]): number => lines.find((l) => l.code === 'ENGINE_STOPPED')?.at ?? Number.POSITIVE_INFINITY;
   const until = Math.min(stopAt(a), stopAt(b), Math.max(...a.map((l) => l.at)), Math.max(...b.map((l) => l.at)));
-  const norm = (lines: readonly DecisionLine[]): string[] =>
-    lines.filter((l) => l.at < until).map((l) => JSON.stringify(l).replace(/"int_[0-9a-f]{8}_/g, '"int_'));
+  const norm = (lines: readonly DecisionLine[]): string[] => {
+    const text = (l: DecisionLine): string => JSON.stringify(l).replace(/"int_[0-9a-f]{8}_/g, '"int_');
+    const kept = lines.filter((l) => l.at < until);
+    // Within one simulated instant: the decisions in the order they were taken, then the outcomes reported at that
+    // instant in a canonical order (two landings confirmed at one instant are reported in the order their status
+    // answers came back over HTTP, which wall time decides; docs/simulator.md, the live rehearsal's clock).
+    const out: string[] = [];
+    for (let i = 0; i < kept.length;) {
+      let j = i;
+      while (j < kept.length && kept[j]!.at === kept[i]!.at) j++;
+      const instant = kept.slice(i, j);
+      out.push(
+        ...instant.filter((l) => l.kind === 'intent').map(text),
+        ...instant
+          .filter((l) => l.kind !== 'intent')
+          .map(text)
+          .sort(),
+      );
+      i = j;
+    }
+    return out;
+  };
   return [norm(a), norm(b)];
 }
 
