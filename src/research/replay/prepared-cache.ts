@@ -17,9 +17,8 @@ import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { createPreparedBuilder } from './prepared-builder.js';
 import { openPrepared, PREPARED_BODY_AT, PREPARED_FORMAT, preparedProblem, type Recording } from './prepared-recording.js';
-import { parseRecordLine } from './recording-format.js';
 import { hashAndHead } from './recording-stream.js';
-import { readRecordingFile, recordingPaths, replayOrder, type ParsedRecording, type RecordingFile } from './recording-reader.js';
+import { forEachRecordLine, readRecordingFile, recordingPaths, replayOrder, type ParsedRecording, type RecordingFile } from './recording-reader.js';
 
 /** The cache's format is the prepared form's. */
 export const PREPARED_CACHE_FORMAT = PREPARED_FORMAT;
@@ -68,27 +67,8 @@ export function prepareFiles(
   o: { readonly key?: string; readonly version?: string; readonly shared?: boolean } = {},
 ): Uint8Array {
   const b = createPreparedBuilder();
-  let badLines = 0;
-  let firstBad: string | undefined;
   const files = replayOrder(read);
-  for (const f of files) {
-    const text = f.text;
-    let start = text.indexOf('\n') + 1;
-    while (start > 0 && start < text.length) {
-      let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      if (end > start) {
-        const line = text.slice(start, end);
-        try {
-          b.add(parseRecordLine(line));
-        } catch (e) {
-          badLines++;
-          firstBad ??= `${f.path}: ${e instanceof Error ? e.message : String(e)}: ${line.slice(0, 120)}`;
-        }
-      }
-      start = end + 1;
-    }
-  }
+  const { badLines, firstBad } = forEachRecordLine(files, (l) => b.add(l));
   return b.finish(
     files.map((f) => ({ path: f.path, sha256: f.sha256, header: f.header })),
     badLines,

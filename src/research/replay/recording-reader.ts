@@ -111,10 +111,11 @@ export function readRecording(spec: string | readonly string[]): ParsedRecording
   return parseRecordingFiles(recordingPaths(spec).map((p) => readRecordingFile(p)));
 }
 
-/** Parses the lines of files already read, in replay order. */
-export function parseRecordingFiles(read: readonly RecordingFile[]): ParsedRecording {
-  const files = replayOrder(read);
-  const lines: RecordLine[] = [];
+/**
+ * Parses every record line of `files` (in the order given, each file's header line skipped) and hands
+ * each to `take`; a line that is not a record (or that `take` throws for) is counted, and the first one described.
+ */
+export function forEachRecordLine(files: readonly RecordingFile[], take: (line: RecordLine) => void): { badLines: number; firstBad: string | undefined } {
   let badLines = 0;
   let firstBad: string | undefined;
   for (const f of files) {
@@ -126,7 +127,7 @@ export function parseRecordingFiles(read: readonly RecordingFile[]): ParsedRecor
       if (end > start) {
         const line = text.slice(start, end);
         try {
-          lines.push(parseRecordLine(line));
+          take(parseRecordLine(line));
         } catch (e) {
           badLines++;
           firstBad ??= `${f.path}: ${e instanceof Error ? e.message : String(e)}: ${line.slice(0, 120)}`;
@@ -135,5 +136,13 @@ export function parseRecordingFiles(read: readonly RecordingFile[]): ParsedRecor
       start = end + 1;
     }
   }
+  return { badLines, firstBad };
+}
+
+/** Parses the lines of files already read, in replay order. */
+export function parseRecordingFiles(read: readonly RecordingFile[]): ParsedRecording {
+  const files = replayOrder(read);
+  const lines: RecordLine[] = [];
+  const { badLines, firstBad } = forEachRecordLine(files, (l) => lines.push(l));
   return { files: files.map((f) => ({ path: f.path, sha256: f.sha256, header: f.header })), lines, badLines, firstBad };
 }
