@@ -56,8 +56,9 @@ describe('live executor on the fake chain', () => {
     expect(landedAt).toBeGreaterThan(first.expiryBlockHeight + h.executor.settings.expiryMarginBlocks);
   });
 
-  it('journals one write between the decision and each send: the signed attempt (no separate BUILT step)', async () => {
-    const writes: [op: string, sentBefore: number][] = [];
+  it('journals one fsynced write between the decision and each send: the signed attempt (the create commits without an fsync; no BUILT step)', async () => {
+    /** Each journal write: its method, the transactions the chain had received when it was called, and whether it waited for an fsync. */
+    const writes: [op: string, sentBefore: number, synced: boolean][] = [];
     const WRITES: ReadonlySet<string> = new Set(['create', 'markBuilt', 'recordSigned', 'markSent', 'resolve', 'deny', 'markReported']);
     h = await createHarness({
       wrapJournal: (j) =>
@@ -65,9 +66,12 @@ describe('live executor on the fake chain', () => {
           get(target, prop, receiver) {
             const v: unknown = Reflect.get(target, prop, receiver);
             if (typeof prop !== 'string' || !WRITES.has(prop) || typeof v !== 'function') return v;
-            return (...args: unknown[]): unknown => {
-              writes.push([prop, h.chain.stats.received.size]);
-              return Reflect.apply(v, target, args);
+            return async (...args: unknown[]): Promise<unknown> => {
+              const sent = h.chain.stats.received.size;
+              const synced = h.journal.syncedWrites();
+              const r: unknown = await Reflect.apply(v, target, args);
+              writes.push([prop, sent, h.journal.syncedWrites() > synced]);
+              return r;
             };
           },
         }),
@@ -78,11 +82,23 @@ describe('live executor on the fake chain', () => {
     await h.runUntil(settled('int-1'));
     expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
     expect(h.chain.stats.received.size).toBe(2);
-    // the decision (create), then one write before the first transaction left; the expiry, then one write before the second
-    expect(writes.filter(([, sent]) => sent === 0).map(([op]) => op)).toEqual(['create', 'recordSigned']);
-    const afterFirst = writes.filter(([, sent]) => sent === 1).map(([op]) => op);
-    expect(afterFirst.slice(afterFirst.indexOf('resolve'))).toEqual(['resolve', 'recordSigned']);
+    const before = (sent: number): [string, boolean][] => writes.filter(([, s]) => s === sent).map(([op, , synced]) => [op, synced]);
+    // the decision (create: committed, not fsynced), then one fsynced write before the first transaction left
+    expect(before(0)).toEqual([
+      ['create', false],
+      ['recordSigned', true],
+    ]);
+    // the expiry (committed, not fsynced), then one fsynced write before the second transaction left
+    const afterFirst = before(1);
+    expect(afterFirst.slice(afterFirst.findIndex(([op]) => op === 'resolve'))).toEqual([
+      ['resolve', false],
+      ['recordSigned', true],
+    ]);
+    expect(afterFirst.filter(([, synced]) => synced)).toHaveLength(1);
     expect(writes.map(([op]) => op)).not.toContain('markBuilt');
+    // every fsync of the intent's life is a signed attempt's: one per transaction sent
+    expect(writes.filter(([, , synced]) => synced).map(([op]) => op)).toEqual(['recordSigned', 'recordSigned']);
+    expect(h.journal.syncedWrites()).toBe(2);
   });
 
   it('waits out a send that timed out but landed late, and never builds a second transaction', async () => {

@@ -36,6 +36,11 @@ export interface SqliteJournalOptions {
 /** The SQLite journal, with its connection's settings as SQLite reports them. */
 export interface SqliteIntentJournal extends IntentJournal {
   settings(): SqliteConnectionSettings;
+  /**
+   * Writes of this connection that waited for an fsync of the log (sqlite-durability.ts): with the
+   * default `critical`, one per signed attempt and none for the decision's create.
+   */
+  syncedWrites(): number;
 }
 
 /**
@@ -82,18 +87,18 @@ export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJo
   let reportsSinceCheckpoint = 0;
 
   return {
-    create: async (intent, spend, at) => t.create(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, at),
+    create: async (intent, spend, at) => durability.relaxed(() => t.create(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, at)),
     get: async (id) => {
       const row = q.get.get(id);
       return row ? rows.toRecord(row) : undefined;
     },
-    markBuilt: async (id, at) => t.markBuilt(id, at),
+    markBuilt: async (id, at) => durability.relaxed(() => t.markBuilt(id, at)),
     recordSigned: async (id, attempt, at) => durability.durable(() => t.recordSigned(id, attempt, at)),
-    markSent: async (id, signature, at) => t.markSent(id, signature, at),
-    resolve: async (id, r, at) => t.resolve(id, r, at),
-    deny: async (id, code, reason, at) => t.deny(id, code, reason, at),
+    markSent: async (id, signature, at) => durability.relaxed(() => t.markSent(id, signature, at)),
+    resolve: async (id, r, at) => durability.relaxed(() => t.resolve(id, r, at)),
+    deny: async (id, code, reason, at) => durability.relaxed(() => t.deny(id, code, reason, at)),
     markReported: async (id, at) => {
-      q.reported.run(at, id);
+      durability.relaxed(() => q.reported.run(at, id));
       if (++reportsSinceCheckpoint >= CHECKPOINT_EVERY_REPORTS) {
         reportsSinceCheckpoint = 0;
         q.checkpoint.run();
@@ -103,6 +108,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJo
     landed: async () => q.landed.all().map(rows.toRecord),
     spentOn: async (day) => rows.spentOn(day),
     settings: () => connectionSettings(db),
+    syncedWrites: () => durability.syncedWrites(),
     close: async () => {
       db.close();
     },

@@ -9,7 +9,7 @@ import type { Bps, Lamports, UnixMs } from '../../../src/core/units.js';
 import type { ExecutionReport, OrderIntent } from '../../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../../helpers/intents.js';
 import type { IntentJournal } from '../../../src/executors/journal/journal.js';
-import { openSqliteJournal } from '../../../src/executors/journal/sqlite-journal.js';
+import { openSqliteJournal, type SqliteIntentJournal } from '../../../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor, type LiveExecutor } from '../../../src/executors/live/live-executor.js';
 import type { LiveSettingsInput } from '../../../src/executors/live/live-settings.js';
 import type { LiveProbePoint } from '../../../src/executors/live/drive-intent.js';
@@ -24,7 +24,7 @@ export interface Harness {
   readonly clock: ManualClock;
   readonly chain: FakeChain;
   readonly swap: FakeSwap;
-  readonly journal: IntentJournal;
+  readonly journal: SqliteIntentJournal;
   readonly journalPath: string;
   readonly wallet: PublicKey;
   readonly mint: PublicKey;
