@@ -23,7 +23,12 @@ function crashAt(point: LiveProbePoint): { probe: (p: LiveProbePoint) => void; c
 
 describe('start-up reconciliation', () => {
   it.each<[LiveProbePoint, string]>([
-    ['built', 'NEW'], // built and inspected, nothing journaled until the signed attempt
+    // every step between the decision and the first send: nothing is journaled after the create until the signed attempt
+    ['created', 'NEW'],
+    ['swapped', 'NEW'],
+    ['inspected', 'NEW'],
+    ['built', 'NEW'],
+    ['signed-unjournaled', 'NEW'], // signed in memory only: those bytes are never sent
     ['signed', 'SIGNED'],
     ['sent', 'SIGNED'],
     ['resolved', 'LANDED'],
@@ -31,14 +36,20 @@ describe('start-up reconciliation', () => {
     const crash = crashAt(point);
     h = await createHarness({ probe: crash.probe });
     await startHarness(h);
-    await h.executor.submit(h.intent(1));
+    // a crash at `created` is thrown out of submit itself (the decision is journaled, nothing else ran)
+    await h.executor.submit(h.intent(1)).catch((e: unknown) => {
+      if (!crash.crashed()) throw e;
+    });
     await h.runUntil(crash.crashed);
     await h.runUntil(() => true);
     const before = await h.journal.get('int-1');
     expect(before?.state).toBe(journaled);
+    const sentBeforeRestart = h.chain.stats.received.size;
+    expect(sentBeforeRestart).toBe(point === 'sent' || point === 'resolved' ? 1 : 0);
     await h.restart();
     await h.runUntil(() => h.reports.some((r) => r.type === 'filled'));
     expect(h.chain.stats.landed).toHaveLength(1);
+    expect(h.chain.stats.received.size).toBe(1); // one transaction ever left, whatever the crash point
     expect(h.reports.filter((r) => r.type === 'filled')).toHaveLength(1);
     const rec = await h.journal.get('int-1');
     expect(rec?.state).toBe('LANDED');

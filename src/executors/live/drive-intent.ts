@@ -25,8 +25,14 @@ import type { StatusSource } from './status-batcher.js';
 import { isJournalUnavailable } from './journal-outage.js';
 import { rememberedJournal } from './remembered-journal.js';
 
-/** Named instants a crash test can kill the process at. */
-export type LiveProbePoint = 'built' | 'signed' | 'sent' | 'resolved';
+/**
+ * Named instants a crash test can kill the process at. Between the decision and the first send, in
+ * order: `created` (the decision journaled NEW, committed but not fsynced; live executor only),
+ * `swapped` (the swap service answered), `inspected` (inspection passed), `built` (the block height
+ * read: about to sign), `signed-unjournaled` (signed in memory, not journaled), `signed` (the
+ * attempt journaled and fsynced, not sent); then `sent` (a send returned) and `resolved`.
+ */
+export type LiveProbePoint = 'created' | 'swapped' | 'inspected' | 'built' | 'signed-unjournaled' | 'signed' | 'sent' | 'resolved';
 
 export interface DriveContext {
   readonly rpc: LiveRpcPort;
@@ -158,6 +164,7 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
     await ctx.journal.deny(intent.id, built.code, built.reason, ctx.clock.now());
     return;
   }
+  ctx.probe?.('swapped', intent.id);
   const verdict = await inspectSwap(
     built,
     intent,
@@ -177,11 +184,13 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
     await ctx.journal.deny(intent.id, verdict.code, verdict.reason, ctx.clock.now());
     return;
   }
+  ctx.probe?.('inspected', intent.id);
   const height = await readUntilKnown(ctx, () => ctx.rpc.getBlockHeight({ commitment: 'processed', signal: ctx.signal }), 'reading the block height');
   // Nothing is journaled between the decision and the signed attempt: a crash before recordSigned
   // leaves the intent NEW (or EXPIRED), which is built afresh by the same rules (nothing was signed).
   ctx.probe?.('built', intent.id);
   const signed = ctx.signer.signWire(built.raw);
+  ctx.probe?.('signed-unjournaled', intent.id);
   try {
     await ctx.journal.recordSigned(
       intent.id,

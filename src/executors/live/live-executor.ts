@@ -209,6 +209,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
       );
       return;
     }
+    options.probe?.('created', intent.id);
     sink?.({ type: 'accepted', intentId: intent.id, at: now });
     void drive(intent.id);
   };

@@ -1,8 +1,10 @@
 /**
  * The crash test: child processes run the live executor against a chain that lives in this
- * process and are killed with SIGKILL at random moments and at named instants (after building,
- * between signing and sending, between sending and journaling the send, between journaling the
- * outcome and reporting it). After every restart the child reconciles. At the end: at most one
+ * process and are killed with SIGKILL at random moments and at named instants: at every step
+ * between the decision and the first send (the decision journaled, the swap built, inspected, the
+ * block height read, signed in memory, the signed attempt journaled), between sending and
+ * journaling the send, and between journaling the outcome and reporting it. Each lane's first
+ * named kills go to instants no lane took yet, so every instant is killed at least once. After every restart the child reconciles. At the end: at most one
  * landed transaction per intent, every landed swap is in the journal and in the portfolio, and the
  * ledger's balances equal the portfolio's view.
  *
@@ -24,7 +26,8 @@ import { openSqliteJournal } from '../../../src/executors/journal/sqlite-journal
 const dir = mkdtempSync(join(tmpdir(), 'chainpilot-crash-'));
 const childBundle = join(dir, 'crash-child.cjs');
 const nodePath = fileURLToPath(new URL('../../../node_modules', import.meta.url));
-const POINTS = ['built', 'signed', 'sent', 'resolved'];
+/** Every named instant (drive-intent.ts, LiveProbePoint), the six between the decision and the first send first. */
+const POINTS = ['created', 'swapped', 'inspected', 'built', 'signed-unjournaled', 'signed', 'sent', 'resolved'];
 export const INITIAL_LAMPORTS = 1_000_000_000_000n;
 
 /** Bundles the child once per test file (CommonJS, native modules external): each restart is a plain `node` start. */
@@ -127,11 +130,15 @@ export async function crashAndCheck(tag: string, backend: Backend, kills: number
     };
     const rnd = random.fork(lane.name);
     let killed = 0;
+    let namedRuns = 0;
+    // enough named kills first that the lanes together cover every instant, then named and timed alternate
+    const namedFirst = Math.ceil(POINTS.length / laneCount);
     for (let run = 0; killed < laneKills; run++) {
       const ids = [0, 1].map((i) => `${lane.name}-${run}-${i}`);
       lane.ids.push(...ids);
-      const named = run % 2 === 0;
-      const point = POINTS[(((run / 2) | 0) + laneIndex) % POINTS.length]!;
+      const named = run < namedFirst || run % 2 === 0;
+      const point = POINTS[(namedRuns * laneCount + laneIndex) % POINTS.length]!;
+      if (named) namedRuns++;
       const kill: Kill = named ? { fromSpawnMs: 30_000 } : rnd.chance(0.3) ? { fromSpawnMs: rnd.int(50, 400) } : { fromReadyMs: rnd.int(0, 250) };
       const r = await runChild({ ...env, INTENTS: ids.join(','), ...(named ? { CRASH_AT: `${point}:1` } : {}) }, kill);
       expect(r.stderr).not.toContain('executor error');
