@@ -19,6 +19,7 @@ import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js
 import type { JournalOp } from '../../src/executors/live/journal-outage.js';
 import { createLiveExecutor, type JournalHealth, type LiveExecutor } from '../../src/executors/live/live-executor.js';
 import { keypairSigner } from '../../src/executors/signer/signer.js';
+import { utcDay } from '../../src/executors/admission.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import { z } from 'zod';
 import { seededRandom } from '../../src/core/index.js';
@@ -74,6 +75,8 @@ interface World {
   rpc: RpcClient;
   swap: SwapClient;
   dir: string;
+  /** sendTransaction calls the executor made (re-broadcasts included). */
+  sends: { count: number };
 }
 let w: World | undefined;
 afterEach(async () => {
@@ -100,8 +103,15 @@ async function world(downAtSend?: { op: JournalOp; ids: Set<string> }, start = t
   const health: JournalHealth[] = [];
   const lines: World['lines'] = [];
   const logger = pino({ level: 'info', base: undefined }, { write: (l: string) => void lines.push(JSON.parse(l) as World['lines'][number]) });
+  const sends = { count: 0 };
+  const counted = new Proxy(rpc, {
+    get: (target, prop, receiver): unknown =>
+      prop === 'sendTransaction'
+        ? (...a: Parameters<RpcClient['sendTransaction']>) => (sends.count++, target.sendTransaction(...a))
+        : Reflect.get(target, prop, receiver),
+  });
   const executor = createLiveExecutor({
-    rpc,
+    rpc: counted,
     swap,
     signer: keypairSigner(wallet),
     journal: fullDisk(journal, disk),
@@ -123,7 +133,7 @@ async function world(downAtSend?: { op: JournalOp; ids: Set<string> }, start = t
     onJournalHealth: (h) => void health.push(h),
   });
   const reports: ExecutionReport[] = [];
-  const wd: World = { sim, mint, wallet, journal, disk, executor, reports, health, lines, rpc, swap, dir };
+  const wd: World = { sim, mint, wallet, journal, disk, executor, reports, health, lines, rpc, swap, dir, sends };
   if (!start) return wd;
   const started = executor.start((r) => reports.push(r));
   await runUntil(wd, () => true);
@@ -229,6 +239,48 @@ describe('a journal that cannot write (issue 38 case 4): nothing sent is ever un
       expect(wd.lines.some((l) => l.level === 50 && l.msg.startsWith('journal call failed'))).toBe(true);
     },
   );
+});
+
+describe('an outage between the decision and its signed attempt (issue 42): nothing is sent, the intent ends clearly, nothing leaks', () => {
+  it('with recordSigned failing after the create, no signed build leaves the process; the decision ends DENIED (stale) once, its day spend released, the outage closed', async () => {
+    w = await world();
+    const wd = w;
+    wd.disk.down = 'recordSigned'; // the decision's create writes; the signed attempt does not
+    const leg = intent(wd, 80);
+    const day = utcDay(leg.createdAt);
+    await wd.executor.submit(leg);
+    const rec0 = await wd.journal.get(leg.id);
+    expect(rec0?.state).toBe('NEW');
+    expect(await wd.journal.spentOn(day)).toBe(rec0?.spendLamports);
+    // built, inspected and signed again and again; each signed attempt refused by the journal, none sent
+    await runUntil(wd, () => (wd.disk.fails.recordSigned ?? 0) >= 3);
+    expect(wd.sends.count).toBe(0);
+    expect(await wd.journal.get(leg.id)).toMatchObject({ state: 'NEW', attempts: [] });
+    expect(wd.executor.journalHealth()).toMatchObject({
+      degraded: true,
+      waiting: 1,
+      reason: expect.stringContaining(`journal recordSigned of intent ${leg.id}`) as unknown,
+    });
+    // still failing when the decision passes maxIntentAgeMs (60 s): it is refused as stale, not built again
+    wd.sim.clock.advance(61_000);
+    await runUntil(wd, async () => (await wd.journal.get(leg.id))?.reported === true);
+    await wd.executor.idle(); // nothing left in flight
+    expect(await wd.journal.get(leg.id)).toMatchObject({ state: 'DENIED', code: 'LIVE_INTENT_STALE', done: true, attempts: [] });
+    expect(wd.reports.filter((r) => r.intentId === leg.id).map((r) => (r.type === 'rejected' ? r.code : r.type))).toEqual(['accepted', 'LIVE_INTENT_STALE']);
+    expect(wd.sends.count).toBe(0);
+    expect(wd.sim.market.landed).toHaveLength(0);
+    expect(await wd.journal.spentOn(day)).toBe(0n); // a denied decision holds no day spend
+    expect(await wd.journal.unresolved()).toEqual([]);
+    // the denial was a write the journal accepted: the outage closed, announced once each way
+    expect(wd.executor.journalHealth()).toMatchObject({ degraded: false, waiting: 0 });
+    expect(wd.health.map((h) => h.degraded)).toEqual([true, false]);
+    // the disk freed, the next decision lands with one transaction
+    wd.disk.down = undefined;
+    await wd.executor.submit(intent(wd, 81));
+    await runUntil(wd, () => fillsOf(wd, 'out-81').length === 1);
+    expect(wd.sim.market.landed).toHaveLength(1);
+    expect(wd.sends.count).toBeGreaterThanOrEqual(1); // the counter counts the sends it saw none of before
+  });
 });
 
 describe('refusals while the journal cannot write (issue 38 case 5)', () => {
