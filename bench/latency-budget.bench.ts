@@ -16,7 +16,9 @@
  * temp dir), and the default mode with the journal on tmpfs (/dev/shm, where one exists), whose
  * flush is nearly free: the difference between the two is what the disk costs. Issue 42: the
  * executor writes one journal transaction between the decision (create) and the send, the signed
- * attempt; the rows "journal commits between decision and send" count them per intent, and a
+ * attempt; the rows "journal commits between decision and send" count them per intent, "fsynced
+ * journal writes between decision and send" those of them that waited for an fsync (one: the
+ * signed attempt; the create commits without one, docs/executor.md "Durability"), and a
  * fourth run ("simulate, disk, + BUILT write") puts back the write issue 42 removed (a markBuilt
  * before each recordSigned, as before) so that "CPU part p99 ÷ with the BUILT write" compares the
  * two in the same bench process, and "÷ the 2 ms goal" states the goal as a ratio.
@@ -63,6 +65,8 @@ const SOL = 1_000_000_000n;
 const INTENTS = Number(process.env['BENCH_BUDGET_INTENTS'] ?? 1_500);
 const WARMUP = Math.min(500, Math.floor(INTENTS / 3)); // JIT and caches settle; process CPU time counts background compilation too
 const WORST = Number(process.env['BENCH_BUDGET_WORST'] ?? 0);
+/** BENCH_BUDGET_RUNS=simulate-disk,static-disk (names: simulate-disk, simulate-disk-built, static-disk, simulate-tmpfs): only those runs (a profile of one path). */
+const ONLY = process.env['BENCH_BUDGET_RUNS']?.split(',');
 
 /**
  * Milliseconds the main thread has spent runnable but waiting for a core (Linux schedstat
@@ -138,6 +142,8 @@ interface Sample {
   toLanded: number;
   /** Journal writes (commits, reads excluded) from the frame to the first send, the decision's create included. */
   commitsBeforeSend: number;
+  /** Of those, the writes that waited for an fsync (the journal's syncedWrites()). */
+  syncedBeforeSend: number;
 }
 
 interface SimProcess {
@@ -197,6 +203,7 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
     blocked: 0,
     writes: [] as string[],
     commits: 0,
+    synced: 0,
     /** The simulator's CPU at t0 and at the first send, and during round trips (worst-sample lines only). */
     sim0: 0,
     simAtSend: 0,
@@ -225,6 +232,7 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
   const journaled = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
     const others = WORST > 0 && runqueueWaitMs ? otherThreadsMs() : 0;
     const simulator = WORST > 0 && runqueueWaitMs ? threadsMs(sim.pid) : 0;
+    const synced = j.syncedWrites();
     const s = now();
     const c = cpuNow();
     const w = waitNow();
@@ -232,6 +240,7 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
       return await f();
     } finally {
       if (cur.send === 0) {
+        cur.synced += j.syncedWrites() - synced;
         const wall = now() - s;
         const used = cpuNow() - c;
         const waited = waitNow() - w;
@@ -416,6 +425,7 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
         inProcessCpu: inProcess - c.flush - c.journal,
         toLanded: c.landed - c.t0,
         commitsBeforeSend: c.commits,
+        syncedBeforeSend: c.synced,
       };
       samples.push(sample);
       if (WORST > 0 && samples.length > WARMUP) {
@@ -447,12 +457,12 @@ const bench: Bench = {
   async run() {
     const disk = mkdtempSync(join(tmpdir(), 'chainpilot-bench-budget-'));
     const shm = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/chainpilot-bench-budget-') : undefined;
-    const runs: { mode: InspectionMode; where: string; dir: string; builtWrite?: boolean }[] = [
-      { mode: 'simulate', where: 'disk', dir: disk },
-      { mode: 'simulate', where: 'disk, + BUILT write', dir: disk, builtWrite: true },
-      { mode: 'static', where: 'disk', dir: disk },
-      ...(shm ? [{ mode: 'simulate' as const, where: 'tmpfs', dir: shm }] : []),
-    ];
+    const runs: { name: string; mode: InspectionMode; where: string; dir: string; builtWrite?: boolean }[] = [
+      { name: 'simulate-disk', mode: 'simulate' as const, where: 'disk', dir: disk },
+      { name: 'simulate-disk-built', mode: 'simulate' as const, where: 'disk, + BUILT write', dir: disk, builtWrite: true },
+      { name: 'static-disk', mode: 'static' as const, where: 'disk', dir: disk },
+      ...(shm ? [{ name: 'simulate-tmpfs', mode: 'simulate' as const, where: 'tmpfs', dir: shm }] : []),
+    ].filter((r) => ONLY === undefined || ONLY.includes(r.name));
     try {
       const rows: BenchRow[] = [];
       /** CPU part p50 and p99 of the first run (simulate, disk), for the ratios against the run with the BUILT write. */
@@ -498,6 +508,12 @@ const bench: Bench = {
             value: Math.max(...s.map((x) => x.commitsBeforeSend)),
             unit: 'commits',
             note: 'create (the decision) and the writes before the first send; goal: create + one (the signed attempt)',
+          },
+          {
+            name: `${mode}, ${where}: fsynced journal writes between decision and send (max per intent)`,
+            value: Math.max(...s.map((x) => x.syncedBeforeSend)),
+            unit: 'writes',
+            note: 'the writes that waited for an fsync (syncedWrites); goal: one, the signed attempt (the create commits without one)',
           },
           {
             name: `${mode}, ${where}: CPU part p99 ÷ the 2 ms goal`,
