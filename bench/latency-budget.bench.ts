@@ -232,7 +232,7 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
   const journaled = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
     const others = WORST > 0 && runqueueWaitMs ? otherThreadsMs() : 0;
     const simulator = WORST > 0 && runqueueWaitMs ? threadsMs(sim.pid) : 0;
-    const synced = j.syncedWrites();
+    const synced = syncedWrites();
     const s = now();
     const c = cpuNow();
     const w = waitNow();
@@ -240,7 +240,7 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
       return await f();
     } finally {
       if (cur.send === 0) {
-        cur.synced += j.syncedWrites() - synced;
+        cur.synced += syncedWrites() - synced;
         const wall = now() - s;
         const used = cpuNow() - c;
         const waited = waitNow() - w;
@@ -313,6 +313,8 @@ async function run(mode: InspectionMode, dir: string, builtWrite = false): Promi
     },
   };
   const j = openSqliteJournal({ path: join(dir, `budget-${mode}${builtWrite ? '-built' : ''}.sqlite`) });
+  // a build from before syncedWrites (BENCH_DIST naming an older dist/, for a pairwise run) reports NaN fsynced writes
+  const syncedWrites = (): number => (typeof j.syncedWrites === 'function' ? j.syncedWrites() : Number.NaN);
   const journal: IntentJournal = {
     create: (i, s, at) => journaled('create', () => j.create(i, s, at)),
     get: (id) => journaled('get', () => j.get(id)),

@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Fill } from '../../src/engine/orders/execution-port.js';
+import { WSOL_MINT } from '../../src/executors/live/ports.js';
+import { isAssociatedAddressCached } from '../../src/executors/live/swap-accounts.js';
 import { createHarness, reportTypes, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -99,6 +101,27 @@ describe('live executor on the fake chain', () => {
     // every fsync of the intent's life is a signed attempt's: one per transaction sent
     expect(writes.filter(([, , synced]) => synced).map(([op]) => op)).toEqual(['recordSigned', 'recordSigned']);
     expect(h.journal.syncedWrites()).toBe(2);
+  });
+
+  it('derives the accounts inspection needs while the swap service builds the transaction, not between the build and the send', async () => {
+    const cachedWhenBuilt: boolean[] = [];
+    h = await createHarness({
+      wrapSwap: (s) => ({
+        async buildSwap(req, o) {
+          const built = await s.buildSwap(req, o);
+          await new Promise((r) => setImmediate(r)); // the answer arrives on a later turn, as over a socket
+          const wallet = h.wallet.toBase58();
+          cachedWhenBuilt.push(isAssociatedAddressCached(wallet, h.mint.toBase58(), 'classic') && isAssociatedAddressCached(wallet, WSOL_MINT, 'classic'));
+          return built;
+        },
+      }),
+    });
+    await startHarness(h);
+    expect(isAssociatedAddressCached(h.wallet.toBase58(), h.mint.toBase58(), 'classic')).toBe(false); // a mint not seen before
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(cachedWhenBuilt).toEqual([true]);
   });
 
   it('waits out a send that timed out but landed late, and never builds a second transaction', async () => {

@@ -21,6 +21,7 @@ import { slippageForAttempt } from './live-settings.js';
 import { WSOL_MINT, type BuiltSwap, type LiveRpcPort, type SwapBuilderPort } from './ports.js';
 import type { PriorityFeeSource } from './priority-fee.js';
 import { readFill } from './read-fill.js';
+import { warmSwapAccounts } from './swap-accounts.js';
 import type { StatusSource } from './status-batcher.js';
 import { isJournalUnavailable } from './journal-outage.js';
 import { rememberedJournal } from './remembered-journal.js';
@@ -216,6 +217,9 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
 }
 
 async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number): Promise<BuiltSwap | { code: 'LIVE_BUILD_FAILED'; reason: string }> {
+  // Once the request below is on its way (after this turn's microtasks), derive the accounts
+  // inspection will need while the swap service works, not between the build and the send.
+  setImmediate(warmAccounts, ctx, intent);
   const buy = intent.side === 'buy';
   const priorityFeeLamports = await ctx.priorityFees.feeFor(intent.priorityFeeLamports, ctx.signal);
   const req = {
@@ -239,6 +243,15 @@ async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number
     }
   }
   return { code: 'LIVE_BUILD_FAILED', reason: `swap service could not build the swap: ${lastError}` };
+}
+
+/** swap-accounts.ts's warm-up; a mint it cannot derive for is inspection's to refuse (logged here, judged there). */
+function warmAccounts(ctx: DriveContext, intent: OrderIntent): void {
+  try {
+    warmSwapAccounts(intent, ctx.signer.address);
+  } catch (e) {
+    ctx.log.debug({ intentId: intent.id, err: describeError(e) }, 'associated addresses not derived ahead of inspection');
+  }
 }
 
 async function confirm(ctx: DriveContext, rec: IntentRecord): Promise<void> {

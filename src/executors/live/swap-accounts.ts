@@ -50,6 +50,25 @@ export function associatedAddress(owner: string, mint: string, program: 'classic
   return address;
 }
 
+/** True when the associated address of (`owner`, `mint`) under `program` is cached (tests of the warm-up). */
+export function isAssociatedAddressCached(owner: string, mint: string, program: 'classic' | '2022'): boolean {
+  return cache.get(`${owner}:${mint}:${program}`) !== undefined;
+}
+
+/**
+ * Derives, into the cache, the associated addresses inspection needs for `intent` under the classic
+ * token program (the wallet's wrapped-SOL account and its account of the mint), which every swap
+ * moving wrapped SOL reaches. Each derivation of a mint not seen before is a curve search of about
+ * 0.25 ms of CPU; the live executor runs this while the swap service builds the transaction
+ * (drive-intent.ts), so inspection finds them cached instead of searching between the build and the
+ * send. Token-2022 addresses are left to inspection, which derives them only for a transaction that
+ * reaches that program.
+ */
+export function warmSwapAccounts(intent: Pick<OrderIntent, 'mint'>, wallet: string): void {
+  associatedAddress(wallet, WSOL_MINT, 'classic');
+  associatedAddress(wallet, intent.mint, 'classic');
+}
+
 /**
  * Input and output accounts of `intent` for `wallet` (base58), and the token accounts
  * `instructions` create for our wallet. Associated addresses are derived only under the token

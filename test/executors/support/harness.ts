@@ -12,6 +12,7 @@ import type { IntentJournal } from '../../../src/executors/journal/journal.js';
 import { openSqliteJournal, type SqliteIntentJournal } from '../../../src/executors/journal/sqlite-journal.js';
 import { createLiveExecutor, type LiveExecutor } from '../../../src/executors/live/live-executor.js';
 import type { LiveSettingsInput } from '../../../src/executors/live/live-settings.js';
+import type { SwapBuilderPort } from '../../../src/executors/live/ports.js';
 import type { LiveProbePoint } from '../../../src/executors/live/drive-intent.js';
 import { keypairSigner } from '../../../src/executors/signer/signer.js';
 import { createFakeChain, FAKE_SWAP_PROGRAM, type FakeChain } from './fake-chain.js';
@@ -53,6 +54,8 @@ export async function createHarness(
     probe?: (p: LiveProbePoint, id: string) => void;
     /** Wraps the journal the executor writes (e.g. to record its calls); the harness's `journal` stays the bare one. */
     wrapJournal?: (j: IntentJournal) => IntentJournal;
+    /** Wraps the swap service the executor calls; the harness's `swap` stays the bare one. */
+    wrapSwap?: (s: SwapBuilderPort) => SwapBuilderPort;
   } = {},
 ): Promise<Harness> {
   const clock = manualClock(START_MS);
@@ -69,7 +72,7 @@ export async function createHarness(
   const make = (probe?: (p: LiveProbePoint, id: string) => void): LiveExecutor =>
     createLiveExecutor({
       rpc: chain,
-      swap,
+      swap: opts.wrapSwap ? opts.wrapSwap(swap) : swap,
       signer: keypairSigner(WALLET_KEY),
       journal: opts.wrapJournal ? opts.wrapJournal(journal) : journal,
       clock,
