@@ -17,7 +17,7 @@
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { createDatastreamClient } from '../src/client/datastream/index.js';
+import { createDatastreamClient, DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS } from '../src/client/datastream/index.js';
 import { seededRandom, systemClock, lamports } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { ExecutionSink, Executor } from '../src/engine/orders/execution-port.js';
@@ -91,7 +91,8 @@ async function bare(url: string): Promise<number[]> {
 async function chainpilot(url: string): Promise<number[]> {
   const samples: number[] = [];
   const clock = systemClock();
-  const client = createDatastreamClient({ url, apiKey: 'benchkey' });
+  // as a deployment on the remote service connects (runtime/compose/run-endpoint.ts)
+  const client = createDatastreamClient({ url, apiKey: 'benchkey', roomWriteWindowMs: DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS });
   let sink: ExecutionSink | undefined;
   let n = 0;
   let finish: () => void = () => undefined;
