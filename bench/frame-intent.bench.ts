@@ -13,6 +13,8 @@
  * CPU per frame (issue 42: both readers' p50 is mostly wake-up time, which hides it): this
  * process's CPU time (user + system; the server is a child process) over a reader's whole run,
  * connection and warm-up included, divided by its frames; the ratio is ours over bare's per round.
+ * A second figure leaves connection and warm-up out of both: the CPU time from the reader's
+ * WARMUP-th frame to its last, over those frames (a long-running deployment's cost per frame).
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -46,8 +48,9 @@ async function startServer(): Promise<Server> {
  * Young-generation collections (scavenges) while `run` reads: the garbage a reader makes per frame
  * shows as their count (the baseline's JSON.parse and `ws` buffers make some too). Per 10k frames.
  */
-async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number; cpuUs: number }> {
+async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number; cpuUs: number; warmCpuUs: number }> {
   let n = 0;
+  warmAt = undefined;
   const cpu0 = process.cpuUsage();
   const count = (entries: readonly PerformanceEntry[]): void => {
     for (const e of entries) if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) n++;
@@ -57,12 +60,19 @@ async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; s
   try {
     const result = await run();
     const cpu = process.cpuUsage(cpu0);
+    const warm = process.cpuUsage(warmAt ?? cpu0);
     count(obs.takeRecords());
-    return { result, scavenges: (n / FRAMES) * 10_000, cpuUs: (cpu.user + cpu.system) / FRAMES };
+    return { result, scavenges: (n / FRAMES) * 10_000, cpuUs: (cpu.user + cpu.system) / FRAMES, warmCpuUs: (warm.user + warm.system) / (FRAMES - WARMUP) };
   } finally {
     obs.disconnect();
   }
 }
+
+/** This process's CPU time when the running reader handled its WARMUP-th frame. */
+let warmAt: NodeJS.CpuUsage | undefined;
+const noteFrame = (n: number): void => {
+  if (n === WARMUP) warmAt = process.cpuUsage();
+};
 
 const sinceNs = (sentNs: string): number => Number(process.hrtime.bigint() - BigInt(sentNs)) / 1e3;
 
@@ -78,7 +88,8 @@ async function bare(url: string): Promise<number[]> {
       if (f.type !== 'message' || f.room !== 'latest') return;
       const intent = { id: `i${n}`, side: 'buy', mint: f.data.token.mint, spendLamports: SOL / 100n, reason: f.data.token.name };
       samples.push(sinceNs(intent.reason));
-      if (++n === FRAMES) resolve();
+      noteFrame(++n);
+      if (n === FRAMES) resolve();
     });
   });
   ws.send(JSON.stringify({ type: 'join', room: 'latest' }));
@@ -105,7 +116,8 @@ async function chainpilot(url: string): Promise<number[]> {
     submit: (intent) => {
       samples.push(sinceNs(intent.reason));
       setTimeout(() => sink?.({ type: 'expired', intentId: intent.id, at: clock.now() }), 5);
-      if (++n === FRAMES) finish();
+      noteFrame(++n);
+      if (n === FRAMES) finish();
       return Promise.resolve();
     },
     stop: () => Promise.resolve(),
@@ -143,20 +155,23 @@ const bench: Bench = {
       const p50: number[] = [];
       const p99: number[] = [];
       const cpu: number[] = [];
-      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[] };
-      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[] };
+      const warmCpu: number[] = [];
+      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[], warmCpuUs: [] as number[] };
+      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[], warmCpuUs: [] as number[] };
       const loads: string[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const readBare = async (): Promise<number[]> => {
-          const { result, scavenges, cpuUs } = await scavengesPer10k(() => bare(server.url));
+          const { result, scavenges, cpuUs, warmCpuUs } = await scavengesPer10k(() => bare(server.url));
           base.scavenges.push(scavenges);
           base.cpuUs.push(cpuUs);
+          base.warmCpuUs.push(warmCpuUs);
           return result;
         };
         const readOurs = async (): Promise<number[]> => {
-          const { result, scavenges, cpuUs } = await scavengesPer10k(() => chainpilot(server.url));
+          const { result, scavenges, cpuUs, warmCpuUs } = await scavengesPer10k(() => chainpilot(server.url));
           ours.scavenges.push(scavenges);
           ours.cpuUs.push(cpuUs);
+          ours.warmCpuUs.push(warmCpuUs);
           return result;
         };
         let b: number[];
@@ -176,6 +191,7 @@ const bench: Bench = {
         p50.push(ours.p50.at(-1)! / base.p50.at(-1)!);
         p99.push(ours.p99.at(-1)! / base.p99.at(-1)!);
         cpu.push(ours.cpuUs.at(-1)! / base.cpuUs.at(-1)!);
+        warmCpu.push(ours.warmCpuUs.at(-1)! / base.warmCpuUs.at(-1)!);
       }
       const note = `${FRAMES - WARMUP} frames per reader per round, 1 per ${GAP_MS} ms; median of ${ROUNDS} alternating rounds; ${loads.join(', ')}`;
       return [
@@ -196,6 +212,14 @@ const bench: Bench = {
           unit: 'µs',
           ratio: median(cpu),
           note: `goal ≤ 1.5 (issue 42); per round ${cpu.map((x) => x.toFixed(2)).join(', ')}; connection and warm-up included`,
+        },
+        { name: 'CPU per frame after warm-up, bare (baseline)', value: median(base.warmCpuUs), unit: 'µs' },
+        {
+          name: 'CPU per frame after warm-up, frame -> intent',
+          value: median(ours.warmCpuUs),
+          unit: 'µs',
+          ratio: median(warmCpu),
+          note: `per round ${warmCpu.map((x) => x.toFixed(2)).join(', ')}; frames ${WARMUP} to ${FRAMES} of each reader: connection and warm-up left out of both`,
         },
         { name: 'breakdown: scavenges per 10k frames, bare', value: median(base.scavenges), unit: 'scavenges' },
         {
