@@ -19,7 +19,7 @@
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { createDatastreamClient, DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS } from '../src/client/datastream/index.js';
+import { createDatastreamClient, DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS, rooms } from '../src/client/datastream/index.js';
 import { seededRandom, systemClock, lamports } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { ExecutionSink, Executor } from '../src/engine/orders/execution-port.js';
@@ -98,6 +98,26 @@ async function bare(url: string): Promise<number[]> {
   return samples.slice(WARMUP);
 }
 
+/**
+ * Breakdown: the Datastream client alone (socket, decoder, guard, dedup, delivery) subscribed to
+ * `latest`, its handler making the bare reader's decision. Its CPU over bare's says how much of
+ * the frame → intent cost is the client's; the rest is the engine's path to the intent.
+ */
+async function clientAlone(url: string): Promise<void> {
+  const client = createDatastreamClient({ url, apiKey: 'benchkey', roomWriteWindowMs: DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS });
+  let n = 0;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((r) => (finish = r));
+  client.subscribe(rooms.latest(), (m) => {
+    const intent = { id: `i${n}`, side: 'buy', mint: m.data.token.mint, spendLamports: SOL / 100n, reason: m.data.token.name };
+    void intent; // the decision is made, as the bare reader makes it
+    noteFrame(++n);
+    if (n === FRAMES) finish();
+  });
+  await done;
+  client.close();
+}
+
 /** chainpilot: the Datastream client → engine → executor.submit. Returns latencies, µs. */
 async function chainpilot(url: string): Promise<number[]> {
   const samples: number[] = [];
@@ -156,6 +176,7 @@ const bench: Bench = {
       const p99: number[] = [];
       const cpu: number[] = [];
       const warmCpu: number[] = [];
+      const clientCpu: number[] = [];
       const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[], warmCpuUs: [] as number[] };
       const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[], warmCpuUs: [] as number[] };
       const loads: string[] = [];
@@ -183,6 +204,9 @@ const bench: Bench = {
           c = await readOurs();
           b = await readBare();
         }
+        // the client alone, after both (its ratio is to this round's bare reader)
+        const alone = await scavengesPer10k(() => clientAlone(server.url));
+        clientCpu.push(alone.warmCpuUs / base.warmCpuUs.at(-1)!);
         loads.push(loadNote());
         base.p50.push(percentile(b, 50));
         base.p99.push(percentile(b, 99));
@@ -220,6 +244,13 @@ const bench: Bench = {
           unit: 'µs',
           ratio: median(warmCpu),
           note: `per round ${warmCpu.map((x) => x.toFixed(2)).join(', ')}; frames ${WARMUP} to ${FRAMES} of each reader: connection and warm-up left out of both`,
+        },
+        {
+          name: 'breakdown: CPU per frame after warm-up, Datastream client alone',
+          value: median(clientCpu) * median(base.warmCpuUs),
+          unit: 'µs',
+          ratio: median(clientCpu),
+          note: `per round ${clientCpu.map((x) => x.toFixed(2)).join(', ')}; the rest of frame -> intent is the engine's path to the intent`,
         },
         { name: 'breakdown: scavenges per 10k frames, bare', value: median(base.scavenges), unit: 'scavenges' },
         {
