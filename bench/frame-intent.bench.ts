@@ -13,11 +13,13 @@
  * CPU per frame (issue 42: both readers' p50 is mostly wake-up time, which hides it): this
  * process's CPU time (user + system; the server is a child process) over a reader's whole run,
  * connection and warm-up included, divided by its frames; the ratio is ours over bare's per round.
+ * A second figure leaves connection and warm-up out of both: the CPU time from the reader's
+ * WARMUP-th frame to its last, over those frames (a long-running deployment's cost per frame).
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { z } from 'zod';
-import { createDatastreamClient } from '../src/client/datastream/index.js';
+import { createDatastreamClient, DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS, rooms } from '../src/client/datastream/index.js';
 import { seededRandom, systemClock, lamports } from '../src/core/index.js';
 import { createEngine } from '../src/engine/engine.js';
 import type { ExecutionSink, Executor } from '../src/engine/orders/execution-port.js';
@@ -46,8 +48,9 @@ async function startServer(): Promise<Server> {
  * Young-generation collections (scavenges) while `run` reads: the garbage a reader makes per frame
  * shows as their count (the baseline's JSON.parse and `ws` buffers make some too). Per 10k frames.
  */
-async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number; cpuUs: number }> {
+async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; scavenges: number; cpuUs: number; warmCpuUs: number }> {
   let n = 0;
+  warmAt = undefined;
   const cpu0 = process.cpuUsage();
   const count = (entries: readonly PerformanceEntry[]): void => {
     for (const e of entries) if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) n++;
@@ -57,12 +60,19 @@ async function scavengesPer10k<T>(run: () => Promise<T>): Promise<{ result: T; s
   try {
     const result = await run();
     const cpu = process.cpuUsage(cpu0);
+    const warm = process.cpuUsage(warmAt ?? cpu0);
     count(obs.takeRecords());
-    return { result, scavenges: (n / FRAMES) * 10_000, cpuUs: (cpu.user + cpu.system) / FRAMES };
+    return { result, scavenges: (n / FRAMES) * 10_000, cpuUs: (cpu.user + cpu.system) / FRAMES, warmCpuUs: (warm.user + warm.system) / (FRAMES - WARMUP) };
   } finally {
     obs.disconnect();
   }
 }
+
+/** This process's CPU time when the running reader handled its WARMUP-th frame. */
+let warmAt: NodeJS.CpuUsage | undefined;
+const noteFrame = (n: number): void => {
+  if (n === WARMUP) warmAt = process.cpuUsage();
+};
 
 const sinceNs = (sentNs: string): number => Number(process.hrtime.bigint() - BigInt(sentNs)) / 1e3;
 
@@ -78,7 +88,8 @@ async function bare(url: string): Promise<number[]> {
       if (f.type !== 'message' || f.room !== 'latest') return;
       const intent = { id: `i${n}`, side: 'buy', mint: f.data.token.mint, spendLamports: SOL / 100n, reason: f.data.token.name };
       samples.push(sinceNs(intent.reason));
-      if (++n === FRAMES) resolve();
+      noteFrame(++n);
+      if (n === FRAMES) resolve();
     });
   });
   ws.send(JSON.stringify({ type: 'join', room: 'latest' }));
@@ -87,11 +98,32 @@ async function bare(url: string): Promise<number[]> {
   return samples.slice(WARMUP);
 }
 
+/**
+ * Breakdown: the Datastream client alone (socket, decoder, guard, dedup, delivery) subscribed to
+ * `latest`, its handler making the bare reader's decision. Its CPU over bare's says how much of
+ * the frame → intent cost is the client's; the rest is the engine's path to the intent.
+ */
+async function clientAlone(url: string): Promise<void> {
+  const client = createDatastreamClient({ url, apiKey: 'benchkey', roomWriteWindowMs: DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS });
+  let n = 0;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((r) => (finish = r));
+  client.subscribe(rooms.latest(), (m) => {
+    const intent = { id: `i${n}`, side: 'buy', mint: m.data.token.mint, spendLamports: SOL / 100n, reason: m.data.token.name };
+    void intent; // the decision is made, as the bare reader makes it
+    noteFrame(++n);
+    if (n === FRAMES) finish();
+  });
+  await done;
+  client.close();
+}
+
 /** chainpilot: the Datastream client → engine → executor.submit. Returns latencies, µs. */
 async function chainpilot(url: string): Promise<number[]> {
   const samples: number[] = [];
   const clock = systemClock();
-  const client = createDatastreamClient({ url, apiKey: 'benchkey' });
+  // as a deployment on the remote service connects (runtime/compose/run-endpoint.ts)
+  const client = createDatastreamClient({ url, apiKey: 'benchkey', roomWriteWindowMs: DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS });
   let sink: ExecutionSink | undefined;
   let n = 0;
   let finish: () => void = () => undefined;
@@ -104,7 +136,8 @@ async function chainpilot(url: string): Promise<number[]> {
     submit: (intent) => {
       samples.push(sinceNs(intent.reason));
       setTimeout(() => sink?.({ type: 'expired', intentId: intent.id, at: clock.now() }), 5);
-      if (++n === FRAMES) finish();
+      noteFrame(++n);
+      if (n === FRAMES) finish();
       return Promise.resolve();
     },
     stop: () => Promise.resolve(),
@@ -142,20 +175,24 @@ const bench: Bench = {
       const p50: number[] = [];
       const p99: number[] = [];
       const cpu: number[] = [];
-      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[] };
-      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[] };
+      const warmCpu: number[] = [];
+      const clientCpu: number[] = [];
+      const ours = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[], warmCpuUs: [] as number[] };
+      const base = { p50: [] as number[], p99: [] as number[], scavenges: [] as number[], cpuUs: [] as number[], warmCpuUs: [] as number[] };
       const loads: string[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const readBare = async (): Promise<number[]> => {
-          const { result, scavenges, cpuUs } = await scavengesPer10k(() => bare(server.url));
+          const { result, scavenges, cpuUs, warmCpuUs } = await scavengesPer10k(() => bare(server.url));
           base.scavenges.push(scavenges);
           base.cpuUs.push(cpuUs);
+          base.warmCpuUs.push(warmCpuUs);
           return result;
         };
         const readOurs = async (): Promise<number[]> => {
-          const { result, scavenges, cpuUs } = await scavengesPer10k(() => chainpilot(server.url));
+          const { result, scavenges, cpuUs, warmCpuUs } = await scavengesPer10k(() => chainpilot(server.url));
           ours.scavenges.push(scavenges);
           ours.cpuUs.push(cpuUs);
+          ours.warmCpuUs.push(warmCpuUs);
           return result;
         };
         let b: number[];
@@ -167,6 +204,9 @@ const bench: Bench = {
           c = await readOurs();
           b = await readBare();
         }
+        // the client alone, after both (its ratio is to this round's bare reader)
+        const alone = await scavengesPer10k(() => clientAlone(server.url));
+        clientCpu.push(alone.warmCpuUs / base.warmCpuUs.at(-1)!);
         loads.push(loadNote());
         base.p50.push(percentile(b, 50));
         base.p99.push(percentile(b, 99));
@@ -175,6 +215,7 @@ const bench: Bench = {
         p50.push(ours.p50.at(-1)! / base.p50.at(-1)!);
         p99.push(ours.p99.at(-1)! / base.p99.at(-1)!);
         cpu.push(ours.cpuUs.at(-1)! / base.cpuUs.at(-1)!);
+        warmCpu.push(ours.warmCpuUs.at(-1)! / base.warmCpuUs.at(-1)!);
       }
       const note = `${FRAMES - WARMUP} frames per reader per round, 1 per ${GAP_MS} ms; median of ${ROUNDS} alternating rounds; ${loads.join(', ')}`;
       return [
@@ -195,6 +236,21 @@ const bench: Bench = {
           unit: 'µs',
           ratio: median(cpu),
           note: `goal ≤ 1.5 (issue 42); per round ${cpu.map((x) => x.toFixed(2)).join(', ')}; connection and warm-up included`,
+        },
+        { name: 'CPU per frame after warm-up, bare (baseline)', value: median(base.warmCpuUs), unit: 'µs' },
+        {
+          name: 'CPU per frame after warm-up, frame -> intent',
+          value: median(ours.warmCpuUs),
+          unit: 'µs',
+          ratio: median(warmCpu),
+          note: `per round ${warmCpu.map((x) => x.toFixed(2)).join(', ')}; frames ${WARMUP} to ${FRAMES} of each reader: connection and warm-up left out of both`,
+        },
+        {
+          name: 'breakdown: CPU per frame after warm-up, Datastream client alone',
+          value: median(clientCpu) * median(base.warmCpuUs),
+          unit: 'µs',
+          ratio: median(clientCpu),
+          note: `per round ${clientCpu.map((x) => x.toFixed(2)).join(', ')}; the rest of frame -> intent is the engine's path to the intent`,
         },
         { name: 'breakdown: scavenges per 10k frames, bare', value: median(base.scavenges), unit: 'scavenges' },
         {

@@ -3,7 +3,7 @@
  * When the command is done the process exits with its status, so a part left open by mistake (a
  * socket, a timer) can never keep it hanging.
  */
-import { runCli } from './main.js';
+import { runCli } from './run-cli.js';
 import { printCliError } from './print-error.js';
 
 try {

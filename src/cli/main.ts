@@ -1,10 +1,10 @@
 /**
  * The `chainpilot` command line. Each command lives in its own file under ./commands and is
- * registered here; commands call composition roots in src/runtime, never lower layers directly.
+ * registered here and named in program.ts's COMMAND_REGISTRARS (so that running one loads only its
+ * module); commands call composition roots in src/runtime, never lower layers directly.
  */
-import { Command } from 'commander';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { newProgram } from './program.js';
 import { registerValidate } from './commands/validate.js';
 import { registerPaper } from './commands/paper.js';
 import { registerSimCommand } from './commands/sim.js';
@@ -21,22 +21,11 @@ import { registerDaemonCommand } from './commands/daemon.js';
 import { registerControlCommands } from './commands/control.js';
 import { registerInit } from './commands/init.js';
 
-/** Commander's "error: ..." as `CLI_BAD_OPTION: ...` (a refused value) or `CLI_USAGE: ...` (anything else). */
-export function codedCliError(text: string): string {
-  const body = text.replace(/^error: /, '');
-  return `${/ is invalid\b/.test(body) ? 'CLI_BAD_OPTION' : 'CLI_USAGE'}: ${body}`;
-}
+export { codedCliError } from './program.js';
 
+/** The program with every command registered (help, `help <command>`, an unknown command's suggestion). */
 export function buildProgram(): Command {
-  const pkgPath = fileURLToPath(new URL('../../package.json', import.meta.url));
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { version: string; description: string };
-  const program = new Command()
-    .name('chainpilot')
-    .description(pkg.description)
-    .version(pkg.version)
-    .showHelpAfterError()
-    // every refusal as `CODE: message`, like the commands' own errors
-    .configureOutput({ outputError: (s, write) => write(codedCliError(s)) });
+  const program = newProgram();
   // Commands register themselves here, one line each:
   registerValidate(program);
   registerPaper(program);
@@ -54,9 +43,4 @@ export function buildProgram(): Command {
   registerControlCommands(program);
   registerInit(program);
   return program;
-}
-
-/** Parses `argv` and runs the chosen command. */
-export async function runCli(argv: readonly string[]): Promise<void> {
-  await buildProgram().parseAsync([...argv]);
 }

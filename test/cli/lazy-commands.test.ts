@@ -41,8 +41,9 @@ async function staticGraph(entry: string): Promise<{ files: string[]; packages: 
 
 describe('the chainpilot command', () => {
   it('registers its commands without loading any command implementation, zod, yaml, pino or a Solana SDK', async () => {
-    const { files, packages } = await staticGraph('src/cli/entry.ts');
-    expect(files).toContain('src/cli/main.ts');
+    // main.ts: the full program (for --help, --version, help): every command registered
+    const { files, packages } = await staticGraph('src/cli/main.ts');
+    expect(files).toContain('src/cli/commands/validate.ts');
     // config/limits.ts is a plain table (no zod): the option parsers name their allowed ranges from it.
     expect(
       files.filter(
@@ -50,6 +51,12 @@ describe('the chainpilot command', () => {
       ),
     ).toEqual([]);
     expect(packages.filter((p) => !p.startsWith('node:')).sort()).toEqual(['commander']);
+  });
+
+  it("runs a command loading only that command's module (run-cli.ts): no other command, no full program", async () => {
+    const { files, packages } = await staticGraph('src/cli/run-cli.ts');
+    expect(files.filter((f) => f.startsWith('src/cli/commands/') || f === 'src/cli/main.ts')).toEqual([]);
+    expect(packages.filter((p) => !p.startsWith('node:'))).toEqual(['commander']);
   });
 
   it('validates a deployment without loading the runtime, the simulator, the executors or a Solana SDK', async () => {

@@ -2,13 +2,13 @@
  * The subscription book (src/client/datastream/rooms/subscription-book.ts) on its own, with the
  * real room router and a fake wire that records the room frames it is given and can be "down".
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRoomRouter } from '../../src/client/datastream/delivery/room-router.js';
 import { createSubscriptionBook, type RoomFrame } from '../../src/client/datastream/rooms/subscription-book.js';
 import { rooms } from '../../src/client/datastream/index.js';
 import { createStats } from '../../src/client/datastream/stats.js';
 
-function setup() {
+function setup(windowMs = 0) {
   const router = createRoomRouter({ maxQueue: 10, overflow: 'drop-oldest', dedupCapacity: 100 }, createStats(), {
     onHandlerError: () => {
       throw new Error('no handler runs here');
@@ -20,21 +20,25 @@ function setup() {
   });
   // `writes` is what reached the socket write by write: one entry per batch (the socket corked), or one per frame sent outside one.
   const wire = { up: true, sent: [] as RoomFrame[], writes: [] as RoomFrame[][], open: undefined as RoomFrame[] | undefined };
-  const book = createSubscriptionBook(router, {
-    send(frame) {
-      if (!wire.up) return false;
-      wire.sent.push(frame);
-      if (wire.open) wire.open.push(frame);
-      else wire.writes.push([frame]);
-      return true;
+  const book = createSubscriptionBook(
+    router,
+    {
+      send(frame) {
+        if (!wire.up) return false;
+        wire.sent.push(frame);
+        if (wire.open) wire.open.push(frame);
+        else wire.writes.push([frame]);
+        return true;
+      },
+      batch(sends) {
+        wire.open = [];
+        sends();
+        if (wire.open.length > 0) wire.writes.push(wire.open);
+        wire.open = undefined;
+      },
     },
-    batch(sends) {
-      wire.open = [];
-      sends();
-      if (wire.open.length > 0) wire.writes.push(wire.open);
-      wire.open = undefined;
-    },
-  });
+    windowMs,
+  );
   return { book, wire };
 }
 
@@ -113,5 +117,39 @@ describe('subscription book', () => {
     book.joinAll();
     expect(wire.writes).toHaveLength(2);
     expect(wire.writes[1]).toHaveLength(20);
+  });
+
+  describe('with a write window (fake timers and performance.now: the window is real time)', () => {
+    beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] }));
+    afterEach(() => vi.useRealTimers());
+
+    it('a change after a quiet window goes out after the turn; changes within the window go in one write at its end; a room left and joined again within it writes nothing', () => {
+      const { book, wire } = setup(40);
+      const first = rooms.liquidity('MintFirst');
+      const leaveFirst = book.subscribe(first, () => {});
+      vi.advanceTimersByTime(0); // nothing written for 40 ms before: after the turn
+      expect(wire.writes).toEqual([[{ type: 'join', room: first }]]);
+      const second = rooms.liquidity('MintSecond');
+      book.subscribe(second, () => {});
+      leaveFirst();
+      book.subscribe(first, () => {}); // left and joined again within the window
+      book.subscribe(rooms.liquidity('MintFlicker'), () => {})(); // joined and left within it
+      vi.advanceTimersByTime(39);
+      expect(wire.writes).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(wire.writes).toEqual([[{ type: 'join', room: first }], [{ type: 'join', room: second }]]);
+      expect(book.rooms().sort()).toEqual([first, second].sort());
+    });
+
+    it('close drops the changes that wait for the window', () => {
+      const { book, wire } = setup(1_000);
+      book.subscribe(rooms.liquidity('MintA'), () => {});
+      vi.advanceTimersByTime(0);
+      book.subscribe(rooms.liquidity('MintB'), () => {});
+      book.close();
+      vi.advanceTimersByTime(2_000);
+      expect(wire.writes).toHaveLength(1);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

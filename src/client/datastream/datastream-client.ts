@@ -71,7 +71,7 @@ export function createDatastreamClient(options: DatastreamClientOptions): Datast
   };
   const dispatch = createFrameDispatch(o, { stats: book, router, server, emit });
   const intake = createFrameIntake({ sliceMs: o.sliceMs, handle: dispatch.handle, undecodable: dispatch.undecodable, ...(queue ? { queue } : {}) });
-  const subscriptions = createSubscriptionBook(router, server);
+  const subscriptions = createSubscriptionBook(router, server, o.roomWriteWindowMs);
   const backfills = createBackfillRunner(o, { router, stats: book, emit });
   const gaps = createGapTracker(s);
   const waiters = createOpenWaiters();

@@ -14,6 +14,6 @@ export type { DatastreamStats, RoomStats, FamilyRejects } from './stats.js';
 export type { BackfillSource, HistoryQuery, HistoryPage } from './backfill/backfill-source.js';
 export type { Handler, OverflowPolicy } from './delivery/subscriber.js';
 export type { ConnectionState, DownReason } from './connection/connection.js';
-export { DATASTREAM_DEFAULTS, type DatastreamClientOptions, type DatastreamKnobs } from './options.js';
+export { DATASTREAM_DEFAULTS, DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS, type DatastreamClientOptions, type DatastreamKnobs } from './options.js';
 export { checkLiquidityEvent } from './rooms/guards.js';
 export { createConfirmedLiquidityView, type ConfirmedLiquidityView, type ConfirmedViewOptions, type ConfirmedViewStats } from './confirmed-view.js';

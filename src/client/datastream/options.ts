@@ -31,6 +31,13 @@ export const datastreamKnobs = z
       .max(256 * 1024 * 1024),
     /** Deepest nesting of objects and arrays in a frame (the frame object is level 1); deeper frames are counted and skipped. */
     maxFrameDepth: z.number().int().min(8).max(1_000),
+    /**
+     * Real milliseconds after a room join or leave is written before the next one is (the changes
+     * meanwhile go in one write; a room left and joined again within it writes nothing). 0: each
+     * turn's changes are written after that turn. Remote deployments use
+     * DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS; a lockstep simulator wants 0 (it waits for the joins).
+     */
+    roomWriteWindowMs: z.number().int().min(0).max(1_000),
   })
   .strict()
   .partial();
@@ -53,7 +60,15 @@ export const DATASTREAM_DEFAULTS = Object.freeze({
   backfillRetries: 3,
   maxFrameBytes: WIRE_LIMITS.maxFrameBytes,
   maxFrameDepth: WIRE_LIMITS.maxJsonDepth,
+  roomWriteWindowMs: 0,
 });
+
+/**
+ * The room write window of a deployment on the remote service: a price room joined for a buy waits
+ * at most this long behind an earlier room write, and a feed that joins and leaves a room per launch
+ * writes 100 room frames a second at most instead of two per launch (bench/frame-intent).
+ */
+export const DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS = 10;
 
 export interface DatastreamClientOptions extends DatastreamKnobs {
   /** Endpoint without the key, e.g. `wss://datastream.example` (the key is appended as the last path segment). */

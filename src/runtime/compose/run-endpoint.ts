@@ -11,6 +11,7 @@ import type { ClientWork } from '../embedded/client-work.js';
 import { MAX_SPEED_START_AT, startEmbeddedSim, type EmbeddedSim, type LockstepIdle } from '../embedded/embedded-sim.js';
 import type { RunRecorderContext, RunTap } from './recording-port.js';
 import { connectFeed, type OwnedConnection } from './run-common.js';
+import { DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS } from '../../client/datastream/options.js';
 
 /** Liveness of the Datastream client on the embedded simulator: a loopback socket in process, on simulated time. */
 export const EMBEDDED_LIVENESS_MS = 24 * 3_600_000;
@@ -72,7 +73,8 @@ export async function openEndpoint(
       redactor: c.redactor,
       seed: c.seed,
       clock,
-      knobs,
+      // joins and leaves coalesced (not on a lockstep simulator, which waits for every join)
+      knobs: { roomWriteWindowMs: DATASTREAM_REMOTE_ROOM_WRITE_WINDOW_MS, ...knobs },
       ...(rec ? { onRawFrame: rec.onRawFrame } : {}),
       ...(c.deps.telemetry ? { telemetry: c.deps.telemetry.client } : {}),
     });

@@ -13,8 +13,16 @@
  * Every room frame leaves through `write`, and a turn's changes through one `flush`: the seam where
  * a turn's joins and leaves become one corked socket write (`RoomWire.batch`, design.md §9).
  *
- * State: `touched` (rooms changed this turn), `joined` (rooms the current socket was told to join),
- * whether a flush is queued, and `closed`.
+ * With a window (`windowMs` > 0, the client's `roomWriteWindowMs`) the flush after a write waits
+ * until `windowMs` real milliseconds have passed since it: a client that joins a price room for
+ * every launch it buys and leaves it when the intent ends (one join and one leave a frame, each a
+ * write syscall of its own turn) writes at most one corked write per window, and a room left and
+ * joined again within the window writes nothing. A change after a quiet window is written after
+ * the turn, as without one.
+ *
+ * State: `touched` (rooms changed since the last flush), `joined` (rooms the current socket was
+ * told to join), whether a flush is queued (and its timer), when the last frame was written, and
+ * `closed`.
  */
 import { ChainpilotError } from '../../../core/index.js';
 import type { RoomRouter } from '../delivery/room-router.js';
@@ -48,22 +56,30 @@ export interface SubscriptionBook {
   close(): void;
 }
 
-export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' | 'remove'>, wire: RoomWire): SubscriptionBook {
+/**
+ * `windowMs`: real milliseconds after a room write before the next (0: every turn's changes are
+ * written after that turn).
+ */
+export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' | 'remove'>, wire: RoomWire, windowMs = 0): SubscriptionBook {
   const touched = new Set<string>();
   const joined = new Set<string>();
   let flushQueued = false;
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  let writtenAt = -Infinity;
   let closed = false;
 
   /** Tells the socket about one room; remembered only when the frame went out. */
   const write = (room: string, join: boolean): void => {
     if (!wire.send({ type: join ? 'join' : 'leave', room })) return;
+    writtenAt = performance.now();
     if (join) joined.add(room);
     else joined.delete(room);
   };
 
-  /** This turn's room changes, each compared with what the socket was told. */
+  /** The room changes since the last flush, each compared with what the socket was told. */
   const flush = (): void => {
     flushQueued = false;
+    flushTimer = undefined;
     wire.batch(() => {
       for (const room of touched) {
         const want = router.rooms.has(room);
@@ -78,7 +94,9 @@ export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' 
     touched.add(room);
     if (flushQueued) return;
     flushQueued = true;
-    setImmediate(flush);
+    const wait = windowMs > 0 ? writtenAt + windowMs - performance.now() : 0;
+    if (wait > 0) flushTimer = setTimeout(flush, wait);
+    else setImmediate(flush);
   };
 
   return {
@@ -111,6 +129,8 @@ export function createSubscriptionBook(router: Pick<RoomRouter, 'rooms' | 'add' 
     },
     close() {
       closed = true;
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      flushTimer = undefined;
     },
   };
 }
