@@ -284,6 +284,19 @@ const paper = z
       .strictObject({
         /** Live decision-to-fill latencies (ms): each fill waits one of them, drawn with the run's seed. */
         latencyMs: z.array(intIn('paper.model.latencyMs[]')).min(1).max(100_000),
+        /**
+         * Landing at slot starts (`calibrate` from journals with landing slots): each fill draws a slot
+         * count in place of a latency and lands at the start of that slot after the decision's.
+         */
+        landing: z
+          .strictObject({
+            slotMs: intIn('paper.model.landing.slotMs'),
+            /** Slot starts lie at this many ms modulo slotMs on the run clock (Unix ms). */
+            phaseMs: intIn('paper.model.landing.phaseMs'),
+            slots: z.array(intIn('paper.model.landing.slots[]')).min(1).max(100_000),
+          })
+          .refine((l) => l.phaseMs < l.slotMs, { message: 'phaseMs must be below slotMs (a phase modulo the slot time)', path: ['phaseMs'] })
+          .optional(),
         /** Fee live pays per transaction (base plus priority fee), lamports. */
         feeLamports: intIn('paper.model.feeLamports'),
         /** Rent of each token account a buy creates (the first buy of a token), lamports. */

@@ -46,6 +46,8 @@ export interface PaperExecutorOptions {
 export interface PaperModel {
   /** Decision-to-fill latencies to draw from (ms). */
   readonly latencyMs: readonly number[];
+  /** Landing at slot starts: a fill draws a slot count (from the decision's slot) in place of a latency. */
+  readonly landing?: { readonly slotMs: number; readonly phaseMs: number; readonly slots: readonly number[] };
   /** Rent of the token account a buy creates (the first buy of a token). */
   readonly rentLamports: Lamports;
   /** Our fills move the reserves we observe until the next observed tick. */
@@ -62,6 +64,13 @@ const tickKey = (o: MarketObservation): string =>
 
 /** How often a fill waiting for its first price looks again (engine clock). */
 const PRICE_POLL_MS = 100;
+
+/** The wait until the start of a drawn number of slots after the one running at `now` (one draw, as a latency's). */
+function slotLatency(l: NonNullable<PaperModel['landing']>, now: number, random: Random): number {
+  const d = l.slots[random.int(0, l.slots.length - 1)] ?? 1;
+  const slot = Math.floor((now - l.phaseMs) / l.slotMs);
+  return l.phaseMs + (slot + d) * l.slotMs - now;
+}
 
 export interface PaperExecutor extends Executor {
   /** Intents accepted and not yet filled. */
@@ -186,7 +195,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       let latencyMs = options.latencyMs;
       if (m && random) {
         // Drawn in submission order from the run's seed: a backtest draws the same.
-        latencyMs = m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs;
+        latencyMs = m.landing ? slotLatency(m.landing, submittedAt, random) : (m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs);
         const fate: Fate = random.chance(m.simulationFailureRate) ? 'simulation' : random.chance(m.onChainFailureRate) ? 'on-chain' : 'fill';
         if (fate !== 'fill') fates.set(intent.id, fate);
       }
