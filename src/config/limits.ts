@@ -79,6 +79,7 @@ export const CONFIG_LIMITS = {
   'paper.model.landing.slotMs': { kind: 'integer', min: 1, max: 60_000 },
   'paper.model.landing.phaseMs': { kind: 'integer', min: 0, max: 60_000 },
   'paper.model.landing.slots[]': { kind: 'integer', min: 1, max: 1_000_000 },
+  'paper.model.landing.reportMs[]': { kind: 'integer', min: 0, max: HOUR_MS },
   'paper.model.feeLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'paper.model.rentLamports': { kind: 'integer', min: 0, max: 1_000_000_000 },
   'paper.model.simulationFailureRate': { kind: 'number', min: 0, max: 1 },

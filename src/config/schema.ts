@@ -294,8 +294,14 @@ const paper = z
             /** Slot starts lie at this many ms modulo slotMs on the run clock (Unix ms). */
             phaseMs: intIn('paper.model.landing.phaseMs'),
             slots: z.array(intIn('paper.model.landing.slots[]')).min(1).max(100_000),
+            /** When live heard of each landing, from the decision (ms), paired with `slots` by index: the fill is reported then. */
+            reportMs: z.array(intIn('paper.model.landing.reportMs[]')).max(100_000).optional(),
           })
           .refine((l) => l.phaseMs < l.slotMs, { message: 'phaseMs must be below slotMs (a phase modulo the slot time)', path: ['phaseMs'] })
+          .refine((l) => l.reportMs === undefined || l.reportMs.length === l.slots.length, {
+            message: 'reportMs must have one value per slots value (they are drawn in pairs)',
+            path: ['reportMs'],
+          })
           .optional(),
         /** Fee live pays per transaction (base plus priority fee), lamports. */
         feeLamports: intIn('paper.model.feeLamports'),

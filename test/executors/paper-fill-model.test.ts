@@ -139,6 +139,32 @@ describe('the calibrated paper model', () => {
     expect(new Set(drawn)).toEqual(new Set([900, 1_300]));
   });
 
+  it('with report times, fills at the landing slot but reports the fill when live heard of it; a stop reports a landed fill at once', async () => {
+    const h = setup(model({ latencyMs: [9_999], landing: { slotMs: 400, phaseMs: 0, slots: [1], reportMs: [800] } }));
+    await h.start();
+    h.tick(0);
+    await h.ex.submit(buy('a', 1_000_000n)); // lands at 400, reported at 800
+    h.clock.advance(400);
+    expect(fills(h.reports)).toEqual([]);
+    expect(h.ex.inFlight()).toBe(1);
+    h.tick(401, 60_000_000_000n); // the pool moved after the landing: the fill keeps the landing's price
+    h.clock.advance(400);
+    const [a] = fills(h.reports);
+    expect(h.reports.at(-1)).toMatchObject({ type: 'filled', at: 800 });
+    expect(a!.filledAt).toBe(400);
+    const landedAlone = setup(model({ latencyMs: [9_999], landing: { slotMs: 400, phaseMs: 0, slots: [1] } }));
+    await landedAlone.start();
+    landedAlone.tick(0);
+    await landedAlone.ex.submit(buy('a', 1_000_000n));
+    landedAlone.clock.advance(400);
+    expect(fills(landedAlone.reports)[0]!.tokenAmount).toBe(a!.tokenAmount);
+    // landed, not yet heard of, when the executor stops: reported then, not expired
+    await h.ex.submit(buy('b', 1_000_000n)); // at 800: lands at 1,200, reported at 1,600
+    h.clock.advance(400);
+    await h.ex.stop();
+    expect(h.reports.at(-1)).toMatchObject({ type: 'filled', intentId: 'b', at: 1_200 });
+  });
+
   it('fails at the calibrated rates with the live codes: refused at simulation, or failed on chain with the fee paid', async () => {
     const sim = setup(model({ simulationFailureRate: 1 }));
     await sim.start();

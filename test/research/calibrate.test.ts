@@ -41,7 +41,7 @@ const unfilled = (id: string, at: number, outcome: string, code: string, fee = '
  */
 async function landedJournal(
   name: string,
-  rows: readonly { id: string; createdAt: number; slot: number; blockTimeMs: number }[],
+  rows: readonly { id: string; createdAt: number; slot: number; blockTimeMs: number; seenAt?: number }[],
   o: { slotColumn?: boolean } = {},
 ): Promise<string> {
   const path = join(dir, name);
@@ -64,7 +64,7 @@ async function landedJournal(
         filledAt: r.blockTimeMs as UnixMs,
         signature,
       };
-      await j.resolve(r.id, { state: 'LANDED', signature, fill }, r.blockTimeMs);
+      await j.resolve(r.id, { state: 'LANDED', signature, fill }, r.seenAt ?? r.blockTimeMs);
     }
   } finally {
     await j.close();
@@ -185,11 +185,12 @@ describe('chainpilot calibrate', () => {
     // slots 1..5 start at 400, 800, 1200, 1600 and 2000, so their block times are 0, 0, 1000, 1000 and 2000.
     // The anchor intervals [bt - 400 s, bt - 400 s + 1000) intersect in [0, 200): anchor 0 (the earliest), exact here.
     const landings = [
-      { id: 'int_S1', createdAt: 0, slot: 1, blockTimeMs: 0 },
-      { id: 'int_S2', createdAt: 100, slot: 2, blockTimeMs: 0 },
-      { id: 'int_S3', createdAt: 1_000, slot: 3, blockTimeMs: 1_000 },
-      { id: 'int_S4', createdAt: 1_000, slot: 4, blockTimeMs: 1_000 },
-      { id: 'int_S5', createdAt: 1_200, slot: 5, blockTimeMs: 2_000 },
+      // seenAt: when the executor saw the landing (the row's last update), a slot after it here
+      { id: 'int_S1', createdAt: 0, slot: 1, blockTimeMs: 0, seenAt: 800 },
+      { id: 'int_S2', createdAt: 100, slot: 2, blockTimeMs: 0, seenAt: 1_200 },
+      { id: 'int_S3', createdAt: 1_000, slot: 3, blockTimeMs: 1_000, seenAt: 1_600 },
+      { id: 'int_S4', createdAt: 1_000, slot: 4, blockTimeMs: 1_000, seenAt: 2_000 },
+      { id: 'int_S5', createdAt: 1_200, slot: 5, blockTimeMs: 2_000, seenAt: 2_400 },
     ];
     const path = await landedJournal('slots.sqlite', landings);
     const f = calibrate([path]);
@@ -197,12 +198,14 @@ describe('chainpilot calibrate', () => {
     expect(f.latencyMs).toEqual([200, 400, 600, 700, 800]);
     expect(f.latencyFrom).toEqual({ slot: 5, 'block-time': 0, 'decision-log': 0 });
     expect(f.slotUncertaintyMs).toBe(200);
-    // decisions in slots 0, 0, 2, 2 and 3 (the one running at createdAt): 1, 2, 1, 2 and 2 slots to the landing's
-    expect(f.landing).toEqual({ slotMs: 400, phaseMs: 0, slots: [1, 1, 2, 2, 2] });
+    // decisions in slots 0, 0, 2, 2 and 3 (the one running at createdAt): 1, 2, 1, 2 and 2 slots to the landing's,
+    // seen 800, 1100, 600, 1000 and 1200 ms after the decision: kept in pairs, in order
+    expect(f.landing).toEqual({ slotMs: 400, phaseMs: 0, slots: [1, 1, 2, 2, 2], reportMs: [600, 800, 1_000, 1_100, 1_200] });
     const yaml = modelBlockYaml(f);
     expect(yaml).toContain('# latency, decision to landing: 5 from landing slots (slot start, the earliest the block times allow, at most 200 ms early)');
     expect(yaml).toContain('    landing:\n      slotMs: 400\n      phaseMs: 0');
     expect(yaml).toContain('      slots: [1, 1, 2, 2, 2]');
+    expect(yaml).toContain('      reportMs: [600, 800, 1000, 1100, 1200]');
 
     // The same rows without the landing slot (a journal written before landed_slot): block times, as before.
     const old = await landedJournal('no-slots.sqlite', landings, { slotColumn: false });
@@ -259,7 +262,7 @@ describe('chainpilot calibrate', () => {
     // anchor intervals: [-500, 500), [0, 1000), [-500, 500) -> [0, 500): anchor 0, up to 500 ms early
     expect(f.latencyMs).toEqual([500, 1_000, 1_500]);
     expect(f.slotUncertaintyMs).toBe(500);
-    expect(f.landing).toEqual({ slotMs: 500, phaseMs: 0, slots: [1, 2, 3] });
+    expect(f.landing).toEqual({ slotMs: 500, phaseMs: 0, slots: [1, 2, 3], reportMs: [0, 1_000, 1_000] });
   });
 
   it('gives the 95 % Wilson interval of a rate (hand-computed: 1 of 5 is 3.62 % to 62.45 %)', () => {

@@ -35,6 +35,8 @@ export interface LiveOutcome {
   readonly latencyFrom?: LatencySource;
   /** With a landing slot: slots from the one running at the decision to the landing's (1: the next slot). */
   readonly landingSlots?: number;
+  /** With a landing slot: decision to when the executor saw the landing (the journal row's last update), ms. */
+  readonly reportMs?: number;
   readonly feeLamports: bigint;
   readonly rentLamports: bigint;
 }
@@ -79,6 +81,11 @@ export interface LandingFit {
   readonly phaseMs: number;
   /** Slots from the one running at the decision to the landing's (at most {@link MAX_LATENCIES}, quantiles beyond). */
   readonly slots: readonly number[];
+  /**
+   * Decision to when live heard of each landing (the engine learns of a fill then), ms, paired by
+   * index with `slots`: a backtest fills at the landing's slot and reports the fill this long after the decision.
+   */
+  readonly reportMs: readonly number[];
 }
 
 /** Latencies kept in the block (quantiles beyond). */
@@ -130,10 +137,12 @@ interface JournalRow {
   fill_json: string | null;
   fee_lamports: string | null;
   landed_slot: number | null;
+  updated_at: number;
 }
 
 interface LandedRow {
   readonly createdAt: number | undefined;
+  readonly updatedAt: number;
   readonly slot: number | null;
   readonly fill: { readonly filledAt: number; readonly feeLamports: string; readonly rentLamports?: string };
 }
@@ -146,14 +155,14 @@ export function readJournal(path: string, slotMs = DEFAULT_SLOT_MS): { outcomes:
     const columns = db.prepare<[], { name: string }>('PRAGMA table_info(intents)').all();
     const slotColumn = columns.some((c) => c.name === 'landed_slot') ? 'landed_slot' : 'NULL AS landed_slot';
     const rows = db
-      .prepare<[], JournalRow>(`SELECT intent_json, state, code, reason, fill_json, fee_lamports, ${slotColumn} FROM intents WHERE done = 1`)
+      .prepare<[], JournalRow>(`SELECT intent_json, state, code, reason, fill_json, fee_lamports, updated_at, ${slotColumn} FROM intents WHERE done = 1`)
       .all();
     const landed: LandedRow[] = [];
     const out: LiveOutcome[] = [];
     for (const r of rows) {
       const createdAt = (JSON.parse(r.intent_json) as { createdAt?: number }).createdAt;
       if (r.state === 'LANDED' && r.fill_json !== null) {
-        landed.push({ createdAt, slot: r.landed_slot, fill: JSON.parse(r.fill_json) as LandedRow['fill'] });
+        landed.push({ createdAt, updatedAt: r.updated_at, slot: r.landed_slot, fill: JSON.parse(r.fill_json) as LandedRow['fill'] });
         continue;
       }
       // DENIED is how inspection refusals (simulation, output, outflow) are journaled, as the decision
@@ -173,7 +182,7 @@ export function readJournal(path: string, slotMs = DEFAULT_SLOT_MS): { outcomes:
         outcome: 'filled',
         latencyMs: l.createdAt === undefined ? undefined : (landedAt ?? l.fill.filledAt) - l.createdAt,
         latencyFrom: landedAt === undefined ? 'block-time' : 'slot',
-        ...(slots === undefined ? {} : { landingSlots: slots }),
+        ...(slots === undefined || l.createdAt === undefined ? {} : { landingSlots: slots, reportMs: l.updatedAt - l.createdAt }),
         feeLamports: BigInt(l.fill.feeLamports),
         rentLamports: BigInt(l.fill.rentLamports ?? '0'),
       });
@@ -205,7 +214,7 @@ const medianBig = (xs: readonly bigint[]): bigint => {
   const s = [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return s[(s.length - 1) >> 1]!;
 };
-const nearestRank = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+const nearestRank = <T>(sorted: readonly T[], q: number): T => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 
 /** At most {@link MAX_LATENCIES} of sorted values: evenly spaced quantiles when there are more. */
 const keptOf = (sorted: readonly number[]): number[] =>
@@ -214,8 +223,10 @@ const keptOf = (sorted: readonly number[]): number[] =>
 /** The landing block: only when every fill landed in a known slot and the chains share one slot grid (`grid`). */
 function landingOf(fills: readonly LiveOutcome[], grid: { slotMs: number; phaseMs: number } | undefined): LandingFit | undefined {
   if (grid === undefined || fills.length === 0 || fills.some((f) => f.landingSlots === undefined)) return undefined;
-  const slots = fills.map((f) => Math.max(1, f.landingSlots!)).sort((a, b) => a - b);
-  return { slotMs: grid.slotMs, phaseMs: grid.phaseMs, slots: keptOf(slots) };
+  // (slots, report) pairs in order, kept together: at most MAX_LATENCIES, evenly spaced ranks beyond
+  const pairs = fills.map((f) => [Math.max(1, f.landingSlots!), Math.max(0, f.reportMs ?? 0)] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const kept = pairs.length <= MAX_LATENCIES ? pairs : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(pairs, (i + 0.5) / MAX_LATENCIES));
+  return { slotMs: grid.slotMs, phaseMs: grid.phaseMs, slots: kept.map((p) => p[0]), reportMs: kept.map((p) => p[1]) };
 }
 
 /**
@@ -439,6 +450,8 @@ function landingYaml(l: LandingFit | undefined): string[] {
     `      slotMs: ${l.slotMs}`,
     `      phaseMs: ${l.phaseMs}   # slot starts on the run clock, modulo slotMs, as the live runs' landings pinned them`,
     `      slots: [${l.slots.join(', ')}]`,
+    `      # when live heard of each landing, from the decision (ms, paired with slots): the engine learns of the fill then`,
+    `      reportMs: [${l.reportMs.join(', ')}]`,
   ];
 }
 
