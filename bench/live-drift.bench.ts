@@ -16,10 +16,12 @@
  *
  * Environment: `LIVE_DRIFT_DEPLOYMENTS` (comma-separated files), `LIVE_DRIFT_FIT_SEEDS` (default
  * 1,2), `LIVE_DRIFT_HELD_OUT_SEEDS` (default 101,102,103), `LIVE_DRIFT_SPEED` (a number of simulated
- * seconds per wall second, or `max`; default 10), `LIVE_DRIFT_SECONDS` (wall seconds of each live run;
- * default 1,200 / speed, 120 at 10x and 30 at max), `LIVE_DRIFT_RUNS` (default 1: 2 repeats the whole
+ * seconds per wall second, or `max`; default max), `LIVE_DRIFT_WINDOW` (simulated seconds of each live
+ * run, default 1,200: the run is stopped at that instant of its run clock, so two runs of a seed cover
+ * the same window whatever the machine's load), `LIVE_DRIFT_SECONDS` (wall seconds after which a live
+ * run is stopped anyway; default 600), `LIVE_DRIFT_RUNS` (default 1: 2 repeats the whole
  * measurement and prints whether each held-out figure came out the same), `LIVE_DRIFT_KEEP` (keep the
- * work folder).
+ * work folder). A live run's unpaired fills are counted by cause (bench/live-drift-causes.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +32,8 @@ import { silentLogger } from '../src/core/index.js';
 import type { DecisionEntry } from '../src/engine/logs/decision-log.js';
 import { runBacktestJob } from '../src/research/backtest/backtest-job.js';
 import { runRecording } from '../src/research/record/run-recorder.js';
+import type { RunRecording } from '../src/runtime/compose/recording-port.js';
+import { heldLonger, unpairedCauses } from './live-drift-causes.js';
 import { calibrate, modelBlockYaml, secondStage } from '../src/research/calibrate/calibrate.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
@@ -52,11 +56,14 @@ const DEPLOYMENTS = (process.env['LIVE_DRIFT_DEPLOYMENTS'] ?? 'config/live-sim.y
  * Simulated seconds per wall second of the live runs, or `max` (the lockstep: as fast as the machine goes).
  * Without the landing model in simulated time, live latency is wall-time work times this speed.
  */
-const SPEED_RAW = process.env['LIVE_DRIFT_SPEED'] ?? '10';
+const SPEED_RAW = process.env['LIVE_DRIFT_SPEED'] ?? 'max';
 const SPEED: number | 'max' = SPEED_RAW === 'max' ? 'max' : Number(SPEED_RAW);
 if (SPEED !== 'max' && (!Number.isFinite(SPEED) || SPEED <= 0))
   throw new Error(`LIVE_DRIFT_SPEED must be a positive number of simulated seconds per wall second or max (got ${SPEED_RAW}); e.g. LIVE_DRIFT_SPEED=10`);
-const SECONDS = Number(process.env['LIVE_DRIFT_SECONDS'] ?? (SPEED === 'max' ? 30 : 1200 / SPEED));
+const WINDOW_S = Number(process.env['LIVE_DRIFT_WINDOW'] ?? 1200);
+if (!Number.isFinite(WINDOW_S) || WINDOW_S <= 0)
+  throw new Error(`LIVE_DRIFT_WINDOW must be a positive number of simulated seconds (got ${process.env['LIVE_DRIFT_WINDOW']}); e.g. LIVE_DRIFT_WINDOW=1200`);
+const SECONDS = Number(process.env['LIVE_DRIFT_SECONDS'] ?? 600);
 const RUNS = Number(process.env['LIVE_DRIFT_RUNS'] ?? 1);
 if (!Number.isInteger(RUNS) || RUNS < 1)
   throw new Error(`LIVE_DRIFT_RUNS must be a positive integer (got ${process.env['LIVE_DRIFT_RUNS']}); e.g. LIVE_DRIFT_RUNS=2`);
@@ -167,14 +174,33 @@ function liveFile(deployment: string, dir: string): { text: string; log: string;
   return { text, log, journal, rec };
 }
 
+/**
+ * The run's recorder, which also stops the run `WINDOW_S` simulated seconds after it opened (on the run
+ * clock): two live runs of a seed then cover the same window, however fast the machine went.
+ */
+function stoppingAtWindow(stop: AbortController, reached: { at: boolean }): RunRecording {
+  return {
+    open(d, c) {
+      c.clock.setTimeout(() => {
+        reached.at = true;
+        stop.abort();
+      }, WINDOW_S * 1000);
+      return runRecording.open(d, c);
+    },
+  };
+}
+
 async function runSeed(deployment: string, seed: number, dir: string, secret: string): Promise<LiveRun> {
   const d = join(dir, `${basename(deployment, '.yaml')}-seed-${seed}`);
   const { text, log, journal, rec } = liveFile(deployment, d);
   const file = join(dir, `${basename(deployment, '.yaml')}-live-${seed}.yaml`);
   writeFileSync(file, text);
+  const stop = new AbortController();
+  const reached = { at: false };
   const r = await runLive({
     file,
-    recording: runRecording,
+    recording: stoppingAtWindow(stop, reached),
+    signal: stop.signal,
     live: true,
     durationMs: SECONDS * 1000,
     speed: SPEED,
@@ -184,6 +210,8 @@ async function runSeed(deployment: string, seed: number, dir: string, secret: st
     log: silentLogger(),
   });
   if (r.exitCode !== 0) throw new Error(`live run of ${deployment} seed ${seed} exited ${r.exitCode}: ${r.problem ?? ''}`);
+  if (!reached.at)
+    console.log(`live run of ${deployment} seed ${seed} stopped after ${SECONDS} s of wall time, before ${WINDOW_S} simulated seconds: its window is shorter`);
   return { deployment, seed, file, log, journal, rec };
 }
 
@@ -213,7 +241,7 @@ async function measure(dir: string, secret: string, rows: BenchRow[], pass: numb
         name: `run ${pass} ${name} seed ${r.seed}: live latency`,
         value: q?.p50 ?? Number.NaN,
         unit: 'ms median',
-        note: `${q ? `p10 ${q.p10}, p90 ${q.p90} simulated ms` : 'no fills'}, ${c.latencyResolution}; ${c.fills} fills; speed ${SPEED}, ${SECONDS} s wall; ${loadNote()}`,
+        note: `${q ? `p10 ${q.p10}, p90 ${q.p90} simulated ms` : 'no fills'}, ${c.latencyResolution}; ${c.fills} fills; speed ${SPEED}, ${WINDOW_S} simulated s; ${loadNote()}`,
       });
     }
     // The fit, from the fit seeds only: stage 1 from their journals, stage 2 from their backtests' reports.
@@ -247,6 +275,15 @@ async function measure(dir: string, secret: string, rows: BenchRow[], pass: numb
       };
       const b = withinBounds(f);
       figures.push(f);
+      const liveLog = readFileSync(r.log, 'utf8');
+      const causes = unpairedCauses(liveLog, job.result.decisionLog).map((c) => `${c.cause} ${c.count}`);
+      const longer = heldLonger(liveLog, job.result.decisionLog).map((c) => `${c.reason} ${c.count}`);
+      rows.push({
+        name: `run ${pass} held-out ${name} seed ${r.seed}: unpaired live fills by cause`,
+        value: s.liveFills - s.pairedFills,
+        unit: 'fills',
+        note: `${causes.join('; ') || 'none'}; positions the backtest closed over 10 s later than live, by its exit: ${longer.join('; ') || 'none'}`,
+      });
       rows.push({
         name: `run ${pass} held-out ${name} seed ${r.seed}`,
         value: [b.paired, b.trades, b.drift, b.pnl].filter(Boolean).length,
@@ -274,7 +311,7 @@ const bench: Bench = {
         const figures = await measure(join(dir, `run-${pass}`), secret, rows, pass);
         passes.push(figures);
         const met = figures.filter((f) => withinBounds(f).all).length;
-        console.log(`live-drift run ${pass} (speed ${SPEED}, ${SECONDS} s wall per live run, ${loadNote()}):\n${heldOutTable(figures)}`);
+        console.log(`live-drift run ${pass} (speed ${SPEED}, ${WINDOW_S} simulated s per live run, ${loadNote()}):\n${heldOutTable(figures)}`);
         rows.push({
           name: `run ${pass}: held-out pairs within all four bounds`,
           value: met,

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseSolToLamports, type Lamports } from '../core/index.js';
 import { parseDuration } from '../core/duration.js';
 import { CONFIG_LIMITS, CONFIG_TEXT_LIMITS, describeRange, type LimitedKey } from './limits.js';
+import { paperModelSchema } from './paper-model-schema.js';
 
 /** Milliseconds from a number or a string such as "30s" (kept here for existing importers). */
 export { parseDuration };
@@ -280,24 +281,7 @@ const paper = z
      * the fixed model above. Present, it replaces the latency and fees and adds rent, our own price
      * impact and failures at the live rates.
      */
-    model: z
-      .strictObject({
-        /** Live decision-to-fill latencies (ms): each fill waits one of them, drawn with the run's seed. */
-        latencyMs: z.array(intIn('paper.model.latencyMs[]')).min(1).max(100_000),
-        /** Fee live pays per transaction (base plus priority fee), lamports. */
-        feeLamports: intIn('paper.model.feeLamports'),
-        /** Rent of each token account a buy creates (the first buy of a token), lamports. */
-        rentLamports: intIn('paper.model.rentLamports').default(0),
-        /** Our own fills move the reserves we observe until the next observed tick. */
-        ownImpact: z.boolean().default(true),
-        /** Share of intents refused when the transaction is simulated (LIVE_INSPECTION_SIMULATION). */
-        simulationFailureRate: numIn('paper.model.simulationFailureRate').default(0),
-        /** Share of sent transactions that fail on chain, fee paid (LIVE_FAILED_ON_CHAIN). */
-        onChainFailureRate: numIn('paper.model.onChainFailureRate').default(0),
-        /** The calibration's second stage (`calibrate --against`): replaces `paper.extraSlippageBps` when set. */
-        extraSlippageBps: intIn('paper.model.extraSlippageBps').optional(),
-      })
-      .optional(),
+    model: paperModelSchema,
     /**
      * A file holding the `paper.model` block (what `chainpilot calibrate --out` writes: a `paper:` /
      * `model:` document, or a bare `model:` block), relative to the deployment file; the loader reads it

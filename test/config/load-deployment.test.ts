@@ -140,6 +140,7 @@ describe('deployment config', () => {
         latencyFrom: { slot: 0, 'block-time': 0, 'decision-log': 2 },
         latencyResolution: '2 from decision logs',
         slotUncertaintyMs: undefined,
+        landing: { slotMs: 400, phaseMs: 0, slots: [1, 2], reportMs: [800, 1_200] },
         feeLamports: 110_000n,
         feeRangeLamports: [110_000n, 110_000n],
         rentLamports: 2_039_280n,
@@ -151,7 +152,23 @@ describe('deployment config', () => {
       writeFileSync(join(dir, 'model.yaml'), modelBlockYaml(fit));
       writeFileSync(join(dir, 'd.yaml'), `${base}paper:\n  modelFile: model.yaml\n`);
       const m = loadDeployment(join(dir, 'd.yaml'), { env: {} }).deployment.paper.model;
-      expect(m).toMatchObject({ latencyMs: [1200, 3400], feeLamports: 110_000, rentLamports: 2_039_280, ownImpact: true, onChainFailureRate: 0.5 });
+      expect(m).toMatchObject({
+        latencyMs: [1200, 3400],
+        landing: { slotMs: 400, phaseMs: 0, slots: [1, 2], reportMs: [800, 1200] },
+        feeLamports: 110_000,
+        rentLamports: 2_039_280,
+        ownImpact: true,
+        onChainFailureRate: 0.5,
+      });
+      writeFileSync(join(dir, 'phase.yaml'), 'model:\n  latencyMs: [500]\n  feeLamports: 5000\n  landing: { slotMs: 400, phaseMs: 400, slots: [1] }\n');
+      writeFileSync(join(dir, 'd6.yaml'), `${base}paper:\n  modelFile: phase.yaml\n`);
+      expect(errorOf(() => loadDeployment(join(dir, 'd6.yaml'), { env: {} })).message).toContain('phaseMs must be below slotMs');
+      writeFileSync(
+        join(dir, 'pairs.yaml'),
+        'model:\n  latencyMs: [500]\n  feeLamports: 5000\n  landing: { slotMs: 400, phaseMs: 0, slots: [1, 2], reportMs: [800] }\n',
+      );
+      writeFileSync(join(dir, 'd7.yaml'), `${base}paper:\n  modelFile: pairs.yaml\n`);
+      expect(errorOf(() => loadDeployment(join(dir, 'd7.yaml'), { env: {} })).message).toContain('reportMs must have one value per slots value');
 
       writeFileSync(join(dir, 'bare.yaml'), 'model:\n  latencyMs: [500]\n  feeLamports: 5000\n');
       writeFileSync(join(dir, 'd2.yaml'), `${base}paper:\n  modelFile: bare.yaml\n`);

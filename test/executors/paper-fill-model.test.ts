@@ -108,6 +108,63 @@ describe('the calibrated paper model', () => {
     for (const t of a) expect([1_000, 2_000, 3_000, 4_000, 5_000]).toContain(t);
   });
 
+  it("with a landing block, lands each fill at the start of a drawn number of slots after the decision's, on the calibrated grid, and draws as a latency would", async () => {
+    // slots start at 100 modulo 400: ..., 100, 500, 900, 1300, ...; one slot count to draw: each fill at its decision's next slot start
+    const h = setup(model({ latencyMs: [9_999], landing: { slotMs: 400, phaseMs: 100, slots: [1] } }));
+    await h.start();
+    h.tick(0);
+    await h.ex.submit(buy('a', 1_000_000n)); // at 0, in the slot started at -300: lands at 100
+    h.clock.advance(100);
+    await h.ex.submit(buy('b', 1_000_000n)); // at 100, a slot start: lands at the next, 500
+    h.clock.advance(250);
+    await h.ex.submit(buy('c', 1_000_000n)); // at 350: 500 too
+    h.clock.advance(1_000);
+    expect(fills(h.reports).map((f) => [f.intentId, f.filledAt])).toEqual([
+      ['a', 100],
+      ['b', 500],
+      ['c', 500],
+    ]);
+    // two and three slots: 900 or 1,300 for a decision at 350, drawn with the seed in place of the latency
+    const run = async (seed: number): Promise<number[]> => {
+      const r = setup(model({ latencyMs: [9_999], landing: { slotMs: 400, phaseMs: 100, slots: [2, 3] } }), seed);
+      await r.start();
+      r.tick(0);
+      r.clock.advance(350);
+      for (let i = 0; i < 12; i++) await r.ex.submit(buy(`i${i}`, 1_000_000n));
+      r.clock.advance(2_000);
+      return fills(r.reports).map((f) => f.filledAt);
+    };
+    const drawn = await run(3);
+    expect(drawn).toEqual(await run(3));
+    expect(new Set(drawn)).toEqual(new Set([900, 1_300]));
+  });
+
+  it('with report times, fills at the landing slot but reports the fill when live heard of it; a stop reports a landed fill at once', async () => {
+    const h = setup(model({ latencyMs: [9_999], landing: { slotMs: 400, phaseMs: 0, slots: [1], reportMs: [800] } }));
+    await h.start();
+    h.tick(0);
+    await h.ex.submit(buy('a', 1_000_000n)); // lands at 400, reported at 800
+    h.clock.advance(400);
+    expect(fills(h.reports)).toEqual([]);
+    expect(h.ex.inFlight()).toBe(1);
+    h.tick(401, 60_000_000_000n); // the pool moved after the landing: the fill keeps the landing's price
+    h.clock.advance(400);
+    const [a] = fills(h.reports);
+    expect(h.reports.at(-1)).toMatchObject({ type: 'filled', at: 800 });
+    expect(a!.filledAt).toBe(400);
+    const landedAlone = setup(model({ latencyMs: [9_999], landing: { slotMs: 400, phaseMs: 0, slots: [1] } }));
+    await landedAlone.start();
+    landedAlone.tick(0);
+    await landedAlone.ex.submit(buy('a', 1_000_000n));
+    landedAlone.clock.advance(400);
+    expect(fills(landedAlone.reports)[0]!.tokenAmount).toBe(a!.tokenAmount);
+    // landed, not yet heard of, when the executor stops: reported then, not expired
+    await h.ex.submit(buy('b', 1_000_000n)); // at 800: lands at 1,200, reported at 1,600
+    h.clock.advance(400);
+    await h.ex.stop();
+    expect(h.reports.at(-1)).toMatchObject({ type: 'filled', intentId: 'b', at: 1_200 });
+  });
+
   it('fails at the calibrated rates with the live codes: refused at simulation, or failed on chain with the fee paid', async () => {
     const sim = setup(model({ simulationFailureRate: 1 }));
     await sim.start();

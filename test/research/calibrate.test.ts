@@ -41,7 +41,7 @@ const unfilled = (id: string, at: number, outcome: string, code: string, fee = '
  */
 async function landedJournal(
   name: string,
-  rows: readonly { id: string; createdAt: number; slot: number; blockTimeMs: number }[],
+  rows: readonly { id: string; createdAt: number; slot: number; blockTimeMs: number; seenAt?: number }[],
   o: { slotColumn?: boolean } = {},
 ): Promise<string> {
   const path = join(dir, name);
@@ -64,7 +64,7 @@ async function landedJournal(
         filledAt: r.blockTimeMs as UnixMs,
         signature,
       };
-      await j.resolve(r.id, { state: 'LANDED', signature, fill }, r.blockTimeMs);
+      await j.resolve(r.id, { state: 'LANDED', signature, fill }, r.seenAt ?? r.blockTimeMs);
     }
   } finally {
     await j.close();
@@ -180,29 +180,38 @@ describe('chainpilot calibrate', () => {
     expect(f.slippage).toMatchObject({ events: 1, trials: 3 });
   });
 
-  it('fits latency at slot resolution from landing slots: the start of the landing slot on the slot clock the landings pin down, not the block time floored to the second', async () => {
-    // A chain whose slot s starts at 100 + 400 s ms: slots 1..5 start at 500, 900, 1300, 1700 and 2100,
-    // so their block times are 0, 0, 1000, 1000 and 2000. The anchor intervals [bt - 400 s, bt - 400 s + 1000)
-    // intersect in [0, 200): anchor 100, known to within 100 ms.
+  it('fits latency at slot resolution from landing slots: the start of the landing slot at the earliest instant the landings allow, not the block time floored to the second; and the slots from each decision to its landing', async () => {
+    // A chain whose slot s starts at 400 s ms (on a whole second every 5 slots, as the simulator's ledger):
+    // slots 1..5 start at 400, 800, 1200, 1600 and 2000, so their block times are 0, 0, 1000, 1000 and 2000.
+    // The anchor intervals [bt - 400 s, bt - 400 s + 1000) intersect in [0, 200): anchor 0 (the earliest), exact here.
     const landings = [
-      { id: 'int_S1', createdAt: 0, slot: 1, blockTimeMs: 0 },
-      { id: 'int_S2', createdAt: 100, slot: 2, blockTimeMs: 0 },
-      { id: 'int_S3', createdAt: 200, slot: 3, blockTimeMs: 1_000 },
-      { id: 'int_S4', createdAt: 1_000, slot: 4, blockTimeMs: 1_000 },
-      { id: 'int_S5', createdAt: 1_200, slot: 5, blockTimeMs: 2_000 },
+      // seenAt: when the executor saw the landing (the row's last update), a slot after it here
+      { id: 'int_S1', createdAt: 0, slot: 1, blockTimeMs: 0, seenAt: 800 },
+      { id: 'int_S2', createdAt: 100, slot: 2, blockTimeMs: 0, seenAt: 1_200 },
+      { id: 'int_S3', createdAt: 1_000, slot: 3, blockTimeMs: 1_000, seenAt: 1_600 },
+      { id: 'int_S4', createdAt: 1_000, slot: 4, blockTimeMs: 1_000, seenAt: 2_000 },
+      { id: 'int_S5', createdAt: 1_200, slot: 5, blockTimeMs: 2_000, seenAt: 2_400 },
     ];
     const path = await landedJournal('slots.sqlite', landings);
     const f = calibrate([path]);
-    // 500 - 0, 900 - 100, 1300 - 200, 1700 - 1000, 2100 - 1200; from block times: 0, 0, 800, 0, 800
-    expect(f.latencyMs).toEqual([500, 700, 800, 900, 1_100]);
+    // 400 - 0, 800 - 100, 1200 - 1000, 1600 - 1000, 2000 - 1200; from block times: 0, 0, 0, 0, 800
+    expect(f.latencyMs).toEqual([200, 400, 600, 700, 800]);
     expect(f.latencyFrom).toEqual({ slot: 5, 'block-time': 0, 'decision-log': 0 });
-    expect(f.slotUncertaintyMs).toBe(100);
-    expect(modelBlockYaml(f)).toContain('# latency, decision to landing: 5 from landing slots (slot start, known to within 100 ms)');
+    expect(f.slotUncertaintyMs).toBe(200);
+    // decisions in slots 0, 0, 2, 2 and 3 (the one running at createdAt): 1, 2, 1, 2 and 2 slots to the landing's,
+    // seen 800, 1100, 600, 1000 and 1200 ms after the decision: kept in pairs, in order
+    expect(f.landing).toEqual({ slotMs: 400, phaseMs: 0, slots: [1, 1, 2, 2, 2], reportMs: [600, 800, 1_000, 1_100, 1_200] });
+    const yaml = modelBlockYaml(f);
+    expect(yaml).toContain('# latency, decision to landing: 5 from landing slots (slot start, the earliest the block times allow, at most 200 ms early)');
+    expect(yaml).toContain('    landing:\n      slotMs: 400\n      phaseMs: 0');
+    expect(yaml).toContain('      slots: [1, 1, 2, 2, 2]');
+    expect(yaml).toContain('      reportMs: [600, 800, 1000, 1100, 1200]');
 
     // The same rows without the landing slot (a journal written before landed_slot): block times, as before.
     const old = await landedJournal('no-slots.sqlite', landings, { slotColumn: false });
     const g = calibrate([old]);
-    expect(g.latencyMs).toEqual([0, 0, 0, 800, 800]);
+    expect(g.latencyMs).toEqual([0, 0, 0, 0, 800]);
+    expect(g.landing).toBeUndefined();
     expect(g.latencyFrom).toEqual({ slot: 0, 'block-time': 5, 'decision-log': 0 });
     expect(g.latencyResolution).toContain('5 from block times');
   });
@@ -226,19 +235,34 @@ describe('chainpilot calibrate', () => {
     );
     const both = calibrate([a, b]);
     expect(both.latencyFrom).toEqual({ slot: 4, 'block-time': 0, 'decision-log': 0 });
+    // both grids start slots at 0 modulo 400: one landing block; a chain on another phase gives none (which grid would a backtest use?)
+    expect(both.landing?.phaseMs).toBe(0);
+    const c = await landedJournal(
+      'chain-c.sqlite',
+      even.map((l) => ({ ...l, id: `${l.id}c`, createdAt: l.createdAt + 50_100, blockTimeMs: l.blockTimeMs + 50_000 })),
+    );
+    expect(calibrate([c]).landing?.phaseMs).toBe(0);
+    const shifted = await landedJournal('chain-d.sqlite', [
+      { id: 'int_D1', createdAt: 0, slot: 1, blockTimeMs: 0 },
+      { id: 'int_D2', createdAt: 1_000, slot: 4, blockTimeMs: 1_000 },
+      { id: 'int_D3', createdAt: 1_000, slot: 3, blockTimeMs: 1_000 },
+    ]);
+    expect(calibrate([shifted]).landing?.phaseMs).toBe(200);
+    expect(calibrate([a, shifted]).landing).toBeUndefined();
   });
 
   it('uses the slot time given (--slot-ms): the same landings at 500 ms slots', async () => {
-    // slot s starts at 250 + 500 s: slots 1..3 start at 750, 1250 and 1750 (block times 0, 1000 and 1000)
+    // slot s starts at 500 s: slots 1..3 start at 500, 1000 and 1500 (block times 0, 1000 and 1000)
     const path = await landedJournal('slot-500.sqlite', [
       { id: 'int_F1', createdAt: 0, slot: 1, blockTimeMs: 0 },
       { id: 'int_F2', createdAt: 0, slot: 2, blockTimeMs: 1_000 },
       { id: 'int_F3', createdAt: 0, slot: 3, blockTimeMs: 1_000 },
     ]);
     const f = calibrate([path], 500);
-    // anchor intervals: [-500, 500), [0, 1000), [-500, 500) -> [0, 500): anchor 250, within 250 ms
-    expect(f.latencyMs).toEqual([750, 1_250, 1_750]);
-    expect(f.slotUncertaintyMs).toBe(250);
+    // anchor intervals: [-500, 500), [0, 1000), [-500, 500) -> [0, 500): anchor 0, up to 500 ms early
+    expect(f.latencyMs).toEqual([500, 1_000, 1_500]);
+    expect(f.slotUncertaintyMs).toBe(500);
+    expect(f.landing).toEqual({ slotMs: 500, phaseMs: 0, slots: [1, 2, 3], reportMs: [0, 1_000, 1_000] });
   });
 
   it('gives the 95 % Wilson interval of a rate (hand-computed: 1 of 5 is 3.62 % to 62.45 %)', () => {

@@ -46,6 +46,11 @@ export interface PaperExecutorOptions {
 export interface PaperModel {
   /** Decision-to-fill latencies to draw from (ms). */
   readonly latencyMs: readonly number[];
+  /**
+   * Landing at slot starts: a fill draws a slot count (from the decision's slot) in place of a latency,
+   * and with `reportMs` (paired by index) is reported that long after the decision, as live heard of it.
+   */
+  readonly landing?: { readonly slotMs: number; readonly phaseMs: number; readonly slots: readonly number[]; readonly reportMs?: readonly number[] };
   /** Rent of the token account a buy creates (the first buy of a token). */
   readonly rentLamports: Lamports;
   /** Our fills move the reserves we observe until the next observed tick. */
@@ -62,6 +67,46 @@ const tickKey = (o: MarketObservation): string =>
 
 /** How often a fill waiting for its first price looks again (engine clock). */
 const PRICE_POLL_MS = 100;
+
+/**
+ * The wait until the start of a drawn number of slots after the one running at `now`, and when the fill
+ * is reported (undefined: at once); one draw, as a latency's.
+ */
+function slotLanding(l: NonNullable<PaperModel['landing']>, now: number, random: Random): { latencyMs: number; reportAt: number | undefined } {
+  const i = random.int(0, l.slots.length - 1);
+  const slot = Math.floor((now - l.phaseMs) / l.slotMs);
+  const report = l.reportMs?.[i];
+  return { latencyMs: l.phaseMs + (slot + (l.slots[i] ?? 1)) * l.slotMs - now, reportAt: report === undefined ? undefined : now + report };
+}
+
+/**
+ * Reports held until live would have heard of them (a fill lands at its slot, the engine learns of it
+ * when the executor's status poll sees it): `send` delivers at `at`, or at once when that has passed.
+ */
+function createReportDelay(clock: Clock) {
+  const held = new Map<string, { readonly timer: TimerHandle; readonly fire: () => void }>();
+  return {
+    send(id: string, at: number | undefined, out: ExecutionSink, r: Parameters<ExecutionSink>[0]): void {
+      if (at === undefined || at <= clock.now()) {
+        out(r);
+        return;
+      }
+      const fire = (): void => {
+        held.delete(id);
+        out({ ...r, at: clock.now() });
+      };
+      held.set(id, { timer: clock.setTimeout(fire, at - clock.now()), fire });
+    },
+    /** Delivers every held report now (the executor stops: what landed is reported). */
+    flush(): void {
+      for (const h of [...held.values()]) {
+        clock.clearTimeout(h.timer);
+        h.fire();
+      }
+    },
+    size: (): number => held.size,
+  };
+}
 
 export interface PaperExecutor extends Executor {
   /** Intents accepted and not yet filled. */
@@ -88,10 +133,18 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   const moved = new Map<string, { readonly tick: string; readonly reserves: Reserves }>();
   /** Tokens whose account the paper wallet has (created by an earlier buy): no rent again. */
   const accounts = new Set<string>();
+  /** When each intent's outcome is reported (calibrated landing with report times), and the reports held until then. */
+  const reportAt = new Map<string, number>();
+  const delay = createReportDelay(clock);
 
-  const settle = (intent: OrderIntent, out: ExecutionSink, submittedAt: number): void => {
+  const settle = (intent: OrderIntent, sink: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
     waiting.delete(intent.id);
+    const out: ExecutionSink = (r) => {
+      const at = reportAt.get(intent.id);
+      reportAt.delete(intent.id);
+      delay.send(intent.id, at, sink, r);
+    };
     const at = clock.now();
     const fate = fates.get(intent.id) ?? 'fill';
     if (fate === 'simulation') {
@@ -124,7 +177,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       // no price yet: wait for the first tick of the price room the engine joined, within the bound
       timers.set(
         intent.id,
-        clock.setTimeout(() => settle(intent, out, submittedAt), Math.min(PRICE_POLL_MS, priceWaitMs - (at - submittedAt))),
+        clock.setTimeout(() => settle(intent, sink, submittedAt), Math.min(PRICE_POLL_MS, priceWaitMs - (at - submittedAt))),
       );
       return;
     }
@@ -186,7 +239,11 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       let latencyMs = options.latencyMs;
       if (m && random) {
         // Drawn in submission order from the run's seed: a backtest draws the same.
-        latencyMs = m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs;
+        if (m.landing) {
+          const landing = slotLanding(m.landing, submittedAt, random);
+          latencyMs = landing.latencyMs;
+          if (landing.reportAt !== undefined) reportAt.set(intent.id, landing.reportAt);
+        } else latencyMs = m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs;
         const fate: Fate = random.chance(m.simulationFailureRate) ? 'simulation' : random.chance(m.onChainFailureRate) ? 'on-chain' : 'fill';
         if (fate !== 'fill') fates.set(intent.id, fate);
       }
@@ -216,6 +273,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       clock.clearTimeout(t);
       timers.delete(intentId);
       waiting.delete(intentId);
+      reportAt.delete(intentId);
       sink({ type: 'rejected', intentId, at: clock.now(), code: 'ENGINE_INTENT_CANCELLED', reason });
       return true;
     },
@@ -229,8 +287,10 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       timers.clear();
       waiting.clear();
       fates.clear();
+      reportAt.clear();
+      delay.flush();
       return Promise.resolve();
     },
-    inFlight: () => timers.size,
+    inFlight: () => timers.size + delay.size(),
   };
 }

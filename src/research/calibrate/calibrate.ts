@@ -9,6 +9,8 @@
  * Latency, decision to landing: from a journal that records each landing's slot (`landed_slot`), the
  * start of that slot on the chain's slot clock (slot-clock.ts: 400 ms resolution on the simulator's
  * ledger), else the block time (whole seconds); from a decision log, when the engine heard of the fill.
+ * With landing slots, also the slots from the decision's slot to the landing's and the phase of the
+ * slot grid (`landing`): a backtest then lands each fill at a slot start, as the chain did.
  *
  * The fit, with its uncertainty: the latencies themselves (at most {@link MAX_LATENCIES}, evenly
  * spaced quantiles when there are more) with their 10/50/90th percentiles; the median fee and rent;
@@ -31,6 +33,10 @@ export interface LiveOutcome {
   readonly latencyMs: number | undefined;
   /** Where a fill's latency came from: its landing slot, its block time (whole seconds), or the decision log's fill line. */
   readonly latencyFrom?: LatencySource;
+  /** With a landing slot: slots from the one running at the decision to the landing's (1: the next slot). */
+  readonly landingSlots?: number;
+  /** With a landing slot: decision to when the executor saw the landing (the journal row's last update), ms. */
+  readonly reportMs?: number;
   readonly feeLamports: bigint;
   readonly rentLamports: bigint;
 }
@@ -56,6 +62,8 @@ export interface CalibrationFit {
   readonly latencyResolution: string;
   /** The widest uncertainty of a slot clock used (ms), when any fill's latency came from its slot. */
   readonly slotUncertaintyMs: number | undefined;
+  /** When every fill landed in a known slot of one slot grid: the grid and the slot counts to draw (`paper.model.landing`). */
+  readonly landing: LandingFit | undefined;
   readonly feeLamports: bigint;
   readonly feeRangeLamports: readonly [bigint, bigint] | undefined;
   readonly rentLamports: bigint;
@@ -64,6 +72,20 @@ export interface CalibrationFit {
   readonly onChain: RateFit;
   /** Refusals and failures because the price moved past the slippage: not drawn (the fill model's slippage check decides them), reported. */
   readonly slippage: RateFit;
+}
+
+/** The slot grid the fitted runs' chains shared and the slots each fill took from its decision to its landing. */
+export interface LandingFit {
+  readonly slotMs: number;
+  /** Slot starts lie at `phaseMs` modulo `slotMs` on the run clock (Unix ms). */
+  readonly phaseMs: number;
+  /** Slots from the one running at the decision to the landing's (at most {@link MAX_LATENCIES}, quantiles beyond). */
+  readonly slots: readonly number[];
+  /**
+   * Decision to when live heard of each landing (the engine learns of a fill then), ms, paired by
+   * index with `slots`: a backtest fills at the landing's slot and reports the fill this long after the decision.
+   */
+  readonly reportMs: readonly number[];
 }
 
 /** Latencies kept in the block (quantiles beyond). */
@@ -115,10 +137,12 @@ interface JournalRow {
   fill_json: string | null;
   fee_lamports: string | null;
   landed_slot: number | null;
+  updated_at: number;
 }
 
 interface LandedRow {
   readonly createdAt: number | undefined;
+  readonly updatedAt: number;
   readonly slot: number | null;
   readonly fill: { readonly filledAt: number; readonly feeLamports: string; readonly rentLamports?: string };
 }
@@ -131,14 +155,14 @@ export function readJournal(path: string, slotMs = DEFAULT_SLOT_MS): { outcomes:
     const columns = db.prepare<[], { name: string }>('PRAGMA table_info(intents)').all();
     const slotColumn = columns.some((c) => c.name === 'landed_slot') ? 'landed_slot' : 'NULL AS landed_slot';
     const rows = db
-      .prepare<[], JournalRow>(`SELECT intent_json, state, code, reason, fill_json, fee_lamports, ${slotColumn} FROM intents WHERE done = 1`)
+      .prepare<[], JournalRow>(`SELECT intent_json, state, code, reason, fill_json, fee_lamports, updated_at, ${slotColumn} FROM intents WHERE done = 1`)
       .all();
     const landed: LandedRow[] = [];
     const out: LiveOutcome[] = [];
     for (const r of rows) {
       const createdAt = (JSON.parse(r.intent_json) as { createdAt?: number }).createdAt;
       if (r.state === 'LANDED' && r.fill_json !== null) {
-        landed.push({ createdAt, slot: r.landed_slot, fill: JSON.parse(r.fill_json) as LandedRow['fill'] });
+        landed.push({ createdAt, updatedAt: r.updated_at, slot: r.landed_slot, fill: JSON.parse(r.fill_json) as LandedRow['fill'] });
         continue;
       }
       // DENIED is how inspection refusals (simulation, output, outflow) are journaled, as the decision
@@ -153,10 +177,12 @@ export function readJournal(path: string, slotMs = DEFAULT_SLOT_MS): { outcomes:
     );
     for (const l of landed) {
       const landedAt = slotClock !== undefined && l.slot !== null ? slotClock.timeOf(l.slot) : undefined;
+      const slots = slotClock !== undefined && l.slot !== null && l.createdAt !== undefined ? l.slot - slotClock.slotAt(l.createdAt) : undefined;
       out.push({
         outcome: 'filled',
         latencyMs: l.createdAt === undefined ? undefined : (landedAt ?? l.fill.filledAt) - l.createdAt,
         latencyFrom: landedAt === undefined ? 'block-time' : 'slot',
+        ...(slots === undefined || l.createdAt === undefined ? {} : { landingSlots: slots, reportMs: l.updatedAt - l.createdAt }),
         feeLamports: BigInt(l.fill.feeLamports),
         rentLamports: BigInt(l.fill.rentLamports ?? '0'),
       });
@@ -188,15 +214,36 @@ const medianBig = (xs: readonly bigint[]): bigint => {
   const s = [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return s[(s.length - 1) >> 1]!;
 };
-const nearestRank = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+const nearestRank = <T>(sorted: readonly T[], q: number): T => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 
-/** Fits the model from the outcomes of live runs. */
-export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly string[], slotUncertaintyMs?: number): CalibrationFit {
+/** At most {@link MAX_LATENCIES} of sorted values: evenly spaced quantiles when there are more. */
+const keptOf = (sorted: readonly number[]): number[] =>
+  sorted.length <= MAX_LATENCIES ? [...sorted] : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(sorted, (i + 0.5) / MAX_LATENCIES));
+
+/** The landing block: only when every fill landed in a known slot and the chains share one slot grid (`grid`). */
+function landingOf(fills: readonly LiveOutcome[], grid: { slotMs: number; phaseMs: number } | undefined): LandingFit | undefined {
+  if (grid === undefined || fills.length === 0 || fills.some((f) => f.landingSlots === undefined)) return undefined;
+  // (slots, report) pairs in order, kept together: at most MAX_LATENCIES, evenly spaced ranks beyond
+  const pairs = fills.map((f) => [Math.max(1, f.landingSlots!), Math.max(0, f.reportMs ?? 0)] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const kept = pairs.length <= MAX_LATENCIES ? pairs : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(pairs, (i + 0.5) / MAX_LATENCIES));
+  return { slotMs: grid.slotMs, phaseMs: grid.phaseMs, slots: kept.map((p) => p[0]), reportMs: kept.map((p) => p[1]) };
+}
+
+/**
+ * Fits the model from the outcomes of live runs; `grid`: the slot grid every journal's chain shared
+ * (slot time and phase), when each had its landing slots.
+ */
+export function fitModel(
+  outcomes: readonly LiveOutcome[],
+  sources: readonly string[],
+  slotUncertaintyMs?: number,
+  grid?: { slotMs: number; phaseMs: number },
+): CalibrationFit {
   const fills = outcomes.filter((o) => o.outcome === 'filled');
   const latencyFrom: Record<LatencySource, number> = { slot: 0, 'block-time': 0, 'decision-log': 0 };
   for (const f of fills) if (f.latencyMs !== undefined && f.latencyFrom !== undefined) latencyFrom[f.latencyFrom]++;
   const lat = fills.flatMap((f) => (f.latencyMs === undefined ? [] : [Math.max(0, f.latencyMs)])).sort((a, b) => a - b);
-  const kept = lat.length <= MAX_LATENCIES ? lat : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(lat, (i + 0.5) / MAX_LATENCIES));
+  const kept = keptOf(lat);
   const fees = fills.map((f) => f.feeLamports).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const rents = fills.flatMap((f) => (f.rentLamports > 0n ? [f.rentLamports] : []));
   const sims = outcomes.filter((o) => o.outcome === 'simulation').length;
@@ -210,6 +257,7 @@ export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly str
     latencyFrom,
     latencyResolution: resolutionOf(latencyFrom, slotUncertaintyMs),
     slotUncertaintyMs: latencyFrom.slot > 0 ? slotUncertaintyMs : undefined,
+    landing: landingOf(fills, grid),
     feeLamports: medianBig(fees),
     feeRangeLamports: fees.length ? [fees[0]!, fees[fees.length - 1]!] : undefined,
     rentLamports: medianBig(rents),
@@ -224,7 +272,8 @@ export function fitModel(outcomes: readonly LiveOutcome[], sources: readonly str
 /** The latencies' resolution in words: how many came from slots (and to within what), block times, decision logs. */
 function resolutionOf(from: Readonly<Record<LatencySource, number>>, slotUncertaintyMs: number | undefined): string {
   const parts: string[] = [];
-  if (from.slot > 0) parts.push(`${from.slot} from landing slots (slot start, known to within ${slotUncertaintyMs ?? '?'} ms)`);
+  if (from.slot > 0)
+    parts.push(`${from.slot} from landing slots (slot start, the earliest the block times allow, at most ${slotUncertaintyMs ?? '?'} ms early)`);
   if (from['block-time'] > 0) parts.push(`${from['block-time']} from block times (whole seconds: no landing slot, or slots not evenly spaced)`);
   if (from['decision-log'] > 0) parts.push(`${from['decision-log']} from decision logs (when the engine heard of the fill)`);
   return parts.length > 0 ? parts.join('; ') : 'no latency';
@@ -236,6 +285,9 @@ export function calibrate(paths: readonly string[], slotMs = DEFAULT_SLOT_MS): C
     throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', 'calibrate: give at least one live decision log or journal', { retry: 'not_retryable' });
   const outcomes: LiveOutcome[] = [];
   let slotUncertaintyMs: number | undefined;
+  /** The slot grid's phase of each journal with a slot clock (one value: the chains shared a grid). */
+  const phases = new Set<number>();
+  let journals = 0;
   for (const p of paths) {
     let text: Buffer;
     try {
@@ -250,10 +302,15 @@ export function calibrate(paths: readonly string[], slotMs = DEFAULT_SLOT_MS): C
       // each journal is its own chain (a rehearsal's ledger starts at slot 1): its own slot clock
       const j = readJournal(p, slotMs);
       outcomes.push(...j.outcomes);
-      if (j.slotClock) slotUncertaintyMs = Math.max(slotUncertaintyMs ?? 0, j.slotClock.uncertaintyMs);
+      journals++;
+      if (j.slotClock) {
+        slotUncertaintyMs = Math.max(slotUncertaintyMs ?? 0, j.slotClock.uncertaintyMs);
+        phases.add(((j.slotClock.anchorMs % slotMs) + slotMs) % slotMs);
+      }
     } else outcomes.push(...outcomesOfDecisionLog(text.toString('utf8')));
   }
-  const fit = fitModel(outcomes, paths, slotUncertaintyMs);
+  const grid = journals === paths.length && phases.size === 1 ? { slotMs, phaseMs: [...phases][0]! } : undefined;
+  const fit = fitModel(outcomes, paths, slotUncertaintyMs, grid);
   if (fit.fills === 0)
     throw new ChainpilotError(
       'BACKTEST_NO_LIVE_DATA',
@@ -367,6 +424,7 @@ export function modelBlockYaml(f: CalibrationFit, stage2?: SecondStage): string 
     `    # ${f.latencyMs.length} latencies${q ? `; p10 ${q.p10} ms, median ${q.p50} ms, p90 ${q.p90} ms` : ''}, each fill draws one with the run's seed`,
     `    # latency, decision to landing: ${f.latencyResolution}`,
     `    latencyMs: [${f.latencyMs.join(', ')}]`,
+    ...landingYaml(f.landing),
     `    feeLamports: ${f.feeLamports}   # median of ${f.fills} fills${f.feeRangeLamports ? ` (min ${f.feeRangeLamports[0]}, max ${f.feeRangeLamports[1]})` : ''}`,
     `    rentLamports: ${f.rentLamports}   # median rent of ${f.rentBuys} buys that opened a token account`,
     '    ownImpact: true',
@@ -380,6 +438,21 @@ export function modelBlockYaml(f: CalibrationFit, stage2?: SecondStage): string 
       : []),
     '',
   ].join('\n');
+}
+
+/** The `landing:` lines of the block (none without a slot grid). */
+function landingYaml(l: LandingFit | undefined): string[] {
+  if (l === undefined) return [];
+  const q = (x: number): number => nearestRank(l.slots, x);
+  return [
+    `    # each fill lands at the start of a slot: ${l.slots.length} slot counts from the decision's slot (p10 ${q(0.1)}, median ${q(0.5)}, p90 ${q(0.9)}), drawn in place of latencyMs`,
+    '    landing:',
+    `      slotMs: ${l.slotMs}`,
+    `      phaseMs: ${l.phaseMs}   # slot starts on the run clock, modulo slotMs, as the live runs' landings pinned them`,
+    `      slots: [${l.slots.join(', ')}]`,
+    `      # when live heard of each landing, from the decision (ms, paired with slots): the engine learns of the fill then`,
+    `      reportMs: [${l.reportMs.join(', ')}]`,
+  ];
 }
 
 /** `paper.defaultPoolFeeBps`'s default: the pool fee paper charges when the feed sends none. */

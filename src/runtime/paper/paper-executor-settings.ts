@@ -46,6 +46,7 @@ export function paperExecutorSettings(
       ? {
           model: {
             latencyMs: m.latencyMs,
+            ...(m.landing ? { landing: m.landing } : {}),
             rentLamports: lamports(BigInt(m.rentLamports)),
             ownImpact: m.ownImpact,
             simulationFailureRate: m.simulationFailureRate,
