@@ -256,6 +256,8 @@ async function measure(deployments: number, feeds: number, cwd = root): Promise<
     // the work done in the window: a deployment that stopped trading would cost nothing and measure well
     const intents = sumSeries(after, 'chainpilot_intents_total') - sumSeries(before, 'chainpilot_intents_total');
     const fills = sumSeries(after, 'chainpilot_fills_total') - sumSeries(before, 'chainpilot_fills_total');
+    // alerts mark the scrape cache stale (a discrete change): how many came in the window
+    const alerts = sumSeries(after, 'chainpilot_alerts_total') - sumSeries(before, 'chainpilot_alerts_total');
     const api: number[] = [];
     const metrics: number[] = [];
     let text = '';
@@ -281,7 +283,7 @@ async function measure(deployments: number, feeds: number, cwd = root): Promise<
     const exitS = (performance.now() - t1) / 1000;
     return {
       cpu,
-      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms (${REQUESTS}); loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
+      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms (${REQUESTS}); loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills, ${alerts} alerts in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
     };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');

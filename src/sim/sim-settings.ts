@@ -39,6 +39,12 @@ export const marketSettingsSchema = z
       .int()
       .min(600_000)
       .default(3 * 3_600_000),
+    /**
+     * How often trade and liquidity rows past `tradeRetentionMs` are dropped (simulated ms; default
+     * once an hour). Between two prunes the rows of that long pile up on top
+     * of the retention: pruned hourly, 1 h of retention holds up to 2 h of rows.
+     */
+    tradePruneEveryMs: z.number().int().min(60_000).max(3_600_000).default(3_600_000),
     /** A token that stopped trading leaves the market (REST, PnL, DCA) this long afterwards. */
     tokenRetentionMs: z
       .number()

@@ -7,6 +7,7 @@
  */
 import { Gauge } from 'prom-client';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import type { UnixMs } from '../../src/core/index.js';
 import { createDaemonMetrics } from '../../src/service/daemon/daemon-metrics.js';
 
 beforeEach(() => {
@@ -65,5 +66,27 @@ it('scraped every 100 ms, renders at most every maxAgeMs / 2; unscraped past kee
   const after = renders();
   await vi.advanceTimersByTimeAsync(60_000);
   expect(renders()).toBe(after);
+  metrics.close();
+});
+
+it('an alert does not make the next scrape wait for a render: its counter shows in a render at most maxAgeMs old', async () => {
+  const { metrics, renders } = counted(1_000);
+  await metrics.scrape();
+  const before = renders();
+  metrics.observe('alpha', { type: 'alert', at: 0 as UnixMs, level: 'warn', code: 'RUNTIME_FEED_LOST', message: 'feed lost' });
+  // served the render made before the alert, without rendering again
+  const cached = await metrics.scrape();
+  expect(renders()).toBe(before);
+  expect(cached.text).not.toMatch(/^chainpilot_alerts_total\{/m);
+  // once that render is older than maxAgeMs, a scrape gets one that counts the alert
+  await vi.advanceTimersByTimeAsync(1_001);
+  const later = await metrics.scrape();
+  expect(later.ageMs).toBeLessThanOrEqual(1_000);
+  expect(later.text).toMatch(/^chainpilot_alerts_total\{[^}]*deployment="alpha"[^}]*\} 1$/m);
+  // a discrete change still makes the very next scrape wait for a render that began after it
+  metrics.changed();
+  const n = renders();
+  expect((await metrics.scrape()).ageMs).toBe(0);
+  expect(renders()).toBeGreaterThan(n);
   metrics.close();
 });

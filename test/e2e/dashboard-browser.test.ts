@@ -2,7 +2,8 @@
  * The dashboard in a real browser: headless Chromium (Debian's, driven by playwright-core) against
  * a real daemon whose paper deployments trade on the embedded simulator. Sign in; see the
  * deployments; a fill appears without a reload; the kill button (after its confirmation) stops new
- * buys, which the decisions API proves; after the daemon restarts on the same port the page
+ * buys, which the decisions API proves; a forced buy held by `paper.manualHold` is cancelled with its
+ * Cancel button and the intent ends cancelled; after the daemon restarts on the same port the page
  * reconnects and resumes with no duplicate row and no gap. Skipped where Chromium is missing,
  * except under CI, where that is a failure.
  */
@@ -36,6 +37,24 @@ strategies:
   - use: graduation-sniper
     params: { buySol: "0.1" }
 risk: { maxTradeSol: "0.5", maxOpenPositions: 20, maxExposureSol: "5", dailyLossLimitSol: "3" }
+telemetry: { logLevel: silent }
+`;
+
+/**
+ * A deployment that never trades on its own, whose operator intents wait `paper.manualHold` (an
+ * hour of run clock, the limit) before their latency: a simulator at speed 1 makes that an hour of
+ * wall, so the intent is still cancellable however slow the machine is.
+ */
+const heldYaml = (name: string): string => `version: 1
+name: ${name}
+endpoints:
+  simulator:
+    seed: 44
+    speed: 1
+strategies:
+  - use: ${join(process.cwd(), 'test/e2e/fixtures/idle-strategy.ts')}
+risk: { maxTradeSol: "0.5" }
+paper: { manualHold: 1h }
 telemetry: { logLevel: silent }
 `;
 
@@ -103,6 +122,7 @@ describe.runIf(browserTestsRun('dashboard-browser.test'))('the dashboard in head
     writeFileSync(join(dir, 'reports', 'run-1', 'report.html'), '<!doctype html><title>run 1</title><h1>Backtest run 1</h1>');
     writeFileSync(join(dir, 'deployments', 'a.yaml'), paperYaml('paper-a', 42));
     writeFileSync(join(dir, 'deployments', 'b.yaml'), paperYaml('paper-b', 43));
+    writeFileSync(join(dir, 'deployments', 'c.yaml'), heldYaml('paper-held'));
     endpoints = createSharedEndpoints({ log: silentLogger(), redactor: (await import('../../src/core/index.js')).createRedactor() });
     daemon = await start('127.0.0.1:0');
     port = Number(new URL(daemon.url).port);
@@ -219,6 +239,52 @@ describe.runIf(browserTestsRun('dashboard-browser.test'))('the dashboard in head
     await waitFor(
       'the manual entry row',
       async () => ((await page.textContent(`${card} table.decisions`))?.includes('manual enter') ? true : undefined),
+      10_000,
+    );
+  }, 120_000);
+
+  it('cancels a forced buy held by paper.manualHold from its Cancel button, after the confirmation: the intent ends cancelled, never filled', async () => {
+    const card = 'section.deployment[data-name="paper-held"]';
+    await page.waitForSelector(card);
+    // any mint: the idle deployment has no price of it, and the hold comes before any wait for one
+    const mint = 'So11111111111111111111111111111111111111112';
+    await page.fill(`${card} form.enter input[name="mint"]`, mint);
+    await page.fill(`${card} form.enter input[name="sol"]`, '0.1');
+    await page.click(`${card} form.enter button[type="submit"]`);
+    await page.waitForSelector('dialog#confirm[open]');
+    expect(await page.textContent('#confirm-text')).toContain('Buy 0.1 SOL of');
+    await page.click('#confirm-yes');
+    const placed = await waitFor(
+      'the placed notice with the intent id',
+      async () => /^paper-held: .* placed \((int_[^)]+)\)/.exec((await page.textContent('#notice')) ?? '')?.[1],
+      10_000,
+    );
+    // the held intent is listed as pending, with its Cancel button
+    const cancel = `${card} table.pending button[data-manual="cancel-${placed}"]`;
+    await page.waitForSelector(cancel, { timeout: 15_000 });
+    await page.click(cancel);
+    await page.waitForSelector('dialog#confirm[open]');
+    expect(await page.textContent('#confirm-text')).toContain(`Cancel intent ${placed} (buy `);
+    await page.click('#confirm-yes');
+    // the API: the intent ended rejected with the cancel's code, no fill, no position, nothing pending
+    const ended = await waitFor(
+      'the cancelled intent to end',
+      async () =>
+        schemas.pageBody
+          .parse(await api('/api/deployments/paper-held/decisions?limit=1000'))
+          .entries.map((e) => e.entry)
+          .find((e) => e['kind'] === 'unfilled' && e['intentId'] === placed),
+      15_000,
+    );
+    expect(ended).toMatchObject({ code: 'ENGINE_INTENT_CANCELLED', outcome: 'rejected' });
+    const detail = schemas.deploymentDetailBody.parse(await api('/api/deployments/paper-held'));
+    expect(detail.pending.some((p) => p.id === placed)).toBe(false);
+    expect(detail.positions).toEqual([]);
+    // the page: the pending row goes, and the cancel shows among the decisions with its code
+    await page.waitForSelector(cancel, { state: 'detached', timeout: 10_000 });
+    await waitFor(
+      'the cancel among the decisions on the page',
+      async () => ((await page.textContent(`${card} table.decisions`))?.includes('ENGINE_INTENT_CANCELLED') ? true : undefined),
       10_000,
     );
   }, 120_000);

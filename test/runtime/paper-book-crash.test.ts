@@ -1,7 +1,8 @@
 /**
  * What a crash may take from a paper book (docs/daemon.md, "Paper books: what a crash may lose"):
  * a child process writes a book and is killed with SIGKILL while writing; the book it leaves is a
- * prefix of its changes that holds every turn the child reported as written. A batch that cannot
+ * prefix of its changes that holds every turn the child reported as written, also when the books
+ * share the daemon's queue with its own group-commit delay. A batch that cannot
  * be written reports RUNTIME_PAPER_BOOK_WRITE_FAILED and leaves the earlier batches as they were.
  */
 import { spawn } from 'node:child_process';
@@ -19,9 +20,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const child = fileURLToPath(new URL('./support/paper-book-child.ts', import.meta.url));
 
 /** Runs the child until it reported `turns` written turns, kills it, and returns the last turn it reported. */
-function writeThenKill(path: string, turns: number, books?: number): Promise<number> {
+function writeThenKill(path: string, turns: number, books?: number, daemon = false): Promise<number> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, path, ...(books === undefined ? [] : [String(books)])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [path, ...(books === undefined ? [] : [String(books)]), ...(daemon ? ['daemon'] : [])];
+    const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let reported = -1;
     let buffered = '';
     let stderr = '';
@@ -64,6 +66,14 @@ it('keeps every book a prefix when the books share the daemon’s sliced write q
   const path = join(dir, 'shared');
   const reported = await writeThenKill(path, 200, 3);
   expect(reported).toBeGreaterThanOrEqual(200);
+  for (let i = 0; i < 3; i++) await expectPrefix(`${path}-${i}.db`, reported);
+}, 60_000);
+
+it('keeps every book a prefix holding every turn reported written with the daemon’s own group commit (BOOK_WRITE_DELAY_MS), killed mid-burst', async () => {
+  const path = join(dir, 'daemon');
+  // each reported turn closes a burst of 20 written one per event-loop turn and grouped for the delay
+  const reported = await writeThenKill(path, 79, 3, true);
+  expect(reported).toBeGreaterThanOrEqual(79);
   for (let i = 0; i < 3; i++) await expectPrefix(`${path}-${i}.db`, reported);
 }, 60_000);
 

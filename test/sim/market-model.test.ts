@@ -120,6 +120,23 @@ describe('market model', () => {
     expect([...model.state.tradesByToken.values()].some((rows) => rows.length > 50)).toBe(true);
   });
 
+  it('prunes trade rows every tradePruneEveryMs: pruned every 10 minutes, 10 minutes of retention hold at most 20 minutes of rows; hourly, older rows stay until the hour', () => {
+    // 25 simulated minutes: no hour crossed since the start, so the hourly default has pruned nothing
+    // yet; every 10 minutes, the prune at minute 20 left nothing older than minute 10
+    const ms = 25 * 60_000;
+    const olderThan = (model: MarketModel, ageMs: number): number => {
+      const cut = model.state.now - ageMs;
+      let n = 0;
+      for (const rows of model.state.tradesByToken.values()) n += rows.slice(0, -50).filter((r) => r.time < cut).length;
+      return n;
+    };
+    const often = run(3, ms, { tradeRetentionMs: 600_000, tradePruneEveryMs: 600_000 }).model;
+    expect(olderThan(often, 20 * 60_000)).toBe(0);
+    const hourly = run(3, ms, { tradeRetentionMs: 600_000 }).model;
+    expect(olderThan(hourly, 20 * 60_000)).toBeGreaterThan(0);
+    expect(() => parseMarketSettings({ tradePruneEveryMs: 1_000 })).toThrow(expect.objectContaining({ code: 'SIM_INVALID_SETTINGS' }) as Error);
+  }, 90_000);
+
   it('refuses a landed swap on an unknown mint with a coded error', () => {
     const { model } = run(5, 1_000);
     expect(() => model.applyLandedSwap({ mint: 'nope', wallet: 'w', side: 'buy', solLamports: 1n, tokenRaw: 1n, signature: 's', slot: 1, at: T0 })).toThrow(

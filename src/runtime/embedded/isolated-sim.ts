@@ -41,13 +41,21 @@ export const DEFAULT_SIM_HEAP_MB = 512;
 
 /**
  * The history a daemon's simulator keeps: dead tokens leave 1 h after they stopped trading and
- * trade rows after 1 h (a standalone simulator keeps 6 h and 3 h), and lighthouse activity stays in
+ * trade rows after 1 h, pruned every 10 simulated minutes (a standalone simulator keeps 6 h and 3 h,
+ * pruned hourly), and lighthouse activity stays in
  * minute buckets for 2 h (standalone 12 h; issue 42: with 12 h the heap kept rising by about 6 MB a
  * simulated hour until hour 12, 149 to 183 MB from hour 6 to 12, seed 42). With the defaults a
  * simulator's heap levels off near 450 MB after about 7 simulated hours; with these it levels off
  * after about 2 (docs/daemon.md, "Sizing" and "Memory over time").
  */
-export const DAEMON_SIM_MARKET: Partial<MarketSettings> = { tokenRetentionMs: 3_600_000, tradeRetentionMs: 3_600_000, activityMinuteDetailMs: 2 * 3_600_000 };
+export const DAEMON_SIM_MARKET: Partial<MarketSettings> = {
+  tokenRetentionMs: 3_600_000,
+  tradeRetentionMs: 3_600_000,
+  // issue 42: pruned hourly, the hour of retention held up to two hours of trade rows (130,000 an
+  // hour, about 430 bytes each); every 10 minutes it holds at most 70 minutes of them
+  tradePruneEveryMs: 600_000,
+  activityMinuteDetailMs: 2 * 3_600_000,
+};
 
 export interface IsolatedSimOptions {
   readonly seed: number;

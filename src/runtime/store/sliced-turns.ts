@@ -16,8 +16,14 @@ import { performance } from 'node:perf_hooks';
 
 /** Real milliseconds of book writes per event-loop turn in the daemon. */
 export const BOOK_WRITE_SLICE_MS = 5;
-/** Real milliseconds a paper book's changes wait in the daemon before they are written. */
-export const BOOK_WRITE_DELAY_MS = 100;
+/**
+ * Real milliseconds a paper book's changes wait in the daemon before they are written. A second:
+ * at a hundred deployments a book gets about ten changes a second, so 100 ms wrote about one change
+ * per transaction, and a commit's fixed cost (WAL frames, the b-tree pages it touches) was most of
+ * the cost of a change; grouped for a second a change costs about half the main-thread CPU
+ * (docs/daemon.md, "Paper books: what a crash may lose").
+ */
+export const BOOK_WRITE_DELAY_MS = 1_000;
 
 export interface SlicedTurns {
   /** Queues `task` to run `delayMs` from now, after every task queued before it. */

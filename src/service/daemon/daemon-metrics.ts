@@ -43,7 +43,7 @@ export interface DaemonMetrics {
    * change came after it began, else a new one; `ageMs` is the time since that render began.
    */
   scrape(): Promise<{ readonly text: string; readonly ageMs: number }>;
-  /** A discrete change (slot state, reload, memory state): the next scrape renders afresh. */
+  /** A discrete change (slot state, reload, memory state; not an alert): the next scrape renders afresh. */
   changed(): void;
   /** Drops the event-fed series of a deployment that was removed (the scrape-time ones go with its slot). */
   forget(deployment: string): Promise<void>;
@@ -98,10 +98,11 @@ export function createDaemonMetrics(o: {
       await forgetDeployment(registry, deployment);
     },
     close: () => cache.close(),
-    observe(deployment, ev) {
-      decisions.observe(deployment, ev);
-      if (ev.type === 'alert') cache.changed();
-    },
+    // An alert only moves `chainpilot_alerts_total`, a counter like the fills': it shows in a render at
+    // most `maxAgeMs` old. The state an alert announces (degraded, halted, killed) reaches the cache as
+    // the slot's state change (run-daemon.ts, `changed()`). Alerts used to empty the cache themselves:
+    // a hundred deployments on one feed raise them together, and every scrape then waited for a render.
+    observe: (deployment, ev) => decisions.observe(deployment, ev),
   };
 }
 

@@ -63,16 +63,23 @@ export function stepMarket(state: MarketState, at: UnixMs, faults: ModelFaults):
 /** Rows kept per token however old, so every token keeps some history. */
 export const MIN_ROWS_PER_TOKEN = 50;
 
+/** Whether the step ending at `at` crossed a multiple of `everyMs` (simulated time). */
+const crossed = (at: number, slotMs: number, everyMs: number): boolean => Math.floor(at / everyMs) !== Math.floor((at - slotMs) / everyMs);
+
 /**
- * Once a simulated hour: trade and liquidity rows older than `tradeRetentionMs` go (keeping each
- * token's last rows), old activity buckets are compacted or dropped, and dead tokens retire.
+ * Every `tradePruneEveryMs` (default a simulated hour): trade and liquidity rows older than
+ * `tradeRetentionMs` go (keeping each token's last rows). Once a simulated hour: old activity
+ * buckets are compacted or dropped, and dead tokens retire.
  */
 function pruneHistory(state: MarketState, at: UnixMs): void {
-  if (Math.floor(at / 3_600_000) === Math.floor((at - state.settings.slotMs) / 3_600_000)) return;
+  const s = state.settings;
+  if (crossed(at, s.slotMs, s.tradePruneEveryMs)) {
+    const horizon = at - s.tradeRetentionMs;
+    for (const rows of state.tradesByToken.values()) pruneRows(rows, horizon);
+    for (const rows of state.liquidityByToken.values()) pruneRows(rows, horizon);
+  }
+  if (!crossed(at, s.slotMs, 3_600_000)) return;
   state.activity.prune(at);
-  const horizon = at - state.settings.tradeRetentionMs;
-  for (const rows of state.tradesByToken.values()) pruneRows(rows, horizon);
-  for (const rows of state.liquidityByToken.values()) pruneRows(rows, horizon);
   retireDeadTokens(state, at);
 }
 

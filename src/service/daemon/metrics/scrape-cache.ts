@@ -1,6 +1,6 @@
 /**
  * What a scrape of `/metrics` gets: the last render while it is younger than `maxAgeMs` and no
- * discrete change (a slot's state, an alert, a reload, `changed()`) happened after it began, else
+ * discrete change (a slot's state, a reload, `changed()`; an alert is not one) happened after it began, else
  * a new render. While scrapes keep coming a refresher renders once per scrape interval,
  * `maxAgeMs / 2` before the next scrape is due (at most every `maxAgeMs / 2`), so a scrape seldom
  * waits. A background render that fails is counted (`chainpilot_metrics_render_failures_total`,
