@@ -15,7 +15,7 @@
  * (bench/support/cpu-report.mjs, every thread counted).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { loadNote, median, type Bench, type BenchRow } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CPU_REPORT = fileURLToPath(new URL('./support/cpu-report.mjs', import.meta.url));
+const THREAD_CPU = fileURLToPath(new URL('./support/thread-cpu.mjs', import.meta.url));
 const PAIRS = Number(process.env['BENCH_SWEEP_PAIRS'] ?? 3);
 const FILE = 'config/paper-sim.yaml';
 const GRID = [
@@ -40,20 +41,45 @@ const GRID = [
 interface Run {
   readonly wallS: number;
   readonly cpuS: number;
+  /** CPU seconds of each lane's thread: this thread first, then the worker threads (empty off Linux). */
+  readonly laneCpuS: readonly number[];
   readonly json: string;
+}
+
+/** Each JavaScript thread's CPU seconds as bench/support/thread-cpu.mjs left them: the main thread first. */
+function laneCpu(dir: string): number[] {
+  const rows = readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { threadId: number; cpuS: number });
+  return rows.sort((a, b) => a.threadId - b.threadId).map((r) => r.cpuS);
 }
 
 /** One `chainpilot sweep` process of the checkout at `root`; rejects on a non-zero exit. */
 async function sweep(root: string, rec: string, workers: number, dir: string): Promise<Run> {
   const out = join(dir, `out-${process.hrtime.bigint()}`);
   const report = join(dir, `cpu-${process.hrtime.bigint()}.json`);
+  const threads = join(dir, `threads-${process.hrtime.bigint()}`);
+  mkdirSync(threads);
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', CPU_REPORT, join(root, 'bin/chainpilot.js'), 'sweep', FILE, '--data', rec, ...GRID, '--workers', String(workers), '--out', out],
+    [
+      '--import',
+      CPU_REPORT,
+      '--import',
+      THREAD_CPU,
+      join(root, 'bin/chainpilot.js'),
+      'sweep',
+      FILE,
+      '--data',
+      rec,
+      ...GRID,
+      '--workers',
+      String(workers),
+      '--out',
+      out,
+    ],
     {
       cwd: ROOT,
-      env: { ...process.env, BENCH_CPU_REPORT: report, NO_COLOR: '1' },
+      env: { ...process.env, BENCH_CPU_REPORT: report, BENCH_THREAD_CPU_DIR: threads, NO_COLOR: '1' },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -65,7 +91,9 @@ async function sweep(root: string, rec: string, workers: number, dir: string): P
   const { cpuS } = JSON.parse(readFileSync(report, 'utf8')) as { cpuS: number };
   const json = readFileSync(join(out, 'sweep.json'), 'utf8');
   rmSync(out, { recursive: true, force: true });
-  return { wallS, cpuS, json };
+  const laneCpuS = laneCpu(threads);
+  rmSync(threads, { recursive: true, force: true });
+  return { wallS, cpuS, laneCpuS, json };
 }
 
 /** `a` then `b`, or `b` then `a` when `swap`; results as [a, b]. */
@@ -85,9 +113,28 @@ interface Pairs {
   readonly cpuBase: number[];
   readonly cpuCand: number[];
   readonly loads: string[];
+  /** Each pair's CPU seconds by lane thread (this thread first) and in helper threads, of the candidate. */
+  readonly split: string[];
+  /** Each pair's wall ratio as the CPU times bound it on two idle cores (see `projected`). */
+  readonly projected: number[];
 }
 
-const pairs = (): Pairs => ({ base: [], cand: [], ratio: [], cpuBase: [], cpuCand: [], loads: [] });
+const pairs = (): Pairs => ({ base: [], cand: [], ratio: [], cpuBase: [], cpuCand: [], loads: [], split: [], projected: [] });
+
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
+/** `r`'s CPU seconds by lane and in the helper threads (GC, compilers, thread pool): `7.9 + 7.3 lanes, 5.2 helpers`. */
+const splitOf = (r: Run): string => `${r.laneCpuS.map((c) => c.toFixed(1)).join(' + ')} lanes, ${(r.cpuS - sum(r.laneCpuS)).toFixed(1)} helpers`;
+
+/**
+ * The wall ratio base ÷ cand the CPU times allow on two idle cores, measurable under any load: a
+ * process takes at least its busiest lane thread's CPU time, and at least half its whole CPU time
+ * (every thread, helpers included, shares the two cores). NaN without the split (not Linux).
+ */
+const projected = (base: Run, cand: Run): number => {
+  const floor = (r: Run): number => Math.max(...r.laneCpuS, r.cpuS / 2);
+  return base.laneCpuS.length && cand.laneCpuS.length ? floor(base) / floor(cand) : Number.NaN;
+};
 
 const bench: Bench = {
   name: 'sweep-lanes',
@@ -117,9 +164,11 @@ const bench: Bench = {
         p.cpuBase.push(base.cpuS);
         p.cpuCand.push(cand.cpuS);
         p.loads.push(loadNote());
+        p.split.push(`${splitOf(base)} → ${splitOf(cand)}`);
+        p.projected.push(projected(base, cand));
         // each pair as it comes: a long run on a loaded machine shows something before its end
         process.stderr.write(
-          `sweep-lanes: ${base.wallS.toFixed(1)} s ÷ ${cand.wallS.toFixed(1)} s wall = ${ratio.toFixed(3)}, CPU ${base.cpuS.toFixed(1)} / ${cand.cpuS.toFixed(1)} s, ${loadNote()}\n`,
+          `sweep-lanes: ${base.wallS.toFixed(1)} s ÷ ${cand.wallS.toFixed(1)} s wall = ${ratio.toFixed(3)}, CPU ${base.cpuS.toFixed(1)} / ${cand.cpuS.toFixed(1)} s (${splitOf(base)} → ${splitOf(cand)}; bound on idle cores ${projected(base, cand).toFixed(2)}), ${loadNote()}\n`,
         );
       };
       for (let i = 0; i < PAIRS; i++) {
@@ -143,6 +192,13 @@ const bench: Bench = {
           unit: 's wall',
           ratio: median(two.ratio),
           note: `speed-up (1 ÷ 2 wall), goal ≥ 1.7; ${note(two)}`,
+        },
+        {
+          name: '64-cell sweep, 1 ÷ 2 lanes as CPU times bound it on idle cores',
+          value: median(two.cpuCand),
+          unit: 'CPU s (2 lanes)',
+          ratio: median(two.projected),
+          note: `max(busiest lane, all CPU ÷ 2) of --workers 1 ÷ of --workers 2; CPU s by thread: ${two.split.join('; ')}`,
         },
         {
           name: '64-cell sweep, --workers 1 vs 0',

@@ -26,6 +26,7 @@ import { resolveStrategies } from '../../runtime/compose/resolve-strategies.js';
 import { STOPPING_DENIAL } from '../../runtime/handle/stopping-denial.js';
 import type { AdmissionRefusal } from '../../engine/logs/control-mark.js';
 import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
+import { PriceSeries } from '../report/price-series.js';
 
 export interface BacktestProgress {
   readonly lines: number;
@@ -65,9 +66,6 @@ export interface BacktestOptions {
   readonly strategies?: readonly StrategyInstance[];
 }
 
-/** A price sample of one mint, SOL per token as a decimal string. */
-export type PricePoint = readonly [at: number, price: string];
-
 export interface BacktestResult {
   readonly deployment: Deployment;
   readonly seed: number;
@@ -80,7 +78,8 @@ export interface BacktestResult {
   readonly equity: readonly (readonly [number, bigint])[];
   /** Drawdown over the equity at every fill and every price change of an open position (not the samples). */
   readonly drawdown: DrawdownResult;
-  readonly prices: ReadonlyMap<string, PricePoint[]>;
+  /** Price samples of every token with a decision (the report charts the most traded). */
+  readonly prices: ReadonlyMap<string, PriceSeries>;
   readonly summary: RunSummary;
   readonly feed: ReplayFeedStats;
   readonly data: { readonly exact: number; readonly misses: number; readonly fallbackAnswers: number };
@@ -154,11 +153,11 @@ function createSamplers(o: {
   readonly decisions: readonly DecisionEntry[];
   readonly startAt: number;
   readonly sampleMs: number;
-}): { readonly advance: (t: number) => void; readonly equity: [number, bigint][]; readonly prices: Map<string, PricePoint[]> } {
+}): { readonly advance: (t: number) => void; readonly equity: [number, bigint][]; readonly prices: Map<string, PriceSeries> } {
   const { clock, engine, decisions, startAt, sampleMs } = o;
   const priceSampleMs = Math.min(sampleMs, PRICE_SAMPLE_MS);
   const equity: [number, bigint][] = [];
-  const prices = new Map<string, PricePoint[]>();
+  const prices = new Map<string, PriceSeries>();
   /** Mints with a decision in the last ACTIVE_MS: their prices are sampled at `priceSampleMs`. */
   const active = new Map<string, number>();
   let seenDecisions = 0;
@@ -168,7 +167,7 @@ function createSamplers(o: {
     for (; seenDecisions < decisions.length; seenDecisions++) {
       const e = decisions[seenDecisions]!;
       if (e.kind === 'unfilled' || e.kind === 'manual') continue;
-      if (!prices.has(e.mint)) prices.set(e.mint, []);
+      if (!prices.has(e.mint)) prices.set(e.mint, new PriceSeries());
       active.set(e.mint, e.at);
     }
     for (const [mint, lastAt] of active) {
@@ -176,9 +175,8 @@ function createSamplers(o: {
         active.delete(mint);
         continue;
       }
-      const list = prices.get(mint)!;
       const p = engine.market.get(mint)?.price;
-      if (p !== undefined && list[list.length - 1]?.[1] !== p) list.push([at, p]);
+      if (p !== undefined) prices.get(mint)!.push(at, p);
     }
   };
   const advance = (t: number): void => {

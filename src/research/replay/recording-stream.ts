@@ -75,10 +75,11 @@ async function* chunksOf(f: StreamedFile): AsyncGenerator<Buffer> {
 }
 
 /**
- * The lines of the files (after each header, empty lines skipped), as text, a batch per chunk.
- * `fileIndex` of a batch says which file it is from.
+ * Each file's decompressed bytes cut at line ends: `buf` holds whole lines (the last one without
+ * its newline: `buf` ends where it ended), the first of them the file's header when `header` is set.
+ * The file's unterminated tail, if any, comes last. `fileIndex` says which file.
  */
-async function* lineBatches(files: readonly StreamedFile[]): AsyncGenerator<{ readonly fileIndex: number; readonly lines: string[] }> {
+async function* lineChunks(files: readonly StreamedFile[]): AsyncGenerator<{ readonly fileIndex: number; readonly buf: Buffer; readonly header: boolean }> {
   for (let fi = 0; fi < files.length; fi++) {
     let carry: Buffer | undefined;
     let header = true;
@@ -90,18 +91,22 @@ async function* lineBatches(files: readonly StreamedFile[]): AsyncGenerator<{ re
         continue;
       }
       carry = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : undefined;
-      const lines = buf.toString('utf8', 0, last).split('\n');
-      if (header) {
-        lines.shift();
-        header = false;
-      }
-      yield { fileIndex: fi, lines: lines.filter((l) => l.length > 0) };
+      yield { fileIndex: fi, buf: buf.subarray(0, last), header };
+      header = false;
     }
-    if (carry && carry.length > 0) {
-      const lines = carry.toString('utf8').split('\n');
-      if (header) lines.shift();
-      yield { fileIndex: fi, lines: lines.filter((l) => l.length > 0) };
-    }
+    if (carry && carry.length > 0) yield { fileIndex: fi, buf: carry, header };
+  }
+}
+
+/**
+ * The lines of the files (after each header, empty lines skipped), as text, a batch per chunk.
+ * `fileIndex` of a batch says which file it is from.
+ */
+async function* lineBatches(files: readonly StreamedFile[]): AsyncGenerator<{ readonly fileIndex: number; readonly lines: string[] }> {
+  for await (const { fileIndex, buf, header } of lineChunks(files)) {
+    const lines = buf.toString('utf8').split('\n');
+    if (header) lines.shift();
+    yield { fileIndex, lines: lines.filter((l) => l.length > 0) };
   }
 }
 
@@ -125,43 +130,81 @@ export interface StreamCursor extends LineCursor {
   readonly recordedRooms: ReadonlySet<string>;
 }
 
-/** Opens the recording of `spec` for streaming: reads its files' bytes and runs the first pass. */
-export async function openRecordingStream(spec: string | readonly string[]): Promise<StreamedRecording> {
-  const files = replayOrder(recordingPaths(spec).map(openStreamedFile));
-  // The first pass: every non-frame line, by its position among the non-empty lines.
-  let index = 0;
-  let startT: number | null = null;
-  let endIndex = -1;
-  let endT: number | null = null;
-  let lastEnd: [number, number] | undefined;
-  let lastDrained: [number, number] | undefined;
-  let lastT: number | null = null;
-  const dataAt = new Map<number, DataLine>();
-  for await (const { lines } of lineBatches(files)) {
-    for (const line of lines) {
-      const i = index++;
-      if (line.charCodeAt(2) !== K_BYTE) continue;
-      let l: RecordLine;
+/** What the first pass finds: the bounds' parts and every `ctx.data` answer, by line index. */
+interface FirstPass {
+  startT: number | null;
+  lastEnd: [number, number] | undefined;
+  lastDrained: [number, number] | undefined;
+  lastT: number | null;
+  lines: number;
+  readonly dataAt: Map<number, DataLine>;
+}
+
+/** The last line of `buf[0, end)` that parses (a crash leaves at most a torn last line): its time, else undefined. */
+function lastTimeIn(buf: Buffer, first: number, end: number): number | undefined {
+  let e = end;
+  while (e > first) {
+    const s = Math.max(first, buf.lastIndexOf(NL, e - 1) + 1);
+    if (e > s) {
       try {
-        l = parseRecordLine(line);
-      } catch {
-        continue;
-      }
-      if (l.kind === 'start') startT ??= l.t;
-      else if (l.kind === 'end') lastEnd = [i, l.t];
-      else if (l.kind === 'drained') lastDrained = [i, l.t];
-      else if (l.kind === 'data') dataAt.set(i, l);
-    }
-    // the last good line's time: the batch's last lines, newest first (a crash leaves at most a torn last line)
-    for (let j = lines.length - 1; j >= 0; j--) {
-      try {
-        lastT = parseRecordLine(lines[j]!).t;
-        break;
+        return parseRecordLine(buf.toString('utf8', s, e)).t;
       } catch {
         // a torn line: the one before it
       }
     }
+    e = s - 1;
   }
+  return undefined;
+}
+
+/**
+ * Reads the non-frame lines of one chunk of whole lines into `p`. Lines are found by their bytes:
+ * a frame line (`{"t"`) is counted, never decoded or parsed; only the others (`{"k"`) are.
+ */
+function firstPassChunk(p: FirstPass, buf: Buffer, header: boolean): void {
+  let s = 0;
+  if (header) {
+    const nl = buf.indexOf(NL);
+    s = nl < 0 ? buf.length : nl + 1;
+  }
+  const first = s;
+  while (s < buf.length) {
+    let e = buf.indexOf(NL, s);
+    if (e < 0) e = buf.length;
+    if (e > s) {
+      const i = p.lines++;
+      if (e - s > 2 && buf[s + 2] === K_BYTE) readMarkLine(p, i, buf.toString('utf8', s, e));
+    }
+    s = e + 1;
+  }
+  const t = lastTimeIn(buf, first, buf.length);
+  if (t !== undefined) p.lastT = t;
+}
+
+/** A non-frame line at index `i`: the start, end and drain marks and the `ctx.data` answers. */
+function readMarkLine(p: FirstPass, i: number, line: string): void {
+  let l: RecordLine;
+  try {
+    l = parseRecordLine(line);
+  } catch {
+    return;
+  }
+  if (l.kind === 'start') p.startT ??= l.t;
+  else if (l.kind === 'end') p.lastEnd = [i, l.t];
+  else if (l.kind === 'drained') p.lastDrained = [i, l.t];
+  else if (l.kind === 'data') p.dataAt.set(i, l);
+}
+
+/** Opens the recording of `spec` for streaming: reads its files' bytes and runs the first pass. */
+export async function openRecordingStream(spec: string | readonly string[]): Promise<StreamedRecording> {
+  const files = replayOrder(recordingPaths(spec).map(openStreamedFile));
+  // The first pass: every non-frame line, by its position among the non-empty lines.
+  const p: FirstPass = { startT: null, lastEnd: undefined, lastDrained: undefined, lastT: null, lines: 0, dataAt: new Map() };
+  for await (const { buf, header } of lineChunks(files)) firstPassChunk(p, buf, header);
+  const { startT, lastEnd, lastDrained, lastT, dataAt } = p;
+  const index = p.lines;
+  let endIndex = -1;
+  let endT: number | null = null;
   const end = lastDrained ?? lastEnd;
   if (end) [endIndex, endT] = end;
   const bounds: ReplayBounds = { startT, endIndex, endT, lastT, totalLines: index };

@@ -12,6 +12,7 @@ import { computeReportExtras } from './report-extras.js';
 import { REPORT_FORMAT, type BacktestReport, type ReportMetrics, type ReportRun, type ReportTrade } from './report-types.js';
 import { ratioHalfEven as ratio, readablePrices, signedSol as sol } from './round.js';
 import { tallyDecisions, type DecisionTally, type TradeAcc } from './trade-tally.js';
+import { PriceSeries } from './price-series.js';
 
 export interface OpenPositionMark {
   readonly strategyId: string;
@@ -20,10 +21,14 @@ export interface OpenPositionMark {
   readonly valueLamports: bigint | undefined;
 }
 
+/** A token's price samples: a backtest's compact series, or [time, exact SOL price] pairs. */
+export type PriceSamples = PriceSeries | readonly (readonly [number, string])[];
+
 export interface ReportInput {
   readonly decisions: readonly DecisionEntry[];
   readonly equity: readonly (readonly [number, bigint])[];
-  readonly prices: ReadonlyMap<string, readonly (readonly [number, string])[]>;
+  /** Price samples by mint. */
+  readonly prices: ReadonlyMap<string, PriceSamples>;
   readonly openPositions: readonly OpenPositionMark[];
   readonly startingLamports: bigint;
   readonly startedAt: number;
@@ -37,6 +42,13 @@ export interface ReportInput {
   readonly fingerprint: string;
   /** Drawdown over every fill and price change (a backtest tracks it); default: from the equity samples. */
   readonly drawdown?: DrawdownResult;
+}
+
+/** A token's samples as chart points: [time, SOL per token as a number]. */
+function chartPoints(s: PriceSamples | undefined): (readonly [number, number])[] {
+  if (s === undefined) return [];
+  if (s instanceof PriceSeries) return s.points();
+  return s.map(([at, p]) => [at, Number(p)] as const);
 }
 
 /** Builds the report of one run. */
@@ -78,7 +90,7 @@ export function computeReport(i: ReportInput): BacktestReport {
     equity: equity.rows,
     prices: top.map((mint) => ({
       mint,
-      points: (i.prices.get(mint) ?? []).map(([at, p]) => [at, Number(p)] as const),
+      points: chartPoints(i.prices.get(mint)),
       markers: tally.markers.get(mint) ?? [],
     })),
     trades,

@@ -1,10 +1,29 @@
 /** Display values of exact amounts: ratios rounded half-even (banker's rounding), never truncated; SOL exact. */
 import { Decimal, lamportsToSol } from '../../core/index.js';
 
-/** a / b rounded half-even to `places` decimals (0 when b is 0). */
+/** n / d rounded half-even, for n ≥ 0 and d > 0. */
+function divHalfEven(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  const twice = 2n * (n % d);
+  return twice > d || (twice === d && (q & 1n) === 1n) ? q + 1n : q;
+}
+
+/** The quotient's digits before rounding to `places`: core/decimal.ts's `Decimal` divides to 40 places, half even. */
+const DIV_PLACES = 40;
+
+/**
+ * a / b rounded half-even to `places` decimals (0 when b is 0), as `Decimal` computes it (the
+ * quotient to 40 places half even, then to `places` half even; a negative quotient that rounds to
+ * zero is -0), in bigints: this runs for every trade and equity sample of a report.
+ */
 export function ratioHalfEven(a: bigint, b: bigint, places = 6): number {
   if (b === 0n) return 0;
-  return new Decimal(a.toString()).div(b.toString()).decimalPlaces(places, Decimal.ROUND_HALF_EVEN).toNumber();
+  const negative = a < 0n !== b < 0n;
+  const q40 = divHalfEven((a < 0n ? -a : a) * 10n ** BigInt(DIV_PLACES), b < 0n ? -b : b);
+  const unit = 10n ** BigInt(places);
+  const q = places < DIV_PLACES ? divHalfEven(q40, 10n ** BigInt(DIV_PLACES - places)) : q40 * 10n ** BigInt(places - DIV_PLACES);
+  const frac = (q % unit).toString().padStart(places, '0');
+  return Number(`${negative ? '-' : ''}${q / unit}${places > 0 ? `.${frac}` : ''}`);
 }
 
 /** Exact SOL of signed `lamports` (`-0.5` for -500 000 000). */

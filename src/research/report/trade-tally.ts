@@ -5,6 +5,7 @@
  * reference price, and the counts of intents, fills and denials. Money stays bigint lamports.
  */
 import { Decimal, decimal } from '../../core/index.js';
+import { plainDecimalParts, pow10 } from '../../core/exact-ratio.js';
 import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 
 /** One trade as the log built it (lamports). */
@@ -44,6 +45,35 @@ export interface DecisionTally {
   readonly denialCodes: ReadonlyMap<string, number>;
 }
 
+/** `n / d` rounded half to even (d > 0, n of either sign: ties go to the even neighbour either way). */
+function divHalfEven(n: bigint, d: bigint): bigint {
+  if (n < 0n) return -divHalfEven(-n, d);
+  const q = n / d;
+  const twice = 2n * (n % d);
+  return twice > d || (twice === d && (q & 1n) === 1n) ? q + 1n : q;
+}
+
+/** Places of `Decimal`'s quotients (core/decimal.ts). */
+const QUOTIENT_PLACES = 40;
+
+/**
+ * A fill's cost against the intent's reference price, in lamports (half even): a buy paid
+ * sol·(1 − ref/price), a sell gave up sol·(ref/price − 1), with ref/price to 40 places as `Decimal`
+ * divides. In bigints for plain decimal strings (every fill of a report); anything else through `Decimal`.
+ */
+export function slippageLamports(side: 'buy' | 'sell', sol: bigint, ref: string, price: string): bigint {
+  const r = plainDecimalParts(ref);
+  const p = plainDecimalParts(price);
+  if (r === undefined || p === undefined || p.digits === 0n) {
+    const q = decimal(ref).div(decimal(price));
+    const cost = side === 'buy' ? decimal(sol).times(decimal(1).minus(q)) : decimal(sol).times(q.minus(1));
+    return BigInt(cost.integerValue(Decimal.ROUND_HALF_EVEN).toFixed());
+  }
+  const one = pow10(QUOTIENT_PLACES);
+  const q = divHalfEven(r.digits * pow10(p.scale) * one, p.digits * pow10(r.scale));
+  return divHalfEven(sol * (side === 'buy' ? one - q : q - one), one);
+}
+
 /** Adds up `decisions` in log order. */
 export function tallyDecisions(decisions: readonly DecisionEntry[]): DecisionTally {
   const reasons = new Map<string, string>();
@@ -68,10 +98,7 @@ export function tallyDecisions(decisions: readonly DecisionEntry[]): DecisionTal
     fees += fee;
     const ref = refPrice.get(e.intentId);
     if (ref) {
-      // Cost against the observed price: a buy paid sol·(1 − ref/price), a sell gave up sol·(ref/price − 1).
-      const r = decimal(ref).div(decimal(e.price));
-      const cost = e.side === 'buy' ? decimal(solAmt).times(decimal(1).minus(r)) : decimal(solAmt).times(r.minus(1));
-      slippage += BigInt(cost.integerValue(Decimal.ROUND_HALF_EVEN).toFixed());
+      slippage += slippageLamports(e.side, solAmt, ref, e.price);
     }
     let t = open.get(key);
     if (!t && e.side === 'buy') {
