@@ -65,7 +65,7 @@ export interface ExitManager {
    * or a price tick (compared on its wire number; its exact string is read only for a price that
    * close to a level, or once it set a high that a level is then worked out from).
    */
-  onPrice(positions: readonly Position[], price: string | PriceTick): ExitOrder[];
+  onPrice(positions: readonly Position[], price: string | PriceTick): readonly ExitOrder[];
   onSafety(positions: readonly Position[], signal: SafetySignalKind, value: number): ExitOrder[];
   /** The exit sell was placed (`ok`) or not; a failed or denied sell re-arms its level. */
   settled(key: string, level: number, landed: boolean): void;
@@ -111,12 +111,15 @@ function trailOf(st: ExitState, rules: ExitRules): PriceLevel | undefined {
   return st.trailAt;
 }
 
-/** A full exit of the position, unless one is already in flight. */
-function full(p: Position, reason: string, st: ExitState): ExitOrder[] {
-  if (st.exiting) return [];
+/** Adds a full exit of the position to `out` (made when undefined), unless one is already in flight. */
+function full(out: ExitOrder[] | undefined, p: Position, reason: string, st: ExitState): ExitOrder[] | undefined {
+  if (st.exiting) return out;
   st.exiting = true;
-  return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
+  (out ??= []).push({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 });
+  return out;
 }
+
+const NO_ORDERS: readonly ExitOrder[] = Object.freeze([]);
 
 /**
  * `rulesFor(strategyId)` gives each strategy's rules; `onTimeStop(order)` is called by the clock
@@ -124,6 +127,20 @@ function full(p: Position, reason: string, st: ExitState): ExitOrder[] {
  */
 export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
   const states = new Map<string, ExitState>();
+  /** The price `onPrice` is comparing, and its exact value once a comparison needed it (read by `exactPrice`). */
+  let current: string | PriceTick | undefined;
+  let exact: Decimal | undefined;
+  const comparing = (tick: string | PriceTick | undefined): void => {
+    current = tick;
+    exact = undefined;
+  };
+  const exactPrice = (): Decimal => {
+    if (exact === undefined) {
+      const t = current!;
+      exact = decimal(typeof t === 'string' ? t : t.price, 'price');
+    }
+    return exact;
+  };
   // After stop(), fills can still arrive while the executor drains in-flight intents: they update
   // the portfolio but must not arm exit rules (a time-stop timer would outlive the engine).
   let stopped = false;
@@ -219,10 +236,10 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       }
     },
     onPrice(positions, tick) {
-      const out: ExitOrder[] = [];
+      // the common answer (nothing fires) allocates nothing: no list, no closure per tick
+      let out: ExitOrder[] | undefined;
       const price = typeof tick === 'string' ? Number(tick) : solPerToken(tick);
-      let exact: Decimal | undefined;
-      const exactPrice = (): Decimal => (exact ??= decimal(typeof tick === 'string' ? tick : tick.price, 'price'));
+      comparing(tick);
       for (const p of positions) {
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
@@ -237,17 +254,17 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
             st.timer = undefined;
             st.timeStopInFlight = true;
           }
-          out.push(...full(p, timeStopReason(p.strategyId), st));
+          out = full(out, p, timeStopReason(p.strategyId), st);
           continue;
         }
         if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
-          out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${st.entry.exact.toFixed()}`, st));
+          if (!st.exiting) out = full(out, p, `stop loss ${rules.stopLossBps!} bps below entry ${st.entry.exact.toFixed()}`, st);
           continue;
         }
         // a price that just set the high is above a trailing level any distance below it
         const trailAt = newHigh && (rules.trailingStopBps ?? 0) > 0 ? undefined : trailOf(st, rules);
         if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && isAbove(st.highest, st.entry)) {
-          out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st));
+          if (!st.exiting) out = full(out, p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st);
           continue;
         }
         if (st.exiting) continue;
@@ -259,11 +276,18 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           if (at !== undefined && comparePrice(price, exactPrice, at) >= 0) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
-            out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
+            (out ??= []).push({
+              strategyId: p.strategyId,
+              mint: p.mint,
+              fractionBps: lvl.sellBps,
+              reason: `take profit ${lvl.multiple}x (level ${i + 1})`,
+              level: i,
+            });
           }
         }
       }
-      return out;
+      comparing(undefined);
+      return out ?? NO_ORDERS;
     },
     onSafety(positions, signal, value) {
       const out: ExitOrder[] = [];
@@ -273,7 +297,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         const st = states.get(p.key);
         const max = rulesFor(p.strategyId)?.exitOnSafety?.[field];
         if (!st || max === undefined || value <= max) continue;
-        out.push(...full(p, `safety exit: ${signal} ${value} above ${max}`, st));
+        full(out, p, `safety exit: ${signal} ${value} above ${max}`, st);
       }
       return out;
     },
