@@ -25,6 +25,9 @@ interface ExitState {
   /** The average entry price as a level: its double at once, its Decimal only when something reads it. */
   entry: PriceLevel;
   entryZero: boolean;
+  /** What the entry was worked out from (the position's buys): a fill that leaves them as they were (a sell) keeps the levels. */
+  boughtLamports: bigint;
+  boughtRaw: bigint;
   highest: PriceLevel;
   /** Thresholds from entry and high (undefined: rule off); the trailing level is worked out when first compared with (null: not yet). */
   stopAt: PriceLevel | undefined;
@@ -206,6 +209,9 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       }
       const rules = rulesFor(p.strategyId);
       if (st) {
+        if (st.boughtLamports === p.boughtLamports && st.boughtRaw === p.boughtRaw) return;
+        st.boughtLamports = p.boughtLamports;
+        st.boughtRaw = p.boughtRaw;
         setEntry(st, entryOf(p), rules);
         return;
       }
@@ -215,6 +221,8 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         mint: p.mint,
         entry: tickLevel(entry),
         entryZero: false,
+        boughtLamports: p.boughtLamports,
+        boughtRaw: p.boughtRaw,
         highest: tickLevel(entry),
         stopAt: undefined,
         trailAt: undefined,
