@@ -124,26 +124,24 @@ function full(out: ExitOrder[] | undefined, p: Position, reason: string, st: Exi
 
 const NO_ORDERS: readonly ExitOrder[] = Object.freeze([]);
 
+/** The price `onPrice` is comparing, and its exact value once a comparison needed it: one per manager, no closure per tick. */
+class ComparedPrice {
+  private tick: string | PriceTick | undefined = undefined;
+  exact: Decimal | undefined = undefined;
+  readonly read = (): Decimal => (this.exact ??= decimal(typeof this.tick === 'string' ? this.tick : this.tick!.price, 'price'));
+  set(tick: string | PriceTick | undefined): void {
+    this.tick = tick;
+    this.exact = undefined;
+  }
+}
+
 /**
  * `rulesFor(strategyId)` gives each strategy's rules; `onTimeStop(order)` is called by the clock
  * when a time stop is due.
  */
 export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
   const states = new Map<string, ExitState>();
-  /** The price `onPrice` is comparing, and its exact value once a comparison needed it (read by `exactPrice`). */
-  let current: string | PriceTick | undefined;
-  let exact: Decimal | undefined;
-  const comparing = (tick: string | PriceTick | undefined): void => {
-    current = tick;
-    exact = undefined;
-  };
-  const exactPrice = (): Decimal => {
-    if (exact === undefined) {
-      const t = current!;
-      exact = decimal(typeof t === 'string' ? t : t.price, 'price');
-    }
-    return exact;
-  };
+  const compared = new ComparedPrice();
   // After stop(), fills can still arrive while the executor drains in-flight intents: they update
   // the portfolio but must not arm exit rules (a time-stop timer would outlive the engine).
   let stopped = false;
@@ -247,13 +245,13 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       // the common answer (nothing fires) allocates nothing: no list, no closure per tick
       let out: ExitOrder[] | undefined;
       const price = typeof tick === 'string' ? Number(tick) : solPerToken(tick);
-      comparing(tick);
+      compared.set(tick);
       for (const p of positions) {
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
-        const newHigh = comparePrice(price, exactPrice, st.highest) > 0;
-        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, tick) : priceLevel(exact));
+        const newHigh = comparePrice(price, compared.read, st.highest) > 0;
+        if (newHigh) setHigh(st, compared.exact === undefined ? new HighMark(price, tick) : priceLevel(compared.exact));
         if (st.entryZero) continue;
         if (st.timeStopDue) {
           // The time stop is due and its sell has not gone through: a tick places it now (its retry timer, if any, is dropped).
@@ -265,13 +263,13 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           out = full(out, p, timeStopReason(p.strategyId), st);
           continue;
         }
-        if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
+        if (st.stopAt !== undefined && comparePrice(price, compared.read, st.stopAt) <= 0) {
           if (!st.exiting) out = full(out, p, `stop loss ${rules.stopLossBps!} bps below entry ${st.entry.exact.toFixed()}`, st);
           continue;
         }
         // a price that just set the high is above a trailing level any distance below it
         const trailAt = newHigh && (rules.trailingStopBps ?? 0) > 0 ? undefined : trailOf(st, rules);
-        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && isAbove(st.highest, st.entry)) {
+        if (trailAt !== undefined && comparePrice(price, compared.read, trailAt) <= 0 && isAbove(st.highest, st.entry)) {
           if (!st.exiting) out = full(out, p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st);
           continue;
         }
@@ -281,7 +279,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           const lvl = takes[i]!;
           if (st.fired.has(i) || st.exiting) continue;
           const at = st.takeAt[i];
-          if (at !== undefined && comparePrice(price, exactPrice, at) >= 0) {
+          if (at !== undefined && comparePrice(price, compared.read, at) >= 0) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
             (out ??= []).push({
@@ -294,7 +292,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           }
         }
       }
-      comparing(undefined);
+      compared.set(undefined);
       return out ?? NO_ORDERS;
     },
     onSafety(positions, signal, value) {
