@@ -68,7 +68,8 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
       portfolio.mark(ev.mint, ev);
       const held = portfolio.openOn(ev.mint);
       if (held.length > 0) {
-        for (const o of exits.onPrice(held, ev)) orders.placeExit(o);
+        const fired = exits.onPrice(held, ev);
+        for (let i = 0; i < fired.length; i++) orders.placeExit(fired[i]!);
         stats.markEquity();
       }
     } else if (ev.type === 'trade') {
@@ -80,7 +81,7 @@ export function createDispatcher(d: DispatcherDeps): Dispatcher {
       const held = portfolio.openOn(ev.mint);
       if (held.length > 0) for (const o of exits.onSafety(held, ev.signal, ev.current)) orders.placeExit(o);
     }
-    for (const id of owners) runners.get(id)?.event(ev);
+    for (let i = 0; i < owners.length; i++) runners.get(owners[i]!)?.event(ev);
   };
 
   const dispatch = (ev: DomainEvent, owners: readonly string[]): void => {

@@ -426,3 +426,30 @@ function priceTick(sol: number): PriceTickEvent {
   const at = unixMs(0);
   return new PriceTickEvent('price:token:M', at, 'live', 'M', sol, 150, undefined, false, undefined, undefined, undefined, undefined, undefined, undefined, at);
 }
+
+describe('exit levels after fills', () => {
+  it('keeps the levels through a sell (same buys, same entry) and moves them with a further buy', () => {
+    const clock = manualClock(0);
+    const rules = { stopLossBps: 2_000, takeProfit: [{ multiple: '2', sellBps: 5_000 }] };
+    const exits = createExitManager(
+      clock,
+      () => rules,
+      () => undefined,
+    );
+    const open = position(1_000_000n, 0);
+    exits.positionChanged(open);
+    const text = (l: ReturnType<typeof exits.levels>): string[] =>
+      l === undefined ? [] : [l.entry.toFixed(), l.stopLoss?.toFixed() ?? '-', ...l.takeProfit.map((t) => t.price.toFixed())];
+    const atOpen = text(exits.levels(open.key));
+    const levelsAt = (entry: string): string[] => [entry, decimal(entry).times(8_000).div(10_000).toFixed(), decimal(entry).times(2).toFixed()];
+    expect(atOpen).toEqual(levelsAt('0.1'));
+    // half sold: the entry is the buys' average, so the levels are the same
+    exits.positionChanged({ ...open, tokenRaw: rawAmount(500_000n), costLamports: lamports(50_000_000n) });
+    expect(text(exits.levels(open.key))).toEqual(atOpen);
+    // bought again at twice the price: the average entry and every level move
+    exits.positionChanged({ ...open, tokenRaw: rawAmount(1_000_000n), boughtLamports: lamports(200_000_000n), boughtRaw: rawAmount(1_500_000n) });
+    const moved = priceOf(200_000_000n, 1_500_000n, 6);
+    expect(moved.startsWith('0.1333')).toBe(true);
+    expect(text(exits.levels(open.key))).toEqual(levelsAt(moved));
+  });
+});

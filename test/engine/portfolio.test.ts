@@ -343,3 +343,29 @@ function tick(mint: string, sol: number): PriceTickEvent {
     at,
   );
 }
+
+describe('portfolio open positions by token', () => {
+  it('answers openOn with the positions as they are after every fill, fee and relocation, and never changes a list a caller holds', () => {
+    const book = createPortfolio(10_000_000_000n);
+    expect(book.openOn('M')).toEqual([]);
+    book.applyFill('a', fill('buy', 'M', 1_000_000_000n, 5_000_000n, 0n));
+    const first = book.openOn('M');
+    expect(first.map((p) => [p.strategyId, p.tokenRaw])).toEqual([['a', 5_000_000n]]);
+    expect(book.openOn('M')).toBe(first); // asked again with nothing changed: the same answer
+    book.applyFill('b', fill('buy', 'M', 1_000_000_000n, 4_000_000n, 0n, 1));
+    book.applyFill('a', fill('sell', 'M', 500_000_000n, 2_000_000n, 0n, 2));
+    expect(book.openOn('M').map((p) => [p.strategyId, p.tokenRaw])).toEqual([
+      ['a', 3_000_000n],
+      ['b', 4_000_000n],
+    ]);
+    expect(first.map((p) => p.tokenRaw)).toEqual([5_000_000n]);
+    book.applyFailedFee('b', 'M', lamports(5_000n));
+    expect(book.openOn('M')[1]!.feesLamports).toBe(5_000n);
+    book.relocate('M', 'venue_a-amm', 'PoolB');
+    expect(book.openOn('M').map((p) => p.pool)).toEqual(['PoolB', 'PoolB']);
+    book.applyFill('a', fill('sell', 'M', 500_000_000n, 3_000_000n, 0n, 3));
+    expect(book.openOn('M').map((p) => p.strategyId)).toEqual(['b']);
+    book.applyFill('b', fill('sell', 'M', 500_000_000n, 4_000_000n, 0n, 4));
+    expect(book.openOn('M')).toEqual([]);
+  });
+});

@@ -51,3 +51,42 @@ describe('replay feed', () => {
     expect(replay(lines, 2).length).toBeGreaterThan(100);
   });
 });
+
+describe('replay feed joins', () => {
+  const rows = (tx: string): unknown => [swap(tx)];
+  it('delivers to handlers in the order they joined, also when the room joins the router only at its first frame', () => {
+    const feed = createReplayFeed();
+    const got: string[] = [];
+    const handler =
+      (name: string) =>
+      (m: StreamMessage): void => {
+        for (const row of m.data as readonly { raw: { tx: string } }[]) got.push(`${name}:${row.raw.tx}`);
+      };
+    const leaveA = feed.subscribe(`transaction:${M}`, handler('a'));
+    feed.subscribe(`transaction:${M}`, handler('b'));
+    const leaveC = feed.subscribe(`transaction:${M}`, handler('c'));
+    leaveC(); // left before the room's first frame: never delivered to
+    feed.frame({ type: 'message', room: `transaction:${M}`, data: rows('s1') }, undefined, 1 as UnixMs);
+    feed.subscribe(`transaction:${M}`, handler('d')); // joins a room that has had frames
+    leaveA();
+    leaveA(); // a second call changes nothing
+    feed.frame({ type: 'message', room: `transaction:${M}`, data: rows('s2') }, undefined, 2 as UnixMs);
+    expect(got).toEqual(['a:s1', 'b:s1', 'b:s2', 'd:s2']);
+    expect(feed.stats().unrouted).toBe(0);
+  });
+
+  it('drops the frames of a room every handler left, joined or still waiting for a frame, as unrouted', () => {
+    const feed = createReplayFeed();
+    const got: unknown[] = [];
+    const leave = feed.subscribe(`transaction:${M}`, (m) => void got.push(m));
+    const leaveOther = feed.subscribe(`transaction:${M}:PoolA`, (m) => void got.push(m));
+    feed.frame({ type: 'message', room: `transaction:${M}`, data: rows('s1') }, undefined, 1 as UnixMs);
+    leave();
+    leaveOther();
+    feed.frame({ type: 'message', room: `transaction:${M}`, data: rows('s2') }, undefined, 2 as UnixMs);
+    feed.frame({ type: 'message', room: `transaction:${M}:PoolA`, data: rows('s3') }, undefined, 3 as UnixMs);
+    expect(got).toHaveLength(1);
+    expect(feed.stats().unrouted).toBe(2);
+    expect(feed.stats().silentRooms).toEqual([]);
+  });
+});

@@ -25,6 +25,9 @@ interface ExitState {
   /** The average entry price as a level: its double at once, its Decimal only when something reads it. */
   entry: PriceLevel;
   entryZero: boolean;
+  /** What the entry was worked out from (the position's buys): a fill that leaves them as they were (a sell) keeps the levels. */
+  boughtLamports: bigint;
+  boughtRaw: bigint;
   highest: PriceLevel;
   /** Thresholds from entry and high (undefined: rule off); the trailing level is worked out when first compared with (null: not yet). */
   stopAt: PriceLevel | undefined;
@@ -65,7 +68,7 @@ export interface ExitManager {
    * or a price tick (compared on its wire number; its exact string is read only for a price that
    * close to a level, or once it set a high that a level is then worked out from).
    */
-  onPrice(positions: readonly Position[], price: string | PriceTick): ExitOrder[];
+  onPrice(positions: readonly Position[], price: string | PriceTick): readonly ExitOrder[];
   onSafety(positions: readonly Position[], signal: SafetySignalKind, value: number): ExitOrder[];
   /** The exit sell was placed (`ok`) or not; a failed or denied sell re-arms its level. */
   settled(key: string, level: number, landed: boolean): void;
@@ -111,11 +114,25 @@ function trailOf(st: ExitState, rules: ExitRules): PriceLevel | undefined {
   return st.trailAt;
 }
 
-/** A full exit of the position, unless one is already in flight. */
-function full(p: Position, reason: string, st: ExitState): ExitOrder[] {
-  if (st.exiting) return [];
+/** Adds a full exit of the position to `out` (made when undefined), unless one is already in flight. */
+function full(out: ExitOrder[] | undefined, p: Position, reason: string, st: ExitState): ExitOrder[] | undefined {
+  if (st.exiting) return out;
   st.exiting = true;
-  return [{ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 }];
+  (out ??= []).push({ strategyId: p.strategyId, mint: p.mint, fractionBps: 10_000, reason, level: -1 });
+  return out;
+}
+
+const NO_ORDERS: readonly ExitOrder[] = Object.freeze([]);
+
+/** The price `onPrice` is comparing, and its exact value once a comparison needed it: one per manager, no closure per tick. */
+class ComparedPrice {
+  private tick: string | PriceTick | undefined = undefined;
+  exact: Decimal | undefined = undefined;
+  readonly read = (): Decimal => (this.exact ??= decimal(typeof this.tick === 'string' ? this.tick : this.tick!.price, 'price'));
+  set(tick: string | PriceTick | undefined): void {
+    this.tick = tick;
+    this.exact = undefined;
+  }
 }
 
 /**
@@ -124,6 +141,7 @@ function full(p: Position, reason: string, st: ExitState): ExitOrder[] {
  */
 export function createExitManager(clock: Clock, rulesFor: (strategyId: string) => ExitRules | undefined, onTimeStop: (order: ExitOrder) => void): ExitManager {
   const states = new Map<string, ExitState>();
+  const compared = new ComparedPrice();
   // After stop(), fills can still arrive while the executor drains in-flight intents: they update
   // the portfolio but must not arm exit rules (a time-stop timer would outlive the engine).
   let stopped = false;
@@ -189,6 +207,9 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       }
       const rules = rulesFor(p.strategyId);
       if (st) {
+        if (st.boughtLamports === p.boughtLamports && st.boughtRaw === p.boughtRaw) return;
+        st.boughtLamports = p.boughtLamports;
+        st.boughtRaw = p.boughtRaw;
         setEntry(st, entryOf(p), rules);
         return;
       }
@@ -198,6 +219,8 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         mint: p.mint,
         entry: tickLevel(entry),
         entryZero: false,
+        boughtLamports: p.boughtLamports,
+        boughtRaw: p.boughtRaw,
         highest: tickLevel(entry),
         stopAt: undefined,
         trailAt: undefined,
@@ -219,16 +242,16 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
       }
     },
     onPrice(positions, tick) {
-      const out: ExitOrder[] = [];
+      // the common answer (nothing fires) allocates nothing: no list, no closure per tick
+      let out: ExitOrder[] | undefined;
       const price = typeof tick === 'string' ? Number(tick) : solPerToken(tick);
-      let exact: Decimal | undefined;
-      const exactPrice = (): Decimal => (exact ??= decimal(typeof tick === 'string' ? tick : tick.price, 'price'));
+      compared.set(tick);
       for (const p of positions) {
         const st = states.get(p.key);
         const rules = rulesFor(p.strategyId);
         if (!st || !rules || p.boughtRaw === 0n) continue;
-        const newHigh = comparePrice(price, exactPrice, st.highest) > 0;
-        if (newHigh) setHigh(st, exact === undefined ? new HighMark(price, tick) : priceLevel(exact));
+        const newHigh = comparePrice(price, compared.read, st.highest) > 0;
+        if (newHigh) setHigh(st, compared.exact === undefined ? new HighMark(price, tick) : priceLevel(compared.exact));
         if (st.entryZero) continue;
         if (st.timeStopDue) {
           // The time stop is due and its sell has not gone through: a tick places it now (its retry timer, if any, is dropped).
@@ -237,17 +260,17 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
             st.timer = undefined;
             st.timeStopInFlight = true;
           }
-          out.push(...full(p, timeStopReason(p.strategyId), st));
+          out = full(out, p, timeStopReason(p.strategyId), st);
           continue;
         }
-        if (st.stopAt !== undefined && comparePrice(price, exactPrice, st.stopAt) <= 0) {
-          out.push(...full(p, `stop loss ${rules.stopLossBps!} bps below entry ${st.entry.exact.toFixed()}`, st));
+        if (st.stopAt !== undefined && comparePrice(price, compared.read, st.stopAt) <= 0) {
+          if (!st.exiting) out = full(out, p, `stop loss ${rules.stopLossBps!} bps below entry ${st.entry.exact.toFixed()}`, st);
           continue;
         }
         // a price that just set the high is above a trailing level any distance below it
         const trailAt = newHigh && (rules.trailingStopBps ?? 0) > 0 ? undefined : trailOf(st, rules);
-        if (trailAt !== undefined && comparePrice(price, exactPrice, trailAt) <= 0 && isAbove(st.highest, st.entry)) {
-          out.push(...full(p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st));
+        if (trailAt !== undefined && comparePrice(price, compared.read, trailAt) <= 0 && isAbove(st.highest, st.entry)) {
+          if (!st.exiting) out = full(out, p, `trailing stop ${rules.trailingStopBps!} bps below high ${st.highest.exact.toFixed()}`, st);
           continue;
         }
         if (st.exiting) continue;
@@ -256,14 +279,21 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
           const lvl = takes[i]!;
           if (st.fired.has(i) || st.exiting) continue;
           const at = st.takeAt[i];
-          if (at !== undefined && comparePrice(price, exactPrice, at) >= 0) {
+          if (at !== undefined && comparePrice(price, compared.read, at) >= 0) {
             st.fired.add(i);
             if (lvl.sellBps >= 10_000) st.exiting = true;
-            out.push({ strategyId: p.strategyId, mint: p.mint, fractionBps: lvl.sellBps, reason: `take profit ${lvl.multiple}x (level ${i + 1})`, level: i });
+            (out ??= []).push({
+              strategyId: p.strategyId,
+              mint: p.mint,
+              fractionBps: lvl.sellBps,
+              reason: `take profit ${lvl.multiple}x (level ${i + 1})`,
+              level: i,
+            });
           }
         }
       }
-      return out;
+      compared.set(undefined);
+      return out ?? NO_ORDERS;
     },
     onSafety(positions, signal, value) {
       const out: ExitOrder[] = [];
@@ -273,7 +303,7 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         const st = states.get(p.key);
         const max = rulesFor(p.strategyId)?.exitOnSafety?.[field];
         if (!st || max === undefined || value <= max) continue;
-        out.push(...full(p, `safety exit: ${signal} ${value} above ${max}`, st));
+        full(out, p, `safety exit: ${signal} ${value} above ${max}`, st);
       }
       return out;
     },

@@ -99,7 +99,7 @@ export interface Portfolio {
   /** Open positions (tokenRaw > 0), in opening order. */
   open(): Position[];
   /** Open positions on one token across strategies. */
-  openOn(mint: string): Position[];
+  openOn(mint: string): readonly Position[];
   /**
    * Records the latest price (SOL per whole token) of a token, for marks: a decimal string, or a
    * price tick whose string is read only when a mark needs it (most ticks are of tokens not held).
@@ -191,6 +191,8 @@ export function priceOf(lamportsAmount: bigint, raw: bigint, decimals: number): 
  */
 export const MAX_CLOSED_POSITIONS = 1_024;
 
+const NO_POSITIONS: readonly Position[] = Object.freeze([]);
+
 /**
  * Tokens whose venue move (graduation) a book remembers for a later first buy (`relocate`); past
  * this many the one moved longest ago is forgotten, and a first buy of it takes the fill's pool.
@@ -277,6 +279,12 @@ export function createPortfolio(
   const prices = new Map<string, string | PriceSource>();
   /** The mark of a token: the tick itself when one was marked (its string is written only if the doubles cannot value it). */
   const markOf = (mint: string): string | PriceSource | undefined => prices.get(mint) ?? priceOf?.(mint);
+  /**
+   * `openOn(mint)` answers, kept until a position on the mint changes (a fill, a failed fee, a
+   * relocation): the engine asks on every price tick of a held token. Never changed in place, so a
+   * caller keeps the list it got.
+   */
+  const openLists = new Map<string, readonly Position[]>();
   const revalue = (p: Position): void => {
     const price = markOf(p.mint);
     const old = values.get(p.key);
@@ -359,6 +367,7 @@ export function createPortfolio(
       fees += fill.feeLamports;
       strategies.add(strategyId);
       positions.set(key, next);
+      openLists.delete(fill.mint);
       revalue(next);
       return next;
     },
@@ -370,6 +379,7 @@ export function createPortfolio(
       if (p) {
         const next = { ...p, feesLamports: addLamports(p.feesLamports, feeLamports), realisedLamports: p.realisedLamports - feeLamports };
         positions.set(p.key, next);
+        openLists.delete(mint);
         revalue(next);
       }
     },
@@ -377,10 +387,14 @@ export function createPortfolio(
     open: () => [...positions.values()].filter((p) => p.tokenRaw > 0n),
     openOn(mint) {
       const set = openByMint.get(mint);
-      if (!set || set.size === 0) return [];
-      const out: Position[] = [];
-      for (const k of set) out.push(positions.get(k)!);
-      return out;
+      if (!set || set.size === 0) return NO_POSITIONS;
+      let list = openLists.get(mint);
+      if (list === undefined) {
+        const out: Position[] = [];
+        for (const k of set) out.push(positions.get(k)!);
+        openLists.set(mint, (list = out));
+      }
+      return list;
     },
     mark(mint, price) {
       if (openByMint.get(mint)?.size) {
@@ -397,6 +411,7 @@ export function createPortfolio(
         const p = positions.get(keyOf(id, mint));
         if (p !== undefined) positions.set(p.key, { ...p, market, pool });
       }
+      openLists.delete(mint);
       for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
     },
     valueOf(p) {

@@ -7,6 +7,8 @@
 import type { UnixMs } from '../../core/index.js';
 import { createRoomRouter, type RoomEntry, type RoomRouter } from '../../client/datastream/delivery/room-router.js';
 import { createStats, type StatsBook } from '../../client/datastream/stats.js';
+import type { Subscriber } from '../../client/datastream/delivery/subscriber.js';
+import type { DatastreamMessage } from '../../client/datastream/stream-message.js';
 import type { DomainEvent } from '../../engine/events/events.js';
 import type { StreamFeed, StreamGap, StreamMessage } from '../../engine/events/feed-port.js';
 import type { RecordLine } from './recording-format.js';
@@ -62,6 +64,12 @@ export interface ReplayFeed extends StreamFeed {
   stats(): ReplayFeedStats;
 }
 
+/** A handler joined to a room: its router subscriber once the room's first frame arrived. */
+interface Waiting {
+  readonly handler: (msg: StreamMessage) => void;
+  sub: Subscriber<DatastreamMessage> | undefined;
+}
+
 /** The replay's dedup window: the live client's default size. */
 export const REPLAY_DEDUP_CAPACITY = 100_000;
 
@@ -106,15 +114,47 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
     },
   );
 
+  /**
+   * Joins waiting for the room's first frame. A room joins the client's router (which resolves its
+   * family and builds its subscriber) only when a frame of it arrives: most rooms a strategy watches
+   * for a few seconds get none, and their join and leave cost a map entry. Deliveries are the same:
+   * handlers join in the order they subscribed, before the frame is routed.
+   */
+  const waiting = new Map<string, Waiting[]>();
+  /** The room's router entry, joining its waiting handlers first (undefined: nobody holds the room). */
+  const entryOf = (room: string): RoomEntry | undefined => {
+    const entry = router.lookup(room);
+    if (entry !== undefined) return entry;
+    const list = waiting.get(room);
+    if (list === undefined) return undefined;
+    waiting.delete(room);
+    for (const w of list) w.sub = router.add(room, w.handler).sub;
+    return router.lookup(room);
+  };
+
   return {
     subscribe(room, handler) {
       joined.add(room);
-      const { sub } = router.add(room, handler);
+      const w: Waiting = { handler, sub: undefined };
+      if (router.lookup(room) !== undefined) w.sub = router.add(room, handler).sub;
+      else {
+        const list = waiting.get(room);
+        if (list === undefined) waiting.set(room, [w]);
+        else list.push(w);
+      }
       let done = false;
       return () => {
         if (done) return;
         done = true;
-        router.remove(sub);
+        if (w.sub !== undefined) {
+          router.remove(w.sub);
+          return;
+        }
+        const list = waiting.get(room);
+        const i = list === undefined ? -1 : list.indexOf(w);
+        if (i < 0) return;
+        if (list!.length === 1) waiting.delete(room);
+        else list!.splice(i, 1);
       };
     },
     onGap(handler) {
@@ -133,7 +173,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
         return;
       }
       s.messages++;
-      const entry = typeof f.room === 'string' ? router.lookup(f.room) : undefined;
+      const entry = typeof f.room === 'string' ? entryOf(f.room) : undefined;
       if (entry === undefined) {
         if (typeof f.room !== 'string') s.parseFailures++;
         else s.unroutedMessages++;
@@ -144,7 +184,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
     enter(room) {
       frames++;
       s.messages++;
-      const entry = router.lookup(room);
+      const entry = entryOf(room);
       if (entry === undefined) {
         s.unroutedMessages++;
         return undefined;
