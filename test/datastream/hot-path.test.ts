@@ -19,7 +19,7 @@ import { exceedsDepth, mayExceedDepth } from '../../src/client/datastream/connec
 import { fingerprintRows, rowFingerprints } from '../../src/client/datastream/dedup/event-key.js';
 import { fpCheck, fpHi, fpInt, fpKey, fpLo, fpStart } from '../../src/client/datastream/dedup/fingerprint.js';
 import { createRoomRouter, type RoomRouter } from '../../src/client/datastream/delivery/room-router.js';
-import { parseRows, resolveRoom } from '../../src/client/datastream/rooms/room-registry.js';
+import { parseRows, RESOLVED_ROOMS_MAX, resolveRoom } from '../../src/client/datastream/rooms/room-registry.js';
 import { createStats } from '../../src/client/datastream/stats.js';
 import { liquidityEvent } from './helpers/events.js';
 import { startStreamServer, waitFor, type StreamServer } from './helpers/stream-server.js';
@@ -86,6 +86,27 @@ describe('dedup window at its bound', () => {
     expect(w.admitPair(fpHi(), fpLo(), 2)).toBe(true);
     expect(w.admit(fpKey(), fpCheck(), 2)).toBe(false);
     expect(w.admitPair(fpHi() ^ 1, fpLo(), 1)).toBe(true);
+  });
+});
+
+describe('resolved rooms at the cache bound', () => {
+  it('forget only the oldest room past the bound, never every room in use at once', () => {
+    // a prefix no other test uses: the cache is process-wide
+    const name = (i: number): string => `price:BoundMint${i}`;
+    const first = resolveRoom(name(0));
+    const kept: ReturnType<typeof resolveRoom>[] = [first];
+    for (let i = 1; i < RESOLVED_ROOMS_MAX; i++) kept.push(resolveRoom(name(i)));
+    const past = resolveRoom(name(RESOLVED_ROOMS_MAX));
+    // every newer room is still the same resolved object (a clear would have made each of them new again)
+    let resolvedAgain = 0;
+    for (let i = 1; i < RESOLVED_ROOMS_MAX; i++) if (resolveRoom(name(i)) !== kept[i]) resolvedAgain++;
+    expect(resolvedAgain).toBe(0);
+    expect(resolveRoom(name(RESOLVED_ROOMS_MAX))).toBe(past);
+    // the oldest of this test's rooms was forgotten to make room: it resolves again, equal but new
+    const again = resolveRoom(name(0));
+    expect(again).not.toBe(first);
+    expect(again.name.parts).toEqual(first.name.parts);
+    expect(again.scopeKey).toBe(first.scopeKey);
   });
 });
 

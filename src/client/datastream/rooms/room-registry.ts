@@ -57,13 +57,15 @@ const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
 /** Resolved rooms by name: a room is resolved once per process (a sweep's cells and a restarted feed join the same rooms again). */
 const resolvedRooms = new Map<string, ResolvedRoom>();
-const RESOLVED_ROOMS_MAX = 20_000;
+export const RESOLVED_ROOMS_MAX = 20_000;
 
 /** Splits a room name (dropping `:enriched`) and finds its family (remembered: a resolved room never changes). */
 export function resolveRoom(room: string): ResolvedRoom {
   let r = resolvedRooms.get(room);
   if (r === undefined) {
-    if (resolvedRooms.size >= RESOLVED_ROOMS_MAX) resolvedRooms.clear();
+    // bounded by forgetting the oldest resolved room (a Map iterates in insertion order), never all at once: a 24 h
+    // replay joins about 28,000 rooms, and a clear made every room in use resolve (and allocate) again
+    if (resolvedRooms.size >= RESOLVED_ROOMS_MAX) resolvedRooms.delete(resolvedRooms.keys().next().value as string);
     // a room resolved here is used for every frame of a subscription: its segments are copied flat once
     resolvedRooms.set(room, (r = resolve(room, true)));
   }
