@@ -12,7 +12,6 @@
  * The recordings are made once and kept in $TMPDIR/chainpilot-bench-recordings (1 h: ~10 s, 24 h:
  * minutes); `BACKTEST_SCALE_ROUNDS` sets the rounds (default 3).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,31 +22,11 @@ import { loadDeployment } from '../src/config/index.js';
 import { recordSimulator } from '../src/research/record/record-sim.js';
 import { resolveRecordingFiles } from '../src/research/replay/recording-reader.js';
 import { loadNote, median, type Bench } from './harness.js';
+import { measuredProcess as timed, PARSE_ONLY, type MeasuredRun as ProcessRun } from './support/measured-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CPU_REPORT = fileURLToPath(new URL('./support/cpu-report.mjs', import.meta.url));
 const ROUNDS = Number(process.env['BACKTEST_SCALE_ROUNDS'] ?? 3);
 const STORE = join(tmpdir(), 'chainpilot-bench-recordings');
-
-interface ProcessRun {
-  readonly cpuS: number;
-  readonly rssMb: number;
-}
-
-async function timed(args: readonly string[], dir: string): Promise<ProcessRun> {
-  const report = join(dir, `cpu-${process.hrtime.bigint()}.json`);
-  const child = spawn(process.execPath, ['--import', CPU_REPORT, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, BENCH_CPU_REPORT: report, NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr.on('data', (b: Buffer) => void (err += b.toString()));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`);
-  const { cpuS, maxRssKb } = JSON.parse(readFileSync(report, 'utf8')) as { cpuS: number; maxRssKb: number };
-  return { cpuS, rssMb: maxRssKb / 1024 };
-}
 
 /** The recording of `hours` simulated hours (made once, then kept). */
 async function recording(hours: number): Promise<string> {
@@ -71,18 +50,6 @@ const linesOf = (files: readonly string[]): number =>
       1,
     0,
   );
-
-const PARSE_ONLY = `
-const { readFileSync } = require('node:fs');
-const { gunzipSync } = require('node:zlib');
-let n = 0;
-for (const f of process.argv.slice(1)) {
-  const text = gunzipSync(readFileSync(f)).toString('utf8');
-  let s = 0;
-  for (;;) { const e = text.indexOf('\\n', s); if (e < 0) break; JSON.parse(text.slice(s, e)); n++; s = e + 1; }
-}
-if (n === 0) process.exit(2);
-`;
 
 const bench: Bench = {
   name: 'backtest-scale',

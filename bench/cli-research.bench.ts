@@ -10,8 +10,7 @@
  *   whose other load already takes the second core, no speed-up can show: read the CPU row too.
  * Each child reports its own CPU time (bench/support/cpu-report.mjs, every thread counted).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,55 +19,10 @@ import { loadDeployment } from '../src/config/index.js';
 import { recordSimulator } from '../src/research/record/record-sim.js';
 import { resolveRecordingFiles } from '../src/research/replay/recording-reader.js';
 import { loadNote, median, type Bench } from './harness.js';
+import { inTurn, measuredProcess as timed, PARSE_ONLY, type MeasuredRun as ProcessRun } from './support/measured-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CPU_REPORT = fileURLToPath(new URL('./support/cpu-report.mjs', import.meta.url));
 const PAIRS = Number(process.env['BENCH_CLI_PAIRS'] ?? 3);
-
-interface ProcessRun {
-  readonly wallS: number;
-  readonly cpuS: number;
-}
-
-/** Runs `node [args]` with the CPU report preloaded; rejects on a non-zero exit. */
-async function timed(args: readonly string[], dir: string): Promise<ProcessRun> {
-  const report = join(dir, `cpu-${process.hrtime.bigint()}.json`);
-  const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', CPU_REPORT, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, BENCH_CPU_REPORT: report, NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr.on('data', (b: Buffer) => void (err += b.toString()));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  const wallS = (performance.now() - t0) / 1000;
-  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`);
-  const { cpuS } = JSON.parse(readFileSync(report, 'utf8')) as { cpuS: number };
-  return { wallS, cpuS };
-}
-
-/** Runs `a` then `b`, or `b` then `a` when `swap`; returns their results as [a, b]. */
-async function inTurn<T>(a: () => Promise<T>, b: () => Promise<T>, swap: boolean): Promise<[T, T]> {
-  if (!swap) {
-    const x = await a();
-    return [x, await b()];
-  }
-  const y = await b();
-  return [await a(), y];
-}
-
-const PARSE_ONLY = `
-const { readFileSync } = require('node:fs');
-const { gunzipSync } = require('node:zlib');
-let n = 0;
-for (const f of process.argv.slice(1)) {
-  const text = gunzipSync(readFileSync(f)).toString('utf8');
-  let s = 0;
-  for (;;) { const e = text.indexOf('\\n', s); if (e < 0) break; JSON.parse(text.slice(s, e)); n++; s = e + 1; }
-}
-if (n === 0) process.exit(2);
-`;
 
 const bench: Bench = {
   name: 'cli-research',

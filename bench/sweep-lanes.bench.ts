@@ -14,7 +14,6 @@
  * `BENCH_SWEEP_PAIRS` sets the rounds (default 3). Each child reports its own CPU seconds
  * (bench/support/cpu-report.mjs, every thread counted).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,9 +22,9 @@ import { createRedactor } from '../src/core/index.js';
 import { loadDeployment } from '../src/config/index.js';
 import { recordSimulator } from '../src/research/record/record-sim.js';
 import { loadNote, median, type Bench, type BenchRow } from './harness.js';
+import { inTurn, measuredProcess } from './support/measured-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CPU_REPORT = fileURLToPath(new URL('./support/cpu-report.mjs', import.meta.url));
 const THREAD_CPU = fileURLToPath(new URL('./support/thread-cpu.mjs', import.meta.url));
 const PAIRS = Number(process.env['BENCH_SWEEP_PAIRS'] ?? 3);
 const FILE = 'config/paper-sim.yaml';
@@ -55,55 +54,18 @@ function laneCpu(dir: string): number[] {
 /** One `chainpilot sweep` process of the checkout at `root`; rejects on a non-zero exit. */
 async function sweep(root: string, rec: string, workers: number, dir: string): Promise<Run> {
   const out = join(dir, `out-${process.hrtime.bigint()}`);
-  const report = join(dir, `cpu-${process.hrtime.bigint()}.json`);
   const threads = join(dir, `threads-${process.hrtime.bigint()}`);
   mkdirSync(threads);
-  const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      CPU_REPORT,
-      '--import',
-      THREAD_CPU,
-      join(root, 'bin/chainpilot.js'),
-      'sweep',
-      FILE,
-      '--data',
-      rec,
-      ...GRID,
-      '--workers',
-      String(workers),
-      '--out',
-      out,
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, BENCH_CPU_REPORT: report, BENCH_THREAD_CPU_DIR: threads, NO_COLOR: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
+  const { wallS, cpuS } = await measuredProcess(
+    [join(root, 'bin/chainpilot.js'), 'sweep', FILE, '--data', rec, ...GRID, '--workers', String(workers), '--out', out],
+    dir,
+    { preload: [THREAD_CPU], env: { BENCH_THREAD_CPU_DIR: threads }, label: `sweep --workers ${workers} (${root})` },
   );
-  let err = '';
-  child.stderr.on('data', (b: Buffer) => void (err += b.toString()));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  const wallS = (performance.now() - t0) / 1000;
-  if (code !== 0) throw new Error(`sweep --workers ${workers} (${root}) exited ${code}: ${err.slice(-2000)}`);
-  const { cpuS } = JSON.parse(readFileSync(report, 'utf8')) as { cpuS: number };
   const json = readFileSync(join(out, 'sweep.json'), 'utf8');
   rmSync(out, { recursive: true, force: true });
   const laneCpuS = laneCpu(threads);
   rmSync(threads, { recursive: true, force: true });
   return { wallS, cpuS, laneCpuS, json };
-}
-
-/** `a` then `b`, or `b` then `a` when `swap`; results as [a, b]. */
-async function inTurn<T>(a: () => Promise<T>, b: () => Promise<T>, swap: boolean): Promise<[T, T]> {
-  if (!swap) {
-    const x = await a();
-    return [x, await b()];
-  }
-  const y = await b();
-  return [await a(), y];
 }
 
 interface Pairs {
