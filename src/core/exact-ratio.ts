@@ -33,10 +33,10 @@ export function plainDecimalParts(s: string): DecimalParts | undefined {
 }
 
 /** Decimal places of a quotient, as decimal.ts's `Decimal` (DECIMAL_PLACES). */
-const QUOTIENT_PLACES = 40;
+export const QUOTIENT_PLACES = 40;
 
 /** `num / den` rounded half to even (num >= 0, den > 0). */
-function divHalfEven(num: bigint, den: bigint): bigint {
+export function divHalfEven(num: bigint, den: bigint): bigint {
   const q = num / den;
   const twice = (num - q * den) * 2n;
   return twice > den || (twice === den && (q & 1n) === 1n) ? q + 1n : q;

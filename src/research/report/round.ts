@@ -1,15 +1,6 @@
 /** Display values of exact amounts: ratios rounded half-even (banker's rounding), never truncated; SOL exact. */
 import { Decimal, lamportsToSol } from '../../core/index.js';
-
-/** n / d rounded half-even, for n ≥ 0 and d > 0. */
-function divHalfEven(n: bigint, d: bigint): bigint {
-  const q = n / d;
-  const twice = 2n * (n % d);
-  return twice > d || (twice === d && (q & 1n) === 1n) ? q + 1n : q;
-}
-
-/** The quotient's digits before rounding to `places`: core/decimal.ts's `Decimal` divides to 40 places, half even. */
-const DIV_PLACES = 40;
+import { divHalfEven, pow10, QUOTIENT_PLACES } from '../../core/exact-ratio.js';
 
 /**
  * a / b rounded half-even to `places` decimals (0 when b is 0), as `Decimal` computes it (the
@@ -19,9 +10,9 @@ const DIV_PLACES = 40;
 export function ratioHalfEven(a: bigint, b: bigint, places = 6): number {
   if (b === 0n) return 0;
   const negative = a < 0n !== b < 0n;
-  const q40 = divHalfEven((a < 0n ? -a : a) * 10n ** BigInt(DIV_PLACES), b < 0n ? -b : b);
-  const unit = 10n ** BigInt(places);
-  const q = places < DIV_PLACES ? divHalfEven(q40, 10n ** BigInt(DIV_PLACES - places)) : q40 * 10n ** BigInt(places - DIV_PLACES);
+  const q40 = divHalfEven((a < 0n ? -a : a) * pow10(QUOTIENT_PLACES), b < 0n ? -b : b);
+  const unit = pow10(places);
+  const q = places < QUOTIENT_PLACES ? divHalfEven(q40, pow10(QUOTIENT_PLACES - places)) : q40 * pow10(places - QUOTIENT_PLACES);
   const frac = (q % unit).toString().padStart(places, '0');
   return Number(`${negative ? '-' : ''}${q / unit}${places > 0 ? `.${frac}` : ''}`);
 }

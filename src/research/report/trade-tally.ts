@@ -5,7 +5,7 @@
  * reference price, and the counts of intents, fills and denials. Money stays bigint lamports.
  */
 import { Decimal, decimal } from '../../core/index.js';
-import { plainDecimalParts, pow10 } from '../../core/exact-ratio.js';
+import { divHalfEven, plainDecimalParts, pow10, QUOTIENT_PLACES } from '../../core/exact-ratio.js';
 import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 
 /** One trade as the log built it (lamports). */
@@ -46,15 +46,7 @@ export interface DecisionTally {
 }
 
 /** `n / d` rounded half to even (d > 0, n of either sign: ties go to the even neighbour either way). */
-function divHalfEven(n: bigint, d: bigint): bigint {
-  if (n < 0n) return -divHalfEven(-n, d);
-  const q = n / d;
-  const twice = 2n * (n % d);
-  return twice > d || (twice === d && (q & 1n) === 1n) ? q + 1n : q;
-}
-
-/** Places of `Decimal`'s quotients (core/decimal.ts). */
-const QUOTIENT_PLACES = 40;
+const signedDivHalfEven = (n: bigint, d: bigint): bigint => (n < 0n ? -divHalfEven(-n, d) : divHalfEven(n, d));
 
 /**
  * A fill's cost against the intent's reference price, in lamports (half even): a buy paid
@@ -71,7 +63,7 @@ export function slippageLamports(side: 'buy' | 'sell', sol: bigint, ref: string,
   }
   const one = pow10(QUOTIENT_PLACES);
   const q = divHalfEven(r.digits * pow10(p.scale) * one, p.digits * pow10(r.scale));
-  return divHalfEven(sol * (side === 'buy' ? one - q : q - one), one);
+  return signedDivHalfEven(sol * (side === 'buy' ? one - q : q - one), one);
 }
 
 /** Adds up `decisions` in log order. */
