@@ -217,7 +217,7 @@ const medianBig = (xs: readonly bigint[]): bigint => {
 const nearestRank = <T>(sorted: readonly T[], q: number): T => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 
 /** At most {@link MAX_LATENCIES} of sorted values: evenly spaced quantiles when there are more. */
-const keptOf = (sorted: readonly number[]): number[] =>
+const keptOf = <T>(sorted: readonly T[]): T[] =>
   sorted.length <= MAX_LATENCIES ? [...sorted] : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(sorted, (i + 0.5) / MAX_LATENCIES));
 
 /** The landing block: only when every fill landed in a known slot and the chains share one slot grid (`grid`). */
@@ -225,7 +225,7 @@ function landingOf(fills: readonly LiveOutcome[], grid: { slotMs: number; phaseM
   if (grid === undefined || fills.length === 0 || fills.some((f) => f.landingSlots === undefined)) return undefined;
   // (slots, report) pairs in order, kept together: at most MAX_LATENCIES, evenly spaced ranks beyond
   const pairs = fills.map((f) => [Math.max(1, f.landingSlots!), Math.max(0, f.reportMs ?? 0)] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const kept = pairs.length <= MAX_LATENCIES ? pairs : Array.from({ length: MAX_LATENCIES }, (_, i) => nearestRank(pairs, (i + 0.5) / MAX_LATENCIES));
+  const kept = keptOf(pairs);
   return { slotMs: grid.slotMs, phaseMs: grid.phaseMs, slots: kept.map((p) => p[0]), reportMs: kept.map((p) => p[1]) };
 }
 
