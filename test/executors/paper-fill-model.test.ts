@@ -180,4 +180,49 @@ describe('the calibrated paper model', () => {
     chain.clock.advance(6_000);
     expect(chain.reports.at(-1)).toMatchObject({ type: 'failed', code: 'LIVE_FAILED_ON_CHAIN', feeLamports: 110_000n });
   });
+
+  it("inspects each swap at its decision, as live: a quote below the intent's least output is refused at once with no fee and nothing sent; a quote that passes is what the landing's least output is measured from", async () => {
+    const landing = { slotMs: 400, phaseMs: 0, slots: [1], reportMs: [800] };
+    // 30 SOL against 1e9 tokens: 0.00000003 SOL per token; 800 bps of slippage from that reference
+    const withRef = (id: string): OrderIntent => ({ ...buy(id, 1_000_000n), referencePrice: '0.00000003', slippageBps: bps(800) });
+    const refused = setup(model({ latencyMs: [9_999], landing }));
+    await refused.start();
+    refused.tick(0);
+    await refused.ex.submit(withRef('a'));
+    refused.tick(0, 40_000_000_000n); // later in the same instant the pool is a third dearer: the ledger live inspects holds it
+    refused.clock.advance(1);
+    expect(refused.reports.map((r) => [r.type, r.at])).toEqual([
+      ['accepted', 0],
+      ['rejected', 0],
+    ]);
+    expect(refused.reports[1]).toMatchObject({ code: 'PAPER_SLIPPAGE_EXCEEDED' });
+    expect(refused.ex.inFlight()).toBe(0);
+
+    // 5 % dearer at the decision (passes: 5 % and the fees are within 800 bps), 5 % more by the landing:
+    // on chain the least output is the quote's less 800 bps, so it lands, though 10 % from the reference
+    const lands = setup(model({ latencyMs: [9_999], landing }));
+    await lands.start();
+    lands.tick(0);
+    await lands.ex.submit(withRef('b'));
+    lands.tick(0, 31_500_000_000n);
+    lands.clock.advance(300);
+    lands.tick(300, 33_075_000_000n);
+    lands.clock.advance(500);
+    expect(lands.reports.at(-1)).toMatchObject({ type: 'filled', at: 800 });
+    // and one that moved beyond 800 bps from its quote fails on chain at landing, paying the fee
+    await lands.ex.submit(withRef('c'));
+    lands.tick(800, 31_500_000_000n);
+    lands.clock.advance(1);
+    lands.tick(900, 36_000_000_000n);
+    lands.clock.advance(1_000);
+    expect(lands.reports.at(-1)).toMatchObject({ type: 'failed', intentId: 'c', code: 'PAPER_SLIPPAGE_EXCEEDED', feeLamports: 110_000n, at: 1_600 });
+
+    // a refusal at simulation (the calibrated rate) is reported at the decision too
+    const sim = setup(model({ simulationFailureRate: 1, landing }));
+    await sim.start();
+    sim.tick(0);
+    await sim.ex.submit(buy('d'));
+    sim.clock.advance(1);
+    expect(sim.reports.at(-1)).toMatchObject({ type: 'rejected', code: 'LIVE_INSPECTION_SIMULATION', at: 0 });
+  });
 });

@@ -12,6 +12,7 @@ import type { OrderIntent } from '../../engine/orders/execution-port.js';
 import type { MarketObservation } from '../../engine/market/market-view.js';
 import { priceOf } from '../../engine/market/portfolio.js';
 import { compareScaled, plainDecimalParts, pow10, quotientFloor } from '../../core/exact-ratio.js';
+import { minOutOf } from '../admission.js';
 
 export interface FillModelOptions {
   /**
@@ -118,6 +119,7 @@ export function modelFill(
   obs: MarketObservation | undefined,
   opts: FillModelOptions = DEFAULT_FILL_MODEL,
   moved?: Reserves,
+  quotedOut?: bigint,
 ): ModelledFill {
   const priority = intent.priorityFeeLamports < opts.priorityFeeCapLamports ? intent.priorityFeeLamports : opts.priorityFeeCapLamports;
   const fee = opts.feeLamports ?? addLamports(opts.networkFeeLamports, priority);
@@ -161,7 +163,20 @@ export function modelFill(
     };
   }
   const price = priceOf(solAmount, tokenAmount, intent.decimals);
-  if (intent.referencePrice !== undefined) {
+  if (quotedOut !== undefined) {
+    // Live's rule on chain: the swap was built with the quote at the decision less the slippage as
+    // its least output (the swap service's minOut); it fails, paying its fee, when the landing gives less.
+    const out = intent.side === 'buy' ? tokenAmount : solAmount;
+    const least = (quotedOut * BigInt(10_000 - Math.min(Math.max(intent.slippageBps, 0), 10_000))) / 10_000n;
+    if (out < least) {
+      return {
+        ok: false,
+        code: 'PAPER_SLIPPAGE_EXCEEDED',
+        reason: `output ${out} ${intent.side === 'buy' ? 'raw' : 'lamports'} at the landing is below the swap's least output ${least} (the quote ${quotedOut} at the decision less ${intent.slippageBps} bps)`,
+        feeLamports: fee,
+      };
+    }
+  } else if (intent.referencePrice !== undefined) {
     // The two slippage rules of a live swap. On chain, the least output is the quote at build time
     // less the slippage, and the quote already pays the fee and the impact: the swap fails when the
     // pool's price moved beyond the slippage from the reference by the time it fills. Before
@@ -189,4 +204,28 @@ export function modelFill(
     }
   }
   return { ok: true, solAmount: lamports(solAmount), tokenAmount: rawAmount(tokenAmount), feeLamports: fee, price, pool: obs.pool, reservesAfter };
+}
+
+/** What live's inspection of the swap built at the decision finds (`inspectQuote`). */
+export type InspectedQuote =
+  { readonly ok: true; readonly amountOut: bigint } | { readonly ok: false; readonly code: 'PAPER_SLIPPAGE_EXCEEDED'; readonly reason: string } | undefined;
+
+/**
+ * Live's inspection, at the decision: the swap's output at the market as observed now (the quote the
+ * swap service builds from: fee, impact and the calibrated extra slippage, as a landing's), refused
+ * before signing when it is below the intent's least output from its reference price
+ * (`minOutOf`, the live executor's own rule). Undefined when there is nothing to quote (no observed
+ * price): the landing decides. A quote that passes is the least output's base on chain (`modelFill`'s `quotedOut`).
+ */
+export function inspectQuote(intent: OrderIntent, obs: MarketObservation | undefined, opts: FillModelOptions, moved?: Reserves): InspectedQuote {
+  const r = modelFill({ ...intent, referencePrice: undefined }, obs, opts, moved);
+  if (!r.ok) return r.code === 'PAPER_NO_PRICE' ? undefined : { ok: false, code: r.code, reason: r.reason };
+  const out = intent.side === 'buy' ? r.tokenAmount : r.solAmount;
+  const least = minOutOf(intent, intent.slippageBps);
+  if (out >= least) return { ok: true, amountOut: out };
+  return {
+    ok: false,
+    code: 'PAPER_SLIPPAGE_EXCEEDED',
+    reason: `inspection: the swap at the decision gives ${out} ${intent.side === 'buy' ? 'raw' : 'lamports'}; the intent accepts at least ${least} (${intent.slippageBps} bps from reference ${intent.referencePrice ?? 'none'}); not signed`,
+  };
 }

@@ -8,7 +8,7 @@ import { priceOf } from '../../engine/market/portfolio.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { MarketView } from '../../engine/market/market-view.js';
 import type { AdmissionLimits } from '../admission.js';
-import { DEFAULT_FILL_MODEL, modelFill, type FillModelOptions, type Reserves } from './fill-model.js';
+import { DEFAULT_FILL_MODEL, inspectQuote, modelFill, type FillModelOptions, type Reserves } from './fill-model.js';
 import { createPaperRails } from './paper-rails.js';
 
 export interface PaperExecutorOptions {
@@ -136,6 +136,10 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   /** When each intent's outcome is reported (calibrated landing with report times), and the reports held until then. */
   const reportAt = new Map<string, number>();
   const delay = createReportDelay(clock);
+  /** The output each intent's swap was quoted at its inspection (calibrated model): the base of its least output at landing. */
+  const quotes = new Map<string, bigint>();
+  const simulationReason = (): string =>
+    `simulation of the transaction failed (paper: at the calibrated rate ${String(m?.simulationFailureRate ?? 0)}); it was not signed`;
 
   const settle = (intent: OrderIntent, sink: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
@@ -154,15 +158,16 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         intentId: intent.id,
         at,
         code: 'LIVE_INSPECTION_SIMULATION',
-        reason: `simulation of the transaction failed (paper: at the calibrated rate ${String(m?.simulationFailureRate ?? 0)}); it was not signed`,
+        reason: simulationReason(),
       });
       return;
     }
     const obs = market.get(intent.mint);
     const own = m?.ownImpact && obs ? moved.get(intent.mint) : undefined;
-    const r = modelFill(intent, obs, model, own && obs && own.tick === tickKey(obs) ? own.reserves : undefined);
+    const r = modelFill(intent, obs, model, own && obs && own.tick === tickKey(obs) ? own.reserves : undefined, quotes.get(intent.id));
     if (r.ok && fate === 'on-chain') {
       fates.delete(intent.id);
+      quotes.delete(intent.id);
       out({
         type: 'failed',
         intentId: intent.id,
@@ -182,6 +187,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       return;
     }
     fates.delete(intent.id);
+    quotes.delete(intent.id);
     if (!r.ok) {
       if (r.code === 'PAPER_NO_PRICE')
         out({ type: 'rejected', intentId: intent.id, at, code: r.code, reason: `${r.reason} (waited ${at - submittedAt} ms for a price)` });
@@ -212,6 +218,35 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         ...(rent > 0n ? { rentLamports: lamports(rent) } : {}),
       },
     });
+  };
+
+  /**
+   * Live's inspection of a calibrated model's intent, at its decision once the market of that instant
+   * is all observed: a refusal (simulation at the calibrated rate, or an output below the intent's
+   * least) is reported at once and nothing is sent, as live's; a quote that passes sets the least
+   * output its landing must reach. Then `land` arms the landing.
+   */
+  const inspect = (intent: OrderIntent, sink: ExecutionSink, land: () => void): void => {
+    timers.delete(intent.id);
+    const refuse = (code: string, reason: string): void => {
+      fates.delete(intent.id);
+      reportAt.delete(intent.id);
+      waiting.delete(intent.id);
+      sink({ type: 'rejected', intentId: intent.id, at: clock.now(), code, reason });
+    };
+    if (fates.get(intent.id) === 'simulation') {
+      refuse('LIVE_INSPECTION_SIMULATION', simulationReason());
+      return;
+    }
+    const obs = market.get(intent.mint);
+    const own = m?.ownImpact && obs ? moved.get(intent.mint) : undefined;
+    const q = inspectQuote(intent, obs, model, own && obs && own.tick === tickKey(obs) ? own.reserves : undefined);
+    if (q?.ok === false) {
+      refuse(q.code, q.reason);
+      return;
+    }
+    if (q) quotes.set(intent.id, q.amountOut);
+    land();
   };
 
   return {
@@ -247,10 +282,23 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         const fate: Fate = random.chance(m.simulationFailureRate) ? 'simulation' : random.chance(m.onChainFailureRate) ? 'on-chain' : 'fill';
         if (fate !== 'fill') fates.set(intent.id, fate);
       }
-      timers.set(
-        intent.id,
-        clock.setTimeout(() => settle(intent, out, submittedAt), latencyMs),
-      );
+      if (m) {
+        // inspected after every line of this instant (the ledger live inspects holds them all), then landed
+        const land = (): void => {
+          timers.set(
+            intent.id,
+            clock.setTimeout(() => settle(intent, out, submittedAt), Math.max(0, submittedAt + latencyMs - clock.now())),
+          );
+        };
+        timers.set(
+          intent.id,
+          clock.setTimeout(() => inspect(intent, out, land), 0),
+        );
+      } else
+        timers.set(
+          intent.id,
+          clock.setTimeout(() => settle(intent, out, submittedAt), latencyMs),
+        );
       if (manualHoldMs > 0) waiting.set(intent.id, { intent, out, submittedAt, latencyMs });
       return Promise.resolve();
     },
@@ -274,6 +322,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       timers.delete(intentId);
       waiting.delete(intentId);
       reportAt.delete(intentId);
+      quotes.delete(intentId);
       sink({ type: 'rejected', intentId, at: clock.now(), code: 'ENGINE_INTENT_CANCELLED', reason });
       return true;
     },
@@ -288,6 +337,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       waiting.clear();
       fates.clear();
       reportAt.clear();
+      quotes.clear();
       delay.flush();
       return Promise.resolve();
     },
