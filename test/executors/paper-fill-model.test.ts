@@ -149,6 +149,10 @@ describe('the calibrated paper model', () => {
     expect(h.ex.inFlight()).toBe(1);
     h.tick(401, 60_000_000_000n); // the pool moved after the landing: the fill keeps the landing's price
     h.clock.advance(400);
+    // reported after the market's lines of the report's instant, which live's engine has before its status poll's answer
+    expect(fills(h.reports)).toEqual([]);
+    h.tick(800);
+    h.clock.advance(1);
     const [a] = fills(h.reports);
     expect(h.reports.at(-1)).toMatchObject({ type: 'filled', at: 800 });
     expect(a!.filledAt).toBe(400);
@@ -159,8 +163,8 @@ describe('the calibrated paper model', () => {
     landedAlone.clock.advance(400);
     expect(fills(landedAlone.reports)[0]!.tokenAmount).toBe(a!.tokenAmount);
     // landed, not yet heard of, when the executor stops: reported then, not expired
-    await h.ex.submit(buy('b', 1_000_000n)); // at 800: lands at 1,200, reported at 1,600
-    h.clock.advance(400);
+    await h.ex.submit(buy('b', 1_000_000n)); // at 801: lands at 1,200, reported at 1,601
+    h.clock.advance(399);
     await h.ex.stop();
     expect(h.reports.at(-1)).toMatchObject({ type: 'filled', intentId: 'b', at: 1_200 });
   });
@@ -207,15 +211,15 @@ describe('the calibrated paper model', () => {
     lands.tick(0, 31_500_000_000n);
     lands.clock.advance(300);
     lands.tick(300, 33_075_000_000n);
-    lands.clock.advance(500);
+    lands.clock.advance(501);
     expect(lands.reports.at(-1)).toMatchObject({ type: 'filled', at: 800 });
     // and one that moved beyond 800 bps from its quote fails on chain at landing, paying the fee
     await lands.ex.submit(withRef('c'));
-    lands.tick(800, 31_500_000_000n);
+    lands.tick(801, 31_500_000_000n);
     lands.clock.advance(1);
     lands.tick(900, 36_000_000_000n);
     lands.clock.advance(1_000);
-    expect(lands.reports.at(-1)).toMatchObject({ type: 'failed', intentId: 'c', code: 'PAPER_SLIPPAGE_EXCEEDED', feeLamports: 110_000n, at: 1_600 });
+    expect(lands.reports.at(-1)).toMatchObject({ type: 'failed', intentId: 'c', code: 'PAPER_SLIPPAGE_EXCEEDED', feeLamports: 110_000n, at: 1_601 });
 
     // a refusal at simulation (the calibrated rate) is reported at the decision too
     const sim = setup(model({ simulationFailureRate: 1, landing }));

@@ -2,7 +2,7 @@
  * The paper executor: fills intents from what the feed observed, after a latency on the injected
  * clock, through the fill model. No wall clock and no randomness, so it serves backtests too.
  */
-import { ChainpilotError, lamports, rawAmount, type Clock, type Lamports, type Random, type TimerHandle } from '../../core/index.js';
+import { ChainpilotError, lamports, rawAmount, type Clock, type Lamports, type Random, type TimerHandle, type UnixMs } from '../../core/index.js';
 import type { MarketObservation } from '../../engine/market/market-view.js';
 import { priceOf } from '../../engine/market/portfolio.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../../engine/orders/execution-port.js';
@@ -93,9 +93,10 @@ function createReportDelay(clock: Clock) {
       }
       const fire = (): void => {
         held.delete(id);
-        out({ ...r, at: clock.now() });
+        out({ ...r, at: Math.min(at, clock.now()) as UnixMs });
       };
-      held.set(id, { timer: clock.setTimeout(fire, at - clock.now()), fire });
+      // a millisecond late: after the market's lines of that instant, which live's engine has before its status poll's answer
+      held.set(id, { timer: clock.setTimeout(fire, at - clock.now() + 1), fire });
     },
     /** Delivers every held report now (the executor stops: what landed is reported). */
     flush(): void {
