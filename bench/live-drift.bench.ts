@@ -35,6 +35,7 @@ import { runRecording } from '../src/research/record/run-recorder.js';
 import type { RunRecording } from '../src/runtime/compose/recording-port.js';
 import { heldLonger, unpairedCauses } from './live-drift-causes.js';
 import { calibrate, modelBlockYaml, secondStage } from '../src/research/calibrate/calibrate.js';
+import { graduationsOf } from '../src/research/calibrate/graduations.js';
 import { computeReport } from '../src/research/report/compute-report.js';
 import type { BacktestReport, ReportRun } from '../src/research/report/report-types.js';
 import { runLive } from '../src/runtime/shell/run-live.js';
@@ -88,7 +89,7 @@ const EMPTY_RUN: ReportRun = {
 };
 
 /** Closed trades and their realised PnL (lamports) of a decision log. */
-function realised(log: string): { trades: number; pnlLamports: bigint } {
+export function realised(log: string): { trades: number; pnlLamports: bigint } {
   const decisions = log
     .split('\n')
     .filter((l) => l.length > 0)
@@ -251,13 +252,15 @@ async function measure(dir: string, secret: string, rows: BenchRow[], pass: numb
     const stage2 = secondStage(
       stage1.map((b) => b.report),
       50,
+      undefined,
+      graduationsOf(fitRuns.map((r) => r.rec)),
     );
     const model = modelBlockYaml(fit, stage2);
     rows.push({
       name: `run ${pass} ${name}: fit on seeds ${FIT_SEEDS.join(',')}`,
       value: fit.latencyQuantilesMs?.p50 ?? Number.NaN,
       unit: 'ms median latency',
-      note: `${fit.fills} fills of ${fit.intents} intents, ${fit.latencyResolution}; fee ${fit.feeLamports}, rent ${fit.rentLamports}, simulation ${(fit.simulation.rate * 100).toFixed(1)} %, on chain ${(fit.onChain.rate * 100).toFixed(1)} %; extraSlippageBps ${stage2.extraSlippageBps} (${stage2.pairs} pairs, ${stage2.refusals} one-sided refusals)`,
+      note: `${fit.fills} fills of ${fit.intents} intents, ${fit.latencyResolution}; fee ${fit.feeLamports}, rent ${fit.rentLamports}, simulation ${(fit.simulation.rate * 100).toFixed(1)} %, on chain ${(fit.onChain.rate * 100).toFixed(1)} %; extraSlippageBps ${stage2.extraSlippageBps}${stage2.graduated ? `, graduated pools ${stage2.graduated.extraSlippageBps} (${stage2.graduated.pairs} pairs)` : ''} (${stage2.pairs} pairs, ${stage2.refusals} one-sided refusals)`,
     });
     for (const r of heldRuns) {
       const { job } = await backtestWith(r, dir, `held-p${pass}`, model, secret);

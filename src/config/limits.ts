@@ -85,6 +85,7 @@ export const CONFIG_LIMITS = {
   'paper.model.simulationFailureRate': { kind: 'number', min: 0, max: 1 },
   'paper.model.onChainFailureRate': { kind: 'number', min: 0, max: 1 },
   'paper.model.extraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
+  'paper.model.graduatedExtraSlippageBps': { kind: 'integer', min: -5_000, max: 10_000 },
   'live.maxTradeSpendSol': sol(),
   'live.maxDaySpendSol': sol(),
   'live.simulatorFundSol': sol(),

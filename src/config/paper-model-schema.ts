@@ -46,5 +46,7 @@ export const paperModelSchema = z
     onChainFailureRate: numIn('paper.model.onChainFailureRate').default(0),
     /** The calibration's second stage (`calibrate --against`): replaces `paper.extraSlippageBps` when set. */
     extraSlippageBps: intIn('paper.model.extraSlippageBps').optional(),
+    /** The second stage's extra slippage of fills in graduated pools, fitted apart (`calibrate --against --data`); else `extraSlippageBps`. */
+    graduatedExtraSlippageBps: intIn('paper.model.graduatedExtraSlippageBps').optional(),
   })
   .optional();

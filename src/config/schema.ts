@@ -303,6 +303,7 @@ const paper = z
     };
     check(p.extraSlippageBps, ['extraSlippageBps'], 'paper.extraSlippageBps');
     check(p.model?.extraSlippageBps, ['model', 'extraSlippageBps'], 'paper.model.extraSlippageBps');
+    check(p.model?.graduatedExtraSlippageBps, ['model', 'graduatedExtraSlippageBps'], 'paper.model.graduatedExtraSlippageBps');
   })
   .transform((p) => renameKeys(p, SOL_KEY_NAMES.paper))
   .prefault({});

@@ -15,6 +15,22 @@ describe('mapping typed stream messages to domain events', () => {
   it('turns a latest-room token into a launch event with its primary pool', () => {
     const [e] = map('latest', { token: { mint: 'M', symbol: 'CAT', name: 'Cat', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P' }] });
     expect(e).toMatchObject({ type: 'launch', mint: 'M', symbol: 'CAT', decimals: 6, market: 'venue_a', poolId: 'P' });
+    expect(e).not.toHaveProperty('curveSolLamports');
+  });
+
+  it("keeps a launch pool's bonding-curve virtual reserves (exact), and none that are not whole numbers above zero", () => {
+    const curve = { virtualSolReserves: '30000000000', virtualTokenReserves: '1073000000000000', realSolReserves: '0' };
+    const [e] = map('latest', { token: { mint: 'M', decimals: 6 }, pools: [{ market: 'venue_a', poolId: 'P', curve }] });
+    expect(e).toMatchObject({ type: 'launch', curveSolLamports: 30_000_000_000n, curveTokenRaw: 1_073_000_000_000_000n });
+    for (const bad of [
+      { virtualSolReserves: 30, virtualTokenReserves: '1' },
+      { virtualSolReserves: '0', virtualTokenReserves: '1' },
+      { virtualSolReserves: '1.5', virtualTokenReserves: '1' },
+      'x',
+    ]) {
+      const [b] = map('latest', { token: { mint: 'M' }, pools: [{ market: 'venue_a', poolId: 'P', curve: bad }] });
+      expect(b).not.toHaveProperty('curveSolLamports');
+    }
   });
 
   it('takes the curve percent from the room name and the market from its first segment', () => {

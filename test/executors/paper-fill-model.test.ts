@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bps, lamports, manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
 import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { createMarketView } from '../../src/engine/market/market-view.js';
-import { DEFAULT_FILL_MODEL } from '../../src/executors/paper/fill-model.js';
+import { DEFAULT_FILL_MODEL, modelFill, reservesFor } from '../../src/executors/paper/fill-model.js';
 import { createPaperExecutor, type PaperModel } from '../../src/executors/paper/paper-executor.js';
 import { orderIntent } from '../helpers/intents.js';
 
@@ -228,5 +228,71 @@ describe('the calibrated paper model', () => {
     await sim.ex.submit(buy('d'));
     sim.clock.advance(1);
     expect(sim.reports.at(-1)).toMatchObject({ type: 'rejected', code: 'LIVE_INSPECTION_SIMULATION', at: 0 });
+  });
+
+  it("prices a token still on its bonding curve against the curve's virtual reserves at the observed price (the launch's product), not the liquidity depth", async () => {
+    const view = createMarketView();
+    // launched with 30 SOL against 1.073e15 raw virtual; now at 0.00000003318521239381175 SOL a token, with 2.68 SOL of real liquidity
+    view.observe({
+      type: 'launch',
+      room: 'latest',
+      receivedAt: 0 as UnixMs,
+      origin: 'live',
+      mint: MINT,
+      symbol: '',
+      name: '',
+      decimals: 6,
+      market: 'venue_a',
+      poolId: 'P',
+      riskScore: undefined,
+      curveSolLamports: 30_000_000_000n,
+      curveTokenRaw: 1_073_000_000_000_000n,
+    });
+    const price = '0.00000003318521239381175';
+    const tick = (at: number): void =>
+      view.observe({
+        type: 'price',
+        room: `price:token:${MINT}`,
+        receivedAt: at as UnixMs,
+        origin: 'live',
+        mint: MINT,
+        price,
+        priceUsd: 0.00000003318521239381175 * 150,
+        aggregated: false,
+        pool: 'P',
+        market: 'venue_a',
+        liquidityUsd: 805,
+        solReserveLamports: undefined,
+        tokenReserveRaw: undefined,
+        poolFeeBps: undefined,
+        at: at as UnixMs,
+      });
+    tick(0);
+    const obs = view.get(MINT)!;
+    const options = { ...DEFAULT_FILL_MODEL, extraSlippageBps: 0, curveReserves: true };
+    const r = reservesFor(obs, 6, options)!;
+    // sol = √(k × price in lamports per raw) and token = sol ÷ that price: 32.69 SOL of virtual depth, not 2.68
+    const k = 30_000_000_000n * 1_073_000_000_000_000n;
+    expect(r.sol * r.sol <= (k * 3_318_521_239_381_175n * 1_000_000_000n) / 10n ** 29n).toBe(true);
+    expect((r.sol + 1n) * (r.sol + 1n) > (k * 3_318_521_239_381_175n * 1_000_000_000n) / 10n ** 29n).toBe(true);
+    expect(r.sol / 1_000_000_000n).toBe(32n);
+    expect(reservesFor(obs, 6, { ...options, curveReserves: false })!.sol / 100_000_000n).toBe(26n); // liquidity / 2 at 150 USD a SOL
+    // a 0.05 SOL buy: 1 % fee and 0.15 % of impact on the curve, where the liquidity depth gave 1.8 %
+    const a = modelFill(orderIntent({ ...buy('a', 50_000_000n), decimals: 6 }), obs, options);
+    expect(a.ok && a.tokenAmount).toBe((r.token * 49_500_000n) / (r.sol + 49_500_000n));
+    // once graduated, the pool's own reserves: the liquidity depth again
+    view.observe({
+      type: 'graduated',
+      room: 'graduated',
+      receivedAt: 1 as UnixMs,
+      origin: 'live',
+      mint: MINT,
+      market: 'venue_b',
+      poolId: 'Q',
+      graduationTx: undefined,
+      graduationTime: undefined,
+    });
+    tick(2);
+    expect(reservesFor(view.get(MINT)!, 6, options)!.sol / 100_000_000n).toBe(26n);
   });
 });

@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/errors.js';
 import { calibrate, fitExtraSlippageBps, modelBlockYaml, secondStage, wilson } from '../../src/research/calibrate/calibrate.js';
+import { graduationsOf } from '../../src/research/calibrate/graduations.js';
 import { pairFills } from '../../src/research/backtest/pair-fills.js';
 import { paperExecutorSettings } from '../../src/runtime/paper/paper-executor-settings.js';
 import { loadDeployment } from '../../src/config/index.js';
@@ -414,6 +416,47 @@ describe('secondStage (calibrate --against)', () => {
       expect(() => secondStage([join(d2, 'missing.json')], 50)).toThrow(/cannot read .*missing.json as a backtest's report.json \(ENOENT\)/);
     } finally {
       rmSync(d2, { recursive: true, force: true });
+    }
+  });
+
+  it("with the recordings (--data), fits the fills in graduated pools apart from the bonding curve's, and a deployment reading the block uses each where it belongs", () => {
+    const d = mkdtempSync(join(tmpdir(), 'chainpilot-stage2-grad-'));
+    try {
+      // token G graduated at 1,000 (its `graduated` frame in the recording, gzipped as recorded); C never did
+      const frame = (t: number, room: string, mint: string): string => JSON.stringify({ t, f: { type: 'message', room, data: { token: { mint } } } });
+      mkdirSync(join(d, 'rec'));
+      writeFileSync(
+        join(d, 'rec', 'r-20260101T000000Z.0000.jsonl.gz'),
+        gzipSync(`${JSON.stringify({ k: 'header' })}\n${frame(500, 'latest', 'G')}\n${frame(1_000, 'graduated', 'G')}\n${frame(2_000, 'graduated', 'G')}\n`),
+      );
+      const graduations = graduationsOf([join(d, 'rec')]);
+      expect([...graduations]).toEqual([['G', 1_000]]);
+      const pair = (mint: string, decidedAt: number, priceDriftBps: number) => ({ side: 'buy', mint, priceDriftBps, live: { outcome: 'filled', decidedAt } });
+      // on the curve (C, and G before it graduated): adverse 0, 10, 20 → 10; in the graduated pool: −80, −70 → −75
+      writeFileSync(
+        join(d, 'r.json'),
+        JSON.stringify({
+          liveVsBacktest: { pairs: [pair('C', 0, 0), pair('C', 5_000, 10), pair('G', 900, 20), pair('G', 1_000, -80), pair('G', 3_000, -70)] },
+        }),
+      );
+      const s2 = secondStage([join(d, 'r.json')], 50, 100, graduations);
+      expect(s2).toMatchObject({ extraSlippageBps: 60, pairs: 5, graduated: { extraSlippageBps: -25, pairs: 2 } });
+      // without the recordings: one fit over all five (−80, −70, 0, 10, 20 → 0)
+      expect(secondStage([join(d, 'r.json')], 50)).toEqual({ extraSlippageBps: 50, usedBps: 50, pairs: 5, refusals: 0, reports: 1, floorBps: -100 });
+      writeFileSync(join(d, 'live.jsonl'), `${intent('int_A', 0)}\n${fill('int_A', 1_500, '110000')}\n`);
+      const block = modelBlockYaml(calibrate([join(d, 'live.jsonl')]), s2);
+      expect(block).toContain('    graduatedExtraSlippageBps: -25   # the same of the 2 paired fills (and refusals) in graduated pools');
+      writeFileSync(join(d, 'model.yaml'), block);
+      writeFileSync(join(d, 'd.yaml'), 'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\npaper:\n  modelFile: model.yaml\n');
+      const fm = paperExecutorSettings(loadDeployment(join(d, 'd.yaml'), { env: {} }).deployment, 1).fillModel;
+      expect(fm).toMatchObject({ extraSlippageBps: 60, graduatedExtraSlippageBps: -25, curveReserves: true });
+      writeFileSync(
+        join(d, 'low.yaml'),
+        'version: 1\nname: t\nstrategies:\n  - use: graduation-sniper\npaper:\n  model:\n    latencyMs: [400]\n    feeLamports: 5000\n    graduatedExtraSlippageBps: -150\n',
+      );
+      expect(() => loadDeployment(join(d, 'low.yaml'), { env: {} })).toThrow(/paper\.model\.graduatedExtraSlippageBps/);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
     }
   });
 });

@@ -32,6 +32,13 @@ export interface TokenLaunched extends EventBase {
   readonly poolId: string | undefined;
   /** Risk score, when the frame carries one. */
   readonly riskScore: number | undefined;
+  /**
+   * The primary pool's bonding-curve virtual reserves at launch (`pools[0].curve`: lamports and raw
+   * units), when the frame carries them: a constant-product curve keeps their product until it
+   * graduates, so with a later price they give the curve's reserves then (the paper fill model's depth).
+   */
+  readonly curveSolLamports?: bigint;
+  readonly curveTokenRaw?: bigint;
 }
 
 /** A bonding curve reached a milestone (`{market}:curve:{pct}` rooms). */

@@ -68,6 +68,18 @@ export interface Normaliser {
 /** The mapper of every room family. */
 type MapperTable = { readonly [F in FamilyName]: Mapper<F> };
 
+const DIGITS = /^[0-9]{1,40}$/;
+
+/** A launch pool's `curve` virtual reserves, when both are whole numbers above zero (anything else: none). */
+function curveOf(curve: unknown): { curveSolLamports?: bigint; curveTokenRaw?: bigint } {
+  if (typeof curve !== 'object' || curve === null) return {};
+  const { virtualSolReserves: sol, virtualTokenReserves: token } = curve as { virtualSolReserves?: unknown; virtualTokenReserves?: unknown };
+  if (typeof sol !== 'string' || typeof token !== 'string' || !DIGITS.test(sol) || !DIGITS.test(token)) return {};
+  const s = BigInt(sol);
+  const t = BigInt(token);
+  return s > 0n && t > 0n ? { curveSolLamports: s, curveTokenRaw: t } : {};
+}
+
 /**
  * The families whose events depend on the message alone: every family but the two price families,
  * which read (and learn) the normaliser's SOL/USD rate.
@@ -87,6 +99,7 @@ const STATELESS: Omit<MapperTable, 'price' | 'aggregated-price'> = {
       market: pool?.market,
       poolId: pool?.poolId,
       riskScore: d.riskScore,
+      ...curveOf(pool?.['curve']),
     };
   },
   graduating: ({ room, receivedAt, origin, data: d }, parts) => ({

@@ -47,6 +47,9 @@ export interface MarketObservation {
   readonly curvePercent: number | undefined;
   readonly riskScore: number | undefined;
   readonly launchedAt: UnixMs | undefined;
+  /** The bonding curve's virtual reserves at launch, when the launch frame gave them (see `TokenLaunched`). */
+  readonly curveSolLamports?: bigint | undefined;
+  readonly curveTokenRaw?: bigint | undefined;
   /** Latest safety values (percent 0..100; `holders` is a count). */
   readonly safety: Readonly<Partial<Record<SafetySignalKind, number>>>;
 }
@@ -97,6 +100,8 @@ class Observation implements Mutable<Omit<MarketObservation, 'depthLamports' | '
   curvePercent: number | undefined = undefined;
   riskScore: number | undefined = undefined;
   launchedAt: UnixMs | undefined = undefined;
+  curveSolLamports: bigint | undefined = undefined;
+  curveTokenRaw: bigint | undefined = undefined;
   readonly safety: Partial<Record<SafetySignalKind, number>> = {};
   /** Inputs of the depth estimate (undefined: no estimate), and its value once computed (null: not yet). */
   depthLiquidityUsd: number | undefined = undefined;
@@ -238,6 +243,10 @@ export function createMarketView(options: MarketViewOptions = {}): MutableMarket
           o.decimals = e.decimals ?? o.decimals;
           o.riskScore = e.riskScore ?? o.riskScore;
           o.launchedAt = o.launchedAt ?? e.receivedAt;
+          if (e.curveSolLamports !== undefined && e.curveTokenRaw !== undefined) {
+            o.curveSolLamports = e.curveSolLamports;
+            o.curveTokenRaw = e.curveTokenRaw;
+          }
           return;
         }
         case 'curve':

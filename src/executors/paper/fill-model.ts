@@ -30,6 +30,14 @@ export interface FillModelOptions {
   readonly assumedDepthLamports: Lamports;
   /** Fee paid per transaction as live pays it (calibrated); replaces network fee + priority fee when set. */
   readonly feeLamports?: Lamports;
+  /**
+   * A token still on its bonding curve, with the curve's launch reserves observed, trades against the
+   * curve's virtual reserves at the observed price (their product is the launch's) instead of the
+   * liquidity depth, which counts only the curve's real SOL. On with a calibrated model (`paper.model`).
+   */
+  readonly curveReserves?: boolean;
+  /** The extra slippage of a fill in a graduated pool, when calibrated apart (`paper.model.graduatedExtraSlippageBps`); else `extraSlippageBps`. */
+  readonly graduatedExtraSlippageBps?: number;
 }
 
 /** Pool reserves the model trades against (observed, virtual, or as our own earlier fill left them). */
@@ -66,17 +74,31 @@ function observedReserves(obs: MarketObservation): Reserves | undefined {
   return s !== undefined && t !== undefined && s > 0n && t > 0n ? { sol: s, token: t } : undefined;
 }
 
+/** The integer square root of `n` (floor), by Newton's method from above. */
+function isqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = 1n << BigInt((n.toString(2).length >> 1) + 1);
+  for (;;) {
+    const y = (x + n / x) >> 1n;
+    if (y >= x) return x;
+    x = y;
+  }
+}
+
 /** Reserves the model trades against: observed, or virtual at the observed price. */
 export function reservesFor(obs: MarketObservation, decimals: number, opts: FillModelOptions): { sol: bigint; token: bigint } | undefined {
   const observed = observedReserves(obs);
   if (observed) return observed;
   if (obs.price === undefined) return undefined;
-  const sol = obs.depthLamports ?? opts.assumedDepthLamports;
+  let sol = obs.depthLamports ?? opts.assumedDepthLamports;
   // token raw = lamports / price (SOL per whole token) scaled by decimals: in bigints for a plain
   // decimal price (every price the engine writes), as bignumber.js would round it
   const parts = plainDecimalParts(obs.price);
   if (parts !== undefined) {
     if (parts.digits === 0n) return undefined;
+    const k = opts.curveReserves && !obs.graduated && obs.curveSolLamports !== undefined ? obs.curveSolLamports * (obs.curveTokenRaw ?? 0n) : 0n;
+    // on the curve: sol × token = k and sol / token = the price in lamports per raw unit, so sol = √(k × price)
+    if (k > 0n) sol = isqrt((k * parts.digits * 1_000_000_000n) / pow10(parts.scale + decimals)) || sol;
     const token = quotientFloor(sol * pow10(parts.scale), parts.digits, decimals - 9);
     return token > 0n ? { sol, token } : undefined;
   }
@@ -136,7 +158,8 @@ export function modelFill(
   // A negative extra slippage (a calibrated correction) gives back at most the pool fee charged on
   // this fill: (1 + fee)(1 − fee) < 1, so a paper fill never beats the pool's own price before fee and
   // impact, whatever fee the pool reports (docs/backtesting.md, "The paper fill model").
-  const extraBps = BigInt(opts.extraSlippageBps) < -poolFee ? -poolFee : BigInt(opts.extraSlippageBps);
+  const extra = BigInt(obs.graduated && opts.graduatedExtraSlippageBps !== undefined ? opts.graduatedExtraSlippageBps : opts.extraSlippageBps);
+  const extraBps = extra < -poolFee ? -poolFee : extra;
   const keep = 10_000n - extraBps;
   let solAmount: bigint;
   let tokenAmount: bigint;

@@ -22,6 +22,9 @@ import { ChainpilotError } from '../../core/index.js';
 import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 import { isSlippageRefusal } from './slippage-refusal.js';
 import { DEFAULT_SLOT_MS, fitSlotClock, type SlotClock } from './slot-clock.js';
+import { DEFAULT_POOL_FEE_BPS, fitExtraSlippageBps, type DriftObservation } from './extra-slippage.js';
+
+export { DEFAULT_POOL_FEE_BPS, fitExtraSlippageBps, type DriftObservation } from './extra-slippage.js';
 
 /** Where a fill's latency came from. */
 export type LatencySource = 'slot' | 'block-time' | 'decision-log';
@@ -337,23 +340,15 @@ export interface SecondStage {
   readonly reports: number;
   /** The floor applied: minus the pool fee paper charges (`paper.defaultPoolFeeBps`). */
   readonly floorBps: number;
-}
-
-/** One observation of the second stage: a paired fill's drift, or a refusal on slippage on one side only. */
-export interface DriftObservation {
-  readonly side: 'buy' | 'sell';
-  readonly priceDriftBps: number | null;
-  /**
-   * `adverse`: live refused on slippage what the backtest filled (live would have paid more than the
-   * slippage allows); `favourable`: the backtest refused on slippage what live filled.
-   */
-  readonly censored?: 'adverse' | 'favourable';
+  /** With graduations given: the fit of the fills in graduated pools, apart (`extraSlippageBps` is then the bonding curve's). */
+  readonly graduated?: { readonly extraSlippageBps: number; readonly pairs: number };
 }
 
 interface PairSideJson {
   readonly outcome?: unknown;
   readonly code?: unknown;
   readonly slippage?: unknown;
+  readonly decidedAt?: unknown;
 }
 
 const slippageRefused = (s: PairSideJson | null | undefined): boolean =>
@@ -361,14 +356,18 @@ const slippageRefused = (s: PairSideJson | null | undefined): boolean =>
 
 /** The observations of one report's pairs: paired fills with a drift, and one-sided slippage refusals. */
 function observationsOf(
-  pairs: readonly { side?: unknown; priceDriftBps?: unknown; live?: PairSideJson | null; backtest?: PairSideJson | null }[],
+  pairs: readonly { side?: unknown; mint?: unknown; priceDriftBps?: unknown; live?: PairSideJson | null; backtest?: PairSideJson | null }[],
+  graduations: ReadonlyMap<string, number> | undefined,
 ): DriftObservation[] {
   const out: DriftObservation[] = [];
   for (const x of pairs) {
     if (x.side !== 'buy' && x.side !== 'sell') continue;
-    if (typeof x.priceDriftBps === 'number') out.push({ side: x.side, priceDriftBps: x.priceDriftBps });
-    else if (x.backtest?.outcome === 'filled' && slippageRefused(x.live)) out.push({ side: x.side, priceDriftBps: null, censored: 'adverse' });
-    else if (x.live?.outcome === 'filled' && slippageRefused(x.backtest)) out.push({ side: x.side, priceDriftBps: null, censored: 'favourable' });
+    const at = x.live?.decidedAt ?? x.backtest?.decidedAt;
+    const grad = typeof x.mint === 'string' ? graduations?.get(x.mint) : undefined;
+    const kind = graduations === undefined ? {} : { graduated: grad !== undefined && typeof at === 'number' && at >= grad };
+    if (typeof x.priceDriftBps === 'number') out.push({ side: x.side, priceDriftBps: x.priceDriftBps, ...kind });
+    else if (x.backtest?.outcome === 'filled' && slippageRefused(x.live)) out.push({ side: x.side, priceDriftBps: null, censored: 'adverse', ...kind });
+    else if (x.live?.outcome === 'filled' && slippageRefused(x.backtest)) out.push({ side: x.side, priceDriftBps: null, censored: 'favourable', ...kind });
   }
   return out;
 }
@@ -380,7 +379,12 @@ function observationsOf(
  * model: `usedBps` (what those backtests used) plus the median of the whole adverse-drift
  * distribution, slippage refusals included ({@link fitExtraSlippageBps}), never below minus the pool fee.
  */
-export function secondStage(reportPaths: readonly string[], usedBps: number, poolFeeBps = DEFAULT_POOL_FEE_BPS): SecondStage {
+export function secondStage(
+  reportPaths: readonly string[],
+  usedBps: number,
+  poolFeeBps = DEFAULT_POOL_FEE_BPS,
+  graduations?: ReadonlyMap<string, number>,
+): SecondStage {
   const observations: DriftObservation[] = [];
   for (const p of reportPaths) {
     let report: unknown;
@@ -401,16 +405,28 @@ export function secondStage(reportPaths: readonly string[], usedBps: number, poo
         { retry: 'not_retryable' },
       );
     }
-    observations.push(...observationsOf(lvb.pairs as Parameters<typeof observationsOf>[0]));
+    observations.push(...observationsOf(lvb.pairs as Parameters<typeof observationsOf>[0], graduations));
   }
-  const extra = fitExtraSlippageBps(observations, usedBps, poolFeeBps);
+  // With the graduations, fills in graduated pools are fitted apart, when they have a measured drift.
+  const amm = observations.filter((o) => o.graduated === true);
+  const gradExtra = fitExtraSlippageBps(amm, usedBps, poolFeeBps);
+  const curve = gradExtra === undefined ? observations : observations.filter((o) => o.graduated !== true);
+  const extra = fitExtraSlippageBps(curve, usedBps, poolFeeBps) ?? gradExtra;
   if (extra === undefined) {
     throw new ChainpilotError('BACKTEST_NO_LIVE_DATA', `calibrate --against: no paired fill with a price drift in ${reportPaths.join(', ')}; nothing to fit`, {
       retry: 'not_retryable',
     });
   }
   const refusals = observations.filter((o) => o.censored !== undefined).length;
-  return { extraSlippageBps: extra, usedBps, pairs: observations.length - refusals, refusals, reports: reportPaths.length, floorBps: -poolFeeBps };
+  return {
+    extraSlippageBps: extra,
+    usedBps,
+    pairs: observations.length - refusals,
+    refusals,
+    reports: reportPaths.length,
+    floorBps: -poolFeeBps,
+    ...(gradExtra === undefined ? {} : { graduated: { extraSlippageBps: gradExtra, pairs: amm.filter((o) => o.censored === undefined).length } }),
+  };
 }
 
 /** The `paper.model` block, as YAML with the fit's uncertainty in comments (paste it under the deployment's `paper:`). */
@@ -433,7 +449,12 @@ export function modelBlockYaml(f: CalibrationFit, stage2?: SecondStage): string 
     `    # not drawn: ${f.slippage.events} of ${f.slippage.trials} intents (${pct(f.slippage.rate)}) failed on slippage; the fill model decides those from prices`,
     ...(stage2
       ? [
-          `    extraSlippageBps: ${stage2.extraSlippageBps}   # second stage: ${stage2.usedBps} plus the median adverse drift of ${stage2.pairs} paired fills and ${stage2.refusals} one-sided slippage refusals in ${stage2.reports} report(s), at least ${stage2.floorBps} (the pool fee)`,
+          `    extraSlippageBps: ${stage2.extraSlippageBps}   # second stage: ${stage2.usedBps} plus the median adverse drift of ${stage2.pairs} paired fills and ${stage2.refusals} one-sided slippage refusals in ${stage2.reports} report(s), at least ${stage2.floorBps} (the pool fee)${stage2.graduated ? `; of the ${stage2.pairs - stage2.graduated.pairs} fills on a bonding curve` : ''}`,
+          ...(stage2.graduated
+            ? [
+                `    graduatedExtraSlippageBps: ${stage2.graduated.extraSlippageBps}   # the same of the ${stage2.graduated.pairs} paired fills (and refusals) in graduated pools (another fee), fitted apart`,
+              ]
+            : []),
         ]
       : []),
     '',
@@ -453,38 +474,4 @@ function landingYaml(l: LandingFit | undefined): string[] {
     `      # when live heard of each landing, from the decision (ms, paired with slots): the engine learns of the fill then`,
     `      reportMs: [${l.reportMs.join(', ')}]`,
   ];
-}
-
-/** `paper.defaultPoolFeeBps`'s default: the pool fee paper charges when the feed sends none. */
-export const DEFAULT_POOL_FEE_BPS = 100;
-
-/**
- * The adverse slippage live pays beyond the model (second stage of a calibration): `usedBps` (the
- * `extraSlippageBps` the backtests used) plus the median of the whole adverse-drift distribution
- * (a buy's drift as is, a sell's negated), within −`poolFeeBps` and 10,000.
- *
- * The whole distribution includes the refusals on slippage of one side only: live refusing what
- * the backtest filled drifted beyond the intent's slippage, more adverse than any measured fill, so
- * it ranks at the top (+∞); the backtest refusing what live filled ranks at the bottom (−∞). Their
- * size is censored at the slippage, so a mean cannot use them; the median of the ranks can, and one
- * extreme fill moves it by one rank only. Undefined without a measured drift.
- *
- * Negative when the model charges more than live paid (paper knows neither a pool's fee, the feed
- * does not send it, nor a bonding curve's virtual reserves), but never below minus the pool fee paper
- * charges: beyond it a paper fill would beat the pool's own price.
- */
-export function fitExtraSlippageBps(observations: readonly DriftObservation[], usedBps: number, poolFeeBps = DEFAULT_POOL_FEE_BPS): number | undefined {
-  const adverse: number[] = [];
-  for (const o of observations) {
-    if (o.censored !== undefined) adverse.push(o.censored === 'adverse' ? Infinity : -Infinity);
-    else if (o.priceDriftBps !== null) adverse.push(o.side === 'buy' ? o.priceDriftBps : -o.priceDriftBps);
-  }
-  if (!adverse.some(Number.isFinite)) return undefined;
-  adverse.sort((a, b) => a - b);
-  const m = adverse.length >> 1;
-  // An even count's median is the mean of the middle two, or the finite one when the other is a refusal.
-  const lo = adverse[m - 1]!;
-  const hi = adverse[m]!;
-  const median = adverse.length % 2 ? hi : Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : Number.isFinite(lo) ? lo : hi;
-  return Math.min(10_000, Math.max(-poolFeeBps, Math.round(usedBps + median)));
 }

@@ -39,7 +39,13 @@ export function paperExecutorSettings(
       networkFeeLamports: lamports(BigInt(d.paper.networkFeeLamports)),
       priorityFeeCapLamports: lamports(BigInt(d.paper.priorityFeeCapLamports)),
       assumedDepthLamports: d.paper.assumedDepthLamports,
-      ...(m ? { feeLamports: lamports(BigInt(m.feeLamports)) } : {}),
+      ...(m
+        ? {
+            feeLamports: lamports(BigInt(m.feeLamports)),
+            curveReserves: true,
+            ...(m.graduatedExtraSlippageBps === undefined ? {} : { graduatedExtraSlippageBps: m.graduatedExtraSlippageBps }),
+          }
+        : {}),
     },
     ...(rails ? { rails } : {}),
     ...(m
