@@ -4,9 +4,10 @@
  * live on the embedded simulator's ledger (`run --live` with `record:` on). The model is fitted on the
  * fit seeds only, as a user would: `chainpilot calibrate` over their journals (stage 1), the backtests
  * of their recordings with that block verified against their decision logs, and `calibrate --against`
- * those reports (stage 2, `extraSlippageBps`). Then each held-out seed, never fitted, is backtested
- * with that model and verified against its own live decision log. The backtest learns latency and
- * costs only through `calibrate` from the fit seeds' live runs, never from the simulator's settings.
+ * those reports with the recordings (stage 2, `extraSlippageBps`; fills in graduated pools apart).
+ * Then each held-out seed, never fitted, is backtested with that model and verified against its own
+ * live decision log. The backtest learns latency and costs only through `calibrate` from the fit
+ * seeds' live runs, never from the simulator's settings.
  *
  * Per held-out (seed, deployment), against live as the baseline: the share of live fills paired with
  * a backtest fill, the closed-trade count ratio, the median |price drift| of paired fills (rent left
