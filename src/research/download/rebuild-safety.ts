@@ -66,7 +66,9 @@ export function safetyFrames(info: TokenInfo, rows: readonly Row[], fromMs: numb
   let bundlerRaw = 0n;
   const labelled = { sniper: new Set<string>(), insider: new Set<string>() };
   const labelledRaw = { sniper: 0n, insider: 0n };
-  const last: Record<'dev' | 'bundlers' | 'sniper' | 'insider' | 'top10', number | null> = {
+  let holders = 0;
+  const last: Record<'dev' | 'bundlers' | 'sniper' | 'insider' | 'top10' | 'holders', number | null> = {
+    holders: null,
     dev: null,
     bundlers: null,
     sniper: null,
@@ -89,9 +91,14 @@ export function safetyFrames(info: TokenInfo, rows: readonly Row[], fromMs: numb
     const before = balances.get(wallet) ?? 0n;
     const after = before + change;
     balances.set(wallet, after);
+    holders += (after > 0n ? 1 : 0) - (before > 0n ? 1 : 0);
     if (bundlers.has(wallet)) bundlerRaw += change;
     for (const role of ['sniper', 'insider'] as const) if (labelled[role].has(wallet)) labelledRaw[role] += change;
     const inWindow = t >= fromMs && t <= toMs;
+    // the holder count (wallets with a positive balance) at every swap, as the stream publishes it to a
+    // room joined since (the first swap after a join carries it even when unchanged)
+    if (inWindow) out.push({ t, room: `holders:${mint}`, data: { token: mint, total: holders, previous: last.holders, timestamp: t } });
+    last.holders = holders;
     const amounts = {
       wallet,
       currentAmount: (after < 0n ? 0n : after).toString(),
