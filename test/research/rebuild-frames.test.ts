@@ -84,7 +84,9 @@ describe('rebuilding frames from REST history', () => {
       by('W4', swap(6_000, 'sell', 1n, '0.1')), // sold more than its swaps bought (a transfer in): no holder
     ];
     const { frames } = rebuildFrames(info(), rows, 2_500, 10_000);
-    const holders = frames.filter((f) => f.room === `holders:${MINT}`).map((f) => [f.t, (f.data as { total: number; previous: number | null }).total, (f.data as { previous: number | null }).previous]);
+    const holders = frames
+      .filter((f) => f.room === `holders:${MINT}`)
+      .map((f) => [f.t, (f.data as { total: number; previous: number | null }).total, (f.data as { previous: number | null }).previous]);
     // 2 holders before the window; every swap in it carries the count, even an unchanged one
     expect(holders).toEqual([
       [3_000, 3, 2],

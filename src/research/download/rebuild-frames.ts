@@ -209,14 +209,7 @@ export function rebuildFrames(info: TokenInfo, rows: readonly Row[], fromMs: num
 /** Room patterns a download rebuilds whole for a token (the header's `covered`). */
 export function coveredRooms(info: Pick<TokenInfo, 'mint' | 'token' | 'pools' | 'rolesNamed'>): string[] {
   const mint = info.mint;
-  return [
-    `price:token:${mint}`,
-    `transaction:${mint}`,
-    `transaction:${mint}:*`,
-    `liquidity:${mint}`,
-    `liquidity:${mint}:*`,
-    ...safetyRoomsOf(info).covered,
-  ];
+  return [`price:token:${mint}`, `transaction:${mint}`, `transaction:${mint}:*`, `liquidity:${mint}`, `liquidity:${mint}:*`, ...safetyRoomsOf(info).covered];
 }
 
 /** Rooms of a token a download could not rebuild whole: its dev holding without a known deployer, its sniper and insider rooms when no row names roles. */
