@@ -82,6 +82,7 @@ describe('rebuilding frames from REST history', () => {
       by('W1', swap(4_000, 'sell', 10n, '0.1')),
       by('W2', swap(5_000, 'sell', 2n, '0.1')),
       by('W4', swap(6_000, 'sell', 1n, '0.1')), // sold more than its swaps bought (a transfer in): no holder
+      by('W4', swap(7_000, 'buy', 1n, '0.1')), // its balance was 0, not −1: a holder again
     ];
     const { frames } = rebuildFrames(info(), rows, 2_500, 10_000);
     const holders = frames
@@ -93,6 +94,7 @@ describe('rebuilding frames from REST history', () => {
       [4_000, 2, 3],
       [5_000, 2, 2],
       [6_000, 2, 2],
+      [7_000, 3, 2],
     ]);
   });
 });
