@@ -1,22 +1,37 @@
 /**
  * `download --lists window` of a one-hour simulated window rebuilds every token that traded in it,
  * not only those in a discovery list at download time: it holds every price frame a recording of
- * the same window holds. Measured on this seed (the README's): `--lists graduating,graduated,latest`
- * misses 3 of 4,393 (tokens in no list by download time; issue 39 measured 97.8 % of a recording's frames with lists).
+ * the same window holds, and the shipped deployment's backtest on it takes the recording backtest's
+ * decisions. Measured on this seed (the README's): `--lists graduating,graduated,latest` misses 3 of
+ * 4,393 price frames (tokens in no list by download time; issue 39 measured 97.8 % with lists).
+ *
+ * The recording steps the simulator 100 ms at a time, so its frames arrive within a step of their
+ * trades, as the service sends them; at the default 1 s step every frame waits for the end of its
+ * second, and that alone moves this deployment's PnL (seed 42: 1.762 SOL at 1 s, 1.666 at 100 ms; seed 5:
+ * 1.183 and 1.741), more than any difference between a download and a recording (docs/backtesting.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
+import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
 import { downloadSimulator } from '../../src/research/download/download-sim.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-download-window-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const HOUR_MS = 3_600_000;
+const SHIPPED = 'config/paper-sim.yaml';
+let selected = 0;
+
+beforeAll(async () => {
+  await recordSimulator({ seed: 42, durationMs: HOUR_MS, stepMs: 100, loaded: loadDeployment(SHIPPED), dir: join(dir, 'rec'), redactor: createRedactor() });
+  const r = await downloadSimulator({ seed: 42, durationMs: HOUR_MS, lists: ['window'], maxTokens: 1_000, outDir: join(dir, 'dl'), requestsPerSec: 1_000 });
+  selected = r.tokens.length;
+}, 600_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface PriceFrame {
   readonly room: string;
@@ -24,16 +39,8 @@ interface PriceFrame {
 }
 
 describe('chainpilot download --lists window', () => {
-  it('holds every price frame of a recording of the same hour', async () => {
-    await recordSimulator({
-      seed: 42,
-      durationMs: HOUR_MS,
-      loaded: loadDeployment('config/paper-sim.yaml'),
-      dir: join(dir, 'rec'),
-      redactor: createRedactor(),
-    });
-    const r = await downloadSimulator({ seed: 42, durationMs: HOUR_MS, lists: ['window'], maxTokens: 1_000, outDir: join(dir, 'dl'), requestsPerSec: 1_000 });
-    expect(r.tokens.length).toBeGreaterThan(100); // more than /tokens/latest holds
+  it('holds every price frame of a recording of the same hour', () => {
+    expect(selected).toBeGreaterThan(100); // more than /tokens/latest holds
     const id = (f: PriceFrame): string => `${f.room}|${f.data.time}|${f.data.pool}`;
     const downloaded = new Map<string, number>();
     for (const l of readRecording(join(dir, 'dl')).lines) {
@@ -51,5 +58,41 @@ describe('chainpilot download --lists window', () => {
     }
     expect(recorded).toBeGreaterThan(1_000);
     expect(missing).toEqual([]);
-  }, 600_000);
+  }, 300_000);
+
+  it("backtests to the recording's intents, and to curve-momentum's PnL within 5 %", async () => {
+    const a = await runBacktestJob({ file: SHIPPED, data: join(dir, 'rec'), outDir: join(dir, 'bt-rec') });
+    const b = await runBacktestJob({ file: SHIPPED, data: join(dir, 'dl'), outDir: join(dir, 'bt-dl') });
+    const intents = (r: typeof a): string[] => r.result.decisions.filter((e) => e.kind === 'intent').map((e) => `${e.strategyId}|${e.mint}|${e.side}`);
+    const left = new Map<string, number>();
+    for (const k of intents(b)) left.set(k, (left.get(k) ?? 0) + 1);
+    let matched = 0;
+    for (const k of intents(a)) {
+      const n = left.get(k) ?? 0;
+      if (n > 0) {
+        matched++;
+        left.set(k, n - 1);
+      }
+    }
+    const pnl = (r: typeof a, id?: string): number =>
+      Number(id === undefined ? r.report.metrics.tradePnlSol : r.report.byStrategy.find((s) => s.strategyId === id)!.pnlSol);
+    if (process.env['DL_MEASURE'])
+      console.log({
+        intents: [matched, intents(a).length, intents(b).length],
+        total: [pnl(a), pnl(b)],
+        curve: [pnl(a, 'curve-momentum'), pnl(b, 'curve-momentum')],
+        sniper: [pnl(a, 'graduation-sniper'), pnl(b, 'graduation-sniper')],
+      });
+    // measured: 391 of 394 intents (the download's backtest has 393); curve-momentum 3.531 SOL on the
+    // recording, 3.522 on the download (−0.2 %)
+    expect(intents(a).length).toBeGreaterThan(200);
+    expect(matched / intents(a).length).toBeGreaterThanOrEqual(0.98);
+    expect(Math.abs(pnl(b, 'curve-momentum') / pnl(a, 'curve-momentum') - 1)).toBeLessThanOrEqual(0.05);
+    // The graduation sniper takes the same tokens at other prices: a backtest joins a token's price room
+    // the instant its graduation arrives, so it buys at the AMM pool's first swap (16 ms after the
+    // graduation here), which a live join, one round trip later, never sees (measured: −1.865 SOL on the
+    // recording, −1.623 on the download). The whole deployment: 1.666 and 1.900 SOL (+14 %); before the
+    // window selection a download's backtest made −0.175 SOL against +2.566 (issue 39).
+    expect(Math.abs(pnl(b) / pnl(a) - 1)).toBeLessThanOrEqual(0.25);
+  }, 300_000);
 });

@@ -123,7 +123,8 @@ describe('chainpilot download', () => {
       if (f?.room?.startsWith('holders:')) lastOfSecond.set(`${f.room}|${Math.floor(f.data.timestamp / 1000)}`, { room: f.room, total: f.data.total, t: l.t });
     }
     const seen = [...lastOfSecond.values()].filter((h) => dlHolders.get(`${h.room}|${h.total}`)?.some((t) => Math.abs(t - h.t) <= 1_000)).length;
-    // measured: 104 of 127
+    if (process.env['DL_MEASURE']) console.log('holders', seen, lastOfSecond.size);
+    // measured: 129 of 138 (counts rebuilt from the swaps' wallets at every swap)
     expect(lastOfSecond.size).toBeGreaterThan(50);
     expect(seen / lastOfSecond.size).toBeGreaterThanOrEqual(0.75);
   });

@@ -1,4 +1,4 @@
-/** How a download turns a token's REST history into stream frames: milestones, liquidity, graduation and holder counts. */
+/** How a download turns a token's REST history into stream frames: milestones, liquidity, graduation and holder counts (from the swaps' wallets). */
 import { describe, expect, it } from 'vitest';
 import { rebuildFrames, SOL_MINT, type TokenInfo } from '../../src/research/download/rebuild-frames.js';
 
@@ -57,26 +57,44 @@ describe('rebuilding frames from REST history', () => {
     ]);
   });
 
-  it('places the graduation after the rows of its time and holder counts at the end of their interval, never earlier', () => {
-    const holders = [
-      { time: 1, holders: 3 },
-      { time: 2, holders: 3 },
-      { time: 4, holders: 5 },
-    ];
-    const { frames } = rebuildFrames(info({ graduationTime: 2_000, graduationTx: 'gtx', holders }), [swap(2_000, 'buy', 1n, '0.1')], 0, 10_000);
+  it('places the graduation after the rows of its time, and the rebuilt safety rooms at each swap', () => {
+    const { frames } = rebuildFrames(info({ graduationTime: 2_000, graduationTx: 'gtx' }), [swap(2_000, 'buy', 1n, '0.1')], 0, 10_000);
     expect(frames.map((f) => [f.t, f.room.split(':')[0]])).toEqual([
-      [1_999, 'holders'],
       [2_000, 'transaction'],
       [2_000, 'transaction'],
       [2_000, 'price'],
       // the safety rooms a swap's wallets rebuild (rebuild-safety.ts), at the swap's time
+      [2_000, 'holders'],
       [2_000, 'bundlers'],
       [2_000, 'top10'],
       [2_000, 'graduated'],
-      [4_999, 'holders'],
     ]);
-    expect(frames[0]!.data).toEqual({ token: MINT, total: 3, previous: null, timestamp: 1_999 });
-    expect(frames[7]!.data).toEqual({ token: MINT, total: 5, previous: 3, timestamp: 4_999 });
+    expect(frames[3]!.data).toEqual({ token: MINT, total: 1, previous: null, timestamp: 2_000 });
     expect(frames[6]!.data).toMatchObject({ pools: [{ poolId: 'AMM' }], graduationTx: 'gtx', graduationTime: 2_000 });
+  });
+
+  it('counts the holders (wallets with a positive balance) at every swap, the swaps before the window included', () => {
+    const by = (wallet: string, row: Record<string, unknown>): Record<string, unknown> => ({ ...row, wallet });
+    const rows = [
+      by('W1', swap(1_000, 'buy', 10n, '0.1')),
+      by('W2', swap(2_000, 'buy', 5n, '0.1')),
+      by('W3', swap(3_000, 'buy', 5n, '0.1')),
+      by('W1', swap(4_000, 'sell', 10n, '0.1')),
+      by('W2', swap(5_000, 'sell', 2n, '0.1')),
+      by('W4', swap(6_000, 'sell', 1n, '0.1')), // sold more than its swaps bought (a transfer in): no holder
+      by('W4', swap(7_000, 'buy', 1n, '0.1')), // its balance was 0, not −1: a holder again
+    ];
+    const { frames } = rebuildFrames(info(), rows, 2_500, 10_000);
+    const holders = frames
+      .filter((f) => f.room === `holders:${MINT}`)
+      .map((f) => [f.t, (f.data as { total: number; previous: number | null }).total, (f.data as { previous: number | null }).previous]);
+    // 2 holders before the window; every swap in it carries the count, even an unchanged one
+    expect(holders).toEqual([
+      [3_000, 3, 2],
+      [4_000, 2, 3],
+      [5_000, 2, 2],
+      [6_000, 2, 2],
+      [7_000, 3, 2],
+    ]);
   });
 });

@@ -12,11 +12,11 @@
  *   the first time (derived, below), `{...token, pools, curvePercentage, threshold, tx, timestamp}`.
  * From each liquidity row: `liquidity:{mint}`, `liquidity:{mint}:{pool}` and `liquidity:pool:{pool}`
  * (the row is the stream's element: `[row]`). From the token's graduation time (the graduated list
- * or search): one `graduated` frame `{token, pools, graduationTx, graduationTime}`. From the holder
- * chart (`/holders/chart`, a count per interval): `holders:{mint}` frames, at the end of each
- * interval the count changed in; a chart cut at its 1000 points leaves the token's `holders` room
- * marked absent. From the swaps' wallets: `dev_holding:{mint}`, `bundlers:{mint}`, `top10:{mint}`, and
- * `sniper:{mint}` and `insider:{mint}` where the rows' identities name roles (rebuild-safety.ts).
+ * or search): one `graduated` frame `{token, pools, graduationTx, graduationTime}`. From the swaps'
+ * wallets: `holders:{mint}` (wallets with a positive balance, at every swap), `dev_holding:{mint}`,
+ * `bundlers:{mint}`, `top10:{mint}`, and `sniper:{mint}` and `insider:{mint}` where the rows'
+ * identities name roles (rebuild-safety.ts). The holder chart is not used: the service keeps its
+ * 1000 most recent points, so an active token's chart misses the start of a window an hour old.
  *
  * Derivations (exact when the history is complete from the pool's creation; the download pages it
  * from the oldest row):
@@ -50,8 +50,6 @@ export interface TokenInfo {
   /** Unix ms of its graduation, when known. */
   readonly graduationTime?: number | undefined;
   readonly graduationTx?: string | null | undefined;
-  /** The holder chart (`/holders/chart`): holder count at the end of each second (Unix seconds) it changed in. */
-  readonly holders?: readonly { readonly time: number; readonly holders: number }[] | undefined;
   /** True when the token's history names its wallets' roles (`identity.roles`): its sniper and insider rooms are rebuilt. */
   readonly rolesNamed?: boolean | undefined;
 }
@@ -195,8 +193,7 @@ export function rebuildFrames(info: TokenInfo, rows: readonly Row[], fromMs: num
       }
     }
   }
-  frames.push(...holderFrames(info, fromMs, toMs));
-  // dev holding, bundlers and top 10 from the same rows' wallets (rebuild-safety.ts)
+  // holders, dev holding, bundlers and top 10 from the same rows' wallets (rebuild-safety.ts)
   frames.push(...safetyFrames(info, rows, fromMs, toMs));
   if (info.graduationTime !== undefined && inWindow(info.graduationTime)) {
     const data = { token: info.token, pools: info.pools, graduationTx: info.graduationTx ?? null, graduationTime: info.graduationTime };
@@ -205,70 +202,19 @@ export function rebuildFrames(info: TokenInfo, rows: readonly Row[], fromMs: num
     while (at > 0 && frames[at - 1]!.t > info.graduationTime) at--;
     frames.splice(at, 0, { t: info.graduationTime, room: 'graduated', data });
   }
-  // holder frames at the end of their second, after the rows of that second (a stable sort)
   frames.sort((a, b) => a.t - b.t);
   return { frames, stats: { rows: rows.length, skipped, noLiquidity } };
 }
 
-/**
- * `holders:{mint}` from the holder chart: one frame `{token, total, previous, timestamp}` for each
- * point whose count changed, at the last millisecond of the point's interval (the count after the
- * interval's last trade: never before the trades that made it). The interval is the smallest gap
- * between two points (one second on the simulator; a coarser chart delays the counts, never
- * advances them).
- */
-function holderFrames(info: TokenInfo, fromMs: number, toMs: number): RebuiltFrame[] {
-  const points = info.holders ?? [];
-  let intervalS = Infinity;
-  for (let i = 1; i < points.length; i++) {
-    const gap = points[i]!.time - points[i - 1]!.time;
-    if (gap > 0 && gap < intervalS) intervalS = gap;
-  }
-  const lastMs = (Number.isFinite(intervalS) ? intervalS : 1) * 1000 - 1;
-  const out: RebuiltFrame[] = [];
-  let previous: number | null = null;
-  for (const p of points) {
-    const t = p.time * 1000 + lastMs;
-    if (p.holders !== previous && t >= fromMs && t <= toMs)
-      out.push({ t, room: `holders:${info.mint}`, data: { token: info.mint, total: p.holders, previous, timestamp: t } });
-    previous = p.holders;
-  }
-  return out;
-}
-
-/** The points of a `/holders/chart` answer (`{points: [{time, holders}]}` or an array of them); undefined when it has none. */
-export function holderPoints(answer: unknown): { time: number; holders: number }[] | undefined {
-  const list = Array.isArray(answer) ? (answer as unknown[]) : (answer as { points?: unknown } | null)?.points;
-  if (!Array.isArray(list)) return undefined;
-  const out: { time: number; holders: number }[] = [];
-  for (const p of list as { time?: unknown; holders?: unknown }[]) {
-    if (typeof p.time === 'number' && typeof p.holders === 'number') out.push({ time: p.time, holders: p.holders });
-  }
-  return out.length > 0 ? out : undefined;
-}
-
-/** The holder chart of a token covers the window when it has fewer points than the service keeps (1000). */
-export const HOLDER_CHART_MAX_POINTS = 1000;
-
-/** Room patterns a download rebuilds whole for a token (the header's `covered`); `holders` when its chart is whole. */
-export function coveredRooms(info: Pick<TokenInfo, 'mint' | 'holders' | 'token' | 'pools' | 'rolesNamed'>): string[] {
+/** Room patterns a download rebuilds whole for a token (the header's `covered`). */
+export function coveredRooms(info: Pick<TokenInfo, 'mint' | 'token' | 'pools' | 'rolesNamed'>): string[] {
   const mint = info.mint;
-  const holders = info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [`holders:${mint}`] : [];
-  return [
-    `price:token:${mint}`,
-    `transaction:${mint}`,
-    `transaction:${mint}:*`,
-    `liquidity:${mint}`,
-    `liquidity:${mint}:*`,
-    ...holders,
-    ...safetyRoomsOf(info).covered,
-  ];
+  return [`price:token:${mint}`, `transaction:${mint}`, `transaction:${mint}:*`, `liquidity:${mint}`, `liquidity:${mint}:*`, ...safetyRoomsOf(info).covered];
 }
 
-/** Rooms of a token a download could not rebuild whole: its holder chart missing or cut at 1000 points, its dev holding without a known deployer, its sniper and insider rooms when no row names roles. */
-export function absentRoomsOf(info: Pick<TokenInfo, 'mint' | 'holders' | 'token' | 'pools' | 'rolesNamed'>): string[] {
-  const holders = info.holders !== undefined && info.holders.length < HOLDER_CHART_MAX_POINTS ? [] : [`holders:${info.mint}`];
-  return [...holders, ...safetyRoomsOf(info).absent];
+/** Rooms of a token a download could not rebuild whole: its dev holding without a known deployer, its sniper and insider rooms when no row names roles. */
+export function absentRoomsOf(info: Pick<TokenInfo, 'mint' | 'token' | 'pools' | 'rolesNamed'>): string[] {
+  return safetyRoomsOf(info).absent;
 }
 
 /** Room patterns REST history cannot rebuild (the header's `absent`): the backtest names them when joined. */

@@ -1,8 +1,10 @@
 /**
- * The safety rooms a token's REST history can rebuild: `dev_holding:{mint}`, `bundlers:{mint}` and
- * `top10:{mint}`. The history the download pages (`events=all`, oldest first, from the pool's
- * creation) has every swap with its wallet and transaction, so each wallet's balance at every swap is
- * the sum of its swaps (buys add their tokens, sells remove them), and:
+ * The safety rooms a token's REST history can rebuild: `holders:{mint}`, `dev_holding:{mint}`,
+ * `bundlers:{mint}` and `top10:{mint}`. The history the download pages (`events=all`, oldest first,
+ * from the pool's creation) has every swap with its wallet and transaction, so each wallet's balance
+ * at every swap is the sum of its swaps (buys add their tokens, sells remove them, never below zero),
+ * and:
+ * - the holder count is the number of wallets with a positive balance, published at every swap;
  * - the dev's holding is the balance of the token's deployer (`pools[].deployer`, else the token's
  *   `creator`), published at each of the deployer's swaps;
  * - the bundlers are the wallets other than the deployer that bought in the launch transaction (the
@@ -66,7 +68,9 @@ export function safetyFrames(info: TokenInfo, rows: readonly Row[], fromMs: numb
   let bundlerRaw = 0n;
   const labelled = { sniper: new Set<string>(), insider: new Set<string>() };
   const labelledRaw = { sniper: 0n, insider: 0n };
-  const last: Record<'dev' | 'bundlers' | 'sniper' | 'insider' | 'top10', number | null> = {
+  let holders = 0;
+  const last: Record<'dev' | 'bundlers' | 'sniper' | 'insider' | 'top10' | 'holders', number | null> = {
+    holders: null,
     dev: null,
     bundlers: null,
     sniper: null,
@@ -85,17 +89,24 @@ export function safetyFrames(info: TokenInfo, rows: readonly Row[], fromMs: numb
     const roles = rolesOf(r);
     if (side === 'buy' && wallet !== deployer && ((tx !== undefined && tx === launchTx) || roles?.includes('bundler'))) bundlers.add(wallet);
     for (const role of ['sniper', 'insider'] as const) if (roles?.includes(role)) labelled[role].add(wallet);
-    const change = side === 'buy' ? raw : -raw;
+    // a balance never goes below zero: a sell of more than the wallet's swaps bought sold tokens that
+    // came by transfer (not in the history), and its next buy starts from nothing
     const before = balances.get(wallet) ?? 0n;
-    const after = before + change;
+    const after = side === 'buy' ? before + raw : before > raw ? before - raw : 0n;
+    const change = after - before;
     balances.set(wallet, after);
+    holders += (after > 0n ? 1 : 0) - (before > 0n ? 1 : 0);
     if (bundlers.has(wallet)) bundlerRaw += change;
     for (const role of ['sniper', 'insider'] as const) if (labelled[role].has(wallet)) labelledRaw[role] += change;
     const inWindow = t >= fromMs && t <= toMs;
+    // the holder count (wallets with a positive balance) at every swap, as the stream publishes it to a
+    // room joined since (the first swap after a join carries it even when unchanged)
+    if (inWindow) out.push({ t, room: `holders:${mint}`, data: { token: mint, total: holders, previous: last.holders, timestamp: t } });
+    last.holders = holders;
     const amounts = {
       wallet,
-      currentAmount: (after < 0n ? 0n : after).toString(),
-      previousAmount: (before < 0n ? 0n : before).toString(),
+      currentAmount: after.toString(),
+      previousAmount: before.toString(),
       currentPercentage: pct(after),
       previousPercentage: pct(before),
     };

@@ -19,7 +19,7 @@ import { mergeFrameFiles, writeTokenFrames } from './merge-frames.js';
 import { createRecordingWriter } from '../replay/recording-writer.js';
 import { chainpilotVersion } from '../record/version.js';
 import { openDownloadState, type DownloadState } from './download-state.js';
-import { ABSENT_ROOMS, absentRoomsOf, coveredRooms, holderPoints, rebuildFrames, type TokenInfo } from './rebuild-frames.js';
+import { ABSENT_ROOMS, absentRoomsOf, coveredRooms, rebuildFrames, type TokenInfo } from './rebuild-frames.js';
 import { historyNamesRoles } from './rebuild-safety.js';
 import { createRequestPacer, type RequestPacer } from './request-pacer.js';
 import { selectTokens, type DiscoveryList } from './select-tokens.js';
@@ -95,11 +95,8 @@ function optionsKey(o: DownloadOptions): string {
     .digest('hex');
 }
 
-/** `price`, `transaction`, `liquidity`, `holders`, `graduated` or `curve`: the first word of the room (curve rooms start with their market). */
-const kindOf = (room: string): string => {
-  const first = room.slice(0, room.indexOf(':') < 0 ? room.length : room.indexOf(':'));
-  return ['price', 'transaction', 'liquidity', 'holders', 'graduated'].includes(first) ? first : 'curve';
-};
+/** `curve` for a milestone room (`{market}:curve:{pct}`), else the room's first word (`price`, `transaction`, `holders`, `top10`...). */
+const kindOf = (room: string): string => (room.includes(':curve:') ? 'curve' : room.slice(0, room.indexOf(':') < 0 ? room.length : room.indexOf(':')));
 
 async function fetchToken(api: DataApiClient, pacer: RequestPacer, mint: string): Promise<TokenInfo> {
   const detail = await pacer.run(`the record of ${mint}`, () => api.getToken(mint));
@@ -114,7 +111,6 @@ async function fetchToken(api: DataApiClient, pacer: RequestPacer, mint: string)
     decimals,
     graduationTime: row?.graduatedAt ?? undefined,
     graduationTx: null,
-    holders: holderPoints(await pacer.run(`the holder chart of ${mint}`, () => api.getHoldersChart({ token: mint }))),
   };
 }
 
