@@ -279,17 +279,13 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
         }
       }
     },
-    stats: () => ({
-      frames,
-      messages: s.messages,
-      parseFailures: s.parseFailures,
-      unrouted: s.unroutedMessages,
-      invalidPayloads: s.invalidPayloads,
-      duplicates: s.duplicates,
-      handlerErrors: s.handlerErrors,
-      silentRooms: recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : [],
-    }),
+    stats: () => statsOf(frames, s, recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : []),
   };
+}
+
+function statsOf(frames: number, s: StatsBook['s'], silentRooms: readonly string[]): ReplayFeedStats {
+  const { messages, parseFailures, unroutedMessages: unrouted, invalidPayloads, duplicates, handlerErrors } = s;
+  return { frames, messages, parseFailures, unrouted, invalidPayloads, duplicates, handlerErrors, silentRooms };
 }
 
 const recordedRooms = new WeakMap<readonly RecordLine[], ReadonlySet<string>>();
