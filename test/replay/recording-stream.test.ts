@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openRecordingStream } from '../../src/research/replay/recording-stream.js';
+import { frameHead, openRecordingStream } from '../../src/research/replay/recording-stream.js';
+import { createReplayFeed } from '../../src/research/replay/replay-feed.js';
+import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import { parseRecordLine, RECORDING_FORMAT, type RecordLine } from '../../src/research/replay/recording-format.js';
 import { recordingPaths, replayOrder, readRecordingFile } from '../../src/research/replay/recording-reader.js';
 import type { DataLine, ReplayBounds } from '../../src/research/replay/prepared-replay.js';
@@ -111,5 +113,100 @@ describe('the streamed first pass', () => {
     expect(want.bounds.endT).toBe(10_002);
     expect(want.bounds.lastT).toBe(10_007);
     expect(want.dataLines.length).toBe(10);
+    // the cursor reads the same lines, joined across the chunks: every line that parses, at its time and index
+    const wantLines: [number, number][] = [];
+    let index = 0;
+    for (const text of [text0, text1, text2])
+      for (const l of text
+        .split('\n')
+        .slice(1)
+        .filter((x) => x.length > 0)) {
+        const i = index++;
+        try {
+          wantLines.push([i, parseRecordLine(l).t]);
+        } catch {
+          // a bad line: skipped
+        }
+      }
+    const cursor = got.cursor();
+    const gotLines: [number, number][] = [];
+    for (;;) {
+      if (cursor.next()) gotLines.push([cursor.index, cursor.t]);
+      else if (!(await cursor.refill())) break;
+    }
+    expect(gotLines).toEqual(wantLines);
+    expect(cursor.lines).toBe(wantLines.length);
+    expect(cursor.badLines).toBe(index - wantLines.length);
+  });
+});
+
+describe('the streamed cursor', () => {
+  const M = 'MintA111111111111111111111111111111111111111';
+  const msg = (t: number, room: string, data: unknown, rt?: number): string =>
+    `{"t":${t}${rt === undefined ? '' : `,"rt":${rt}`},"f":${JSON.stringify({ type: 'message', room, data })}}`;
+  const tick = (n: number): Record<string, unknown> => ({ token: M, price: n, price_quote: n / 100, time: n });
+
+  it('reads a message frame by its bytes, and only the shapes it can read exactly', () => {
+    const head = (line: string): ReturnType<typeof frameHead> => frameHead(Buffer.from(line), 0, Buffer.byteLength(line));
+    expect(head(msg(1_767_225_600_000, `price:token:${M}`, tick(1)))).toEqual({ t: 1_767_225_600_000, room: `price:token:${M}` });
+    expect(head(msg(5, 'holders:X', {}, 4))).toEqual({ t: 5, room: 'holders:X' });
+    // anything else is parsed whole: a time that is not a whole number, a room with an escape or
+    // non-ASCII, another key order, a non-message frame, a text frame, a line cut short, a mark
+    for (const line of [
+      '{"t":1.5,"f":{"type":"message","room":"a","data":{}}}',
+      '{"t":1e3,"f":{"type":"message","room":"a","data":{}}}',
+      '{"t":1,"rt":-2,"f":{"type":"message","room":"a","data":{}}}',
+      '{"t":1,"f":{"type":"message","room":"a\\"b","data":{}}}',
+      '{"t":1,"f":{"type":"message","room":"é","data":{}}}',
+      '{"t":1,"f":{"type":"message","room":"","data":{}}}',
+      '{"t":1,"f":{"room":"a","type":"message","data":{}}}',
+      '{"t":1,"f":{"type":"joined","room":"a"}}',
+      '{"t":1,"x":"not json"}',
+      '{"t":1,"f":{"type":"message","room":"a","data":{}',
+      '{"t":12345678901234567,"f":{"type":"message","room":"a","data":{}}}',
+      '{"k":"end","t":1}',
+    ])
+      expect(head(line), line).toBeUndefined();
+  });
+
+  it('parses a frame only when someone holds its room at delivery; its counts are those of the parsed path', async () => {
+    const dir = join(root, 'lazy');
+    mkdirSync(dir);
+    const held = `price:token:${M}`;
+    const lines = [
+      header(0, 1000),
+      msg(1001, held, tick(1)),
+      msg(1002, 'holders:Nobody', { token: 'Nobody', total: 3 }),
+      // torn in the middle, yet its first bytes and end look like a frame: unrouted when nobody holds the room, bad when someone does
+      '{"t":1003,"f":{"type":"message","room":"holders:Nobody","data":{"tok}}',
+      '{"t":1004,"f":{"type":"message","room":"price:token:MintA111111111111111111111111111111111111111","data":{"tok}}',
+      msg(1005, held, tick(2), 1004),
+      '{"t":1006,"x":"not json"}',
+    ];
+    writeFileSync(join(dir, 'r.0000.jsonl.gz'), gzipSync(`${lines.join('\n')}\n`));
+    const rec = await openRecordingStream(dir);
+    const cursor = rec.cursor();
+    const feed = createReplayFeed();
+    const got: StreamMessage[] = [];
+    feed.subscribe(held, (m) => got.push(m));
+    const times: number[] = [];
+    for (;;) {
+      if (!cursor.next()) {
+        if (await cursor.refill()) continue;
+        break;
+      }
+      times.push(cursor.t);
+      cursor.deliver(feed);
+    }
+    expect(times).toEqual([1001, 1002, 1003, 1004, 1005, 1006]);
+    expect(got.map((m) => [m.receivedAt, (m.data as { price: number }).price])).toEqual([
+      [1001, 1],
+      [1004, 2],
+    ]);
+    expect(cursor.badLines).toBe(1);
+    expect(cursor.firstBad).toContain('"t":1004');
+    expect(cursor.lines).toBe(5);
+    expect([...cursor.recordedRooms].sort()).toEqual(['holders:Nobody', held]);
+    expect(feed.stats()).toMatchObject({ frames: 5, messages: 4, unrouted: 2, parseFailures: 1 });
   });
 });

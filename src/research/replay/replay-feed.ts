@@ -41,6 +41,10 @@ export interface EventSink {
 export interface ReplayFeed extends StreamFeed {
   /** Delivers one recorded frame (parsed `frame`, or the raw `text` of a non-JSON frame). */
   frame(frame: unknown, text: string | undefined, receivedAt: UnixMs): void;
+  /** Whether a message frame of `room` would reach anyone now (someone has joined it). */
+  holds(room: string): boolean;
+  /** Counts a message frame of a room nobody holds, as `frame` counts it (the streamed cursor skips its parse). */
+  unrouted(): void;
   /**
    * The prepared path (prepared-replay.ts), for a message frame of `room` the client's guard accepts:
    * counts it as `frame` would and returns the room's route, or undefined when nobody has joined it.
@@ -181,6 +185,12 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
       }
       router.route(entry, f.data, receivedAt, 'live');
     },
+    holds: (room) => router.lookup(room) !== undefined || waiting.has(room),
+    unrouted() {
+      frames++;
+      s.messages++;
+      s.unroutedMessages++;
+    },
     enter(room) {
       frames++;
       s.messages++;
@@ -269,17 +279,13 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
         }
       }
     },
-    stats: () => ({
-      frames,
-      messages: s.messages,
-      parseFailures: s.parseFailures,
-      unrouted: s.unroutedMessages,
-      invalidPayloads: s.invalidPayloads,
-      duplicates: s.duplicates,
-      handlerErrors: s.handlerErrors,
-      silentRooms: recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : [],
-    }),
+    stats: () => statsOf(frames, s, recordedRooms ? [...joined].filter((r) => !recordedRooms.has(r)).sort() : []),
   };
+}
+
+function statsOf(frames: number, s: StatsBook['s'], silentRooms: readonly string[]): ReplayFeedStats {
+  const { messages, parseFailures, unroutedMessages: unrouted, invalidPayloads, duplicates, handlerErrors } = s;
+  return { frames, messages, parseFailures, unrouted, invalidPayloads, duplicates, handlerErrors, silentRooms };
 }
 
 const recordedRooms = new WeakMap<readonly RecordLine[], ReadonlySet<string>>();
