@@ -4,7 +4,9 @@
  * family's guard into a typed value, deduplicated by the family's identity fields, and delivered
  * as the family says (queued or coalesced). The engine maps the typed payloads to domain events
  * (src/engine/events/normalise.ts) without looking at wire data again. Adding a room family = one entry
- * here (and its mapping, which the compiler asks for) and its tests.
+ * here (and its mapping, which the compiler asks for) and its tests; its `heads` (every first segment
+ * its rooms can have) lets a room skip the families that cannot match it, and is left out when the
+ * first segment varies (curve rooms start with their market).
  */
 import type { UnixMs } from '../../../core/index.js';
 import { fpCheck, fpKey, fpResume, fpStart, fpState, fpStr } from '../dedup/fingerprint.js';
