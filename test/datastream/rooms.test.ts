@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isChainpilotError } from '../../src/core/index.js';
 import { ROOM_FAMILIES, roomSpec, rooms } from '../../src/client/datastream/index.js';
+import { familyOfParts } from '../../src/client/datastream/rooms/room-registry.js';
 
 describe('room builders', () => {
   it('build every room family of the spec', () => {
@@ -121,6 +123,20 @@ describe('roomSpec', () => {
 
   it('resolves every family of the registry from its example room name', () => {
     for (const f of ROOM_FAMILIES) expect(roomSpec(f.example).family).toBe(f.name);
+  });
+
+  it('finds by first segment the family the full scan of the registry in order finds, for any room name', () => {
+    // the lookup asks only the families whose `heads` name the first segment (and those without heads)
+    const heads = [...new Set(ROOM_FAMILIES.flatMap((f) => f.heads ?? []))];
+    const segment = fc.constantFrom(...heads, 'token', 'pool', 'wallet', 'curve', 'summary', 'aggregated', 'market', 'crypto', '50', 'venue_a', 'M', 'x');
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), (parts) => {
+        const scanned = ROOM_FAMILIES.find((f) => f.match(parts))?.name ?? 'unknown';
+        expect(familyOfParts(parts).name).toBe(scanned);
+      }),
+      { numRuns: 3_000 },
+    );
+    for (const f of ROOM_FAMILIES) if (f.heads) expect(f.heads).toContain(f.example.split(':')[0]);
   });
 
   it('derives the REST history scope of token-scoped liquidity and swap rooms, and none for pool or wallet rooms', () => {

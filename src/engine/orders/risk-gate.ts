@@ -88,6 +88,17 @@ export interface RiskGate {
   readonly limits: RiskLimits;
 }
 
+/** A safety filter: its limit (off when undefined), the market view's figure it limits, and how a denial names it. */
+interface SafetyCheck {
+  readonly code: RiskCode;
+  readonly max: number | undefined;
+  readonly value: (mint: string, s: RiskState) => number | undefined;
+  readonly what: string;
+}
+
+/** The one answer of every allowed order (frozen, shared: a check that passes allocates nothing). */
+const ALLOWED: RiskDecision = Object.freeze({ allowed: true });
+
 const deny = (code: RiskCode, reason: string, context: Record<string, string | number | boolean>): RiskDecision => ({ allowed: false, code, reason, context });
 
 /** Creates the gate for `limits`; kill switch and daily halt live in `day` (default: in memory, UTC midnight). */
@@ -95,7 +106,7 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
   const allow = limits.allowMints && limits.allowMints.length > 0 ? new Set(limits.allowMints) : undefined;
   const denyList = new Set(limits.denyMints ?? []);
 
-  const safetyChecks: ReadonlyArray<{ code: RiskCode; max: number | undefined; value: (m: string, s: RiskState) => number | undefined; what: string }> = [
+  const allSafetyChecks: readonly SafetyCheck[] = [
     { code: 'RISK_SAFETY_RISK_SCORE', max: limits.maxRiskScore, value: (m, s) => s.market.get(m)?.riskScore, what: 'risk score' },
     { code: 'RISK_SAFETY_BUNDLERS', max: limits.maxBundlerPct, value: (m, s) => s.market.get(m)?.safety.bundlers, what: 'bundler share %' },
     { code: 'RISK_SAFETY_SNIPERS', max: limits.maxSniperPct, value: (m, s) => s.market.get(m)?.safety.sniper, what: 'sniper share %' },
@@ -103,6 +114,8 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
     { code: 'RISK_SAFETY_TOP10', max: limits.maxTop10Pct, value: (m, s) => s.market.get(m)?.safety.top10, what: 'top-10 share %' },
     { code: 'RISK_SAFETY_DEV_HOLDING', max: limits.maxDevHoldingPct, value: (m, s) => s.market.get(m)?.safety.dev_holding, what: 'dev holding %' },
   ];
+  // the configured filters only, in the same order: a buy with none configured loops over nothing
+  const safetyChecks = allSafetyChecks.filter((c): c is SafetyCheck & { readonly max: number } => c.max !== undefined);
 
   const gate: RiskGate = {
     day,
@@ -132,7 +145,7 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
             freeRaw: free.toString(),
           });
         }
-        return { allowed: true };
+        return ALLOWED;
       }
       const spend = req.spendLamports;
       const killedReason = day.killReason;
@@ -200,7 +213,6 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
           return deny('RISK_COOLDOWN', `last buy of ${mint} was ${req.at - last} ms ago; cooldownMs is ${limits.cooldownMs}`, { mint, sinceMs: req.at - last });
       }
       for (const c of safetyChecks) {
-        if (c.max === undefined) continue;
         const v = c.value(mint, s);
         if (v === undefined) {
           if (limits.requireSafetyData) return deny(c.code, `${c.what} of ${mint} is not known yet and requireSafetyData is on`, { mint });
@@ -221,7 +233,7 @@ export function createRiskGate(limits: RiskLimits, day: RiskDay = createRiskDay(
           return deny('RISK_MIN_HOLDERS', `${mint} has ${h ?? 'unknown'} holders, below ${limits.minHolders}`, { mint });
         }
       }
-      return { allowed: true };
+      return ALLOWED;
     },
   };
   return gate;

@@ -7,7 +7,7 @@
 import type { UnixMs } from '../../../core/index.js';
 import { createDedupWindow, type DedupWindow } from '../dedup/dedup-window.js';
 import type { DeliveryQueue } from './delivery-queue.js';
-import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber } from './subscriber.js';
+import { createSubscriber, type DeliveryHooks, type Handler, type OverflowPolicy, type Subscriber, type SubscriberOptions } from './subscriber.js';
 import { fingerprintRows } from '../dedup/event-key.js';
 import { fpHi, fpLo } from '../dedup/fingerprint.js';
 import { fingerprintInto, parseRows, resolveRoom, type ResolvedRoom } from '../rooms/room-registry.js';
@@ -53,6 +53,9 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
   /** One dedup identity per handler function: the same handler on overlapping rooms gets each event once. */
   const handlerIds = new WeakMap<object, number>();
   let nextId = 1;
+  // the two delivery options a subscriber can have, shared by every subscriber (one object per subscribe saved)
+  const queueing: SubscriberOptions = { coalesce: false, maxQueue: o.maxQueue, overflow: o.overflow };
+  const coalescing: SubscriberOptions = { ...queueing, coalesce: true };
   const s = stats.s;
   // the last room looked up (cleared when that room is left)
   let lastRoom: string | undefined;
@@ -161,15 +164,9 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         e = { resolved: resolveRoom(room), stats: stats.room(room), subs: [] };
         rooms.set(room, e);
       }
-      if (!handlerIds.has(handler)) handlerIds.set(handler, nextId++);
-      const coalesce = e.resolved.family.delivery === 'coalesced';
-      const sub = createSubscriber<DatastreamMessage>(
-        handlerIds.get(handler) ?? 0,
-        room,
-        handler,
-        { coalesce, maxQueue: o.maxQueue, overflow: o.overflow },
-        hooks,
-      );
+      let id = handlerIds.get(handler);
+      if (id === undefined) handlerIds.set(handler, (id = nextId++));
+      const sub = createSubscriber<DatastreamMessage>(id, room, handler, e.resolved.family.delivery === 'coalesced' ? coalescing : queueing, hooks);
       e.subs.push(sub);
       return { sub, first };
     },

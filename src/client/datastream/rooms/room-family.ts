@@ -55,6 +55,9 @@ export interface RoomName {
   readonly enriched: boolean;
 }
 
+/** The room name without `:enriched` (a scope of its own): the name itself unless enriched, so resolving a room joins no parts. */
+export const wholeRoom = (r: RoomName): string => (r.enriched ? r.parts.join(':') : r.room);
+
 /** The REST history scope that backfills a room (`/trades/{token}[/{pool}][/{wallet}]`). */
 export interface BackfillScope {
   readonly token: string;
@@ -76,6 +79,11 @@ export interface RoomFamily<F extends FamilyName = FamilyName> {
   readonly example: string;
   /** Whether `parts` (a room name split on `:`, without `:enriched`) belongs to the family. */
   match(parts: readonly string[]): boolean;
+  /**
+   * Every first segment a room of the family can have (`match` is false for any other), so that
+   * resolving a room asks only the families that can match it; absent: asked for every room.
+   */
+  readonly heads?: readonly string[];
   readonly delivery: Delivery;
   /** Payload is a list of events (arrays and single events are both accepted). */
   readonly rows: boolean;

@@ -4,7 +4,9 @@
  * family's guard into a typed value, deduplicated by the family's identity fields, and delivered
  * as the family says (queued or coalesced). The engine maps the typed payloads to domain events
  * (src/engine/events/normalise.ts) without looking at wire data again. Adding a room family = one entry
- * here (and its mapping, which the compiler asks for) and its tests.
+ * here (and its mapping, which the compiler asks for) and its tests; its `heads` (every first segment
+ * its rooms can have) lets a room skip the families that cannot match it, and is left out when the
+ * first segment varies (curve rooms start with their market).
  */
 import type { UnixMs } from '../../../core/index.js';
 import { fpCheck, fpKey, fpResume, fpStart, fpState, fpStr } from '../dedup/fingerprint.js';
@@ -36,6 +38,26 @@ export const ROOM_FAMILIES: readonly RoomFamily[] = [
   unknownFamily,
 ] as readonly RoomFamily[];
 
+/** Families to ask, in lookup order, for a room by its first segment: those that name it in `heads` and those without `heads`. */
+const FAMILIES_BY_HEAD = new Map<string, readonly RoomFamily[]>();
+const FAMILIES_ANY_HEAD = ROOM_FAMILIES.filter((f) => f.heads === undefined);
+for (const f of ROOM_FAMILIES) {
+  for (const h of f.heads ?? []) {
+    if (!FAMILIES_BY_HEAD.has(h))
+      FAMILIES_BY_HEAD.set(
+        h,
+        ROOM_FAMILIES.filter((g) => g.heads === undefined || g.heads.includes(h)),
+      );
+  }
+}
+
+/** The first family of ROOM_FAMILIES whose `match` takes `parts` (`unknown` matches any). */
+export function familyOfParts(parts: readonly string[]): RoomFamily {
+  const candidates = FAMILIES_BY_HEAD.get(parts[0]!) ?? FAMILIES_ANY_HEAD;
+  for (const f of candidates) if (f.match(parts)) return f;
+  return unknownFamily as RoomFamily;
+}
+
 /** A room name resolved to its family, with what the hot path needs precomputed. */
 export interface ResolvedRoom {
   readonly name: RoomName;
@@ -51,21 +73,35 @@ export interface ResolvedRoom {
 /**
  * A flat copy of `s`. V8 returns a long substring (`split`, `slice`) as a view into its parent
  * string, and comparing a frame's string with such a view takes about 35 ns more than with a flat
- * string: the swap guard compares each side's mint with the room's token segment.
+ * string: the swap guard compares each side's mint with the room's token segment. A substring of
+ * fewer than 13 characters is already a copy (V8 makes views only from 13 on: `SlicedString::kMinLength`),
+ * so `price` and `token` keep theirs and only the long segments (mints, wallets) pay the copy.
  */
-const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
+const flat = (s: string): string => (s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string));
 
 /** Resolved rooms by name: a room is resolved once per process (a sweep's cells and a restarted feed join the same rooms again). */
 const resolvedRooms = new Map<string, ResolvedRoom>();
 export const RESOLVED_ROOMS_MAX = 20_000;
+/**
+ * The cached names in the order they were resolved (a ring of RESOLVED_ROOMS_MAX from `oldest`): the
+ * room to forget is read here, not with `resolvedRooms.keys().next()`, which walks over every slot
+ * V8 leaves deleted at the head of a Map until it next rehashes (thousands once the bound is
+ * reached: 10 to 180 µs per new room, measured, against well under 1 µs for the ring).
+ */
+const resolvedOrder: string[] = [];
+let oldest = 0;
 
 /** Splits a room name (dropping `:enriched`) and finds its family (remembered: a resolved room never changes). */
 export function resolveRoom(room: string): ResolvedRoom {
   let r = resolvedRooms.get(room);
   if (r === undefined) {
-    // bounded by forgetting the oldest resolved room (a Map iterates in insertion order), never all at once: a 24 h
-    // replay joins about 28,000 rooms, and a clear made every room in use resolve (and allocate) again
-    if (resolvedRooms.size >= RESOLVED_ROOMS_MAX) resolvedRooms.delete(resolvedRooms.keys().next().value as string);
+    // bounded by forgetting the oldest resolved room, never all at once: a 24 h replay joins about
+    // 28,000 rooms, and a clear made every room in use resolve (and allocate) again
+    if (resolvedRooms.size >= RESOLVED_ROOMS_MAX) {
+      resolvedRooms.delete(resolvedOrder[oldest]!);
+      resolvedOrder[oldest] = room;
+      oldest = (oldest + 1) % RESOLVED_ROOMS_MAX;
+    } else resolvedOrder.push(room);
     // a room resolved here is used for every frame of a subscription: its segments are copied flat once
     resolvedRooms.set(room, (r = resolve(room, true)));
   }
@@ -73,12 +109,12 @@ export function resolveRoom(room: string): ResolvedRoom {
 }
 
 function resolve(room: string, flatSegments: boolean): ResolvedRoom {
-  const split = room.split(':');
-  const all = flatSegments ? split.map(flat) : split;
+  const all = room.split(':');
+  if (flatSegments) for (let i = 0; i < all.length; i++) all[i] = flat(all[i]!);
   const enriched = all.length > 1 && all[all.length - 1] === 'enriched';
   const parts = enriched ? all.slice(0, -1) : all;
   const name: RoomName = { room, parts, enriched };
-  const family = ROOM_FAMILIES.find((f) => f.match(parts)) ?? (unknownFamily as RoomFamily);
+  const family = familyOfParts(parts);
   const scopeKey = `${family.name}|${family.scope(name)}`;
   fpStart();
   fpStr(scopeKey);

@@ -1,7 +1,7 @@
 /** Wallet PnL and DCA rooms (open objects: the spec shows few of their fields). */
 import { fpAnchor, fpInt, fpLocal, fpStr } from '../../dedup/fingerprint.js';
 import { isObj, optNum, optStr } from '../guards.js';
-import { roomFamily } from '../room-family.js';
+import { roomFamily, wholeRoom } from '../room-family.js';
 
 /** `pnl:{wallet}:{token}`, `pnl:{wallet}` (queued) and `pnl:{wallet}:summary` (coalesced: the latest totals). */
 export const pnlFamily = roomFamily({
@@ -9,6 +9,7 @@ export const pnlFamily = roomFamily({
   pattern: 'pnl:{wallet}[:{token}|:summary]',
   example: 'pnl:WalletA:MintA',
   match: (p) => p[0] === 'pnl' && (p.length === 2 || p.length === 3),
+  heads: ['pnl'],
   delivery: 'queued',
   rows: false,
   provisional: false,
@@ -35,6 +36,7 @@ export const pnlSummaryFamily = roomFamily({
   pattern: 'pnl:{wallet}:summary',
   example: 'pnl:WalletA:summary',
   match: (p) => p[0] === 'pnl' && p.length === 3 && p[2] === 'summary',
+  heads: ['pnl'],
   delivery: 'coalesced',
   identity: undefined,
 });
@@ -45,6 +47,7 @@ export const dcaFamily = roomFamily({
   pattern: 'dca:{program}[:{event}|:{mint}:buyers|:{mint}:sellers|:wallet:{wallet}|:{dcaAddress}]',
   example: 'dca:dca_program_a:MintA:buyers',
   match: (p) => p[0] === 'dca' && p.length >= 2 && p.length <= 4,
+  heads: ['dca'],
   delivery: 'queued',
   rows: false,
   provisional: false,
@@ -76,5 +79,5 @@ export const unknownFamily = roomFamily({
   rows: false,
   provisional: false,
   parse: (d) => (isObj(d) ? d : 'data must be an object'),
-  scope: (r) => r.parts.join(':'),
+  scope: wholeRoom,
 });

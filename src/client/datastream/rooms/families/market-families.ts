@@ -1,9 +1,7 @@
 /** Price-like rooms (coalesced: a slow consumer sees the latest value) and prediction-market ticks. */
 import { isInt, isIntString, isNum, isObj, isStr, optNum, optStr } from '../guards.js';
 import type { AggregatedPrice, PredictionTick, PriceUpdate } from '../payloads.js';
-import { roomFamily } from '../room-family.js';
-
-const whole = (r: { parts: readonly string[] }): string => r.parts.join(':');
+import { roomFamily, wholeRoom } from '../room-family.js';
 
 function checkPrice(d: unknown): PriceUpdate | string {
   if (!isObj(d)) return 'data must be an object';
@@ -35,11 +33,12 @@ export const priceFamily = roomFamily({
   pattern: 'price:token:{address} | token:{primary}',
   example: 'price:token:MintA',
   match: (p) => (p.length === 3 && p[0] === 'price' && p[1] === 'token') || (p.length === 2 && p[0] === 'token'),
+  heads: ['price', 'token'],
   delivery: 'coalesced',
   rows: false,
   provisional: false,
   parse: checkPrice,
-  scope: whole,
+  scope: wholeRoom,
 });
 
 function checkAggregated(d: unknown): AggregatedPrice | string {
@@ -72,11 +71,12 @@ export const aggregatedPriceFamily = roomFamily({
   pattern: 'price:aggregated:{token}',
   example: 'price:aggregated:MintA',
   match: (p) => p.length === 3 && p[0] === 'price' && p[1] === 'aggregated',
+  heads: ['price'],
   delivery: 'coalesced',
   rows: false,
   provisional: false,
   parse: checkAggregated,
-  scope: whole,
+  scope: wholeRoom,
 });
 
 /** `stats:{token|pool}:{id}:total` and `volume:{token|pool}:{id}`: open objects. */
@@ -85,11 +85,12 @@ export const statsFamily = roomFamily({
   pattern: 'stats:{token|pool}:{id}:total | volume:{token|pool}:{id}',
   example: 'stats:token:MintA:total',
   match: (p) => (p[0] === 'stats' || p[0] === 'volume') && (p[1] === 'token' || p[1] === 'pool') && p.length >= 3,
+  heads: ['stats', 'volume'],
   delivery: 'coalesced',
   rows: false,
   provisional: false,
   parse: (d) => (isObj(d) ? d : 'data must be an object'),
-  scope: whole,
+  scope: wholeRoom,
 });
 
 const tick = (d: unknown): PredictionTick | string => {
@@ -105,11 +106,12 @@ export const predictionFamily = roomFamily({
   pattern: 'pm:market:{exchange}:{tokenId}:prices',
   example: 'pm:market:exchange_b:T1:prices',
   match: (p) => p[0] === 'pm' && p[1] === 'market' && p.length >= 4,
+  heads: ['pm'],
   delivery: 'coalesced',
   rows: false,
   provisional: false,
   parse: tick,
-  scope: whole,
+  scope: wholeRoom,
 });
 
 /** `pm:crypto:{asset}`: oracle ticks of a crypto up/down underlying. */
@@ -118,9 +120,10 @@ export const cryptoFamily = roomFamily({
   pattern: 'pm:crypto:{asset}',
   example: 'pm:crypto:BTC',
   match: (p) => p[0] === 'pm' && p[1] === 'crypto' && p.length >= 3,
+  heads: ['pm'],
   delivery: 'coalesced',
   rows: false,
   provisional: false,
   parse: tick,
-  scope: whole,
+  scope: wholeRoom,
 });

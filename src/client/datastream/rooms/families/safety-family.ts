@@ -6,7 +6,7 @@
 import { fpAnchor, fpInt } from '../../dedup/fingerprint.js';
 import { isNum, isObj, optNumOrNull, optStr, type Obj } from '../guards.js';
 import type { SafetyPayload, SafetyRole } from '../payloads.js';
-import { roomFamily } from '../room-family.js';
+import { roomFamily, wholeRoom } from '../room-family.js';
 
 /** The figure field of each role, then its previous-value fields (first present wins). */
 export const SAFETY_FIELDS: Readonly<Record<SafetyRole, { readonly figure: readonly string[]; readonly previous: readonly string[] }>> = {
@@ -76,6 +76,7 @@ export const safetyFamily = roomFamily({
   pattern: '{sniper|bundlers|insider|dev_holding|holders|top10}:{token}',
   example: 'insider:MintA',
   match: (p) => p.length === 2 && ROLES.has(p[0]!),
+  heads: [...ROLES],
   delivery: 'queued',
   rows: false,
   provisional: false,
@@ -109,5 +110,5 @@ export const safetyFamily = roomFamily({
     fpAnchor(typeof s.raw.wallet === 'string' ? s.raw.wallet : '');
     fpInt(typeof s.raw.timestamp === 'number' ? s.raw.timestamp : 0);
   },
-  scope: (r) => r.parts.join(':'),
+  scope: wholeRoom,
 });

@@ -2,7 +2,7 @@
 import { fpAnchor, fpLocal } from '../../dedup/fingerprint.js';
 import { isNum, isObj, isStr, optNum, optNumOrNull, optStr, optStrOrNull, type Obj } from '../guards.js';
 import type { TokenGraduated, TokenGraduating, TokenLaunch } from '../payloads.js';
-import { roomFamily, type RoomName } from '../room-family.js';
+import { roomFamily, wholeRoom } from '../room-family.js';
 
 /** Checks `{token: {mint, ...}, pools?: [...]}`: only the mint is required. */
 function checkTokenPools(d: unknown): string | undefined {
@@ -34,7 +34,6 @@ function checkPools(pools: unknown): string | undefined {
 }
 
 const firstPool = (d: TokenLaunch): string => d.pools?.[0]?.poolId ?? '';
-const whole = (r: RoomName): string => r.parts.join(':');
 
 /** `latest`: new tokens and pools. One event per mint and primary pool. */
 export const launchFamily = roomFamily({
@@ -42,6 +41,7 @@ export const launchFamily = roomFamily({
   pattern: 'latest',
   example: 'latest',
   match: (p) => p.length === 1 && p[0] === 'latest',
+  heads: ['latest'],
   delivery: 'queued',
   rows: false,
   provisional: false,
@@ -60,11 +60,12 @@ export const graduatingFamily = roomFamily({
   pattern: 'graduating[:{market}:{sol}]',
   example: 'graduating:venue_a:50',
   match: (p) => p[0] === 'graduating' && (p.length === 1 || p.length === 3),
+  heads: ['graduating'],
   delivery: 'queued',
   rows: false,
   provisional: false,
   parse: (d) => checkTokenPools(d) ?? (optNum((d as Obj).curvePercentage) ? (d as TokenGraduating) : 'curvePercentage must be a number'),
-  scope: whole,
+  scope: wholeRoom,
 });
 
 /** `graduated`: just-graduated tokens; `graduationTx` and `graduationTime` are optional. */
@@ -73,6 +74,7 @@ export const graduatedFamily = roomFamily({
   pattern: 'graduated',
   example: 'graduated',
   match: (p) => p.length === 1 && p[0] === 'graduated',
+  heads: ['graduated'],
   delivery: 'queued',
   rows: false,
   provisional: false,
@@ -108,5 +110,5 @@ export const curveFamily = roomFamily({
     return d;
   },
   identity: (d) => fpAnchor(d.token?.mint ?? d.mint ?? ''),
-  scope: whole,
+  scope: wholeRoom,
 });
