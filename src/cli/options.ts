@@ -18,6 +18,14 @@ export function durationOption(v: string): number {
   return ms;
 }
 
+/** `--join-latency 200ms | 0ms`: run-clock milliseconds from 0 to 1m. */
+export function joinLatencyOption(v: string): number {
+  const l = CLI_LIMITS['--join-latency'];
+  const ms = parseDuration(v);
+  if (ms === undefined || !inRange(ms, l)) throw new InvalidArgumentError(`expected ${describeRange(l)}, such as 0ms or 200ms; ${got(v)}`);
+  return ms;
+}
+
 /** `--speed N | max`: a decimal multiple of real time from 0.01 to 1000, or as fast as possible. */
 export function speedOption(v: string): number | 'max' {
   if (v === 'max') return 'max';

@@ -119,6 +119,7 @@ export const CLI_LIMITS = {
   '--speed': CONFIG_LIMITS['endpoints.simulator.speed'],
   '--seed': CONFIG_LIMITS['endpoints.simulator.seed'],
   '--port': { kind: 'integer', min: 0, max: 65_535 },
+  '--join-latency': { kind: 'duration', min: 0, max: MINUTE_MS },
 } as const satisfies Record<string, NumericLimit>;
 
 /**

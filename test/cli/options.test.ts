@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, codedCliError } from '../../src/cli/main.js';
-import { durationOption, portOption, seedOption, simSeedOption, speedOption } from '../../src/cli/options.js';
+import { durationOption, joinLatencyOption, portOption, seedOption, simSeedOption, speedOption } from '../../src/cli/options.js';
 import { FUZZ_TIMEOUT_MS, fuzzParams } from '../helpers/fuzz.js';
 
 /** Runs `argv` through the real program with a no-op action; returns what commander wrote to stderr. */
@@ -45,6 +45,10 @@ describe('option values that used to be accepted silently', () => {
       ['paper', 'd.yaml', '--duration', '400d'],
       `CLI_BAD_OPTION: option '--duration <time>' argument '400d' is invalid. expected a duration from 1s to 365d, such as 60s, 5m or 1h; got "400d"`,
     ],
+    [
+      ['backtest', 'd.yaml', '--data', 'rec', '--join-latency', '2m'],
+      `CLI_BAD_OPTION: option '--join-latency <time>' argument '2m' is invalid. expected a duration from 0 to 1m, such as 0ms or 200ms; got "2m"`,
+    ],
     [['sim', '--api-key', ''], `CLI_BAD_OPTION: option '--api-key <key>' argument '' is invalid. expected a non-empty key`],
     [['paper'], `CLI_USAGE: missing required argument 'file'`],
     [['no-such-command'], `CLI_USAGE: unknown command 'no-such-command'`],
@@ -58,6 +62,8 @@ describe('option values that used to be accepted silently', () => {
     expect(speedOption('max')).toBe('max');
     expect(simSeedOption('demo')).toBe('demo');
     expect(portOption('0')).toBe(0);
+    expect(joinLatencyOption('0ms')).toBe(0);
+    expect(joinLatencyOption('250ms')).toBe(250);
   });
 
   it('prints a coded error of a command as CODE: message from the real binary', async () => {
@@ -89,7 +95,7 @@ describe('chainpilot sim --api-key', () => {
 });
 
 describe('option parsers under arbitrary input (fuzz)', () => {
-  const parsers = { durationOption, speedOption, seedOption, simSeedOption, portOption } as const;
+  const parsers = { durationOption, joinLatencyOption, speedOption, seedOption, simSeedOption, portOption } as const;
   const input = fc.oneof(
     fc.string({ maxLength: 30 }),
     fc.constantFrom(
@@ -144,6 +150,7 @@ describe('option parsers under arbitrary input (fuzz)', () => {
           expect(Number.isFinite(n)).toBe(true);
           const range = {
             durationOption: [1_000, 365 * 86_400_000],
+            joinLatencyOption: [0, 60_000],
             speedOption: [0.01, 1_000],
             seedOption: [0, Number.MAX_SAFE_INTEGER],
             simSeedOption: [0, Number.MAX_SAFE_INTEGER],
@@ -151,7 +158,7 @@ describe('option parsers under arbitrary input (fuzz)', () => {
           }[name];
           expect(n).toBeGreaterThanOrEqual(range[0]!);
           expect(n).toBeLessThanOrEqual(range[1]!);
-          if (name !== 'durationOption') expect(v).toMatch(/^\d+(\.\d+)?$/); // decimal digits only: no hex, exponent or blank
+          if (name !== 'durationOption' && name !== 'joinLatencyOption') expect(v).toMatch(/^\d+(\.\d+)?$/); // decimal digits only: no hex, exponent or blank
         }),
         fuzzParams({ numRuns: 2_000, seed: 1201 }),
       );

@@ -90,3 +90,57 @@ describe('replay feed joins', () => {
     expect(feed.stats().silentRooms).toEqual([]);
   });
 });
+
+describe('replay feed join latency', () => {
+  const rows = (tx: string): unknown => [swap(tx)];
+  const room = `transaction:${M}`;
+  /** A feed with a join latency on a clock the test sets, and the txs each handler got. */
+  function setup(ms: number) {
+    let now = 1_000;
+    const feed = createReplayFeed(undefined, { joinLatency: { ms, now: () => now } });
+    const got: string[] = [];
+    const handler =
+      (name: string) =>
+      (m: StreamMessage): void => {
+        for (const row of m.data as readonly { raw: { tx: string } }[]) got.push(`${name}:${row.raw.tx}`);
+      };
+    const at = (t: number, tx: string): void => {
+      now = t;
+      feed.frame({ type: 'message', room, data: rows(tx) }, undefined, t as UnixMs);
+    };
+    return { feed, got, handler, at, set: (t: number) => void (now = t) };
+  }
+
+  it("gives a room nobody held its frames from the join's time plus the latency, as a live join's round trip", () => {
+    const t = setup(200);
+    t.feed.subscribe(room, t.handler('a')); // joined at 1,000: frames from 1,200
+    t.at(1_000, 's1');
+    t.at(1_199, 's2');
+    t.at(1_200, 's3');
+    // a second handler of a room already held gets the next frame at once (the client has the room)
+    t.set(1_300);
+    t.feed.subscribe(room, t.handler('b'));
+    t.at(1_300, 's4');
+    expect(t.got).toEqual(['a:s3', 'a:s4', 'b:s4']);
+    expect(t.feed.stats().unrouted).toBe(2);
+  });
+
+  it('waits again after every holder left and the room is joined anew', () => {
+    const t = setup(200);
+    const leave = t.feed.subscribe(room, t.handler('a'));
+    t.at(1_500, 's1');
+    leave();
+    t.set(2_000);
+    t.feed.subscribe(room, t.handler('b'));
+    t.at(2_100, 's2');
+    t.at(2_200, 's3');
+    expect(t.got).toEqual(['a:s1', 'b:s3']);
+  });
+
+  it('delivers at once without a latency (a recording of a run: its frames begin where the live join took effect)', () => {
+    const t = setup(0);
+    t.feed.subscribe(room, t.handler('a'));
+    t.at(1_000, 's1');
+    expect(t.got).toEqual(['a:s1']);
+  });
+});

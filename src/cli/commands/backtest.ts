@@ -1,7 +1,7 @@
 /** `chainpilot backtest DEPLOYMENT --data FILE|DIR|GLOB [--from T --to T] [--out DIR] [--verify-against DECISIONS.jsonl]`. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { isChainpilotError } from '../../core/errors.js';
-import { durationOption, seedOption, setOption, SET_HELP } from '../options.js';
+import { durationOption, joinLatencyOption, seedOption, setOption, SET_HELP } from '../options.js';
 
 /** `--from 2026-01-01T00:00:00Z` or Unix milliseconds. */
 export function timeOption(v: string): number {
@@ -31,6 +31,11 @@ export function registerBacktest(program: Command): void {
       '--verify-against <file>',
       'decision log (paper or live) to compare with: names the first different line (exit 1) and pairs every intent to report the drift',
     )
+    .option(
+      '--join-latency <time>',
+      "from a join of a room nobody held to its first frame (a live join's round trip); default 200ms on a download, 0ms on a recording of a run",
+      joinLatencyOption,
+    )
     .option('--no-cache', 'parse the recording without its prepared cache (.chainpilot-cache next to the recording), and write none')
     .action(
       async (
@@ -45,6 +50,7 @@ export function registerBacktest(program: Command): void {
           dataMiss: string;
           sample: number;
           verifyAgainst?: string;
+          joinLatency?: number;
           cache: boolean;
         },
       ) => {
@@ -73,6 +79,7 @@ export function registerBacktest(program: Command): void {
             ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
             ...(opts.set ? { set: opts.set.map((s) => parseSetAssignment(s)) } : {}),
             ...(opts.verifyAgainst ? { verifyAgainst: opts.verifyAgainst } : {}),
+            ...(opts.joinLatency !== undefined ? { joinLatencyMs: opts.joinLatency } : {}),
             onProgress: (p) => progress.update(p.lines, p.totalLines, new Date(p.at).toISOString(), p.linesPerSec),
           });
           progress.stop();

@@ -33,6 +33,8 @@ export interface BacktestJobOptions {
   readonly sampleMs?: number;
   readonly minRatioSpanMs?: number;
   readonly verifyAgainst?: string;
+  /** `BacktestOptions.joinLatencyMs` (default by the recording's origin). */
+  readonly joinLatencyMs?: number;
   /** Use the recording's prepared cache, building it on first use (default true). */
   readonly cache?: boolean;
   /** Directory of prepared caches (default: `.chainpilot-cache` next to the recording). */
@@ -237,6 +239,7 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
     ...(o.toMs !== undefined ? { toMs: o.toMs } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.dataMiss ? { dataMiss: o.dataMiss } : {}),
+    ...(o.joinLatencyMs !== undefined ? { joinLatencyMs: o.joinLatencyMs } : {}),
     ...(o.log ? { log: o.log } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });

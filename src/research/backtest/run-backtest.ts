@@ -64,6 +64,20 @@ export interface BacktestOptions {
   readonly onProgress?: (p: BacktestProgress) => void;
   /** Strategies already resolved (sweeps resolve once per cell); default: resolved from `loaded`. */
   readonly strategies?: readonly StrategyInstance[];
+  /**
+   * Run-clock ms from a strategy's join of a room nobody held to the room's first frame it gets (a
+   * live join's round trip). Default: `DOWNLOAD_JOIN_LATENCY_MS` for a download (which holds every
+   * frame of its rooms), 0 for a recording of a run (its frames begin where the live join took effect).
+   */
+  readonly joinLatencyMs?: number;
+}
+
+/** A download's default join latency (docs/backtesting.md, "Joins on a download"). */
+export const DOWNLOAD_JOIN_LATENCY_MS = 200;
+
+/** The join latency a replay of a recording with this header models (see `BacktestOptions.joinLatencyMs`). */
+export function joinLatencyOf(header: { readonly origin?: string } | undefined, given: number | undefined): number {
+  return given ?? (header?.origin === 'download' ? DOWNLOAD_JOIN_LATENCY_MS : 0);
 }
 
 export interface BacktestResult {
@@ -223,7 +237,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   let refused: { buy: AdmissionRefusal | null; sell: AdmissionRefusal | null } = { buy: null, sell: null };
 
   const clock = manualClock(startAt);
-  const feed = createReplayFeed(src.recordedRooms, { dedupCapacity: src.dedupCapacity });
+  const joinMs = joinLatencyOf(header, o.joinLatencyMs);
+  const feed = createReplayFeed(src.recordedRooms, {
+    dedupCapacity: src.dedupCapacity,
+    ...(joinMs > 0 ? { joinLatency: { ms: joinMs, now: () => clock.now() } } : {}),
+  });
   const data = createReplayData(src.dataLines, clock, o.dataMiss ?? 'latest');
   const decisions: DecisionEntry[] = [];
   const log = o.log ?? silentLogger();

@@ -84,6 +84,13 @@ export interface ReplayFeedOptions {
    * `replayDedupCapacity(lines)` to skip allocating a window larger than the recording.
    */
   readonly dedupCapacity?: number;
+  /**
+   * A room nobody held before reaches its new subscriber only from `ms` after the join (the run
+   * clock's `now()`): the round trip a live join takes before the service sends its frames. For a
+   * recording of a run that is 0 (its frames begin where the live join took effect); a download holds
+   * every frame of its rooms, so a replay of it without this would see frames live never could.
+   */
+  readonly joinLatency?: { readonly ms: number; readonly now: () => number };
 }
 
 /** `recordedRooms`: every room that has a frame in the recording (to report rooms it lacks). */
@@ -125,8 +132,21 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
    * handlers join in the order they subscribed, before the frame is routed.
    */
   const waiting = new Map<string, Waiting[]>();
-  /** The room's router entry, joining its waiting handlers first (undefined: nobody holds the room). */
+  const latencyMs = options.joinLatency?.ms ?? 0;
+  const now = options.joinLatency?.now ?? ((): number => 0);
+  /** Rooms joined from nobody's and the run-clock time their frames begin (join latency; empty without it). */
+  const joinedFrom = new Map<string, number>();
+  /** Whether the room's frames reach its subscribers now (false: within the join latency). */
+  const live = (room: string): boolean => {
+    const from = joinedFrom.get(room);
+    if (from === undefined) return true;
+    if (now() < from) return false;
+    joinedFrom.delete(room);
+    return true;
+  };
+  /** The room's router entry, joining its waiting handlers first (undefined: nobody holds the room, or its join has not taken effect). */
   const entryOf = (room: string): RoomEntry | undefined => {
+    if (joinedFrom.size > 0 && !live(room)) return undefined;
     const entry = router.lookup(room);
     if (entry !== undefined) return entry;
     const list = waiting.get(room);
@@ -139,6 +159,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
   return {
     subscribe(room, handler) {
       joined.add(room);
+      if (latencyMs > 0 && router.lookup(room) === undefined && !waiting.has(room)) joinedFrom.set(room, now() + latencyMs);
       const w: Waiting = { handler, sub: undefined };
       if (router.lookup(room) !== undefined) w.sub = router.add(room, handler).sub;
       else {
