@@ -8,8 +8,9 @@ import type { StrategyIds } from '../../config/index.js';
 import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
+import { computeMetrics } from '../report/compute-report.js';
 import { hourlySharpe } from '../report/short-run-metrics.js';
-import { reportOf } from './backtest-job.js';
+import { runFingerprint } from './backtest-job.js';
 import { runBacktest } from './run-backtest.js';
 import { silentRoomsOf } from './silent-rooms-of.js';
 import { cellDeployment, type SweepCell } from './sweep-grid.js';
@@ -61,9 +62,18 @@ export async function runCell(job: CellJob, recording: Recording, task: CellTask
       ...(w.fromMs !== undefined ? { fromMs: w.fromMs } : {}),
       ...(w.toMs !== undefined ? { toMs: w.toMs } : {}),
     });
-    const rep = reportOf(r, recording, loaded, job.sampleMs);
+    // the report's metrics and fingerprint without the rest of a report (trade rows, tables, charts: unused here)
+    const m = computeMetrics({
+      decisions: r.decisions,
+      equity: r.equity,
+      drawdown: r.drawdown,
+      openPositions: r.openPositions,
+      startingLamports: r.deployment.paper.startingBalanceLamports,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      sampleMs: job.sampleMs,
+    });
     for (const room of r.feed.silentRooms) silent.add(room);
-    const m = rep.metrics;
     windows[w.name] = {
       netPnlSol: m.netPnlSol,
       returnPct: m.returnPct,
@@ -75,7 +85,7 @@ export async function runCell(job: CellJob, recording: Recording, task: CellTask
       sharpe: m.sharpe,
       hourlySharpe: hourlySharpe(r.equity, r.startedAt, job.sampleMs),
       feesSol: m.feesSol,
-      fingerprint: rep.fingerprint,
+      fingerprint: runFingerprint(recording, loaded.deployment, r.decisionLog),
     };
   }
   const loud = silentRoomsOf([...silent].sort(), recording);
