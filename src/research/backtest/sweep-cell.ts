@@ -4,7 +4,7 @@
  * `chainpilot worker --sweeps` processes, and by the in-process path; the result depends only on the
  * task and the recording.
  */
-import type { StrategyIds } from '../../config/index.js';
+import type { LoadedDeployment, StrategyIds } from '../../config/index.js';
 import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
@@ -49,9 +49,13 @@ export interface CellTask {
   readonly windows: readonly CellWindow[];
 }
 
-export async function runCell(job: CellJob, recording: Recording, task: CellTask): Promise<CellResult> {
+/** Deployments of cells already parsed and validated in this thread (the sweep's check of its starting cells), by cell index. */
+export type KnownDeployments = ReadonlyMap<number, LoadedDeployment>;
+
+/** Runs `task`; its cell's deployment comes from `known` when this thread has it already (the same value `cellDeployment` gives). */
+export async function runCell(job: CellJob, recording: Recording, task: CellTask, known?: KnownDeployments): Promise<CellResult> {
   const { cell } = task;
-  const loaded = cellDeployment(job.fileText, job.file, cell, job.env, job.strategyIds);
+  const loaded = known?.get(cell.index) ?? cellDeployment(job.fileText, job.file, cell, job.env, job.strategyIds);
   const windows: Record<string, CellMetrics & { fingerprint: string }> = {};
   const silent = new Set<string>();
   for (const w of task.windows) {
