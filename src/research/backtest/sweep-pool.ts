@@ -124,14 +124,6 @@ interface Round {
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
- * A worker lane's young generation (V8's default caps it at 48 MB: 16 MB semi-spaces). A cell
- * allocates about 70 MB on 6 hours and keeps its session's state live to the end: with 192 MB
- * (64 MB semi-spaces) a 64-cell sweep's lane scavenges 90 times instead of 267 and copies or
- * promotes 292 MB instead of 436 MB (`--trace-gc-nvp`), for up to 128 MB more memory per worker.
- */
-const WORKER_YOUNG_GENERATION_MB = 192;
-
-/**
  * This thread and `threads` worker threads, started now. Call `share` once the recording is
  * loaded; `run` waits for it. `known`: deployments this thread has validated (it may fill the map
  * later, before `run`); this thread's lane runs those cells without parsing their deployment again.
@@ -155,7 +147,7 @@ export function lanePool(threads: number, job: CellJob, onResult: (r: CellResult
     round?.settle?.();
   };
   for (let w = 0; w < threads; w++) {
-    const worker = startModuleWorker(entry, { ...data }, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = startModuleWorker(entry, { ...data });
     worker.on('message', (m: FromWorker) => {
       if (m.kind === 'ready') {
         if (++opened === threads) onReady?.();
