@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionEntry } from '../../src/engine/logs/decision-log.js';
-import { computeReport, type ReportInput } from '../../src/research/report/compute-report.js';
+import { computeMetrics, computeReport, type ReportInput } from '../../src/research/report/compute-report.js';
 import { createDrawdownTracker } from '../../src/research/report/drawdown.js';
 import type { ReportRun } from '../../src/research/report/report-types.js';
 
@@ -206,5 +206,32 @@ describe('computeReport arithmetic', () => {
     const r = computeReport(input({ decisions, equity: [[0, 1_000_000n]] }));
     expect(r.metrics.profitFactor).toBe(0.666667);
     expect(r.metrics.slippageSol).toBe('0.000000004');
+  });
+
+  it('computeMetrics (what a sweep cell ranks by) gives exactly the metrics of the whole report, open trades marked and failed fees included', () => {
+    const decisions: DecisionEntry[] = [
+      intent('a', 1, 'buy', null, 's', 'A'),
+      fill('a', 2, 'buy', 1_000n, '1', 5n, 's', 'A'),
+      intent('b', 3, 'sell', null, 's', 'A'),
+      fill('b', 4, 'sell', 1_200n, '1', 5n, 's', 'A'),
+      intent('c', 5, 'buy', '1', 's', 'B'),
+      fill('c', 6, 'buy', 1_000n, '2', 5n, 's', 'B'),
+      intent('d', 7, 'buy', null, 's', 'C'),
+      { kind: 'unfilled', at: 8, intentId: 'd', strategyId: 's', outcome: 'failed', code: 'LIVE_FAILED_ON_CHAIN', reason: 'x', feeLamports: '7000' },
+    ];
+    const i = input({
+      decisions,
+      equity: [
+        [0, 1_000_000n],
+        [5, 1_000_190n],
+        [9, 993_500n],
+      ],
+      endedAt: 9,
+      openPositions: [{ strategyId: 's', mint: 'B', valueLamports: 900n }],
+    });
+    const metrics = computeMetrics(i);
+    expect(metrics).toEqual(computeReport(i).metrics);
+    expect(metrics.openTrades).toBe(1);
+    expect(metrics.trades).toBe(1);
   });
 });

@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ChainpilotError, decimal } from '../../core/index.js';
-import { loadDeployment, picksByName } from '../../config/index.js';
+import { loadDeployment, picksByName, type LoadedDeployment } from '../../config/index.js';
 import { resolveStrategies, strategyIdsOf } from '../../runtime/compose/resolve-strategies.js';
 import { renderSweepCsv, renderSweepHtml, type SweepCellMetrics, type SweepOutput } from '../report/sweep-output.js';
 import { loadRecording } from './backtest-job.js';
@@ -101,9 +101,25 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutput> {
   // No search round has more tasks than its first: lanes beyond that would never get one.
   const lanes = o.redisUrl ? 0 : Math.min(o.workers ?? availableParallelism(), start.length);
   // The worker threads start now: their modules load while this thread checks the cells and loads the recording.
-  const pool = lanes >= 2 ? lanePool(lanes - 1, job, onResult) : undefined;
+  // The starting cells' deployments as the check below validates them: this thread's cells reuse them.
+  const deployments = new Map<number, LoadedDeployment>();
+  const pool = lanes >= 2 ? lanePool(lanes - 1, job, onResult, deployments) : undefined;
   try {
-    return await sweepWith(o, { spec, method, seed, budget, objective, axes, start, job, pool, fileText, onResult, countTasks: (n) => (known += n) });
+    return await sweepWith(o, {
+      spec,
+      method,
+      seed,
+      budget,
+      objective,
+      axes,
+      start,
+      job,
+      pool,
+      deployments,
+      fileText,
+      onResult,
+      countTasks: (n) => (known += n),
+    });
   } finally {
     await pool?.close();
   }
@@ -119,16 +135,22 @@ interface SweepPlan {
   readonly start: ReturnType<typeof startingCells>;
   readonly job: CellJob;
   readonly pool: LanePool | undefined;
+  /** Filled by the check of the starting cells, by cell index. */
+  readonly deployments: Map<number, LoadedDeployment>;
   readonly fileText: string;
   readonly onResult: () => void;
   readonly countTasks: (n: number) => void;
 }
 
 async function sweepWith(o: SweepOptions, p: SweepPlan): Promise<SweepOutput> {
-  const { spec, method, seed, budget, objective, axes, start, job, pool, fileText, onResult } = p;
+  const { spec, method, seed, budget, objective, axes, start, job, pool, deployments, fileText, onResult } = p;
   // Validate every starting cell up front (the deployment file, and each strategy's parameters): a bad value fails before any work starts.
   const resolved: CellStrategies[] = [];
-  for (const cell of start) resolved.push({ cell, strategies: await resolveStrategies(cellDeployment(fileText, o.file, cell, o.env, job.strategyIds)) });
+  for (const cell of start) {
+    const loaded = cellDeployment(fileText, o.file, cell, o.env, job.strategyIds);
+    deployments.set(cell.index, loaded);
+    resolved.push({ cell, strategies: await resolveStrategies(loaded) });
+  }
 
   // With worker lanes the prepared bytes are loaded into shared memory once, and every lane opens them there.
   const loadedRecording = loadRecording(o.data, o.cache, o.cacheDir, { shared: pool !== undefined });
@@ -155,7 +177,7 @@ async function sweepWith(o: SweepOptions, p: SweepPlan): Promise<SweepOutput> {
       );
     const { queueRunner } = await import('./sweep-queue.js');
     runner = await queueRunner({ redisUrl: o.redisUrl, ...(o.queuePrefix ? { prefix: o.queuePrefix } : {}), job, data: o.data, recording, onResult });
-  } else runner = pool ?? inlineRunner(job, recording, onResult);
+  } else runner = pool ?? inlineRunner(job, recording, onResult, deployments);
   const windowsRun = new Map<string, CellWindow>();
   let search: Awaited<ReturnType<typeof runSearch>>;
   try {

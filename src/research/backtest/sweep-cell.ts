@@ -4,12 +4,13 @@
  * `chainpilot worker --sweeps` processes, and by the in-process path; the result depends only on the
  * task and the recording.
  */
-import type { StrategyIds } from '../../config/index.js';
+import type { LoadedDeployment, StrategyIds } from '../../config/index.js';
 import type { WindowMetrics } from '../../engine/strategy/param-space.js';
 import type { SilentRooms } from '../report/silent-rooms.js';
 import type { Recording } from '../replay/recording-reader.js';
+import { computeMetrics } from '../report/compute-report.js';
 import { hourlySharpe } from '../report/short-run-metrics.js';
-import { reportOf } from './backtest-job.js';
+import { runFingerprint } from './backtest-job.js';
 import { runBacktest } from './run-backtest.js';
 import { silentRoomsOf } from './silent-rooms-of.js';
 import { cellDeployment, type SweepCell } from './sweep-grid.js';
@@ -48,9 +49,13 @@ export interface CellTask {
   readonly windows: readonly CellWindow[];
 }
 
-export async function runCell(job: CellJob, recording: Recording, task: CellTask): Promise<CellResult> {
+/** Deployments of cells already parsed and validated in this thread (the sweep's check of its starting cells), by cell index. */
+export type KnownDeployments = ReadonlyMap<number, LoadedDeployment>;
+
+/** Runs `task`; its cell's deployment comes from `known` when this thread has it already (the same value `cellDeployment` gives). */
+export async function runCell(job: CellJob, recording: Recording, task: CellTask, known?: KnownDeployments): Promise<CellResult> {
   const { cell } = task;
-  const loaded = cellDeployment(job.fileText, job.file, cell, job.env, job.strategyIds);
+  const loaded = known?.get(cell.index) ?? cellDeployment(job.fileText, job.file, cell, job.env, job.strategyIds);
   const windows: Record<string, CellMetrics & { fingerprint: string }> = {};
   const silent = new Set<string>();
   for (const w of task.windows) {
@@ -61,9 +66,18 @@ export async function runCell(job: CellJob, recording: Recording, task: CellTask
       ...(w.fromMs !== undefined ? { fromMs: w.fromMs } : {}),
       ...(w.toMs !== undefined ? { toMs: w.toMs } : {}),
     });
-    const rep = reportOf(r, recording, loaded, job.sampleMs);
+    // the report's metrics and fingerprint without the rest of a report (trade rows, tables, charts: unused here)
+    const m = computeMetrics({
+      decisions: r.decisions,
+      equity: r.equity,
+      drawdown: r.drawdown,
+      openPositions: r.openPositions,
+      startingLamports: r.deployment.paper.startingBalanceLamports,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      sampleMs: job.sampleMs,
+    });
     for (const room of r.feed.silentRooms) silent.add(room);
-    const m = rep.metrics;
     windows[w.name] = {
       netPnlSol: m.netPnlSol,
       returnPct: m.returnPct,
@@ -75,7 +89,7 @@ export async function runCell(job: CellJob, recording: Recording, task: CellTask
       sharpe: m.sharpe,
       hourlySharpe: hourlySharpe(r.equity, r.startedAt, job.sampleMs),
       feesSol: m.feesSol,
-      fingerprint: rep.fingerprint,
+      fingerprint: runFingerprint(recording, loaded.deployment, r.decisionLog),
     };
   }
   const loud = silentRoomsOf([...silent].sort(), recording);

@@ -18,7 +18,7 @@ import { ChainpilotError } from '../../core/index.js';
 import { siblingModule, startModuleWorker } from '../../runtime/module-worker.js';
 import type { Recording } from '../replay/recording-reader.js';
 import type { RunTasks } from './search-methods.js';
-import { runCell, type CellJob, type CellResult, type CellTask } from './sweep-cell.js';
+import { runCell, type CellJob, type CellResult, type CellTask, type KnownDeployments } from './sweep-cell.js';
 import type { SharedRecording } from './sweep-shared.js';
 
 /** What a sweep worker thread starts with. */
@@ -63,13 +63,14 @@ export async function runLane(
   done: (i: number, r: CellResult) => void,
   fail: (i: number, message: string) => void,
   between: () => Promise<void> = () => Promise.resolve(),
+  known?: KnownDeployments,
 ): Promise<void> {
   for (;;) {
     const i = Atomics.add(next, 0, 1);
     if (i >= tasks.length) return;
     let r: CellResult;
     try {
-      r = await runCell(job, recording, tasks[i]!);
+      r = await runCell(job, recording, tasks[i]!, known);
     } catch (e) {
       Atomics.store(next, 0, STOP);
       fail(i, messageOf(e));
@@ -80,15 +81,15 @@ export async function runLane(
   }
 }
 
-/** Runs tasks one after the other in this thread; `onResult` sees each as it finishes. */
-export function inlineRunner(job: CellJob, recording: Recording, onResult: (r: CellResult) => void): TaskRunner {
+/** Runs tasks one after the other in this thread; `onResult` sees each as it finishes. `known`: cells' deployments this thread has validated. */
+export function inlineRunner(job: CellJob, recording: Recording, onResult: (r: CellResult) => void, known?: KnownDeployments): TaskRunner {
   return {
     async run(tasks) {
       const out: CellResult[] = [];
       for (const t of tasks) {
         let r: CellResult;
         try {
-          r = await runCell(job, recording, t);
+          r = await runCell(job, recording, t, known);
         } catch (e) {
           throw failed(t.cell.index, messageOf(e));
         }
@@ -124,9 +125,10 @@ const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
  * This thread and `threads` worker threads, started now. Call `share` once the recording is
- * loaded; `run` waits for it.
+ * loaded; `run` waits for it. `known`: deployments this thread has validated (it may fill the map
+ * later, before `run`); this thread's lane runs those cells without parsing their deployment again.
  */
-export function lanePool(threads: number, job: CellJob, onResult: (r: CellResult) => void): LanePool {
+export function lanePool(threads: number, job: CellJob, onResult: (r: CellResult) => void, known?: KnownDeployments): LanePool {
   const entry = siblingModule('sweep-worker', import.meta.url);
   const data: SweepWorkerData = { job };
   const workers: Worker[] = [];
@@ -199,6 +201,7 @@ export function lanePool(threads: number, job: CellJob, onResult: (r: CellResult
         (i, message) => r.failures.push({ i, message }),
         // let the workers' results through between cells (progress), and stop early when a worker died
         () => (broken ? Promise.reject(broken) : yieldTurn()),
+        known,
       );
       await workersDone;
       round = undefined;

@@ -44,6 +44,12 @@ export interface ReportInput {
   readonly drawdown?: DrawdownResult;
 }
 
+/** What the headline metrics read of a run (a sweep's cells compute these alone, see `computeMetrics`). */
+export type MetricsInput = Pick<
+  ReportInput,
+  'decisions' | 'equity' | 'openPositions' | 'startingLamports' | 'startedAt' | 'endedAt' | 'sampleMs' | 'minRatioSpanMs' | 'drawdown'
+>;
+
 /** A token's samples as chart points: [time, SOL per token as a number]. */
 function chartPoints(s: PriceSamples | undefined): (readonly [number, number])[] {
   if (s === undefined) return [];
@@ -52,14 +58,27 @@ function chartPoints(s: PriceSamples | undefined): (readonly [number, number])[]
 }
 
 /** Builds the report of one run. */
-export function computeReport(i: ReportInput): BacktestReport {
-  const tally = tallyDecisions(i.decisions);
-  const marks = new Map(i.openPositions.map((p) => [`${p.strategyId}/${p.mint}`, p.valueLamports]));
-  const pnlOf = (t: TradeAcc): bigint => {
+/** A trade's PnL in lamports: closed, what it made; open, marked at its position's last value (at cost without a price). */
+function pnlOfTrades(openPositions: readonly OpenPositionMark[]): (t: TradeAcc) => bigint {
+  const marks = new Map(openPositions.map((p) => [`${p.strategyId}/${p.mint}`, p.valueLamports]));
+  return (t) => {
     if (t.closedAt !== null) return t.sell - t.buy - t.fees;
     const value = marks.get(`${t.strategyId}/${t.mint}`);
     return t.sell + (value ?? t.buy) - t.buy - t.fees;
   };
+}
+
+/**
+ * The report's headline metrics alone, the same figures `computeReport` puts in `metrics`, without
+ * the trade rows, tables, charts and extras (a sweep cell ranks by these and builds no report).
+ */
+export function computeMetrics(i: MetricsInput): ReportMetrics {
+  return reportMetrics(i, tallyDecisions(i.decisions), equityStats(i), pnlOfTrades(i.openPositions));
+}
+
+export function computeReport(i: ReportInput): BacktestReport {
+  const tally = tallyDecisions(i.decisions);
+  const pnlOf = pnlOfTrades(i.openPositions);
   const trades: ReportTrade[] = tally.trades.map((t) => {
     const pnl = pnlOf(t);
     const end = t.closedAt ?? i.endedAt;
@@ -100,7 +119,7 @@ export function computeReport(i: ReportInput): BacktestReport {
 }
 
 /** The headline metrics: PnL, trade statistics, drawdown, exposure, costs, ratios and counts. */
-function reportMetrics(i: ReportInput, tally: DecisionTally, equity: EquityStats, pnlOf: (t: TradeAcc) => bigint): ReportMetrics {
+function reportMetrics(i: MetricsInput, tally: DecisionTally, equity: EquityStats, pnlOf: (t: TradeAcc) => bigint): ReportMetrics {
   const { trades } = tally;
   const closed = trades.filter((t) => t.closedAt !== null);
   const pnls = closed.map(pnlOf);
