@@ -146,6 +146,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJo
     syncedWrites: () => durability.syncedWrites(),
     close: async () => {
       db.close();
+      durability.close();
     },
   };
 }
