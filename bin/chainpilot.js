@@ -15,9 +15,9 @@ const source = `${root}/src/cli/entry.ts`;
 /**
  * The newest modification time (ms) of `dir` and of anything under it. A file edited in place
  * changes only its own mtime, so every file is stat'ed; a file added, removed or renamed changes
- * its directory's. One readdir of names and one stat per entry, the stat telling files from
- * directories: no Dirent objects and no recursive readdir (which builds a Dirent and joins a path
- * for every entry), about half the start-up cost of that walk (docs/performance.md, "Start-up").
+ * its directory's (a removed one leaves no file to stat). About 5 ms of CPU for src/'s 500 files
+ * in a fresh process (docs/performance.md, "Start-up"): stats alone, with nothing cheaper that
+ * still sees an in-place edit.
  */
 function newestMtimeMs(dir) {
   let newest = statSync(dir).mtimeMs;
