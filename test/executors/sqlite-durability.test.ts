@@ -59,8 +59,12 @@ describe('journal durability', () => {
       expect.objectContaining({ code: 'JOURNAL_SYNC_FAILED', retry: 'fatal' }) as Error,
     );
     fail = false; // a later sync that succeeds proves nothing about the failed one's pages
-    expect(() => d.durable(() => db.prepare('INSERT INTO t VALUES (?)').run('rebuilt'))).toThrow(expect.objectContaining({ code: 'JOURNAL_SYNC_FAILED' }) as Error);
-    expect(() => d.relaxed(() => db.prepare('INSERT INTO t VALUES (?)').run('sent'))).toThrow(expect.objectContaining({ code: 'JOURNAL_SYNC_FAILED' }) as Error);
+    expect(() => d.durable(() => db.prepare('INSERT INTO t VALUES (?)').run('rebuilt'))).toThrow(
+      expect.objectContaining({ code: 'JOURNAL_SYNC_FAILED' }) as Error,
+    );
+    expect(() => d.relaxed(() => db.prepare('INSERT INTO t VALUES (?)').run('sent'))).toThrow(
+      expect.objectContaining({ code: 'JOURNAL_SYNC_FAILED' }) as Error,
+    );
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['signed']);
     expect(d.syncedWrites()).toBe(0);
     db.close();
