@@ -19,6 +19,7 @@
  * matter); `fdatasync` makes the same bytes and the size they need durable.
  */
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ChainpilotError } from '../../core/errors.js';
 
@@ -48,7 +49,9 @@ export type SyncFile = (fd: number) => void;
 
 /**
  * Sets the connection's base `synchronous` level and returns the wrappers the journal's writes run
- * in. `db` must be in WAL mode for `critical`: its durable writes sync the file `${db.name}-wal`.
+ * in. In `critical` mode on a database in WAL mode the durable writes sync its log file
+ * (`${db.name}-wal`, resolved now: a later change of directory does not move it); on any other
+ * database they commit at FULL.
  */
 export function applyDurability(db: Database.Database, mode: JournalSynchronous = 'critical', syncFile: SyncFile = fdatasyncSync): SqliteDurability {
   db.pragma(`synchronous = ${mode === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -85,6 +88,7 @@ export function applyDurability(db: Database.Database, mode: JournalSynchronous 
    * rewrites it from the start after a checkpoint, cuts it back (journal_size_limit) and deletes it
    * only when the last connection closes.
    */
+  const logPath = `${resolve(db.name)}-wal`;
   let logFd: number | undefined;
   /**
    * Set when a sync failed. That write is committed (readable) but not known to be on disk, and a
@@ -100,13 +104,13 @@ export function applyDurability(db: Database.Database, mode: JournalSynchronous 
       refuseAfterFailure();
       const r = write();
       try {
-        logFd ??= openSync(`${db.name}-wal`, 'r');
+        logFd ??= openSync(logPath, 'r');
         syncFile(logFd);
       } catch (e) {
         failed = new ChainpilotError(
           'JOURNAL_SYNC_FAILED',
-          `the journal's log ${db.name}-wal could not be flushed to disk (${e instanceof Error ? e.message : String(e)}); this journal takes no further write: restart on healthy storage`,
-          { retry: 'fatal', context: { path: `${db.name}-wal` } },
+          `the journal's log ${logPath} could not be flushed to disk (${e instanceof Error ? e.message : String(e)}); this journal takes no further write: restart on healthy storage`,
+          { retry: 'fatal', context: { path: logPath } },
         );
         throw failed;
       }
