@@ -40,10 +40,12 @@ function wallMs(args: readonly string[], cpu: { ms: number }, failing = false): 
   return ms;
 }
 
+/** The newest mtime under `dir`, directories included: the test bin/chainpilot.js applies to dist/. */
 function newestMtimeMs(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) newest = Math.max(newest, statSync(`${e.parentPath}/${e.name}`).mtimeMs);
+  let newest = statSync(dir).mtimeMs;
+  for (const name of readdirSync(dir)) {
+    const s = statSync(`${dir}/${name}`);
+    newest = Math.max(newest, s.isDirectory() ? newestMtimeMs(`${dir}/${name}`) : s.mtimeMs);
   }
   return newest;
 }

@@ -93,6 +93,8 @@ export const ERROR_CODES = {
   JOURNAL_NOT_FOUND: 'a state change named an intent id that is not in the journal',
   JOURNAL_BAD_TRANSITION: 'a state change broke the intent state machine (invariant breach: stop and reconcile)',
   JOURNAL_CORRUPT: 'a journal row could not be decoded',
+  JOURNAL_SYNC_FAILED:
+    "the file system refused to flush the journal's log to disk (fdatasync failed): the journal takes no further write and nothing more is sent; restart on healthy storage",
   JOURNAL_DUPLICATE_SIGNATURE:
     'a signed transaction has the signature of one already journaled (the swap service built identical bytes); rebuild with a newer blockhash',
   LIVE_INVALID_INTENT: 'the intent has an invalid field (amount, mint, decimals, slippage or fee); nothing was sent',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openSqliteJournal } from '../../src/executors/journal/sqlite-journal.js';
+import { openSqliteJournal, WAL_SIZE_LIMIT_BYTES, type SqliteIntentJournal } from '../../src/executors/journal/sqlite-journal.js';
 import { attempt, intent, journalConformance } from './journal-conformance.js';
 
 journalConformance('SQLite', () => {
@@ -80,11 +80,97 @@ describe('SQLite intent journal', () => {
         await j.recordSigned(`i${i}`, attempt(`sig-${i}`), i);
       }
       expect(size()).toBe(before); // hundreds of log pages of new rows, all still in the log
-      for (let i = 0; i < 16; i++) {
-        await j.resolve(`i${i}`, { state: 'EXPIRED', signature: `sig-${i}`, final: true }, 200);
-        await j.markReported(`i${i}`, 200);
-      }
+      for (let i = 0; i < 150; i++) await j.resolve(`i${i}`, { state: 'EXPIRED', signature: `sig-${i}`, final: true }, 200);
+      for (let i = 0; i < 15; i++) await j.markReported(`i${i}`, 200);
+      expect(size()).toBe(before);
+      await j.markReported('i15', 200); // the 16th reported outcome
       expect(size()).toBeGreaterThan(before);
+    } finally {
+      await j.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  /** Runs `run` on a fresh journal, with the size of its database file (it grows when a checkpoint copies the log in). */
+  async function withJournal(run: (j: SqliteIntentJournal, size: () => number) => Promise<void>): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), 'chainpilot-journal-'));
+    const path = join(dir, 'j.sqlite');
+    const j = openSqliteJournal({ path });
+    try {
+      await run(j, () => statSync(path).size);
+    } finally {
+      await j.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  /** One intent from its decision to its reported outcome, sent once. */
+  async function lifecycle(j: SqliteIntentJournal, id: string, at: number): Promise<void> {
+    await j.create(intent(id), { spendLamports: 1n, day: '2026-01-01' }, at);
+    await j.recordSigned(id, attempt(`sig-${id}`), at);
+    await j.markSent(id, `sig-${id}`, at);
+    await j.resolve(id, { state: 'EXPIRED', signature: `sig-${id}`, final: true }, at);
+    await j.markReported(id, at);
+  }
+
+  it('holds a due checkpoint while an intent is between its decision and its first send, and runs it once that intent is sent', async () => {
+    await withJournal(async (j, size) => {
+      const before = size();
+      await j.create(intent('waiting'), { spendLamports: 1n, day: '2026-01-01' }, 0); // decided, building
+      for (let i = 0; i < 20; i++) await lifecycle(j, `i${i}`, i + 1); // 20 reported outcomes: one checkpoint due
+      expect(size()).toBe(before);
+      await j.recordSigned('waiting', attempt('sig-waiting'), 30);
+      await lifecycle(j, 'i20', 31); // signed, not yet sent: still on its way
+      expect(size()).toBe(before);
+      await j.markSent('waiting', 'sig-waiting', 32);
+      await lifecycle(j, 'i21', 33); // the next reported outcome finds none on its way
+      expect(size()).toBeGreaterThan(before);
+    });
+  });
+
+  it('counts a rebuild after an expiry as on its way to a send, and a denial or a final outcome as off it', async () => {
+    await withJournal(async (j, size) => {
+      const before = size();
+      await j.create(intent('rebuilt'), { spendLamports: 1n, day: '2026-01-01' }, 0);
+      await j.recordSigned('rebuilt', attempt('r-1'), 1);
+      await j.resolve('rebuilt', { state: 'EXPIRED', signature: 'r-1', final: false }, 2); // will be signed again
+      await j.create(intent('denied'), { spendLamports: 1n, day: '2026-01-01' }, 3);
+      for (let i = 0; i < 20; i++) await lifecycle(j, `i${i}`, i + 4);
+      expect(size()).toBe(before);
+      await j.deny('denied', 'LIVE_INVALID_INTENT', 't', 30);
+      await j.recordSigned('rebuilt', attempt('r-2'), 31);
+      await j.resolve('rebuilt', { state: 'EXPIRED', signature: 'r-2', final: true }, 32); // a final outcome, never sent
+      await lifecycle(j, 'i20', 33);
+      expect(size()).toBeGreaterThan(before);
+    });
+  });
+
+  it('runs a held checkpoint anyway after 64 reported outcomes: overlapping intents cannot hold the log forever', async () => {
+    await withJournal(async (j, size) => {
+      const before = size();
+      await j.create(intent('stuck'), { spendLamports: 1n, day: '2026-01-01' }, 0);
+      for (let i = 0; i < 63; i++) await lifecycle(j, `i${i}`, i + 1);
+      expect(size()).toBe(before);
+      await lifecycle(j, 'i63', 64);
+      expect(size()).toBeGreaterThan(before);
+    });
+  });
+
+  it('cuts a log that a burst grew past WAL_SIZE_LIMIT_BYTES back to that size when it restarts after a checkpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chainpilot-journal-'));
+    const path = join(dir, 'j.sqlite');
+    const j = openSqliteJournal({ path });
+    try {
+      const big = { ...attempt(''), txBase64: 'A'.repeat(256 * 1024) }; // a quarter MiB per attempt: the log passes the limit
+      const n = Math.ceil((1.5 * WAL_SIZE_LIMIT_BYTES) / (256 * 1024));
+      for (let i = 0; i < n; i++) {
+        await j.create(intent(`i${i}`), { spendLamports: 1n, day: '2026-01-01' }, i);
+        await j.recordSigned(`i${i}`, { ...big, signature: `sig-${i}` }, i);
+      }
+      expect(statSync(`${path}-wal`).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+      for (let i = 0; i < n; i++) await j.resolve(`i${i}`, { state: 'EXPIRED', signature: `sig-${i}`, final: true }, n);
+      for (let i = 0; i < 16; i++) await j.markReported(`i${i}`, n); // the checkpoint
+      await j.markReported(`i16`, n); // the next write restarts the log
+      expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
     } finally {
       await j.close();
       rmSync(dir, { recursive: true, force: true });

@@ -17,6 +17,19 @@ import { sqliteTransitions } from './sqlite-transitions.js';
 const WAL_CHECKPOINT_PAGES = 1_000;
 /** Reported outcomes between two checkpoints (an intent's life writes a few dozen log pages). */
 const CHECKPOINT_EVERY_REPORTS = 16;
+/**
+ * A due checkpoint waits while an intent of this journal is between its decision and its first
+ * send, at most this many reported outcomes; then it runs anyway (a stream of overlapping intents
+ * would otherwise never leave a gap).
+ */
+const CHECKPOINT_DEFER_REPORTS = 4 * CHECKPOINT_EVERY_REPORTS;
+/**
+ * Size the log is cut back to when SQLite restarts it after a checkpoint (`journal_size_limit`,
+ * bytes). Far above what a checkpoint interval writes (about 100 KiB per intent), so in steady
+ * state the log is rewritten in place at a constant size and the fsync before a send has no file
+ * size to journal; only a log grown by a burst (the backstop below) is cut back.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export interface SqliteJournalOptions {
   /** Path of the journal file (created if missing). */
@@ -60,10 +73,11 @@ function openJournalDatabase(options: SqliteJournalOptions): { db: Database.Data
     throw e;
   }
   // Checkpoints (copying the log into the database file, with two fsyncs) run after an outcome is
-  // reported, not inside whichever write happens to fill the log: that write may be one between
-  // an intent's build and its first send. SQLite's own automatic checkpoint stays as a backstop
-  // at ten times its usual size.
+  // reported while no intent is on its way to a send, not inside whichever write happens to fill
+  // the log: that write may be one between an intent's build and its first send. SQLite's own
+  // automatic checkpoint stays as a backstop at ten times its usual size.
   db.pragma(`wal_autocheckpoint = ${10 * WAL_CHECKPOINT_PAGES}`);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // The day totals are derived data: rebuilt from the intents on every open, so a journal written
   // by a version without them (or an older version after this one) opens with exact totals.
   db.transaction(() => {
@@ -85,21 +99,42 @@ export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJo
   const t = sqliteTransitions(db, q, rows);
 
   let reportsSinceCheckpoint = 0;
+  /**
+   * Intents this process created (or is rebuilding) and has not sent yet: a checkpoint (two fsyncs
+   * and a few hundred page copies on the one thread) waits until none is on its way to a send.
+   */
+  const beforeSend = new Set<string>();
 
   return {
-    create: async (intent, spend, at) => durability.relaxed(() => t.create(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, at)),
+    create: async (intent, spend, at) => {
+      const r = durability.relaxed(() => t.create(intent, spend.spendLamports, spend.day, spend.dailyCapLamports, at));
+      if (r.kind === 'created') beforeSend.add(intent.id);
+      return r;
+    },
     get: async (id) => {
       const row = q.get.get(id);
       return row ? rows.toRecord(row) : undefined;
     },
     markBuilt: async (id, at) => durability.relaxed(() => t.markBuilt(id, at)),
     recordSigned: async (id, attempt, at) => durability.durable(() => t.recordSigned(id, attempt, at)),
-    markSent: async (id, signature, at) => durability.relaxed(() => t.markSent(id, signature, at)),
-    resolve: async (id, r, at) => durability.relaxed(() => t.resolve(id, r, at)),
-    deny: async (id, code, reason, at) => durability.relaxed(() => t.deny(id, code, reason, at)),
+    markSent: async (id, signature, at) => {
+      durability.relaxed(() => t.markSent(id, signature, at));
+      beforeSend.delete(id);
+    },
+    resolve: async (id, r, at) => {
+      durability.relaxed(() => t.resolve(id, r, at));
+      // an expiry that is not final is built and signed again: still on its way to a send
+      if (r.state !== 'EXPIRED' || r.final) beforeSend.delete(id);
+    },
+    deny: async (id, code, reason, at) => {
+      durability.relaxed(() => t.deny(id, code, reason, at));
+      beforeSend.delete(id);
+    },
     markReported: async (id, at) => {
       durability.relaxed(() => q.reported.run(at, id));
-      if (++reportsSinceCheckpoint >= CHECKPOINT_EVERY_REPORTS) {
+      reportsSinceCheckpoint++;
+      const due = reportsSinceCheckpoint >= CHECKPOINT_EVERY_REPORTS;
+      if ((due && beforeSend.size === 0) || reportsSinceCheckpoint >= CHECKPOINT_DEFER_REPORTS) {
         reportsSinceCheckpoint = 0;
         q.checkpoint.run();
       }
@@ -111,6 +146,7 @@ export function openSqliteJournal(options: SqliteJournalOptions): SqliteIntentJo
     syncedWrites: () => durability.syncedWrites(),
     close: async () => {
       db.close();
+      durability.close();
     },
   };
 }
