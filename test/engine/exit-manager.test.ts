@@ -134,6 +134,23 @@ describe('exit manager', () => {
     exits.positionChanged({ ...p, tokenRaw: rawAmount(0n) });
     expect(exits.levels(p.key)).toBeUndefined();
   });
+
+  it('keeps a full exit in flight when a partial take profit beside it did not land (no second full exit on the next tick)', () => {
+    const clock = manualClock(1_000);
+    const exits = createExitManager(
+      clock,
+      () => ({ takeProfit: [{ multiple: '1.5', sellBps: 5_000 }], trailingStopBps: 2_000 }),
+      () => undefined,
+    );
+    const p = position(1_000_000n, 1_000); // entry 0.1 SOL a token
+    exits.positionChanged(p);
+    expect(exits.onPrice([p], '0.16').map((o) => o.level)).toEqual([0]); // the partial take profit
+    expect(exits.onPrice([p], '0.12').map((o) => [o.level, o.fractionBps])).toEqual([[-1, 10_000]]); // trailing stop: a full exit
+    exits.settled(p.key, 0, false); // the take profit was refused while the full exit is in flight
+    expect(exits.onPrice([p], '0.11')).toEqual([]); // before: a second full exit of the same position
+    exits.settled(p.key, -1, false); // the full exit did not land either: the rules run again
+    expect(exits.onPrice([p], '0.11').map((o) => o.level)).toEqual([-1]);
+  });
 });
 
 describe('exit levels', () => {

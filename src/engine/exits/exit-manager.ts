@@ -318,7 +318,11 @@ export function createExitManager(clock: Clock, rulesFor: (strategyId: string) =
         }
         return;
       }
-      if (level >= 0) st.fired.delete(level);
+      if (level >= 0) {
+        st.fired.delete(level);
+        // a partial take profit never marked the position exiting: a full exit in flight beside it still is
+        if ((rulesFor(st.strategyId)?.takeProfit?.[level]?.sellBps ?? 0) < 10_000) return;
+      }
       st.exiting = false;
       retryTimeStop(key, st);
     },
