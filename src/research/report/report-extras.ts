@@ -134,8 +134,18 @@ export function exitRuleOf(reason: string): string {
 const DAY_MS = 86_400_000;
 const MAX_EXPOSURE_POINTS = 100;
 const iso = (t: number): string => new Date(t).toISOString();
-const dayOf = (t: number): string => iso(t).slice(0, 10);
-const monthOf = (t: number): string => iso(t).slice(0, 7);
+/** `YYYY-MM-DD` of UTC day numbers (a report's trades close on a few days: one Date per day, not per trade). */
+const dayTexts = new Map<number, string>();
+const dayOf = (t: number): string => {
+  const d = Math.floor(t / DAY_MS);
+  let text = dayTexts.get(d);
+  if (text === undefined) {
+    if (dayTexts.size > 4096) dayTexts.clear();
+    dayTexts.set(d, (text = iso(d * DAY_MS).slice(0, 10)));
+  }
+  return text;
+};
+const monthOf = (t: number): string => dayOf(t).slice(0, 7);
 /** The Monday (UTC) of `t`'s week, as `week of YYYY-MM-DD`. */
 const weekOf = (t: number): string => {
   const d = Math.floor(t / DAY_MS);
