@@ -332,6 +332,10 @@ export function createPortfolio(
   const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
   /** Strategies with a position in the book (open or remembered closed): a mint's positions are found by key, never by a scan. */
   const strategies = new Set<string>();
+  /** The last `equityLamports()` answer and the sums it was made of. */
+  let equityCash = cash;
+  let equityValue = valueSum;
+  let equity = cash + valueSum;
   const revalueDirty = (): void => {
     if (dirty.size === 0) return;
     for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
@@ -420,7 +424,13 @@ export function createPortfolio(
     },
     equityLamports() {
       revalueDirty();
-      return cash + valueSum;
+      // asked after every line of a backtest while a position is open: the same bigint while nothing moved
+      if (cash !== equityCash || valueSum !== equityValue) {
+        equityCash = cash;
+        equityValue = valueSum;
+        equity = cash + valueSum;
+      }
+      return equity;
     },
     openCount: () => values.size,
     totals() {
