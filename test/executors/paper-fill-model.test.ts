@@ -190,9 +190,7 @@ describe('the slippage check (isWorse)', () => {
     const r = new Decimal(ref).times(side === 'buy' ? 10_000 + slippageBps : 10_000 - slippageBps);
     return side === 'buy' ? f.gt(r) : f.lt(r);
   };
-  const decimalText = fc
-    .tuple(fc.stringMatching(/^[0-9]{1,6}$/), fc.stringMatching(/^[0-9]{1,45}$/))
-    .map(([w, f]) => `${w}.${f}`);
+  const decimalText = fc.tuple(fc.stringMatching(/^[0-9]{1,6}$/), fc.stringMatching(/^[0-9]{1,45}$/)).map(([w, f]) => `${w}.${f}`);
 
   it('decides as the exact rule on any prices, exactly at and around the tolerance included', () => {
     fc.assert(
