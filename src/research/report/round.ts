@@ -1,5 +1,5 @@
 /** Display values of exact amounts: ratios rounded half-even (banker's rounding), never truncated; SOL exact. */
-import { Decimal, lamportsToSol } from '../../core/index.js';
+import { lamportsToSol } from '../../core/index.js';
 import { divHalfEven, plainText, pow10, QUOTIENT_PLACES } from '../../core/exact-ratio.js';
 
 /**
