@@ -3,11 +3,12 @@
  * fee live pays, rent for the token account the first buy opens, our own fills moving the reserves
  * until the next observed tick, and failures at the live rates with the live codes.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bps, lamports, manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
+import { bps, Decimal, lamports, manualClock, seededRandom, type UnixMs } from '../../src/core/index.js';
 import type { ExecutionReport, Fill, OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { createMarketView } from '../../src/engine/market/market-view.js';
-import { DEFAULT_FILL_MODEL, modelFill, reservesFor } from '../../src/executors/paper/fill-model.js';
+import { DEFAULT_FILL_MODEL, isWorse, modelFill, reservesFor } from '../../src/executors/paper/fill-model.js';
 import { createPaperExecutor, type PaperModel } from '../../src/executors/paper/paper-executor.js';
 import { orderIntent } from '../helpers/intents.js';
 
@@ -294,5 +295,27 @@ describe('the calibrated paper model', () => {
     });
     tick(2);
     expect(reservesFor(view.get(MINT)!, 6, options)!.sol / 100_000_000n).toBe(26n);
+  });
+});
+
+describe('the slippage check (isWorse)', () => {
+  // the exact rule: a buy above ref × (1 + bps/10,000), a sell below ref × (1 − bps/10,000)
+  const exact = (side: 'buy' | 'sell', fill: string, ref: string, slippageBps: number): boolean => {
+    const f = new Decimal(fill).times(10_000);
+    const r = new Decimal(ref).times(side === 'buy' ? 10_000 + slippageBps : 10_000 - slippageBps);
+    return side === 'buy' ? f.gt(r) : f.lt(r);
+  };
+  const decimalText = fc.tuple(fc.stringMatching(/^[0-9]{1,6}$/), fc.stringMatching(/^[0-9]{1,45}$/)).map(([w, f]) => `${w}.${f}`);
+
+  it('decides as the exact rule on any prices, exactly at and around the tolerance included', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('buy' as const, 'sell' as const), decimalText, decimalText, fc.integer({ min: 0, max: 20_000 }), (side, fill, ref, b) => {
+        // a fill exactly at the tolerance, and one a last digit past it
+        const edge = new Decimal(ref).times(side === 'buy' ? 10_000 + b : 10_000 - b).div(10_000);
+        const cases = [fill, edge.toFixed(), edge.plus('1e-45').toFixed(), edge.minus('1e-45').abs().toFixed()];
+        return cases.every((f) => isWorse(side, f, ref, b) === exact(side, f, ref, b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/core/index.js';
-import { ratioHalfEven } from '../../src/research/report/round.js';
+import { ratioHalfEven, readablePrices } from '../../src/research/report/round.js';
 import { slippageLamports } from '../../src/research/report/trade-tally.js';
 
 const viaDecimal = (a: bigint, b: bigint, places: number): number =>
@@ -73,5 +73,45 @@ describe('slippageLamports', () => {
       ['sell', 7n, '2e-7', '1e-7'],
     ] as const)
       expect(slippageLamports(side, sol, ref, price)).toBe(viaDecimalCost(side, sol, ref, price));
+  });
+});
+
+describe('readablePrices', () => {
+  // the Decimal form it replaced, per number of the text
+  const viaDecimal = (text: string): string =>
+    text.replace(/\d+\.\d+/g, (n) => {
+      const d = new Decimal(n);
+      return d.precision(true) > 8 ? d.precision(8, Decimal.ROUND_HALF_EVEN).toFixed() : n;
+    });
+
+  it('rounds long prices half-even to 8 significant digits and leaves short ones as written', () => {
+    expect(readablePrices('stop loss 0.0000000312345678901234 below entry 0.00000003125 (level 2)')).toBe(
+      'stop loss 0.000000031234568 below entry 0.00000003125 (level 2)',
+    );
+    const cases = [
+      '0.0',
+      '0.000',
+      '100.000',
+      '1.500000000000',
+      '1234567890.5',
+      '99999999.5',
+      '0.123456785',
+      '0.123456775',
+      '12345678.50',
+      '0.00000000999999999',
+      '7.000000000001',
+    ];
+    for (const c of cases) expect(readablePrices(`x ${c} y`)).toBe(viaDecimal(`x ${c} y`));
+  });
+
+  it('equals Decimal on any plain decimals', () => {
+    const digits = fc.stringMatching(/^[0-9]{1,14}$/);
+    fc.assert(
+      fc.property(digits, digits, fc.nat({ max: 6 }), (whole, frac, zeros) => {
+        const text = `take profit at ${whole}.${frac}${'0'.repeat(zeros)} (level 1)`;
+        return readablePrices(text) === viaDecimal(text);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

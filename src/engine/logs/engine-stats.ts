@@ -182,7 +182,10 @@ export function createEngineStats(clock: Clock, portfolio: Portfolio): EngineSta
       sampledAt = now;
       const eq = portfolio.equityLamports();
       if (peak === undefined || eq > peak) peak = eq;
-      if (peak - eq > maxDrawdown) maxDrawdown = peak - eq;
+      else {
+        const dd = peak - eq;
+        if (dd > maxDrawdown) maxDrawdown = dd;
+      }
     },
     get events() {
       return events;

@@ -332,9 +332,29 @@ export function createPortfolio(
   const keyOf = (strategyId: string, mint: string): string => `${strategyId}\u0000${mint}`;
   /** Strategies with a position in the book (open or remembered closed): a mint's positions are found by key, never by a scan. */
   const strategies = new Set<string>();
+  /** The last `equityLamports()` answer and the sums it was made of. */
+  let equityCash = cash;
+  let equityValue = valueSum;
+  let equity = cash + valueSum;
+  /**
+   * A new mark of an open position whose holding did not change since it was last valued: only its
+   * value moves (the sums by the difference, the open sets untouched), as `revalue` would leave them.
+   */
+  const remark = (p: Position): void => {
+    const old = values.get(p.key);
+    if (old === undefined || p.tokenRaw === 0n || old.cost !== p.costLamports) {
+      revalue(p);
+      return;
+    }
+    const price = markOf(p.mint);
+    const value = price === undefined ? p.costLamports : valueAt(p.tokenRaw, p.decimals, price);
+    if (value === old.value) return;
+    valueSum += value - old.value;
+    old.value = value;
+  };
   const revalueDirty = (): void => {
     if (dirty.size === 0) return;
-    for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) revalue(positions.get(k)!);
+    for (const mint of dirty) for (const k of openByMint.get(mint) ?? []) remark(positions.get(k)!);
     dirty.clear();
   };
 
@@ -420,7 +440,13 @@ export function createPortfolio(
     },
     equityLamports() {
       revalueDirty();
-      return cash + valueSum;
+      // asked after every line of a backtest while a position is open: the same bigint while nothing moved
+      if (cash !== equityCash || valueSum !== equityValue) {
+        equityCash = cash;
+        equityValue = valueSum;
+        equity = cash + valueSum;
+      }
+      return equity;
     },
     openCount: () => values.size,
     totals() {

@@ -227,7 +227,10 @@ export function createStrategyRunner(d: StrategyRunnerDeps): StrategyRunner {
         tracking.end((arg as { readonly mint: string }).mint, handler === 'onFill' ? 'fill' : 'failure');
     },
     positionClosed(mint) {
-      for (const room of [...watched.keys()]) if (room.split(':').includes(mint)) ctx.unwatch(room);
+      // runs on every close, over up to MAX_WATCHED rooms: only a room containing the mint's text is split
+      let rooms: string[] | undefined;
+      for (const room of watched.keys()) if (room.includes(mint) && room.split(':').includes(mint)) (rooms ??= []).push(room);
+      if (rooms !== undefined) for (const room of rooms) ctx.unwatch(room);
     },
     stop() {
       tracking.stop();

@@ -114,12 +114,36 @@ export function reservesFor(obs: MarketObservation, decimals: number, opts: Fill
   return token > 0n ? { sol, token } : undefined;
 }
 
+/** Relative distance past which two products of doubles (each within a few 2^-53 of its exact value) are ordered exactly. */
+const DOUBLE_MARGIN = 1e-12;
+
+/** Digits with at most one inner point (what `plainDecimalParts` accepts), without building its bigint. */
+function isPlainDecimal(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || n > 300) return false; // a longer one leaves the doubles' range of exact ordering: the bigints decide
+  let dot = false;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46 && !dot && i > 0 && i < n - 1) dot = true;
+    else if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /**
  * Whether a fill at `fill` is beyond `slippageBps` of `ref`: above ref × (1 + bps/10,000) for a
  * buy, below ref × (1 − bps/10,000) for a sell. Exact: cross-multiplied in bigints for plain
  * decimals, else in bignumber.js.
  */
-function isWorse(side: 'buy' | 'sell', fill: string, ref: string, slippageBps: number): boolean {
+export function isWorse(side: 'buy' | 'sell', fill: string, ref: string, slippageBps: number): boolean {
+  if (Number.isSafeInteger(slippageBps) && isPlainDecimal(fill) && isPlainDecimal(ref)) {
+    // on doubles first: `Number` of a plain decimal is within 2^-53 of it, and so is each product, so
+    // when the two sides are farther apart than DOUBLE_MARGIN of their size the doubles order them exactly
+    const a = Number(fill) * 10_000;
+    const b = Number(ref) * (side === 'buy' ? 10_000 + slippageBps : 10_000 - slippageBps);
+    const diff = a - b;
+    if (Math.abs(diff) > (Math.abs(a) + Math.abs(b)) * DOUBLE_MARGIN) return side === 'buy' ? diff > 0 : diff < 0;
+  }
   const f = plainDecimalParts(fill);
   const r = plainDecimalParts(ref);
   if (f !== undefined && r !== undefined && Number.isSafeInteger(slippageBps)) {

@@ -172,26 +172,35 @@ function createSamplers(o: {
   const priceSampleMs = Math.min(sampleMs, PRICE_SAMPLE_MS);
   const equity: [number, bigint][] = [];
   const prices = new Map<string, PriceSeries>();
-  /** Mints with a decision in the last ACTIVE_MS: their prices are sampled at `priceSampleMs`. */
-  const active = new Map<string, number>();
+  /** Mints with a decision in the last ACTIVE_MS (the time of their last one): their prices are sampled at `priceSampleMs`. */
+  const active = new Map<string, { lastAt: number; readonly series: PriceSeries }>();
   let seenDecisions = 0;
   let nextSample = startAt;
   let nextPriceSample = startAt;
+  let sampleAt = 0;
+  const sampleOne = (a: { lastAt: number; readonly series: PriceSeries }, mint: string): void => {
+    if (sampleAt - a.lastAt > ACTIVE_MS && engine.portfolio.openOn(mint).length === 0) {
+      active.delete(mint);
+      return;
+    }
+    const p = engine.market.get(mint)?.price;
+    if (p !== undefined) a.series.push(sampleAt, p);
+  };
   const samplePrices = (at: number): void => {
     for (; seenDecisions < decisions.length; seenDecisions++) {
       const e = decisions[seenDecisions]!;
       if (e.kind === 'unfilled' || e.kind === 'manual') continue;
-      if (!prices.has(e.mint)) prices.set(e.mint, new PriceSeries());
-      active.set(e.mint, e.at);
-    }
-    for (const [mint, lastAt] of active) {
-      if (at - lastAt > ACTIVE_MS && engine.portfolio.openOn(mint).length === 0) {
-        active.delete(mint);
-        continue;
+      const a = active.get(e.mint);
+      if (a !== undefined) a.lastAt = e.at;
+      else {
+        let series = prices.get(e.mint);
+        if (series === undefined) prices.set(e.mint, (series = new PriceSeries()));
+        active.set(e.mint, { lastAt: e.at, series });
       }
-      const p = engine.market.get(mint)?.price;
-      if (p !== undefined) prices.get(mint)!.push(at, p);
     }
+    sampleAt = at;
+    // each token's samples are its own: the order they are visited in changes nothing
+    active.forEach(sampleOne);
   };
   const advance = (t: number): void => {
     for (;;) {

@@ -211,59 +211,71 @@ export function createTreeWriter(): TreeWriter {
   };
 }
 
+/**
+ * The index of the tree being read and the reader's positions in its columns. `readTreeAt` runs for every stored
+ * event a replay delivers: one reader at module level (reading never calls out, so never re-enters)
+ * instead of a closure and its context per tree.
+ */
+let curIndex = 0;
+let ti = 0;
+let ii = 0;
+let fi = 0;
+
+const corrupt = (what: string): Error =>
+  new ChainpilotError('RECORDING_CACHE_CORRUPT', `prepared recording: ${what} in value ${curIndex}`, { retry: 'not_retryable' });
+
+function readValue(c: TreeColumns): unknown {
+  switch (c.tags[ti++]) {
+    case T_UNDEFINED:
+      return undefined;
+    case T_NULL:
+      return null;
+    case T_FALSE:
+      return false;
+    case T_TRUE:
+      return true;
+    case T_INT:
+      return c.ints[ii++];
+    case T_FLOAT:
+      return c.floats[fi++];
+    case T_STRING: {
+      const s = c.strings[c.ints[ii++]!];
+      if (s === undefined) throw corrupt('string index out of range');
+      return s;
+    }
+    case T_BIGINT: {
+      const s = c.strings[c.ints[ii++]!];
+      if (s === undefined) throw corrupt('string index out of range');
+      return BigInt(s);
+    }
+    case T_ARRAY: {
+      const n = c.ints[ii++]!;
+      if (!(n >= 0 && n <= c.tags.length - ti)) throw corrupt('bad array length');
+      const a: unknown[] = [];
+      for (let i = 0; i < n; i++) a.push(readValue(c));
+      return a;
+    }
+    case T_OBJECT: {
+      const keys = c.shapes[c.ints[ii++]!];
+      if (keys === undefined) throw corrupt('shape index out of range');
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (k === '__proto__') Object.defineProperty(o, k, { value: readValue(c), enumerable: true, writable: true, configurable: true });
+        else o[k] = readValue(c);
+      }
+      return o;
+    }
+    default:
+      throw corrupt('unknown tag');
+  }
+}
+
 /** Reads tree `i` of the columns (a fresh value each time: a replay may keep what it was given). */
 export function readTreeAt(c: TreeColumns, index: number): unknown {
-  const { tags, ints, floats, strings, shapes } = c;
-  let ti = c.startTag[index]!;
-  let ii = c.startInt[index]!;
-  let fi = c.startFloat[index]!;
-  const corrupt = (what: string): Error =>
-    new ChainpilotError('RECORDING_CACHE_CORRUPT', `prepared recording: ${what} in value ${index}`, { retry: 'not_retryable' });
-  const read = (): unknown => {
-    switch (tags[ti++]) {
-      case T_UNDEFINED:
-        return undefined;
-      case T_NULL:
-        return null;
-      case T_FALSE:
-        return false;
-      case T_TRUE:
-        return true;
-      case T_INT:
-        return ints[ii++];
-      case T_FLOAT:
-        return floats[fi++];
-      case T_STRING: {
-        const s = strings[ints[ii++]!];
-        if (s === undefined) throw corrupt('string index out of range');
-        return s;
-      }
-      case T_BIGINT: {
-        const s = strings[ints[ii++]!];
-        if (s === undefined) throw corrupt('string index out of range');
-        return BigInt(s);
-      }
-      case T_ARRAY: {
-        const n = ints[ii++]!;
-        if (!(n >= 0 && n <= tags.length - ti)) throw corrupt('bad array length');
-        const a: unknown[] = [];
-        for (let i = 0; i < n; i++) a.push(read());
-        return a;
-      }
-      case T_OBJECT: {
-        const keys = shapes[ints[ii++]!];
-        if (keys === undefined) throw corrupt('shape index out of range');
-        const o: Record<string, unknown> = {};
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i]!;
-          if (k === '__proto__') Object.defineProperty(o, k, { value: read(), enumerable: true, writable: true, configurable: true });
-          else o[k] = read();
-        }
-        return o;
-      }
-      default:
-        throw corrupt('unknown tag');
-    }
-  };
-  return read();
+  curIndex = index;
+  ti = c.startTag[index]!;
+  ii = c.startInt[index]!;
+  fi = c.startFloat[index]!;
+  return readValue(c);
 }

@@ -29,6 +29,11 @@ export function createDrawdownTracker(startAt: number, startEquityLamports: bigi
   let longest = 0;
   return {
     observe(at, v) {
+      // the equity a backtest looks at after most lines is the one it saw last: below the peak, nothing but the time moves
+      if (v === last && v < peak) {
+        lastAt = at;
+        return;
+      }
       last = v;
       lastAt = at;
       if (v >= peak) {

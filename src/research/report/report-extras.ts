@@ -4,7 +4,7 @@
  * and the per-hour return distribution that means something for runs too short for annualised
  * ratios. Computed from the report's own trade rows and equity samples; sums of SOL are exact.
  */
-import { decimal } from '../../core/index.js';
+import { decimal, fromRaw } from '../../core/index.js';
 import type { ReportTrade } from './report-types.js';
 import { hourlyReturns, type HourlyReturns } from './short-run-metrics.js';
 
@@ -44,19 +44,72 @@ export type TokenRow = GroupRow & { readonly feesSol: string; readonly holdMs: n
 /** Rows kept at each end of the per-token table (the report of a day stays small). */
 const TOKEN_ENDS = 8;
 
-function capTokens(rows: readonly TokenRow[]): TokenRow[] {
-  if (rows.length <= 2 * TOKEN_ENDS) return [...rows];
+/**
+ * SOL amounts of the report's trade rows as integers at one scale (the most decimals any row has:
+ * 9 for `signedSol`'s texts), so sums and comparisons are exact without a Decimal per row; `text`
+ * writes a sum back as `Decimal`'s `toFixed` does (no trailing zeros, `0` for zero).
+ */
+class SolScale {
+  readonly places: number;
+  private readonly unit: bigint;
+
+  constructor(texts: Iterable<string>) {
+    let places = 0;
+    for (const t of texts) {
+      const dot = plainOf(t).indexOf('.');
+      if (dot >= 0) places = Math.max(places, plainOf(t).length - dot - 1);
+    }
+    this.places = places;
+    this.unit = 10n ** BigInt(places);
+  }
+
+  of(text: string): bigint {
+    const t = plainOf(text);
+    const negative = t.charCodeAt(0) === 45;
+    const body = negative ? t.slice(1) : t;
+    const dot = body.indexOf('.');
+    const whole = BigInt(dot < 0 ? body : body.slice(0, dot)) * this.unit;
+    const frac = dot < 0 ? 0n : BigInt(body.slice(dot + 1).padEnd(this.places, '0'));
+    return negative ? -(whole + frac) : whole + frac;
+  }
+
+  text(v: bigint): string {
+    return fromRaw(v, this.places);
+  }
+}
+
+const PLAIN = /^-?\d+(\.\d+)?$/;
+/** A decimal text in plain notation (`signedSol`'s always is). */
+/** Every SOL text of `trades` the extras add up. */
+function* solTexts(trades: readonly ReportTrade[]): Iterable<string> {
+  for (const t of trades) {
+    yield t.pnlSol;
+    yield t.feesSol;
+  }
+}
+
+const plainOf = (t: string): string => (PLAIN.test(t) ? t : decimal(t).toFixed());
+
+/** A trade row with its PnL and fees at the report's SOL scale. */
+interface Valued {
+  readonly t: ReportTrade;
+  readonly pnl: bigint;
+  readonly fees: bigint;
+}
+
+function capTokens(rows: readonly (TokenRow & { readonly pnl: bigint; readonly fees: bigint })[], sol: SolScale): TokenRow[] {
+  const plain = (r: TokenRow): TokenRow => ({ key: r.key, trades: r.trades, wins: r.wins, pnlSol: r.pnlSol, feesSol: r.feesSol, holdMs: r.holdMs });
+  if (rows.length <= 2 * TOKEN_ENDS) return rows.map(plain);
   const middle = rows.slice(TOKEN_ENDS, rows.length - TOKEN_ENDS);
-  const sum = (f: (r: TokenRow) => string): string => middle.reduce((a, r) => a.plus(f(r)), decimal(0)).toFixed();
   const rest: TokenRow = {
     key: `${middle.length} other tokens`,
     trades: middle.reduce((a, r) => a + r.trades, 0),
     wins: middle.reduce((a, r) => a + r.wins, 0),
-    pnlSol: sum((r) => r.pnlSol),
-    feesSol: sum((r) => r.feesSol),
+    pnlSol: sol.text(middle.reduce((a, r) => a + r.pnl, 0n)),
+    feesSol: sol.text(middle.reduce((a, r) => a + r.fees, 0n)),
     holdMs: middle.reduce((a, r) => a + r.holdMs, 0),
   };
-  return [...rows.slice(0, TOKEN_ENDS), rest, ...rows.slice(rows.length - TOKEN_ENDS)];
+  return [...rows.slice(0, TOKEN_ENDS).map(plain), rest, ...rows.slice(rows.length - TOKEN_ENDS).map(plain)];
 }
 
 export interface DurationStats {
@@ -81,8 +134,18 @@ export function exitRuleOf(reason: string): string {
 const DAY_MS = 86_400_000;
 const MAX_EXPOSURE_POINTS = 100;
 const iso = (t: number): string => new Date(t).toISOString();
-const dayOf = (t: number): string => iso(t).slice(0, 10);
-const monthOf = (t: number): string => iso(t).slice(0, 7);
+/** `YYYY-MM-DD` of UTC day numbers (a report's trades close on a few days: one Date per day, not per trade). */
+const dayTexts = new Map<number, string>();
+const dayOf = (t: number): string => {
+  const d = Math.floor(t / DAY_MS);
+  let text = dayTexts.get(d);
+  if (text === undefined) {
+    if (dayTexts.size > 4096) dayTexts.clear();
+    dayTexts.set(d, (text = iso(d * DAY_MS).slice(0, 10)));
+  }
+  return text;
+};
+const monthOf = (t: number): string => dayOf(t).slice(0, 7);
 /** The Monday (UTC) of `t`'s week, as `week of YYYY-MM-DD`. */
 const weekOf = (t: number): string => {
   const d = Math.floor(t / DAY_MS);
@@ -90,17 +153,22 @@ const weekOf = (t: number): string => {
   return `week of ${dayOf(monday * DAY_MS)}`;
 };
 
-function group(trades: readonly ReportTrade[], keyOf: (t: ReportTrade) => string): GroupRow[] {
-  const m = new Map<string, { trades: number; wins: number; pnl: ReturnType<typeof decimal> }>();
-  for (const t of trades) {
-    const k = keyOf(t);
-    const g = m.get(k) ?? { trades: 0, wins: 0, pnl: decimal(0) };
+/** Rows of `trades` by key: trades, wins among closed ones, PnL (summed exactly), in first-seen order. */
+function groupValued(trades: readonly Valued[], keyOf: (t: ReportTrade) => string, sol: SolScale): (GroupRow & { readonly pnl: bigint })[] {
+  const m = new Map<string, { trades: number; wins: number; pnl: bigint }>();
+  for (const v of trades) {
+    const k = keyOf(v.t);
+    let g = m.get(k);
+    if (g === undefined) m.set(k, (g = { trades: 0, wins: 0, pnl: 0n }));
     g.trades++;
-    if (t.status === 'closed' && decimal(t.pnlSol).gt(0)) g.wins++;
-    g.pnl = g.pnl.plus(t.pnlSol);
-    m.set(k, g);
+    if (v.t.status === 'closed' && v.pnl > 0n) g.wins++;
+    g.pnl += v.pnl;
   }
-  return [...m.entries()].map(([key, g]) => ({ key, trades: g.trades, wins: g.wins, pnlSol: g.pnl.toFixed() }));
+  return [...m.entries()].map(([key, g]) => ({ key, trades: g.trades, wins: g.wins, pnlSol: sol.text(g.pnl), pnl: g.pnl }));
+}
+
+function group(trades: readonly Valued[], keyOf: (t: ReportTrade) => string, sol: SolScale): GroupRow[] {
+  return groupValued(trades, keyOf, sol).map((g) => ({ key: g.key, trades: g.trades, wins: g.wins, pnlSol: g.pnlSol }));
 }
 
 function durations(ms: readonly number[]): DurationStats {
@@ -123,20 +191,28 @@ export interface ExtrasInput {
 }
 
 export function computeReportExtras(i: ExtrasInput): ReportExtras {
-  const closed = i.trades.filter((t) => t.status === 'closed' && t.closedAt !== null).sort((a, b) => a.closedAt! - b.closedAt! || a.id - b.id);
-  const won = (t: ReportTrade): boolean => decimal(t.pnlSol).gt(0);
+  const sol = new SolScale(solTexts(i.trades));
+  const valued: Valued[] = i.trades.map((t) => ({ t, pnl: sol.of(t.pnlSol), fees: sol.of(t.feesSol) }));
+  const closedV = valued.filter((v) => v.t.status === 'closed' && v.t.closedAt !== null).sort((a, b) => a.t.closedAt! - b.t.closedAt! || a.t.id - b.t.id);
+  const closed = closedV.map((v) => v.t);
+  const wonOf = new Map<ReportTrade, boolean>(closedV.map((v) => [v.t, v.pnl > 0n]));
+  const won = (t: ReportTrade): boolean => wonOf.get(t) === true;
 
-  const tokens = new Map<string, { fees: ReturnType<typeof decimal>; holdMs: number }>();
-  for (const t of i.trades) {
-    const g = tokens.get(t.mint) ?? { fees: decimal(0), holdMs: 0 };
-    g.fees = g.fees.plus(t.feesSol);
-    g.holdMs += t.holdMs;
-    tokens.set(t.mint, g);
+  const tokens = new Map<string, { fees: bigint; holdMs: number }>();
+  for (const v of valued) {
+    let g = tokens.get(v.t.mint);
+    if (g === undefined) tokens.set(v.t.mint, (g = { fees: 0n, holdMs: 0 }));
+    g.fees += v.fees;
+    g.holdMs += v.t.holdMs;
   }
   const byToken = capTokens(
-    group(i.trades, (t) => t.mint)
-      .map((g) => ({ ...g, feesSol: tokens.get(g.key)!.fees.toFixed(), holdMs: tokens.get(g.key)!.holdMs }))
-      .sort((a, b) => decimal(b.pnlSol).comparedTo(a.pnlSol) || (a.key < b.key ? -1 : 1)),
+    groupValued(valued, (t) => t.mint, sol)
+      .map((g) => {
+        const tk = tokens.get(g.key)!;
+        return { ...g, feesSol: sol.text(tk.fees), fees: tk.fees, holdMs: tk.holdMs };
+      })
+      .sort((a, b) => (b.pnl > a.pnl ? 1 : b.pnl < a.pnl ? -1 : 0) || (a.key < b.key ? -1 : 1)),
+    sol,
   );
 
   let win = 0;
@@ -173,11 +249,11 @@ export function computeReportExtras(i: ExtrasInput): ReportExtras {
   const byKey = (rows: GroupRow[]): GroupRow[] => rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return {
     byToken,
-    byExitRule: group(closed, (t) => exitRuleOf(t.exitReason)).sort((a, b) => b.trades - a.trades || (a.key < b.key ? -1 : 1)),
+    byExitRule: group(closedV, (t) => exitRuleOf(t.exitReason), sol).sort((a, b) => b.trades - a.trades || (a.key < b.key ? -1 : 1)),
     byPeriod: {
-      day: byKey(group(closed, (t) => dayOf(t.closedAt!))),
-      week: byKey(group(closed, (t) => weekOf(t.closedAt!))),
-      month: byKey(group(closed, (t) => monthOf(t.closedAt!))),
+      day: byKey(group(closedV, (t) => dayOf(t.closedAt!), sol)),
+      week: byKey(group(closedV, (t) => weekOf(t.closedAt!), sol)),
+      month: byKey(group(closedV, (t) => monthOf(t.closedAt!), sol)),
     },
     durations: { winners: durations(closed.filter(won).map((t) => t.holdMs)), losers: durations(closed.filter((t) => !won(t)).map((t) => t.holdMs)) },
     streaks: { longestWin, longestLoss },

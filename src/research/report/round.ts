@@ -1,6 +1,6 @@
 /** Display values of exact amounts: ratios rounded half-even (banker's rounding), never truncated; SOL exact. */
-import { Decimal, lamportsToSol } from '../../core/index.js';
-import { divHalfEven, pow10, QUOTIENT_PLACES } from '../../core/exact-ratio.js';
+import { lamportsToSol } from '../../core/index.js';
+import { divHalfEven, plainText, pow10, QUOTIENT_PLACES } from '../../core/exact-ratio.js';
 
 /**
  * a / b rounded half-even to `places` decimals (0 when b is 0), as `Decimal` computes it (the
@@ -31,8 +31,23 @@ const TEXT_PRICE_DIGITS = 8;
  * reads `0.000000031234568`.
  */
 export function readablePrices(text: string): string {
-  return text.replace(/\d+\.\d+/g, (n) => {
-    const d = new Decimal(n);
-    return d.precision(true) > TEXT_PRICE_DIGITS ? d.precision(TEXT_PRICE_DIGITS, Decimal.ROUND_HALF_EVEN).toFixed() : n;
-  });
+  return text.replace(/\d+\.\d+/g, roundedPrice);
+}
+
+/**
+ * A plain decimal `n` (digits, a point, digits) rounded half-even to 8 significant digits when it
+ * has more, as `Decimal#precision(8, ROUND_HALF_EVEN).toFixed()` writes it, in bigints (one per
+ * exit reason of a report). Significant digits as `precision(true)` counts them: from the first
+ * non-zero digit to the last non-zero one of the fraction, the integer's trailing zeros included.
+ */
+function roundedPrice(n: string): string {
+  const dot = n.indexOf('.');
+  const scale = n.length - dot - 1;
+  const d = BigInt(n.slice(0, dot) + n.slice(dot + 1));
+  const ds = d.toString();
+  let zeros = 0;
+  while (zeros < scale && zeros < ds.length - 1 && ds.charCodeAt(ds.length - 1 - zeros) === 48) zeros++;
+  if (ds.length - zeros <= TEXT_PRICE_DIGITS) return n;
+  const drop = pow10(ds.length - TEXT_PRICE_DIGITS);
+  return plainText(divHalfEven(d, drop) * drop, scale);
 }

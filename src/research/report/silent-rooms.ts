@@ -42,10 +42,17 @@ const ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** The kind of a room: address-like segments written `*`. */
 export function roomKind(room: string): string {
-  return room
-    .split(':')
-    .map((s) => (ADDRESS.test(s) ? '*' : s))
-    .join(':');
+  // only a segment of an address's length is tested; a room with none is its own kind
+  const parts = room.split(':');
+  let changed = false;
+  for (let i = 0; i < parts.length; i++) {
+    const s = parts[i]!;
+    if (s.length >= 32 && s.length <= 44 && ADDRESS.test(s)) {
+      parts[i] = '*';
+      changed = true;
+    }
+  }
+  return changed ? parts.join(':') : room;
 }
 
 /** True when `room` matches `pattern` segment by segment (`*` matches any one segment). */

@@ -23,16 +23,30 @@ const params = z.strictObject({
   maxWatching: z.number().int().min(1).max(150).default(100),
 });
 type Params = z.output<typeof params>;
+/** A token being confirmed: its curve percent at the milestone and the rooms watched for it. */
+interface Watch {
+  readonly atMilestone: number;
+  /** The six room names, written once: released as the same strings (hashed once, never rebuilt). */
+  readonly rooms: readonly string[];
+}
 interface State {
-  readonly watching: Map<string, number>;
+  readonly watching: Map<string, Watch>;
 }
 
-const SAFETY_ROOMS = ['holders', 'top10', 'bundlers', 'sniper', 'dev_holding'] as const;
-const roomsOf = (mint: string): string[] => [...SAFETY_ROOMS.map((r) => `${r}:${mint}`), `price:token:${mint}`];
+const roomsOf = (mint: string): string[] => [
+  `holders:${mint}`,
+  `top10:${mint}`,
+  `bundlers:${mint}`,
+  `sniper:${mint}`,
+  `dev_holding:${mint}`,
+  `price:token:${mint}`,
+];
 
 function release(ctx: StrategyContext<Params, State>, mint: string): void {
+  const w = ctx.state.watching.get(mint);
+  if (w === undefined) return;
   ctx.state.watching.delete(mint);
-  for (const r of roomsOf(mint)) ctx.unwatch(r);
+  for (let i = 0; i < w.rooms.length; i++) ctx.unwatch(w.rooms[i]!);
 }
 
 /** Why `mint` fails the filters, or undefined when it passes. */
@@ -78,13 +92,14 @@ export const curveMomentum = defineStrategy<Params, State>({
       ctx.log.debug('skip: too many tokens being confirmed', { mint: e.mint, watching: ctx.state.watching.size });
       return;
     }
-    ctx.state.watching.set(e.mint, ctx.market(e.mint)?.curvePercent ?? e.percent);
-    for (const r of roomsOf(e.mint)) ctx.watch(r);
+    const rooms = roomsOf(e.mint);
+    ctx.state.watching.set(e.mint, { atMilestone: ctx.market(e.mint)?.curvePercent ?? e.percent, rooms });
+    for (let i = 0; i < rooms.length; i++) ctx.watch(rooms[i]!);
     ctx.schedule(ctx.params.confirmMs, 'decide', e.mint);
   },
   onTimer(t, ctx) {
     const mint = String(t.payload);
-    const atMilestone = ctx.state.watching.get(mint);
+    const atMilestone = ctx.state.watching.get(mint)?.atMilestone;
     if (atMilestone === undefined) return;
     const curve = ctx.market(mint)?.curvePercent ?? atMilestone;
     const why = failedFilter(ctx, mint) ?? (curve < atMilestone ? 'curve fell back' : undefined);
