@@ -36,8 +36,10 @@ export interface TokenLaunched extends EventBase {
    * The primary pool's bonding-curve virtual reserves at launch (`pools[0].curve`: lamports and raw
    * units), when the frame carries them: a constant-product curve keeps their product until it
    * graduates, so with a later price they give the curve's reserves then (the paper fill model's depth).
+   * This one is the SOL side, in lamports.
    */
   readonly curveSolLamports?: bigint;
+  /** The token side of the same virtual reserves at launch, in raw units (with `curveSolLamports`). */
   readonly curveTokenRaw?: bigint;
 }
 

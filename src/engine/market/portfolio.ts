@@ -250,6 +250,35 @@ function afterFill(p: Position, fill: Fill, at: UnixMs, reopened: boolean, strat
 }
 
 /** Creates an empty book with `startingCashLamports` of SOL. */
+/**
+ * A position no longer held: off its mint's open set, and remembered among the latest closed (the
+ * least recently changed forgotten first, with its position). True when no open position on the mint is left.
+ */
+function markClosed(p: Position, openByMint: Map<string, Set<string>>, closed: Set<string>, positions: Map<string, Position>): boolean {
+  const set = openByMint.get(p.mint);
+  set?.delete(p.key);
+  if (set?.size === 0) openByMint.delete(p.mint);
+  closed.delete(p.key);
+  closed.add(p.key);
+  if (closed.size > MAX_CLOSED_POSITIONS) {
+    const oldest = closed.values().next().value as string;
+    closed.delete(oldest);
+    positions.delete(oldest);
+  }
+  return set === undefined || set.size === 0;
+}
+
+/** A position held: in its mint's open set, no longer among the closed. */
+function markOpen(p: Position, openByMint: Map<string, Set<string>>, closed: Set<string>): void {
+  closed.delete(p.key);
+  let set = openByMint.get(p.mint);
+  if (!set) {
+    set = new Set();
+    openByMint.set(p.mint, set);
+  }
+  set.add(p.key);
+}
+
 export function createPortfolio(
   startingCashLamports: bigint,
   /**
@@ -294,28 +323,11 @@ export function createPortfolio(
     }
     if (p.tokenRaw === 0n) {
       values.delete(p.key);
-      const set = openByMint.get(p.mint);
-      set?.delete(p.key);
-      if (set?.size === 0) openByMint.delete(p.mint);
       // The last open position on the mint closed: its price is the market view's again (the same tick).
-      if (priceOf !== undefined && (set === undefined || set.size === 0)) prices.delete(p.mint);
-      // Closed: remembered among the latest closed (the least recently changed forgotten first).
-      closed.delete(p.key);
-      closed.add(p.key);
-      if (closed.size > MAX_CLOSED_POSITIONS) {
-        const oldest = closed.values().next().value as string;
-        closed.delete(oldest);
-        positions.delete(oldest);
-      }
+      if (markClosed(p, openByMint, closed, positions) && priceOf !== undefined) prices.delete(p.mint);
       return;
     }
-    closed.delete(p.key);
-    let set = openByMint.get(p.mint);
-    if (!set) {
-      set = new Set();
-      openByMint.set(p.mint, set);
-    }
-    set.add(p.key);
+    markOpen(p, openByMint, closed);
     const value = price === undefined ? p.costLamports : valueAt(p.tokenRaw, p.decimals, price);
     if (old) {
       old.value = value;

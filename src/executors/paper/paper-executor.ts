@@ -8,7 +8,7 @@ import { priceOf } from '../../engine/market/portfolio.js';
 import type { ExecutionSink, Executor, OrderIntent } from '../../engine/orders/execution-port.js';
 import type { MarketView } from '../../engine/market/market-view.js';
 import type { AdmissionLimits } from '../admission.js';
-import { DEFAULT_FILL_MODEL, inspectQuote, modelFill, type FillModelOptions, type Reserves } from './fill-model.js';
+import { DEFAULT_FILL_MODEL, inspectQuote, modelFill, type FillModelOptions, type ModelledFill, type Reserves } from './fill-model.js';
 import { createPaperRails } from './paper-rails.js';
 
 export interface PaperExecutorOptions {
@@ -109,6 +109,59 @@ function createReportDelay(clock: Clock) {
   };
 }
 
+/** A calibrated model's fill that failed on chain (at its drawn rate): the fee was paid. */
+function onChainFailure(intent: OrderIntent, at: UnixMs, m: PaperModel | undefined, fee: bigint): Parameters<ExecutionSink>[0] {
+  const reason = `the transaction failed on chain (paper: at the calibrated rate ${String(m?.onChainFailureRate ?? 0)}); the fee was paid`;
+  return { type: 'failed', intentId: intent.id, at, code: 'LIVE_FAILED_ON_CHAIN', reason, feeLamports: lamports(fee) };
+}
+
+/** Why a calibrated model's intent was refused by its simulation. */
+const simulationFailure = (m: PaperModel | undefined): string =>
+  `simulation of the transaction failed (paper: at the calibrated rate ${String(m?.simulationFailureRate ?? 0)}); it was not signed`;
+
+/**
+ * The calibrated model's draws for an intent, in submission order from the run's seed (a backtest
+ * draws the same): its latency (or landing slot and report time) and its fate.
+ */
+function drawCalibrated(
+  m: PaperModel,
+  random: Random,
+  submittedAt: number,
+  latencyMs: number,
+): { latencyMs: number; reportAt: number | undefined; fate: Fate } {
+  let reportAt: number | undefined;
+  if (m.landing) {
+    const landing = slotLanding(m.landing, submittedAt, random);
+    latencyMs = landing.latencyMs;
+    reportAt = landing.reportAt;
+  } else latencyMs = m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs;
+  const fate: Fate = random.chance(m.simulationFailureRate) ? 'simulation' : random.chance(m.onChainFailureRate) ? 'on-chain' : 'fill';
+  return { latencyMs, reportAt, fate };
+}
+
+/** The `filled` report of a modelled fill; `rent`: the token account a first buy opens, paid with the trade. */
+function filledReport(intent: OrderIntent, at: UnixMs, r: Extract<ModelledFill, { ok: true }>, rent: bigint): Parameters<ExecutionSink>[0] {
+  const solAmount = r.solAmount + rent;
+  return {
+    type: 'filled',
+    intentId: intent.id,
+    at,
+    fill: {
+      intentId: intent.id,
+      side: intent.side,
+      mint: intent.mint,
+      decimals: intent.decimals,
+      solAmount: lamports(solAmount),
+      tokenAmount: rawAmount(r.tokenAmount),
+      feeLamports: lamports(r.feeLamports),
+      price: rent > 0n ? priceOf(solAmount, r.tokenAmount, intent.decimals) : r.price,
+      filledAt: at,
+      ...(r.pool === undefined ? {} : { pool: r.pool }),
+      ...(rent > 0n ? { rentLamports: lamports(rent) } : {}),
+    },
+  };
+}
+
 export interface PaperExecutor extends Executor {
   /** Intents accepted and not yet filled. */
   inFlight(): number;
@@ -139,8 +192,6 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
   const delay = createReportDelay(clock);
   /** The output each intent's swap was quoted at its inspection (calibrated model): the base of its least output at landing. */
   const quotes = new Map<string, bigint>();
-  const simulationReason = (): string =>
-    `simulation of the transaction failed (paper: at the calibrated rate ${String(m?.simulationFailureRate ?? 0)}); it was not signed`;
 
   const settle = (intent: OrderIntent, sink: ExecutionSink, submittedAt: number): void => {
     timers.delete(intent.id);
@@ -159,7 +210,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
         intentId: intent.id,
         at,
         code: 'LIVE_INSPECTION_SIMULATION',
-        reason: simulationReason(),
+        reason: simulationFailure(m),
       });
       return;
     }
@@ -169,14 +220,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
     if (r.ok && fate === 'on-chain') {
       fates.delete(intent.id);
       quotes.delete(intent.id);
-      out({
-        type: 'failed',
-        intentId: intent.id,
-        at,
-        code: 'LIVE_FAILED_ON_CHAIN',
-        reason: `the transaction failed on chain (paper: at the calibrated rate ${String(m?.onChainFailureRate ?? 0)}); the fee was paid`,
-        feeLamports: lamports(r.feeLamports),
-      });
+      out(onChainFailure(intent, at, m, r.feeLamports));
       return;
     }
     if (!r.ok && r.code === 'PAPER_NO_PRICE' && at - submittedAt < priceWaitMs && !stopped) {
@@ -200,25 +244,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
     const rent = m && intent.side === 'buy' && !accounts.has(intent.mint) ? m.rentLamports : 0n;
     // kept only where rent is modelled (a wallet keeps its token accounts, so this grows with the tokens bought)
     if (m && intent.side === 'buy') accounts.add(intent.mint);
-    const solAmount = r.solAmount + rent;
-    out({
-      type: 'filled',
-      intentId: intent.id,
-      at,
-      fill: {
-        intentId: intent.id,
-        side: intent.side,
-        mint: intent.mint,
-        decimals: intent.decimals,
-        solAmount: lamports(solAmount),
-        tokenAmount: rawAmount(r.tokenAmount),
-        feeLamports: lamports(r.feeLamports),
-        price: rent > 0n ? priceOf(solAmount, r.tokenAmount, intent.decimals) : r.price,
-        filledAt: at,
-        ...(r.pool === undefined ? {} : { pool: r.pool }),
-        ...(rent > 0n ? { rentLamports: lamports(rent) } : {}),
-      },
-    });
+    out(filledReport(intent, at, r, rent));
   };
 
   /**
@@ -236,7 +262,7 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       sink({ type: 'rejected', intentId: intent.id, at: clock.now(), code, reason });
     };
     if (fates.get(intent.id) === 'simulation') {
-      refuse('LIVE_INSPECTION_SIMULATION', simulationReason());
+      refuse('LIVE_INSPECTION_SIMULATION', simulationFailure(m));
       return;
     }
     const obs = market.get(intent.mint);
@@ -274,14 +300,10 @@ export function createPaperExecutor(options: PaperExecutorOptions): PaperExecuto
       const submittedAt = clock.now();
       let latencyMs = options.latencyMs;
       if (m && random) {
-        // Drawn in submission order from the run's seed: a backtest draws the same.
-        if (m.landing) {
-          const landing = slotLanding(m.landing, submittedAt, random);
-          latencyMs = landing.latencyMs;
-          if (landing.reportAt !== undefined) reportAt.set(intent.id, landing.reportAt);
-        } else latencyMs = m.latencyMs[random.int(0, m.latencyMs.length - 1)] ?? latencyMs;
-        const fate: Fate = random.chance(m.simulationFailureRate) ? 'simulation' : random.chance(m.onChainFailureRate) ? 'on-chain' : 'fill';
-        if (fate !== 'fill') fates.set(intent.id, fate);
+        const d = drawCalibrated(m, random, submittedAt, latencyMs);
+        latencyMs = d.latencyMs;
+        if (d.reportAt !== undefined) reportAt.set(intent.id, d.reportAt);
+        if (d.fate !== 'fill') fates.set(intent.id, d.fate);
       }
       if (m) {
         // inspected after every line of this instant (the ledger live inspects holds them all), then landed

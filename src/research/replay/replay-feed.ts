@@ -93,6 +93,27 @@ export interface ReplayFeedOptions {
   readonly joinLatency?: { readonly ms: number; readonly now: () => number };
 }
 
+/** The join latency's bookkeeping (`ReplayFeedOptions.joinLatency`): rooms joined from nobody's and the run-clock time their frames begin. */
+function createJoinGate(o: ReplayFeedOptions['joinLatency']) {
+  const ms = o?.ms ?? 0;
+  const now = o?.now ?? ((): number => 0);
+  const pending = new Map<string, number>();
+  return {
+    ms,
+    pending,
+    /** A room nobody held was joined now. */
+    joined: (room: string): void => void pending.set(room, now() + ms),
+    /** Whether the room's frames reach its subscribers now (false: within its join's latency). */
+    live(room: string): boolean {
+      const from = pending.get(room);
+      if (from === undefined) return true;
+      if (now() < from) return false;
+      pending.delete(room);
+      return true;
+    },
+  };
+}
+
 /** `recordedRooms`: every room that has a frame in the recording (to report rooms it lacks). */
 export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: ReplayFeedOptions = {}): ReplayFeed {
   let sink: EventSink | undefined;
@@ -132,21 +153,10 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
    * handlers join in the order they subscribed, before the frame is routed.
    */
   const waiting = new Map<string, Waiting[]>();
-  const latencyMs = options.joinLatency?.ms ?? 0;
-  const now = options.joinLatency?.now ?? ((): number => 0);
-  /** Rooms joined from nobody's and the run-clock time their frames begin (join latency; empty without it). */
-  const joinedFrom = new Map<string, number>();
-  /** Whether the room's frames reach its subscribers now (false: within the join latency). */
-  const live = (room: string): boolean => {
-    const from = joinedFrom.get(room);
-    if (from === undefined) return true;
-    if (now() < from) return false;
-    joinedFrom.delete(room);
-    return true;
-  };
+  const gate = createJoinGate(options.joinLatency);
   /** The room's router entry, joining its waiting handlers first (undefined: nobody holds the room, or its join has not taken effect). */
   const entryOf = (room: string): RoomEntry | undefined => {
-    if (joinedFrom.size > 0 && !live(room)) return undefined;
+    if (gate.pending.size > 0 && !gate.live(room)) return undefined;
     const entry = router.lookup(room);
     if (entry !== undefined) return entry;
     const list = waiting.get(room);
@@ -159,7 +169,7 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
   return {
     subscribe(room, handler) {
       joined.add(room);
-      if (latencyMs > 0 && router.lookup(room) === undefined && !waiting.has(room)) joinedFrom.set(room, now() + latencyMs);
+      if (gate.ms > 0 && router.lookup(room) === undefined && !waiting.has(room)) gate.joined(room);
       const w: Waiting = { handler, sub: undefined };
       if (router.lookup(room) !== undefined) w.sub = router.add(room, handler).sub;
       else {
