@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
+import { intentAgreement } from '../helpers/intent-agreement.js';
 import { downloadSimulator } from '../../src/research/download/download-sim.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
 import { readRecording } from '../../src/research/replay/recording-reader.js';
@@ -65,28 +66,18 @@ describe('chainpilot download --lists window', () => {
     const b = await runBacktestJob({ file: SHIPPED, data: join(dir, 'dl'), outDir: join(dir, 'bt-dl') });
     // the same download replayed as if a join took effect at once (the model before the join latency)
     const c = await runBacktestJob({ file: SHIPPED, data: join(dir, 'dl'), outDir: join(dir, 'bt-dl0'), joinLatencyMs: 0 });
-    const intents = (r: typeof a): string[] => r.result.decisions.filter((e) => e.kind === 'intent').map((e) => `${e.strategyId}|${e.mint}|${e.side}`);
-    const left = new Map<string, number>();
-    for (const k of intents(b)) left.set(k, (left.get(k) ?? 0) + 1);
-    let matched = 0;
-    for (const k of intents(a)) {
-      const n = left.get(k) ?? 0;
-      if (n > 0) {
-        matched++;
-        left.set(k, n - 1);
-      }
-    }
+    const { matched, a: recorded, b: downloaded } = intentAgreement(a.result.decisions, b.result.decisions);
     const pnl = (r: typeof a, id?: string): number =>
       Number(id === undefined ? r.report.metrics.tradePnlSol : r.report.byStrategy.find((s) => s.strategyId === id)!.pnlSol);
     if (process.env['DL_MEASURE'])
       console.log({
-        intents: [matched, intents(a).length, intents(b).length],
+        intents: [matched, recorded, downloaded],
         total: [pnl(a), pnl(b), pnl(c)],
         curve: [pnl(a, 'curve-momentum'), pnl(b, 'curve-momentum'), pnl(c, 'curve-momentum')],
         sniper: [pnl(a, 'graduation-sniper'), pnl(b, 'graduation-sniper'), pnl(c, 'graduation-sniper')],
       });
-    expect(intents(a).length).toBeGreaterThan(200);
-    expect(matched / intents(a).length).toBeGreaterThanOrEqual(0.98);
+    expect(recorded).toBeGreaterThan(200);
+    expect(matched / recorded).toBeGreaterThanOrEqual(0.98);
     expect(Math.abs(pnl(b) / pnl(a) - 1)).toBeLessThanOrEqual(0.05);
     expect(Math.abs(pnl(b, 'curve-momentum') / pnl(a, 'curve-momentum') - 1)).toBeLessThanOrEqual(0.05);
     // Joined at once, the graduation sniper buys at the new pool's first swap (16 ms after the

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/core/index.js';
 import { loadDeployment } from '../../src/config/index.js';
 import { runBacktestJob } from '../../src/research/backtest/backtest-job.js';
+import { intentAgreement } from '../helpers/intent-agreement.js';
 import { downloadSimulator } from '../../src/research/download/download-sim.js';
 import { PARTIAL_DIR } from '../../src/research/download/download-state.js';
 import { recordSimulator } from '../../src/research/record/record-sim.js';
@@ -178,18 +179,8 @@ describe('chainpilot download', () => {
     ): Promise<{ share: number; recorded: number; downloaded: number; b: Awaited<ReturnType<typeof runBacktestJob>> }> => {
       const a = await runBacktestJob({ file, data: join(dir, rec), outDir: join(dir, `bt-${rec}`) });
       const b = await runBacktestJob({ file, data: join(dir, 'dl'), outDir: join(dir, `bt-dl-${rec}`) });
-      const intents = (r: typeof a): string[] => r.result.decisions.filter((e) => e.kind === 'intent').map((e) => `${e.strategyId}|${e.mint}|${e.side}`);
-      const left = new Map<string, number>();
-      for (const k of intents(b)) left.set(k, (left.get(k) ?? 0) + 1);
-      let matched = 0;
-      for (const k of intents(a)) {
-        const n = left.get(k) ?? 0;
-        if (n > 0) {
-          matched++;
-          left.set(k, n - 1);
-        }
-      }
-      const out = { share: matched / intents(a).length, recorded: intents(a).length, downloaded: intents(b).length, b };
+      const { matched, a: recorded, b: downloaded } = intentAgreement(a.result.decisions, b.result.decisions);
+      const out = { share: matched / recorded, recorded, downloaded, b };
       if (process.env['DL_MEASURE']) console.log(rec, matched, out.recorded, out.downloaded);
       return out;
     };
