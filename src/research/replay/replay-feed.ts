@@ -169,13 +169,14 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
   return {
     subscribe(room, handler) {
       joined.add(room);
-      if (gate.ms > 0 && router.lookup(room) === undefined && !waiting.has(room)) gate.joined(room);
       const w: Waiting = { handler, sub: undefined };
       if (router.lookup(room) !== undefined) w.sub = router.add(room, handler).sub;
       else {
         const list = waiting.get(room);
-        if (list === undefined) waiting.set(room, [w]);
-        else list.push(w);
+        if (list === undefined) {
+          waiting.set(room, [w]);
+          if (gate.ms > 0) gate.joined(room); // nobody held the room: its frames begin after the join's latency
+        } else list.push(w);
       }
       let done = false;
       return () => {
