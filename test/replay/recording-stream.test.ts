@@ -6,6 +6,7 @@
  * that are not records (short ones, non-ASCII ones), a torn last line, a file without a trailing
  * newline, an uncompressed part, and a part that holds only its header.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,39 @@ describe('the streamed first pass', () => {
     expect(gotLines).toEqual(wantLines);
     expect(cursor.lines).toBe(wantLines.length);
     expect(cursor.badLines).toBe(index - wantLines.length);
+  });
+});
+
+describe('a long header line', () => {
+  // A download's header lists every token's rooms (421 KB at 341 tokens): longer than the 64 KiB
+  // first tried, raw and (with rooms that do not compress) gzipped.
+  const rooms = Array.from({ length: 6000 }, (_, i) => `price:token:${createHash('sha256').update(String(i)).digest('base64url')}`);
+  const longHeader = (part: number, startedAt: number): string => JSON.stringify({ ...(JSON.parse(header(part, startedAt)) as object), rooms });
+  const body = [JSON.stringify({ k: 'start', t: 1000 }), frame(1001, 3), data(1002, 2), JSON.stringify({ k: 'end', t: 1003 })];
+
+  it.each([
+    ['gzipped', 'r.0000.jsonl.gz', (t: string): Buffer => gzipSync(t)],
+    ['plain', 'r.0000.jsonl', (t: string): Buffer => Buffer.from(t)],
+  ])('is read whole from a %s file, and its lines after it', async (kind, name, encode) => {
+    const dir = join(root, `long-${kind}`);
+    mkdirSync(dir);
+    const text = `${[longHeader(0, 1000), ...body].join('\n')}\n`;
+    const bytes = encode(text);
+    writeFileSync(join(dir, name), bytes);
+    // the case is what it says: the header line and its gzipped form are both past the first 64 KiB
+    expect(text.indexOf('\n')).toBeGreaterThan(1 << 17);
+    expect(bytes.length).toBeGreaterThan(1 << 16);
+    const got = await openRecordingStream(dir);
+    expect(got.files[0]!.header.rooms).toEqual(rooms);
+    expect(got.bounds).toEqual(referencePass([text]).bounds);
+    expect(got.dataLines.length).toBe(1);
+  });
+
+  it('still names a file whose first line is not a header', async () => {
+    const dir = join(root, 'long-not-header');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'r.0000.jsonl'), `${JSON.stringify({ k: 'start', t: 1, pad: rooms })}\n`);
+    await expect(openRecordingStream(dir)).rejects.toThrow(/r\.0000\.jsonl: the first line is not a recording header/);
   });
 });
 

@@ -17,7 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { createPreparedBuilder } from './prepared-builder.js';
 import { openPrepared, PREPARED_BODY_AT, PREPARED_FORMAT, preparedProblem, type Recording } from './prepared-recording.js';
-import { hashAndHead } from './recording-stream.js';
+import { hashFile } from './recording-stream.js';
 import { forEachRecordLine, readRecordingFile, recordingPaths, replayOrder, type ParsedRecording, type RecordingFile } from './recording-reader.js';
 
 /** The cache's format is the prepared form's. */
@@ -140,7 +140,7 @@ export function openPreparedCache(
 export function readRecordingPrepared(spec: string | readonly string[], o: PreparedCacheOptions): PreparedRecording {
   const paths = recordingPaths(spec);
   // hashed a chunk at a time: on a hit the recording's bytes are never held in memory
-  const current = paths.map((path) => ({ path, sha256: hashAndHead(path).sha256 }));
+  const current = paths.map((path) => ({ path, sha256: hashFile(path) }));
   const key = preparedCacheKey(
     current.map((c) => c.sha256),
     o.version,

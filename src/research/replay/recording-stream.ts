@@ -33,33 +33,67 @@ export interface StreamedFile {
 const invalid = (path: string, why: string): ChainpilotError =>
   new ChainpilotError('RECORDING_INVALID', `${path}: ${why}`, { retry: 'not_retryable', context: { path } });
 
-/** Hashes a file's bytes a megabyte at a time (never the whole file in memory), and returns its first 64 KiB. */
-export function hashAndHead(path: string): { sha256: string; head: Buffer } {
+/** The longest header line read (a download's header lists every token's rooms: 421 KB at 341 tokens). */
+const HEADER_LIMIT = 64 << 20;
+/** The decompressed prefix tried first for the header line (enough for every recorder's header). */
+const HEAD_TRY = 1 << 16;
+
+/** Hashes a file's bytes a megabyte at a time (never the whole file in memory); `onChunk` sees each chunk as read. */
+export function hashFile(path: string, onChunk?: (chunk: Buffer) => void): string {
   const hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(1 << 20);
-  let head: Buffer | undefined;
   const fd = openSync(path, 'r');
   try {
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) break;
-      head ??= Buffer.from(buf.subarray(0, Math.min(n, 1 << 16)));
+      onChunk?.(buf.subarray(0, n));
       hash.update(buf.subarray(0, n));
     }
   } finally {
     closeSync(fd);
   }
-  return { sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0) };
+  return hash.digest('hex');
+}
+
+/** The start of a file's text, decompressed when it is gzip (a cut gzip stream yields what it holds). */
+const textOf = (path: string, raw: Buffer): Buffer => (path.endsWith('.gz') ? gunzipSync(raw, { finishFlush: constants.Z_SYNC_FLUSH }) : raw);
+
+/**
+ * Hashes a file (as {@link hashFile}) and returns its first line, decompressed: the first 64 KiB
+ * are tried, and a longer line is looked for in the raw bytes read so far, up to 64 MiB of them.
+ */
+export function hashAndHead(path: string): { sha256: string; head: Buffer } {
+  const raw: Buffer[] = [];
+  let rawBytes = 0;
+  let head: Buffer | undefined;
+  const sha256 = hashFile(path, (chunk) => {
+    if (head !== undefined || rawBytes >= HEADER_LIMIT) return;
+    raw.push(Buffer.from(chunk));
+    rawBytes += chunk.length;
+    const all = raw.length === 1 ? raw[0]! : Buffer.concat(raw);
+    // the first 64 KiB alone first: decompressing a whole megabyte would cost more than the header
+    for (const cut of raw.length === 1 && all.length > HEAD_TRY ? [HEAD_TRY, all.length] : [all.length]) {
+      const text = textOf(path, all.subarray(0, cut));
+      const nl = text.indexOf(NL);
+      if (nl >= 0) {
+        head = text.subarray(0, nl);
+        raw.length = 0;
+        return;
+      }
+    }
+  });
+  // a file of one line (no newline): its whole text, up to the limit
+  head ??= textOf(path, Buffer.concat(raw));
+  return { sha256, head };
 }
 
 /** Hashes a file and checks its header (decompressing only its start); its lines are read later, streamed. */
 export function openStreamedFile(path: string): StreamedFile {
-  const { sha256, head: raw } = hashAndHead(path);
-  const head = path.endsWith('.gz') ? gunzipSync(raw.subarray(0, 1 << 16), { finishFlush: constants.Z_SYNC_FLUSH }) : raw.subarray(0, 1 << 16);
-  const nl = head.indexOf(NL);
+  const { sha256, head } = hashAndHead(path);
   let header: RecordingHeader | undefined;
   try {
-    const h = JSON.parse(head.toString('utf8', 0, nl < 0 ? head.length : nl)) as RecordingHeader;
+    const h = JSON.parse(head.toString('utf8')) as RecordingHeader;
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checks parsed JSON at runtime
     if (h.k === 'header') header = h;
   } catch {
