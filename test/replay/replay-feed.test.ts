@@ -7,6 +7,8 @@ import type { UnixMs } from '../../src/core/index.js';
 import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import type { RecordLine } from '../../src/research/replay/recording-format.js';
 import { createReplayFeed, REPLAY_DEDUP_CAPACITY, replayDedupCapacity } from '../../src/research/replay/replay-feed.js';
+import { fingerprintInto, parseRows, resolveRoom } from '../../src/client/datastream/rooms/room-registry.js';
+import { fpHi, fpLo } from '../../src/client/datastream/dedup/fingerprint.js';
 
 const M = 'MintA111111111111111111111111111111111111111';
 const swap = (tx: string): Record<string, unknown> => ({ tx, type: 'buy', wallet: 'W1', amount: 5, priceUsd: 1, time: 1, token: M });
@@ -88,6 +90,53 @@ describe('replay feed joins', () => {
     expect(got).toHaveLength(1);
     expect(feed.stats().unrouted).toBe(2);
     expect(feed.stats().silentRooms).toEqual([]);
+  });
+});
+
+describe('replay feed: rooms held outside the router', () => {
+  /** The fingerprint halves the router gives the swap row `tx` of `room`. */
+  const fpOf = (room: string, tx: string): [number, number] => {
+    const r = resolveRoom(room);
+    fingerprintInto(r, parseRows(r, [swap(tx)]).items[0]);
+    return [fpHi(), fpLo()];
+  };
+
+  it("admits a prepared event under the same handler identity as the router's subscribers, whichever path saw the event first", () => {
+    const feed = createReplayFeed();
+    const got: string[] = [];
+    const a = (m: StreamMessage): void => {
+      for (const row of m.data as readonly { raw: { tx: string } }[]) got.push(row.raw.tx);
+    };
+    const b = (): void => undefined;
+    feed.subscribe(`transaction:${M}`, a);
+    feed.subscribe(`transaction:${M}:PoolA`, a);
+    feed.subscribe(`transaction:${M}:PoolA`, b);
+    // the first room joins the router at its frame (the client's path); the second is only ever entered by the prepared path
+    feed.frame({ type: 'message', room: `transaction:${M}`, data: [swap('s1')] }, undefined, 1 as UnixMs);
+    expect(got).toEqual(['s1']);
+    const held = feed.enter(`transaction:${M}:PoolA`)!;
+    const [hi, lo] = fpOf(`transaction:${M}`, 's1');
+    // a's copy is a duplicate of the row the router delivered to a; b never had it
+    expect(feed.admit(held, true, hi, lo)).toBe(1);
+    expect(feed.stats().duplicates).toBe(1);
+    // and the other way: an event first admitted on the prepared path is a duplicate on the client's path
+    const [hi2, lo2] = fpOf(`transaction:${M}`, 's2');
+    expect(feed.admit(held, true, hi2, lo2)).toBe(2);
+    feed.frame({ type: 'message', room: `transaction:${M}`, data: [swap('s2')] }, undefined, 2 as UnixMs);
+    expect(got).toEqual(['s1']);
+    expect(feed.stats().duplicates).toBe(2);
+    expect(feed.stats().unrouted).toBe(0);
+  });
+
+  it('forgets a room held outside the router once its last holder leaves', () => {
+    const feed = createReplayFeed();
+    const leave = feed.subscribe(`transaction:${M}:PoolA`, () => undefined);
+    expect(feed.holds(`transaction:${M}:PoolA`)).toBe(true);
+    expect(feed.enter(`transaction:${M}:PoolA`)?.holders).toHaveLength(1);
+    leave();
+    expect(feed.holds(`transaction:${M}:PoolA`)).toBe(false);
+    expect(feed.enter(`transaction:${M}:PoolA`)).toBeUndefined();
+    expect(feed.stats().unrouted).toBe(1);
   });
 });
 

@@ -2,7 +2,10 @@
  * A `StreamFeed` over recorded frames. Frames go through the Datastream client's own room router
  * (payload guards, dedup across overlapping rooms, delivery), so a replayed frame reaches the
  * engine exactly as the live client delivered it; a frame of a room nobody has joined at that
- * moment is dropped as the client drops it. The engine cannot tell the two feeds apart.
+ * moment is dropped as the client drops it. The engine cannot tell the two feeds apart. The feed
+ * keeps its own table of who holds each room; a room joins the router only when a frame needs the
+ * client's path (a parsed frame, typed rows): the prepared path's single events need only the
+ * holders' dedup identities, which are the router's (`handlerId`).
  */
 import type { UnixMs } from '../../core/index.js';
 import { createRoomRouter, type RoomEntry, type RoomRouter } from '../../client/datastream/delivery/room-router.js';
@@ -47,20 +50,20 @@ export interface ReplayFeed extends StreamFeed {
   unrouted(): void;
   /**
    * The prepared path (prepared-replay.ts), for a message frame of `room` the client's guard accepts:
-   * counts it as `frame` would and returns the room's route, or undefined when nobody has joined it.
+   * counts it as `frame` would and returns who holds the room, or undefined when nobody has joined it.
    */
-  enter(room: string): RoomEntry | undefined;
+  enter(room: string): HeldRoom | undefined;
   /**
-   * How many of the room's subscribers get a single-event message with this fingerprint (the dedup
-   * window's answer; `hasFp` false: a family without identity, every subscriber).
+   * How many of the room's holders get a single-event message with this fingerprint (the dedup
+   * window's answer; `hasFp` false: a family without identity, every holder).
    */
-  admit(entry: RoomEntry, hasFp: boolean, hi: number, lo: number): number;
+  admit(held: HeldRoom, hasFp: boolean, hi: number, lo: number): number;
   /** Hands a normalised event to the sink (set by `attach`) as the subscriber's handler would. */
   deliver(ev: DomainEvent): void;
   /** A message the normaliser refuses, as the subscriber's handler reports it. */
   refuse(room: string, error: Error): void;
   /** Typed rows of a row family, deduplicated by their stored fingerprints and delivered as the router does. */
-  rows(entry: RoomEntry, items: readonly unknown[], fpAt: number, his: Uint32Array, los: Uint32Array, receivedAt: UnixMs): void;
+  rows(held: HeldRoom, items: readonly unknown[], fpAt: number, his: Uint32Array, los: Uint32Array, receivedAt: UnixMs): void;
   /** The engine the prepared path hands events to. */
   attach(sink: EventSink): void;
   /** Calls the gap handlers with a recorded gap. */
@@ -68,10 +71,23 @@ export interface ReplayFeed extends StreamFeed {
   stats(): ReplayFeedStats;
 }
 
-/** A handler joined to a room: its router subscriber once the room's first frame arrived. */
-interface Waiting {
+/** A handler joined to a room: its dedup identity (the router's), and its router subscriber once the room joined the router. */
+interface Holder {
   readonly handler: (msg: StreamMessage) => void;
+  readonly id: number;
   sub: Subscriber<DatastreamMessage> | undefined;
+}
+
+/**
+ * A room somebody holds: its holders in the order they subscribed, and the client router's entry
+ * once a frame of it needed the client's path (`frame`, typed rows). A prepared single-event frame
+ * needs only the holders' dedup identities, so most rooms never join the router: their join and
+ * leave cost a map entry and a holder, not the room's resolution and a subscriber each.
+ */
+export interface HeldRoom {
+  readonly room: string;
+  readonly holders: Holder[];
+  entry: RoomEntry | undefined;
 }
 
 /** The replay's dedup window: the live client's default size. */
@@ -146,51 +162,39 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
     },
   );
 
-  /**
-   * Joins waiting for the room's first frame. A room joins the client's router (which resolves its
-   * family and builds its subscriber) only when a frame of it arrives: most rooms a strategy watches
-   * for a few seconds get none, and their join and leave cost a map entry. Deliveries are the same:
-   * handlers join in the order they subscribed, before the frame is routed.
-   */
-  const waiting = new Map<string, Waiting[]>();
+  /** Rooms somebody holds (the router holds a room only once `join` put its holders there). */
+  const held = new Map<string, HeldRoom>();
   const gate = createJoinGate(options.joinLatency);
-  /** The room's router entry, joining its waiting handlers first (undefined: nobody holds the room, or its join has not taken effect). */
-  const entryOf = (room: string): RoomEntry | undefined => {
-    if (gate.pending.size > 0 && !gate.live(room)) return undefined;
-    const entry = router.lookup(room);
-    if (entry !== undefined) return entry;
-    const list = waiting.get(room);
-    if (list === undefined) return undefined;
-    waiting.delete(room);
-    for (const w of list) w.sub = router.add(room, w.handler).sub;
-    return router.lookup(room);
+  /** Puts the room's holders on the client's router (in the order they subscribed) and returns its entry. */
+  const join = (h: HeldRoom): RoomEntry => {
+    for (const w of h.holders) w.sub = router.add(h.room, w.handler).sub;
+    return (h.entry = router.lookup(h.room)!);
   };
+  /** A room nobody held is joined: its frames begin after the join's latency. */
+  const hold = (room: string): HeldRoom => {
+    const h: HeldRoom = { room, holders: [], entry: undefined };
+    held.set(room, h);
+    if (gate.ms > 0) gate.joined(room);
+    return h;
+  };
+  /** Who holds the room now (undefined: nobody, or its join has not taken effect). */
+  const heldNow = (room: string): HeldRoom | undefined => (gate.pending.size > 0 && !gate.live(room) ? undefined : held.get(room));
 
   return {
     subscribe(room, handler) {
       joined.add(room);
-      const w: Waiting = { handler, sub: undefined };
-      if (router.lookup(room) !== undefined) w.sub = router.add(room, handler).sub;
-      else {
-        const list = waiting.get(room);
-        if (list === undefined) {
-          waiting.set(room, [w]);
-          if (gate.ms > 0) gate.joined(room); // nobody held the room: its frames begin after the join's latency
-        } else list.push(w);
-      }
+      const h = held.get(room) ?? hold(room);
+      const w: Holder = { handler, id: router.handlerId(handler), sub: undefined };
+      h.holders.push(w);
+      if (h.entry !== undefined) w.sub = router.add(room, handler).sub;
       let done = false;
       return () => {
         if (done) return;
         done = true;
-        if (w.sub !== undefined) {
-          router.remove(w.sub);
-          return;
-        }
-        const list = waiting.get(room);
-        const i = list === undefined ? -1 : list.indexOf(w);
-        if (i < 0) return;
-        if (list!.length === 1) waiting.delete(room);
-        else list!.splice(i, 1);
+        const i = h.holders.indexOf(w);
+        if (i >= 0) h.holders.splice(i, 1);
+        if (w.sub !== undefined) router.remove(w.sub);
+        if (h.holders.length === 0 && held.get(room) === h) held.delete(room);
       };
     },
     onGap(handler) {
@@ -209,15 +213,15 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
         return;
       }
       s.messages++;
-      const entry = typeof f.room === 'string' ? entryOf(f.room) : undefined;
-      if (entry === undefined) {
+      const h = typeof f.room === 'string' ? heldNow(f.room) : undefined;
+      if (h === undefined) {
         if (typeof f.room !== 'string') s.parseFailures++;
         else s.unroutedMessages++;
         return;
       }
-      router.route(entry, f.data, receivedAt, 'live');
+      router.route(h.entry ?? join(h), f.data, receivedAt, 'live');
     },
-    holds: (room) => router.lookup(room) !== undefined || waiting.has(room),
+    holds: (room) => held.has(room),
     unrouted() {
       frames++;
       s.messages++;
@@ -226,22 +230,22 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
     enter(room) {
       frames++;
       s.messages++;
-      const entry = entryOf(room);
-      if (entry === undefined) {
+      const h = heldNow(room);
+      if (h === undefined) {
         s.unroutedMessages++;
         return undefined;
       }
-      entry.stats.messages++;
-      return entry;
+      shared.messages++; // the room's counter record (every room shares one)
+      return h;
     },
-    admit(entry, hasFp, hi, lo) {
-      const subs = entry.subs;
-      if (!hasFp) return subs.length;
+    admit(h, hasFp, hi, lo) {
+      const hs = h.holders;
+      if (!hasFp) return hs.length;
       let n = 0;
-      for (let j = 0; j < subs.length; j++) {
-        if (router.dedup.admitPair(hi, lo, subs[j]!.id)) n++;
+      for (let j = 0; j < hs.length; j++) {
+        if (router.dedup.admitPair(hi, lo, hs[j]!.id)) n++;
         else {
-          entry.stats.duplicates++;
+          shared.duplicates++;
           s.duplicates++;
         }
       }
@@ -261,7 +265,8 @@ export function createReplayFeed(recordedRooms?: ReadonlySet<string>, options: R
         s.handlerErrors++;
       }
     },
-    rows(e, items, fpAt, his, los, receivedAt) {
+    rows(h, items, fpAt, his, los, receivedAt) {
+      const e = h.entry ?? join(h);
       e.stats.rows += items.length;
       const f = e.resolved.family;
       const msg = (data: readonly unknown[]): StreamMessage =>

@@ -30,6 +30,11 @@ export interface RoomRouter {
   lookup(room: string): RoomEntry | undefined;
   /** Adds a subscriber; returns true when this is the room's first (a join is due). */
   add(room: string, handler: Handler<DatastreamMessage>): { sub: Subscriber<DatastreamMessage>; first: boolean };
+  /**
+   * The dedup identity `add` gives `handler`'s subscribers (one per handler function, assigned on first
+   * use): a caller holding a room outside the router (the replay feed) admits events as they would be.
+   */
+  handlerId(handler: Handler<DatastreamMessage>): number;
   /** Removes a subscriber; returns true when the room has none left (a leave is due). */
   remove(sub: Subscriber<DatastreamMessage>): boolean;
   /** Parses, deduplicates and delivers one payload of `room`. Returns rows/messages delivered to at least one subscriber. */
@@ -164,11 +169,15 @@ export function createRoomRouter(o: RouterOptions, stats: StatsBook, hooks: Rout
         e = { resolved: resolveRoom(room), stats: stats.room(room), subs: [] };
         rooms.set(room, e);
       }
-      let id = handlerIds.get(handler);
-      if (id === undefined) handlerIds.set(handler, (id = nextId++));
+      const id = router.handlerId(handler);
       const sub = createSubscriber<DatastreamMessage>(id, room, handler, e.resolved.family.delivery === 'coalesced' ? coalescing : queueing, hooks);
       e.subs.push(sub);
       return { sub, first };
+    },
+    handlerId(handler) {
+      let id = handlerIds.get(handler);
+      if (id === undefined) handlerIds.set(handler, (id = nextId++));
+      return id;
     },
     remove(sub) {
       const e = rooms.get(sub.room);
