@@ -10,7 +10,7 @@
 // In a source checkout (tsconfig.json present) whose dist/ is missing or older than a file in
 // src/, the TypeScript sources run through tsx instead, so an edited checkout never runs stale
 // code; `npm run build` makes it fast again. An installed package without dist/ is broken: say so.
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,16 @@ function bundleOf(name) {
   return fresh ? { file, cacheFile: `${bundles}/${commands[name].cache}` } : undefined;
 }
 
+/** The code cache at `path`, if there is one to read (a cache it cannot read is said in one line and not used). */
+function readCodeCache(path) {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    if (e.code !== 'ENOENT') process.stderr.write(`chainpilot: start-up cache ${path} not read: ${e.message}\n`);
+    return undefined;
+  }
+}
+
 /** Writes V8's code cache of `script` to `path` (through a temporary file: a concurrent start reads it whole or not at all). */
 function writeCodeCache(script, path) {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -66,8 +76,9 @@ function writeCodeCache(script, path) {
     writeFileSync(tmp, script.createCachedData());
     renameSync(tmp, path);
   } catch (e) {
-    // A package installed read-only runs without a cache (as fast as before it, no slower): say
-    // nothing then. Anything else is unexpected: one line, the command's own output unchanged.
+    rmSync(tmp, { force: true });
+    // A package installed read-only runs from its bundle without a cache (still faster than
+    // dist/): say nothing then. Anything else is unexpected: one line, the command's output unchanged.
     if (!['EACCES', 'EPERM', 'EROFS'].includes(e.code)) process.stderr.write(`chainpilot: start-up cache ${path} not written: ${e.message}\n`);
   }
 }
@@ -79,7 +90,7 @@ function writeCodeCache(script, path) {
  * the command ran are in it, compiled.
  */
 async function runBundle({ file, cacheFile }) {
-  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+  const cachedData = readCodeCache(cacheFile);
   const wrapped = `(function (exports, require, module, __filename, __dirname, __chainpilotImport) { ${readFileSync(file, 'utf8')}\n})`;
   const script = new vm.Script(wrapped, { filename: file, cachedData });
   // a help screen runs almost nothing of the command: its cache would hold nothing worth keeping

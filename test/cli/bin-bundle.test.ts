@@ -76,6 +76,15 @@ describe('bin/chainpilot.js with command bundles', () => {
     expect(readFileSync(join(root, CACHE), 'utf8')).not.toBe('not a code cache');
   });
 
+  it('runs the command when its cache can be neither read nor written, and says so in one line each', () => {
+    mkdirSync(join(root, CACHE)); // a directory where the cache should be
+    const r = spawnSync(process.execPath, [join(root, 'bin/chainpilot.js'), 'hello'], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('bundled hello from-a-file');
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/^chainpilot: start-up cache \S+ not read: EISDIR.*\nchainpilot: start-up cache \S+ not written: .*\n$/);
+    expect(readdirSync(join(root, 'dist/cli/bundle')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('writes no cache for a help screen', () => {
     expect(ran('hello', '--help')).toBe('bundled hello from-a-file');
     expect(existsSync(join(root, CACHE))).toBe(false);
