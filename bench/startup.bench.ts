@@ -7,6 +7,8 @@
  * `chainpilot/strategy`, both imported from the compiled dist/ in the same rounds.
  * Issue 42: `validate` within 3x; `status` and a manual verb (`cancel`) start lean too (run against
  * a port where no daemon listens: they load what they load, then fail with CLI_API_UNREACHABLE).
+ * validate, status and cancel run from their command bundles (dist/cli/bundle, scripts/bundle-cli.mjs):
+ * the warm-up round writes each bundle's code cache, so the measured rounds compile from it.
  * On a loaded machine wall time mostly measures waiting for a core: each case's CPU time (the
  * children's user + system time from /proc/self/stat, Linux; 10 ms ticks, summed over the rounds)
  * is reported beside it, as a ratio to `node -e 0`'s.

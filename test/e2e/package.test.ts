@@ -92,6 +92,7 @@ async function packCopy(): Promise<void> {
     'package-lock.json',
     'tsconfig.json',
     'tsconfig.build.json',
+    'scripts/bundle-cli.mjs', // the build's command bundles (start-up, issue 42)
     '.npmrc',
     '.prebuild-installrc',
     'README.md',
@@ -201,6 +202,9 @@ console.log(JSON.stringify([typeof m.createServiceClients, typeof m.ChainpilotEr
     const tops = new Set(tarballFiles.map((f) => f.split('/')[1]));
     expect([...tops].sort()).toEqual(['README.md', 'assets', 'bin', 'config', 'dist', 'docs', 'package.json', 'src']);
     expect(tarballFiles.filter((f) => /config\/data\/|\.sqlite|\.db$|wallet\.json$|\.lock$/.test(f))).toEqual([]);
+    // the command bundles ship; a code cache of the packing machine's node does not
+    expect(tarballFiles).toEqual(expect.arrayContaining(['package/dist/cli/bundle/commands.json', 'package/dist/cli/bundle/validate.cjs']));
+    expect(tarballFiles.filter((f) => f.endsWith('.cache'))).toEqual([]);
   });
 
   it('installs with no npm warning about our own config, and no engine warning but the one documented', () => {
@@ -229,8 +233,15 @@ console.log(JSON.stringify([typeof s.defineStrategy, typeof m.ChainpilotError, t
       "const { defineStrategy, z } = require('chainpilot/strategy');\nmodule.exports = defineStrategy({ id: 'required', params: z.strictObject({}), rooms: () => ['latest'] });\n",
     );
     writeFileSync(join(cjsApp, 'deploy.yaml'), DEPLOYMENT.replace('risk:\n', '  - use: ./required.cjs\nrisk:\n'));
-    const r = await run('npx', ['--no-install', 'chainpilot', 'validate', 'deploy.yaml'], { cwd: cjsApp, timeout: 120_000 });
-    expect(r.stdout).toContain('deploy.yaml is valid');
+    // from the package's validate bundle: the first run writes its code cache, the second compiles from it
+    const bundles = join(app, 'node_modules/chainpilot/dist/cli/bundle');
+    const { validate } = JSON.parse(readFileSync(join(bundles, 'commands.json'), 'utf8')) as Record<string, { cache: string }>;
+    for (let i = 0; i < 2; i++) {
+      const r = await run('npx', ['--no-install', 'chainpilot', 'validate', 'deploy.yaml'], { cwd: cjsApp, timeout: 120_000 });
+      expect(r.stdout).toContain('deploy.yaml is valid');
+      expect(r.stderr).toBe('');
+      expect(readdirSync(bundles)).toContain(validate!.cache);
+    }
   }, 180_000);
 
   it('ships declarations that type-check with skipLibCheck: false, from ESM and from CommonJS', async () => {
