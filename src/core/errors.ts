@@ -23,10 +23,19 @@ export interface ChainpilotErrorOptions {
   readonly cause?: unknown;
 }
 
+/**
+ * The mark every ChainpilotError carries, in the process-wide symbol registry: one process can hold
+ * two copies of this module (a user's strategy imports `chainpilot/strategy` from dist/ while a
+ * command runs from its bundle, or an app with two installs), and an error made by either copy is a
+ * ChainpilotError to both.
+ */
+const BRAND: unique symbol = Symbol.for('chainpilot.ChainpilotError') as never;
+
 export class ChainpilotError extends Error {
   readonly code: ErrorCode;
   readonly retry: RetryClass;
   readonly context: ErrorContext;
+  declare readonly [BRAND]: true;
 
   constructor(code: ErrorCode, message: string, options: ChainpilotErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -34,6 +43,12 @@ export class ChainpilotError extends Error {
     this.code = code;
     this.retry = options.retry;
     this.context = options.context ?? {};
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** `instanceof` by the mark, so an error of another copy of this module counts (see BRAND). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
   }
 
   get retryable(): boolean {
