@@ -11,8 +11,8 @@ import { admitIntent, dayCapDenial, utcDay, type AdmissionDenial, type Admission
 import type { IntentJournal, IntentRecord } from './journal/journal.js';
 
 export type JournaledAdmission =
-  /** Journaled NEW: drive it. */
-  | { readonly kind: 'admitted'; readonly minOut: bigint }
+  /** Journaled NEW (`record`, as the journal holds it): drive it. */
+  | { readonly kind: 'admitted'; readonly minOut: bigint; readonly record: IntentRecord }
   /** Refused: journaled DENIED (unless `journaled` is false: an id no row can carry), to be reported. */
   | { readonly kind: 'denied'; readonly denial: AdmissionDenial; readonly journaled: boolean; readonly journalError?: string }
   /** The journal already holds this id (a re-delivery, or another decision under the same id). */
@@ -24,7 +24,7 @@ export async function admitIntoJournal(journal: IntentJournal, intent: OrderInte
   let denial: AdmissionDenial;
   if (admission.ok) {
     const created = await journal.create(intent, { spendLamports: admission.spendLamports, day: admission.day, dailyCapLamports: limits.maxDayLamports }, at);
-    if (created.kind === 'created') return { kind: 'admitted', minOut: admission.minOut };
+    if (created.kind === 'created') return { kind: 'admitted', minOut: admission.minOut, record: created.record };
     if (created.kind === 'exists') return { kind: 'exists', record: created.record };
     denial = dayCapDenial(admission.day, created.spentTodayLamports, admission.spendLamports, limits.maxDayLamports);
   } else {

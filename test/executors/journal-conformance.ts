@@ -9,6 +9,7 @@ import type { Bps, Lamports, RawAmount, UnixMs } from '../../src/core/units.js';
 import type { OrderIntent } from '../../src/engine/orders/execution-port.js';
 import { orderIntent, type IntentDraft } from '../helpers/intents.js';
 import type { IntentJournal } from '../../src/executors/journal/journal.js';
+import { withSignedAttempt } from '../../src/executors/live/remembered-journal.js';
 
 /** How a backend opens a fresh journal, reopens the same one, and cleans up. */
 export interface JournalBackend {
@@ -49,6 +50,22 @@ export function journalConformance(name: string, backend: () => JournalBackend):
     afterEach(async () => {
       await j.close();
       await b.cleanup();
+    });
+
+    it("returns from create, and withSignedAttempt derives after a signed attempt, exactly the record a read returns (the live path's reads it skips)", async () => {
+      const created = await j.create(intent('w'), spend, 1);
+      expect(created.kind).toBe('created');
+      if (created.kind !== 'created') return;
+      expect(created.record).toEqual(await j.get('w'));
+      await j.recordSigned('w', attempt('sig-w1'), 2);
+      const signed = withSignedAttempt(created.record, attempt('sig-w1'), 2);
+      expect(signed).toEqual(await j.get('w'));
+      // a rebuild after an expiry: the next attempt, numbered after the first
+      await j.markSent('w', 'sig-w1', 3);
+      await j.resolve('w', { state: 'EXPIRED', signature: 'sig-w1', final: false }, 4);
+      const expired = await j.get('w');
+      await j.recordSigned('w', { ...attempt('sig-w2'), expiryBlockHeight: 300, slippageBps: 200 }, 5);
+      expect(withSignedAttempt(expired!, { ...attempt('sig-w2'), expiryBlockHeight: 300, slippageBps: 200 }, 5)).toEqual(await j.get('w'));
     });
 
     it('keeps intents, attempts and fills exact across a reopen', async () => {

@@ -103,6 +103,34 @@ describe('live executor on the fake chain', () => {
     expect(h.journal.syncedWrites()).toBe(2);
   });
 
+  it('reads nothing back from the journal between the decision and the first send: it drives from the records it wrote', async () => {
+    /** Each journal call (reads included) and the transactions the chain had received when it was made. */
+    const calls: [op: string, sentBefore: number][] = [];
+    h = await createHarness({
+      wrapJournal: (j) =>
+        new Proxy(j, {
+          get(target, prop, receiver) {
+            const v: unknown = Reflect.get(target, prop, receiver);
+            if (typeof prop !== 'string' || typeof v !== 'function') return v;
+            return (...args: unknown[]): unknown => {
+              calls.push([prop, h.chain.stats.received.size]);
+              return Reflect.apply(v, target, args);
+            };
+          },
+        }),
+    });
+    await startHarness(h);
+    calls.splice(0); // start-up's reads
+    await h.executor.submit(h.intent(1));
+    await h.runUntil(settled('int-1'));
+    expect(reportTypes(h, 'int-1')).toEqual(['accepted', 'filled']);
+    expect(calls.filter(([, sent]) => sent === 0).map(([op]) => op)).toEqual(['create', 'recordSigned']);
+    // what was sent is what the journal holds
+    const rec = await h.journal.get('int-1');
+    expect(rec?.attempts.map((a) => [a.n, a.state])).toEqual([[0, 'LANDED']]);
+    expect([...h.chain.stats.received.keys()]).toEqual([rec?.attempts[0]?.signature]);
+  });
+
   it('derives the accounts inspection needs while the swap service builds the transaction, not between the build and the send', async () => {
     const cachedWhenBuilt: boolean[] = [];
     h = await createHarness({

@@ -24,7 +24,7 @@ import { readFill } from './read-fill.js';
 import { warmSwapAccounts } from './swap-accounts.js';
 import type { StatusSource } from './status-batcher.js';
 import { isJournalUnavailable } from './journal-outage.js';
-import { rememberedJournal } from './remembered-journal.js';
+import { rememberedJournal, withSignedAttempt, type RememberedRecord } from './remembered-journal.js';
 
 /**
  * Named instants a crash test can kill the process at. Between the decision and the first send, in
@@ -95,11 +95,13 @@ export const JOURNAL_BACKOFF_CAP_MS = 5_000;
  * be read, from the record kept in memory: remembered-journal.ts), after a capped backoff, until
  * the journal accepts its writes. A sent transaction is thereby re-broadcast and its status polled as before.
  */
-export async function driveIntent(outer: DriveContext, id: string): Promise<void> {
-  const ctx: DriveContext = { ...outer, journal: rememberedJournal(outer.journal, id, {}) };
+export async function driveIntent(outer: DriveContext, id: string, created?: IntentRecord): Promise<void> {
+  const memory: RememberedRecord = created ? { rec: created } : {};
+  const ctx: DriveContext = { ...outer, journal: rememberedJournal(outer.journal, id, memory) };
   for (let failures = 0; ; failures++) {
     try {
-      await driveFromJournal(ctx, id);
+      // a record just written needs no read: the create's, on the first pass only
+      await driveFromJournal(ctx, id, failures === 0 ? created : undefined);
       return;
     } catch (e) {
       if (!isJournalUnavailable(e)) throw e;
@@ -111,12 +113,19 @@ export async function driveIntent(outer: DriveContext, id: string): Promise<void
   }
 }
 
-/** One pass from what the journal (or, while it cannot be read, the record kept in memory) holds. */
-async function driveFromJournal(ctx: DriveContext, id: string): Promise<void> {
+/**
+ * One pass from what the journal (or, while it cannot be read, the record kept in memory) holds.
+ * `written` is the record as this process just wrote it (the create's; then the signed attempt's):
+ * the journal accepted exactly that, and only this drive writes the intent, so it is used instead of
+ * reading the row back between the decision and the send.
+ */
+async function driveFromJournal(ctx: DriveContext, id: string, written: IntentRecord | undefined): Promise<void> {
   const { journal, clock } = ctx;
+  let known = written;
   for (;;) {
     throwIfAborted(ctx.signal, `intent ${id}`);
-    const rec = await journal.get(id);
+    const rec = known ?? (await journal.get(id));
+    known = undefined;
     if (!rec) throw new ChainpilotError('JOURNAL_NOT_FOUND', `intent ${id} vanished from the journal`, { retry: 'fatal', context: { intentId: id } });
     const now = clock.now();
     if (rec.done) {
@@ -127,7 +136,7 @@ async function driveFromJournal(ctx: DriveContext, id: string): Promise<void> {
       case 'NEW':
       case 'BUILT':
       case 'EXPIRED':
-        await buildAndSign(ctx, rec, now);
+        known = await buildAndSign(ctx, rec, now);
         break;
       case 'SIGNED':
       case 'SENT':
@@ -139,7 +148,8 @@ async function driveFromJournal(ctx: DriveContext, id: string): Promise<void> {
   }
 }
 
-async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): Promise<void> {
+/** Builds, inspects, signs and journals the next attempt; returns the record as journaled when it signed one. */
+async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): Promise<IntentRecord | undefined> {
   const { intent } = rec;
   const n = rec.attempts.length;
   const last = rec.attempts.at(-1);
@@ -192,28 +202,27 @@ async function buildAndSign(ctx: DriveContext, rec: IntentRecord, now: UnixMs): 
   ctx.probe?.('built', intent.id);
   const signed = ctx.signer.signWire(built.raw);
   ctx.probe?.('signed-unjournaled', intent.id);
+  const attempt = {
+    signature: signed.signature,
+    txBase64: signed.base64,
+    blockhash: verdict.blockhash,
+    expiryBlockHeight: height + ctx.settings.blockhashValidityBlocks,
+    slippageBps,
+  };
+  const signedAt = ctx.clock.now();
   try {
-    await ctx.journal.recordSigned(
-      intent.id,
-      {
-        signature: signed.signature,
-        txBase64: signed.base64,
-        blockhash: verdict.blockhash,
-        expiryBlockHeight: height + ctx.settings.blockhashValidityBlocks,
-        slippageBps,
-      },
-      ctx.clock.now(),
-    );
+    await ctx.journal.recordSigned(intent.id, attempt, signedAt);
   } catch (e) {
     if (!isChainpilotError(e, 'JOURNAL_DUPLICATE_SIGNATURE')) throw e;
     // Another decision already owns these exact bytes: never send them for this one. Wait for a
     // newer blockhash and build again (the intent stays as it was, nothing of this one was sent).
     ctx.log.info({ intentId: intent.id, signature: signed.signature }, 'swap service built bytes another intent owns; rebuilding');
     await clockSleep(ctx.clock, ctx.settings.pollMs, ctx.signal);
-    return;
+    return undefined;
   }
   ctx.log.info({ intentId: intent.id, signature: signed.signature, attempt: n, slippageBps }, 'swap signed and journaled');
   ctx.probe?.('signed', intent.id);
+  return withSignedAttempt(rec, attempt, signedAt);
 }
 
 async function build(ctx: DriveContext, intent: OrderIntent, slippageBps: number): Promise<BuiltSwap | { code: 'LIVE_BUILD_FAILED'; reason: string }> {

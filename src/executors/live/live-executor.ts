@@ -9,7 +9,7 @@ import type { Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { amountInOf, type ExecutionReport, type ExecutionSink, type Executor, type OrderIntent } from '../../engine/orders/execution-port.js';
 import { createRepeatLimiter } from '../../engine/logs/repeat-limiter.js';
-import type { IntentJournal } from '../journal/journal.js';
+import type { IntentJournal, IntentRecord } from '../journal/journal.js';
 import type { Signer } from '../signer/signer.js';
 import { driveIntent, type DriveContext, type LiveProbePoint, type LiveRetryKind } from './drive-intent.js';
 import { BASE_ALLOWED_PROGRAMS } from './inspect.js';
@@ -130,7 +130,8 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     inflight.set(id, p);
     return p;
   };
-  const drive = (id: string): Promise<void> => track(id, (i) => driveIntent(ctx, i));
+  /** Drives intent `id`; `created` is its record as the create just wrote it (no read needed). */
+  const drive = (id: string, created?: IntentRecord): Promise<void> => track(id, (i) => driveIntent(ctx, i, created));
 
   /**
    * An intent refused because the journal could not write it was reported `rejected`; a row the
@@ -211,7 +212,7 @@ export function createLiveExecutor(options: LiveExecutorOptions): LiveExecutor {
     }
     options.probe?.('created', intent.id);
     sink?.({ type: 'accepted', intentId: intent.id, at: now });
-    void drive(intent.id);
+    void drive(intent.id, admitted.record);
   };
 
   return {

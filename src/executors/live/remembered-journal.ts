@@ -5,7 +5,7 @@
  * transaction keeps being confirmed, a landed one keeps its outcome. A write the journal refused
  * changes nothing here (the intent is driven again from the state before it).
  */
-import type { AttemptRecord, IntentJournal, IntentRecord, Resolution } from '../journal/journal.js';
+import type { AttemptRecord, IntentJournal, IntentRecord, NewAttempt, Resolution } from '../journal/journal.js';
 import { isJournalUnavailable } from './journal-outage.js';
 
 /** The last known record of the intent being driven. */
@@ -43,7 +43,7 @@ export function rememberedJournal(journal: IntentJournal, id: string, memory: Re
     },
     async recordSigned(other, attempt, at) {
       await journal.recordSigned(other, attempt, at);
-      if (own(other)) patch(at, (r) => ({ state: 'SIGNED', attempts: [...r.attempts, { ...attempt, n: r.attempts.length, state: 'SIGNED' }] }));
+      if (own(other) && memory.rec) memory.rec = withSignedAttempt(memory.rec, attempt, at);
     },
     async markSent(other, signature, at) {
       await journal.markSent(other, signature, at);
@@ -62,6 +62,16 @@ export function rememberedJournal(journal: IntentJournal, id: string, memory: Re
       if (own(other)) patch(at, () => ({ reported: true }));
     },
   };
+}
+
+/**
+ * `rec` after the journal accepted `attempt` for it at `at`: what a read of the row returns then
+ * (the attempt numbered after the ones `rec` holds, every journal numbers them so).
+ */
+export function withSignedAttempt(rec: IntentRecord, attempt: NewAttempt, at: number): IntentRecord {
+  const { signature, txBase64, blockhash, expiryBlockHeight, slippageBps } = attempt;
+  const signed: AttemptRecord = { n: rec.attempts.length, signature, txBase64, blockhash, expiryBlockHeight, slippageBps, state: 'SIGNED' };
+  return { ...rec, state: 'SIGNED', attempts: [...rec.attempts, signed], updatedAt: at };
 }
 
 function resolved(res: Resolution, attempts: readonly AttemptRecord[]): Partial<IntentRecord> {
