@@ -1,7 +1,7 @@
 /**
- * The backtest's decision log written and hashed a batch of lines at a time must be the log as one
- * string, byte for byte: across batch boundaries (512 lines), with multi-byte text in a reason, and
- * for an empty run.
+ * The backtest's decision log encoded into one reused 64 KiB buffer, written and hashed a buffer at a
+ * time, must be the log as one string, byte for byte: across many buffers, with multi-byte text in a
+ * reason, with a line longer than the buffer can take, and for an empty run.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,10 +27,19 @@ const entry = (i: number): DecisionEntry =>
         referencePrice: null,
         reason: `über ${'é'.repeat(i % 7)} 🚀`,
       }
-    : { kind: 'denied', at: i, strategyId: 's', side: 'sell', mint: `M${i}`, amountIn: '1', code: 'RISK_X', reason: 'x'.repeat(i % 300) };
+    : {
+        kind: 'denied',
+        at: i,
+        strategyId: 's',
+        side: 'sell',
+        mint: `M${i}`,
+        amountIn: '1',
+        code: 'RISK_X',
+        reason: i === 700 ? '€x'.repeat(20_000) : 'x'.repeat(i % 300),
+      };
 
 describe('the decision log out of its entries', () => {
-  it.each([0, 1, 511, 512, 513, 1537])('writes and hashes %i entries as the log in one string', (n) => {
+  it.each([0, 1, 200, 701, 1537])('writes and hashes %i entries as the log in one string', (n) => {
     const entries = Array.from({ length: n }, (_, i) => entry(i));
     const text = decisionLogText(entries);
     expect(text.split('\n').length - 1).toBe(n);
