@@ -16,6 +16,7 @@ import type { BacktestReport } from '../report/report-types.js';
 import { prepareRecording, readRecordingPrepared, type PreparedRecording } from '../replay/prepared-cache.js';
 import type { Recording } from '../replay/prepared-recording.js';
 import { openRecordingStream } from '../replay/recording-stream.js';
+import { writeDecisionLog } from './decision-log-out.js';
 import type { DataMissFallback } from '../replay/replay-data.js';
 import { chainpilotVersion } from '../record/version.js';
 import { runBacktest, type BacktestProgress, type BacktestResult, type RecordingInfo } from './run-backtest.js';
@@ -100,14 +101,14 @@ export function deploymentIdentity(d: Deployment): string {
   return effectiveConfigYaml({ ...d, telemetry: { logLevel: 'info', statusInterval: 0, decisionLog: undefined } });
 }
 
-/** sha256 over the recordings' hashes, the deployment, the chainpilot version and the decision log. */
-export function runFingerprint(recording: Pick<RecordingInfo, 'files'>, d: Deployment, decisionLog: string): string {
+/** sha256 over the recordings' hashes, the deployment, the chainpilot version and the decision log's sha256. */
+export function runFingerprint(recording: Pick<RecordingInfo, 'files'>, d: Deployment, decisionLogSha256: string): string {
   return sha256(
     JSON.stringify({
       recordings: recording.files.map((f) => f.sha256),
       deployment: deploymentIdentity(d),
       chainpilot: chainpilotVersion(),
-      decisions: sha256(decisionLog),
+      decisions: decisionLogSha256,
     }),
   );
 }
@@ -164,6 +165,7 @@ export function reportOf(
   loaded: LoadedDeployment,
   sampleMs: number,
   minRatioSpanMs?: number,
+  decisionLogSha256: string = result.decisionLogSha256,
 ): BacktestReport {
   const d = result.deployment;
   return computeReport({
@@ -177,7 +179,7 @@ export function reportOf(
     endedAt: result.endedAt,
     sampleMs,
     ...(minRatioSpanMs !== undefined ? { minRatioSpanMs } : {}),
-    fingerprint: runFingerprint(recording, loaded.deployment, result.decisionLog),
+    fingerprint: runFingerprint(recording, loaded.deployment, decisionLogSha256),
     run: {
       deployment: d.name,
       strategies: d.strategies.filter((s) => s.enabled).map((s) => ({ id: s.id ?? s.use, use: s.use, params: s.params })),
@@ -200,7 +202,7 @@ export function reportOf(
         badLines: recording.badLines,
         silentRooms: result.feed.silentRooms.length,
       },
-      decisionLogSha256: sha256(result.decisionLog),
+      decisionLogSha256,
       silentRooms: silentRoomsOf(result.feed.silentRooms, recording),
     },
   });
@@ -244,11 +246,12 @@ export async function runBacktestJob(o: BacktestJobOptions): Promise<BacktestJob
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
   });
   const liveVsBacktest = expected === undefined ? undefined : pairFills(expected, result.decisionLog);
-  const base = reportOf(result, result.recording, loaded, sampleMs, o.minRatioSpanMs);
-  const report = redactor.redactValue(liveVsBacktest ? { ...base, liveVsBacktest } : base);
   mkdirSync(o.outDir, { recursive: true });
   const files = { report: join(o.outDir, 'report.json'), html: join(o.outDir, 'report.html'), decisions: join(o.outDir, 'decisions.jsonl') };
-  writeFileSync(files.decisions, result.decisionLog);
+  // the log is written a batch of lines at a time, hashed as it goes (the report needs its sha256)
+  const logSha256 = writeDecisionLog(result.decisions, files.decisions);
+  const base = reportOf(result, result.recording, loaded, sampleMs, o.minRatioSpanMs, logSha256);
+  const report = redactor.redactValue(liveVsBacktest ? { ...base, liveVsBacktest } : base);
   writeFileSync(files.report, `${JSON.stringify(report, null, 1)}\n`);
   writeFileSync(files.html, renderReportHtml(report));
   const divergence = expected === undefined ? undefined : firstDivergence(expected, result.decisionLog);

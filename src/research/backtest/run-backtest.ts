@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { manualClock, seededRandom, silentLogger, type Logger, type ManualClock, type UnixMs } from '../../core/index.js';
 import type { Deployment, LoadedDeployment } from '../../config/index.js';
-import { formatDecision, type DecisionEntry } from '../../engine/logs/decision-log.js';
+import type { DecisionEntry } from '../../engine/logs/decision-log.js';
 import type { RunSummary } from '../../engine/logs/engine-stats.js';
 import { manualActionOf } from '../../engine/orders/manual-actions.js';
 import type { StrategyInstance } from '../../engine/strategy/strategy-instance.js';
@@ -27,6 +27,7 @@ import { STOPPING_DENIAL } from '../../runtime/handle/stopping-denial.js';
 import type { AdmissionRefusal } from '../../engine/logs/control-mark.js';
 import { createDrawdownTracker, type DrawdownResult } from '../report/drawdown.js';
 import { PriceSeries } from '../report/price-series.js';
+import { decisionLogSha256, decisionLogText } from './decision-log-out.js';
 
 export interface BacktestProgress {
   readonly lines: number;
@@ -86,8 +87,10 @@ export interface BacktestResult {
   readonly startedAt: number;
   readonly endedAt: number;
   readonly decisions: readonly DecisionEntry[];
-  /** The decision log exactly as a paper run writes it. */
+  /** The decision log exactly as a paper run writes it (made when first read: a backtest's job writes it from `decisions` in batches). */
   readonly decisionLog: string;
+  /** sha256 of `decisionLog` (worked out a batch of lines at a time when first read, without making the log). */
+  readonly decisionLogSha256: string;
   /** Equity samples: run-clock time and equity in lamports, at `sampleMs` and at the end. */
   readonly equity: readonly (readonly [number, bigint])[];
   /** Drawdown over the equity at every fill and every price change of an open position (not the samples). */
@@ -369,6 +372,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
   dd.observe(clock.now(), session.engine.portfolio.totals().equityLamports);
   const summary = session.engine.stats.summary();
   const { info, lines } = await src.finish();
+  let logText: string | undefined;
+  let logSha: string | undefined;
   o.onProgress?.({ lines, totalLines: lines, at: clock.now(), endAt, linesPerSec: lines / ((performance.now() - wall0) / 1000) });
   return {
     deployment,
@@ -376,7 +381,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestResult> {
     startedAt: startAt,
     endedAt: clock.now(),
     decisions,
-    decisionLog: decisions.map(formatDecision).join(''),
+    get decisionLog() {
+      return (logText ??= decisionLogText(decisions));
+    },
+    get decisionLogSha256() {
+      return (logSha ??= decisionLogSha256(decisions));
+    },
     equity,
     drawdown: dd.result(clock.now()),
     prices,

@@ -89,7 +89,7 @@ export async function runCell(job: CellJob, recording: Recording, task: CellTask
       sharpe: m.sharpe,
       hourlySharpe: hourlySharpe(r.equity, r.startedAt, job.sampleMs),
       feesSol: m.feesSol,
-      fingerprint: runFingerprint(recording, loaded.deployment, r.decisionLog),
+      fingerprint: runFingerprint(recording, loaded.deployment, r.decisionLogSha256),
     };
   }
   const loud = silentRoomsOf([...silent].sort(), recording);

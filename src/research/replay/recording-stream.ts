@@ -9,7 +9,7 @@
  * delivered (on the 24-hour paper-sim recording 7.8 % of the frames reach nobody).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { constants, createGunzip, gunzipSync } from 'node:zlib';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import type { ManualDecision } from '../../engine/logs/decision-log.js';
@@ -20,7 +20,9 @@ import { parseRecordLine, RECORDING_FORMAT, type RecordingHeader, type RecordLin
 import { recordingPaths, replayOrder } from './recording-reader.js';
 import type { ReplayFeed } from './replay-feed.js';
 
+/** Decompressed bytes per chunk, and compressed bytes per read. */
 const CHUNK = 1 << 18;
+const IN_CHUNK = 1 << 16;
 const NL = 10;
 const K_BYTE = 107; // 'k' in `{"k"`
 
@@ -104,29 +106,85 @@ export function openStreamedFile(path: string): StreamedFile {
   return { path, header, sha256 };
 }
 
-/** The decompressed bytes of a file, a chunk at a time. */
-async function* chunksOf(f: StreamedFile): AsyncGenerator<Buffer> {
-  const file = createReadStream(f.path, { highWaterMark: CHUNK });
-  const source = f.path.endsWith('.gz') ? file.pipe(createGunzip({ chunkSize: CHUNK })) : file;
-  for await (const c of source) yield c as Buffer;
+/** The zlib handle's synchronous step (node's own `zlib.*Sync` functions drive the same call). */
+interface InflateHandle {
+  writeSync(flush: number, input: Buffer, inOff: number, inLen: number, out: Buffer, outOff: number, outLen: number): void;
+}
+
+/**
+ * The decompressed bytes of a file, a chunk at a time, all of them in one buffer that the next chunk
+ * overwrites (a consumer is done with a chunk when it asks for the next). The file is read and
+ * inflated synchronously into two buffers allocated once per file, so reading a recording frees
+ * nothing: a streamed gunzip allocates a fresh 256 KiB buffer per chunk, which the process frees
+ * only when a collection finds it dead, and the freed chunks stay resident between the allocations
+ * that outlive them (25–35 MB of the 24-hour recording's peak RSS; docs/performance.md). The handle
+ * is the one `createGunzip` makes, driven the way node's `gunzipSync` drives it.
+ */
+function* chunksOf(f: StreamedFile): Generator<Buffer> {
+  const fd = openSync(f.path, 'r');
+  const input = Buffer.allocUnsafe(IN_CHUNK);
+  try {
+    if (!f.path.endsWith('.gz')) {
+      const out = Buffer.allocUnsafe(CHUNK);
+      for (let n; (n = readSync(fd, out, 0, CHUNK, null)) > 0;) yield out.subarray(0, n);
+      return;
+    }
+    yield* inflated(fd, input);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The gzip stream read from `fd`, inflated a chunk at a time into one output buffer. */
+function* inflated(fd: number, input: Buffer): Generator<Buffer> {
+  const z = createGunzip();
+  const zs = z as unknown as { readonly _handle: InflateHandle; readonly _writeState: Uint32Array };
+  // a corrupt or torn stream: the handle destroys the stream with the error (so `errored` says it at once), which is then emitted
+  z.on('error', () => undefined);
+  const out = Buffer.allocUnsafe(CHUNK);
+  let outOff = 0;
+  try {
+    for (let eof = false; !eof;) {
+      const n = readSync(fd, input, 0, IN_CHUNK, null);
+      eof = n === 0;
+      let inOff = 0;
+      let inLen = n;
+      for (;;) {
+        zs._handle.writeSync(eof ? constants.Z_FINISH : constants.Z_NO_FLUSH, input, inOff, inLen, out, outOff, CHUNK - outOff);
+        if (z.errored) throw z.errored;
+        const availOut = zs._writeState[0]!;
+        const availIn = zs._writeState[1]!;
+        inOff += inLen - availIn;
+        inLen = availIn;
+        outOff = CHUNK - availOut;
+        if (availOut > 0) break; // it took all the input (or the stream ended): read more
+        yield out;
+        outOff = 0;
+      }
+    }
+    if (outOff > 0) yield out.subarray(0, outOff);
+  } finally {
+    z.close();
+  }
 }
 
 /**
  * Each file's decompressed bytes cut at line ends: `buf` holds whole lines (the last one without
  * its newline: `buf` ends where it ended), the first of them the file's header when `header` is set.
- * A line cut across two chunks is joined alone (a copy of that line, never of the chunk); the
- * file's unterminated tail, if any, comes last. `fileIndex` says which file.
+ * `buf` is valid until the next chunk is asked for (it lies in the reading's one buffer). A line
+ * cut across two chunks is copied and joined alone (never the chunk); the file's unterminated tail,
+ * if any, comes last. `fileIndex` says which file.
  */
-async function* lineChunks(files: readonly StreamedFile[]): AsyncGenerator<{ readonly fileIndex: number; readonly buf: Buffer; readonly header: boolean }> {
+function* lineChunks(files: readonly StreamedFile[]): Generator<{ readonly fileIndex: number; readonly buf: Buffer; readonly header: boolean }> {
   for (let fi = 0; fi < files.length; fi++) {
     let carry: Buffer[] = [];
     let header = true;
-    for await (const chunk of chunksOf(files[fi]!)) {
+    for (const chunk of chunksOf(files[fi]!)) {
       let from = 0;
       if (carry.length > 0) {
         const nl = chunk.indexOf(NL);
         if (nl < 0) {
-          carry.push(chunk);
+          carry.push(Buffer.from(chunk));
           continue;
         }
         carry.push(chunk.subarray(0, nl));
@@ -137,10 +195,10 @@ async function* lineChunks(files: readonly StreamedFile[]): AsyncGenerator<{ rea
       }
       const last = chunk.lastIndexOf(NL);
       if (last < from) {
-        if (from < chunk.length) carry.push(chunk.subarray(from));
+        if (from < chunk.length) carry.push(Buffer.from(chunk.subarray(from)));
         continue;
       }
-      if (last + 1 < chunk.length) carry.push(chunk.subarray(last + 1));
+      if (last + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(last + 1)));
       if (last > from) {
         yield { fileIndex: fi, buf: chunk.subarray(from, last), header };
         header = false;
@@ -243,7 +301,7 @@ export async function openRecordingStream(spec: string | readonly string[]): Pro
   const files = replayOrder(recordingPaths(spec).map(openStreamedFile));
   // The first pass: every non-frame line, by its position among the non-empty lines.
   const p: FirstPass = { startT: null, lastEnd: undefined, lastDrained: undefined, lastT: null, lines: 0, dataAt: new Map() };
-  for await (const { buf, header } of lineChunks(files)) firstPassChunk(p, buf, header);
+  for (const { buf, header } of lineChunks(files)) firstPassChunk(p, buf, header);
   const { startT, lastEnd, lastDrained, lastT, dataAt } = p;
   const index = p.lines;
   let endIndex = -1;
@@ -397,7 +455,7 @@ function streamCursor(files: readonly StreamedFile[], dataAt: ReadonlyMap<number
       return false;
     },
     async refill() {
-      const r = await chunks.next();
+      const r = chunks.next();
       if (r.done === true) return false;
       buf = r.value.buf;
       fileIndex = r.value.fileIndex;
