@@ -10,7 +10,8 @@ import type * as ErrorsModule from '../../src/core/errors.js';
 describe('ChainpilotError across copies of its module', () => {
   it('is recognised by instanceof, isChainpilotError and describeError of the other copy', async () => {
     // a second instance of the same module (another module id), as a bundle and dist/ are
-    const other = (await import('../../src/core/errors.ts?second-copy')) as typeof ErrorsModule;
+    const secondCopy = '../../src/core/errors.ts?second-copy';
+    const other = (await import(secondCopy)) as typeof ErrorsModule;
     expect(other.ChainpilotError).not.toBe(ChainpilotError);
     const theirs = new other.ChainpilotError('LIVE_JOURNAL_UNAVAILABLE', 'journal down', { retry: 'retryable' });
     const ours = new ChainpilotError('RISK_TRADE_SIZE', 'too big', { retry: 'not_retryable' });
@@ -24,7 +25,8 @@ describe('ChainpilotError across copies of its module', () => {
     const lookalike = Object.assign(new Error('x'), { name: 'ChainpilotError', code: 'RISK_TRADE_SIZE', retry: 'retryable' });
     expect(lookalike instanceof ChainpilotError).toBe(false);
     expect({ code: 'RISK_TRADE_SIZE' } instanceof ChainpilotError).toBe(false);
-    expect(null instanceof ChainpilotError).toBe(false);
+    const nothing: unknown = null;
+    expect(nothing instanceof ChainpilotError).toBe(false);
     expect(new ChainpilotError('RISK_TRADE_SIZE', 'm', { retry: 'retryable' }) instanceof Error).toBe(true);
   });
 });
