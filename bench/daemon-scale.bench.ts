@@ -15,9 +15,17 @@
  * ready). The machine's load average is printed with each row: on a shared machine CPU and latency
  * are noisy.
  *
+ * The daemon runs in a session of its own (`setsid`), as a service does, apart from the bench that
+ * asks it: Linux's autogroup scheduler (`/proc/sys/kernel/sched_autogroup_enabled`, on here) shares
+ * the CPU between sessions first and between a session's threads second, so a client in the daemon's
+ * session would take its time from the daemon's threads, and a daemon in the bench's session would
+ * share with the bench.
+ *
  * `CHAINPILOT_BENCH_SCALE_SPIN=N` loads the machine for the measured window only (the lag window and
  * the 50 requests): N processes that spin a CPU each, at the bench's own niceness (`nice -n 0`, so at
- * the daemon's), started when the window begins and killed when the requests are done. The row then
+ * the daemon's), each in a session of its own, as other people's work is (N spinners in one session
+ * would count as one under autogroup), started when the window begins and killed when the requests
+ * are done. The row then
  * prints, besides the load average (a 1-minute average that lags the spinners), the run queue sampled
  * every second over the window (`procs_running` of /proc/stat, every thread of the machine that is
  * running or waiting for a core: the daemon's own included), its mean and maximum. On 2 cores,
@@ -103,7 +111,7 @@ async function spinners(): Promise<number> {
 }
 
 function spin(n: number): { stop: () => string } {
-  const spinners = Array.from({ length: n }, () => spawn('nice', ['-n', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' }));
+  const spinners = Array.from({ length: n }, () => spawn('nice', ['-n', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore', detached: true }));
   const samples: number[] = [];
   const timer = setInterval(() => samples.push(runQueue()), 1000);
   return {
@@ -135,6 +143,7 @@ async function startDaemon(dir: string, cwd = root): Promise<{ child: ChildProce
       cwd,
       env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true, // a session of its own (see the header)
     },
   );
   let out = '';

@@ -20,11 +20,13 @@ import type { MetricsExtension } from '../../service-port.js';
 import { LAG_REPORT_MS, type FrontData, type FromFront, type ToFront } from './front-messages.js';
 
 /**
- * How old the data of a copy `chainpilot daemon`'s front thread serves may be (wall ms): the
- * main thread's render and list rows are at most 1 s old when made, and a copy is made when a request
- * asks; past this a request waits for a new copy.
+ * How old the data of a copy `chainpilot daemon`'s front thread serves at once may be (wall ms;
+ * `x-metrics-age-ms` says how old it is). The main thread renders `/metrics` at most every 0.5 s
+ * while scraped and its renders are at most 1 s old when a copy is made; on a machine busy enough
+ * that a render takes seconds of wall time, a copy up to this old is served rather than the request
+ * kept waiting for the next one (docs/daemon.md, "The front thread").
  */
-export const FRONT_STALE_MS = 2_000;
+export const FRONT_STALE_MS = 5_000;
 
 /** The routes the front thread answers from copies. */
 export const FRONT_PATHS: readonly string[] = ['/metrics', '/api/deployments'];
