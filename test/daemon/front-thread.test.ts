@@ -2,7 +2,8 @@
  * The daemon's front thread (src/service/daemon/front/): a real daemon with two paper deployments on
  * the embedded simulator, its control API read and answered by a worker thread. `GET
  * /api/deployments` and `GET /metrics` are answered while the main thread, which runs the
- * deployments, is blocked (a request it had to read would wait for it); a pause made through the
+ * deployments, is blocked (a request it had to read would wait for it), the list also after a quiet
+ * spell (its copy is kept warm while it is asked for); a pause made through the
  * front thread shows in the very next list and scrape (a copy made before a discrete change is not
  * served); everything else (a wrong token, the manual verbs, probes) is passed on to the control app;
  * the thread's own event-loop delay is among the series.
@@ -56,6 +57,13 @@ it('answers the list and the scrape while the main thread is blocked', async () 
   expect((JSON.parse(list.body) as { deployments: { name: string }[] }).deployments.map((d) => d.name)).toEqual(['alpha', 'beta']);
   expect([scrape.status, scrape.front]).toEqual([200, 'copy']);
   expect(series(parseMetrics(scrape.body), 'chainpilot_deployment_state', { deployment: 'alpha', state: 'running' })[0]?.value).toBe(1);
+}, 60_000);
+
+it('keeps the list warm while it is asked for: a request after a quiet spell longer than FRONT_STALE_MS is still answered from a copy', async () => {
+  expect((await get('/api/deployments')).status).toBe(200);
+  await new Promise((r) => setTimeout(r, FRONT_STALE_MS + 1_500)); // longer than a copy may be served: only a copy made since serves
+  const list = getWhileBlocked('/api/deployments');
+  expect([list.status, list.front]).toEqual([200, 'copy']);
 }, 60_000);
 
 it('shows a pause made through it in the very next list and scrape', async () => {

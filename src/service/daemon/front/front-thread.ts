@@ -28,6 +28,11 @@ import { LAG_REPORT_MS, type FrontData, type FromFront, type ToFront } from './f
  */
 export const FRONT_STALE_MS = 5_000;
 
+/** How often the list's copy is made unasked while it is asked for (wall ms; the list's rows are at most 1 s old). */
+export const LIST_WARM_EVERY_MS = 1_000;
+/** How long after the last request for it the list's copy is kept warm (wall ms). */
+export const LIST_KEEP_WARM_MS = 5 * 60_000;
+
 /** The routes the front thread answers from copies. */
 export const FRONT_PATHS: readonly string[] = ['/metrics', '/api/deployments'];
 
@@ -96,9 +101,16 @@ export async function startFrontThread(o: FrontThreadOptions): Promise<FrontThre
   /** `performance.now()` of the last `changed()`. */
   let changedAt = -Infinity;
   let closing = false;
+  // The list's copy is kept warm while it is asked for (a `/metrics` copy comes with every render,
+  // which the scrape cache times by the scrapes): every LIST_WARM_EVERY_MS for LIST_KEEP_WARM_MS after a request.
+  let listWantedAt = -Infinity;
+  const listWarm = setInterval(() => {
+    if (!closing && performance.now() - listWantedAt <= LIST_KEEP_WARM_MS) void answer('/api/deployments', false);
+  }, LIST_WARM_EVERY_MS);
+  listWarm.unref();
 
   /** Makes a copy of GET `path` through the app, and sends it (an error is an answer too: the waiting requests get it). */
-  const answer = async (path: string): Promise<void> => {
+  const answer = async (path: string, asked = true): Promise<void> => {
     const begun = gen;
     try {
       const r = await o.app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${o.token}` } });
@@ -113,19 +125,21 @@ export async function startFrontThread(o: FrontThreadOptions): Promise<FrontThre
         ageMs: age,
         at: Date.now(),
         body,
-        asked: true,
+        asked,
       });
     } catch (e) {
       o.log.error({ err: describeError(e), path }, 'the front thread asked for a copy and the control app failed');
       const body = new TextEncoder().encode(JSON.stringify({ error: { code: 'RUNTIME_API_INTERNAL', message: 'internal error; see the daemon log' } }));
-      tell({ kind: 'answer', path, gen: begun, status: 500, contentType: 'application/json; charset=utf-8', ageMs: 0, at: Date.now(), body, asked: true });
+      tell({ kind: 'answer', path, gen: begun, status: 500, contentType: 'application/json; charset=utf-8', ageMs: 0, at: Date.now(), body, asked });
     }
   };
 
   const url = await new Promise<string>((resolve, reject) => {
     worker.on('message', (m: FromFront) => {
-      if (m.kind === 'want') void answer(m.path);
-      else if (m.kind === 'listening') resolve(`http://${m.family === 'IPv6' ? `[${m.address}]` : m.address}:${m.port}`);
+      if (m.kind === 'want') {
+        void answer(m.path);
+        if (m.path === '/api/deployments') listWantedAt = performance.now();
+      } else if (m.kind === 'listening') resolve(`http://${m.family === 'IPv6' ? `[${m.address}]` : m.address}:${m.port}`);
       else if (m.kind === 'listen-failed') reject(new ChainpilotError('RUNTIME_DAEMON_LISTEN_FAILED', m.message, { retry: 'not_retryable' }));
       else if (m.kind === 'proxy-failed')
         o.log.error({ method: m.method, path: m.path, err: m.message }, 'the front thread could not pass a request on to the control app');
@@ -141,6 +155,7 @@ export async function startFrontThread(o: FrontThreadOptions): Promise<FrontThre
     });
   }).catch(async (e: unknown) => {
     closing = true;
+    clearInterval(listWarm);
     await worker.terminate();
     await o.app.close();
     throw e;
@@ -163,6 +178,7 @@ export async function startFrontThread(o: FrontThreadOptions): Promise<FrontThre
     },
     async close() {
       closing = true;
+      clearInterval(listWarm);
       await closeWorker(worker);
       await o.app.close();
     },
