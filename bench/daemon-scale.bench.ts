@@ -15,6 +15,24 @@
  * ready). The machine's load average is printed with each row: on a shared machine CPU and latency
  * are noisy.
  *
+ * The daemon runs in a session of its own (`setsid`), as a service does, apart from the bench that
+ * asks it: Linux's autogroup scheduler (`/proc/sys/kernel/sched_autogroup_enabled`, on here) shares
+ * the CPU between sessions first and between a session's threads second, so a client in the daemon's
+ * session would take its time from the daemon's threads, and a daemon in the bench's session would
+ * share with the bench.
+ *
+ * `CHAINPILOT_BENCH_SCALE_SPIN=N` loads the machine for the measured window only (the lag window and
+ * the 50 requests): N processes that spin a CPU each, at the bench's own niceness (`nice -n 0`, so at
+ * the daemon's), each in a session of its own, as other people's work is (N spinners in one session
+ * would count as one under autogroup), started when the window begins and killed when the requests
+ * are done. The row then
+ * prints, besides the load average (a 1-minute average that lags the spinners), the run queue sampled
+ * every second over the window (`procs_running` of /proc/stat, every thread of the machine that is
+ * running or waiting for a core: the daemon's own included), its mean and maximum. On 2 cores,
+ * `CHAINPILOT_BENCH_SCALE_SPIN=13` on an otherwise quiet machine gives a run queue of about 15.
+ * `CHAINPILOT_BENCH_SCALE_LOAD=L` instead starts as many as bring the run queue to about L: L less
+ * the run queue's mean over the 2 s before the window (other work on the machine, the daemon's own).
+ *
  * `CHAINPILOT_BENCH_SCALE_BASE=DIR[,DIR2...]` measures before/after pairwise in one run: each case runs the
  * daemon of each other checkout DIR (built, e.g. a `git worktree` of main) and this one's, alternating,
  * `CHAINPILOT_BENCH_SCALE_ROUNDS` times (default 1); rows say which.
@@ -48,6 +66,10 @@ const WARMUP_SECONDS = Number(process.env['CHAINPILOT_BENCH_SCALE_WARMUP_SECONDS
 const REQUESTS = process.env['CHAINPILOT_BENCH_SCALE_REQUESTS'] === 'apart' ? 'apart' : 'interleaved';
 /** Extra node flags for the daemon (`CHAINPILOT_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles it). */
 const NODE_ARGS = (process.env['CHAINPILOT_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+/** Spinning processes for the measured window (`CHAINPILOT_BENCH_SCALE_SPIN`; default 0). */
+const SPIN = Number(process.env['CHAINPILOT_BENCH_SCALE_SPIN'] ?? 0);
+/** Or a run queue to bring the machine to (`CHAINPILOT_BENCH_SCALE_LOAD`), with spinners for the difference. */
+const LOAD_TARGET = Number(process.env['CHAINPILOT_BENCH_SCALE_LOAD'] ?? 0);
 const TOKEN = 'daemon-scale-bench-token-0123456789abcdef';
 const CASES = [
   { deployments: 1, feeds: 1 },
@@ -69,6 +91,39 @@ const sumSeries = (text: string, name: string): number => {
   return sum;
 };
 const load = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** Threads of the machine running or waiting for a core, now (`procs_running` of /proc/stat). */
+const runQueue = (): number => Number(/^procs_running (\d+)/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? NaN);
+
+/**
+ * Loads the machine: `n` processes spinning a CPU each at the bench's niceness (`nice -n 0`), and the
+ * run queue sampled every second until `stop()`, which kills them (by their own pids) and says what the
+ * run queue was.
+ */
+/** How many spinners the window gets: `CHAINPILOT_BENCH_SCALE_SPIN`, or the difference to `CHAINPILOT_BENCH_SCALE_LOAD`. */
+async function spinners(): Promise<number> {
+  if (LOAD_TARGET <= 0) return SPIN;
+  const seen: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    seen.push(runQueue());
+    await sleep(200);
+  }
+  return Math.max(0, Math.round(LOAD_TARGET - seen.reduce((a, b) => a + b, 0) / seen.length));
+}
+
+function spin(n: number): { stop: () => string } {
+  const spinners = Array.from({ length: n }, () => spawn('nice', ['-n', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore', detached: true }));
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(runQueue()), 1000);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      for (const s of spinners) s.kill('SIGKILL');
+      if (SPIN === 0 && LOAD_TARGET === 0) return '';
+      const mean = samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length);
+      return `; ${n} spinning, run queue mean ${mean.toFixed(1)} max ${Math.max(...samples)} over ${samples.length} s`;
+    },
+  };
+}
 
 function writeConfigs(dir: string, deployments: number, feeds: number, speed = 60): void {
   const base = readFileSync(join(root, 'config/paper-sim.yaml'), 'utf8')
@@ -88,6 +143,7 @@ async function startDaemon(dir: string, cwd = root): Promise<{ child: ChildProce
       cwd,
       env: { ...process.env, CHAINPILOT_API_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true, // a session of its own (see the header)
     },
   );
   let out = '';
@@ -241,10 +297,12 @@ async function measure(deployments: number, feeds: number, cwd = root): Promise<
   writeConfigs(join(dir, 'conf'), deployments, feeds);
   const { child, url } = await startDaemon(dir, cwd);
   const pid = child.pid ?? 0;
+  let spinning: { stop: () => string } | undefined;
   try {
     await waitRunning(url, deployments);
     await sleep(WARMUP_SECONDS * 1000);
     // the lag histogram restarts at each scrape: this one starts it with the measured window
+    spinning = spin(await spinners());
     const before = (await get(`${url}/metrics`)).text;
     const c0 = cpuTicks(pid);
     const t0 = performance.now();
@@ -276,6 +334,7 @@ async function measure(deployments: number, feeds: number, cwd = root): Promise<
         await list();
         await scrape();
       }
+    const loaded = spinning.stop();
     const series = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
     const t1 = performance.now();
     child.kill('SIGTERM');
@@ -283,9 +342,10 @@ async function measure(deployments: number, feeds: number, cwd = root): Promise<
     const exitS = (performance.now() - t1) / 1000;
     return {
       cpu,
-      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms (${REQUESTS}); loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills, ${alerts} alerts in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}`,
+      note: `RSS ${rss.toFixed(0)} MB; /metrics ${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${series} series; p50/p99 /api/deployments ${percentile(api, 50).toFixed(1)}/${percentile(api, 99).toFixed(1)} ms, /metrics ${percentile(metrics, 50).toFixed(1)}/${percentile(metrics, 99).toFixed(1)} ms (${REQUESTS}); loop lag p99 ${lag.toFixed(1)} ms; ${intents} intents, ${fills} fills, ${alerts} alerts in the window; SIGTERM exit ${exitS.toFixed(2)} s; load ${load()}${loaded}`,
     };
   } finally {
+    spinning?.stop(); // a window that failed leaves no spinner behind
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }

@@ -142,24 +142,26 @@ export function detailView(slot: SlotView): z.infer<typeof deploymentDetailBody>
  * equity and open positions, which move without a state change, are at most that old. With
  * `maxAgeMs` 0 every request rebuilds every row.
  */
+/** Whether a slot's row of `/api/deployments` needs no rebuild for its slot's sake (its state, cause, restarts, handle and file are the same). */
+export const sameSummary = (a: SlotView, b: SlotView): boolean =>
+  a.state === b.state &&
+  a.handle === b.handle &&
+  a.restarts === b.restarts &&
+  a.file === b.file &&
+  a.cause?.code === b.cause?.code &&
+  a.cause?.message === b.cause?.message;
+
 export function createSummaryCache(o: { readonly maxAgeMs: number; readonly now?: () => number }): {
   rows(slots: readonly SlotView[]): z.infer<typeof deploymentSummaryBody>[];
 } {
   const now = o.now ?? (() => performance.now());
   const rows = new Map<string, { readonly slot: SlotView; readonly at: number; readonly row: z.infer<typeof deploymentSummaryBody> }>();
-  const same = (a: SlotView, b: SlotView): boolean =>
-    a.state === b.state &&
-    a.handle === b.handle &&
-    a.restarts === b.restarts &&
-    a.file === b.file &&
-    a.cause?.code === b.cause?.code &&
-    a.cause?.message === b.cause?.message;
   return {
     rows(slots) {
       const t = now();
       const out = slots.map((slot) => {
         const c = rows.get(slot.name);
-        if (o.maxAgeMs > 0 && c && t - c.at <= o.maxAgeMs && same(c.slot, slot)) return c.row;
+        if (o.maxAgeMs > 0 && c && t - c.at <= o.maxAgeMs && sameSummary(c.slot, slot)) return c.row;
         const row = summaryView(slot);
         rows.set(slot.name, { slot, at: t, row });
         return row;

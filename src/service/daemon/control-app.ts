@@ -10,13 +10,13 @@
  * metrics, the document, reload), the deployments, and the positions and manual actions; then the
  * plugins the daemon composes in (the dashboard's page, stream and reports).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { describeError, isChainpilotError, type Clock, type Logger } from '../../core/index.js';
 import type { DecisionEntry } from '../../runtime/handle/deployment-handle.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import type { EventLog } from '../event-log.js';
+import { bearerMatches } from './bearer.js';
 import { registerOpenApi } from './openapi.js';
 import type { ReloadDiff, Supervisor } from './supervisor.js';
 import { actionRoutes } from './control/action-routes.js';
@@ -48,13 +48,7 @@ export interface ControlAppOptions {
   readonly listMaxAgeMs?: number;
 }
 
-const digest = (v: string): Buffer => createHash('sha256').update(v).digest();
-
-/** Constant-time check of an `Authorization` header against `token`. */
-export function bearerMatches(header: string | undefined, token: string): boolean {
-  const m = header === undefined ? null : /^Bearer (.+)$/.exec(header);
-  return timingSafeEqual(digest(m?.[1] ?? ''), digest(token)) && m !== null;
-}
+export { bearerMatches };
 
 export function buildControlApp(o: ControlAppOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });

@@ -64,11 +64,18 @@ export function createDaemonMetrics(o: {
   readonly maxAgeMs?: number;
   /** Scrapes older than this stop the refresher (default 5 minutes). */
   readonly keepWarmMs?: number;
+  /** Told of every render that completed, with the `performance.now()` it began at (the front thread's copies). */
+  readonly onRender?: (text: string, startedAt: number) => void;
 }): DaemonMetrics {
   const registry = new Registry();
   if (o.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const snapshots = createHandleSnapshots(o.slots);
-  const render = (): Promise<string> => snapshots.during(() => renderSliced(registry));
+  const render = async (): Promise<string> => {
+    const startedAt = performance.now();
+    const text = await snapshots.during(() => renderSliced(registry));
+    o.onRender?.(text, startedAt);
+    return text;
+  };
   const cache = createScrapeCache({ render, maxAgeMs: o.maxAgeMs ?? 0, keepWarmMs: o.keepWarmMs ?? 5 * 60_000 });
   const slots = slotMetrics(o.slots);
   const decisions = decisionMetrics();

@@ -21,6 +21,7 @@ import { createSharedEndpoints } from './shared-endpoints.js';
 import { deploymentLog } from './deployment-log.js';
 import { simulatorMetrics } from './simulator-metrics.js';
 import { mb, type MemoryReader } from './memory-budget.js';
+import { FRONT_STALE_MS } from './front/front-thread.js';
 import { formatReloadDiff, startDaemon, type RunningDaemon } from './run-daemon.js';
 
 export interface DaemonShellOptions {
@@ -142,6 +143,7 @@ export async function runDaemonShell(o: DaemonShellOptions): Promise<number> {
       paths: o.paths,
       metricsMaxAgeMs: o.metricsMaxAgeMs ?? 1_000,
       listMaxAgeMs: o.listMaxAgeMs ?? 1_000,
+      front: { staleMs: FRONT_STALE_MS },
       factory: createDeployment,
       deps: endpoints,
       dataDir: resolve(o.dataDir),

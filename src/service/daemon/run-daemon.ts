@@ -22,12 +22,14 @@ import type { RuntimeDeps } from '../../runtime/compose/assembly.js';
 import type { DecisionEntry, DeploymentEvent, ShutdownReport } from '../../runtime/handle/deployment-handle.js';
 import { resolveDaemonToken, type ResolvedToken } from './api-token.js';
 import { buildControlApp } from './control-app.js';
-import type { DaemonView, MetricsExtension } from '../service-port.js';
+import { sameSummary } from '../api-views.js';
+import type { DaemonView, MetricsExtension, SlotView } from '../service-port.js';
 import { createDaemonMetrics, type DaemonMetrics } from './daemon-metrics.js';
 import { expandDeploymentPaths, readDeploymentSpecs } from './deployment-files.js';
 import { assertFits, createMemoryWatch, estimateMemory, type EstimateOptions, type MemoryReader, type MemoryReading } from './memory-budget.js';
 import { createEventLog, type LoggedEntry } from '../event-log.js';
 import { BOOK_WRITE_DELAY_MS, BOOK_WRITE_SLICE_MS, createSlicedTurns } from '../../runtime/store/sliced-turns.js';
+import { createFrontLagMetrics, startFrontThread, type FrontThread } from './front/front-thread.js';
 import { createSupervisor, type DeploymentFactory, type DepsProvider, type ReloadDiff, type Supervisor } from './supervisor.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8790';
@@ -68,6 +70,13 @@ export interface DaemonOptions {
   readonly listMaxAgeMs?: number;
   /** More routes on the control app (the dashboard), each a fastify plugin over the daemon's view. */
   readonly plugins?: readonly ((daemon: DaemonView) => FastifyPluginAsync)[];
+  /**
+   * Read and answer the control API on a thread of its own (front/front-thread.ts; docs/daemon.md,
+   * "The front thread"), `/metrics` and `/api/deployments` from copies whose data is at most
+   * `staleMs` old (wall ms); `chainpilot daemon` turns it on. Without it the app listens on the main
+   * thread, beside the deployments.
+   */
+  readonly front?: { readonly staleMs: number };
   /** A memory ceiling: the set is refused at start and reload when its estimate exceeds it, and RSS near it turns /readyz 503. */
   readonly memory?: DaemonMemoryOptions;
 }
@@ -178,19 +187,25 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
         ...(mem.everyMs !== undefined ? { everyMs: mem.everyMs } : {}),
         onChange(high, r, limit) {
           metrics.changed();
+          front?.changed();
           if (high) log.warn({ rssBytes: r.rssBytes, limitBytes: limit }, 'the daemon is near its memory limit: not ready until RSS drops below 80 %');
           else log.info({ rssBytes: r.rssBytes, limitBytes: limit }, 'the daemon is back under its memory limit');
           mem.onChange?.(high, r, limit);
         },
       })
     : undefined;
-  const extensions = [...(o.metricsExtensions ?? []), ...(memoryWatch ? [memoryWatch.metrics] : [])];
+  const frontLag = o.front ? createFrontLagMetrics() : undefined;
+  let front: FrontThread | undefined;
+  const extensions = [...(o.metricsExtensions ?? []), ...(memoryWatch ? [memoryWatch.metrics] : []), ...(frontLag ? [frontLag.metrics] : [])];
   const metrics = createDaemonMetrics({
     slots: () => supervisor.list(),
     extensions,
     ...(o.metricsMaxAgeMs !== undefined ? { maxAgeMs: o.metricsMaxAgeMs } : {}),
+    // every render becomes the front thread's copy of /metrics
+    onRender: (text, startedAt) => front?.rendered(text, startedAt),
   });
   const lastState = new Map<string, string>();
+  const lastSlot = new Map<string, SlotView>();
   supervisor = createSupervisor({
     factory: o.factory,
     deps: withStoreDir(o.deps, join(o.dataDir, 'stores'), createSlicedTurns({ sliceMs: BOOK_WRITE_SLICE_MS, delayMs: BOOK_WRITE_DELAY_MS }).defer),
@@ -207,6 +222,10 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       else if (ev.type !== 'state') events.append(name, { ...ev, at: clock.now() });
     },
     onSlot(slot) {
+      // a change the list's row of the slot shows (a restart, a new handle too): the front thread's copies are stale
+      const seen = lastSlot.get(slot.name);
+      lastSlot.set(slot.name, slot);
+      if (!seen || !sameSummary(seen, slot)) front?.changed();
       const before = lastState.get(slot.name);
       const key = `${slot.state}|${slot.cause?.code ?? ''}|${slot.cause?.message ?? ''}`;
       lastState.set(slot.name, key);
@@ -232,6 +251,8 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
       const diff = await supervisor.apply(specs);
       // a removed deployment's event-fed series go with it (a changed one keeps its name and counts)
       for (const name of diff.removed) await metrics.forget(name);
+      for (const name of diff.removed) lastSlot.delete(name);
+      if (diff.removed.length > 0) front?.changed();
       return diff;
     })();
     try {
@@ -257,7 +278,19 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const initial = await supervisor.apply(initialSpecs);
   let url: string;
   try {
-    url = await app.listen({ host, port });
+    if (o.front) {
+      front = await startFrontThread({
+        host,
+        port,
+        app,
+        token: token.token,
+        staleMs: o.front.staleMs,
+        metricsContentType: metrics.contentType,
+        log,
+        lag: frontLag ?? createFrontLagMetrics(),
+      });
+      url = front.url;
+    } else url = await app.listen({ host, port });
   } catch (e) {
     await supervisor.stop({ drainMs: 0 });
     throw new ChainpilotError('RUNTIME_DAEMON_LISTEN_FAILED', `cannot listen on ${host}:${port}: ${describeError(e)}; pick another --listen address`, {
@@ -266,7 +299,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
     });
   }
   const address = app.server.address();
-  if (address && typeof address === 'object') url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (!front && address && typeof address === 'object') url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   memoryWatch?.start();
   let reports: ShutdownReport[] = [];
   const life = createLifecycle(
@@ -280,7 +313,7 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
         memoryWatch?.stop();
         await supervisor.stop({ drainMs: 0 });
         metrics.close();
-        await app.close();
+        await (front ? front.close() : app.close());
       },
       report: () => reports,
       notReady: () => [memoryWatch?.reason()].filter((r): r is string => r !== undefined),
