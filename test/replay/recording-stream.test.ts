@@ -7,12 +7,12 @@
  * newline, an uncompressed part, and a part that holds only its header.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { frameHead, openRecordingStream } from '../../src/research/replay/recording-stream.js';
+import { frameHead, inflated, openRecordingStream } from '../../src/research/replay/recording-stream.js';
 import { createReplayFeed } from '../../src/research/replay/replay-feed.js';
 import type { StreamMessage } from '../../src/engine/events/feed-port.js';
 import { parseRecordLine, RECORDING_FORMAT, type RecordLine } from '../../src/research/replay/recording-format.js';
@@ -171,6 +171,30 @@ describe('a long header line', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'r.0000.jsonl'), `${JSON.stringify({ k: 'start', t: 1, pad: rooms })}\n`);
     await expect(openRecordingStream(dir)).rejects.toThrow(/r\.0000\.jsonl: the first line is not a recording header/);
+  });
+});
+
+describe('inflating a gzip file', () => {
+  it("gives the same bytes chunk by chunk through node's handle as inflated whole (the fallback)", () => {
+    // about 3 MB of text that compresses unevenly: many input reads and output chunks
+    const text = Array.from({ length: 40_000 }, (_, i) => frame(i, (i * 53) % 97)).join('\n');
+    const path = join(root, 'inflate.jsonl.gz');
+    writeFileSync(path, gzipSync(text));
+    const read = (internals: boolean): { text: string; chunks: number } => {
+      const fd = openSync(path, 'r');
+      try {
+        const parts: string[] = [];
+        for (const c of inflated(fd, Buffer.allocUnsafe(1 << 16), internals)) parts.push(c.toString('latin1'));
+        return { text: parts.join(''), chunks: parts.length };
+      } finally {
+        closeSync(fd);
+      }
+    };
+    const chunked = read(true);
+    const whole = read(false);
+    expect(chunked.text).toBe(text);
+    expect(whole.text).toBe(text);
+    expect(chunked.chunks).toBeGreaterThan(8);
   });
 });
 

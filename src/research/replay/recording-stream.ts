@@ -9,7 +9,7 @@
  * delivered (on the 24-hour paper-sim recording 7.8 % of the frames reach nobody).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { constants, createGunzip, gunzipSync } from 'node:zlib';
 import { ChainpilotError, type UnixMs } from '../../core/index.js';
 import type { ManualDecision } from '../../engine/logs/decision-log.js';
@@ -135,10 +135,31 @@ function* chunksOf(f: StreamedFile): Generator<Buffer> {
   }
 }
 
-/** The gzip stream read from `fd`, inflated a chunk at a time into one output buffer. */
-function* inflated(fd: number, input: Buffer): Generator<Buffer> {
+let warnedWhole = false;
+
+/**
+ * The gzip stream read from `fd`, inflated a chunk at a time into one output buffer. The handle and
+ * its state array are node's internals (unchanged from node 10 to 24); should a node lack them, the
+ * file is inflated whole instead (the same bytes, held at once), with one process warning saying so.
+ * `internals: false` takes that path (tests).
+ */
+export function* inflated(fd: number, input: Buffer, internals = true): Generator<Buffer> {
   const z = createGunzip();
-  const zs = z as unknown as { readonly _handle: InflateHandle; readonly _writeState: Uint32Array };
+  const zs = z as unknown as { readonly _handle?: Partial<InflateHandle> | null; readonly _writeState?: unknown };
+  if (!internals || typeof zs._handle?.writeSync !== 'function' || !(zs._writeState instanceof Uint32Array)) {
+    z.close();
+    if (internals && !warnedWhole) {
+      warnedWhole = true;
+      process.emitWarning('this node has no synchronous zlib handle: recordings are inflated whole, not a chunk at a time', {
+        code: 'CHAINPILOT_INFLATE_WHOLE',
+      });
+    }
+    const text = gunzipSync(readFileSync(fd));
+    for (let at = 0; at < text.length; at += CHUNK) yield text.subarray(at, Math.min(text.length, at + CHUNK));
+    return;
+  }
+  const handle = zs._handle as InflateHandle;
+  const writeState = zs._writeState;
   // a corrupt or torn stream: the handle destroys the stream with the error (so `errored` says it at once), which is then emitted
   z.on('error', () => undefined);
   const out = Buffer.allocUnsafe(CHUNK);
@@ -150,10 +171,10 @@ function* inflated(fd: number, input: Buffer): Generator<Buffer> {
       let inOff = 0;
       let inLen = n;
       for (;;) {
-        zs._handle.writeSync(eof ? constants.Z_FINISH : constants.Z_NO_FLUSH, input, inOff, inLen, out, outOff, CHUNK - outOff);
+        handle.writeSync(eof ? constants.Z_FINISH : constants.Z_NO_FLUSH, input, inOff, inLen, out, outOff, CHUNK - outOff);
         if (z.errored) throw z.errored;
-        const availOut = zs._writeState[0]!;
-        const availIn = zs._writeState[1]!;
+        const availOut = writeState[0]!;
+        const availIn = writeState[1]!;
         inOff += inLen - availIn;
         inLen = availIn;
         outOff = CHUNK - availOut;
