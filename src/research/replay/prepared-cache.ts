@@ -17,7 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { createPreparedBuilder } from './prepared-builder.js';
 import { openPrepared, PREPARED_BODY_AT, PREPARED_FORMAT, preparedProblem, type Recording } from './prepared-recording.js';
-import { hashFile } from './recording-stream.js';
+import { hashFile } from './recording-file.js';
 import { forEachRecordLine, readRecordingFile, recordingPaths, replayOrder, type ParsedRecording, type RecordingFile } from './recording-reader.js';
 
 /** The cache's format is the prepared form's. */
