@@ -47,15 +47,17 @@ function useSources() {
 
 /**
  * The bundle of command `name` and its code cache's path (dist/cli/bundle/commands.json), if there
- * is a bundle at least as new as dist/cli/entry.js (a dist/ rebuilt by tsc alone leaves older
- * bundles behind: those are not run).
+ * is one to run. In a source checkout (tsconfig.json) it must be at least as new as
+ * dist/cli/entry.js: a dist/ rebuilt by tsc alone leaves older bundles behind, which are not run. An
+ * installed package's dist/ and bundles come from one tarball, and npm writes their mtimes in the
+ * order it extracts them (bundle/ before entry.js), so there the order says nothing.
  */
 function bundleOf(name) {
   if (name === undefined || !existsSync(`${bundles}/commands.json`)) return undefined;
   const commands = JSON.parse(readFileSync(`${bundles}/commands.json`, 'utf8'));
   if (!Object.hasOwn(commands, name)) return undefined;
   const file = `${bundles}/${commands[name].bundle}`;
-  const fresh = existsSync(file) && statSync(file).mtimeMs >= statSync(compiled).mtimeMs;
+  const fresh = existsSync(file) && (!existsSync(`${root}/tsconfig.json`) || statSync(file).mtimeMs >= statSync(compiled).mtimeMs);
   return fresh ? { file, cacheFile: `${bundles}/${commands[name].cache}` } : undefined;
 }
 
