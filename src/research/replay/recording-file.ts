@@ -13,7 +13,6 @@ import { RECORDING_FORMAT, type RecordingHeader } from './recording-format.js';
 const CHUNK = 1 << 18;
 const IN_CHUNK = 1 << 16;
 export const NL = 10;
-export const K_BYTE = 107; // 'k' in `{"k"`
 
 export interface StreamedFile {
   readonly path: string;
@@ -54,7 +53,7 @@ const textOf = (path: string, raw: Buffer): Buffer => (path.endsWith('.gz') ? gu
  * Hashes a file (as {@link hashFile}) and returns its first line, decompressed: the first 64 KiB
  * are tried, and a longer line is looked for in the raw bytes read so far, up to 64 MiB of them.
  */
-export function hashAndHead(path: string): { sha256: string; head: Buffer } {
+function hashAndHead(path: string): { sha256: string; head: Buffer } {
   const raw: Buffer[] = [];
   let rawBytes = 0;
   let head: Buffer | undefined;

@@ -14,9 +14,11 @@ import type { ControlMark } from '../../engine/logs/control-mark.js';
 import { K } from './prepared-recording.js';
 import type { DataLine, LineCursor, ReplayBounds } from './prepared-replay.js';
 import { parseRecordLine, type RecordLine } from './recording-format.js';
-import { K_BYTE, lineChunks, NL, openStreamedFile, type StreamedFile } from './recording-file.js';
+import { lineChunks, NL, openStreamedFile, type StreamedFile } from './recording-file.js';
 import { recordingPaths, replayOrder } from './recording-reader.js';
 import type { ReplayFeed } from './replay-feed.js';
+
+const K_BYTE = 107; // 'k' in `{"k"`
 
 /** A recording opened for streaming: its files, and what its first pass found. */
 export interface StreamedRecording {
